@@ -1,0 +1,203 @@
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import cors from '@fastify/cors';
+import Fastify, { type FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Config } from './config.js';
+import { checkRoute } from './contract/check.js';
+import { registerErrorCodes } from './errors.js';
+import { EventBus, type EventBridge } from './events/bus.js';
+import { startPgBridge } from './events/pg-bridge.js';
+import { installWebSocket } from './events/ws.js';
+import { installErrorHandler } from './http/errors.js';
+import { API_PREFIX, mountRoute } from './http/routes.js';
+import { installSecurityHeaders } from './http/security-headers.js';
+import { installSpaHost } from './http/spa.js';
+import { PermissionCatalog } from './identity/permissions.js';
+import { IdentityService } from './identity/service.js';
+import type { Kernel, LoadedRoute } from './kernel-services.js';
+import { REDACT_PATHS } from './logger.js';
+import { kernelMigrations } from './meta/kernel-migrations.js';
+import { runMigrations } from './meta/migrate.js';
+import { openMetaStore, type MetaStore } from './meta/store.js';
+import { generateOpenApi } from './openapi/generate.js';
+import { installDocsHost } from './openapi/docs-host.js';
+import { validateManifest, type PluginDefinition } from './plugin/manifest.js';
+import { orderPlugins } from './plugin/order.js';
+import { SettingsStore } from './settings.js';
+import { PRODUCT_NAME, VERSION } from './version.js';
+
+export interface AppOptions {
+  config: Config;
+  plugins: readonly PluginDefinition[];
+  /** Where the built dashboard lives; defaults to dashboard/dist. */
+  dashboardDir?: string;
+  now?: () => number;
+  /** Log to stdout as JSON (default) or not at all. */
+  logger?: boolean;
+}
+
+export interface App {
+  http: FastifyInstance;
+  kernel: Kernel;
+  openapi(): Record<string, unknown>;
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const DEFAULT_DIST = fileURLToPath(new URL('../dashboard/dist', import.meta.url));
+
+/**
+ * Checks every manifest and route before anything is opened (the server refuses to start on a
+ * broken contract), then opens the meta store, migrates, and loads the plugins in dependency
+ * order through fastify's avvio.
+ */
+export async function createApp(opts: AppOptions): Promise<App> {
+  const { config } = opts;
+  const now = opts.now ?? Date.now;
+  for (const p of opts.plugins) validateManifest(p);
+  const plugins = orderPlugins(opts.plugins);
+
+  const catalog = new PermissionCatalog();
+  for (const p of plugins) {
+    for (const perm of p.permissions ?? []) catalog.add(p.name, perm);
+    if (p.errors) registerErrorCodes(p.errors);
+  }
+  const seen = new Set<string>();
+  const routes: LoadedRoute[] = [];
+  for (const p of plugins) {
+    for (const r of p.routes ?? []) {
+      checkRoute(p.name, r, (name) => catalog.has(name));
+      const key = `${r.method} ${r.url.replace(/:[^/]+/g, ':')}`;
+      if (seen.has(key)) throw new Error(`route ${r.method} ${r.url} is declared twice (plugin ${p.name})`);
+      seen.add(key);
+      routes.push({ plugin: p.name, definition: r });
+    }
+  }
+
+  const http = Fastify({
+    logger: opts.logger === false || config.logLevel === 'silent' ? false : { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    // fastify accepts a hop count too; its types only list the other forms.
+    trustProxy: config.trustProxy as boolean | string[],
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true },
+    forceCloseConnections: true,
+  });
+  // JSON is the only request body the API reads; anything else answers 415.
+  http.removeContentTypeParser(['text/plain']);
+  const log = http.log;
+  const bus = new EventBus(log, now);
+  for (const p of plugins) for (const [kind, decl] of Object.entries(p.events ?? {})) bus.declare(p.name, kind, decl);
+
+  const instanceId = randomUUID();
+  let meta: MetaStore | null = null;
+  let bridge: EventBridge | null = null;
+  try {
+    meta = openMetaStore({ url: config.metaUrl, dataDir: config.dataDir, log });
+    await runMigrations(
+      meta,
+      [{ plugin: 'kernel', migrations: kernelMigrations }, ...plugins.map((p) => ({ plugin: p.name, migrations: p.migrations ?? [] }))],
+      now,
+    );
+    if (meta.dialect === 'postgres' && config.metaUrl) {
+      bridge = await startPgBridge({ url: config.metaUrl, db: meta.db, bus, instanceId, log });
+    }
+  } catch (err) {
+    await meta?.close().catch(() => undefined);
+    await http.close().catch(() => undefined);
+    throw err;
+  }
+  const store = meta;
+  if (bridge) bus.attachBridge(bridge);
+
+  const provided = new Map<string, unknown>();
+  const base = {
+    config,
+    log,
+    meta: store,
+    db: store.db,
+    events: bus,
+    identity: new IdentityService(store.db, catalog, now),
+    permissions: catalog,
+    settings: new SettingsStore(store.db, now),
+    version: VERSION,
+    instanceId,
+    startedAt: now(),
+    now,
+    routes: () => routes,
+  };
+  const kernelFor = (p: PluginDefinition | null): Kernel => ({
+    ...base,
+    plugin<T>(name: string): T {
+      if (!p || !(p.requires ?? []).includes(name)) throw new Error(`plugin ${p?.name ?? 'kernel'} uses plugin ${name} without requiring it`);
+      return provided.get(name) as T;
+    },
+  });
+  const kernel = kernelFor(null);
+
+  let openapiDoc: Record<string, unknown> | null = null;
+  const openapi = () =>
+    (openapiDoc ??= generateOpenApi(routes, {
+      title: `${PRODUCT_NAME} REST API`,
+      version: VERSION,
+      description: 'The whole HTTP interface under /api/v1, generated from the route tree.',
+    }));
+
+  installErrorHandler(http, store.helpers);
+  installSecurityHeaders(http);
+  await http.register(cookie, { secret: config.secret, hook: 'onRequest' });
+  await http.register(cors, {
+    hook: 'onRequest',
+    delegator: (req, cb) => {
+      const origin = req.headers.origin;
+      const allowed = !!origin && config.corsOrigins.includes(origin) && (req.url ?? '').startsWith('/api/');
+      cb(null, { origin: allowed ? origin : false, credentials: true, methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], maxAge: 600 });
+    },
+  });
+  await installWebSocket(http, kernel);
+  await installDocsHost(http, openapi);
+  await installSpaHost(http, opts.dashboardDir ?? DEFAULT_DIST);
+
+  // Each plugin is a fastify plugin named after it: avvio loads them in the order computed
+  // above, and fastify-plugin's own dependency check guards the same order a second time.
+  for (const p of plugins) {
+    const view = kernelFor(p);
+    http.register(
+      fp(
+        async (instance) => {
+          if (p.setup) provided.set(p.name, await p.setup(view));
+          for (const r of p.routes ?? []) mountRoute(instance, p.name, r, view);
+          if (p.close) instance.addHook('onClose', async () => p.close!());
+        },
+        { name: p.name, dependencies: p.requires ?? [], fastify: '5.x' },
+      ),
+    );
+  }
+  http.addHook('onClose', async () => {
+    await bus.close();
+    await store.close();
+  });
+  try {
+    await http.ready();
+  } catch (err) {
+    await http.close().catch(() => undefined);
+    throw err;
+  }
+  return {
+    http,
+    kernel,
+    openapi,
+    async listen() {
+      return http.listen({ host: config.host, port: config.port });
+    },
+    async close() {
+      await http.close();
+    },
+  };
+}
+
+export { API_PREFIX };

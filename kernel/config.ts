@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync, statSync } from 'node:fs';
+import { resolve, join } from 'node:path';
+import { z } from 'zod';
+
+/** Thrown for a bad environment: main prints `message` as the one line and exits. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const bool = (name: string, fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], {
+      error: () => `${name} must be one of true, false, 1, 0, yes, no, on, off`,
+    })
+    .optional()
+    .transform((v) => (v === undefined ? fallback : ['true', '1', 'yes', 'on'].includes(v)));
+
+function originList(name: string) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      if (raw === undefined || raw.trim() === '') return [] as string[];
+      const out: string[] = [];
+      for (const part of raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)) {
+        if (part === '*' || part.includes('*')) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `${name} must list exact origins: "*" is refused because responses are credentialed`,
+          });
+          return z.NEVER;
+        }
+        let url: URL;
+        try {
+          url = new URL(part);
+        } catch {
+          ctx.addIssue({ code: 'custom', message: `${name} must be a comma-separated list of origins such as https://shop.example.com (got "${part}")` });
+          return z.NEVER;
+        }
+        if (!['http:', 'https:'].includes(url.protocol) || url.origin !== part.replace(/\/$/, '')) {
+          ctx.addIssue({ code: 'custom', message: `${name} must hold bare origins (scheme://host[:port], no path) (got "${part}")` });
+          return z.NEVER;
+        }
+        out.push(url.origin);
+      }
+      return out;
+    });
+}
+
+/** SVC_TRUST_PROXY: false, true, a hop count, or a comma list of addresses/CIDRs (fastify's trustProxy). */
+const trustProxy = z
+  .string()
+  .optional()
+  .transform((raw, ctx): boolean | number | string[] => {
+    if (raw === undefined || raw === '' || raw === 'false' || raw === '0') return false;
+    if (raw === 'true') return true;
+    if (/^\d+$/.test(raw)) return Number(raw);
+    const list = raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (list.every((s) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(s))) return list;
+    ctx.addIssue({ code: 'custom', message: `SVC_TRUST_PROXY must be true, false, a hop count or a comma list of addresses/CIDRs (got "${raw}")` });
+    return z.NEVER;
+  });
+
+const envSchema = z.object({
+  SVC_HOST: z.string().min(1, 'SVC_HOST must not be empty').default('127.0.0.1'),
+  SVC_PORT: z
+    .string()
+    .default('3000')
+    .refine((v) => /^\d+$/.test(v) && Number(v) <= 65535, { error: (i) => `SVC_PORT must be an integer from 0 to 65535 (got "${String(i.input)}")` })
+    .transform(Number),
+  SVC_DATA_DIR: z.string().min(1, 'SVC_DATA_DIR must not be empty').default('./data'),
+  SVC_META_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || /^(postgres|postgresql|mysql|mariadb):\/\/.+/.test(v), {
+      error: 'SVC_META_URL must be a postgres://… or mysql://… URL (unset for the embedded SQLite store)',
+    }),
+  SVC_SECRET: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || v.length >= 32, {
+      error: 'SVC_SECRET must be at least 32 characters (unset to generate one in the data dir)',
+    }),
+  SVC_BASE_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || /^https?:\/\/[^/]+/.test(v), {
+      error: 'SVC_BASE_URL must be an http(s) URL such as https://admin.example.com',
+    }),
+  SVC_CORS_ORIGINS: originList('SVC_CORS_ORIGINS'),
+  SVC_PUBLIC_API_ORIGINS: originList('SVC_PUBLIC_API_ORIGINS'),
+  SVC_RUNTIME: z.enum(['self-host', 'desktop'], { error: 'SVC_RUNTIME must be self-host or desktop' }).default('self-host'),
+  SVC_TRUST_PROXY: trustProxy,
+  SVC_LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'SVC_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
+  SVC_NETWORK_FEATURES: bool('SVC_NETWORK_FEATURES', true),
+  SVC_LAN_SHARE: bool('SVC_LAN_SHARE', false),
+  SVC_DESKTOP_DEMO: bool('SVC_DESKTOP_DEMO', false),
+  SVC_UPDATE_CHECK_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || /^https?:\/\/.+/.test(v), { error: 'SVC_UPDATE_CHECK_URL must be an http(s) URL' }),
+});
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  metaUrl: string | null;
+  secret: string;
+  baseUrl: string | null;
+  corsOrigins: string[];
+  publicApiOrigins: string[];
+  runtime: 'self-host' | 'desktop';
+  trustProxy: boolean | number | string[];
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  networkFeatures: boolean;
+  lanShare: boolean;
+  desktopDemo: boolean;
+  updateCheckUrl: string;
+}
+
+export const DEFAULT_UPDATE_CHECK_URL = 'https://registry.npmjs.org/svc-admin/latest';
+
+/** Reads the environment once. Throws ConfigError with a single line naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const picked: Record<string, string | undefined> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const v = env[key];
+    picked[key] = v === '' ? undefined : v;
+  }
+  const parsed = envSchema.safeParse(picked);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = String(issue.path[0] ?? '');
+    const msg = issue.message.startsWith(variable) ? issue.message : `${variable}: ${issue.message}`;
+    throw new ConfigError(`Invalid configuration: ${msg}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(e.SVC_DATA_DIR);
+  return {
+    host: e.SVC_HOST,
+    port: e.SVC_PORT,
+    dataDir,
+    metaUrl: e.SVC_META_URL || null,
+    secret: e.SVC_SECRET || loadOrCreateSecret(dataDir),
+    baseUrl: e.SVC_BASE_URL ? e.SVC_BASE_URL.replace(/\/$/, '') : null,
+    corsOrigins: e.SVC_CORS_ORIGINS,
+    publicApiOrigins: e.SVC_PUBLIC_API_ORIGINS,
+    runtime: e.SVC_RUNTIME,
+    trustProxy: e.SVC_TRUST_PROXY,
+    logLevel: e.SVC_LOG_LEVEL,
+    networkFeatures: e.SVC_NETWORK_FEATURES,
+    lanShare: e.SVC_LAN_SHARE,
+    desktopDemo: e.SVC_DESKTOP_DEMO,
+    updateCheckUrl: e.SVC_UPDATE_CHECK_URL || DEFAULT_UPDATE_CHECK_URL,
+  };
+}
+
+/** The generated secret is written once with O_EXCL so two processes starting together agree on it. */
+function loadOrCreateSecret(dataDir: string): string {
+  const file = join(dataDir, 'secret');
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (err) {
+    throw new ConfigError(`Invalid configuration: SVC_DATA_DIR (${dataDir}) cannot be created: ${(err as Error).message}`);
+  }
+  if (!existsSync(file)) {
+    try {
+      writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new ConfigError(`Invalid configuration: SVC_DATA_DIR (${dataDir}) is not writable: ${(err as Error).message}`);
+      }
+    }
+  }
+  if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+  const secret = readFileSync(file, 'utf8').trim();
+  if (secret.length < 32)
+    throw new ConfigError(`Invalid configuration: the secret file ${file} is shorter than 32 characters; delete it to generate a new one`);
+  return secret;
+}

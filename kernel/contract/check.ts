@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { isRawResponse, type RouteDefinition } from './route.js';
+
+/** Thrown at start when a route breaks the contract; the server refuses to start. */
+export class RouteContractError extends Error {
+  override name = 'RouteContractError';
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+export function urlParams(url: string): string[] {
+  return [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
+}
+
+function objectKeys(schema: z.ZodType): string[] | null {
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : null;
+}
+
+/**
+ * Every route declares a request schema for each part it reads, a schema for every response
+ * status, and either a permission the catalog knows or an explicit `public: true`.
+ */
+export function checkRoute(plugin: string, def: RouteDefinition, knownPermission: (name: string) => boolean): void {
+  const where = `route ${def.method} ${def.url} of plugin ${plugin}`;
+  const fail = (why: string): never => {
+    throw new RouteContractError(`${where}: ${why}`);
+  };
+  const hasPermission = typeof def.permission === 'string' && def.permission.length > 0;
+  const isPublic = def.public === true;
+  if (!hasPermission && !isPublic) fail('declares neither a permission nor public: true');
+  if (hasPermission && isPublic) fail('declares both a permission and public: true');
+  if (hasPermission && !knownPermission(def.permission!)) fail(`uses permission ${def.permission}, which no loaded plugin declares`);
+  if (!def.schema || typeof def.schema !== 'object') fail('has no schema');
+  const responses = Object.entries(def.schema.response ?? {});
+  if (responses.length === 0) fail('declares no response schema');
+  if (!responses.some(([status]) => /^2\d\d$/.test(status))) fail('declares no 2xx response');
+  for (const [status, schema] of responses) {
+    if (!/^[1-5]\d\d$/.test(status)) fail(`declares response status ${status}, which is not an HTTP status`);
+    if (!(schema instanceof z.ZodType) && !isRawResponse(schema)) fail(`response ${status} is not a zod schema`);
+  }
+  const params = urlParams(def.url);
+  if (params.length > 0) {
+    if (!def.schema.params) fail(`has path parameters (${params.join(', ')}) but no params schema`);
+    const keys = objectKeys(def.schema.params!);
+    if (!keys) fail('params schema must be a z.object');
+    const missing = params.filter((p) => !keys!.includes(p));
+    const extra = keys!.filter((k) => !params.includes(k));
+    if (missing.length || extra.length) fail(`params schema keys (${keys!.join(', ')}) do not match the path parameters (${params.join(', ')})`);
+  } else if (def.schema.params) {
+    fail('declares a params schema but the path has no parameters');
+  }
+  if (BODY_METHODS.has(def.method) && !def.schema.body) fail(`is ${def.method} but declares no body schema (use noBody when it takes none)`);
+  if (!BODY_METHODS.has(def.method) && def.schema.body) fail(`is ${def.method}, which takes no body, but declares a body schema`);
+  for (const part of ['params', 'query', 'body'] as const) {
+    const s = def.schema[part];
+    if (s !== undefined && !(s instanceof z.ZodType)) fail(`${part} schema is not a zod schema`);
+  }
+  if (def.schema.query && !objectKeys(def.schema.query)) fail('query schema must be a z.object');
+  if (typeof def.handler !== 'function') fail('has no handler');
+}

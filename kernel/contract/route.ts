@@ -1,0 +1,86 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Principal } from '../identity/principal.js';
+import type { Kernel } from '../kernel-services.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A response that is not a JSON body (a stream, a file): the handler writes it itself. */
+export interface RawResponse {
+  readonly raw: true;
+  readonly contentType: string;
+  readonly description: string;
+}
+export function rawResponse(contentType: string, description: string): RawResponse {
+  return { raw: true, contentType, description };
+}
+export function isRawResponse(v: unknown): v is RawResponse {
+  return typeof v === 'object' && v !== null && (v as RawResponse).raw === true;
+}
+
+export type ResponseSchema = z.ZodType | RawResponse;
+
+export interface RouteSchema {
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  response: Record<number, ResponseSchema>;
+}
+
+/** Marks a POST/PUT/PATCH that takes no body: an absent body or an empty object. */
+export const noBody = z.union([z.undefined(), z.strictObject({})]).meta({ description: 'No body' });
+
+type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
+type ResponseBodies<R> = { [K in keyof R]: R[K] extends z.ZodType ? z.input<R[K]> : never }[keyof R];
+
+/** Returned by a handler that answers with a status other than the route's first 2xx. */
+export class Reply<S extends number = number, B = unknown> {
+  constructor(
+    readonly status: S,
+    readonly body: B,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+export function reply<S extends number, B>(status: S, body: B, headers?: Record<string, string>): Reply<S, B> {
+  return new Reply(status, body, headers);
+}
+/** Returned by a handler that wrote the response itself (raw responses, hijacked streams). */
+export const HANDLED = Symbol('handled');
+
+export interface RouteContext<S extends RouteSchema> {
+  params: Infer<S['params']>;
+  query: Infer<S['query']>;
+  body: Infer<S['body']>;
+  /** Set on every route with a permission; null only on public routes without a caller. */
+  principal: Principal | null;
+  request: FastifyRequest;
+  reply: FastifyReply;
+  kernel: Kernel;
+  requestId: string;
+}
+
+export type RouteResult<S extends RouteSchema> = ResponseBodies<S['response']> | Reply<number, ResponseBodies<S['response']>> | typeof HANDLED;
+
+interface RouteBase<S extends RouteSchema> {
+  method: HttpMethod;
+  /** Relative to /api/v1, fastify syntax (`/users/:id`). */
+  url: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  schema: S;
+  /** Bytes; the kernel default applies otherwise. */
+  bodyLimit?: number;
+  handler: (ctx: RouteContext<S>) => Promise<RouteResult<S>> | RouteResult<S>;
+}
+
+export type RouteDefinition<S extends RouteSchema = RouteSchema> = RouteBase<S> &
+  ({ permission: string; public?: undefined } | { public: true; permission?: undefined });
+
+/** Identity function that gives a route its types; the kernel checks the contract at start. */
+export function route<S extends RouteSchema>(def: RouteDefinition<S>): RouteDefinition<RouteSchema> {
+  return def as unknown as RouteDefinition<RouteSchema>;
+}
+
+/** The pseudo-permission every signed-in principal holds (own profile, own sessions, events). */
+export const SIGNED_IN = 'self';

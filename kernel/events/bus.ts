@@ -1,0 +1,106 @@
+import type { EventDeclaration } from '../plugin/manifest.js';
+import type { Principal } from '../identity/principal.js';
+import type { Logger } from '../logger.js';
+
+/** What a client receives (D14). */
+export interface EventEnvelope {
+  kind: string;
+  at: number;
+  data: unknown;
+}
+
+/** Narrows who receives an event beyond its kind's permission. */
+export interface Audience {
+  userIds?: string[];
+}
+
+export interface BusMessage extends EventEnvelope {
+  audience?: Audience;
+}
+
+export interface Subscription {
+  principal: Principal;
+  deliver(event: EventEnvelope): void;
+}
+
+/** Carries events to the other replicas (LISTEN/NOTIFY on a PostgreSQL meta store). */
+export interface EventBridge {
+  forward(message: BusMessage): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class EventBus {
+  private readonly kinds = new Map<string, EventDeclaration & { plugin: string }>();
+  private readonly subscribers = new Set<Subscription>();
+  private bridge: EventBridge | null = null;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  declare(plugin: string, kind: string, decl: EventDeclaration): void {
+    const prior = this.kinds.get(kind);
+    if (prior) throw new Error(`event kind ${kind} is declared by both ${prior.plugin} and ${plugin}`);
+    this.kinds.set(kind, { ...decl, plugin });
+  }
+
+  declared(): ReadonlyMap<string, EventDeclaration & { plugin: string }> {
+    return this.kinds;
+  }
+
+  attachBridge(bridge: EventBridge): void {
+    this.bridge = bridge;
+  }
+
+  /** Validates against the declared schema, delivers locally, then to the other replicas. */
+  async publish(kind: string, data: unknown, audience?: Audience): Promise<void> {
+    const decl = this.kinds.get(kind);
+    if (!decl) throw new Error(`event kind ${kind} is not declared by any plugin`);
+    const parsed = decl.schema.parse(data);
+    const message: BusMessage = { kind, at: this.now(), data: parsed, ...(audience ? { audience } : {}) };
+    this.deliverLocal(message);
+    if (this.bridge) {
+      try {
+        await this.bridge.forward(message);
+      } catch (err) {
+        this.log.warn({ kind, err: { message: (err as Error).message } }, 'event not forwarded to other replicas');
+      }
+    }
+  }
+
+  /** Delivery for a message that arrived from another replica. */
+  deliverLocal(message: BusMessage): void {
+    const decl = this.kinds.get(message.kind);
+    if (!decl) return;
+    const envelope: EventEnvelope = { kind: message.kind, at: message.at, data: message.data };
+    for (const sub of this.subscribers) {
+      if (!sub.principal.permissions.has(decl.permission)) continue;
+      const users = message.audience?.userIds;
+      if (users && (!sub.principal.userId || !users.includes(sub.principal.userId))) continue;
+      try {
+        sub.deliver(envelope);
+      } catch (err) {
+        this.log.warn({ kind: message.kind, err: { message: (err as Error).message } }, 'event subscriber failed');
+      }
+    }
+  }
+
+  subscribe(sub: Subscription): () => void {
+    this.subscribers.add(sub);
+    return () => this.subscribers.delete(sub);
+  }
+
+  get subscriberCount(): number {
+    return this.subscribers.size;
+  }
+
+  async close(): Promise<void> {
+    this.subscribers.clear();
+    await this.bridge?.close();
+    this.bridge = null;
+  }
+}
+
+/** Heartbeat interval for the WebSocket and SSE transports. */
+export const HEARTBEAT_MS = 25_000;

@@ -1,0 +1,69 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import { AppError, registerErrorCodes } from '../errors.js';
+import type { Principal } from '../identity/principal.js';
+import type { IdentityService } from '../identity/service.js';
+
+export const SESSION_COOKIE = 'svc_session';
+
+registerErrorCodes({
+  AUTH_SESSION_INVALID: { status: 401, message: 'Your session has ended; sign in again.' },
+  AUTH_KEY_INVALID: { status: 401, message: 'The API key is unknown or revoked.' },
+});
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export interface Authenticated {
+  principal: Principal;
+  via: 'cookie' | 'bearer';
+}
+
+/**
+ * Finds the caller from `Authorization: Bearer adm_sk_…` or the signed `svc_session` cookie.
+ * Returns null when the request carries neither; throws when it carries a bad one, so a
+ * revoked key or an ended session never silently falls back to anonymous.
+ */
+export async function authenticate(req: FastifyRequest, identity: IdentityService, config: Config): Promise<Authenticated | null> {
+  const header = req.headers.authorization;
+  if (header !== undefined) {
+    const m = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!m) throw new AppError('AUTH_KEY_INVALID');
+    const principal = await identity.resolveApiKey(m[1]!);
+    if (!principal) throw new AppError('AUTH_KEY_INVALID');
+    return { principal, via: 'bearer' };
+  }
+  const raw = req.cookies?.[SESSION_COOKIE];
+  if (raw === undefined) return null;
+  const unsigned = req.unsignCookie(raw);
+  if (!unsigned.valid || !unsigned.value) throw new AppError('AUTH_SESSION_INVALID');
+  const principal = await identity.resolveSession(unsigned.value);
+  if (!principal) throw new AppError('AUTH_SESSION_INVALID');
+  if (!SAFE_METHODS.has(req.method) || req.headers.upgrade) checkOrigin(req, config);
+  return { principal, via: 'cookie' };
+}
+
+/** D7: an unsafe request carried by the cookie must come from the instance or a listed origin. */
+export function checkOrigin(req: FastifyRequest, config: Config): void {
+  const origin = req.headers.origin;
+  if (!origin || origin === 'null') throw new AppError('CSRF_REFUSED', { params: { origin: origin ?? null } });
+  if (config.corsOrigins.includes(origin)) return;
+  if (config.baseUrl && new URL(config.baseUrl).origin === origin) return;
+  const self = `${req.protocol}://${req.host}`;
+  if (origin === self) return;
+  throw new AppError('CSRF_REFUSED', { params: { origin } });
+}
+
+export function setSessionCookie(reply: FastifyReply, req: FastifyRequest, token: string, maxAgeMs: number): void {
+  reply.setCookie(SESSION_COOKIE, token, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'lax',
+    signed: true,
+    secure: req.protocol === 'https',
+    maxAge: Math.floor(maxAgeMs / 1000),
+  });
+}
+
+export function clearSessionCookie(reply: FastifyReply, req: FastifyRequest): void {
+  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: req.protocol === 'https' });
+}

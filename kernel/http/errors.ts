@@ -1,0 +1,47 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError, envelope } from '../errors.js';
+import type { MetaDialectHelpers } from '../meta/dialects/types.js';
+
+const BY_FASTIFY_CODE: Record<string, string> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'MALFORMED_JSON',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'MALFORMED_JSON',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'BAD_REQUEST',
+  FST_ERR_NOT_FOUND: 'NOT_FOUND',
+};
+
+const BY_STATUS: Record<number, string> = {
+  400: 'BAD_REQUEST',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+};
+
+/** Turns anything thrown into a typed AppError; unknown failures become INTERNAL (no stack, no SQL). */
+export function toAppError(err: unknown, meta: MetaDialectHelpers): AppError {
+  if (err instanceof AppError) return err;
+  const fe = err as FastifyError;
+  const byCode = fe?.code ? BY_FASTIFY_CODE[fe.code] : undefined;
+  if (byCode) return new AppError(byCode);
+  if (err instanceof SyntaxError && fe.statusCode === 400) return new AppError('MALFORMED_JSON');
+  if (meta.isUnreachable(err)) return new AppError('META_UNAVAILABLE');
+  if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500 && BY_STATUS[fe.statusCode])
+    return new AppError(BY_STATUS[fe.statusCode]!);
+  return new AppError('INTERNAL', { cause: err });
+}
+
+export function installErrorHandler(app: FastifyInstance, meta: MetaDialectHelpers): void {
+  app.setErrorHandler((err, req, reply) => {
+    const appErr = toAppError(err, meta);
+    if (appErr.status >= 500) {
+      req.log.error({ err, code: appErr.code }, 'request failed');
+    } else {
+      req.log.info({ code: appErr.code, status: appErr.status }, 'request refused');
+    }
+    if (appErr.headers) reply.headers(appErr.headers);
+    reply.code(appErr.status).type('application/json; charset=utf-8').send(envelope(appErr, req.id));
+  });
+}

@@ -1,0 +1,43 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors.js';
+
+const PLACEHOLDER = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Admin</title></head>
+<body><h1>The dashboard is not built</h1><p>Run <code>npm run build:dashboard</code>, or start with <code>npm start</code>, which builds it.</p></body></html>`;
+
+/** Paths that never fall back to the SPA: unknown ones there answer the 404 envelope. */
+function isReserved(url: string): boolean {
+  return url.startsWith('/api/') || url === '/api' || url === '/ws' || url.startsWith('/ws?') || url.startsWith('/docs/');
+}
+
+/**
+ * Serves the built dashboard at `/` with history fallback: any unknown GET outside /api/, /ws
+ * and /docs/ answers index.html with 200 (bare /healthz included).
+ */
+export async function installSpaHost(app: FastifyInstance, distDir: string): Promise<void> {
+  const hasDist = existsSync(join(distDir, 'index.html'));
+  if (hasDist) {
+    await app.register(fastifyStatic, {
+      root: distDir,
+      prefix: '/',
+      wildcard: false,
+      index: false,
+      setHeaders(res, path) {
+        (res as unknown as { setHeader(k: string, v: string): void }).setHeader(
+          'cache-control',
+          path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+        );
+      },
+    });
+  }
+  app.setNotFoundHandler((req, reply) => {
+    if (isReserved(req.url) || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      throw new AppError('NOT_FOUND');
+    }
+    reply.code(200).header('cache-control', 'no-cache');
+    if (!hasDist) return reply.type('text/html; charset=utf-8').send(PLACEHOLDER);
+    return reply.sendFile('index.html');
+  });
+}

@@ -1,0 +1,73 @@
+import type { PermissionDeclaration } from '../plugin/manifest.js';
+import { SIGNED_IN } from '../contract/route.js';
+
+export const BUILTIN_ROLES = ['admin', 'editor', 'viewer'] as const;
+export type BuiltinRole = (typeof BUILTIN_ROLES)[number];
+
+/** A data-permission scope (D9): narrows a grant to a connection, a table, some columns. */
+export interface GrantScope {
+  connectionId: string;
+  table?: string;
+  columns?: string[];
+}
+
+export interface Grant {
+  permission: string;
+  scope?: GrantScope | null;
+}
+
+/** The union of the loaded plugins' declared permissions. */
+export class PermissionCatalog {
+  private readonly byName = new Map<string, PermissionDeclaration & { plugin: string }>();
+
+  add(plugin: string, decl: PermissionDeclaration): void {
+    const prior = this.byName.get(decl.name);
+    if (prior) throw new Error(`permission ${decl.name} is declared by both ${prior.plugin} and ${plugin}`);
+    this.byName.set(decl.name, { ...decl, plugin });
+  }
+
+  has(name: string): boolean {
+    return name === SIGNED_IN || this.byName.has(name);
+  }
+
+  list(): Array<PermissionDeclaration & { plugin: string }> {
+    return [...this.byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Grants a built-in role holds by declaration; admin holds everything. */
+  builtinGrants(role: BuiltinRole): Grant[] {
+    if (role === 'admin') return [...this.byName.keys()].map((permission) => ({ permission }));
+    return [...this.byName.values()].filter((d) => d.roles?.includes(role)).map((d) => ({ permission: d.name }));
+  }
+}
+
+/** What a principal may do: the union of its roles' grants. */
+export class PermissionSet {
+  private readonly scopes = new Map<string, Array<GrantScope | null>>();
+
+  constructor(
+    readonly all: boolean,
+    grants: Grant[],
+  ) {
+    for (const g of grants) {
+      const list = this.scopes.get(g.permission) ?? [];
+      list.push(g.scope ?? null);
+      this.scopes.set(g.permission, list);
+    }
+  }
+
+  /** Whether the permission is held at all (with any scope). */
+  has(permission: string): boolean {
+    return permission === SIGNED_IN || this.all || this.scopes.has(permission);
+  }
+
+  /** The scopes it is held with; `null` in the list means unscoped (everything). */
+  scopesOf(permission: string): Array<GrantScope | null> {
+    if (this.all) return [null];
+    return this.scopes.get(permission) ?? [];
+  }
+
+  names(): string[] {
+    return [...this.scopes.keys()];
+  }
+}

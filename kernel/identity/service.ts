@@ -1,0 +1,147 @@
+import type { MetaDb } from '../meta/types.js';
+import { newId } from '../ids.js';
+import { BUILTIN_ROLES, PermissionSet, type BuiltinRole, type Grant, type GrantScope, type PermissionCatalog } from './permissions.js';
+import type { Principal } from './principal.js';
+import { constantTimeEqual, hashToken, randomToken } from './tokens.js';
+
+export const SESSION_IDLE_MS = 7 * 24 * 3600_000;
+export const SESSION_ABSOLUTE_MS = 30 * 24 * 3600_000;
+/** last_seen/expiry are written at most this often per session, not on every request. */
+const RENEW_EVERY_MS = 60_000;
+const KEY_TOUCH_EVERY_MS = 60_000;
+
+export const API_KEY_PREFIX = 'adm_sk_';
+
+export interface NewSession {
+  token: string;
+  id: string;
+  expiresAt: number;
+}
+
+export interface SessionRequestInfo {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * Sessions, API-key resolution and role grants: what the kernel needs to authorise a request.
+ * The identity plugins (auth, users, roles, api-keys) build their routes on this.
+ */
+export class IdentityService {
+  constructor(
+    private readonly db: MetaDb,
+    private readonly catalog: PermissionCatalog,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** A fresh session id and token at every sign-in, so a planted cookie is never promoted. */
+  async createSession(userId: string, info: SessionRequestInfo): Promise<NewSession> {
+    const now = this.now();
+    const token = randomToken(32);
+    const id = newId(now);
+    const expiresAt = now + SESSION_IDLE_MS;
+    await this.db
+      .insertInto('sessions')
+      .values({
+        id,
+        token_hash: hashToken(token),
+        user_id: userId,
+        ip: info.ip,
+        user_agent: info.userAgent ? info.userAgent.slice(0, 500) : null,
+        created_at: now,
+        last_seen_at: now,
+        expires_at: expiresAt,
+        absolute_expires_at: now + SESSION_ABSOLUTE_MS,
+      })
+      .execute();
+    return { token, id, expiresAt };
+  }
+
+  /** The principal behind a session token, or null when it is unknown, expired or its user is not active. */
+  async resolveSession(token: string): Promise<Principal | null> {
+    const now = this.now();
+    const hash = hashToken(token);
+    const row = await this.db
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.user_id')
+      .select([
+        'sessions.id',
+        'sessions.token_hash',
+        'sessions.user_id',
+        'sessions.last_seen_at',
+        'sessions.expires_at',
+        'sessions.absolute_expires_at',
+        'users.status',
+      ])
+      .where('sessions.token_hash', '=', hash)
+      .executeTakeFirst();
+    if (!row || !constantTimeEqual(row.token_hash, hash)) return null;
+    if (row.status !== 'active' || Number(row.expires_at) <= now || Number(row.absolute_expires_at) <= now) return null;
+    if (now - Number(row.last_seen_at) >= RENEW_EVERY_MS) {
+      await this.db
+        .updateTable('sessions')
+        .set({ last_seen_at: now, expires_at: Math.min(now + SESSION_IDLE_MS, Number(row.absolute_expires_at)) })
+        .where('id', '=', row.id)
+        .execute();
+    }
+    const { roleIds, permissions } = await this.rolesOfUser(row.user_id);
+    return { kind: 'session', userId: row.user_id, sessionId: row.id, apiKeyId: null, roleIds, permissions };
+  }
+
+  async resolveApiKey(token: string): Promise<Principal | null> {
+    if (!token.startsWith(API_KEY_PREFIX)) return null;
+    const hash = hashToken(token);
+    const row = await this.db
+      .selectFrom('api_keys')
+      .select(['id', 'key_hash', 'role_id', 'revoked_at', 'last_used_at'])
+      .where('key_hash', '=', hash)
+      .executeTakeFirst();
+    if (!row || row.revoked_at !== null || !constantTimeEqual(row.key_hash, hash)) return null;
+    const now = this.now();
+    if (row.last_used_at === null || now - Number(row.last_used_at) >= KEY_TOUCH_EVERY_MS) {
+      await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.id).execute();
+    }
+    return {
+      kind: 'apiKey',
+      userId: null,
+      sessionId: null,
+      apiKeyId: row.id,
+      roleIds: [row.role_id],
+      permissions: await this.permissionsOfRoles([row.role_id]),
+    };
+  }
+
+  async endSession(sessionId: string): Promise<void> {
+    await this.db.deleteFrom('sessions').where('id', '=', sessionId).execute();
+  }
+
+  async rolesOfUser(userId: string): Promise<{ roleIds: string[]; permissions: PermissionSet }> {
+    const rows = await this.db
+      .selectFrom('user_roles')
+      .leftJoin('role_grants', 'role_grants.role_id', 'user_roles.role_id')
+      .select(['user_roles.role_id', 'role_grants.permission', 'role_grants.scope'])
+      .where('user_roles.user_id', '=', userId)
+      .execute();
+    return this.grantsFromRows(rows);
+  }
+
+  async permissionsOfRoles(roleIds: string[]): Promise<PermissionSet> {
+    if (roleIds.length === 0) return new PermissionSet(false, []);
+    const rows = await this.db.selectFrom('role_grants').select(['role_id', 'permission', 'scope']).where('role_id', 'in', roleIds).execute();
+    const withEmpty = [...rows, ...roleIds.map((role_id) => ({ role_id, permission: null, scope: null }))];
+    return this.grantsFromRows(withEmpty).permissions;
+  }
+
+  private grantsFromRows(rows: Array<{ role_id: string; permission: string | null; scope: string | null }>): { roleIds: string[]; permissions: PermissionSet } {
+    const roleIds = [...new Set(rows.map((r) => r.role_id))];
+    if (roleIds.includes('admin')) return { roleIds, permissions: new PermissionSet(true, []) };
+    const grants: Grant[] = [];
+    for (const role of roleIds) {
+      if ((BUILTIN_ROLES as readonly string[]).includes(role)) grants.push(...this.catalog.builtinGrants(role as BuiltinRole));
+    }
+    for (const r of rows) {
+      if (r.permission) grants.push({ permission: r.permission, scope: r.scope ? (JSON.parse(r.scope) as GrantScope) : null });
+    }
+    return { roleIds, permissions: new PermissionSet(false, grants) };
+  }
+}

@@ -1,0 +1,34 @@
+import type { Config } from './config.js';
+import type { EventBus } from './events/bus.js';
+import type { PermissionCatalog } from './identity/permissions.js';
+import type { IdentityService } from './identity/service.js';
+import type { Logger } from './logger.js';
+import type { MetaStore } from './meta/store.js';
+import type { MetaDb } from './meta/types.js';
+import type { SettingsStore } from './settings.js';
+
+/** What the kernel gives every plugin: its services, and the plugins it declared it requires. */
+export interface Kernel {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly meta: MetaStore;
+  readonly db: MetaDb;
+  readonly events: EventBus;
+  readonly identity: IdentityService;
+  readonly permissions: PermissionCatalog;
+  readonly settings: SettingsStore;
+  readonly version: string;
+  /** Unique per process; tells replicas apart. */
+  readonly instanceId: string;
+  readonly startedAt: number;
+  now(): number;
+  /** The value another plugin's `setup` provided; only for plugins listed in `requires`. */
+  plugin<T>(name: string): T;
+  /** The loaded route tree (for OpenAPI and tooling). */
+  routes(): readonly LoadedRoute[];
+}
+
+export interface LoadedRoute {
+  plugin: string;
+  definition: import('./contract/route.js').RouteDefinition;
+}

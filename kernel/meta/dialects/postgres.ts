@@ -1,0 +1,27 @@
+import { sql } from 'kysely';
+import type { MetaDialectHelpers } from './types.js';
+import { isNetworkError } from './types.js';
+
+// Arbitrary but fixed: every replica must agree on the advisory lock key.
+const MIGRATION_LOCK_KEY = 7_301_994_202;
+
+export const postgresHelpers: MetaDialectHelpers = {
+  dialect: 'postgres',
+  transactionalDdl: true,
+  async withMigrationLock(db, fn) {
+    return db.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(conn);
+      try {
+        return await fn(conn);
+      } finally {
+        await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(conn);
+      }
+    });
+  },
+  isUnreachable(err) {
+    if (isNetworkError(err)) return true;
+    const code = (err as { code?: unknown })?.code;
+    // 57P01 admin shutdown, 57P03 cannot connect now, 08xxx connection exceptions
+    return typeof code === 'string' && (code === '57P01' || code === '57P03' || code.startsWith('08'));
+  },
+};

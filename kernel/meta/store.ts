@@ -1,0 +1,96 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { createPool } from 'mysql2';
+import pg from 'pg';
+import type { Logger } from '../logger.js';
+import { mysqlHelpers } from './dialects/mysql.js';
+import { postgresHelpers } from './dialects/postgres.js';
+import { sqliteHelpers } from './dialects/sqlite.js';
+import type { MetaDialectHelpers } from './dialects/types.js';
+import type { Dialect, KernelTables, MetaDb } from './types.js';
+
+export interface Placement {
+  dialect: Dialect;
+  /** Where the store lives, with any credentials removed. */
+  location: string;
+}
+
+export interface MetaStore {
+  db: MetaDb;
+  dialect: Dialect;
+  helpers: MetaDialectHelpers;
+  placement: Placement;
+  /** Resolves true when a trivial query succeeds within `timeoutMs`. */
+  ping(timeoutMs?: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+
+export function openMetaStore(opts: { url: string | null; dataDir: string; log: Logger }): MetaStore {
+  if (!opts.url) {
+    mkdirSync(opts.dataDir, { recursive: true });
+    const file = join(opts.dataDir, 'meta.sqlite');
+    const database = new Database(file);
+    database.pragma('journal_mode = WAL');
+    database.pragma('busy_timeout = 5000');
+    database.pragma('foreign_keys = ON');
+    database.pragma('synchronous = NORMAL');
+    return finish(new Kysely<KernelTables>({ dialect: new SqliteDialect({ database }) }), sqliteHelpers, { dialect: 'sqlite', location: file });
+  }
+  const url = new URL(opts.url);
+  const location = `${url.protocol}//${url.host}${url.pathname}`;
+  if (url.protocol === 'postgres:' || url.protocol === 'postgresql:') {
+    const pool = new pg.Pool({
+      connectionString: opts.url,
+      max: 10,
+      connectionTimeoutMillis: 3000,
+      idleTimeoutMillis: 30_000,
+      // Timestamps are bigint milliseconds; they fit a JS number exactly.
+      types: {
+        getTypeParser: ((oid: number, format?: string) =>
+          oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+      },
+    });
+    // An idle client losing its server must not crash the process; the pool replaces it.
+    pool.on('error', (err) => opts.log.warn({ err: { message: err.message } }, 'meta store connection lost'));
+    return finish(new Kysely<KernelTables>({ dialect: new PostgresDialect({ pool }) }), postgresHelpers, { dialect: 'postgres', location });
+  }
+  const pool = createPool({ uri: opts.url, connectionLimit: 10, connectTimeout: 3000, charset: 'utf8mb4', timezone: 'Z' });
+  pool.on('connection', (conn) => conn.on('error', (err) => opts.log.warn({ err: { message: err.message } }, 'meta store connection lost')));
+  return finish(new Kysely<KernelTables>({ dialect: new MysqlDialect({ pool }) }), mysqlHelpers, {
+    dialect: 'mysql',
+    location: location.replace(/^mariadb:/, 'mysql:'),
+  });
+}
+
+function finish(db: MetaDb, helpers: MetaDialectHelpers, placement: Placement): MetaStore {
+  let closed = false;
+  return {
+    db,
+    dialect: helpers.dialect,
+    helpers,
+    placement,
+    async ping(timeoutMs = 2000) {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const probe = sql`select 1`.execute(db).then(() => true);
+        const timeout = new Promise<boolean>((res) => {
+          timer = setTimeout(() => res(false), timeoutMs);
+        });
+        return await Promise.race([probe, timeout]);
+      } catch {
+        return false;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import type { Kysely } from 'kysely';
+
+export type Dialect = 'postgres' | 'mysql' | 'sqlite';
+
+/** Tables the kernel owns. Booleans are 0/1 integers so one schema serves every dialect. */
+export interface KernelTables {
+  kernel_migrations: { plugin: string; name: string; applied_at: number };
+  kernel_state: { key: string; value: string; updated_at: number };
+  settings: { key: string; value: string; updated_at: number };
+  users: {
+    id: string;
+    email: string;
+    name: string;
+    status: 'active' | 'invited' | 'suspended';
+    password_hash: string | null;
+    totp_secret: string | null;
+    totp_enabled: number;
+    last_login_at: number | null;
+    created_at: number;
+    updated_at: number;
+  };
+  roles: { id: string; name: string; description: string | null; builtin: number; created_at: number; updated_at: number };
+  role_grants: { id: string; role_id: string; permission: string; scope: string | null };
+  user_roles: { user_id: string; role_id: string };
+  sessions: {
+    id: string;
+    token_hash: string;
+    user_id: string;
+    ip: string | null;
+    user_agent: string | null;
+    created_at: number;
+    last_seen_at: number;
+    expires_at: number;
+    absolute_expires_at: number;
+  };
+  api_keys: {
+    id: string;
+    name: string;
+    role_id: string;
+    prefix: string;
+    key_hash: string;
+    created_by: string | null;
+    created_at: number;
+    last_used_at: number | null;
+    revoked_at: number | null;
+  };
+}
+
+export type MetaDb = Kysely<KernelTables>;

@@ -1,0 +1,121 @@
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import type { RouteDefinition } from '../contract/route.js';
+import type { Kernel } from '../kernel-services.js';
+
+/**
+ * The one manifest format (DESIGN §2). Everything but handlers, migrations and `setup` is plain
+ * data validated by `manifestSchema`, so an add-on's addon.json can declare the same things.
+ */
+export interface PermissionDeclaration {
+  name: string;
+  label: string;
+  description: string;
+  /** Built-in roles besides `admin` (which holds everything) that hold this permission. */
+  roles?: Array<'editor' | 'viewer'>;
+}
+
+export interface EventDeclaration {
+  schema: z.ZodType;
+  /** A subscriber receives this kind only when it holds this permission. */
+  permission: string;
+  description?: string;
+}
+
+export interface Migration {
+  name: string;
+  // Migrations see the meta store before its types exist, so they get an untyped handle.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  up(db: Kysely<any>): Promise<void>;
+}
+
+export interface ErrorCodeDeclaration {
+  status: number;
+  message: string;
+}
+
+export interface PluginDefinition<Provides = unknown> {
+  name: string;
+  version: string;
+  description?: string;
+  /** Plugins that must load first; their `provides` value is reachable through `kernel.plugin()`. */
+  requires?: string[];
+  permissions?: PermissionDeclaration[];
+  migrations?: Migration[];
+  routes?: RouteDefinition[];
+  events?: Record<string, EventDeclaration>;
+  errors?: Record<string, ErrorCodeDeclaration>;
+  /** The plugin's one init: runs after migrations, in dependency order. */
+  setup?: (kernel: Kernel) => Promise<Provides> | Provides;
+  /** Runs at shutdown in reverse load order. */
+  close?: () => Promise<void> | void;
+}
+
+export function definePlugin<P = unknown>(def: PluginDefinition<P>): PluginDefinition<P> {
+  return def;
+}
+
+const isZod = (v: unknown): v is z.ZodType => v instanceof z.ZodType;
+const zodSchema = z.custom<z.ZodType>(isZod, { message: 'must be a zod schema' });
+const responseSchema = z.union([zodSchema, z.object({ raw: z.literal(true), contentType: z.string().min(1), description: z.string() })]);
+
+export const PLUGIN_NAME = /^[a-z][a-z0-9-]{1,39}$/;
+export const PERMISSION_NAME = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
+export const EVENT_KIND = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
+
+export const manifestSchema = z.object({
+  name: z.string().regex(PLUGIN_NAME, 'plugin names are lower-case kebab-case, 2 to 40 characters'),
+  version: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'version must be semver'),
+  description: z.string().optional(),
+  requires: z.array(z.string().regex(PLUGIN_NAME)).default([]),
+  permissions: z
+    .array(
+      z.object({
+        name: z.string().regex(PERMISSION_NAME, 'permission names look like namespace.action'),
+        label: z.string().min(1),
+        description: z.string().min(1),
+        roles: z.array(z.enum(['editor', 'viewer'])).optional(),
+      }),
+    )
+    .default([]),
+  migrations: z.array(z.object({ name: z.string().min(1).max(200), up: z.function() })).default([]),
+  routes: z
+    .array(
+      z.object({
+        method: z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
+        url: z.string().startsWith('/'),
+        summary: z.string().min(1),
+        description: z.string().optional(),
+        tags: z.array(z.string()).optional(),
+        permission: z.string().optional(),
+        public: z.literal(true).optional(),
+        bodyLimit: z.number().int().positive().optional(),
+        schema: z.object({
+          params: zodSchema.optional(),
+          query: zodSchema.optional(),
+          body: zodSchema.optional(),
+          response: z.record(z.string().regex(/^[1-5]\d\d$/), responseSchema),
+        }),
+        handler: z.function(),
+      }),
+    )
+    .default([]),
+  events: z
+    .record(
+      z.string().regex(EVENT_KIND, 'event kinds look like namespace.happened'),
+      z.object({ schema: zodSchema, permission: z.string(), description: z.string().optional() }),
+    )
+    .default({}),
+  errors: z.record(z.string().regex(/^[A-Z][A-Z0-9_]+$/), z.object({ status: z.number().int().min(400).max(599), message: z.string().min(1) })).default({}),
+  setup: z.function().optional(),
+  close: z.function().optional(),
+});
+
+/** Checks a manifest's shape; throws one line naming the plugin and the first problem. */
+export function validateManifest(def: PluginDefinition): void {
+  const result = manifestSchema.safeParse(def);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    throw new Error(`plugin ${def?.name ?? '(unnamed)'}: manifest field ${issue.path.join('.') || '(root)'} ${issue.message}`);
+  }
+}

@@ -1,0 +1,9 @@
+import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { eventRoutes } from './routes.js';
+
+export default definePlugin({
+  name: 'events',
+  version: '1.0.0',
+  description: 'Server-sent events: the fallback of the /ws realtime channel.',
+  routes: eventRoutes,
+});

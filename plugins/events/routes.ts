@@ -1,0 +1,40 @@
+import { HANDLED, SIGNED_IN, rawResponse, route } from '../../kernel/contract/route.js';
+import { HEARTBEAT_MS } from '../../kernel/events/bus.js';
+
+export const eventRoutes = [
+  route({
+    method: 'GET',
+    url: '/events',
+    summary: 'Server-sent events (fallback when a WebSocket cannot be established)',
+    description: 'Each event is `event: <kind>` with `data: {kind, at, data}`; a comment line every 25 s keeps proxies from closing the stream.',
+    permission: SIGNED_IN,
+    schema: { response: { 200: rawResponse('text/event-stream', 'A stream of events the caller may read') } },
+    handler: ({ kernel, principal, request, reply }) => {
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        'x-content-type-options': 'nosniff',
+        'x-request-id': request.id,
+      });
+      res.write(`retry: 3000\n: ready\n\n`);
+      const unsubscribe = kernel.events.subscribe({
+        principal: principal!,
+        deliver: (event) => {
+          res.write(`event: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`);
+        },
+      });
+      const heartbeat = setInterval(() => res.write(`: ping\n\n`), HEARTBEAT_MS);
+      const stop = () => {
+        clearInterval(heartbeat);
+        unsubscribe();
+      };
+      request.raw.on('close', stop);
+      res.on('close', stop);
+      return HANDLED;
+    },
+  }),
+];

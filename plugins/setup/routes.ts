@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { reply, route } from '../../kernel/contract/route.js';
+import { dataOf } from '../../kernel/contract/shapes.js';
+import { setSessionCookie } from '../../kernel/http/authenticate.js';
+import { emailField, nameField, newPasswordField, userSchema } from '../../kernel/identity/schemas.js';
+import { SESSION_ABSOLUTE_MS } from '../../kernel/identity/service.js';
+import { createSuperAdmin, isSetupOpen } from './service.js';
+
+export const setupRoutes = [
+  route({
+    method: 'GET',
+    url: '/setup/state',
+    summary: 'Whether first-boot setup is still open',
+    public: true,
+    schema: { response: { 200: dataOf(z.strictObject({ open: z.boolean() })) } },
+    handler: async ({ kernel }) => ({ data: { open: await isSetupOpen(kernel.db) } }),
+  }),
+  route({
+    method: 'POST',
+    url: '/setup/super-admin',
+    summary: 'Create the first user with the admin role and sign them in',
+    description: 'Answers 409 SETUP_CLOSED once setup is complete, also to the loser of two simultaneous calls.',
+    public: true,
+    schema: {
+      body: z.strictObject({ email: emailField, password: newPasswordField, name: nameField }),
+      response: { 201: dataOf(z.strictObject({ user: userSchema })) },
+    },
+    handler: async ({ kernel, body, request, reply: res }) => {
+      const user = await createSuperAdmin(kernel.db, body, kernel.now());
+      const session = await kernel.identity.createSession(user.id, { ip: request.ip ?? null, userAgent: request.headers['user-agent'] ?? null });
+      setSessionCookie(res, request, session.token, SESSION_ABSOLUTE_MS);
+      return reply(201, { data: { user } });
+    },
+  }),
+];
