@@ -25,10 +25,7 @@ export async function installSpaHost(app: FastifyInstance, distDir: string): Pro
       wildcard: false,
       index: false,
       setHeaders(res, path) {
-        (res as unknown as { setHeader(k: string, v: string): void }).setHeader(
-          'cache-control',
-          path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
-        );
+        res.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
       },
     });
   }

@@ -1,0 +1,73 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp, type App } from '../../kernel/app.js';
+import { loadConfig } from '../../kernel/config.js';
+import type { PluginDefinition } from '../../kernel/plugin/manifest.js';
+import { firstPartyPlugins } from '../../plugins/index.js';
+import { HttpClient } from './client.js';
+import { createTempDatabase, type ServerDialect, type TempDatabase } from './databases.js';
+
+export type MetaChoice = 'sqlite' | ServerDialect;
+
+export interface InstanceOptions {
+  meta?: MetaChoice;
+  /** Reuse a meta store URL (a second replica on the same database). */
+  metaUrl?: string;
+  env?: Record<string, string>;
+  /** Plugins loaded besides the first-party ones. */
+  plugins?: PluginDefinition[];
+  now?: () => number;
+  dashboardDir?: string;
+}
+
+export interface TestInstance {
+  url: string;
+  app: App;
+  dataDir: string;
+  metaUrl: string | null;
+  /** A client with its own cookie jar, sending Origin like a same-origin browser page. */
+  client(): HttpClient;
+  close(): Promise<void>;
+}
+
+/** A real instance on an ephemeral loopback port with a temp data dir (and temp database). */
+export async function startInstance(opts: InstanceOptions = {}): Promise<TestInstance> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-test-'));
+  let temp: TempDatabase | null = null;
+  let metaUrl = opts.metaUrl ?? null;
+  if (!metaUrl && opts.meta && opts.meta !== 'sqlite') {
+    temp = await createTempDatabase(opts.meta);
+    metaUrl = temp.url;
+  }
+  const config = loadConfig({
+    SVC_DATA_DIR: dataDir,
+    SVC_PORT: '0',
+    SVC_HOST: '127.0.0.1',
+    SVC_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    SVC_NETWORK_FEATURES: 'false',
+    ...(metaUrl ? { SVC_META_URL: metaUrl } : {}),
+    ...opts.env,
+  });
+  let app: App;
+  try {
+    app = await createApp({ config, plugins: [...firstPartyPlugins, ...(opts.plugins ?? [])], now: opts.now, dashboardDir: opts.dashboardDir });
+  } catch (err) {
+    await temp?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  const address = await app.listen();
+  return {
+    url: address,
+    app,
+    dataDir,
+    metaUrl,
+    client: () => new HttpClient(address),
+    async close() {
+      await app.close();
+      await temp?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

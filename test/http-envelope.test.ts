@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectContract } from './helpers/contract.js';
+import { startInstance, type TestInstance } from './helpers/instance.js';
+
+let inst: TestInstance;
+beforeAll(async () => {
+  inst = await startInstance();
+});
+afterAll(async () => {
+  await inst?.close();
+});
+
+describe('the error envelope (D4) for fastify-level failures', () => {
+  it('answers 404 NOT_FOUND in the envelope for an unknown /api/ path', async () => {
+    const res = await inst.client().get('/api/v1/no/such/route');
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('NOT_FOUND');
+    expect(typeof res.body.error.requestId).toBe('string');
+    expect(res.headers.get('x-request-id')).toBe(res.body.error.requestId);
+  });
+
+  it('answers 400 MALFORMED_JSON for a broken JSON body', async () => {
+    const res = await inst.client().request('POST', '/api/v1/setup/super-admin', { rawBody: '{"email": ', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('MALFORMED_JSON');
+  });
+
+  it('answers 415 UNSUPPORTED_MEDIA_TYPE for a body that is not JSON', async () => {
+    const res = await inst.client().request('POST', '/api/v1/setup/super-admin', { rawBody: 'email=a', headers: { 'content-type': 'text/plain' } });
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    const form = await inst.client().request('POST', '/api/v1/setup/super-admin', { rawBody: 'email=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(form.status).toBe(415);
+  });
+
+  it('answers 413 PAYLOAD_TOO_LARGE past the body limit', async () => {
+    const big = JSON.stringify({ email: 'a@b.co', password: 'x'.repeat(2 * 1024 * 1024), name: 'n' });
+    const res = await inst.client().request('POST', '/api/v1/setup/super-admin', { rawBody: big, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers 400 VALIDATION_FAILED naming each offending path', async () => {
+    const res = await inst.client().post('/api/v1/setup/super-admin', { email: 'x', password: 'short', name: '' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    const paths = res.body.error.issues.map((i: { path: string }) => i.path);
+    expect(paths).toEqual(expect.arrayContaining(['body.email', 'body.password', 'body.name']));
+    expectContract(inst, 'POST', '/api/v1/setup/super-admin', res);
+  });
+
+  it('never puts a stack trace or SQL in a body', async () => {
+    const res = await inst.client().request('POST', '/api/v1/setup/super-admin', { rawBody: '{"a":', headers: { 'content-type': 'application/json' } });
+    expect(res.text).not.toMatch(/at .*\.ts:\d+|select |insert /i);
+  });
+});
+
+describe('the SPA host', () => {
+  it('serves index.html with 200 for bare /healthz and any deep link', async () => {
+    for (const path of ['/', '/healthz', '/users/42/edit']) {
+      const res = await inst.client().get(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/html');
+      expect(res.text).toContain('<div id="root">');
+    }
+  });
+
+  it('does not fall back for /api/, /ws or /docs/ paths', async () => {
+    expect((await inst.client().get('/api/v1')).status).toBe(404);
+    expect((await inst.client().get('/docs/nothing-here')).status).toBe(404);
+  });
+
+  it('sends security headers', async () => {
+    const res = await inst.client().get('/');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+  });
+});

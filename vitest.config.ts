@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // isolated-vm needs --no-node-snapshot, which worker threads refuse: use forks.
+    pool: 'forks',
+    execArgv: ['--no-node-snapshot'],
+    include: ['kernel/**/*.test.ts', 'plugins/**/*.test.ts', 'test/**/*.test.ts', 'addons-sdk/**/*.test.ts', 'catalog/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    maxWorkers: 2,
+  },
+});
