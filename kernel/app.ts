@@ -5,8 +5,6 @@ import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from './config.js';
-import { checkRoute } from './contract/check.js';
-import { registerErrorCodes } from './errors.js';
 import { EventBus, type EventBridge } from './events/bus.js';
 import { startPgBridge } from './events/pg-bridge.js';
 import { installWebSocket } from './events/ws.js';
@@ -14,19 +12,18 @@ import { installErrorHandler } from './http/errors.js';
 import { API_PREFIX, mountRoute } from './http/routes.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installSpaHost } from './http/spa.js';
-import { PermissionCatalog } from './identity/permissions.js';
 import { IdentityService } from './identity/service.js';
-import type { Kernel, LoadedRoute } from './kernel-services.js';
+import type { Kernel } from './kernel-services.js';
 import { REDACT_PATHS } from './logger.js';
 import { kernelMigrations } from './meta/kernel-migrations.js';
 import { runMigrations } from './meta/migrate.js';
 import { openMetaStore, type MetaStore } from './meta/store.js';
-import { generateOpenApi } from './openapi/generate.js';
+import { generateOpenApi, openApiInfo } from './openapi/generate.js';
 import { installDocsHost } from './openapi/docs-host.js';
-import { validateManifest, type PluginDefinition } from './plugin/manifest.js';
-import { orderPlugins } from './plugin/order.js';
+import type { PluginDefinition } from './plugin/manifest.js';
+import { buildRouteTree } from './plugin/route-tree.js';
 import { SettingsStore } from './settings.js';
-import { PRODUCT_NAME, VERSION } from './version.js';
+import { VERSION } from './version.js';
 
 export interface AppOptions {
   config: Config;
@@ -57,25 +54,7 @@ const DEFAULT_DIST = fileURLToPath(new URL('../dashboard/dist', import.meta.url)
 export async function createApp(opts: AppOptions): Promise<App> {
   const { config } = opts;
   const now = opts.now ?? Date.now;
-  for (const p of opts.plugins) validateManifest(p);
-  const plugins = orderPlugins(opts.plugins);
-
-  const catalog = new PermissionCatalog();
-  for (const p of plugins) {
-    for (const perm of p.permissions ?? []) catalog.add(p.name, perm);
-    if (p.errors) registerErrorCodes(p.errors);
-  }
-  const seen = new Set<string>();
-  const routes: LoadedRoute[] = [];
-  for (const p of plugins) {
-    for (const r of p.routes ?? []) {
-      checkRoute(p.name, r, (name) => catalog.has(name));
-      const key = `${r.method} ${r.url.replace(/:[^/]+/g, ':')}`;
-      if (seen.has(key)) throw new Error(`route ${r.method} ${r.url} is declared twice (plugin ${p.name})`);
-      seen.add(key);
-      routes.push({ plugin: p.name, definition: r });
-    }
-  }
+  const { plugins, catalog, routes } = buildRouteTree(opts.plugins);
 
   const http = Fastify({
     logger: opts.logger === false || config.logLevel === 'silent' ? false : { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
@@ -140,12 +119,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const kernel = kernelFor(null);
 
   let openapiDoc: Record<string, unknown> | null = null;
-  const openapi = () =>
-    (openapiDoc ??= generateOpenApi(routes, {
-      title: `${PRODUCT_NAME} REST API`,
-      version: VERSION,
-      description: 'The whole HTTP interface under /api/v1, generated from the route tree.',
-    }));
+  const openapi = () => (openapiDoc ??= generateOpenApi(routes, openApiInfo()));
 
   installErrorHandler(http, store.helpers);
   installSecurityHeaders(http);

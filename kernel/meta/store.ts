@@ -54,8 +54,12 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
           oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
       },
     });
-    // An idle client losing its server must not crash the process; the pool replaces it.
-    pool.on('error', (err) => opts.log.warn({ err: { message: err.message } }, 'meta store connection lost'));
+    // A client losing its server emits 'error'; unheard, that crashes the process. pg-pool
+    // listens only while a client is idle, so every client also gets a listener of its own for
+    // the time it is checked out (its query fails, and the pool discards it on release).
+    const lost = (err: Error) => opts.log.warn({ err: { message: err.message } }, 'meta store connection lost');
+    pool.on('connect', (client) => client.on('error', lost));
+    pool.on('error', () => undefined); // already reported by the client's own listener
     return finish(new Kysely<KernelTables>({ dialect: new PostgresDialect({ pool }) }), postgresHelpers, { dialect: 'postgres', location });
   }
   const pool = createPool({ uri: opts.url, connectionLimit: 10, connectTimeout: 3000, charset: 'utf8mb4', timezone: 'Z' });

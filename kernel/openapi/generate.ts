@@ -4,6 +4,7 @@ import { isRawResponse, noBody, type RouteDefinition } from '../contract/route.j
 import { API_PREFIX } from '../http/routes.js';
 import type { LoadedRoute } from '../kernel-services.js';
 import { SESSION_COOKIE } from '../http/authenticate.js';
+import { PRODUCT_NAME, VERSION } from '../version.js';
 
 type Json = Record<string, unknown>;
 
@@ -44,7 +45,8 @@ function toSchema(schema: z.ZodType, io: 'input' | 'output', components: Record<
   for (const [id, def] of Object.entries(defs ?? {})) components[id] = rewrite(def) as Json;
   const meta = z.globalRegistry.get(schema) as { id?: string } | undefined;
   if (meta?.id) {
-    components[meta.id] = rewrite(json) as Json;
+    // zod already hoists a named root into $defs and answers a $ref to it.
+    if (!json.$ref) components[meta.id] = rewrite(json) as Json;
     return { $ref: `#/components/schemas/${meta.id}` };
   }
   return rewrite(json) as Json;
@@ -93,6 +95,10 @@ export interface OpenApiInfo {
   title: string;
   version: string;
   description: string;
+}
+
+export function openApiInfo(): OpenApiInfo {
+  return { title: `${PRODUCT_NAME} REST API`, version: VERSION, description: 'The whole HTTP interface under /api/v1, generated from the route tree.' };
 }
 
 /** The OpenAPI 3.1 document of the loaded route tree, deterministic for a given tree. */

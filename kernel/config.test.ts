@@ -1,0 +1,97 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+const dirs: string[] = [];
+const tmp = () => {
+  const d = mkdtempSync(join(tmpdir(), 'svc-config-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+const refusal = (env: Record<string, string>) => {
+  try {
+    loadConfig({ SVC_DATA_DIR: tmp(), ...env });
+    return null;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+};
+
+describe('configuration from the environment (D1, D2)', () => {
+  it('has the documented defaults', () => {
+    const dir = tmp();
+    const c = loadConfig({ SVC_DATA_DIR: dir });
+    expect(c).toMatchObject({ host: '127.0.0.1', port: 3000, metaUrl: null, runtime: 'self-host', corsOrigins: [], publicApiOrigins: [], trustProxy: false, logLevel: 'info' });
+  });
+
+  it('generates SVC_SECRET once, keeps it with mode 0600, and reuses it', () => {
+    const dir = tmp();
+    const first = loadConfig({ SVC_DATA_DIR: dir }).secret;
+    expect(first.length).toBeGreaterThanOrEqual(32);
+    expect(statSync(join(dir, 'secret')).mode & 0o777).toBe(0o600);
+    expect(loadConfig({ SVC_DATA_DIR: dir }).secret).toBe(first);
+    expect(readFileSync(join(dir, 'secret'), 'utf8').trim()).toBe(first);
+  });
+
+  it('uses SVC_SECRET when given and writes no secret file', () => {
+    const dir = tmp();
+    const c = loadConfig({ SVC_DATA_DIR: dir, SVC_SECRET: 's'.repeat(40) });
+    expect(c.secret).toBe('s'.repeat(40));
+    expect(() => statSync(join(dir, 'secret'))).toThrow();
+  });
+
+  it('refuses SVC_CORS_ORIGINS=* with the reason', () => {
+    expect(refusal({ SVC_CORS_ORIGINS: '*' })).toBe('Invalid configuration: SVC_CORS_ORIGINS must list exact origins: "*" is refused because responses are credentialed');
+  });
+
+  it('accepts exact origins and refuses paths or garbage', () => {
+    expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_CORS_ORIGINS: 'https://a.example, http://localhost:5173' }).corsOrigins).toEqual(['https://a.example', 'http://localhost:5173']);
+    expect(refusal({ SVC_CORS_ORIGINS: 'https://a.example/path' })).toContain('SVC_CORS_ORIGINS must hold bare origins');
+    expect(refusal({ SVC_PUBLIC_API_ORIGINS: 'not a url' })).toContain('SVC_PUBLIC_API_ORIGINS must be a comma-separated list of origins');
+  });
+
+  it.each([
+    [{ SVC_PORT: 'abc' }, 'SVC_PORT must be an integer from 0 to 65535 (got "abc")'],
+    [{ SVC_PORT: '70000' }, 'SVC_PORT must be an integer from 0 to 65535'],
+    [{ SVC_META_URL: 'mongodb://x' }, 'SVC_META_URL must be a postgres://… or mysql://… URL'],
+    [{ SVC_SECRET: 'short' }, 'SVC_SECRET must be at least 32 characters'],
+    [{ SVC_RUNTIME: 'cloud' }, 'SVC_RUNTIME must be self-host or desktop'],
+    [{ SVC_LOG_LEVEL: 'loud' }, 'SVC_LOG_LEVEL must be one of'],
+    [{ SVC_TRUST_PROXY: 'maybe' }, 'SVC_TRUST_PROXY must be true, false, a hop count'],
+    [{ SVC_BASE_URL: 'admin.example.com' }, 'SVC_BASE_URL must be an http(s) URL'],
+    [{ SVC_NETWORK_FEATURES: 'perhaps' }, 'SVC_NETWORK_FEATURES must be one of true, false'],
+  ])('refuses %o with one line naming the variable', (env, message) => {
+    const msg = refusal(env as Record<string, string>);
+    expect(msg).toContain(message);
+    expect(msg).not.toContain('\n');
+  });
+
+  it('parses SVC_TRUST_PROXY forms', () => {
+    expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
+  });
+});
+
+describe('npm start with a bad environment', () => {
+  it('stops with exactly one line on stderr and exit code 1', () => {
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const run = spawnSync(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'kernel/main.ts'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, SVC_DATA_DIR: tmp(), SVC_CORS_ORIGINS: '*' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr.trim().split('\n')).toEqual(['Invalid configuration: SVC_CORS_ORIGINS must list exact origins: "*" is refused because responses are credentialed']);
+  });
+});

@@ -1,0 +1,107 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { firstPartyPlugins } from '../../plugins/index.js';
+import { createApp } from '../app.js';
+import { loadConfig } from '../config.js';
+import { definePlugin, type PluginDefinition } from '../plugin/manifest.js';
+import { noBody, route, type RouteDefinition } from './route.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Starts the real app with one extra plugin; resolves to the refusal message or 'started'. */
+async function start(plugin: PluginDefinition): Promise<{ outcome: string; dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-contract-'));
+  dirs.push(dataDir);
+  const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_LOG_LEVEL: 'silent' });
+  try {
+    const app = await createApp({ config, plugins: [...firstPartyPlugins, plugin] });
+    await app.close();
+    return { outcome: 'started', dataDir };
+  } catch (err) {
+    return { outcome: (err as Error).message, dataDir };
+  }
+}
+
+const ok = z.strictObject({ ok: z.boolean() });
+const withRoute = (r: unknown) =>
+  definePlugin({
+    name: 'probe',
+    version: '1.0.0',
+    permissions: [{ name: 'probe.read', label: 'Probe', description: 'Probe' }],
+    routes: [r as RouteDefinition],
+  });
+
+describe('the route contract: the server refuses to start', () => {
+  it('starts with a well-formed route (control case)', async () => {
+    const r = route({ method: 'GET', url: '/probe/:id', summary: 'x', permission: 'probe.read', schema: { params: z.object({ id: z.string() }), response: { 200: ok } }, handler: () => ({ ok: true }) });
+    expect((await start(withRoute(r))).outcome).toBe('started');
+  });
+
+  it('without a permission or public: true', async () => {
+    const res = await start(withRoute({ method: 'GET', url: '/probe', summary: 'x', schema: { response: { 200: ok } }, handler: () => ({ ok: true }) }));
+    expect(res.outcome).toBe('route GET /probe of plugin probe: declares neither a permission nor public: true');
+    // Refused before the meta store is opened: nothing was written.
+    expect(existsSync(join(res.dataDir, 'meta.sqlite'))).toBe(false);
+  });
+
+  it('with a permission no plugin declares', async () => {
+    const res = await start(withRoute({ method: 'GET', url: '/probe', summary: 'x', permission: 'nobody.declares', schema: { response: { 200: ok } }, handler: () => ({ ok: true }) }));
+    expect(res.outcome).toContain('uses permission nobody.declares, which no loaded plugin declares');
+  });
+
+  it('without a response schema', async () => {
+    const res = await start(withRoute({ method: 'GET', url: '/probe', summary: 'x', public: true, schema: { response: {} }, handler: () => ({ ok: true }) }));
+    expect(res.outcome).toContain('declares no response schema');
+  });
+
+  it('with a response that is not a zod schema', async () => {
+    const res = await start(withRoute({ method: 'GET', url: '/probe', summary: 'x', public: true, schema: { response: { 200: { type: 'object' } } }, handler: () => ({ ok: true }) }));
+    expect(res.outcome).toMatch(/response/);
+    expect(res.outcome).not.toBe('started');
+  });
+
+  it('without a body schema on a POST', async () => {
+    const res = await start(withRoute({ method: 'POST', url: '/probe', summary: 'x', public: true, schema: { response: { 200: ok } }, handler: () => ({ ok: true }) }));
+    expect(res.outcome).toContain('is POST but declares no body schema');
+  });
+
+  it('without a params schema matching the path parameters', async () => {
+    const missing = await start(withRoute({ method: 'GET', url: '/probe/:id', summary: 'x', public: true, schema: { response: { 200: ok } }, handler: () => ({ ok: true }) }));
+    expect(missing.outcome).toContain('has path parameters (id) but no params schema');
+    const wrong = await start(
+      withRoute({ method: 'GET', url: '/probe/:id', summary: 'x', public: true, schema: { params: z.object({ key: z.string() }), response: { 200: ok } }, handler: () => ({ ok: true }) }),
+    );
+    expect(wrong.outcome).toContain('do not match the path parameters');
+  });
+
+  it('with both a permission and public: true', async () => {
+    const res = await start(withRoute({ method: 'GET', url: '/probe', summary: 'x', public: true, permission: 'probe.read', schema: { response: { 200: ok } }, handler: () => ({ ok: true }) }));
+    expect(res.outcome).toContain('declares both a permission and public: true');
+  });
+
+  it('with a route declared twice', async () => {
+    const r = { method: 'POST', url: '/probe', summary: 'x', public: true, schema: { body: noBody, response: { 200: ok } }, handler: () => ({ ok: true }) };
+    const res = await start(definePlugin({ name: 'probe', version: '1.0.0', routes: [r as RouteDefinition, r as RouteDefinition] }));
+    expect(res.outcome).toContain('is declared twice');
+  });
+
+  it('on a dependency cycle between plugins', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-contract-'));
+    dirs.push(dataDir);
+    const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_LOG_LEVEL: 'silent' });
+    const a = definePlugin({ name: 'alpha', version: '1.0.0', requires: ['beta'] });
+    const b = definePlugin({ name: 'beta', version: '1.0.0', requires: ['alpha'] });
+    await expect(createApp({ config, plugins: [...firstPartyPlugins, a, b] })).rejects.toThrow('plugin dependency cycle: alpha -> beta -> alpha');
+  });
+
+  it('on a malformed manifest', async () => {
+    const res = await start({ name: 'Bad Name', version: '1' } as PluginDefinition);
+    expect(res.outcome).toMatch(/^plugin Bad Name: manifest field name/);
+  });
+});

@@ -1,0 +1,40 @@
+import { checkRoute } from '../contract/check.js';
+import { registerErrorCodes } from '../errors.js';
+import { PermissionCatalog } from '../identity/permissions.js';
+import type { LoadedRoute } from '../kernel-services.js';
+import { validateManifest, type PluginDefinition } from './manifest.js';
+import { orderPlugins } from './order.js';
+
+export interface RouteTree {
+  /** In load order: each after everything it requires. */
+  plugins: PluginDefinition[];
+  catalog: PermissionCatalog;
+  routes: LoadedRoute[];
+}
+
+/**
+ * Everything that can be checked without opening anything: manifests, load order, the
+ * permission catalog and the route contract. Throws one line on the first problem, so the
+ * server refuses to start, and `npm run openapi` sees exactly the tree the server would serve.
+ */
+export function buildRouteTree(input: readonly PluginDefinition[]): RouteTree {
+  for (const p of input) validateManifest(p);
+  const plugins = orderPlugins(input);
+  const catalog = new PermissionCatalog();
+  for (const p of plugins) {
+    for (const perm of p.permissions ?? []) catalog.add(p.name, perm);
+    if (p.errors) registerErrorCodes(p.errors);
+  }
+  const seen = new Set<string>();
+  const routes: LoadedRoute[] = [];
+  for (const p of plugins) {
+    for (const r of p.routes ?? []) {
+      checkRoute(p.name, r, (name) => catalog.has(name));
+      const key = `${r.method} ${r.url.replace(/:[^/]+/g, ':')}`;
+      if (seen.has(key)) throw new Error(`route ${r.method} ${r.url} of plugin ${p.name} is declared twice`);
+      seen.add(key);
+      routes.push({ plugin: p.name, definition: r });
+    }
+  }
+  return { plugins, catalog, routes };
+}

@@ -1,0 +1,57 @@
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page, type Request } from 'playwright-core';
+
+/** Debian's chromium (`apt-get install -y chromium`); playwright-core drives it, it downloads no browser. */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+
+function inCi(): boolean {
+  const ci = (process.env.CI ?? '').toLowerCase();
+  return ci === 'true' || ci === '1';
+}
+
+/**
+ * Whether the browser tests can run. Under CI a missing chromium is an error (the test file
+ * fails to load), never a silent skip. Elsewhere it warns loudly and answers false, and the
+ * caller skips its suite with `describe.runIf(browserAvailable())`.
+ */
+export function browserAvailable(): boolean {
+  if (existsSync(CHROMIUM_PATH)) return true;
+  if (inCi()) {
+    throw new Error(`${CHROMIUM_PATH} is missing and CI=true: install it with \`apt-get install -y chromium\`; browser tests never skip in CI`);
+  }
+  const line = '!'.repeat(100);
+  console.warn(
+    `\n${line}\n!!! SKIPPING browser tests: ${CHROMIUM_PATH} is missing. Install it with \`apt-get update && apt-get install -y chromium\`.\n${line}\n`,
+  );
+  return false;
+}
+
+export async function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS, timeout: 30_000 });
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/** Every http(s)/ws(s) request the page makes whose host is not loopback (a CDN, a font service…). */
+export function recordForeignRequests(page: Page): string[] {
+  const foreign: string[] = [];
+  page.on('request', (req: Request) => {
+    const url = new URL(req.url());
+    if (!['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol)) return;
+    if (!LOOPBACK.has(url.hostname)) foreign.push(req.url());
+  });
+  return foreign;
+}
+
+/** Uncaught page errors, console errors (CSP violations land here) and failed requests. */
+export function recordPageProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
+  });
+  page.on('requestfailed', (req) => problems.push(`requestfailed: ${req.url()} (${req.failure()?.errorText ?? '?'})`));
+  return problems;
+}

@@ -1,0 +1,51 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+describe('the start command (what `npm start` runs)', () => {
+  it('serves the dashboard and a healthy API on an embedded SQLite store, and stops cleanly on SIGTERM', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-start-'));
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'kernel/main.ts'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      let health: Response | null = null;
+      for (let i = 0; i < 100 && !health; i++) {
+        health = await fetch(`${base}/api/v1/healthz`).catch(() => null);
+        if (!health) await new Promise((r) => setTimeout(r, 150));
+      }
+      expect(health, stderr).not.toBeNull();
+      expect(health!.status).toBe(200);
+      expect(await health!.json()).toMatchObject({ ok: true });
+      const page = await fetch(`${base}/`);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<div id="root">');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
