@@ -33,6 +33,8 @@ export interface AppOptions {
   now?: () => number;
   /** Log to stdout as JSON (default) or not at all. */
   logger?: boolean;
+  /** Where JSON log lines go instead of stdout (tests read them). */
+  logStream?: NodeJS.WritableStream;
 }
 
 export interface App {
@@ -57,7 +59,10 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const { plugins, catalog, routes } = buildRouteTree(opts.plugins);
 
   const http = Fastify({
-    logger: opts.logger === false || config.logLevel === 'silent' ? false : { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+    logger:
+      opts.logger === false || config.logLevel === 'silent'
+        ? false
+        : { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, ...(opts.logStream ? { stream: opts.logStream } : {}) },
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     // fastify accepts a hop count too; its types only list the other forms.

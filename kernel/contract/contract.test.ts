@@ -87,7 +87,7 @@ describe('the route contract: the server refuses to start', () => {
 
   it('with a route declared twice', async () => {
     const r = { method: 'POST', url: '/probe', summary: 'x', public: true, schema: { body: noBody, response: { 200: ok } }, handler: () => ({ ok: true }) };
-    const res = await start(definePlugin({ name: 'probe', version: '1.0.0', routes: [r as RouteDefinition, r as RouteDefinition] }));
+    const res = await start(definePlugin({ name: 'probe', version: '1.0.0', routes: [r as unknown as RouteDefinition, r as unknown as RouteDefinition] }));
     expect(res.outcome).toContain('is declared twice');
   });
 

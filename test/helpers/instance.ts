@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { createApp, type App } from '../../kernel/app.js';
 import { loadConfig } from '../../kernel/config.js';
 import type { PluginDefinition } from '../../kernel/plugin/manifest.js';
@@ -19,6 +20,8 @@ export interface InstanceOptions {
   plugins?: PluginDefinition[];
   now?: () => number;
   dashboardDir?: string;
+  /** Collect JSON log lines (at SVC_LOG_LEVEL or info) into this array. */
+  logLines?: string[];
 }
 
 export interface TestInstance {
@@ -44,14 +47,15 @@ export async function startInstance(opts: InstanceOptions = {}): Promise<TestIns
     SVC_DATA_DIR: dataDir,
     SVC_PORT: '0',
     SVC_HOST: '127.0.0.1',
-    SVC_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    SVC_LOG_LEVEL: opts.logLines ? 'info' : (process.env.TEST_LOG_LEVEL ?? 'silent'),
     SVC_NETWORK_FEATURES: 'false',
     ...(metaUrl ? { SVC_META_URL: metaUrl } : {}),
     ...opts.env,
   });
   let app: App;
   try {
-    app = await createApp({ config, plugins: [...firstPartyPlugins, ...(opts.plugins ?? [])], now: opts.now, dashboardDir: opts.dashboardDir });
+    const logStream = opts.logLines ? new Writable({ write: (chunk, _enc, done) => (opts.logLines!.push(...String(chunk).split('\n').filter(Boolean)), done()) }) : undefined;
+    app = await createApp({ config, plugins: [...firstPartyPlugins, ...(opts.plugins ?? [])], now: opts.now, dashboardDir: opts.dashboardDir, logStream });
   } catch (err) {
     await temp?.drop();
     rmSync(dataDir, { recursive: true, force: true });
