@@ -4,7 +4,12 @@ import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { AuditLog } from './audit.js';
 import type { Config } from './config.js';
+import { SIGNED_IN } from './contract/route.js';
+import { SecretBox } from './crypto.js';
+import { Mailer } from './mail/mailer.js';
+import { NOTIFICATION_CREATED, NotificationService, notificationSchema } from './notifications.js';
 import { EventBus, type EventBridge } from './events/bus.js';
 import { startPgBridge } from './events/pg-bridge.js';
 import { installWebSocket } from './events/ws.js';
@@ -75,6 +80,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   http.removeContentTypeParser(['text/plain']);
   const log = http.log;
   const bus = new EventBus(log, now);
+  bus.declare('kernel', NOTIFICATION_CREATED, { schema: notificationSchema, permission: SIGNED_IN, description: 'A notification for the receiving user.' });
   for (const p of plugins) for (const [kind, decl] of Object.entries(p.events ?? {})) bus.declare(p.name, kind, decl);
 
   const instanceId = randomUUID();
@@ -99,6 +105,13 @@ export async function createApp(opts: AppOptions): Promise<App> {
   if (bridge) bus.attachBridge(bridge);
 
   const provided = new Map<string, unknown>();
+  const settings = new SettingsStore(store.db, now);
+  const boxes = new Map<string, SecretBox>();
+  const secrets = (purpose: string) => {
+    let box = boxes.get(purpose);
+    if (!box) boxes.set(purpose, (box = new SecretBox(config.secret, purpose)));
+    return box;
+  };
   const base = {
     config,
     log,
@@ -107,7 +120,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
     events: bus,
     identity: new IdentityService(store.db, catalog, now),
     permissions: catalog,
-    settings: new SettingsStore(store.db, now),
+    settings,
+    audit: new AuditLog(store.db, now),
+    mailer: new Mailer(settings, secrets('smtp'), log),
+    notifications: new NotificationService(store.db, bus, now),
+    secrets,
     version: VERSION,
     instanceId,
     startedAt: now(),
@@ -117,7 +134,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const kernelFor = (p: PluginDefinition | null): Kernel => ({
     ...base,
     plugin<T>(name: string): T {
-      if (!p || !(p.requires ?? []).includes(name)) throw new Error(`plugin ${p?.name ?? 'kernel'} uses plugin ${name} without requiring it`);
+      if (!p || (name !== p.name && !(p.requires ?? []).includes(name))) throw new Error(`plugin ${p?.name ?? 'kernel'} uses plugin ${name} without requiring it`);
       return provided.get(name) as T;
     },
   });

@@ -1,4 +1,8 @@
+import type { AuditLog } from './audit.js';
 import type { Config } from './config.js';
+import type { SecretBox } from './crypto.js';
+import type { Mailer } from './mail/mailer.js';
+import type { NotificationService } from './notifications.js';
 import type { EventBus } from './events/bus.js';
 import type { PermissionCatalog } from './identity/permissions.js';
 import type { IdentityService } from './identity/service.js';
@@ -17,12 +21,17 @@ export interface Kernel {
   readonly identity: IdentityService;
   readonly permissions: PermissionCatalog;
   readonly settings: SettingsStore;
+  readonly audit: AuditLog;
+  readonly mailer: Mailer;
+  readonly notifications: NotificationService;
+  /** A box that seals secrets at rest under a key for this purpose only. */
+  secrets(purpose: string): SecretBox;
   readonly version: string;
   /** Unique per process; tells replicas apart. */
   readonly instanceId: string;
   readonly startedAt: number;
   now(): number;
-  /** The value another plugin's `setup` provided; only for plugins listed in `requires`. */
+  /** The value a plugin's `setup` provided: its own, or one listed in `requires`. */
   plugin<T>(name: string): T;
   /** The loaded route tree (for OpenAPI and tooling). */
   routes(): readonly LoadedRoute[];

@@ -117,7 +117,7 @@ describe('authentication and the permission check', () => {
     const id = newId();
     await inst.app.kernel.db
       .insertInto('users')
-      .values({ id, email: 'gone@example.com', name: 'Gone', status: 'active', password_hash: null, totp_secret: null, totp_enabled: 0, last_login_at: null, created_at: now, updated_at: now })
+      .values({ id, email: 'gone@example.com', name: 'Gone', status: 'active', password_hash: null, totp_enabled: 0, last_login_at: null, created_at: now, updated_at: now })
       .execute();
     await inst.app.kernel.db.insertInto('user_roles').values({ user_id: id, role_id: 'viewer' }).execute();
     const session = await inst.app.kernel.identity.createSession(id, { ip: null, userAgent: null });

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { AuditEntryInput } from '../audit.js';
 import type { Principal } from '../identity/principal.js';
 import type { Kernel } from '../kernel-services.js';
 
@@ -57,6 +58,13 @@ export interface RouteContext<S extends RouteSchema> {
   reply: FastifyReply;
   kernel: Kernel;
   requestId: string;
+  /**
+   * Records what this write did in the audit trail once the handler succeeds. Without a
+   * call, every successful POST/PUT/PATCH/DELETE still records a generic entry.
+   */
+  audit(entry: AuditEntryInput): void;
+  /** Records at once, even if the request then fails (refused sign-ins). */
+  auditNow(entry: AuditEntryInput): Promise<void>;
 }
 
 export type RouteResult<S extends RouteSchema> = ResponseBodies<S['response']> | Reply<number, ResponseBodies<S['response']>> | typeof HANDLED;

@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { HANDLED, Reply, isRawResponse, type RouteDefinition } from '../contract/route.js';
+import { actorOf, type AuditEntryInput } from '../audit.js';
 import { AppError, type ErrorIssue } from '../errors.js';
 import type { Kernel } from '../kernel-services.js';
 import { authenticate } from './authenticate.js';
 
 export const API_PREFIX = '/api/v1';
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 function zodIssues(part: string, error: z.ZodError): ErrorIssue[] {
   return error.issues.map((i) => ({
@@ -51,7 +53,21 @@ export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefin
       const body = parse('body', def.schema.body, req.body);
       if (issues.length > 0) throw new AppError('VALIDATION_FAILED', { issues });
 
-      const result = await def.handler({ params, query, body, principal, request: req, reply: res, kernel, requestId: req.id } as never);
+      const audits: AuditEntryInput[] = [];
+      const auditContext = { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, requestId: req.id };
+      const audit = (entry: AuditEntryInput) => void audits.push(entry);
+      const auditNow = async (entry: AuditEntryInput) => {
+        await kernel.audit.record(entry, actorOf(principal), auditContext);
+      };
+      const result = await def.handler({ params, query, body, principal, request: req, reply: res, kernel, requestId: req.id, audit, auditNow } as never);
+      if (WRITE_METHODS.has(def.method)) {
+        if (audits.length === 0) audits.push({ action: `${plugin}:${def.method} ${def.url}`, target: null, diff: { params, body } });
+        const actor = actorOf(principal);
+        for (const entry of audits) {
+          // The write has happened; a failing audit insert is logged, not turned into an error.
+          await kernel.audit.record(entry, actor, auditContext).catch((err: Error) => req.log.error({ err: { message: err.message }, action: entry.action }, 'audit entry not recorded'));
+        }
+      }
       if (result === HANDLED) return res;
       const { status, payload, headers } =
         result instanceof Reply ? { status: result.status, payload: result.body, headers: result.headers } : { status: success, payload: result, headers: {} };

@@ -91,12 +91,15 @@ export class IdentityService {
   async resolveApiKey(token: string): Promise<Principal | null> {
     if (!token.startsWith(API_KEY_PREFIX)) return null;
     const hash = hashToken(token);
+    // A key made by a user stops while that user is suspended or gone.
     const row = await this.db
       .selectFrom('api_keys')
-      .select(['id', 'key_hash', 'role_id', 'revoked_at', 'last_used_at'])
-      .where('key_hash', '=', hash)
+      .leftJoin('users', 'users.id', 'api_keys.created_by')
+      .select(['api_keys.id', 'api_keys.key_hash', 'api_keys.role_id', 'api_keys.revoked_at', 'api_keys.last_used_at', 'api_keys.created_by', 'users.status as creator_status'])
+      .where('api_keys.key_hash', '=', hash)
       .executeTakeFirst();
     if (!row || row.revoked_at !== null || !constantTimeEqual(row.key_hash, hash)) return null;
+    if (row.created_by !== null && row.creator_status !== 'active') return null;
     const now = this.now();
     if (row.last_used_at === null || now - Number(row.last_used_at) >= KEY_TOUCH_EVERY_MS) {
       await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.id).execute();
@@ -113,6 +116,39 @@ export class IdentityService {
 
   async endSession(sessionId: string): Promise<void> {
     await this.db.deleteFrom('sessions').where('id', '=', sessionId).execute();
+  }
+
+  /** Ends every session of the user, except `keepSessionId` (the one changing the password). */
+  async endSessionsOf(userId: string, keepSessionId?: string): Promise<void> {
+    let q = this.db.deleteFrom('sessions').where('user_id', '=', userId);
+    if (keepSessionId) q = q.where('id', '!=', keepSessionId);
+    await q.execute();
+  }
+
+  /**
+   * A single-use set-password token (a reset, or an invitation's set-password link). Issuing
+   * one withdraws the user's earlier unused tokens of the same purpose.
+   */
+  async issuePasswordToken(userId: string, purpose: 'reset' | 'invite', ttlMs: number): Promise<string> {
+    const now = this.now();
+    const token = randomToken(32);
+    await this.db.deleteFrom('password_tokens').where('user_id', '=', userId).where('purpose', '=', purpose).where('used_at', 'is', null).execute();
+    await this.db.insertInto('password_tokens').values({ token_hash: hashToken(token), user_id: userId, purpose, created_at: now, expires_at: now + ttlMs, used_at: null }).execute();
+    return token;
+  }
+
+  /**
+   * Marks the token used and answers whose it was; null when unknown, used or expired. The
+   * conditional update makes two simultaneous uses succeed at most once.
+   */
+  async consumePasswordToken(token: string): Promise<{ userId: string; purpose: 'reset' | 'invite' } | null> {
+    const now = this.now();
+    const hash = hashToken(token);
+    const row = await this.db.selectFrom('password_tokens').select(['user_id', 'purpose', 'expires_at', 'used_at']).where('token_hash', '=', hash).executeTakeFirst();
+    if (!row || row.used_at !== null || Number(row.expires_at) <= now) return null;
+    const res = await this.db.updateTable('password_tokens').set({ used_at: now }).where('token_hash', '=', hash).where('used_at', 'is', null).executeTakeFirst();
+    if (Number(res.numUpdatedRows) !== 1) return null;
+    return { userId: row.user_id, purpose: row.purpose };
   }
 
   async rolesOfUser(userId: string): Promise<{ roleIds: string[]; permissions: PermissionSet }> {

@@ -1,6 +1,9 @@
 import type { Migration } from '../plugin/manifest.js';
 
-/** Timestamps are bigint milliseconds (D3); booleans are 0/1 integers on every dialect. */
+/**
+ * Timestamps are bigint milliseconds (D3); booleans are 0/1 integers on every dialect. Foreign
+ * keys are table constraints: MySQL 8 parses a column-level REFERENCES and silently ignores it.
+ */
 export const kernelMigrations: Migration[] = [
   {
     name: '0001_state_and_settings',
@@ -29,7 +32,6 @@ export const kernelMigrations: Migration[] = [
         .addColumn('name', 'varchar(120)', (c) => c.notNull())
         .addColumn('status', 'varchar(16)', (c) => c.notNull())
         .addColumn('password_hash', 'text')
-        .addColumn('totp_secret', 'text')
         .addColumn('totp_enabled', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('last_login_at', 'bigint')
         .addColumn('created_at', 'bigint', (c) => c.notNull())
@@ -47,41 +49,46 @@ export const kernelMigrations: Migration[] = [
       await db.schema
         .createTable('role_grants')
         .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
-        .addColumn('role_id', 'varchar(32)', (c) => c.notNull().references('roles.id').onDelete('cascade'))
+        .addColumn('role_id', 'varchar(32)', (c) => c.notNull())
         .addColumn('permission', 'varchar(200)', (c) => c.notNull())
         .addColumn('scope', 'text')
+        .addForeignKeyConstraint('role_grants_role_fk', ['role_id'], 'roles', ['id'], (f) => f.onDelete('cascade'))
         .execute();
       await db.schema.createIndex('role_grants_role').on('role_grants').column('role_id').execute();
       await db.schema
         .createTable('user_roles')
-        .addColumn('user_id', 'varchar(32)', (c) => c.notNull().references('users.id').onDelete('cascade'))
-        .addColumn('role_id', 'varchar(32)', (c) => c.notNull().references('roles.id').onDelete('cascade'))
+        .addColumn('user_id', 'varchar(32)', (c) => c.notNull())
+        .addColumn('role_id', 'varchar(32)', (c) => c.notNull())
         .addPrimaryKeyConstraint('user_roles_pk', ['user_id', 'role_id'])
+        .addForeignKeyConstraint('user_roles_user_fk', ['user_id'], 'users', ['id'], (f) => f.onDelete('cascade'))
+        .addForeignKeyConstraint('user_roles_role_fk', ['role_id'], 'roles', ['id'], (f) => f.onDelete('cascade'))
         .execute();
       await db.schema
         .createTable('sessions')
         .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
         .addColumn('token_hash', 'varchar(64)', (c) => c.notNull().unique())
-        .addColumn('user_id', 'varchar(32)', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('user_id', 'varchar(32)', (c) => c.notNull())
         .addColumn('ip', 'varchar(64)')
         .addColumn('user_agent', 'varchar(500)')
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('last_seen_at', 'bigint', (c) => c.notNull())
         .addColumn('expires_at', 'bigint', (c) => c.notNull())
         .addColumn('absolute_expires_at', 'bigint', (c) => c.notNull())
+        .addForeignKeyConstraint('sessions_user_fk', ['user_id'], 'users', ['id'], (f) => f.onDelete('cascade'))
         .execute();
       await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute();
       await db.schema
         .createTable('api_keys')
         .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
         .addColumn('name', 'varchar(120)', (c) => c.notNull())
-        .addColumn('role_id', 'varchar(32)', (c) => c.notNull().references('roles.id'))
+        .addColumn('role_id', 'varchar(32)', (c) => c.notNull())
         .addColumn('prefix', 'varchar(32)', (c) => c.notNull())
         .addColumn('key_hash', 'varchar(64)', (c) => c.notNull().unique())
         .addColumn('created_by', 'varchar(32)')
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('last_used_at', 'bigint')
         .addColumn('revoked_at', 'bigint')
+        .addForeignKeyConstraint('api_keys_role_fk', ['role_id'], 'roles', ['id'])
         .execute();
       const now = Date.now();
       await db
@@ -104,6 +111,69 @@ export const kernelMigrations: Migration[] = [
         .addColumn('payload', 'text', (c) => c.notNull())
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .execute();
+    },
+  },
+  {
+    name: '0004_audit',
+    async up(db) {
+      await db.schema
+        .createTable('audit_log')
+        .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .addColumn('actor_type', 'varchar(16)', (c) => c.notNull())
+        .addColumn('actor_id', 'varchar(32)')
+        .addColumn('action', 'varchar(100)', (c) => c.notNull())
+        .addColumn('target_type', 'varchar(50)')
+        .addColumn('target_id', 'varchar(200)')
+        .addColumn('diff', 'text')
+        .addColumn('ip', 'varchar(64)')
+        .addColumn('user_agent', 'varchar(500)')
+        .addColumn('request_id', 'varchar(64)')
+        .execute();
+      await db.schema.createIndex('audit_log_actor').on('audit_log').columns(['actor_id', 'id']).execute();
+      await db.schema.createIndex('audit_log_action').on('audit_log').columns(['action', 'id']).execute();
+      await db.schema.createIndex('audit_log_target').on('audit_log').columns(['target_type', 'target_id', 'id']).execute();
+    },
+  },
+  {
+    name: '0005_notifications',
+    async up(db) {
+      await db.schema
+        .createTable('notifications')
+        .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
+        .addColumn('user_id', 'varchar(32)', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('kind', 'varchar(100)', (c) => c.notNull())
+        .addColumn('title', 'varchar(300)', (c) => c.notNull())
+        .addColumn('body', 'text')
+        .addColumn('link', 'varchar(2000)')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('read_at', 'bigint')
+        .execute();
+      await db.schema.createIndex('notifications_user').on('notifications').columns(['user_id', 'id']).execute();
+      await db.schema
+        .createTable('notification_prefs')
+        .addColumn('user_id', 'varchar(32)', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('kind', 'varchar(100)', (c) => c.notNull())
+        .addColumn('in_app', 'integer', (c) => c.notNull())
+        .addColumn('email', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('notification_prefs_pk', ['user_id', 'kind'])
+        .execute();
+    },
+  },
+  {
+    name: '0006_password_tokens',
+    async up(db) {
+      // Single-use set-password tokens (reset and invitation), stored as hashes only.
+      await db.schema
+        .createTable('password_tokens')
+        .addColumn('token_hash', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('user_id', 'varchar(32)', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('purpose', 'varchar(16)', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('used_at', 'bigint')
+        .execute();
+      await db.schema.createIndex('password_tokens_user').on('password_tokens').column('user_id').execute();
     },
   },
 ];

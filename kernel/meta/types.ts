@@ -13,7 +13,6 @@ export interface KernelTables {
     name: string;
     status: 'active' | 'invited' | 'suspended';
     password_hash: string | null;
-    totp_secret: string | null;
     totp_enabled: number;
     last_login_at: number | null;
     created_at: number;
@@ -33,6 +32,22 @@ export interface KernelTables {
     expires_at: number;
     absolute_expires_at: number;
   };
+  audit_log: {
+    id: string;
+    at: number;
+    actor_type: string;
+    actor_id: string | null;
+    action: string;
+    target_type: string | null;
+    target_id: string | null;
+    diff: string | null;
+    ip: string | null;
+    user_agent: string | null;
+    request_id: string | null;
+  };
+  notifications: { id: string; user_id: string; kind: string; title: string; body: string | null; link: string | null; created_at: number; read_at: number | null };
+  notification_prefs: { user_id: string; kind: string; in_app: number; email: number };
+  password_tokens: { token_hash: string; user_id: string; purpose: 'reset' | 'invite'; created_at: number; expires_at: number; used_at: number | null };
   api_keys: {
     id: string;
     name: string;

@@ -25,8 +25,9 @@ export const setupRoutes = [
       body: z.strictObject({ email: emailField, password: newPasswordField, name: nameField }),
       response: { 201: dataOf(z.strictObject({ user: userSchema })) },
     },
-    handler: async ({ kernel, body, request, reply: res }) => {
+    handler: async ({ kernel, body, request, reply: res, audit }) => {
       const user = await createSuperAdmin(kernel.db, body, kernel.now());
+      audit({ action: 'setup.super-admin', actor: { type: 'user', id: user.id }, target: { type: 'user', id: user.id }, diff: { email: user.email, name: user.name } });
       const session = await kernel.identity.createSession(user.id, { ip: request.ip ?? null, userAgent: request.headers['user-agent'] ?? null });
       setSessionCookie(res, request, session.token, SESSION_ABSOLUTE_MS);
       return reply(201, { data: { user } });

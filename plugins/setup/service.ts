@@ -24,7 +24,6 @@ export async function createSuperAdmin(db: MetaDb, input: { email: string; passw
     name: input.name,
     status: 'active' as const,
     password_hash: passwordHash,
-    totp_secret: null,
     totp_enabled: 0,
     last_login_at: now,
     created_at: now,
