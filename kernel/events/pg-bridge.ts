@@ -57,6 +57,12 @@ export async function startPgBridge(opts: { url: string; db: MetaDb; bus: EventB
     try {
       await c.connect();
       await c.query(`LISTEN ${CHANNEL}`);
+      if (closed) {
+        // close() ran while this attempt was in flight and could not end a client it never saw.
+        c.removeAllListeners('end');
+        await c.end().catch(() => undefined);
+        return;
+      }
       client = c;
       backoff = 250;
     } catch {

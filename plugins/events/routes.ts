@@ -12,6 +12,8 @@ export const eventRoutes = [
     handler: ({ kernel, principal, request, reply }) => {
       reply.hijack();
       const res = reply.raw;
+      // A hijacked reply drops what onRequest hooks set on it (the CORS headers for a listed origin).
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) res.setHeader(name, value);
       res.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-store',
@@ -20,6 +22,12 @@ export const eventRoutes = [
         'x-content-type-options': 'nosniff',
         'x-request-id': request.id,
       });
+      // fastify answers HEAD with this handler too: Node drops writes to a HEAD response without
+      // ever sending its headers, so the request would hang holding a subscription.
+      if (request.method === 'HEAD') {
+        res.end();
+        return HANDLED;
+      }
       res.write(`retry: 3000\n: ready\n\n`);
       const unsubscribe = kernel.events.subscribe({
         principal: principal!,

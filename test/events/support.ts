@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import { z } from 'zod';
 import WebSocket from 'ws';
 import { reply, route } from '../../kernel/contract/route.js';
@@ -68,7 +69,10 @@ export async function setupAdmin(inst: TestInstance, email = 'root@example.com')
 }
 
 /** An api_keys row as the api-keys plugin would write it (only the hash is stored). */
-export async function createApiKey(inst: TestInstance, roleId: 'admin' | 'editor' | 'viewer'): Promise<{ id: string; token: string; headers: Record<string, string> }> {
+export async function createApiKey(
+  inst: TestInstance,
+  roleId: 'admin' | 'editor' | 'viewer',
+): Promise<{ id: string; token: string; headers: Record<string, string> }> {
   const token = 'adm_sk_' + randomToken(24);
   const id = newId();
   await inst.app.kernel.db
@@ -104,7 +108,6 @@ export async function createUserSession(inst: TestInstance, roleId: 'admin' | 'e
       name: email,
       status: 'active',
       password_hash: null,
-      totp_secret: null,
       totp_enabled: 0,
       last_login_at: null,
       created_at: now,
@@ -315,4 +318,91 @@ export async function refusal(p: Promise<SseStream | WsStream | Refusal>): Promi
     throw new Error('expected the server to refuse the connection, but it opened');
   }
   return s;
+}
+
+/**
+ * A loopback TCP proxy whose gate can be shut: shutting drops every open connection and holds
+ * new ones, unanswered, until it opens again. Lets a test catch a client mid-connect.
+ */
+export class GateProxy {
+  private server: net.Server | null = null;
+  private readonly sockets = new Set<net.Socket>();
+  private held: Array<() => void> = [];
+  private heldWaiters: Array<() => void> = [];
+  private shut = false;
+  port = 0;
+
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  async start(): Promise<number> {
+    this.server = net.createServer((client) => {
+      this.sockets.add(client);
+      client.on('close', () => this.sockets.delete(client));
+      client.on('error', () => client.destroy());
+      const pipe = () => {
+        if (client.destroyed) return;
+        const upstream = net.connect(this.targetPort, this.targetHost);
+        this.sockets.add(upstream);
+        const done = () => {
+          client.destroy();
+          upstream.destroy();
+          this.sockets.delete(upstream);
+        };
+        client.on('close', done);
+        upstream.on('error', done).on('close', done);
+        client.pipe(upstream).pipe(client);
+      };
+      if (!this.shut) return pipe();
+      this.held.push(pipe);
+      for (const w of this.heldWaiters.splice(0)) w();
+    });
+    await new Promise<void>((res) => this.server!.listen(0, '127.0.0.1', res));
+    this.port = (this.server.address() as net.AddressInfo).port;
+    return this.port;
+  }
+
+  /** Drops every open connection; later ones wait for open(). */
+  shutGate(): void {
+    this.shut = true;
+    for (const s of this.sockets) s.destroy();
+  }
+
+  /** Resolves once some connection is waiting at the shut gate. */
+  waitForHeld(timeoutMs = WAIT_MS): Promise<void> {
+    if (this.held.length > 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no connection reached the gate in time')), timeoutMs);
+      this.heldWaiters.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  openGate(): void {
+    this.shut = false;
+    for (const pipe of this.held.splice(0)) pipe();
+  }
+
+  /** Connections (both sides) still open through the proxy. */
+  get openSockets(): number {
+    return this.sockets.size;
+  }
+
+  async stop(): Promise<void> {
+    this.shutGate();
+    this.held = [];
+    await new Promise<void>((res) => (this.server ? this.server.close(() => res()) : res()));
+  }
+}
+
+/** The meta store URL with its host and port replaced by a loopback proxy's. */
+export function throughProxy(url: string, port: number): string {
+  const u = new URL(url);
+  u.hostname = '127.0.0.1';
+  u.port = String(port);
+  return u.toString();
 }
