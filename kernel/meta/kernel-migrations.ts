@@ -141,22 +141,24 @@ export const kernelMigrations: Migration[] = [
       await db.schema
         .createTable('notifications')
         .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
-        .addColumn('user_id', 'varchar(32)', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('user_id', 'varchar(32)', (c) => c.notNull())
         .addColumn('kind', 'varchar(100)', (c) => c.notNull())
         .addColumn('title', 'varchar(300)', (c) => c.notNull())
         .addColumn('body', 'text')
         .addColumn('link', 'varchar(2000)')
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('read_at', 'bigint')
+        .addForeignKeyConstraint('notifications_user_fk', ['user_id'], 'users', ['id'], (f) => f.onDelete('cascade'))
         .execute();
       await db.schema.createIndex('notifications_user').on('notifications').columns(['user_id', 'id']).execute();
       await db.schema
         .createTable('notification_prefs')
-        .addColumn('user_id', 'varchar(32)', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('user_id', 'varchar(32)', (c) => c.notNull())
         .addColumn('kind', 'varchar(100)', (c) => c.notNull())
         .addColumn('in_app', 'integer', (c) => c.notNull())
         .addColumn('email', 'integer', (c) => c.notNull())
         .addPrimaryKeyConstraint('notification_prefs_pk', ['user_id', 'kind'])
+        .addForeignKeyConstraint('notification_prefs_user_fk', ['user_id'], 'users', ['id'], (f) => f.onDelete('cascade'))
         .execute();
     },
   },
@@ -167,11 +169,12 @@ export const kernelMigrations: Migration[] = [
       await db.schema
         .createTable('password_tokens')
         .addColumn('token_hash', 'varchar(64)', (c) => c.primaryKey())
-        .addColumn('user_id', 'varchar(32)', (c) => c.notNull().references('users.id').onDelete('cascade'))
+        .addColumn('user_id', 'varchar(32)', (c) => c.notNull())
         .addColumn('purpose', 'varchar(16)', (c) => c.notNull())
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('expires_at', 'bigint', (c) => c.notNull())
         .addColumn('used_at', 'bigint')
+        .addForeignKeyConstraint('password_tokens_user_fk', ['user_id'], 'users', ['id'], (f) => f.onDelete('cascade'))
         .execute();
       await db.schema.createIndex('password_tokens_user').on('password_tokens').column('user_id').execute();
     },

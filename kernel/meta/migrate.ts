@@ -35,8 +35,16 @@ export async function runMigrations(store: MetaStore, sets: readonly PluginMigra
       .addColumn('applied_at', 'bigint', (c) => c.notNull())
       .addPrimaryKeyConstraint('kernel_migrations_pk', ['plugin', 'name'])
       .execute();
-    const rows = (await conn.selectFrom('kernel_migrations').select(['plugin', 'name']).execute()) as Array<{ plugin: string; name: string }>;
+    const rows = (await conn.selectFrom('kernel_migrations').select(['plugin', 'name', 'applied_at']).execute()) as Array<{
+      plugin: string;
+      name: string;
+      applied_at: number | string;
+    }>;
     const done = new Set(rows.map((r) => `${r.plugin}\u0000${r.name}`));
+    // applied_at is the only record of the order migrations ran in (appliedMigrations sorts by
+    // it), and many run within one millisecond: each stamp is later than every earlier one.
+    let last = rows.reduce((max, r) => Math.max(max, Number(r.applied_at)), 0);
+    const stamp = () => (last = Math.max(now(), last + 1));
     const applied: MigrationResult['applied'] = [];
     for (const set of sets) {
       for (const m of set.migrations) {
@@ -44,7 +52,7 @@ export async function runMigrations(store: MetaStore, sets: readonly PluginMigra
         // eslint-disable-next-line @typescript-eslint/no-explicit-any
         const apply = async (db: Kysely<any>) => {
           await m.up(db);
-          await db.insertInto('kernel_migrations').values({ plugin: set.plugin, name: m.name, applied_at: now() }).execute();
+          await db.insertInto('kernel_migrations').values({ plugin: set.plugin, name: m.name, applied_at: stamp() }).execute();
         };
         try {
           if (helpers.dialect === 'sqlite')
@@ -60,7 +68,7 @@ export async function runMigrations(store: MetaStore, sets: readonly PluginMigra
   });
 }
 
-/** Lists applied migrations (for tests and the operator). */
+/** Lists applied migrations in the order they were applied (for tests and the operator). */
 export async function appliedMigrations(store: MetaStore): Promise<Array<{ plugin: string; name: string }>> {
   const res = await sql<{ plugin: string; name: string }>`select plugin, name from kernel_migrations order by applied_at, plugin, name`.execute(store.db);
   return res.rows;

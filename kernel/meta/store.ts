@@ -34,8 +34,9 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
     mkdirSync(opts.dataDir, { recursive: true });
     const file = join(opts.dataDir, 'meta.sqlite');
     const database = new Database(file);
-    database.pragma('journal_mode = WAL');
+    // Before journal_mode: switching a new file to WAL needs a lock another process may hold.
     database.pragma('busy_timeout = 5000');
+    database.pragma('journal_mode = WAL');
     database.pragma('foreign_keys = ON');
     database.pragma('synchronous = NORMAL');
     return finish(new Kysely<KernelTables>({ dialect: new SqliteDialect({ database }) }), sqliteHelpers, { dialect: 'sqlite', location: file });

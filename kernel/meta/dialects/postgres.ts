@@ -11,10 +11,17 @@ export const postgresHelpers: MetaDialectHelpers = {
   async withMigrationLock(db, fn) {
     return db.connection().execute(async (conn) => {
       await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(conn);
+      let failed = true;
       try {
-        return await fn(conn);
+        const out = await fn(conn);
+        failed = false;
+        return out;
       } finally {
-        await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(conn);
+        // After a failed migration its own error is the one to report; an unlock that fails
+        // too (the connection is gone) has released the lock with the session anyway.
+        await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(conn).catch((err: unknown) => {
+          if (!failed) throw err;
+        });
       }
     });
   },
