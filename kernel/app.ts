@@ -40,6 +40,8 @@ export interface AppOptions {
   logger?: boolean;
   /** Where JSON log lines go instead of stdout (tests read them). */
   logStream?: NodeJS.WritableStream;
+  /** Realtime heartbeat (25 s by default); tests shorten it. */
+  heartbeatMs?: number;
 }
 
 export interface App {
@@ -79,7 +81,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // JSON is the only request body the API reads; anything else answers 415.
   http.removeContentTypeParser(['text/plain']);
   const log = http.log;
-  const bus = new EventBus(log, now);
+  const bus = new EventBus(log, now, opts.heartbeatMs);
   bus.declare('kernel', NOTIFICATION_CREATED, { schema: notificationSchema, permission: SIGNED_IN, description: 'A notification for the receiving user.' });
   for (const p of plugins) for (const [kind, decl] of Object.entries(p.events ?? {})) bus.declare(p.name, kind, decl);
 

@@ -37,6 +37,8 @@ export class EventBus {
   constructor(
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
+    /** How often transports ping and re-check that the subscriber may still listen. */
+    readonly heartbeatMs: number = HEARTBEAT_MS,
   ) {}
 
   declare(plugin: string, kind: string, decl: EventDeclaration): void {

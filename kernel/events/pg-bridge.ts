@@ -81,6 +81,11 @@ export async function startPgBridge(opts: { url: string; db: MetaDb; bus: EventB
   };
 
   await connect();
+  // Rows are read within moments of their NOTIFY; sweep the stragglers even when no large event follows.
+  const sweeper = setInterval(() => {
+    void sql`delete from kernel_event_outbox where created_at < ${Date.now() - OUTBOX_TTL_MS}`.execute(db).catch(() => undefined);
+  }, OUTBOX_TTL_MS);
+  sweeper.unref();
 
   return {
     async forward(message) {
@@ -97,6 +102,7 @@ export async function startPgBridge(opts: { url: string; db: MetaDb; bus: EventB
     async close() {
       closed = true;
       clearTimeout(retry);
+      clearInterval(sweeper);
       const c = client;
       client = null;
       if (c) {

@@ -4,7 +4,6 @@ import { AppError } from '../errors.js';
 import type { Principal } from '../identity/principal.js';
 import type { Kernel } from '../kernel-services.js';
 import { authenticate } from '../http/authenticate.js';
-import { HEARTBEAT_MS } from './bus.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -41,6 +40,8 @@ export async function installWebSocket(app: FastifyInstance, kernel: Kernel): Pr
       socket.on('pong', () => {
         alive = true;
       });
+      // Each beat also re-checks the principal: a signed-out session, a suspended user or a
+      // revoked key stops receiving at the next beat.
       const heartbeat = setInterval(() => {
         if (!alive) {
           socket.terminate();
@@ -48,7 +49,11 @@ export async function installWebSocket(app: FastifyInstance, kernel: Kernel): Pr
         }
         alive = false;
         socket.ping();
-      }, HEARTBEAT_MS);
+        void kernel.identity.isStillValid(principal).then(
+          (valid) => valid || socket.close(4401, 'session ended'),
+          () => undefined,
+        );
+      }, kernel.events.heartbeatMs);
       socket.on('close', () => {
         clearInterval(heartbeat);
         unsubscribe();

@@ -114,6 +114,33 @@ export class IdentityService {
     };
   }
 
+  /**
+   * Whether a principal resolved earlier still holds: its session is live and its user active,
+   * or its key unrevoked. Long-lived channels (WebSocket, SSE) re-check on every heartbeat.
+   */
+  async isStillValid(principal: Principal): Promise<boolean> {
+    const now = this.now();
+    if (principal.kind === 'session' && principal.sessionId) {
+      const row = await this.db
+        .selectFrom('sessions')
+        .innerJoin('users', 'users.id', 'sessions.user_id')
+        .select(['sessions.expires_at', 'sessions.absolute_expires_at', 'users.status'])
+        .where('sessions.id', '=', principal.sessionId)
+        .executeTakeFirst();
+      return !!row && row.status === 'active' && Number(row.expires_at) > now && Number(row.absolute_expires_at) > now;
+    }
+    if (principal.kind === 'apiKey' && principal.apiKeyId) {
+      const row = await this.db
+        .selectFrom('api_keys')
+        .leftJoin('users', 'users.id', 'api_keys.created_by')
+        .select(['api_keys.revoked_at', 'api_keys.created_by', 'users.status as creator_status'])
+        .where('api_keys.id', '=', principal.apiKeyId)
+        .executeTakeFirst();
+      return !!row && row.revoked_at === null && (row.created_by === null || row.creator_status === 'active');
+    }
+    return false;
+  }
+
   async endSession(sessionId: string): Promise<void> {
     await this.db.deleteFrom('sessions').where('id', '=', sessionId).execute();
   }

@@ -14,7 +14,7 @@ export interface RouteTree {
 
 /**
  * Everything that can be checked without opening anything: manifests, load order, the
- * permission catalog and the route contract. Throws one line on the first problem, so the
+ * permission catalog, the route contract and the permissions events need. Throws one line on the first problem, so the
  * server refuses to start, and `npm run openapi` sees exactly the tree the server would serve.
  */
 export function buildRouteTree(input: readonly PluginDefinition[]): RouteTree {
@@ -24,6 +24,11 @@ export function buildRouteTree(input: readonly PluginDefinition[]): RouteTree {
   for (const p of plugins) {
     for (const perm of p.permissions ?? []) catalog.add(p.name, perm);
     if (p.errors) registerErrorCodes(p.errors);
+  }
+  for (const p of plugins) {
+    for (const [kind, decl] of Object.entries(p.events ?? {})) {
+      if (!catalog.has(decl.permission)) throw new Error(`event ${kind} of plugin ${p.name} needs permission ${decl.permission}, which no loaded plugin declares`);
+    }
   }
   const seen = new Set<string>();
   const routes: LoadedRoute[] = [];

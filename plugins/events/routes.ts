@@ -1,5 +1,4 @@
 import { HANDLED, SIGNED_IN, rawResponse, route } from '../../kernel/contract/route.js';
-import { HEARTBEAT_MS } from '../../kernel/events/bus.js';
 
 export const eventRoutes = [
   route({
@@ -35,7 +34,15 @@ export const eventRoutes = [
           res.write(`event: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`);
         },
       });
-      const heartbeat = setInterval(() => res.write(`: ping\n\n`), HEARTBEAT_MS);
+      // Each beat also re-checks the principal: a signed-out session, a suspended user or a
+      // revoked key ends the stream at the next beat.
+      const heartbeat = setInterval(() => {
+        res.write(`: ping\n\n`);
+        void kernel.identity.isStillValid(principal!).then(
+          (valid) => valid || res.end(),
+          () => undefined,
+        );
+      }, kernel.events.heartbeatMs);
       const stop = () => {
         clearInterval(heartbeat);
         unsubscribe();

@@ -20,6 +20,7 @@ export interface InstanceOptions {
   plugins?: PluginDefinition[];
   now?: () => number;
   dashboardDir?: string;
+  heartbeatMs?: number;
   /** Collect JSON log lines (at SVC_LOG_LEVEL or info) into this array. */
   logLines?: string[];
 }
@@ -55,7 +56,7 @@ export async function startInstance(opts: InstanceOptions = {}): Promise<TestIns
   let app: App;
   try {
     const logStream = opts.logLines ? new Writable({ write: (chunk, _enc, done) => (opts.logLines!.push(...String(chunk).split('\n').filter(Boolean)), done()) }) : undefined;
-    app = await createApp({ config, plugins: [...firstPartyPlugins, ...(opts.plugins ?? [])], now: opts.now, dashboardDir: opts.dashboardDir, logStream });
+    app = await createApp({ config, plugins: [...firstPartyPlugins, ...(opts.plugins ?? [])], now: opts.now, dashboardDir: opts.dashboardDir, logStream, heartbeatMs: opts.heartbeatMs });
   } catch (err) {
     await temp?.drop();
     rmSync(dataDir, { recursive: true, force: true });
