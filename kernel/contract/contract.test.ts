@@ -100,6 +100,11 @@ describe('the route contract: the server refuses to start', () => {
     await expect(createApp({ config, plugins: [...firstPartyPlugins, a, b] })).rejects.toThrow('plugin dependency cycle: alpha -> beta -> alpha');
   });
 
+  it('with an event kind whose permission no plugin declares', async () => {
+    const res = await start(definePlugin({ name: 'probe', version: '1.0.0', events: { 'probe.happened': { schema: z.object({}), permission: 'nobody.declares' } } }));
+    expect(res.outcome).toBe('event probe.happened of plugin probe needs permission nobody.declares, which no loaded plugin declares');
+  });
+
   it('on a malformed manifest', async () => {
     const res = await start({ name: 'Bad Name', version: '1' } as PluginDefinition);
     expect(res.outcome).toMatch(/^plugin Bad Name: manifest field name/);
