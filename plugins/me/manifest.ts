@@ -1,9 +1,18 @@
 import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { meErrors } from './caller.js';
+import { meRoutes } from './routes.js';
+import { MeService } from './service.js';
+import { meMigrations } from './tables.js';
 
-export default definePlugin({
+export type { MeService } from './service.js';
+
+export default definePlugin<MeService>({
   name: 'me',
   version: '1.0.0',
   description: 'The signed-in user: profile, preferences, notifications, saved layouts.',
   requires: ['settings'],
-  routes: [],
+  migrations: meMigrations,
+  errors: meErrors,
+  routes: meRoutes,
+  setup: (kernel) => new MeService(kernel),
 });

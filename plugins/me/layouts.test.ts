@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HttpClient } from '../../test/helpers/client.js';
+import { call } from '../../test/helpers/contract.js';
+import { databaseAvailable } from '../../test/helpers/databases.js';
+import { startInstance, type TestInstance } from '../../test/helpers/instance.js';
+import { meDb } from './tables.js';
+import { addUser, setupAdmin } from './test-support.js';
+
+const pg = await databaseAvailable('postgres');
+
+for (const meta of ['sqlite', 'postgres'] as const) {
+  describe.runIf(meta === 'sqlite' || pg)(`my saved page layouts (${meta} meta store)`, () => {
+    let inst: TestInstance;
+    let a: { client: HttpClient; userId: string };
+    let b: { client: HttpClient; userId: string };
+    const stored = (userId: string) => meDb(inst.app.kernel.db).selectFrom('user_layouts').selectAll().where('user_id', '=', userId).orderBy('page_id').execute();
+
+    beforeAll(async () => {
+      inst = await startInstance({ meta });
+      a = await setupAdmin(inst);
+      b = await addUser(inst, { role: 'viewer', email: 'b@example.com' });
+    });
+    afterAll(async () => {
+      await inst?.close();
+    });
+
+    it('store the layout as given and answer it', async () => {
+      const layout = { columns: ['name', 'email'], widths: { name: 240 }, sort: [{ column: 'name', desc: false }], nested: { deep: [1, null, 'x'] } };
+      const res = await call(inst, a.client, 'PUT', '/api/v1/me/views/customers/layout', { layout });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toEqual({ pageId: 'customers', layout, updatedAt: expect.any(Number) });
+      const rows = await stored(a.userId);
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ page_id: 'customers' });
+      expect(JSON.parse(rows[0]!.layout)).toEqual(layout);
+    });
+
+    it('replace on a second PUT, per user and page', async () => {
+      await call(inst, a.client, 'PUT', '/api/v1/me/views/orders/layout', { layout: { v: 1 } });
+      const res = await call(inst, a.client, 'PUT', '/api/v1/me/views/customers/layout', { layout: { columns: ['email'] } });
+      expect(res.body.data.layout).toEqual({ columns: ['email'] });
+      await call(inst, b.client, 'PUT', '/api/v1/me/views/customers/layout', { layout: { mine: true } });
+      const rows = await stored(a.userId);
+      expect(rows.map((r) => [r.page_id, JSON.parse(r.layout)])).toEqual([
+        ['customers', { columns: ['email'] }],
+        ['orders', { v: 1 }],
+      ]);
+      expect((await stored(b.userId)).map((r) => JSON.parse(r.layout))).toEqual([{ mine: true }]);
+    });
+
+    it('remove on DELETE, only the caller’s, and answer ok when there was none', async () => {
+      const res = await call(inst, a.client, 'DELETE', '/api/v1/me/views/customers/layout');
+      expect(res.body).toEqual({ data: { ok: true } });
+      expect((await stored(a.userId)).map((r) => r.page_id)).toEqual(['orders']);
+      expect(await stored(b.userId)).toHaveLength(1);
+      expect((await call(inst, a.client, 'DELETE', '/api/v1/me/views/customers/layout')).body).toEqual({ data: { ok: true } });
+      const entries = await inst.app.kernel.db.selectFrom('audit_log').select(['action', 'target_id']).where('action', 'like', 'me.layout.%').execute();
+      expect(entries).toContainEqual({ action: 'me.layout.delete', target_id: 'customers' });
+    });
+
+    it('hold pageId to 1..64 characters and the body to a layout object', async () => {
+      expect((await call(inst, a.client, 'PUT', `/api/v1/me/views/${'p'.repeat(64)}/layout`, { layout: {} })).status).toBe(200);
+      const long = await call(inst, a.client, 'PUT', `/api/v1/me/views/${'p'.repeat(65)}/layout`, { layout: {} });
+      expect(long.status).toBe(400);
+      expect(long.body.error.issues[0].path).toBe('params.pageId');
+      expect((await call(inst, a.client, 'DELETE', `/api/v1/me/views/${'p'.repeat(65)}/layout`)).status).toBe(400);
+      for (const [body, path] of [
+        [{ layout: [1, 2] }, 'body.layout'],
+        [{ layout: 'x' }, 'body.layout'],
+        [{ layout: null }, 'body.layout'],
+        [{}, 'body.layout'],
+        [{ layout: {}, extra: 1 }, 'body'],
+      ] as const) {
+        const res = await call(inst, a.client, 'PUT', '/api/v1/me/views/p/layout', body);
+        expect(res.status, JSON.stringify(body)).toBe(400);
+        expect(res.body.error.issues[0].path).toBe(path);
+      }
+    });
+
+    it('refuse a body over 64 KiB with 413 PAYLOAD_TOO_LARGE', async () => {
+      const fits = { layout: { blob: 'x'.repeat(64 * 1024 - 40) } };
+      expect(JSON.stringify(fits).length).toBeLessThanOrEqual(64 * 1024);
+      expect((await call(inst, a.client, 'PUT', '/api/v1/me/views/big/layout', fits)).status).toBe(200);
+      const res = await call(inst, a.client, 'PUT', '/api/v1/me/views/big/layout', { layout: { blob: 'x'.repeat(64 * 1024) } });
+      expect(res.status).toBe(413);
+      expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+      expect(JSON.parse((await stored(a.userId)).find((r) => r.page_id === 'big')!.layout).blob).toHaveLength(64 * 1024 - 40);
+    });
+  });
+}
