@@ -1,0 +1,40 @@
+import type { FastifyRequest } from 'fastify';
+import type { Kernel } from '../../kernel/kernel-services.js';
+
+export const INVITATION_TEMPLATE = 'users.invitation';
+export const INVITE_TTL_MS = 7 * 24 * 3600_000;
+
+export function registerInvitationTemplate(kernel: Kernel): void {
+  kernel.mailer.templates.register(INVITATION_TEMPLATE, 'en', {
+    subject: '{{inviter}} invited you to the administration dashboard',
+    text:
+      'Hello {{name}},\n\n{{inviter}} invited you to the administration dashboard. Choose a password to activate your account:\n\n{{link}}\n\n' +
+      'The link works once and expires in {{days}} days. If you did not expect this invitation, ignore this e-mail.\n',
+    html:
+      '<p>Hello {{name}},</p><p>{{inviter}} invited you to the administration dashboard. Choose a password to activate your account:</p>' +
+      '<p><a href="{{link}}">{{link}}</a></p><p>The link works once and expires in {{days}} days. If you did not expect this invitation, ignore this e-mail.</p>',
+  });
+}
+
+/**
+ * Issues a fresh set-password token (withdrawing earlier ones) and mails the link. The mail
+ * goes out after the response: without SMTP, or when it fails, the caller's operation has
+ * still succeeded, and the response does not depend on the mail server's speed.
+ */
+export async function sendInvitation(
+  kernel: Kernel,
+  request: FastifyRequest,
+  user: { id: string; email: string; name: string },
+  inviter: string | null,
+): Promise<void> {
+  const token = await kernel.identity.issuePasswordToken(user.id, 'invite', INVITE_TTL_MS);
+  const base = kernel.config.baseUrl ?? `${request.protocol}://${request.host}`;
+  const link = `${base}/accept-invite?token=${encodeURIComponent(token)}`;
+  const vars = { name: user.name, inviter: inviter ?? 'An administrator', link, days: INVITE_TTL_MS / (24 * 3600_000) };
+  void kernel.mailer
+    .sendTemplate(INVITATION_TEMPLATE, 'en', user.email, vars)
+    .then((result) => {
+      if (!result.sent) kernel.log.info({ userId: user.id, reason: result.reason }, 'invitation not mailed');
+    })
+    .catch((err: Error) => kernel.log.warn({ userId: user.id, err: { message: err.message } }, 'invitation not mailed'));
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { listQuery } from '../../kernel/contract/shapes.js';
+import { emailField, nameField, newPasswordField, userSchema } from '../../kernel/identity/schemas.js';
+import { cursorField } from './cursor.js';
+
+export const userIdParams = z.object({ id: z.string().min(1).max(64) });
+const roleId = z.string().min(1).max(64);
+export const roleIdsField = z.array(roleId).max(50);
+
+export const listUsersQuery = listQuery.extend({
+  cursor: cursorField(z.strictObject({ id: z.string().min(1).max(64) })),
+  status: z.enum(['active', 'invited', 'suspended']).optional(),
+  q: z.string().trim().min(1).max(320).optional().describe('Case-insensitive search in e-mail and name'),
+  roleId: roleId.optional().describe('Only users holding this role'),
+});
+
+export const createUserBody = z.strictObject({
+  email: emailField,
+  name: nameField,
+  roleIds: roleIdsField.optional(),
+  password: newPasswordField.optional(),
+});
+
+export const patchUserBody = z.strictObject({
+  name: nameField.optional(),
+  email: emailField.optional(),
+  status: z.enum(['active', 'suspended']).optional(),
+});
+
+export const roleIdsBody = z.strictObject({ roleIds: roleIdsField });
+
+export const userBody = z.strictObject({ data: z.strictObject({ user: userSchema }) });
+/** The user and the ids of the roles it holds (the User object itself stays exactly the seed's). */
+export const userWithRolesBody = z.strictObject({ data: z.strictObject({ user: userSchema, roleIds: z.array(z.string()) }) });
