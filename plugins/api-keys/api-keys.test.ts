@@ -8,7 +8,7 @@ import { call } from '../../test/helpers/contract.js';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { databaseAvailable } from '../../test/helpers/databases.js';
 import type { MetaChoice, TestInstance } from '../../test/helpers/instance.js';
-import { activeUser, bearer, bootWithAdmin, issuePaths } from './testing.js';
+import { activeUser, bearer, bootWithAdmin, issuePaths } from '../../test/helpers/identity.js';
 
 const pg = await databaseAvailable('postgres');
 const SECRET = /^adm_sk_[A-Za-z0-9_-]{43}$/;

@@ -4,7 +4,7 @@ import { dataOf, listQuery, okSchema } from '../../kernel/contract/shapes.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { RolesService } from '../roles/manifest.js';
-import { cursorField, encodeCursor } from './cursor.js';
+import { cursorField, encodeCursor } from '../../kernel/contract/cursor.js';
 import { apiKeySchema, type ApiKeysService } from './service.js';
 
 const keys = (kernel: Kernel) => kernel.plugin<ApiKeysService>('api-keys');

@@ -6,7 +6,7 @@ import type { HttpClient } from '../../test/helpers/client.js';
 import { call } from '../../test/helpers/contract.js';
 import { databaseAvailable } from '../../test/helpers/databases.js';
 import { startInstance, type TestInstance } from '../../test/helpers/instance.js';
-import { addApiKey, addUser, setupAdmin } from '../me/test-support.js';
+import { addApiKey, addUser, setupAdmin } from '../../test/helpers/identity.js';
 import { entriesQuery } from './query.js';
 import { auditQuery } from './schemas.js';
 

@@ -4,7 +4,7 @@ import { call } from '../../test/helpers/contract.js';
 import { databaseAvailable } from '../../test/helpers/databases.js';
 import { startInstance, type TestInstance } from '../../test/helpers/instance.js';
 import { meDb } from './tables.js';
-import { addUser, setupAdmin } from './test-support.js';
+import { addUser, setupAdmin } from '../../test/helpers/identity.js';
 
 const pg = await databaseAvailable('postgres');
 

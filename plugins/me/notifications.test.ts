@@ -4,7 +4,7 @@ import type { HttpClient } from '../../test/helpers/client.js';
 import { call } from '../../test/helpers/contract.js';
 import { databaseAvailable } from '../../test/helpers/databases.js';
 import { startInstance, type TestInstance } from '../../test/helpers/instance.js';
-import { addUser, openEvents, setupAdmin } from './test-support.js';
+import { addUser, openEvents, setupAdmin } from '../../test/helpers/identity.js';
 
 const pg = await databaseAvailable('postgres');
 

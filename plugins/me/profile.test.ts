@@ -3,7 +3,7 @@ import type { HttpClient } from '../../test/helpers/client.js';
 import { call } from '../../test/helpers/contract.js';
 import { databaseAvailable } from '../../test/helpers/databases.js';
 import { startInstance, type TestInstance } from '../../test/helpers/instance.js';
-import { ROOT, addApiKey, addUser, setupAdmin } from './test-support.js';
+import { ROOT, addApiKey, addUser, setupAdmin } from '../../test/helpers/identity.js';
 
 const pg = await databaseAvailable('postgres');
 const paths = (res: { body: any }) => (res.body.error?.issues ?? []).map((i: { path: string }) => i.path);

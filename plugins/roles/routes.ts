@@ -3,7 +3,7 @@ import { reply, route } from '../../kernel/contract/route.js';
 import { dataOf, listQuery, okSchema } from '../../kernel/contract/shapes.js';
 import { AppError, type ErrorIssue } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
-import { cursorField, encodeCursor } from './cursor.js';
+import { cursorField, encodeCursor } from '../../kernel/contract/cursor.js';
 import { grantInputSchema, grantSchema, roleDescriptionField, roleIdParam, roleNameField, roleSchema } from './schemas.js';
 import type { RolesService } from './service.js';
 

@@ -4,7 +4,7 @@ import { call } from '../../test/helpers/contract.js';
 import { databaseAvailable } from '../../test/helpers/databases.js';
 import type { MetaChoice, TestInstance } from '../../test/helpers/instance.js';
 import { TestSmtpServer } from '../../test/helpers/smtp.js';
-import { bootWithAdmin } from './testing.js';
+import { bootWithAdmin } from '../../test/helpers/identity.js';
 
 const pg = await databaseAvailable('postgres');
 const smtp = new TestSmtpServer();

@@ -3,7 +3,7 @@ import { noBody, reply, route } from '../../kernel/contract/route.js';
 import { dataOf, okSchema } from '../../kernel/contract/shapes.js';
 import { toUser, userSchema } from '../../kernel/identity/schemas.js';
 import { AppError } from '../../kernel/errors.js';
-import { encodeCursor } from './cursor.js';
+import { encodeCursor } from '../../kernel/contract/cursor.js';
 import { sendInvitation } from './invitation.js';
 import { createUserBody, listUsersQuery, patchUserBody, userBody, userIdParams, userWithRolesBody } from './schemas.js';
 import { assertKnownRoles, inviterName, roles, users } from './context.js';

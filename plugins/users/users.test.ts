@@ -5,7 +5,7 @@ import { databaseAvailable } from '../../test/helpers/databases.js';
 import type { MetaChoice, TestInstance } from '../../test/helpers/instance.js';
 import { newId } from '../../kernel/ids.js';
 import { hashToken, randomToken } from '../../kernel/identity/tokens.js';
-import { activeUser, bearer, bootWithAdmin, issuePaths } from './testing.js';
+import { activeUser, bearer, bootWithAdmin, issuePaths } from '../../test/helpers/identity.js';
 
 async function creatorlessKey(inst: TestInstance, roleId: string): Promise<string> {
   const secret = `adm_sk_${randomToken(32)}`;

@@ -1,10 +1,41 @@
+/** Identity fixtures shared by the plugin tests: a signed-in admin, more users, keys, an event stream. */
+import { expect } from 'vitest';
+import type { HttpClient } from './client.js';
+import { startInstance, type InstanceOptions, type TestInstance } from './instance.js';
 import { newId } from '../../kernel/ids.js';
 import { hashPassword } from '../../kernel/identity/passwords.js';
 import { hashToken, randomToken } from '../../kernel/identity/tokens.js';
-import type { HttpClient } from '../../test/helpers/client.js';
-import type { TestInstance } from '../../test/helpers/instance.js';
 
 export const ROOT = { email: 'root@example.com', password: 'root-password', name: 'Root' };
+
+/** A fresh instance whose super admin is signed in on `admin`. */
+export async function bootWithAdmin(opts: InstanceOptions = {}): Promise<{ inst: TestInstance; admin: HttpClient; adminId: string }> {
+  const inst = await startInstance(opts);
+  const admin = inst.client();
+  const res = await admin.post('/api/v1/setup/super-admin', ROOT);
+  expect(res.status).toBe(201);
+  return { inst, admin, adminId: res.body.data.user.id };
+}
+
+/** A client signed in as `userId` (the sign-in routes belong to another plugin). */
+export async function sessionFor(inst: TestInstance, userId: string): Promise<HttpClient> {
+  const session = await inst.app.kernel.identity.createSession(userId, { ip: null, userAgent: 'test' });
+  const c = inst.client();
+  c.setCookie('svc_session', inst.app.http.signCookie(session.token));
+  return c;
+}
+
+/** An active user with these roles, created over HTTP by `admin`, and a session of theirs. */
+export async function activeUser(inst: TestInstance, admin: HttpClient, email: string, roleIds: string[]): Promise<{ id: string; client: HttpClient }> {
+  const res = await admin.post('/api/v1/users', { email, name: email.split('@')[0], password: 'long-enough-pw', roleIds });
+  expect(res.status, res.text).toBe(201);
+  return { id: res.body.data.user.id, client: await sessionFor(inst, res.body.data.user.id) };
+}
+
+export const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
+
+/** The 400 issue paths of a response, to assert the offending field is named. */
+export const issuePaths = (res: { body: any }): string[] => (res.body?.error?.issues ?? []).map((i: { path: string }) => i.path);
 
 /** The first admin through the real setup route; the client keeps the session cookie. */
 export async function setupAdmin(inst: TestInstance): Promise<{ client: HttpClient; userId: string }> {
@@ -15,13 +46,26 @@ export async function setupAdmin(inst: TestInstance): Promise<{ client: HttpClie
 }
 
 /** Another signed-in user, written straight to the store (the users plugin is not ours). */
-export async function addUser(inst: TestInstance, opts: { role: 'admin' | 'editor' | 'viewer'; email: string; password?: string }): Promise<{ client: HttpClient; userId: string }> {
+export async function addUser(
+  inst: TestInstance,
+  opts: { role: 'admin' | 'editor' | 'viewer'; email: string; password?: string },
+): Promise<{ client: HttpClient; userId: string }> {
   const now = Date.now();
   const userId = newId(now);
   const db = inst.app.kernel.db;
   await db
     .insertInto('users')
-    .values({ id: userId, email: opts.email, name: opts.email.split('@')[0]!, status: 'active', password_hash: opts.password ? await hashPassword(opts.password) : null, totp_enabled: 0, last_login_at: null, created_at: now, updated_at: now })
+    .values({
+      id: userId,
+      email: opts.email,
+      name: opts.email.split('@')[0]!,
+      status: 'active',
+      password_hash: opts.password ? await hashPassword(opts.password) : null,
+      totp_enabled: 0,
+      last_login_at: null,
+      created_at: now,
+      updated_at: now,
+    })
     .execute();
   await db.insertInto('user_roles').values({ user_id: userId, role_id: opts.role }).execute();
   const session = await inst.app.kernel.identity.createSession(userId, { ip: null, userAgent: null });
@@ -35,7 +79,17 @@ export async function addApiKey(inst: TestInstance, roleId: 'admin' | 'viewer'):
   const token = 'adm_sk_' + randomToken(24);
   await inst.app.kernel.db
     .insertInto('api_keys')
-    .values({ id: newId(), name: `key ${roleId}`, role_id: roleId, prefix: token.slice(0, 12), key_hash: hashToken(token), created_by: null, created_at: Date.now(), last_used_at: null, revoked_at: null })
+    .values({
+      id: newId(),
+      name: `key ${roleId}`,
+      role_id: roleId,
+      prefix: token.slice(0, 12),
+      key_hash: hashToken(token),
+      created_by: null,
+      created_at: Date.now(),
+      last_used_at: null,
+      revoked_at: null,
+    })
     .execute();
   return { authorization: `Bearer ${token}` };
 }
