@@ -1,0 +1,60 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { SESSION_COOKIE, setSessionCookie } from '../../kernel/http/authenticate.js';
+import { verifyPassword } from '../../kernel/identity/passwords.js';
+import { toUser, type User } from '../../kernel/identity/schemas.js';
+import { SESSION_ABSOLUTE_MS } from '../../kernel/identity/service.js';
+import { hashToken } from '../../kernel/identity/tokens.js';
+import type { Kernel } from '../../kernel/kernel-services.js';
+import type { SettingsService } from '../settings/manifest.js';
+import type { AuthDb, UserRow } from './tables.js';
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export type CredentialCheck = { ok: true; user: UserRow } | { ok: false; user: UserRow | null; reason: 'unknown-email' | 'wrong-password' | 'not-active' };
+
+/**
+ * One argon2 verify on every path (a decoy hash for an unknown e-mail or an invited user
+ * without a password), so every refusal costs the same time and looks the same.
+ */
+export async function checkCredentials(db: AuthDb, email: string, password: string): Promise<CredentialCheck> {
+  const user = (await db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst()) ?? null;
+  const matches = await verifyPassword(user?.password_hash ?? null, password);
+  if (!user) return { ok: false, user: null, reason: 'unknown-email' };
+  if (!matches) return { ok: false, user, reason: 'wrong-password' };
+  if (user.status !== 'active') return { ok: false, user, reason: 'not-active' };
+  return { ok: true, user };
+}
+
+/** True when the user has no 2FA yet holds a role the security policy requires it for. */
+export async function twoFactorSetupRequired(kernel: Kernel, user: Pick<UserRow, 'id' | 'totp_enabled'>, roleIds?: string[]): Promise<boolean> {
+  if (user.totp_enabled) return false;
+  const { requireTwoFactorForRoles } = await kernel.plugin<SettingsService>('settings').security();
+  if (requireTwoFactorForRoles.length === 0) return false;
+  const held = roleIds ?? (await kernel.db.selectFrom('user_roles').select('role_id').where('user_id', '=', user.id).execute()).map((r) => r.role_id);
+  return held.some((role) => requireTwoFactorForRoles.includes(role));
+}
+
+export interface SignedIn {
+  user: User;
+  twoFactorSetupRequired?: true;
+}
+
+/**
+ * Opens a fresh session (new id and token, so a planted cookie is never promoted) and sets the
+ * cookie. The session the browser presented, if any, ends: it is being replaced.
+ */
+export async function completeSignIn(kernel: Kernel, user: UserRow, request: FastifyRequest, reply: FastifyReply): Promise<SignedIn> {
+  const now = kernel.now();
+  const presented = request.cookies?.[SESSION_COOKIE];
+  if (presented !== undefined) {
+    const unsigned = request.unsignCookie(presented);
+    if (unsigned.valid && unsigned.value) await kernel.db.deleteFrom('sessions').where('token_hash', '=', hashToken(unsigned.value)).execute();
+  }
+  const session = await kernel.identity.createSession(user.id, { ip: request.ip ?? null, userAgent: request.headers['user-agent'] ?? null });
+  await kernel.db.updateTable('users').set({ last_login_at: now }).where('id', '=', user.id).execute();
+  setSessionCookie(reply, request, session.token, SESSION_ABSOLUTE_MS);
+  const required = await twoFactorSetupRequired(kernel, user);
+  return { user: toUser({ ...user, last_login_at: now }), ...(required ? { twoFactorSetupRequired: true as const } : {}) };
+}
