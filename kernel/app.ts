@@ -17,6 +17,7 @@ import { installErrorHandler } from './http/errors.js';
 import { API_PREFIX, mountRoute } from './http/routes.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installSpaHost } from './http/spa.js';
+import { PasswordGuard } from './identity/password-guard.js';
 import { IdentityService } from './identity/service.js';
 import type { Kernel } from './kernel-services.js';
 import { REDACT_PATHS } from './logger.js';
@@ -121,6 +122,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     db: store.db,
     events: bus,
     identity: new IdentityService(store.db, catalog, now),
+    passwordGuard: new PasswordGuard(now),
     permissions: catalog,
     settings,
     audit: new AuditLog(store.db, now),

@@ -36,6 +36,7 @@ export const KERNEL_ERRORS = {
   AUTH_CHALLENGE_EXPIRED: { status: 401, message: 'The sign-in challenge has expired; sign in again.' },
   FORBIDDEN: { status: 403, message: 'You do not have permission to do this.' },
   CSRF_REFUSED: { status: 403, message: 'The request origin is not allowed.' },
+  SESSION_REQUIRED: { status: 403, message: 'This operation acts on the signed-in user; an API key has no user.' },
   NOT_FOUND: { status: 404, message: 'Not found.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },

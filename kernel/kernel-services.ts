@@ -5,6 +5,7 @@ import type { Mailer } from './mail/mailer.js';
 import type { NotificationService } from './notifications.js';
 import type { EventBus } from './events/bus.js';
 import type { PermissionCatalog } from './identity/permissions.js';
+import type { PasswordGuard } from './identity/password-guard.js';
 import type { IdentityService } from './identity/service.js';
 import type { Logger } from './logger.js';
 import type { MetaStore } from './meta/store.js';
@@ -19,6 +20,8 @@ export interface Kernel {
   readonly db: MetaDb;
   readonly events: EventBus;
   readonly identity: IdentityService;
+  /** Failed password checks per account and address (D8), shared by every route that checks one. */
+  readonly passwordGuard: PasswordGuard;
   readonly permissions: PermissionCatalog;
   readonly settings: SettingsStore;
   readonly audit: AuditLog;

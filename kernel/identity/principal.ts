@@ -1,3 +1,4 @@
+import { AppError } from '../errors.js';
 import type { PermissionSet } from './permissions.js';
 
 /** Who is making a request and what they may do. Same shape for a session and an API key. */
@@ -9,4 +10,13 @@ export interface Principal {
   apiKeyId: string | null;
   roleIds: string[];
   permissions: PermissionSet;
+}
+
+/**
+ * The signed-in user behind the request. Every principal holds `self`, but an adm_sk_ key acts
+ * for a role, not a person: routes about "my" things answer 403 SESSION_REQUIRED to it.
+ */
+export function requireUser(principal: Principal | null): { userId: string; sessionId: string | null } {
+  if (!principal || principal.kind !== 'session' || !principal.userId) throw new AppError('SESSION_REQUIRED');
+  return { userId: principal.userId, sessionId: principal.sessionId };
 }

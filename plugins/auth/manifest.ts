@@ -14,8 +14,6 @@ export default definePlugin<AuthService>({
   migrations: authMigrations,
   errors: {
     AUTH_RESET_TOKEN_INVALID: { status: 400, message: 'The link is unknown, already used or expired; ask for a new one.' },
-    // Same code and status as the me plugin declares: an adm_sk_ key acts for a role, with no user behind it.
-    SESSION_REQUIRED: { status: 403, message: 'This operation acts on the signed-in user; an API key has no user.' },
   },
   routes: authRoutes,
   setup: (kernel) => {

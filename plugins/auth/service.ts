@@ -1,10 +1,11 @@
 import { AppError } from '../../kernel/errors.js';
+import type { PasswordGuard } from '../../kernel/identity/password-guard.js';
+import { requireUser } from '../../kernel/identity/principal.js';
 import type { Principal } from '../../kernel/identity/principal.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import { SlidingWindowCounter } from '../../kernel/throttle.js';
 import { mailResetLink } from './passwords.js';
 import { authDb, type AuthDb, type UserRow } from './tables.js';
-import { LoginThrottle } from './throttle.js';
 import { TwoFactor } from './two-factor.js';
 
 /** Reset mails per e-mail address per window: beyond it, forgot still answers ok but sends nothing. */
@@ -17,24 +18,24 @@ const RESET_MAIL_WINDOW_MS = 15 * 60_000;
  */
 export class AuthService {
   readonly db: AuthDb;
-  readonly throttle: LoginThrottle;
+  readonly throttle: PasswordGuard;
   readonly twoFactor: TwoFactor;
   private readonly resetMails: SlidingWindowCounter;
 
   constructor(private readonly kernel: Kernel) {
     const now = () => kernel.now();
     this.db = authDb(kernel.db);
-    this.throttle = new LoginThrottle(now);
+    this.throttle = kernel.passwordGuard;
     this.twoFactor = new TwoFactor(this.db, kernel.secrets('totp'), now, kernel.log);
     this.resetMails = new SlidingWindowCounter(RESET_MAILS_PER_ADDRESS, RESET_MAIL_WINDOW_MS, now);
   }
 
   /** The signed-in user behind a session; an API key has none. */
   async userOf(principal: Principal | null): Promise<{ user: UserRow; sessionId: string | null }> {
-    if (!principal?.userId) throw new AppError('SESSION_REQUIRED');
-    const user = await this.db.selectFrom('users').selectAll().where('id', '=', principal.userId).executeTakeFirst();
+    const { userId, sessionId } = requireUser(principal);
+    const user = await this.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
     if (!user) throw new AppError('AUTH_SESSION_INVALID');
-    return { user, sessionId: principal.sessionId };
+    return { user, sessionId };
   }
 
   /**

@@ -3,7 +3,7 @@ import { call } from '../../test/helpers/contract.js';
 import type { HttpResponse } from '../../test/helpers/client.js';
 import { startInstance, type TestInstance } from '../../test/helpers/instance.js';
 import { TestClock, createUser, signedIn, totpAt, turnOnTwoFactor } from './testing.js';
-import { FAILURES_PER_ACCOUNT, FAILURES_PER_ADDRESS } from './throttle.js';
+import { FAILURES_PER_ACCOUNT, FAILURES_PER_ADDRESS } from '../../kernel/identity/password-guard.js';
 
 // Every request comes from 127.0.0.1, so each scenario gets its own instance (and counters).
 const WINDOW_MS = 15 * 60_000;

@@ -1,5 +1,4 @@
 import { definePlugin } from '../../kernel/plugin/manifest.js';
-import { meErrors } from './caller.js';
 import { meRoutes } from './routes.js';
 import { MeService } from './service.js';
 import { meMigrations } from './tables.js';
@@ -12,7 +11,6 @@ export default definePlugin<MeService>({
   description: 'The signed-in user: profile, preferences, notifications, saved layouts.',
   requires: ['settings'],
   migrations: meMigrations,
-  errors: meErrors,
   routes: meRoutes,
   setup: (kernel) => new MeService(kernel),
 });

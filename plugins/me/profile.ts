@@ -2,7 +2,7 @@ import { AppError } from '../../kernel/errors.js';
 import { verifyPassword } from '../../kernel/identity/passwords.js';
 import { toUser, type User } from '../../kernel/identity/schemas.js';
 import type { MetaDb } from '../../kernel/meta/types.js';
-import { SlidingWindowCounter } from '../../kernel/throttle.js';
+import type { PasswordGuard } from '../../kernel/identity/password-guard.js';
 
 export interface ProfilePatch {
   name?: string;
@@ -25,15 +25,12 @@ export const normaliseEmail = (email: string) => email.trim().toLowerCase();
  * resets go to) needs the current password, so a session left open cannot take the account.
  */
 export class ProfileService {
-  // A stolen session must not become a password oracle: D8's per-account budget, per process.
-  private readonly failures: SlidingWindowCounter;
-
   constructor(
     private readonly db: MetaDb,
     private readonly now: () => number,
-  ) {
-    this.failures = new SlidingWindowCounter(10, 15 * 60_000, now);
-  }
+    // A stolen session must not become a password oracle: the sign-in budget (D8) applies here too.
+    private readonly guard: PasswordGuard,
+  ) {}
 
   async get(userId: string): Promise<User> {
     const row = await this.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
@@ -41,13 +38,13 @@ export class ProfileService {
     return toUser(row);
   }
 
-  async update(userId: string, patch: ProfilePatch): Promise<ProfileChange> {
+  async update(userId: string, patch: ProfilePatch, address: string): Promise<ProfileChange> {
     const row = await this.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
     if (!row) throw new AppError('NOT_FOUND');
     const email = patch.email === undefined ? undefined : normaliseEmail(patch.email);
     const emailChanges = email !== undefined && email !== row.email;
     // A password that is sent is always checked, so a wrong one never passes silently.
-    if (emailChanges || patch.password !== undefined) await this.checkPassword(userId, row.password_hash, patch.password);
+    if (emailChanges || patch.password !== undefined) await this.checkPassword(row.email, address, row.password_hash, patch.password);
     if (emailChanges && (await this.emailTaken(email, userId))) throw new AppError('CONFLICT', { params: { field: 'email' } });
 
     const before: ProfileChange['before'] = {};
@@ -67,11 +64,10 @@ export class ProfileService {
     return { user: toUser({ ...row, ...set }), before, after };
   }
 
-  private async checkPassword(userId: string, hash: string | null, password: string | undefined): Promise<void> {
-    const wait = this.failures.retryAfter(userId);
-    if (wait > 0) throw new AppError('RATE_LIMITED', { headers: { 'retry-after': String(wait) } });
+  private async checkPassword(account: string, address: string, hash: string | null, password: string | undefined): Promise<void> {
+    this.guard.assertAllowed(account, address);
     if (password !== undefined && (await verifyPassword(hash, password))) return;
-    this.failures.record(userId);
+    this.guard.recordFailure(account, address);
     throw new AppError('AUTH_INVALID_CREDENTIALS', { message: 'The current password is wrong or missing.' });
   }
 

@@ -2,7 +2,7 @@ import { SIGNED_IN, noBody, route } from '../../kernel/contract/route.js';
 import { errorEnvelopeSchema, okSchema } from '../../kernel/contract/shapes.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
-import { userIdOf } from './caller.js';
+import { requireUser } from '../../kernel/identity/principal.js';
 import type { MeService } from './service.js';
 import {
   LAYOUT_BODY_LIMIT,
@@ -33,7 +33,7 @@ export const meRoutes = [
     description: SESSION_ONLY,
     permission: SIGNED_IN,
     schema: { response: { 200: userData } },
-    handler: async ({ kernel, principal }) => ({ data: { user: await me(kernel).profile.get(userIdOf(principal)) } }),
+    handler: async ({ kernel, principal }) => ({ data: { user: await me(kernel).profile.get(requireUser(principal).userId) } }),
   }),
   route({
     method: 'PATCH',
@@ -42,11 +42,11 @@ export const meRoutes = [
     description: `Changing the e-mail needs the current password in \`password\` (401 AUTH_INVALID_CREDENTIALS when wrong or missing; 429 RATE_LIMITED after 10 failures in 15 minutes); a password that is sent is always checked. An address another user has answers 409 CONFLICT. The password itself changes through POST /auth/password/change. ${SESSION_ONLY}`,
     permission: SIGNED_IN,
     schema: { body: profilePatch, response: { 200: userData, 401: errorEnvelopeSchema, 409: errorEnvelopeSchema, 429: errorEnvelopeSchema } },
-    handler: async ({ kernel, principal, body, audit, auditNow }) => {
-      const userId = userIdOf(principal);
+    handler: async ({ kernel, principal, body, audit, auditNow, request }) => {
+      const userId = requireUser(principal).userId;
       const target = { type: 'user', id: userId };
       try {
-        const change = await me(kernel).profile.update(userId, body);
+        const change = await me(kernel).profile.update(userId, body, request.ip);
         audit({ action: 'me.update', target, diff: { before: change.before, after: change.after } });
         return { data: { user: change.user } };
       } catch (err) {
@@ -63,7 +63,7 @@ export const meRoutes = [
     description: `prefs: your own values (null: unset). resolved: each field from you, else the global default (PUT /settings/defaults), else the system default; source names the level (D10). ${SESSION_ONLY}`,
     permission: SIGNED_IN,
     schema: { response: { 200: prefsData } },
-    handler: async ({ kernel, principal }) => ({ data: await me(kernel).prefs.view(userIdOf(principal)) }),
+    handler: async ({ kernel, principal }) => ({ data: await me(kernel).prefs.view(requireUser(principal).userId) }),
   }),
   route({
     method: 'PATCH',
@@ -73,7 +73,7 @@ export const meRoutes = [
     permission: SIGNED_IN,
     schema: { body: prefsPatch, response: { 200: prefsData } },
     handler: async ({ kernel, principal, body, audit }) => {
-      const userId = userIdOf(principal);
+      const userId = requireUser(principal).userId;
       const { before, view } = await me(kernel).prefs.patch(userId, body);
       audit({ action: 'me.prefs.update', target: { type: 'user', id: userId }, diff: { before, after: view.prefs } });
       return { data: view };
@@ -86,7 +86,7 @@ export const meRoutes = [
     description: `D6 list; unread=true keeps the unread ones. unreadCount counts all your unread notifications, whatever the page. ${SESSION_ONLY}`,
     permission: SIGNED_IN,
     schema: { query: notificationsQuery, response: { 200: notificationsData } },
-    handler: async ({ kernel, principal, query }) => ({ data: await me(kernel).notifications.list(userIdOf(principal), query) }),
+    handler: async ({ kernel, principal, query }) => ({ data: await me(kernel).notifications.list(requireUser(principal).userId, query) }),
   }),
   route({
     method: 'POST',
@@ -96,7 +96,7 @@ export const meRoutes = [
     permission: SIGNED_IN,
     schema: { params: notificationIdParams, body: noBody, response: { 200: notificationData, 404: errorEnvelopeSchema } },
     handler: async ({ kernel, principal, params, audit }) => {
-      const notification = await me(kernel).notifications.markRead(userIdOf(principal), params.id);
+      const notification = await me(kernel).notifications.markRead(requireUser(principal).userId, params.id);
       audit({ action: 'me.notifications.read', target: { type: 'notification', id: params.id } });
       return { data: { notification } };
     },
@@ -109,7 +109,7 @@ export const meRoutes = [
     permission: SIGNED_IN,
     schema: { body: noBody, response: { 200: readAllData } },
     handler: async ({ kernel, principal, audit }) => {
-      const userId = userIdOf(principal);
+      const userId = requireUser(principal).userId;
       const count = await me(kernel).notifications.markAllRead(userId);
       audit({ action: 'me.notifications.read-all', target: { type: 'user', id: userId }, diff: { count } });
       return { data: { ok: true as const, count } };
@@ -122,7 +122,7 @@ export const meRoutes = [
     description: `Your stored choices, plus every kind you have received with the default (inApp and email both true). ${SESSION_ONLY}`,
     permission: SIGNED_IN,
     schema: { response: { 200: notificationPrefsData } },
-    handler: async ({ kernel, principal }) => ({ data: { prefs: await me(kernel).notifications.prefs(userIdOf(principal)) } }),
+    handler: async ({ kernel, principal }) => ({ data: { prefs: await me(kernel).notifications.prefs(requireUser(principal).userId) } }),
   }),
   route({
     method: 'PUT',
@@ -132,7 +132,7 @@ export const meRoutes = [
     permission: SIGNED_IN,
     schema: { body: notificationPrefsBody, response: { 200: notificationPrefsData } },
     handler: async ({ kernel, principal, body, audit }) => {
-      const userId = userIdOf(principal);
+      const userId = requireUser(principal).userId;
       const prefs = await me(kernel).notifications.setPrefs(userId, body.prefs);
       audit({ action: 'me.notification-prefs.update', target: { type: 'user', id: userId }, diff: { prefs: body.prefs } });
       return { data: { prefs } };
@@ -147,7 +147,7 @@ export const meRoutes = [
     bodyLimit: LAYOUT_BODY_LIMIT,
     schema: { params: pageIdParams, body: layoutBody, response: { 200: layoutData, 413: errorEnvelopeSchema } },
     handler: async ({ kernel, principal, params, body, audit }) => {
-      const saved = await me(kernel).layouts.put(userIdOf(principal), params.pageId, body.layout);
+      const saved = await me(kernel).layouts.put(requireUser(principal).userId, params.pageId, body.layout);
       audit({ action: 'me.layout.update', target: { type: 'page', id: params.pageId } });
       return { data: saved };
     },
@@ -160,7 +160,7 @@ export const meRoutes = [
     permission: SIGNED_IN,
     schema: { params: pageIdParams, response: { 200: okSchema } },
     handler: async ({ kernel, principal, params, audit }) => {
-      const removed = await me(kernel).layouts.remove(userIdOf(principal), params.pageId);
+      const removed = await me(kernel).layouts.remove(requireUser(principal).userId, params.pageId);
       audit({ action: 'me.layout.delete', target: { type: 'page', id: params.pageId }, diff: { removed } });
       return { data: { ok: true as const } };
     },

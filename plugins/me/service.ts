@@ -16,7 +16,7 @@ export class MeService {
   constructor(kernel: Kernel) {
     const now = () => kernel.now();
     const db = meDb(kernel.db);
-    this.profile = new ProfileService(kernel.db, now);
+    this.profile = new ProfileService(kernel.db, now, kernel.passwordGuard);
     this.prefs = new PrefsService(db, () => kernel.plugin<SettingsService>('settings').defaults(), now);
     this.notifications = new MyNotifications(kernel.db, now);
     this.layouts = new LayoutService(db, now);

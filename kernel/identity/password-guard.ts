@@ -1,16 +1,18 @@
-import { AppError } from '../../kernel/errors.js';
-import { SlidingWindowCounter } from '../../kernel/throttle.js';
+import { AppError } from '../errors.js';
+import { SlidingWindowCounter } from '../throttle.js';
 
 const WINDOW_MS = 15 * 60_000;
 export const FAILURES_PER_ACCOUNT = 10;
 export const FAILURES_PER_ADDRESS = 30;
 
 /**
- * D8: failed sign-ins per account and per address in a 15-minute window. The account key is
+ * D8: failed password (and 2FA code) checks per account and per address in a 15-minute window,
+ * one budget per instance for every route that checks a password (sign-in, password change,
+ * 2FA disable, e-mail change), so no route becomes a second guessing channel. The account key is
  * the e-mail as typed (normalised), so an unknown e-mail is throttled exactly like a real one
  * and the 429 says nothing about whether the account exists.
  */
-export class LoginThrottle {
+export class PasswordGuard {
   private readonly perAccount: SlidingWindowCounter;
   private readonly perAddress: SlidingWindowCounter;
 
