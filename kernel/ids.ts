@@ -1,25 +1,42 @@
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
+const RANDOM_MAX = (1n << 80n) - 1n;
+
+let lastTime = -1;
+let lastRandom = 0n;
 
 /**
  * A 26-character id that sorts by creation time (48-bit ms timestamp + 80 random bits), so
- * keyset pagination by id is also pagination by age.
+ * keyset pagination by id is also pagination by age. Within one process it is strictly
+ * increasing: a second id in the same millisecond (or after the clock stepped back) takes the
+ * previous random part plus one, so two audit entries written in one millisecond keep their order.
  */
 export function newId(now: number = Date.now()): string {
-  let out = '';
-  let t = now;
+  let time = now;
+  let random: bigint;
+  if (time <= lastTime && lastRandom < RANDOM_MAX) {
+    time = lastTime;
+    random = lastRandom + 1n;
+  } else {
+    random = 0n;
+    for (const b of randomBytes(10)) random = (random << 8n) | BigInt(b);
+    // Leave room to count up within the millisecond.
+    random >>= 1n;
+  }
+  lastTime = time;
+  lastRandom = random;
+  let head = '';
+  let t = time;
   for (let i = 0; i < 10; i++) {
-    out = ALPHABET[t % 32]! + out;
+    head = ALPHABET[t % 32]! + head;
     t = Math.floor(t / 32);
   }
-  const rnd = randomBytes(10);
-  let acc = 0n;
-  for (const b of rnd) acc = (acc << 8n) | BigInt(b);
   let tail = '';
+  let r = random;
   for (let i = 0; i < 16; i++) {
-    tail = ALPHABET[Number(acc & 31n)]! + tail;
-    acc >>= 5n;
+    tail = ALPHABET[Number(r & 31n)]! + tail;
+    r >>= 5n;
   }
-  return out + tail;
+  return head + tail;
 }
