@@ -3,6 +3,7 @@ import { call } from './helpers/contract.js';
 import type { HttpClient } from './helpers/client.js';
 import { databaseAvailable } from './helpers/databases.js';
 import { startInstance, type MetaChoice, type TestInstance } from './helpers/instance.js';
+import { TestSmtpServer } from './helpers/smtp.js';
 
 const pg = await databaseAvailable('postgres');
 const stores: MetaChoice[] = pg ? ['sqlite', 'postgres'] : ['sqlite'];
@@ -59,6 +60,31 @@ describe.each(stores)('a scripted identity session on a %s meta store', (meta) =
     expect(actions.filter((a) => wanted.includes(a))).toEqual(wanted);
     expect(audit.text).not.toContain(secret);
     expect(audit.text).not.toContain('staff-password');
+  });
+
+  it('invites a user by e-mail; the link sets a password, activates them, and they sign in', async () => {
+    const smtp = new TestSmtpServer();
+    await smtp.start();
+    try {
+      await call(inst, admin, 'PUT', '/api/v1/settings/email', smtp.settings());
+      const invited = await call(inst, admin, 'POST', '/api/v1/users', { email: 'newbie@example.com', name: 'Newbie', roleIds: ['viewer'] });
+      expect(invited.body.data.user.status).toBe('invited');
+      const [mail] = await smtp.waitFor(1);
+      expect(mail!.to).toEqual(['newbie@example.com']);
+      const token = /accept-invite\?token=([A-Za-z0-9_-]+)/.exec(mail!.text)?.[1];
+      expect(token).toBeDefined();
+      const c = inst.client();
+      expect((await call(inst, c, 'POST', '/api/v1/auth/login', { email: 'newbie@example.com', password: 'chosen-password' })).status).toBe(401);
+      expect((await call(inst, c, 'POST', '/api/v1/auth/password/reset', { token, newPassword: 'chosen-password' })).status).toBe(200);
+      const login = await call(inst, c, 'POST', '/api/v1/auth/login', { email: 'newbie@example.com', password: 'chosen-password' });
+      expect(login.status).toBe(200);
+      expect(login.body.data.user.status).toBe('active');
+      // The link works once.
+      expect((await call(inst, inst.client(), 'POST', '/api/v1/auth/password/reset', { token, newPassword: 'another-password' })).body.error.code).toBe('AUTH_RESET_TOKEN_INVALID');
+    } finally {
+      await call(inst, admin, 'PUT', '/api/v1/settings/email', { smtp: null });
+      await smtp.stop();
+    }
   });
 
   it('signs out: the cookie stops working and the session leaves the list', async () => {
