@@ -150,14 +150,17 @@ export async function createApp(opts: AppOptions): Promise<App> {
   installErrorHandler(http, store.helpers);
   installSecurityHeaders(http);
   await http.register(cookie, { secret: config.secret, hook: 'onRequest' });
-  await http.register(cors, {
-    hook: 'onRequest',
-    delegator: (req, cb) => {
-      const origin = req.headers.origin;
-      const allowed = !!origin && config.corsOrigins.includes(origin) && (req.url ?? '').startsWith('/api/');
-      cb(null, { origin: allowed ? origin : false, credentials: true, methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], maxAge: 600 });
-    },
-  });
+  // CORS only when a split deployment lists origins (D2); static options are normalised once.
+  if (config.corsOrigins.length > 0) {
+    const allowed = new Set(config.corsOrigins);
+    await http.register(cors, {
+      hook: 'onRequest',
+      origin: (origin, cb) => cb(null, origin !== undefined && allowed.has(origin)),
+      credentials: true,
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      maxAge: 600,
+    });
+  }
   await installWebSocket(http, kernel);
   await installDocsHost(http, openapi);
   await installSpaHost(http, opts.dashboardDir ?? DEFAULT_DIST);

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { HANDLED, Reply, isRawResponse, type RouteDefinition } from '../contract/route.js';
-import { actorOf, type AuditEntryInput } from '../audit.js';
+import { actorOf, type AuditContext, type AuditEntryInput } from '../audit.js';
 import { AppError, type ErrorIssue } from '../errors.js';
+import type { Principal } from '../identity/principal.js';
 import type { Kernel } from '../kernel-services.js';
 import { authenticate } from './authenticate.js';
 
@@ -21,6 +22,60 @@ function firstSuccessStatus(def: RouteDefinition): number {
   return Number(Object.keys(def.schema.response).find((s) => /^2\d\d$/.test(s)));
 }
 
+function parsePart(part: 'params' | 'query' | 'body', schema: z.ZodType, value: unknown, issues: ErrorIssue[]): unknown {
+  const out = schema.safeParse(value);
+  if (out.success) return out.data;
+  issues.push(...zodIssues(part, out.error));
+  return undefined;
+}
+
+function auditContextOf(req: FastifyRequest): AuditContext {
+  return { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, requestId: req.id };
+}
+
+/**
+ * The handler's context. Audit helpers are made on first use only: most requests are reads
+ * that never touch them, and this object is built on every request.
+ */
+class RouteCall {
+  entries: AuditEntryInput[] | null = null;
+
+  constructor(
+    readonly params: unknown,
+    readonly query: unknown,
+    readonly body: unknown,
+    readonly principal: Principal | null,
+    readonly request: FastifyRequest,
+    readonly reply: FastifyReply,
+    readonly kernel: Kernel,
+  ) {}
+
+  get requestId(): string {
+    return this.request.id;
+  }
+
+  get audit(): (entry: AuditEntryInput) => void {
+    return (entry) => void (this.entries ??= []).push(entry);
+  }
+
+  get auditNow(): (entry: AuditEntryInput) => Promise<void> {
+    return async (entry) => void (await this.kernel.audit.record(entry, actorOf(this.principal), auditContextOf(this.request)));
+  }
+
+  /** After a successful write: what the handler recorded, or a generic entry with its input. */
+  async recordWrite(plugin: string, def: RouteDefinition): Promise<void> {
+    const entries = this.entries ?? [{ action: `${plugin}:${def.method} ${def.url}`, target: null, diff: { params: this.params, body: this.body } }];
+    const actor = actorOf(this.principal);
+    const context = auditContextOf(this.request);
+    for (const entry of entries) {
+      // The write has happened; a failing audit insert is logged, not turned into an error.
+      await this.kernel.audit
+        .record(entry, actor, context)
+        .catch((err: Error) => this.request.log.error({ err: { message: err.message }, action: entry.action }, 'audit entry not recorded'));
+    }
+  }
+}
+
 /**
  * Mounts one contract route: authorise, validate every part, run the handler, and check the
  * answer against the declared response schema (extra keys are stripped or, for strict
@@ -28,12 +83,14 @@ function firstSuccessStatus(def: RouteDefinition): number {
  */
 export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefinition, kernel: Kernel): void {
   const success = firstSuccessStatus(def);
+  const isWrite = WRITE_METHODS.has(def.method);
+  const { params: paramsSchema, query: querySchema, body: bodySchema } = def.schema;
   app.route({
     method: def.method,
     url: API_PREFIX + def.url,
     ...(def.bodyLimit ? { bodyLimit: def.bodyLimit } : {}),
     handler: async (req: FastifyRequest, res: FastifyReply) => {
-      let principal = null;
+      let principal: Principal | null = null;
       if (!def.public) {
         const auth = await authenticate(req, kernel.identity, kernel.config);
         if (!auth) throw new AppError('AUTH_REQUIRED');
@@ -41,36 +98,19 @@ export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefin
         principal = auth.principal;
       }
       const issues: ErrorIssue[] = [];
-      const parse = (part: 'params' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown): unknown => {
-        if (!schema) return undefined;
-        const out = schema.safeParse(value);
-        if (out.success) return out.data;
-        issues.push(...zodIssues(part, out.error));
-        return undefined;
-      };
-      const params = parse('params', def.schema.params, req.params);
-      const query = parse('query', def.schema.query, req.query ?? {});
-      const body = parse('body', def.schema.body, req.body);
+      const params = paramsSchema ? parsePart('params', paramsSchema, req.params, issues) : undefined;
+      const query = querySchema ? parsePart('query', querySchema, req.query ?? {}, issues) : undefined;
+      const body = bodySchema ? parsePart('body', bodySchema, req.body, issues) : undefined;
       if (issues.length > 0) throw new AppError('VALIDATION_FAILED', { issues });
 
-      const audits: AuditEntryInput[] = [];
-      const auditContext = { ip: req.ip ?? null, userAgent: req.headers['user-agent'] ?? null, requestId: req.id };
-      const audit = (entry: AuditEntryInput) => void audits.push(entry);
-      const auditNow = async (entry: AuditEntryInput) => {
-        await kernel.audit.record(entry, actorOf(principal), auditContext);
-      };
-      const result = await def.handler({ params, query, body, principal, request: req, reply: res, kernel, requestId: req.id, audit, auditNow } as never);
-      if (WRITE_METHODS.has(def.method)) {
-        if (audits.length === 0) audits.push({ action: `${plugin}:${def.method} ${def.url}`, target: null, diff: { params, body } });
-        const actor = actorOf(principal);
-        for (const entry of audits) {
-          // The write has happened; a failing audit insert is logged, not turned into an error.
-          await kernel.audit.record(entry, actor, auditContext).catch((err: Error) => req.log.error({ err: { message: err.message }, action: entry.action }, 'audit entry not recorded'));
-        }
+      const call = new RouteCall(params, query, body, principal, req, res, kernel);
+      const result = await def.handler(call as never);
+      if (result === HANDLED) {
+        if (isWrite) await call.recordWrite(plugin, def);
+        return res;
       }
-      if (result === HANDLED) return res;
       const { status, payload, headers } =
-        result instanceof Reply ? { status: result.status, payload: result.body, headers: result.headers } : { status: success, payload: result, headers: {} };
+        result instanceof Reply ? { status: result.status, payload: result.body, headers: result.headers } : { status: success, payload: result, headers: null };
       const schema = def.schema.response[status];
       if (!schema || isRawResponse(schema)) {
         req.log.error({ plugin, route: `${def.method} ${def.url}`, status }, 'handler answered a status its route does not declare');
@@ -84,7 +124,10 @@ export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefin
         );
         throw new AppError('INTERNAL');
       }
-      res.code(status).headers(headers);
+      // Only a write that succeeded is in the trail; refusals record themselves with auditNow.
+      if (isWrite && status < 300) await call.recordWrite(plugin, def);
+      res.code(status);
+      if (headers) res.headers(headers);
       return checked.data;
     },
   });
