@@ -1,0 +1,47 @@
+/** What a page shows; the pages issue adds more kinds (and the routes to edit pages). */
+export type PageKind = 'list' | 'detail' | 'dashboard' | 'form' | 'custom';
+export const PAGE_KINDS: readonly PageKind[] = ['list', 'detail', 'dashboard', 'form', 'custom'];
+
+export interface Page {
+  id: string;
+  /** Unique across the instance; the page's address in the dashboard. */
+  slug: string;
+  title: string;
+  kind: PageKind;
+  connectionId: string | null;
+  /** The table's ref (see the schema plugin), for pages about one table. */
+  table: string | null;
+  /** Kind-specific settings, owned by whoever renders the kind. */
+  config: Record<string, unknown>;
+  /** Order in the navigation, ascending. */
+  position: number;
+  /** Set on pages made by generation, one per connection, table and kind; null on pages made by hand. */
+  generatedKey: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface NewPage {
+  slug: string;
+  title: string;
+  kind: PageKind;
+  connectionId?: string | null;
+  table?: string | null;
+  config?: Record<string, unknown>;
+  /** Defaults to after every existing page. */
+  position?: number;
+  generatedKey?: string | null;
+}
+
+/**
+ * What the pages plugin provides (`kernel.plugin<PagesProvides>('pages')` from a plugin that
+ * requires 'pages').
+ */
+export interface PagesProvides {
+  /** 409 CONFLICT with `params.reason` 'slug-taken' or 'generated-key-taken' when either is already used. */
+  create(input: NewPage): Promise<Page>;
+  find(id: string): Promise<Page | null>;
+  findByGeneratedKey(key: string): Promise<Page | null>;
+  /** `base` when no page uses it, else the first free `base-2`, `base-3`, … */
+  freeSlug(base: string): Promise<string>;
+}

@@ -1,0 +1,30 @@
+import { z } from 'zod';
+import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { introspect } from '../../kernel/schema/introspect/index.js';
+import { SCHEMA_READ } from './access.js';
+import type { SchemaProvides } from './provides.js';
+import { schemaRoutes } from './routes.js';
+import { SchemaService } from './service.js';
+import { schemaMigrations } from './tables.js';
+
+export type { EffectiveSchema, SchemaProvides } from './provides.js';
+
+export default definePlugin<SchemaProvides>({
+  name: 'schema',
+  version: '1.0.0',
+  description: "Snapshots of each connection's schema, their diffs, display overrides, and page generation.",
+  requires: ['connections', 'pages'],
+  migrations: schemaMigrations,
+  events: {
+    'schema.changed': {
+      schema: z.object({ connectionId: z.string(), snapshotId: z.string(), previousSnapshotId: z.string().nullable() }),
+      permission: SCHEMA_READ,
+      description: "An introspection found a new structure and stored a snapshot (previousSnapshotId null on the connection's first).",
+    },
+  },
+  errors: {
+    SCHEMA_NOT_INTROSPECTED: { status: 404, message: 'This connection has not been introspected yet; POST /connections/{id}/introspect first.' },
+  },
+  routes: schemaRoutes,
+  setup: (kernel) => new SchemaService(kernel, (db, dialect) => introspect(db, dialect)),
+});

@@ -1,0 +1,31 @@
+import type { ColumnOverride, Overrides, SchemaProblem, TableOverride } from './overrides.js';
+import type { EffectiveColumn, EffectiveModel, EffectiveTable } from './effective.js';
+
+export type { ColumnOverride, EffectiveColumn, EffectiveModel, EffectiveTable, Overrides, SchemaProblem, TableOverride };
+
+/**
+ * A connection's schema as the rest of the platform should treat it: the latest snapshot with
+ * the operator's overrides applied. Each table carries `ref` (how routes and grants name it)
+ * and `display`; each column carries `display` ({label, hidden, personal, secret, format}).
+ */
+export interface EffectiveSchema {
+  connectionId: string;
+  snapshotId: string;
+  /** The snapshot's content hash; changes exactly when the structure does. */
+  hash: string;
+  model: EffectiveModel;
+  overrides: Overrides;
+  /** Overrides naming a table or column the snapshot no longer has. */
+  problems: SchemaProblem[];
+}
+
+/**
+ * What the schema plugin provides (`kernel.plugin<SchemaProvides>('schema')` from a plugin
+ * that requires 'schema').
+ */
+export interface SchemaProvides {
+  /** 404 NOT_FOUND for an unknown connection, 404 SCHEMA_NOT_INTROSPECTED before the first introspection. */
+  effective(connectionId: string): Promise<EffectiveSchema>;
+  /** One table of the effective schema by its ref, or null when the snapshot has no such table. */
+  table(connectionId: string, ref: string): Promise<EffectiveTable | null>;
+}
