@@ -4,7 +4,15 @@ import { chromium, type Browser, type Page, type Request } from 'playwright-core
 /** Debian's chromium (`apt-get install -y chromium`); playwright-core drives it, it downloads no browser. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 function inCi(): boolean {
   const ci = (process.env.CI ?? '').toLowerCase();

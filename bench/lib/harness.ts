@@ -1,0 +1,98 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export interface Target {
+  name: string;
+  url: string;
+  /** The server process's own CPU time (user + system), in microseconds. */
+  cpu(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const STARTUP_MS = 30_000;
+const IPC_MS = 5_000;
+const STOP_MS = 10_000;
+
+/**
+ * Forks `script` (relative to this folder) with `args`, under the same node flags as this
+ * process (--no-node-snapshot --import tsx), and waits for it to report `{ url }` over IPC. The
+ * server lives in its own process so the load generator does not share its event loop. The
+ * child must answer the message `cpu` with `{ cpu: process.cpuUsage() }` and exit on `stop`.
+ */
+export async function forkTarget(name: string, script: string, args: string[]): Promise<Target> {
+  const child: ChildProcess = fork(fileURLToPath(new URL(script, import.meta.url)), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name}: no URL within ${STARTUP_MS} ms`));
+    }, STARTUP_MS);
+    child.once('message', (msg) => {
+      clearTimeout(timer);
+      resolve((msg as { url: string }).url);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name}: exited with code ${code} before listening`));
+    });
+  });
+  return {
+    name,
+    url,
+    cpu: () =>
+      new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${name}: no CPU reading within ${IPC_MS} ms`)), IPC_MS);
+        child.once('message', (msg) => {
+          clearTimeout(timer);
+          const { cpu } = msg as { cpu: NodeJS.CpuUsage };
+          resolve(cpu.user + cpu.system);
+        });
+        child.send('cpu');
+      }),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((res) => child.once('exit', () => res()));
+      child.send('stop');
+      const timer = setTimeout(() => child.kill('SIGKILL'), STOP_MS);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export interface LoadResult {
+  /** Mean requests per second over the run. */
+  rps: number;
+  /** 99th-percentile latency, ms (autocannon's resolution is 1 ms). */
+  p99: number;
+  total: number;
+  /** Server CPU (user + system) per answered request, µs: steadier than req/s on a busy machine. */
+  cpuPerRequest: number;
+  /** Non-2xx answers, socket errors and timeouts: a valid run has none. */
+  failures: number;
+}
+
+/** Loads `target` at `path` with autocannon (in this process) for `duration` seconds. */
+export async function load(target: Target, path: string, opts: { connections: number; duration: number }): Promise<LoadResult> {
+  const before = await target.cpu();
+  const r = await autocannon({ url: target.url + path, connections: opts.connections, duration: opts.duration });
+  const after = await target.cpu();
+  return {
+    rps: r.requests.average,
+    p99: r.latency.p99,
+    total: r.requests.total,
+    cpuPerRequest: r.requests.total > 0 ? (after - before) / r.requests.total : 0,
+    failures: r.non2xx + r.errors + r.timeouts,
+  };
+}
+
+/** A plain-text table: first column left-aligned, the others right-aligned. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const fmt = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n');
+}
