@@ -65,9 +65,18 @@ describe('the SPA host', () => {
     }
   });
 
-  it('does not fall back for /api/, /ws or /docs/ paths', async () => {
+  it('does not fall back for /api/, /ws or /docs/ paths, with or without a query', async () => {
     expect((await inst.client().get('/api/v1')).status).toBe(404);
+    expect((await inst.client().get('/api?x=1')).status).toBe(404);
     expect((await inst.client().get('/docs/nothing-here')).status).toBe(404);
+  });
+
+  it('answers 404 for a missing file instead of the app (a stale chunk after a redeploy)', async () => {
+    for (const path of ['/assets/index-OLDHASH.js', '/favicon.ico', '/robots.txt']) {
+      const res = await inst.client().get(path);
+      expect(res.status, path).toBe(404);
+      expect(res.body.error.code).toBe('NOT_FOUND');
+    }
   });
 
   it('sends security headers', async () => {

@@ -8,8 +8,16 @@ const PLACEHOLDER = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <body><h1>The dashboard is not built</h1><p>Run <code>npm run build:dashboard</code>, or start with <code>npm start</code>, which builds it.</p></body></html>`;
 
 /** Paths that never fall back to the SPA: unknown ones there answer the 404 envelope. */
-function isReserved(url: string): boolean {
-  return url.startsWith('/api/') || url === '/api' || url === '/ws' || url.startsWith('/ws?') || url.startsWith('/docs/');
+function isReserved(path: string): boolean {
+  return path.startsWith('/api/') || path === '/api' || path === '/ws' || path === '/docs' || path.startsWith('/docs/');
+}
+
+/**
+ * A missing file is a 404, not the app: a stale hashed chunk after a redeploy must fail as a
+ * missing script, not as HTML the browser refuses to run.
+ */
+function looksLikeFile(path: string): boolean {
+  return path.startsWith('/assets/') || /\/[^/]+\.[A-Za-z0-9]{1,8}$/.test(path);
 }
 
 /**
@@ -30,7 +38,8 @@ export async function installSpaHost(app: FastifyInstance, distDir: string): Pro
     });
   }
   app.setNotFoundHandler((req, reply) => {
-    if (isReserved(req.url) || (req.method !== 'GET' && req.method !== 'HEAD')) {
+    const path = req.url.split('?')[0]!;
+    if (isReserved(path) || looksLikeFile(path) || (req.method !== 'GET' && req.method !== 'HEAD')) {
       throw new AppError('NOT_FOUND');
     }
     reply.code(200).header('cache-control', 'no-cache');

@@ -7,6 +7,7 @@ const require = createRequire(import.meta.url);
 
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>API reference</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
 <body><div id="reference"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
@@ -21,8 +22,8 @@ export async function installDocsHost(app: FastifyInstance, document: () => unkn
   let cached: string | null = null;
   app.get('/docs/openapi.json', async (_req, reply) => {
     cached ??= JSON.stringify(document(), null, 2);
-    return reply.type('application/json; charset=utf-8').send(cached);
+    return reply.type('application/json; charset=utf-8').header('cache-control', 'no-cache').send(cached);
   });
-  app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').send(PAGE));
+  app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(PAGE));
   app.get('/docs/init.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(INIT));
 }
