@@ -24,7 +24,7 @@ export interface AuditContext {
   requestId: string | null;
 }
 
-const SECRET_KEY = /pass(word)?|secret|token|hash|totp|recovery|otp|^code$|apikey|api_key|cookie|authorization/i;
+const SECRET_KEY = /pass(word)?|secret|token|hash|totp|recovery|otp|^code$|apikey|api_key|cookie|authorization|url$/i;
 
 /** Replaces the value of every key that names a secret, at any depth. */
 export function redactSecrets(value: unknown, depth = 0): unknown {

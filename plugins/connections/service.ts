@@ -1,0 +1,245 @@
+import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { resolve, sep } from 'node:path';
+import { AppError } from '../../kernel/errors.js';
+import type { Kernel } from '../../kernel/kernel-services.js';
+import {
+  DEFAULT_SOURCE_SETTINGS,
+  parseSourceUrl,
+  SourceFailure,
+  SourceRegistry,
+  testTarget,
+  type SourceDb,
+  type SourceSettings,
+  type SourceTarget,
+  type TestSuccess,
+} from '../../kernel/sources/index.js';
+import { connectionFailed, connectionUnavailable } from './errors.js';
+import type { ConnectionInfo, ConnectionsProvides, SourceDialect, SourceHandle } from './provides.js';
+import { ConnectionRepository, overridesOf, toConnection, toInfo, type TestOutcome } from './repository.js';
+import type { Connection, Overrides } from './schemas.js';
+import type { ConnectionRow } from './tables.js';
+
+export const CONNECTIONS_CHANGED = 'connections.changed';
+
+/** Parses a URL already checked by the route schema; a mismatch here is a 400 at `body.url`. */
+export function targetOrRefuse(dialect: SourceDialect, url: string): SourceTarget {
+  const parsed = parseSourceUrl(dialect, url);
+  if (!parsed.ok) throw new AppError('VALIDATION_FAILED', { issues: [{ path: 'body.url', code: 'custom', message: parsed.message }] });
+  return parsed.target;
+}
+
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/**
+ * The service's own data directory (the embedded meta store, the secret) is never a source:
+ * a data grant on such a connection would hand out sessions and password hashes.
+ */
+export function refuseOwnData(target: SourceTarget, dataDir: string): void {
+  if (target.dialect !== 'sqlite') return;
+  const own = realPath(dataDir);
+  const file = realPath(target.file);
+  if (file === own || file.startsWith(own + sep)) {
+    throw new AppError('VALIDATION_FAILED', {
+      issues: [{ path: 'body.url', code: 'custom', message: "That file is in the service's own data directory, which cannot be a connection." }],
+    });
+  }
+}
+
+/** The limits a connection's pool runs under: the defaults, then its overrides. */
+export function settingsOf(row: Pick<ConnectionRow, 'dialect' | 'read_only'>, overrides: Overrides): SourceSettings {
+  return {
+    ...DEFAULT_SOURCE_SETTINGS,
+    readOnly: Boolean(row.read_only),
+    poolSize: row.dialect === 'sqlite' ? 1 : (overrides.poolSize ?? DEFAULT_SOURCE_SETTINGS.poolSize),
+    statementTimeoutMs: overrides.statementTimeoutMs ?? DEFAULT_SOURCE_SETTINGS.statementTimeoutMs,
+    defaultSchema: row.dialect === 'postgres' ? overrides.defaultSchema : null,
+  };
+}
+
+/**
+ * Connections to the operators' databases: what the routes do, and what other plugins use
+ * (ConnectionsProvides). The pools live in a SourceRegistry keyed by connection id; a pool is
+ * replaced when the row's URL or limits change, on this replica or another (the fingerprint of
+ * the row is compared on every use).
+ */
+export class ConnectionsService implements ConnectionsProvides {
+  readonly registry: SourceRegistry;
+  readonly repo: ConnectionRepository;
+
+  constructor(private readonly kernel: Kernel) {
+    // Health timing runs on the real clock: a frozen business clock (tests) must not freeze retries.
+    this.registry = new SourceRegistry({ log: kernel.log });
+    this.repo = new ConnectionRepository(kernel.db, kernel.now);
+  }
+
+  private get box() {
+    return this.kernel.secrets('connections');
+  }
+
+  // ---- ConnectionsProvides ----
+
+  async info(connectionId: string): Promise<ConnectionInfo> {
+    return toInfo(await this.repo.find(connectionId));
+  }
+
+  async list(): Promise<ConnectionInfo[]> {
+    return (await this.repo.all()).map(toInfo);
+  }
+
+  async source(connectionId: string): Promise<SourceHandle> {
+    const row = await this.repo.find(connectionId);
+    const settings = settingsOf(row, overridesOf(row));
+    try {
+      const db = await this.registry.acquire(connectionId, fingerprint(row, settings), () => ({ target: this.storedTarget(row), settings }));
+      return { info: toInfo(row), db };
+    } catch (err) {
+      if (err instanceof SourceFailure) throw connectionUnavailable(connectionId, err);
+      throw err;
+    }
+  }
+
+  async withSource<T>(connectionId: string, fn: (db: SourceDb, info: ConnectionInfo) => Promise<T>): Promise<T> {
+    const { db, info } = await this.source(connectionId);
+    try {
+      return await fn(db, info);
+    } catch (err) {
+      const failure = err instanceof AppError ? null : this.registry.reportError(connectionId, err);
+      if (failure) throw connectionUnavailable(connectionId, failure);
+      throw err;
+    }
+  }
+
+  // ---- what the routes do ----
+
+  async get(id: string): Promise<Connection> {
+    return toConnection(await this.repo.find(id));
+  }
+
+  async create(input: { name: string; dialect: SourceDialect; url: string; readOnly?: boolean | undefined }): Promise<Connection> {
+    await this.repo.assertNameFree(input.name);
+    const target = targetOrRefuse(input.dialect, input.url);
+    const result = await this.testOrRefuse(target, Boolean(input.readOnly));
+    const row = await this.repo.insert({
+      name: input.name,
+      dialect: input.dialect,
+      urlSealed: this.box.encrypt(input.url),
+      target,
+      readOnly: Boolean(input.readOnly),
+      test: { ok: true, result },
+    });
+    await this.changed(row.id, 'created');
+    return toConnection(row);
+  }
+
+  /** A new URL is tested before it is stored, and closes the pool on the old one. */
+  async update(
+    id: string,
+    patch: { name?: string | undefined; url?: string | undefined; readOnly?: boolean | undefined },
+  ): Promise<{ before: Connection; after: Connection }> {
+    const row = await this.repo.find(id);
+    if (patch.name !== undefined) await this.repo.assertNameFree(patch.name, id);
+    let url: { sealed: string; target: SourceTarget; test: TestOutcome } | undefined;
+    if (patch.url !== undefined) {
+      const target = targetOrRefuse(row.dialect, patch.url);
+      const result = await this.testOrRefuse(target, patch.readOnly ?? Boolean(row.read_only));
+      url = { sealed: this.box.encrypt(patch.url), target, test: { ok: true, result } };
+    }
+    await this.repo.update(id, { name: patch.name, readOnly: patch.readOnly, url });
+    if (url || (patch.readOnly !== undefined && patch.readOnly !== Boolean(row.read_only))) await this.registry.close(id);
+    const after = await this.repo.find(id);
+    await this.changed(id, 'updated');
+    return { before: toConnection(row), after: toConnection(after) };
+  }
+
+  async remove(id: string): Promise<Connection> {
+    const row = await this.repo.find(id);
+    await this.repo.remove(id);
+    await this.registry.close(id);
+    await this.changed(id, 'deleted');
+    return toConnection(row);
+  }
+
+  /** An unsaved URL: nothing is stored. */
+  async testUnsaved(dialect: SourceDialect, url: string, readOnly: boolean): Promise<TestSuccess> {
+    return this.testOrRefuse(targetOrRefuse(dialect, url), readOnly);
+  }
+
+  /**
+   * A stored connection, on a connection of its own (not the pool, so the answer is about the
+   * database now). The outcome is kept as lastTest either way; a success lets the pool try
+   * again at once instead of waiting out a remembered failure.
+   */
+  async testStored(id: string): Promise<TestSuccess> {
+    const row = await this.repo.find(id);
+    let result: TestSuccess;
+    try {
+      result = await testTarget(this.storedTarget(row), { readOnly: Boolean(row.read_only) });
+    } catch (err) {
+      if (!(err instanceof SourceFailure)) throw err;
+      await this.repo.recordTest(id, { ok: false, reason: err.reason });
+      throw connectionFailed(err);
+    }
+    await this.repo.recordTest(id, { ok: true, result });
+    this.registry.recheck(id);
+    return result;
+  }
+
+  async overrides(id: string): Promise<{ row: ConnectionRow; overrides: Overrides }> {
+    const row = await this.repo.find(id);
+    return { row, overrides: overridesOf(row) };
+  }
+
+  /** Replaces the whole set; new pool limits take effect with the next use (the pool is replaced). */
+  async setOverrides(id: string, next: Overrides): Promise<{ row: ConnectionRow; before: Overrides; after: Overrides }> {
+    const row = await this.repo.find(id);
+    const before = overridesOf(row);
+    await this.repo.setOverrides(id, next);
+    const after = await this.repo.find(id);
+    if (fingerprint(row, settingsOf(row, before)) !== fingerprint(after, settingsOf(after, next))) await this.registry.close(id);
+    await this.changed(id, 'updated');
+    return { row: after, before, after: next };
+  }
+
+  async close(): Promise<void> {
+    await this.registry.closeAll();
+  }
+
+  private async testOrRefuse(target: SourceTarget, readOnly: boolean): Promise<TestSuccess> {
+    refuseOwnData(target, this.kernel.config.dataDir);
+    try {
+      return await testTarget(target, { readOnly });
+    } catch (err) {
+      if (err instanceof SourceFailure) throw connectionFailed(err);
+      throw err;
+    }
+  }
+
+  /** The stored URL, opened. A box that cannot open it means SVC_SECRET changed since it was saved. */
+  private storedTarget(row: ConnectionRow): SourceTarget {
+    let url: string;
+    try {
+      url = this.box.decrypt(row.url_sealed);
+    } catch {
+      throw new SourceFailure('unknown', 'The stored URL cannot be decrypted (was SVC_SECRET changed?); save the connection URL again.');
+    }
+    const parsed = parseSourceUrl(row.dialect, url);
+    if (!parsed.ok) throw new SourceFailure('invalid-url', parsed.message);
+    return parsed.target;
+  }
+
+  private async changed(id: string, change: 'created' | 'updated' | 'deleted'): Promise<void> {
+    await this.kernel.events.publish(CONNECTIONS_CHANGED, { id, change });
+  }
+}
+
+/** Changes whenever the pool would have to be opened differently. The sealed URL changes with the URL. */
+function fingerprint(row: ConnectionRow, settings: SourceSettings): string {
+  return createHash('sha256').update(row.url_sealed).update('\0').update(JSON.stringify(settings)).digest('base64url');
+}
