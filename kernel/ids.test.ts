@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId } from './ids.js';
+import { idFloor, newId } from './ids.js';
 
 describe('newId', () => {
   it('is 26 characters of Crockford base32', () => {
@@ -14,9 +14,15 @@ describe('newId', () => {
     expect(newId(at + 1) > ids[999]!).toBe(true);
   });
 
-  it('keeps increasing when the clock steps back', () => {
-    const a = newId(Date.now() + 10_000);
-    const b = newId(Date.now());
-    expect(b > a).toBe(true);
+  it('honours an explicit earlier time', () => {
+    const now = Date.now();
+    newId(now);
+    expect(newId(now - 60_000).slice(0, 10) < newId(now).slice(0, 10)).toBe(true);
+  });
+
+  it('idFloor is at or below every id of that millisecond and above every earlier one', () => {
+    const at = Date.now() - 5000;
+    expect(idFloor(at) <= newId(at)).toBe(true);
+    expect(idFloor(at) > newId(at - 1)).toBe(true);
   });
 });

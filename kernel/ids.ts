@@ -8,15 +8,15 @@ let lastRandom = 0n;
 
 /**
  * A 26-character id that sorts by creation time (48-bit ms timestamp + 80 random bits), so
- * keyset pagination by id is also pagination by age. Within one process it is strictly
- * increasing: a second id in the same millisecond (or after the clock stepped back) takes the
- * previous random part plus one, so two audit entries written in one millisecond keep their order.
+ * keyset pagination by id is also pagination by age. Within one process and one millisecond it
+ * is strictly increasing: a second id in the same millisecond takes the previous random part
+ * plus one, so two audit entries written in one millisecond keep their order. An explicit
+ * earlier time (an injected clock, a back-dated row) is honoured as given.
  */
 export function newId(now: number = Date.now()): string {
-  let time = now;
+  const time = now;
   let random: bigint;
-  if (time <= lastTime && lastRandom < RANDOM_MAX) {
-    time = lastTime;
+  if (time === lastTime && lastRandom < RANDOM_MAX) {
     random = lastRandom + 1n;
   } else {
     random = 0n;
@@ -26,17 +26,26 @@ export function newId(now: number = Date.now()): string {
   }
   lastTime = time;
   lastRandom = random;
-  let head = '';
-  let t = time;
-  for (let i = 0; i < 10; i++) {
-    head = ALPHABET[t % 32]! + head;
-    t = Math.floor(t / 32);
-  }
   let tail = '';
   let r = random;
   for (let i = 0; i < 16; i++) {
     tail = ALPHABET[Number(r & 31n)]! + tail;
     r >>= 5n;
   }
-  return head + tail;
+  return timePart(time) + tail;
+}
+
+function timePart(ms: number): string {
+  let head = '';
+  let t = ms;
+  for (let i = 0; i < 10; i++) {
+    head = ALPHABET[t % 32]! + head;
+    t = Math.floor(t / 32);
+  }
+  return head;
+}
+
+/** The smallest id that can be minted at `ms`: a keyset bound for "created at or after". */
+export function idFloor(ms: number): string {
+  return timePart(ms) + '0'.repeat(16);
 }

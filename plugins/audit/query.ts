@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ActorType } from '../../kernel/audit.js';
-import { newId } from '../../kernel/ids.js';
+import { idFloor } from '../../kernel/ids.js';
 import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
 import type { AuditEntry, AuditFilters } from './schemas.js';
 
@@ -15,9 +15,9 @@ const ID_CLOCK_SLACK_MS = 60_000;
 const MAX_ID_TIME = 2 ** 50 - 1; // the 10 time characters of an id hold 50 bits
 
 /** The smallest id minted at `ms`, or null outside what an id can encode. */
-function idFloor(ms: number): string | null {
+function idFloorWithin(ms: number): string | null {
   if (ms < 0 || ms > MAX_ID_TIME) return null;
-  return newId(ms).slice(0, 10) + '0'.repeat(16);
+  return idFloor(ms);
 }
 
 /** LIKE with '!' as the escape character, which needs no quoting on any of the three dialects. */
@@ -63,12 +63,12 @@ export function entriesQuery(db: MetaDb, f: AuditFilters) {
   if (f.targetId !== undefined) q = q.where('target_id', '=', f.targetId);
   if (f.from !== undefined) {
     q = q.where('at', '>=', f.from);
-    const floor = idFloor(f.from - ID_CLOCK_SLACK_MS);
+    const floor = idFloorWithin(f.from - ID_CLOCK_SLACK_MS);
     if (floor) q = q.where('id', '>=', floor);
   }
   if (f.to !== undefined) {
     q = q.where('at', '<', f.to);
-    const ceiling = idFloor(f.to + ID_CLOCK_SLACK_MS);
+    const ceiling = idFloorWithin(f.to + ID_CLOCK_SLACK_MS);
     if (ceiling) q = q.where('id', '<', ceiling);
   }
   if (f.cursor !== undefined) q = q.where('id', '<', f.cursor);

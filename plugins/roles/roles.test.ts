@@ -91,11 +91,20 @@ function roleFlows(meta: MetaChoice) {
     const adminGrants = await grantsOf('admin');
     expect(adminGrants).toMatchObject({ roleId: 'admin', builtin: true });
     expect(adminGrants.grants.map((g: { permission: string }) => g.permission).sort()).toEqual([...catalog].sort());
-    expect((await grantsOf('editor')).grants).toEqual([
-      { permission: 'probe.read', scope: null },
-      { permission: 'probe.write', scope: null },
-    ]);
-    expect((await grantsOf('viewer')).grants).toEqual([{ permission: 'probe.read', scope: null }]);
+    // Whatever the loaded plugins declare for each built-in role, and nothing else.
+    const declaredFor = (role: 'editor' | 'viewer') =>
+      inst.app.kernel.permissions
+        .list()
+        .filter((p) => p.roles?.includes(role))
+        .map((p) => ({ permission: p.name, scope: null }));
+    const sortByName = (list: Array<{ permission: string }>) => [...list].sort((a, b) => a.permission.localeCompare(b.permission));
+    const editor = sortByName((await grantsOf('editor')).grants);
+    const viewer = sortByName((await grantsOf('viewer')).grants);
+    expect(editor).toEqual(sortByName(declaredFor('editor')));
+    expect(viewer).toEqual(sortByName(declaredFor('viewer')));
+    expect(editor).toEqual(expect.arrayContaining([{ permission: 'probe.read', scope: null }, { permission: 'probe.write', scope: null }]));
+    expect(viewer).toEqual(expect.arrayContaining([{ permission: 'probe.read', scope: null }]));
+    expect(viewer).not.toContainEqual({ permission: 'probe.write', scope: null });
   });
 
   it('stores the grants of a custom role, scoped or not, replacing them whole', async () => {

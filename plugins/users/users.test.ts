@@ -332,7 +332,12 @@ describe('users: bounds, lists and who may call', () => {
 
   it('lets a user manager act only on users and roles within its own permissions', async () => {
     const role = (await call(inst, admin, 'POST', '/api/v1/roles', { name: 'User managers' })).body.data.role;
-    await call(inst, admin, 'PUT', `/api/v1/roles/${role.id}/permissions`, { grants: [{ permission: 'users.read' }, { permission: 'users.write' }] });
+    // It may hand out the viewer role only because it holds everything a viewer holds (K15).
+    const viewerHolds = inst.app.kernel.permissions
+      .list()
+      .filter((p) => p.roles?.includes('viewer'))
+      .map((p) => ({ permission: p.name }));
+    await call(inst, admin, 'PUT', `/api/v1/roles/${role.id}/permissions`, { grants: [{ permission: 'users.read' }, { permission: 'users.write' }, ...viewerHolds] });
     const manager = await activeUser(inst, admin, 'manager@example.com', [role.id]);
 
     const plain = await call(inst, manager.client, 'POST', '/api/v1/users', { email: 'plain@example.com', name: 'Plain', roleIds: ['viewer'] });
