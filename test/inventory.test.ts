@@ -56,6 +56,26 @@ const INVENTORY: Record<string, string[]> = {
     'POST /users/{id}/invite/resend',
   ],
   'Meta store': ['GET /meta/placement'],
+  Connections: [
+    'GET /connections',
+    'POST /connections',
+    'POST /connections/test',
+    'GET /connections/{id}',
+    'PATCH /connections/{id}',
+    'DELETE /connections/{id}',
+    'POST /connections/{id}/test',
+    'POST /connections/{id}/introspect',
+    'GET /connections/{id}/schema',
+    'GET /connections/{id}/schema/snapshots',
+    'GET /connections/{id}/schema/snapshots/{snapshotId}',
+    'GET /connections/{id}/schema/diff',
+    'GET /connections/{id}/schema/overrides',
+    'PUT /connections/{id}/schema/overrides',
+    'GET /connections/{id}/overrides',
+    'PUT /connections/{id}/overrides',
+    'POST /connections/{id}/generate',
+  ],
+  'Schema import': ['POST /schema-import/parse'],
 };
 
 describe('the seed inventory', () => {
