@@ -19,6 +19,10 @@ import { installSecurityHeaders } from './http/security-headers.js';
 import { installSpaHost } from './http/spa.js';
 import { PasswordGuard } from './identity/password-guard.js';
 import { IdentityService } from './identity/service.js';
+import { loadJobKinds } from './jobs/kinds.js';
+import type { JobRunnerOptions } from './jobs/options.js';
+import { JOB_FINISHED, JOB_PROGRESS, jobEventSchema } from './jobs/schema.js';
+import { JobService } from './jobs/service.js';
 import type { Kernel } from './kernel-services.js';
 import { REDACT_PATHS } from './logger.js';
 import { kernelMigrations } from './meta/kernel-migrations.js';
@@ -43,6 +47,8 @@ export interface AppOptions {
   logStream?: NodeJS.WritableStream;
   /** Realtime heartbeat (25 s by default); tests shorten it. */
   heartbeatMs?: number;
+  /** Job workers, poll, lease and backoff times (kernel/jobs/options.ts); tests shorten them. */
+  jobs?: JobRunnerOptions;
 }
 
 export interface App {
@@ -84,6 +90,9 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const log = http.log;
   const bus = new EventBus(log, now, opts.heartbeatMs);
   bus.declare('kernel', NOTIFICATION_CREATED, { schema: notificationSchema, permission: SIGNED_IN, description: 'A notification for the receiving user.' });
+  // The bus filters by one permission per kind, so job events go to the job's creator only (decisions J1).
+  bus.declare('kernel', JOB_PROGRESS, { schema: jobEventSchema, permission: SIGNED_IN, description: 'A job you created started, progressed or was queued again for a retry.' });
+  bus.declare('kernel', JOB_FINISHED, { schema: jobEventSchema, permission: SIGNED_IN, description: 'A job you created succeeded, failed or was cancelled.' });
   for (const p of plugins) for (const [kind, decl] of Object.entries(p.events ?? {})) bus.declare(p.name, kind, decl);
 
   const instanceId = randomUUID();
@@ -108,6 +117,23 @@ export async function createApp(opts: AppOptions): Promise<App> {
   if (bridge) bus.attachBridge(bridge);
 
   const provided = new Map<string, unknown>();
+  const views = new Map<string, Kernel>();
+  const jobs = new JobService({
+    db: store.db,
+    dialect: store.dialect,
+    kinds: loadJobKinds(plugins),
+    bus,
+    log,
+    now,
+    owner: instanceId,
+    options: opts.jobs,
+    // A handler works with its own plugin's view, built once the plugin is known.
+    kernelFor: (name) => {
+      let view = views.get(name);
+      if (!view) views.set(name, (view = kernelFor(plugins.find((p) => p.name === name) ?? null)));
+      return view;
+    },
+  });
   const settings = new SettingsStore(store.db, now);
   const boxes = new Map<string, SecretBox>();
   const secrets = (purpose: string) => {
@@ -128,6 +154,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     audit: new AuditLog(store.db, now),
     mailer: new Mailer(settings, secrets('smtp'), log),
     notifications: new NotificationService(store.db, bus, now),
+    jobs,
     secrets,
     version: VERSION,
     instanceId,
@@ -173,6 +200,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
       fp(
         async (instance) => {
           if (p.setup) provided.set(p.name, await p.setup(view));
+          if (p.http) await p.http(instance, view, provided.get(p.name));
           for (const r of p.routes ?? []) mountRoute(instance, p.name, r, view);
           if (p.close) instance.addHook('onClose', async () => p.close!());
         },
@@ -180,6 +208,10 @@ export async function createApp(opts: AppOptions): Promise<App> {
       ),
     );
   }
+  // Before any plugin's close: running handlers still have every service while they stop.
+  http.addHook('preClose', async () => {
+    await jobs.stop();
+  });
   http.addHook('onClose', async () => {
     await bus.close();
     await store.close();
@@ -190,6 +222,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     await http.close().catch(() => undefined);
     throw err;
   }
+  jobs.start();
   return {
     http,
     kernel,

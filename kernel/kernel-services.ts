@@ -7,6 +7,7 @@ import type { EventBus } from './events/bus.js';
 import type { PermissionCatalog } from './identity/permissions.js';
 import type { PasswordGuard } from './identity/password-guard.js';
 import type { IdentityService } from './identity/service.js';
+import type { JobQueue } from './jobs/types.js';
 import type { Logger } from './logger.js';
 import type { MetaStore } from './meta/store.js';
 import type { MetaDb } from './meta/types.js';
@@ -27,6 +28,8 @@ export interface Kernel {
   readonly audit: AuditLog;
   readonly mailer: Mailer;
   readonly notifications: NotificationService;
+  /** D13: the persistent job queue (kernel/jobs). */
+  readonly jobs: JobQueue;
   /** A box that seals secrets at rest under a key for this purpose only. */
   secrets(purpose: string): SecretBox;
   readonly version: string;

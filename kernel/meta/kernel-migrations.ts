@@ -179,4 +179,38 @@ export const kernelMigrations: Migration[] = [
       await db.schema.createIndex('password_tokens_user').on('password_tokens').column('user_id').execute();
     },
   },
+  {
+    name: '0007_jobs',
+    async up(db) {
+      // D13, decisions J1. payload/result are JSON text capped at 60 000 bytes by the queue
+      // (MySQL's TEXT holds 64 KiB). No foreign key on created_by: a job outlives its creator.
+      await db.schema
+        .createTable('jobs')
+        .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
+        .addColumn('kind', 'varchar(100)', (c) => c.notNull())
+        .addColumn('state', 'varchar(16)', (c) => c.notNull())
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('progress', 'double precision')
+        .addColumn('progress_message', 'varchar(500)')
+        .addColumn('result', 'text')
+        .addColumn('error_code', 'varchar(100)')
+        .addColumn('error_message', 'varchar(1000)')
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('max_attempts', 'integer', (c) => c.notNull())
+        .addColumn('cancel_requested', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_by', 'varchar(32)')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('started_at', 'bigint')
+        .addColumn('finished_at', 'bigint')
+        .addColumn('run_after', 'bigint', (c) => c.notNull())
+        .addColumn('locked_by', 'varchar(64)')
+        .addColumn('lease_until', 'bigint')
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+      // The claim walks (state, run_after, id) so SKIP LOCKED locks only the row it takes.
+      await db.schema.createIndex('jobs_claim').on('jobs').columns(['state', 'run_after', 'id']).execute();
+      await db.schema.createIndex('jobs_creator').on('jobs').columns(['created_by', 'id']).execute();
+      await db.schema.createIndex('jobs_kind').on('jobs').columns(['kind', 'id']).execute();
+    },
+  },
 ];

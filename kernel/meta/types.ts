@@ -48,6 +48,29 @@ export interface KernelTables {
   notifications: { id: string; user_id: string; kind: string; title: string; body: string | null; link: string | null; created_at: number; read_at: number | null };
   notification_prefs: { user_id: string; kind: string; in_app: number; email: number };
   password_tokens: { token_hash: string; user_id: string; purpose: 'reset' | 'invite'; created_at: number; expires_at: number; used_at: number | null };
+  /** D13 jobs (kernel/jobs); payload and result are JSON text. */
+  jobs: {
+    id: string;
+    kind: string;
+    state: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+    payload: string;
+    progress: number | null;
+    progress_message: string | null;
+    result: string | null;
+    error_code: string | null;
+    error_message: string | null;
+    attempts: number;
+    max_attempts: number;
+    cancel_requested: number;
+    created_by: string | null;
+    created_at: number;
+    started_at: number | null;
+    finished_at: number | null;
+    run_after: number;
+    locked_by: string | null;
+    lease_until: number | null;
+    updated_at: number;
+  };
   api_keys: {
     id: string;
     name: string;

@@ -1,6 +1,8 @@
+import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import type { RouteDefinition } from '../contract/route.js';
+import type { JobDeclaration } from '../jobs/types.js';
 import type { Kernel } from '../kernel-services.js';
 
 /**
@@ -45,8 +47,18 @@ export interface PluginDefinition<Provides = unknown> {
   routes?: RouteDefinition[];
   events?: Record<string, EventDeclaration>;
   errors?: Record<string, ErrorCodeDeclaration>;
+  /** Job kinds this plugin runs (D13); each names the permission that sees and cancels its jobs. */
+  jobs?: Record<string, JobDeclaration>;
   /** The plugin's one init: runs after migrations, in dependency order. */
   setup?: (kernel: Kernel) => Promise<Provides> | Provides;
+  /**
+   * Raw HTTP access for what the route contract cannot say (a CORS preflight route, hooks or an
+   * error handler on the plugin's own routes through `onRoute`). Runs after `setup` and before
+   * the plugin's routes are mounted. The instance is the application's, not encapsulated: a
+   * hook added here sees every later route and request, so it must filter by URL. (A method, so
+   * a plugin typed with its own Provides still fits PluginDefinition<unknown>.)
+   */
+  http?(app: FastifyInstance, kernel: Kernel, provided: Provides): Promise<void> | void;
   /** Runs at shutdown in reverse load order. */
   close?: () => Promise<void> | void;
 }
@@ -62,6 +74,7 @@ const responseSchema = z.union([zodSchema, z.object({ raw: z.literal(true), cont
 export const PLUGIN_NAME = /^[a-z][a-z0-9-]{1,39}$/;
 export const PERMISSION_NAME = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 export const EVENT_KIND = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
+export const JOB_KIND = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 
 export const manifestSchema = z.object({
   name: z.string().regex(PLUGIN_NAME, 'plugin names are lower-case kebab-case, 2 to 40 characters'),
@@ -106,8 +119,21 @@ export const manifestSchema = z.object({
       z.object({ schema: zodSchema, permission: z.string(), description: z.string().optional() }),
     )
     .default({}),
+  jobs: z
+    .record(
+      z.string().regex(JOB_KIND, 'job kinds look like namespace.action').max(100),
+      z.object({
+        permission: z.string(),
+        description: z.string().optional(),
+        maxAttempts: z.number().int().min(1).max(100).optional(),
+        schema: zodSchema.optional(),
+        handler: z.function(),
+      }),
+    )
+    .default({}),
   errors: z.record(z.string().regex(/^[A-Z][A-Z0-9_]+$/), z.object({ status: z.number().int().min(400).max(599), message: z.string().min(1) })).default({}),
   setup: z.function().optional(),
+  http: z.function().optional(),
   close: z.function().optional(),
 });
 

@@ -1,4 +1,5 @@
 import { checkRoute } from '../contract/check.js';
+import { SIGNED_IN } from '../contract/route.js';
 import { registerErrorCodes } from '../errors.js';
 import { PermissionCatalog } from '../identity/permissions.js';
 import type { LoadedRoute } from '../kernel-services.js';
@@ -14,7 +15,7 @@ export interface RouteTree {
 
 /**
  * Everything that can be checked without opening anything: manifests, load order, the
- * permission catalog, the route contract and the permissions events need. Throws one line on the first problem, so the
+ * permission catalog, the route contract and the permissions events and job kinds need. Throws one line on the first problem, so the
  * server refuses to start, and `npm run openapi` sees exactly the tree the server would serve.
  */
 export function buildRouteTree(input: readonly PluginDefinition[]): RouteTree {
@@ -28,6 +29,18 @@ export function buildRouteTree(input: readonly PluginDefinition[]): RouteTree {
   for (const p of plugins) {
     for (const [kind, decl] of Object.entries(p.events ?? {})) {
       if (!catalog.has(decl.permission)) throw new Error(`event ${kind} of plugin ${p.name} needs permission ${decl.permission}, which no loaded plugin declares`);
+    }
+  }
+  const jobKinds = new Map<string, string>();
+  for (const p of plugins) {
+    for (const [kind, decl] of Object.entries(p.jobs ?? {})) {
+      const prior = jobKinds.get(kind);
+      if (prior) throw new Error(`job kind ${kind} is declared by both ${prior} and ${p.name}`);
+      jobKinds.set(kind, p.name);
+      // `self` would let every signed-in caller see and cancel every job of the kind.
+      if (decl.permission === SIGNED_IN || !catalog.has(decl.permission)) {
+        throw new Error(`job kind ${kind} of plugin ${p.name} needs permission ${decl.permission}, which no loaded plugin declares`);
+      }
     }
   }
   const seen = new Set<string>();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createApp, type App } from '../../kernel/app.js';
 import { loadConfig } from '../../kernel/config.js';
+import type { JobRunnerOptions } from '../../kernel/jobs/options.js';
 import type { PluginDefinition } from '../../kernel/plugin/manifest.js';
 import { firstPartyPlugins } from '../../plugins/index.js';
 import { HttpClient } from './client.js';
@@ -23,6 +24,8 @@ export interface InstanceOptions {
   heartbeatMs?: number;
   /** Collect JSON log lines (at SVC_LOG_LEVEL or info) into this array. */
   logLines?: string[];
+  /** Job workers, poll, lease and backoff times. */
+  jobs?: JobRunnerOptions;
 }
 
 export interface TestInstance {
@@ -56,7 +59,7 @@ export async function startInstance(opts: InstanceOptions = {}): Promise<TestIns
   let app: App;
   try {
     const logStream = opts.logLines ? new Writable({ write: (chunk, _enc, done) => (opts.logLines!.push(...String(chunk).split('\n').filter(Boolean)), done()) }) : undefined;
-    app = await createApp({ config, plugins: [...firstPartyPlugins, ...(opts.plugins ?? [])], now: opts.now, dashboardDir: opts.dashboardDir, logStream, heartbeatMs: opts.heartbeatMs });
+    app = await createApp({ config, plugins: [...firstPartyPlugins, ...(opts.plugins ?? [])], now: opts.now, dashboardDir: opts.dashboardDir, logStream, heartbeatMs: opts.heartbeatMs, jobs: opts.jobs });
   } catch (err) {
     await temp?.drop();
     rmSync(dataDir, { recursive: true, force: true });

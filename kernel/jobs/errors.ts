@@ -1,0 +1,38 @@
+import { AppError } from '../errors.js';
+
+const CODE = /^[A-Z][A-Z0-9_]{1,99}$/;
+
+/**
+ * Thrown by a handler to fail with a code and a message meant for the people watching the job.
+ * Anything else a handler throws is stored as JOB_FAILED with a generic message, so a stack,
+ * an SQL statement or a file path never reaches the API.
+ */
+export class JobError extends Error {
+  override name = 'JobError';
+  constructor(
+    readonly code: string,
+    message: string,
+    /** false: retrying cannot help (bad input); the job fails at once. */
+    readonly retryable = true,
+  ) {
+    super(message);
+    if (!CODE.test(code)) throw new Error(`job error codes look like SOME_CODE, not ${code}`);
+  }
+}
+
+export interface StoredJobError {
+  code: string;
+  message: string;
+  retryable: boolean;
+}
+
+export const JOB_FAILED = { code: 'JOB_FAILED', message: 'The job failed.' };
+export const JOB_LOST = { code: 'JOB_LOST', message: 'The process running this job stopped before the job finished.' };
+
+export function toStoredError(err: unknown): StoredJobError {
+  if (err instanceof JobError) return { code: err.code, message: err.message.slice(0, 1000), retryable: err.retryable };
+  // AppError messages come from the code registry (or were written for users), never from a
+  // driver; a refusal (4xx) will refuse again, an outage (5xx) may pass.
+  if (err instanceof AppError) return { code: err.code, message: err.message.slice(0, 1000), retryable: err.status >= 500 };
+  return { ...JOB_FAILED, retryable: true };
+}
