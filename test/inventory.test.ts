@@ -76,6 +76,7 @@ const INVENTORY: Record<string, string[]> = {
     'POST /connections/{id}/generate',
   ],
   'Schema import': ['POST /schema-import/parse'],
+  Jobs: ['GET /jobs', 'POST /jobs', 'GET /jobs/{id}', 'POST /jobs/{id}/cancel'],
 };
 
 describe('the seed inventory', () => {
