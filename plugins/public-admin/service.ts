@@ -1,0 +1,182 @@
+import type { Kernel } from '../../kernel/kernel-services.js';
+import type { ConnectionsProvides } from '../connections/provides.js';
+import type { SchemaProvides } from '../schema/provides.js';
+import { buildCatalog, type Catalog } from './catalog.js';
+import { EmailTemplates } from './email-templates.js';
+import { KeyStore } from './keys.js';
+import type { EndpointDefinition, PublicAdminProvides, PublicApiState, PublicKey, PublicMethod } from './provides.js';
+import { ScopeStore } from './scopes-store.js';
+import { PublicSwitch } from './switch.js';
+import { publicAdminDb } from './tables.js';
+import { UsageCounter } from './usage.js';
+
+/** How long the data plane may serve an endpoint another replica (or a schema change) altered. */
+export const CATALOG_TTL_MS = 2_000;
+/** How often a replica looks for keys revoked elsewhere while someone caches keys (seed: within 5 s). */
+export const REVOCATION_POLL_MS = 2_000;
+
+export const PUBLIC_CHANGED = 'public.changed';
+export const PUBLIC_KEY_REVOKED = 'public.key-revoked';
+
+/**
+ * The control plane: switch, keys, endpoints, usage; what the data plane reads through
+ * PublicAdminProvides. Key lookups are never cached here (one indexed query by hash), so a
+ * revocation is seen by the very next request on every replica sharing the meta store.
+ */
+export class PublicAdminService implements PublicAdminProvides {
+  readonly scopes: ScopeStore;
+  readonly keys: KeyStore;
+  readonly switch: PublicSwitch;
+  readonly usage: UsageCounter;
+  readonly templates: EmailTemplates;
+  private cache: Catalog | null = null;
+  private building: Promise<Catalog> | null = null;
+  private generation = 0;
+  private readonly listeners = new Set<(keyId: string) => void>();
+  private poller: NodeJS.Timeout | null = null;
+  private polledAt = 0;
+  private lastEnabled: boolean | null = null;
+
+  constructor(private readonly kernel: Kernel) {
+    const db = publicAdminDb(kernel.db);
+    const now = () => kernel.now();
+    this.scopes = new ScopeStore(db, now);
+    this.keys = new KeyStore(db, kernel.secrets('public-keys'), now);
+    this.switch = new PublicSwitch(kernel.settings, kernel.config, now);
+    this.usage = new UsageCounter(db, now, kernel.log);
+    this.templates = new EmailTemplates(db, kernel.mailer, now);
+  }
+
+  private get connections() {
+    return this.kernel.plugin<ConnectionsProvides>('connections');
+  }
+
+  private get schema() {
+    return this.kernel.plugin<SchemaProvides>('schema');
+  }
+
+  /** Every endpoint as of now (admin routes), refreshing the data plane's copy on the way. */
+  async catalog(): Promise<Catalog> {
+    const generation = this.generation;
+    const built = await buildCatalog(this.connections, this.schema, this.scopes, this.kernel.now());
+    if (generation === this.generation) this.cache = built;
+    return built;
+  }
+
+  /** The data plane's copy: rebuilt after a local change at once, else at most CATALOG_TTL_MS old. */
+  private async cached(): Promise<Catalog> {
+    const hit = this.cache;
+    if (hit && this.kernel.now() - hit.builtAt < CATALOG_TTL_MS) return hit;
+    this.building ??= this.catalog().finally(() => (this.building = null));
+    return this.building;
+  }
+
+  /** After any local write to endpoints or keys. */
+  invalidate(): void {
+    this.generation++;
+    this.cache = null;
+  }
+
+  /** Tells dashboards and other replicas something changed; a lost event only delays them to the TTL. */
+  async announce(what: 'switch' | 'scopes' | 'keys', id: string | null = null): Promise<void> {
+    await this.kernel.events.publish(PUBLIC_CHANGED, { what, id }).catch(() => undefined);
+  }
+
+  async revoked(keyId: string): Promise<void> {
+    this.invalidate();
+    this.emit(keyId);
+    await this.kernel.events.publish(PUBLIC_KEY_REVOKED, { id: keyId }).catch(() => undefined);
+  }
+
+  private emit(keyId: string): void {
+    for (const l of this.listeners) {
+      try {
+        l(keyId);
+      } catch (err) {
+        this.kernel.log.warn({ err: { message: (err as Error).message } }, 'public key revocation listener failed');
+      }
+    }
+  }
+
+  async switchChanged(after: PublicApiState): Promise<void> {
+    this.lastEnabled = after.enabled;
+    if (!after.enabled) this.emit('*');
+    await this.announce('switch');
+  }
+
+  // PublicAdminProvides
+
+  state(): Promise<PublicApiState> {
+    return this.switch.state();
+  }
+
+  keyForToken(token: string): Promise<PublicKey | null> {
+    return this.keys.forToken(token);
+  }
+
+  async endpoint(ref: string): Promise<EndpointDefinition | null> {
+    return (await this.cached()).byRef.get(ref)?.def ?? null;
+  }
+
+  async endpoints(connectionId?: string): Promise<EndpointDefinition[]> {
+    return (await this.cached()).entries.map((e) => e.def).filter((d) => connectionId === undefined || d.connectionId === connectionId);
+  }
+
+  grants(key: PublicKey, ref: string, method: PublicMethod): boolean {
+    return key.grants.some((g) => g.ref === ref && g.methods.includes(method));
+  }
+
+  onRevoked(listener: (keyId: string) => void): () => void {
+    this.listeners.add(listener);
+    this.startPolling();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0 && this.poller) {
+        clearInterval(this.poller);
+        this.poller = null;
+      }
+    };
+  }
+
+  recordUsage(keyId: string, n = 1): void {
+    this.usage.record(keyId, n);
+  }
+
+  /**
+   * Another replica's revocations reach this one's listeners by polling the store (a floor
+   * of REVOCATION_POLL_MS, like the event bridge's): a bus subscriber of our own would count as
+   * a client connection. Only runs while someone listens.
+   */
+  private startPolling(): void {
+    if (this.poller) return;
+    this.polledAt = this.kernel.now();
+    this.poller = setInterval(() => void this.poll(), REVOCATION_POLL_MS).unref();
+  }
+
+  private async poll(): Promise<void> {
+    const since = this.polledAt - REVOCATION_POLL_MS; // overlap: a write can commit after its timestamp
+    this.polledAt = this.kernel.now();
+    try {
+      for (const id of await this.keys.changedSince(since)) this.emit(id);
+      const { enabled } = await this.switch.state();
+      if (this.lastEnabled === true && !enabled) this.emit('*');
+      this.lastEnabled = enabled;
+    } catch (err) {
+      const message = (err as Error).message;
+      // The app closed under us (its close hook cannot reach this service): stop for good.
+      if (/destroyed/.test(message) && this.poller) {
+        clearInterval(this.poller);
+        this.poller = null;
+        return;
+      }
+      this.kernel.log.debug({ err: { message } }, 'public key revocation poll failed');
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.poller) clearInterval(this.poller);
+    this.poller = null;
+    this.listeners.clear();
+    await this.usage.flush();
+  }
+}
