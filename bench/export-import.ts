@@ -1,0 +1,143 @@
+/**
+ * Exports and imports against PostgreSQL's own COPY, in the same run on the same table:
+ * - export of N rows to CSV through POST /exports (the export.run job) vs `COPY (…) TO STDOUT`,
+ *   goal ≥ 0.5 of COPY's rate, and the process's peak RSS while exporting, goal < 200 MB;
+ * - import of that CSV through POST /imports (all or nothing, one transaction) vs `COPY … FROM
+ *   STDIN`, goal ≥ 0.3 of COPY's rate.
+ * Job times are the job's own (started → finished); the upload (which reads the file once to
+ * detect columns and types) is shown apart. Numbers only: it never fails on a timing.
+ *
+ *   npm run bench -- export-import
+ *   BENCH_ROWS=200000 node --no-node-snapshot --import tsx bench/export-import.ts
+ */
+import { createReadStream, createWriteStream, mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
+import { createApp } from '../kernel/app.js';
+import { loadConfig } from '../kernel/config.js';
+import { firstPartyPlugins } from '../plugins/index.js';
+import { HttpClient } from '../test/helpers/client.js';
+import { createTempDatabase, databaseAvailable } from '../test/helpers/databases.js';
+import { ROOT } from '../test/helpers/identity.js';
+
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
+const COLUMNS = 'id, name, amount, created_at, flag';
+const MB = 1024 * 1024;
+
+if (!(await databaseAvailable('postgres'))) {
+  console.log('PostgreSQL is not reachable: nothing to measure.');
+  process.exit(0);
+}
+
+const temp = await createTempDatabase('postgres');
+const dir = mkdtempSync(join(tmpdir(), 'bench-xfer-'));
+const client = new pg.Client({ connectionString: temp.url });
+await client.connect();
+
+/** Peak RSS while `fn` runs, sampled every 20 ms. */
+async function peakRss<T>(fn: () => Promise<T>): Promise<{ value: T; peak: number }> {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  try {
+    const value = await fn();
+    return { value, peak: Math.max(peak, process.memoryUsage().rss) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+const secs = (ms: number) => (ms / 1000).toFixed(2);
+const rate = (ms: number) => Math.round(ROWS / (ms / 1000)).toLocaleString('en');
+
+try {
+  const table = (name: string) => `create table ${name} (id integer primary key, name text not null, amount numeric(12,2), created_at timestamp, flag boolean not null)`;
+  await client.query(table('bench_rows'));
+  await client.query(table('bench_copy'));
+  await client.query(table('bench_ours'));
+  let t = Date.now();
+  await client.query(
+    `insert into bench_rows select i, 'name ' || i || ', "quoted"', (i % 100000) / 100.0, timestamp '2024-01-01' + i * interval '1 second', i % 2 = 0 from generate_series(1, $1) i`,
+    [ROWS],
+  );
+  await client.query('analyze bench_rows');
+  console.log(`${ROWS.toLocaleString('en')} rows of 5 columns made in ${secs(Date.now() - t)} s; ${cpus().length} cores, load ${loadavg()[0]!.toFixed(1)}`);
+
+  // Baseline export: COPY TO STDOUT into a file.
+  const copyFile = join(dir, 'copy.csv');
+  t = Date.now();
+  await pipeline(client.query(copyTo(`copy (select ${COLUMNS} from bench_rows order by id) to stdout with (format csv, header)`)), createWriteStream(copyFile));
+  const copyOutMs = Date.now() - t;
+
+  // Ours, in this process: an instance, a connection, the export job.
+  const config = loadConfig({ SVC_DATA_DIR: join(dir, 'data'), SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: 'silent', SVC_NETWORK_FEATURES: 'false' });
+  const app = await createApp({ config, plugins: firstPartyPlugins, jobs: { pollMs: 20, workers: 1 } });
+  const url = await app.listen();
+  try {
+    const admin = new HttpClient(url);
+    await admin.post('/api/v1/setup/super-admin', ROOT);
+    const conn = await admin.post('/api/v1/connections', { name: 'bench', dialect: 'postgres', url: temp.url });
+    const connectionId = conn.body.data.connection.id as string;
+    await admin.post(`/api/v1/connections/${connectionId}/introspect`);
+    const rssBefore = process.memoryUsage().rss;
+    const { value: exp, peak } = await peakRss(async () => {
+      const res = await admin.post('/api/v1/exports', { connectionId, table: 'bench_rows', format: 'csv' });
+      if (res.status !== 202) throw new Error(`export: ${res.status} ${res.text}`);
+      const job = await app.kernel.jobs.waitFor(res.body.data.export.jobId, 10 * 60_000);
+      if (job.state !== 'succeeded') throw new Error(`export job ${job.state}: ${JSON.stringify(job.error)}`);
+      return { ...(await admin.get(`/api/v1/exports/${res.body.data.export.id}`)).body.data.export, ms: job.finishedAt! - job.startedAt! };
+    });
+    if (exp.rowCount !== ROWS) throw new Error(`exported ${exp.rowCount} rows`);
+    const ourFile = join(config.dataDir, 'exports', `${exp.id}.csv`);
+
+    // Baseline import: COPY FROM STDIN of the same CSV.
+    t = Date.now();
+    await pipeline(createReadStream(copyFile), client.query(copyFrom(`copy bench_copy (${COLUMNS}) from stdin with (format csv, header)`)));
+    const copyInMs = Date.now() - t;
+
+    // Ours: upload our exported file, import it all or nothing.
+    await app.kernel.settings.set('imports', { maxUploadBytes: 4096 * MB });
+    t = Date.now();
+    const form = new FormData();
+    form.append('file', await openAsBlob(ourFile), 'bench.csv');
+    const up = await fetch(`${url}/api/v1/imports/upload`, { method: 'POST', body: form, headers: { cookie: `svc_session=${admin.cookie('svc_session')}`, origin: url } });
+    const upBody = (await up.json()) as { data: { upload: { id: string; rowCount: number } } };
+    if (up.status !== 201) throw new Error(`upload: ${up.status} ${JSON.stringify(upBody)}`);
+    const uploadMs = Date.now() - t;
+    const mapping = Object.fromEntries(COLUMNS.split(', ').map((c) => [c, c]));
+    const created = await admin.post('/api/v1/imports', { uploadId: upBody.data.upload.id, connectionId, table: 'bench_ours', mapping, atomic: true });
+    if (created.status !== 201) throw new Error(`import: ${created.status} ${created.text}`);
+    const { value: imp, peak: importPeak } = await peakRss(async () => {
+      const run = await admin.post(`/api/v1/imports/${created.body.data.import.id}/run`);
+      const job = await app.kernel.jobs.waitFor(run.body.data.import.jobId, 20 * 60_000);
+      if (job.state !== 'succeeded') throw new Error(`import job ${job.state}: ${JSON.stringify(job.error)}`);
+      return { ...(await admin.get(`/api/v1/imports/${created.body.data.import.id}`)).body.data.import, ms: job.finishedAt! - job.startedAt! };
+    });
+    if (imp.counts.inserted !== ROWS) throw new Error(`imported ${JSON.stringify(imp.counts)}`);
+    const same = await client.query('select count(*) as n from bench_ours o join bench_copy c using (id) where o is not distinct from c');
+    if (Number(same.rows[0].n) !== ROWS) throw new Error(`the imported rows differ from COPY's: ${same.rows[0].n} equal`);
+
+    const exportRatio = copyOutMs / exp.ms;
+    const importRatio = copyInMs / imp.ms;
+    console.log('');
+    console.log('what                         time s   rows/s        file MB   peak RSS MB');
+    console.log(`export  COPY TO STDOUT      ${secs(copyOutMs).padStart(7)}  ${rate(copyOutMs).padStart(11)}  ${(statSync(copyFile).size / MB).toFixed(1).padStart(8)}`);
+    console.log(`export  POST /exports (csv) ${secs(exp.ms).padStart(7)}  ${rate(exp.ms).padStart(11)}  ${(exp.bytes / MB).toFixed(1).padStart(8)}  ${(peak / MB).toFixed(0).padStart(11)} (before: ${(rssBefore / MB).toFixed(0)})`);
+    console.log(`import  COPY FROM STDIN     ${secs(copyInMs).padStart(7)}  ${rate(copyInMs).padStart(11)}`);
+    console.log(`import  upload + scan       ${secs(uploadMs).padStart(7)}  ${rate(uploadMs).padStart(11)}`);
+    console.log(`import  POST /imports/run   ${secs(imp.ms).padStart(7)}  ${rate(imp.ms).padStart(11)}  ${''.padStart(8)}  ${(importPeak / MB).toFixed(0).padStart(11)}`);
+    console.log('');
+    console.log(`export ratio (ours / COPY rate): ${exportRatio.toFixed(2)}  goal ≥ 0.5 ${exportRatio >= 0.5 ? 'met' : 'NOT met'}`);
+    console.log(`export peak RSS: ${(peak / MB).toFixed(0)} MB  goal < 200 MB ${peak < 200 * MB ? 'met' : 'NOT met'}`);
+    console.log(`import ratio (ours / COPY rate): ${importRatio.toFixed(2)}  goal ≥ 0.3 ${importRatio >= 0.3 ? 'met' : 'NOT met'}`);
+  } finally {
+    await app.close();
+  }
+} finally {
+  await client.end();
+  await temp.drop();
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(0);

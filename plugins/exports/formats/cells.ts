@@ -1,0 +1,44 @@
+import type { PortableType } from '../../../kernel/schema/model.js';
+
+/** What a format needs to know of a column: its name (the header) and portable type. */
+export interface OutColumn {
+  name: string;
+  type: PortableType;
+}
+
+const isBinary = (v: unknown): v is { $binary: string } => typeof v === 'object' && v !== null && typeof (v as { $binary?: unknown }).$binary === 'string';
+
+/**
+ * A wire value (kernel/rows codec) as text for CSV and spreadsheet text cells. Binary becomes its
+ * base64 and JSON its text, so a file read back through the import parses to the same wire value.
+ */
+export function cellText(value: unknown, type: PortableType): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return type === 'json' ? JSON.stringify(value) : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return type === 'json' ? JSON.stringify(value) : String(value);
+  if (isBinary(value)) return value.$binary;
+  return JSON.stringify(value);
+}
+
+/** A wire value in a JSON line: JSON columns stay structured, binary is its base64 text. */
+export function cellJson(value: unknown): unknown {
+  if (value === undefined) return null;
+  return isBinary(value) ? value.$binary : value;
+}
+
+const EXACT_NUMBER = /^-?\d{1,15}(\.\d{1,15})?$/;
+
+/**
+ * A spreadsheet cell: numbers stay numbers where a double holds them exactly (an exact bigint or
+ * decimal beyond that stays text, never silently rounded); dates stay text, so no style table
+ * and no time-zone guess are needed.
+ */
+export function cellSheet(value: unknown, type: PortableType): string | number | boolean | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number' || typeof value === 'boolean') return type === 'json' ? JSON.stringify(value) : value;
+  if ((type === 'bigint' || type === 'decimal') && typeof value === 'string' && EXACT_NUMBER.test(value)) {
+    const n = Number(value);
+    if (Number.isSafeInteger(n) || !Number.isInteger(n)) return n;
+  }
+  return cellText(value, type);
+}

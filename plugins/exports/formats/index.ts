@@ -1,0 +1,22 @@
+import type { Readable, Writable } from 'node:stream';
+import type { OutColumn } from './cells.js';
+import { writeCsv } from './csv.js';
+import { writeJsonl } from './jsonl.js';
+import { writeXlsx } from './xlsx.js';
+
+export type { OutColumn } from './cells.js';
+export type ExportFormat = 'csv' | 'jsonl' | 'xlsx';
+export const EXPORT_FORMATS = ['csv', 'jsonl', 'xlsx'] as const satisfies readonly ExportFormat[];
+
+export const FORMAT_INFO: Record<ExportFormat, { extension: string; contentType: string }> = {
+  csv: { extension: 'csv', contentType: 'text/csv; charset=utf-8' },
+  jsonl: { extension: 'jsonl', contentType: 'application/x-ndjson; charset=utf-8' },
+  xlsx: { extension: 'xlsx', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
+};
+
+/** Streams rows (arrays in column order, wire values) into `out` in the format; resolves once `out` has finished. */
+export function writeFormat(format: ExportFormat, rows: Readable, columns: OutColumn[], out: Writable, signal: AbortSignal): Promise<void> {
+  if (format === 'csv') return writeCsv(rows, columns, out, signal);
+  if (format === 'jsonl') return writeJsonl(rows, columns, out, signal);
+  return writeXlsx(rows, columns, out, signal);
+}

@@ -1,0 +1,50 @@
+import type { ErrorIssue } from '../../kernel/errors.js';
+import type { Column } from '../../kernel/schema/model.js';
+import type { SourceDialect } from '../connections/provides.js';
+import type { EffectiveTable } from '../schema/provides.js';
+import { buildFilter, parseSort, type Filter } from './query.js';
+import type { ReadSpec } from './read.js';
+
+export const CHUNK_ROWS = 5000;
+
+export interface PlanInput {
+  columns?: string[];
+  filter?: Filter | null;
+  sort?: string | null;
+}
+
+/**
+ * The read an export makes, checked against the table: named columns exist and may be read,
+ * secret columns never leave, filter and sort name readable columns. `readable` is what the
+ * caller's data.read scope reaches (already without secret columns). Problems are issues at
+ * the body path that caused them.
+ */
+export function planRead(dialect: SourceDialect, table: EffectiveTable, readable: Set<string>, input: PlanInput, issues: ErrorIssue[]): ReadSpec {
+  const byName = new Map<string, Column>(table.columns.map((c) => [c.name, c]));
+  let names: string[];
+  if (input.columns) {
+    names = [];
+    input.columns.forEach((name, i) => {
+      const c = table.columns.find((x) => x.name === name);
+      if (!c) issues.push({ path: `body.columns.${i}`, code: 'unknown_column', message: `The table has no column "${name}".` });
+      else if (c.display.secret) issues.push({ path: `body.columns.${i}`, code: 'secret_column', message: 'Secret columns are never exported.' });
+      else if (!readable.has(name)) issues.push({ path: `body.columns.${i}`, code: 'not_readable', message: 'Your data.read grant does not reach this column.' });
+      else if (names.includes(name)) issues.push({ path: `body.columns.${i}`, code: 'duplicate', message: 'Named twice.' });
+      else names.push(name);
+    });
+  } else {
+    names = table.columns.filter((c) => readable.has(c.name) && !c.display.hidden).map((c) => c.name);
+    if (names.length === 0) issues.push({ path: 'body.columns', code: 'no_columns', message: 'No column of this table may be exported; name some.' });
+  }
+  const where = buildFilter(dialect, byName, readable, input.filter ?? undefined, issues);
+  const sort = parseSort(input.sort ?? undefined, byName, readable, issues);
+  return {
+    dialect,
+    table: { schema: table.schema, name: table.name },
+    columns: names.map((n) => byName.get(n)!),
+    where,
+    sort,
+    key: table.primaryKey?.columns ?? null,
+    chunkRows: CHUNK_ROWS,
+  };
+}

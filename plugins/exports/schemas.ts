@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { dataOf } from '../../kernel/contract/shapes.js';
+import { EXPORT_FORMATS } from './formats/index.js';
+import { filterSchema, sortSchema } from './query.js';
+
+export const EXPORT_STATES = ['queued', 'running', 'ready', 'failed', 'cancelled', 'expired'] as const;
+export type ExportState = (typeof EXPORT_STATES)[number];
+
+export const exportSchema = z
+  .strictObject({
+    id: z.string(),
+    connectionId: z.string(),
+    table: z.string().meta({ description: 'The table ref (SC2).' }),
+    format: z.enum(EXPORT_FORMATS),
+    columns: z.array(z.string()),
+    filter: filterSchema.nullable(),
+    sort: z.string().nullable(),
+    state: z.enum(EXPORT_STATES),
+    jobId: z.string().nullable(),
+    progress: z.number().min(0).max(1).nullable().meta({ description: '0..1 while running; 1 once ready.' }),
+    rowCount: z.number().int().nullable(),
+    bytes: z.number().int().nullable(),
+    fileName: z.string().nullable().meta({ description: 'The name the download carries, once ready.' }),
+    error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+    createdBy: z.strictObject({ type: z.enum(['user', 'apiKey']), id: z.string() }),
+    createdAt: z.number().int(),
+    startedAt: z.number().int().nullable(),
+    finishedAt: z.number().int().nullable(),
+    expiresAt: z.number().int().nullable().meta({ description: 'When the file is removed (ready exports).' }),
+  })
+  .meta({ id: 'Export' });
+export type Export = z.infer<typeof exportSchema>;
+
+export const createExportBody = z.strictObject({
+  connectionId: z.string().min(1).max(64),
+  table: z.string().min(1).max(255),
+  format: z.enum(EXPORT_FORMATS),
+  columns: z.array(z.string().min(1).max(255)).min(1).max(1000).optional().meta({ description: 'Default: every readable column that is neither secret nor hidden.' }),
+  filter: filterSchema.optional(),
+  sort: sortSchema.optional(),
+});
+export type CreateExport = z.infer<typeof createExportBody>;
+
+export const exportBody = dataOf(z.strictObject({ export: exportSchema }));
+export const exportIdParams = z.object({ id: z.string().min(1).max(64) });

@@ -1,0 +1,221 @@
+import { createReadStream, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { AppError } from '../../kernel/errors.js';
+import { newId } from '../../kernel/ids.js';
+import type { Principal } from '../../kernel/identity/principal.js';
+import type { Job } from '../../kernel/jobs/types.js';
+import type { Kernel } from '../../kernel/kernel-services.js';
+import type { ConnectionsProvides } from '../connections/provides.js';
+import type { SchemaProvides } from '../schema/provides.js';
+import { downloadName, exportFile, exportsDir, partFile } from './files.js';
+import type { ExportFormat } from './formats/index.js';
+import { planRead } from './plan.js';
+import type { Filter } from './query.js';
+import type { CreateExport, Export, ExportState } from './schemas.js';
+import { allows, scopedColumns } from './scope.js';
+import { exportsDb, type ExportRow, type ExportsDb } from './tables.js';
+
+export const EXPORT_JOB = 'export.run';
+export const EXPORTS_RUN = 'exports.run';
+export const EXPORTS_ADMIN = 'exports.admin';
+export const DATA_READ = 'data.read';
+/** Settings key `exports`: `{ retentionHours }` (default 24). */
+export const SETTINGS_KEY = 'exports';
+const DEFAULT_RETENTION_HOURS = 24;
+
+const FINAL = new Set<ExportState>(['ready', 'failed', 'cancelled', 'expired']);
+const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
+const num = (v: number | null) => (v === null ? null : Number(v));
+
+export const ownerOf = (p: Principal): { type: 'user' | 'apiKey'; id: string } =>
+  p.kind === 'apiKey' ? { type: 'apiKey', id: p.apiKeyId! } : { type: 'user', id: p.userId! };
+
+
+export class ExportsService {
+  readonly db: ExportsDb;
+
+  constructor(readonly kernel: Kernel) {
+    this.db = exportsDb(kernel.db);
+  }
+
+  get dir(): string {
+    return exportsDir(this.kernel.config.dataDir);
+  }
+
+  async retentionMs(): Promise<number> {
+    const s = await this.kernel.settings.get<{ retentionHours?: number }>(SETTINGS_KEY).catch(() => null);
+    const h = typeof s?.retentionHours === 'number' && s.retentionHours > 0 ? s.retentionHours : DEFAULT_RETENTION_HOURS;
+    return h * 3600_000;
+  }
+
+  /** Checks the request against the table and the caller's grants, stores the export and enqueues its job. */
+  async create(principal: Principal, body: CreateExport): Promise<Export> {
+    const info = await this.kernel.plugin<ConnectionsProvides>('connections').info(body.connectionId);
+    const table = await this.kernel.plugin<SchemaProvides>('schema').table(body.connectionId, body.table);
+    if (!table) throw new AppError('NOT_FOUND', { message: 'The connection has no table of this ref (introspect it again if it is new).', params: { table: body.table } });
+    const scope = scopedColumns(principal, DATA_READ, body.connectionId, table.ref);
+    if (scope === null) throw new AppError('FORBIDDEN', { params: { permission: DATA_READ, connectionId: body.connectionId, table: table.ref } });
+    // The data plugin's reading rule (DA2): personal columns need a grant on the whole table, the
+    // key is readable wherever the table is; secret columns never leave, whatever the grant.
+    const pk = new Set(table.primaryKey?.columns ?? []);
+    const readable = new Set(
+      table.columns.filter((c) => !c.display.secret && (pk.has(c.name) || scope === 'all' || (allows(scope, c.name) && !c.display.personal))).map((c) => c.name),
+    );
+    const issues: import('../../kernel/errors.js').ErrorIssue[] = [];
+    const spec = planRead(info.dialect, table, readable, body, issues);
+    if (issues.length) throw new AppError('VALIDATION_FAILED', { issues });
+
+    const owner = ownerOf(principal);
+    const now = this.kernel.now();
+    const row: ExportRow = {
+      id: newId(now),
+      connection_id: body.connectionId,
+      table_ref: table.ref,
+      format: body.format,
+      columns: JSON.stringify(spec.columns.map((c) => c.name)),
+      filter: body.filter && Object.keys(body.filter).length ? JSON.stringify(body.filter) : null,
+      sort: body.sort ?? null,
+      state: 'queued',
+      job_id: null,
+      owner_type: owner.type,
+      owner_id: owner.id,
+      row_count: null,
+      bytes: null,
+      error_code: null,
+      error_message: null,
+      created_at: now,
+      started_at: null,
+      finished_at: null,
+      expires_at: null,
+    };
+    await this.db.insertInto('exports').values(row).execute();
+    const job = await this.kernel.jobs.enqueue(EXPORT_JOB, { exportId: row.id }, { createdBy: principal.userId });
+    await this.db.updateTable('exports').set({ job_id: job.id }).where('id', '=', row.id).execute();
+    return this.toExport({ ...row, job_id: job.id }, job);
+  }
+
+  /** Owners see their own exports; exports.admin holders see every one. Anything else is 404. */
+  async visible(principal: Principal, id: string): Promise<ExportRow> {
+    const row = await this.db.selectFrom('exports').selectAll().where('id', '=', id).executeTakeFirst();
+    const owner = ownerOf(principal);
+    if (!row || (!principal.permissions.has(EXPORTS_ADMIN) && (row.owner_type !== owner.type || row.owner_id !== owner.id)))
+      throw new AppError('NOT_FOUND', { message: 'No export with this id.' });
+    return row;
+  }
+
+  async page(principal: Principal, limit: number, cursor: string | undefined, all: boolean): Promise<{ rows: ExportRow[]; next: string | null }> {
+    let q = this.db.selectFrom('exports').selectAll().orderBy('id', 'desc').limit(limit + 1);
+    if (!(all && principal.permissions.has(EXPORTS_ADMIN))) {
+      const owner = ownerOf(principal);
+      q = q.where('owner_type', '=', owner.type).where('owner_id', '=', owner.id);
+    }
+    if (cursor) q = q.where('id', '<', cursor);
+    const rows = await q.execute();
+    const more = rows.length > limit;
+    if (more) rows.pop();
+    return { rows, next: more ? rows[rows.length - 1]!.id : null };
+  }
+
+  /**
+   * The export as the API shows it. Until the handler has written a final state, the job says
+   * how far it got, and why it failed or stopped (a crash leaves no handler to write it); a
+   * final job state read here is kept on the row.
+   */
+  async resolve(row: ExportRow): Promise<Export> {
+    if (FINAL.has(row.state as ExportState) || !row.job_id) return this.toExport(row, null);
+    const job = await this.kernel.jobs.get(row.job_id);
+    if (job && (job.state === 'failed' || job.state === 'cancelled')) {
+      const patch = { state: job.state, error_code: job.error?.code ?? null, error_message: job.error?.message ?? null, finished_at: job.finishedAt ?? this.kernel.now() };
+      await this.db.updateTable('exports').set(patch).where('id', '=', row.id).where('state', 'in', ['queued', 'running']).execute();
+      return this.toExport({ ...row, ...patch }, job);
+    }
+    if (job?.state === 'succeeded') {
+      // The handler wrote `ready` just before the job finished; this row was read before that.
+      const fresh = await this.db.selectFrom('exports').selectAll().where('id', '=', row.id).executeTakeFirst();
+      if (fresh) return this.toExport(fresh, job);
+    }
+    return this.toExport(row, job);
+  }
+
+  toExport(row: ExportRow, job: Job | null): Export {
+    const state = row.state as ExportState;
+    const finishedAt = num(row.finished_at);
+    return {
+      id: row.id,
+      connectionId: row.connection_id,
+      table: row.table_ref,
+      format: row.format,
+      columns: parse<string[]>(row.columns) ?? [],
+      filter: parse<Filter>(row.filter),
+      sort: row.sort,
+      state,
+      jobId: row.job_id,
+      progress: state === 'ready' ? 1 : (job?.progress ?? null),
+      rowCount: num(row.row_count),
+      bytes: num(row.bytes),
+      fileName: state === 'ready' && finishedAt !== null ? downloadName(row.table_ref, finishedAt, row.format) : null,
+      error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
+      createdBy: { type: row.owner_type, id: row.owner_id },
+      createdAt: Number(row.created_at),
+      startedAt: num(row.started_at),
+      finishedAt,
+      expiresAt: num(row.expires_at),
+    };
+  }
+
+  /** The finished file: 409 while it is not ready, 410 once it expired. */
+  async file(row: ExportRow): Promise<{ path: string; size: number; name: string; format: ExportFormat }> {
+    const exp = await this.resolve(row);
+    const expired = exp.state === 'expired' || (exp.expiresAt !== null && exp.expiresAt <= this.kernel.now());
+    if (expired) throw new AppError('EXPORT_EXPIRED', { params: { expiredAt: exp.expiresAt } });
+    if (exp.state !== 'ready') throw new AppError('EXPORT_NOT_READY', { params: { state: exp.state } });
+    const path = exportFile(this.kernel.config.dataDir, row.id, row.format);
+    if (!existsSync(path)) throw new AppError('EXPORT_EXPIRED', { message: 'The export file is no longer on this server.' });
+    return { path, size: statSync(path).size, name: exp.fileName!, format: row.format };
+  }
+
+  open(path: string) {
+    return createReadStream(path);
+  }
+
+  /**
+   * Removes expired files (their rows become `expired`) and files no live export owns: the
+   * `.part` of an export a crash ended, the file of a row that is gone. A `.part` of an export
+   * still queued or running stays, whichever replica writes it.
+   */
+  async sweep(): Promise<number> {
+    const now = this.kernel.now();
+    const due = await this.db.selectFrom('exports').select(['id', 'format']).where('state', '=', 'ready').where('expires_at', '<=', now).execute();
+    for (const r of due) {
+      rmSync(exportFile(this.kernel.config.dataDir, r.id, r.format), { force: true });
+      await this.db.updateTable('exports').set({ state: 'expired' }).where('id', '=', r.id).where('state', '=', 'ready').execute();
+    }
+    if (!existsSync(this.dir)) return due.length;
+    const names = readdirSync(this.dir);
+    const ids = [...new Set(names.map((n) => n.split('.')[0]!))];
+    const live = new Map<string, string>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await this.db.selectFrom('exports').select(['id', 'state']).where('id', 'in', ids.slice(i, i + 500)).execute();
+      for (const r of rows) live.set(r.id, r.state);
+    }
+    let removed = due.length;
+    for (const name of names) {
+      const state = live.get(name.split('.')[0]!);
+      const keep = name.endsWith('.part') ? state === 'queued' || state === 'running' : state === 'ready';
+      if (!keep) {
+        rmSync(join(this.dir, name), { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  ensureDir(): void {
+    mkdirSync(this.dir, { recursive: true });
+  }
+
+  partOf(id: string, format: ExportFormat): { part: string; file: string } {
+    const file = exportFile(this.kernel.config.dataDir, id, format);
+    return { part: partFile(file), file };
+  }
+}

@@ -1,0 +1,79 @@
+import type { Kysely } from 'kysely';
+import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
+import type { Migration } from '../../kernel/plugin/manifest.js';
+
+/**
+ * One row per export. The file lives in `$SVC_DATA_DIR/exports/<id>.<ext>`; the row outlives it
+ * (state `expired`) so a late download answers 410 rather than 404.
+ */
+export type ExportsTables = {
+  exports: {
+    id: string;
+    connection_id: string;
+    table_ref: string;
+    format: 'csv' | 'jsonl' | 'xlsx';
+    /** JSON array of column names, in file order. */
+    columns: string;
+    /** JSON of the filter as asked; null = every row. */
+    filter: string | null;
+    sort: string | null;
+    /** queued | running | ready | failed | cancelled | expired; failed/cancelled may lag the job (see state.ts). */
+    state: string;
+    job_id: string | null;
+    owner_type: 'user' | 'apiKey';
+    owner_id: string;
+    row_count: number | null;
+    bytes: number | null;
+    error_code: string | null;
+    error_message: string | null;
+    created_at: number;
+    started_at: number | null;
+    finished_at: number | null;
+    expires_at: number | null;
+  };
+};
+
+export type ExportRow = ExportsTables['exports'];
+export type ExportsDb = Kysely<KernelTables & ExportsTables>;
+export const exportsDb = (db: MetaDb): ExportsDb => db.withTables<ExportsTables>();
+
+/** MySQL 8 has no CREATE INDEX IF NOT EXISTS: a rerun meets the index it made (1061) and carries on. */
+async function rerunnable(step: Promise<unknown>): Promise<void> {
+  await step.catch((err: { errno?: number; message?: string }) => {
+    if (err?.errno !== 1061 && !/already exists/i.test(String(err?.message))) throw err;
+  });
+}
+
+// `ifNotExists`: MySQL commits DDL implicitly, so a migration there must survive a rerun (K10).
+export const exportsMigrations: Migration[] = [
+  {
+    name: '0001_exports',
+    async up(db) {
+      await db.schema
+        .createTable('exports')
+        .ifNotExists()
+        .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
+        .addColumn('connection_id', 'varchar(32)', (c) => c.notNull())
+        .addColumn('table_ref', 'varchar(255)', (c) => c.notNull())
+        .addColumn('format', 'varchar(8)', (c) => c.notNull())
+        .addColumn('columns', 'text', (c) => c.notNull())
+        .addColumn('filter', 'text')
+        .addColumn('sort', 'text')
+        .addColumn('state', 'varchar(16)', (c) => c.notNull())
+        .addColumn('job_id', 'varchar(32)')
+        .addColumn('owner_type', 'varchar(8)', (c) => c.notNull())
+        .addColumn('owner_id', 'varchar(32)', (c) => c.notNull())
+        .addColumn('row_count', 'bigint')
+        .addColumn('bytes', 'bigint')
+        .addColumn('error_code', 'varchar(100)')
+        .addColumn('error_message', 'text')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('started_at', 'bigint')
+        .addColumn('finished_at', 'bigint')
+        .addColumn('expires_at', 'bigint')
+        .execute();
+      await rerunnable(db.schema.createIndex('exports_owner').on('exports').columns(['owner_type', 'owner_id', 'id']).execute());
+      await rerunnable(db.schema.createIndex('exports_expiry').on('exports').columns(['state', 'expires_at']).execute());
+    },
+  },
+];

@@ -1,0 +1,280 @@
+import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { AppError, type ErrorIssue } from '../../kernel/errors.js';
+import { newId } from '../../kernel/ids.js';
+import type { Principal } from '../../kernel/identity/principal.js';
+import type { Job } from '../../kernel/jobs/types.js';
+import type { Kernel } from '../../kernel/kernel-services.js';
+import type { ConnectionsProvides } from '../connections/provides.js';
+import type { SchemaProvides } from '../schema/provides.js';
+import { scanUpload, type DetectedColumn } from './detect.js';
+import { importsDir, reportFile, uploadFile, uploadsDir } from './files.js';
+import { planImport } from './plan.js';
+import type { CreateImport, Import, ImportState, Upload } from './schemas.js';
+import { allows, scopedColumns } from './scope.js';
+import { importsDb, type ImportRow, type ImportsDb, type UploadRow } from './tables.js';
+
+export const IMPORT_JOB = 'import.run';
+export const IMPORTS_RUN = 'imports.run';
+export const IMPORTS_ADMIN = 'imports.admin';
+export const DATA_WRITE = 'data.write';
+/** Settings key `imports`: `{ maxUploadBytes (default 50 MiB), retentionHours (default 24) }`. */
+export const SETTINGS_KEY = 'imports';
+export const DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+const DEFAULT_RETENTION_HOURS = 24;
+
+const FINAL = new Set<ImportState>(['succeeded', 'failed', 'cancelled']);
+const num = (v: number | null) => (v === null ? null : Number(v));
+
+export const ownerOf = (p: Principal): { type: 'user' | 'apiKey'; id: string } =>
+  p.kind === 'apiKey' ? { type: 'apiKey', id: p.apiKeyId! } : { type: 'user', id: p.userId! };
+
+export class ImportsService {
+  readonly db: ImportsDb;
+
+  constructor(readonly kernel: Kernel) {
+    this.db = importsDb(kernel.db);
+  }
+
+  private async settings(): Promise<{ maxUploadBytes: number; retentionMs: number }> {
+    const s = await this.kernel.settings.get<{ maxUploadBytes?: number; retentionHours?: number }>(SETTINGS_KEY).catch(() => null);
+    const max = typeof s?.maxUploadBytes === 'number' && s.maxUploadBytes > 0 ? s.maxUploadBytes : DEFAULT_MAX_UPLOAD_BYTES;
+    const hours = typeof s?.retentionHours === 'number' && s.retentionHours > 0 ? s.retentionHours : DEFAULT_RETENTION_HOURS;
+    return { maxUploadBytes: max, retentionMs: hours * 3600_000 };
+  }
+
+  maxUploadBytes(): Promise<number> {
+    return this.settings().then((s) => s.maxUploadBytes);
+  }
+
+  ensureDirs(): void {
+    mkdirSync(uploadsDir(this.kernel.config.dataDir), { recursive: true });
+  }
+
+  uploadPath(id: string): string {
+    return uploadFile(this.kernel.config.dataDir, id);
+  }
+
+  reportPath(id: string): string {
+    return reportFile(this.kernel.config.dataDir, id);
+  }
+
+  /** Stores the file, reads it once (format, columns, types, sample, count) and records the upload. */
+  async upload(principal: Principal, fileName: string, file: Readable, limit: number): Promise<Upload> {
+    const now = this.kernel.now();
+    const id = newId(now);
+    const path = this.uploadPath(id);
+    this.ensureDirs();
+    try {
+      await pipeline(file, createWriteStream(path));
+      // busboy stops at the limit and marks the stream truncated rather than failing it.
+      if ((file as Readable & { truncated?: boolean }).truncated) throw new AppError('PAYLOAD_TOO_LARGE', { message: `The file is larger than ${limit} bytes.`, params: { limit } });
+      const scan = await scanUpload(path).catch((err: Error) => {
+        throw new AppError('IMPORT_UNREADABLE', { message: `The file could not be read: ${err.message.slice(0, 200)}` });
+      });
+      if (scan.columns.length === 0) throw new AppError('IMPORT_UNREADABLE', { message: 'The file has no columns (an empty file, or no header row).' });
+      const owner = ownerOf(principal);
+      const row: UploadRow = {
+        id,
+        file_name: fileName.slice(0, 255),
+        format: scan.format,
+        size: statSync(path).size,
+        columns: JSON.stringify(scan.columns),
+        sample: JSON.stringify(scan.sampleRows),
+        row_count: scan.rowCount,
+        problems: scan.problems,
+        delimiter: scan.delimiter,
+        owner_type: owner.type,
+        owner_id: owner.id,
+        created_at: now,
+        expires_at: now + (await this.settings()).retentionMs,
+      };
+      await this.db.insertInto('import_uploads').values(row).execute();
+      return toUpload(row);
+    } catch (err) {
+      rmSync(path, { force: true });
+      throw err;
+    }
+  }
+
+  private mine<T extends { owner_type: string; owner_id: string }>(principal: Principal, row: T | undefined, admin: string): T | null {
+    const owner = ownerOf(principal);
+    if (!row) return null;
+    return principal.permissions.has(admin) || (row.owner_type === owner.type && row.owner_id === owner.id) ? row : null;
+  }
+
+  async uploadOf(principal: Principal, id: string): Promise<UploadRow> {
+    const row = this.mine(principal, await this.db.selectFrom('import_uploads').selectAll().where('id', '=', id).executeTakeFirst(), IMPORTS_ADMIN);
+    if (!row) throw new AppError('NOT_FOUND', { message: 'No upload with this id.', params: { uploadId: id } });
+    if (Number(row.expires_at) <= this.kernel.now() || !existsSync(this.uploadPath(id))) throw new AppError('IMPORT_UPLOAD_EXPIRED');
+    return row;
+  }
+
+  async visible(principal: Principal, id: string): Promise<ImportRow> {
+    const row = this.mine(principal, await this.db.selectFrom('imports').selectAll().where('id', '=', id).executeTakeFirst(), IMPORTS_ADMIN);
+    if (!row) throw new AppError('NOT_FOUND', { message: 'No import with this id.' });
+    return row;
+  }
+
+  /** Checks the mapping against the upload, the table and the caller's data.write grant, and stores the import (not yet run). */
+  async create(principal: Principal, body: CreateImport): Promise<Import> {
+    const upload = await this.uploadOf(principal, body.uploadId);
+    const info = await this.kernel.plugin<ConnectionsProvides>('connections').info(body.connectionId);
+    if (info.readOnly) throw new AppError('CONFLICT', { message: 'The connection is read-only.', params: { reason: 'read-only-connection' } });
+    const table = await this.kernel.plugin<SchemaProvides>('schema').table(body.connectionId, body.table);
+    if (!table) throw new AppError('NOT_FOUND', { message: 'The connection has no table of this ref (introspect it again if it is new).', params: { table: body.table } });
+    if (table.kind !== 'table') throw new AppError('VALIDATION_FAILED', { issues: [{ path: 'body.table', code: 'not_a_table', message: 'Rows are imported into tables, not views.' }] });
+    const scope = scopedColumns(principal, DATA_WRITE, body.connectionId, table.ref);
+    if (scope === null) throw new AppError('FORBIDDEN', { params: { permission: DATA_WRITE, connectionId: body.connectionId, table: table.ref } });
+    const issues: ErrorIssue[] = [];
+    const columns = (JSON.parse(upload.columns) as DetectedColumn[]).map((c) => c.name);
+    planImport(table, columns, (c) => allows(scope, c), body, issues);
+    if (issues.length) throw new AppError('VALIDATION_FAILED', { issues });
+    const owner = ownerOf(principal);
+    const now = this.kernel.now();
+    const row: ImportRow = {
+      id: newId(now),
+      upload_id: upload.id,
+      connection_id: body.connectionId,
+      table_ref: table.ref,
+      mapping: JSON.stringify(body.mapping),
+      mode: body.mode,
+      upsert_key: body.mode === 'upsert' ? JSON.stringify(body.upsertKey) : null,
+      atomic: body.atomic ? 1 : 0,
+      batch_size: body.batchSize,
+      dry_run: body.dryRun ? 1 : 0,
+      state: 'created',
+      job_id: null,
+      total: 0,
+      inserted: 0,
+      updated: 0,
+      refused: 0,
+      checkpoint_line: 0,
+      report_bytes: 0,
+      error_code: null,
+      error_message: null,
+      owner_type: owner.type,
+      owner_id: owner.id,
+      created_at: now,
+      started_at: null,
+      finished_at: null,
+    };
+    await this.db.insertInto('imports').values(row).execute();
+    return this.toImport(row, null);
+  }
+
+  /** Enqueues the import's job; an import runs once (409 after that). */
+  async run(principal: Principal, row: ImportRow): Promise<Import> {
+    await this.uploadOf(principal, row.upload_id);
+    const res = await this.db.updateTable('imports').set({ state: 'queued' }).where('id', '=', row.id).where('state', '=', 'created').executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) throw new AppError('IMPORT_NOT_RUNNABLE', { params: { state: row.state } });
+    const job = await this.kernel.jobs.enqueue(IMPORT_JOB, { importId: row.id }, { createdBy: principal.userId });
+    await this.db.updateTable('imports').set({ job_id: job.id }).where('id', '=', row.id).execute();
+    return this.toImport({ ...row, state: 'queued', job_id: job.id }, job);
+  }
+
+  async page(principal: Principal, limit: number, cursor: string | undefined, all: boolean): Promise<{ rows: ImportRow[]; next: string | null }> {
+    let q = this.db.selectFrom('imports').selectAll().orderBy('id', 'desc').limit(limit + 1);
+    if (!(all && principal.permissions.has(IMPORTS_ADMIN))) {
+      const owner = ownerOf(principal);
+      q = q.where('owner_type', '=', owner.type).where('owner_id', '=', owner.id);
+    }
+    if (cursor) q = q.where('id', '<', cursor);
+    const rows = await q.execute();
+    const more = rows.length > limit;
+    if (more) rows.pop();
+    return { rows, next: more ? rows[rows.length - 1]!.id : null };
+  }
+
+  /** As for exports: until the handler wrote a final state, the job tells how far it got and why it stopped. */
+  async resolve(row: ImportRow): Promise<Import> {
+    if (FINAL.has(row.state as ImportState) || !row.job_id) return this.toImport(row, null);
+    const job = await this.kernel.jobs.get(row.job_id);
+    if (job && FINAL.has(job.state)) {
+      const fresh = (await this.db.selectFrom('imports').selectAll().where('id', '=', row.id).executeTakeFirst()) ?? row;
+      if (FINAL.has(fresh.state as ImportState)) return this.toImport(fresh, job);
+      const patch = { state: job.state, error_code: job.error?.code ?? null, error_message: job.error?.message ?? null, finished_at: job.finishedAt ?? this.kernel.now() };
+      await this.db.updateTable('imports').set(patch).where('id', '=', row.id).where('state', 'in', ['queued', 'running']).execute();
+      return this.toImport({ ...fresh, ...patch }, job);
+    }
+    return this.toImport(row, job);
+  }
+
+  toImport(row: ImportRow, job: Job | null): Import {
+    const state = row.state as ImportState;
+    return {
+      id: row.id,
+      uploadId: row.upload_id,
+      connectionId: row.connection_id,
+      table: row.table_ref,
+      mapping: JSON.parse(row.mapping) as Record<string, string | null>,
+      mode: row.mode,
+      upsertKey: row.upsert_key ? (JSON.parse(row.upsert_key) as string[]) : null,
+      atomic: Boolean(Number(row.atomic)),
+      batchSize: Number(row.batch_size),
+      dryRun: Boolean(Number(row.dry_run)),
+      state,
+      jobId: row.job_id,
+      progress: state === 'succeeded' ? 1 : (job?.progress ?? null),
+      counts: { total: Number(row.total), inserted: Number(row.inserted), updated: Number(row.updated), refused: Number(row.refused) },
+      error: row.error_code ? { code: row.error_code, message: row.error_message ?? '' } : null,
+      createdBy: { type: row.owner_type, id: row.owner_id },
+      createdAt: Number(row.created_at),
+      startedAt: num(row.started_at),
+      finishedAt: num(row.finished_at),
+    };
+  }
+
+  /** The error report file, once the run has begun writing it. */
+  report(row: ImportRow): { path: string; size: number } {
+    const path = this.reportPath(row.id);
+    if (row.state === 'created' || row.state === 'queued' || !existsSync(path)) throw new AppError('IMPORT_NO_REPORT', { params: { state: row.state } });
+    return { path, size: statSync(path).size };
+  }
+
+  open(path: string) {
+    return createReadStream(path);
+  }
+
+  /** Removes expired uploads, and error reports of imports that finished longer ago than the retention. */
+  async sweep(): Promise<number> {
+    const { retentionMs } = await this.settings();
+    const now = this.kernel.now();
+    let removed = 0;
+    const dir = uploadsDir(this.kernel.config.dataDir);
+    if (existsSync(dir)) {
+      const names = readdirSync(dir);
+      const live = new Set<string>();
+      for (let i = 0; i < names.length; i += 500) {
+        const rows = await this.db.selectFrom('import_uploads').select('id').where('id', 'in', names.slice(i, i + 500)).where('expires_at', '>', now).execute();
+        for (const r of rows) live.add(r.id);
+      }
+      for (const name of names) if (!live.has(name)) (rmSync(join(dir, name), { force: true }), removed++);
+    }
+    const old = await this.db.selectFrom('imports').select('id').where('finished_at', '<', now - retentionMs).execute();
+    for (const r of old) {
+      const path = this.reportPath(r.id);
+      if (existsSync(path)) (rmSync(path, { force: true }), removed++);
+    }
+    mkdirSync(importsDir(this.kernel.config.dataDir), { recursive: true });
+    return removed;
+  }
+}
+
+export function toUpload(row: UploadRow): Upload {
+  return {
+    id: row.id,
+    fileName: row.file_name,
+    format: row.format,
+    size: Number(row.size),
+    delimiter: row.delimiter,
+    columns: JSON.parse(row.columns) as DetectedColumn[],
+    sampleRows: JSON.parse(row.sample) as Array<Record<string, unknown>>,
+    rowCount: Number(row.row_count),
+    problems: Number(row.problems),
+    createdAt: Number(row.created_at),
+    expiresAt: Number(row.expires_at),
+  };
+}

@@ -1,0 +1,12 @@
+/** One record of an uploaded file: its values by source column, or why it could not be read. */
+export type SourceRecord =
+  | { line: number; values: Record<string, unknown>; error?: undefined }
+  | { line: number; error: string; raw: string[] | Record<string, unknown> | null };
+
+export type UploadFormat = 'csv' | 'json' | 'xlsx';
+
+export interface ReadOptions {
+  /** CSV: the delimiter found by the scan. */
+  delimiter?: string | null;
+  signal?: AbortSignal;
+}
