@@ -1,0 +1,32 @@
+/** Reading and writing rows of an operator's table; README.md describes the API. */
+export { binaryWire, normaliseDatetime, ORDERABLE_TYPES, parseText, parseWire, SEARCHABLE_TYPES, TEXTUAL_TYPES } from './codec.js';
+export { decodeRowCursor, encodeRowCursor, type RowCursor } from './cursor.js';
+export type { AnyDb, RowDialect, WriteFailure } from './dialect.js';
+export { rowDialect } from './dialects/index.js';
+export {
+  FILTER_OPS,
+  MAX_IN_VALUES,
+  parseListParams,
+  type Filter,
+  type FilterOp,
+  type ListParamOptions,
+  type ListParams,
+  type SortKey,
+} from './query-params.js';
+export {
+  countRows,
+  keySql,
+  listRows,
+  orderKeys,
+  rawValues,
+  readRow,
+  selectList,
+  toWireRow,
+  whereSql,
+  type ListOptions,
+  type RowCount,
+  type RowPage,
+} from './read.js';
+export { parseRecordId, recordIdOf } from './record-id.js';
+export { columnOf, primaryKeyColumns, refuse, RowInputError, type InputIssue, type PortableValue, type RowsDialectName, type RowTable } from './types.js';
+export { deleteRow, insertRow, keysToGive, updateRow, type Assignment } from './write.js';

@@ -1,0 +1,195 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Column } from '../schema/model.js';
+import { ORDERABLE_TYPES, SEARCHABLE_TYPES } from './codec.js';
+import { decodeRowCursor, encodeRowCursor } from './cursor.js';
+import type { AnyDb, RowDialect } from './dialect.js';
+import { containsPattern, type Filter, type ListParams, type SortKey } from './query-params.js';
+import { recordIdOf } from './record-id.js';
+import { primaryKeyColumns, type PortableValue, type RowTable } from './types.js';
+
+type Sql = RawBuilder<unknown>;
+const and = (parts: Sql[]): Sql => (parts.length === 1 ? parts[0]! : sql`(${sql.join(parts, sql` and `)})`);
+const or = (parts: Sql[]): Sql => (parts.length === 1 ? parts[0]! : sql`(${sql.join(parts, sql` or `)})`);
+const FALSE = sql`1 = 0`;
+
+/** `expr as "c0", …`: positional aliases, so no column name ever becomes a key of a driver's row object. */
+export function selectList(d: RowDialect, columns: readonly Column[]): Sql {
+  return sql.join(columns.map((c, i) => sql`${d.select(c)} as ${sql.id(`c${i}`)}`));
+}
+
+/** A driver row (aliased by selectList) → its raw values in column order. */
+export function rawValues(row: Record<string, unknown>, count: number): unknown[] {
+  return Array.from({ length: count }, (_, i) => row[`c${i}`]);
+}
+
+export function toWireRow(d: RowDialect, columns: readonly Column[], raw: readonly unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  columns.forEach((c, i) => (out[c.name] = d.toWire(c, raw[i])));
+  return out;
+}
+
+function filterSql(d: RowDialect, f: Filter): Sql {
+  const col = sql.id(f.column.name);
+  const v = (x: PortableValue) => d.bind(f.column, x);
+  switch (f.op) {
+    case 'null':
+      return f.isNull ? sql`${col} is null` : sql`${col} is not null`;
+    case 'like':
+      return d.ilike(f.column, f.pattern);
+    case 'in':
+      return f.values.length === 0 ? FALSE : sql`${col} in (${sql.join(f.values.map(v))})`;
+    case 'eq':
+      return f.value === null ? sql`${col} is null` : sql`${col} = ${v(f.value)}`;
+    // "not equal" keeps the rows where the column is NULL: what someone excluding one value means.
+    case 'ne':
+      return f.value === null ? sql`${col} is not null` : f.column.nullable ? sql`(${col} <> ${v(f.value)} or ${col} is null)` : sql`${col} <> ${v(f.value)}`;
+    case 'lt':
+      return sql`${col} < ${v(f.value)}`;
+    case 'lte':
+      return sql`${col} <= ${v(f.value)}`;
+    case 'gt':
+      return sql`${col} > ${v(f.value)}`;
+    case 'gte':
+      return sql`${col} >= ${v(f.value)}`;
+  }
+}
+
+/** The WHERE of a list and of its count: every filter, and `search` over the searchable columns. */
+export function whereSql(d: RowDialect, filters: readonly Filter[], search: string | null, searchable: readonly Column[]): Sql | null {
+  const parts = filters.map((f) => filterSql(d, f));
+  if (search !== null) {
+    const cols = searchable.filter((c) => SEARCHABLE_TYPES.has(c.type));
+    parts.push(cols.length === 0 ? FALSE : or(cols.map((c) => d.ilike(c, containsPattern(search)))));
+  }
+  return parts.length === 0 ? null : and(parts);
+}
+
+/** The sort the caller asked for, then the primary key (a total order), or every orderable column when there is none. */
+export function orderKeys(table: RowTable, sort: readonly SortKey[]): SortKey[] {
+  const named = new Set(sort.map((k) => k.column.name));
+  const pk = primaryKeyColumns(table);
+  const tail = pk.length > 0 ? pk : table.columns.filter((c) => ORDERABLE_TYPES.has(c.type));
+  return [...sort, ...tail.filter((c) => !named.has(c.name)).map((column) => ({ column, desc: false }))];
+}
+
+/** NULL sorts as the largest value on every dialect: last ascending, first descending. */
+export function orderBySql(d: RowDialect, keys: readonly SortKey[]): Sql {
+  const parts: Sql[] = [];
+  for (const k of keys) {
+    const col = d.order(k.column);
+    const dir = k.desc ? sql`desc` : sql`asc`;
+    if (k.column.nullable && !d.nullsLargest) parts.push(sql`(${col} is null) ${dir}`);
+    parts.push(sql`${col} ${dir}`);
+  }
+  return sql.join(parts);
+}
+
+/**
+ * Rows strictly after `last` in the order of `keys` (the classic expansion
+ * k1 > v1 OR (k1 = v1 AND k2 > v2) …), with NULL as the largest value: correct across ties,
+ * because the primary key ends every key list, and across NULLs.
+ */
+export function keysetSql(d: RowDialect, keys: readonly SortKey[], last: readonly unknown[]): Sql {
+  const eq = (k: SortKey, v: unknown): Sql => (v === null ? sql`${d.order(k.column)} is null` : sql`${d.order(k.column)} = ${v}`);
+  const after = (k: SortKey, v: unknown): Sql | null => {
+    const col = d.order(k.column);
+    if (v === null) return k.desc ? sql`${col} is not null` : null;
+    if (k.desc) return sql`${col} < ${v}`;
+    return k.column.nullable ? sql`(${col} > ${v} or ${col} is null)` : sql`${col} > ${v}`;
+  };
+  const branches: Sql[] = [];
+  keys.forEach((k, i) => {
+    const a = after(k, last[i] ?? null);
+    if (a) branches.push(and([...keys.slice(0, i).map((p, j) => eq(p, last[j] ?? null)), a]));
+  });
+  return branches.length === 0 ? FALSE : or(branches);
+}
+
+export interface ListOptions {
+  /** The columns each answered row carries, in order (the primary key is added when missing). */
+  output: readonly Column[];
+  /** Columns `search` looks in (the caller's readable ones). */
+  searchable: readonly Column[];
+  cursorPath?: string;
+}
+
+export interface RowPage {
+  rows: Record<string, unknown>[];
+  recordIds: Array<string | null>;
+  nextCursor: string | null;
+}
+
+/** One page of a list: filters, search, sort with the key as tie-break, keyset (or offset) paging. */
+export async function listRows(db: AnyDb, d: RowDialect, table: RowTable, p: ListParams, opts: ListOptions): Promise<RowPage> {
+  const pk = primaryKeyColumns(table);
+  const keys = orderKeys(table, p.sort);
+  const signature = p.sortText;
+  const cursor = p.cursor === null ? null : decodeRowCursor(p.cursor, signature, pk.length > 0 ? keys.length : null, opts.cursorPath ?? 'query.cursor');
+  const output = [...opts.output, ...pk.filter((c) => !opts.output.includes(c))];
+  const selected = [...output, ...keys.map((k) => k.column).filter((c) => !output.includes(c))];
+
+  const conditions: Sql[] = [];
+  const where = whereSql(d, p.filters, p.search, opts.searchable);
+  if (where) conditions.push(where);
+  if (cursor && 'keys' in cursor) conditions.push(keysetSql(d, keys, cursor.keys));
+  const offset = cursor && 'offset' in cursor ? cursor.offset : 0;
+
+  const query = sql<Record<string, unknown>>`select ${selectList(d, selected)} from ${d.table(table)}${
+    conditions.length ? sql` where ${and(conditions)}` : sql``
+  }${keys.length ? sql` order by ${orderBySql(d, keys)}` : sql``} limit ${sql.lit(p.limit + 1)}${offset ? sql` offset ${sql.lit(offset)}` : sql``}`;
+  const result = await query.execute(db);
+  const raws = result.rows.map((r) => rawValues(r, selected.length));
+  const more = raws.length > p.limit;
+  const page = more ? raws.slice(0, p.limit) : raws;
+
+  let nextCursor: string | null = null;
+  if (more) {
+    const last = page[page.length - 1]!;
+    nextCursor =
+      pk.length > 0
+        ? encodeRowCursor({ sort: signature, keys: keys.map((k) => last[selected.indexOf(k.column)]) })
+        : encodeRowCursor({ sort: signature, offset: offset + p.limit });
+  }
+  const rows = page.map((raw) => toWireRow(d, output, raw));
+  return { rows, recordIds: rows.map((r) => recordIdOf(table, r)), nextCursor };
+}
+
+export interface RowCount {
+  total: number | null;
+  exact: boolean;
+}
+
+/**
+ * Counts exactly when that is cheap: always on SQLite (a file on this machine), elsewhere when
+ * the planner expects fewer than `exactBelow` rows; above that the planner's estimate, which
+ * costs no scan.
+ */
+export async function countRows(db: AnyDb, d: RowDialect, table: RowTable, where: Sql | null, exactBelow = 100_000): Promise<RowCount> {
+  const filter = where ? sql` where ${where}` : sql``;
+  if (d.name !== 'sqlite') {
+    const estimate = await d.explainRows(db, sql`select 1 from ${d.table(table)}${filter}`.compile(db)).catch(() => null);
+    if (estimate !== null && estimate >= exactBelow) return { total: estimate, exact: false };
+  }
+  const res = await sql<{ n: number | string | bigint }>`select count(*) as ${sql.id('n')} from ${d.table(table)}${filter}`.execute(db);
+  return { total: Number(res.rows[0]?.n ?? 0), exact: true };
+}
+
+/** `pk1 = ? and pk2 = ?` for a row's key. */
+export function keySql(d: RowDialect, table: RowTable, key: readonly PortableValue[]): Sql {
+  return and(primaryKeyColumns(table).map((c, i) => sql`${sql.id(c.name)} = ${d.bind(c, key[i] ?? null)}`));
+}
+
+/** One row by its key, raw values in `columns` order, or null. `forUpdate` locks it until the transaction ends. */
+export async function readRow(
+  db: AnyDb,
+  d: RowDialect,
+  table: RowTable,
+  key: readonly PortableValue[],
+  columns: readonly Column[],
+  forUpdate = false,
+): Promise<unknown[] | null> {
+  const lock = forUpdate && d.forUpdate ? sql` for update` : sql``;
+  const res = await sql<Record<string, unknown>>`select ${selectList(d, columns)} from ${d.table(table)} where ${keySql(d, table, key)}${lock}`.execute(db);
+  const row = res.rows[0];
+  return row ? rawValues(row, columns.length) : null;
+}

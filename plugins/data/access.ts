@@ -1,0 +1,61 @@
+import type { PermissionSet } from '../../kernel/identity/permissions.js';
+import type { EffectiveColumn, EffectiveTable } from '../schema/provides.js';
+
+export const DATA_READ = 'data.read';
+export const DATA_WRITE = 'data.write';
+
+/** What the caller's grants of one permission allow on one table: every column, or some. */
+export interface ColumnGrant {
+  all: boolean;
+  columns: ReadonlySet<string>;
+}
+
+/**
+ * The union of the caller's scopes (D9) of `permission` that reach this table, or null when
+ * none does. Unscoped, connection-wide and table-wide grants reach every column.
+ */
+export function grantOn(permissions: PermissionSet, permission: string, connectionId: string, ref: string): ColumnGrant | null {
+  let reached = false;
+  let all = false;
+  const columns = new Set<string>();
+  for (const scope of permissions.scopesOf(permission)) {
+    if (scope === null || (scope.connectionId === connectionId && scope.table === undefined)) {
+      reached = all = true;
+      continue;
+    }
+    if (scope.connectionId !== connectionId || scope.table !== ref) continue;
+    reached = true;
+    if (scope.columns === undefined) all = true;
+    else for (const c of scope.columns) columns.add(c);
+  }
+  return reached ? { all, columns } : null;
+}
+
+/** The columns a caller may see and change in one table. */
+export interface TableView {
+  /** In the table's column order. */
+  readable: EffectiveColumn[];
+  readableNames: ReadonlySet<string>;
+  /** Null when the caller may not write this table at all. */
+  writable: ReadonlySet<string> | null;
+  /** Whether the write grant reaches every column: deleting a row needs it. */
+  writesWholeRows: boolean;
+}
+
+/**
+ * Which columns a caller reads and writes (decisions DA2):
+ * - secret columns are never read, and may be written (write-only);
+ * - personal columns are read only through a grant that reaches the whole table (no column list);
+ * - hidden columns are a display hint and are read like any other;
+ * - the primary key is always read where the table is, since it addresses the row;
+ * - generated columns are never written;
+ * - deleting a row needs a write grant without a column list (it removes every column's value).
+ */
+export function tableView(table: EffectiveTable, read: ColumnGrant | null, write: ColumnGrant | null): TableView {
+  const pk = new Set(table.primaryKey?.columns ?? []);
+  const readable = read
+    ? table.columns.filter((c) => pk.has(c.name) || (!c.display.secret && (read.all || (read.columns.has(c.name) && !c.display.personal))))
+    : table.columns.filter((c) => pk.has(c.name));
+  const writable = write ? new Set(table.columns.filter((c) => c.generated === null && (write.all || write.columns.has(c.name))).map((c) => c.name)) : null;
+  return { readable, readableNames: new Set(readable.map((c) => c.name)), writable, writesWholeRows: write?.all ?? false };
+}

@@ -1,0 +1,227 @@
+import { actorOf, type AuditEntryInput } from '../../kernel/audit.js';
+import { AppError } from '../../kernel/errors.js';
+import type { Principal } from '../../kernel/identity/principal.js';
+import type { Kernel } from '../../kernel/kernel-services.js';
+import {
+  countRows,
+  listRows,
+  parseListParams,
+  parseRecordId,
+  readRow,
+  recordIdOf,
+  RowInputError,
+  rowDialect,
+  toWireRow,
+  whereSql,
+  type RowDialect,
+} from '../../kernel/rows/index.js';
+import type { ConnectionsProvides } from '../connections/provides.js';
+import type { EffectiveSchema, EffectiveTable, SchemaProvides } from '../schema/provides.js';
+import { DATA_READ, DATA_WRITE, grantOn, tableView, type TableView } from './access.js';
+import { changeDiff, DATA_CHANGED, type DataChanged } from './effects.js';
+import { fromDatabase, fromRead, rowNotFound, tableNotFound, validation } from './errors.js';
+import { countReferences, inboundKeys, type InboundReference } from './references.js';
+import { dataDb } from './tables.js';
+import { UndoStore, type UndoStep } from './undo-store.js';
+import { RowWriter, type OpInput, type OpResult } from './writer.js';
+
+export type WriteKind = 'create' | 'update' | 'delete' | 'bulk';
+
+interface Target {
+  schema: EffectiveSchema;
+  table: EffectiveTable;
+  view: TableView;
+}
+
+export interface ListAnswer {
+  rows: Record<string, unknown>[];
+  recordIds: Array<string | null>;
+  nextCursor: string | null;
+  total: number | null;
+  totalExact: boolean;
+}
+
+export interface WriteAnswer {
+  results: OpResult[];
+  undoToken: string;
+}
+
+/** Runs `fn`, turning the row code's refusals into the API's 400. */
+async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw err instanceof RowInputError ? validation(err) : err;
+  }
+}
+
+/** Runs a read against the source, in the API's words when it fails for a reason of ours. */
+async function reading<T>(d: RowDialect, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw fromRead(d, err);
+  }
+}
+
+/** Rows of the operators' tables for the /data routes: access, reads, writes, undo. */
+export class DataService {
+  readonly undo: UndoStore;
+
+  constructor(private readonly kernel: Kernel) {
+    this.undo = new UndoStore(dataDb(kernel.db), kernel.secrets('data.undo'), () => kernel.now());
+  }
+
+  private get connections() {
+    return this.kernel.plugin<ConnectionsProvides>('connections');
+  }
+
+  private get schemas() {
+    return this.kernel.plugin<SchemaProvides>('schema');
+  }
+
+  /**
+   * The table and what the caller may do with it. A table no read scope reaches answers 404
+   * like a missing one, so grants never reveal which tables exist; one the caller reads but may
+   * not write answers 403.
+   */
+  private async target(principal: Principal, connectionId: string, ref: string, mode: 'read' | 'write'): Promise<Target> {
+    const read = grantOn(principal.permissions, DATA_READ, connectionId, ref);
+    const write = mode === 'write' ? grantOn(principal.permissions, DATA_WRITE, connectionId, ref) : null;
+    if (!read && !write) throw tableNotFound();
+    if (mode === 'read' && !read) throw tableNotFound();
+    if (mode === 'write' && !write) throw new AppError('FORBIDDEN', { params: { permission: DATA_WRITE } });
+    const schema = await this.schemas.effective(connectionId);
+    const table = schema.model.tables.find((t) => t.ref === ref);
+    if (!table) throw tableNotFound();
+    if (mode === 'write') {
+      if (table.kind !== 'table') throw new AppError('TABLE_READ_ONLY', { params: { reason: 'view' } });
+      if (!table.primaryKey) throw new AppError('TABLE_READ_ONLY', { params: { reason: 'no-primary-key' } });
+      if ((await this.connections.info(connectionId)).readOnly) throw new AppError('CONNECTION_READ_ONLY');
+    }
+    return { schema, table, view: tableView(table, read, write) };
+  }
+
+  async list(principal: Principal, connectionId: string, ref: string, query: Record<string, unknown>): Promise<ListAnswer> {
+    const { table, view } = await this.target(principal, connectionId, ref, 'read');
+    const params = await guarded(async () => parseListParams(query, { table, readable: view.readableNames }));
+    return this.connections.withSource(connectionId, (db, info) => {
+      const d = rowDialect(info.dialect);
+      return reading(d, async () => {
+        const page = await listRows(db, d, table, params, { output: params.fields ?? view.readable, searchable: view.readable });
+        const count = await countRows(db, d, table, whereSql(d, params.filters, params.search, view.readable));
+        return { ...page, total: count.total, totalExact: count.exact };
+      });
+    });
+  }
+
+  async get(principal: Principal, connectionId: string, ref: string, recordId: string): Promise<{ row: Record<string, unknown>; recordId: string }> {
+    const { table, view } = await this.target(principal, connectionId, ref, 'read');
+    const key = await guarded(async () => parseRecordId(table, recordId, 'params.recordId'));
+    return this.connections.withSource(connectionId, async (db, info) => {
+      const d = rowDialect(info.dialect);
+      const raw = await reading(d, () => readRow(db, d, table, key, view.readable));
+      if (!raw) throw rowNotFound();
+      const row = toWireRow(d, view.readable, raw);
+      return { row, recordId: recordIdOf(table, row)! };
+    });
+  }
+
+  async references(principal: Principal, connectionId: string, ref: string, recordId: string): Promise<InboundReference[]> {
+    const { schema, table } = await this.target(principal, connectionId, ref, 'read');
+    const key = await guarded(async () => parseRecordId(table, recordId, 'params.recordId'));
+    // Only keys the caller could follow: a table it reads, through columns it reads.
+    const keys = inboundKeys(schema.model.tables, table).filter(({ from, fk }) => {
+      const grant = grantOn(principal.permissions, DATA_READ, connectionId, from.ref);
+      if (!grant) return false;
+      const view = tableView(from, grant, null);
+      return fk.columns.every((c) => view.readableNames.has(c));
+    });
+    const needed = [...new Set(keys.flatMap(({ fk }) => fk.referencedColumns))]
+      .map((n) => table.columns.find((c) => c.name === n))
+      .filter((c): c is (typeof table.columns)[number] => !!c);
+    return this.connections.withSource(connectionId, async (db, info) => {
+      const d = rowDialect(info.dialect);
+      return reading(d, async () => {
+        const raw = await readRow(db, d, table, key, needed.length ? needed : table.columns.slice(0, 1));
+        if (!raw) throw rowNotFound();
+        return countReferences(db, d, keys, new Map(needed.map((c, i) => [c.name, raw[i]])));
+      });
+    });
+  }
+
+  /** Creates, updates and deletes in one transaction; all of them or none. */
+  async write(principal: Principal, connectionId: string, ref: string, kind: WriteKind, ops: OpInput[], audit: (e: AuditEntryInput) => void): Promise<WriteAnswer> {
+    const { table, view } = await this.target(principal, connectionId, ref, 'write');
+    const bulk = kind === 'bulk';
+    const actor = actorOf(principal);
+    const answer = await this.connections.withSource(connectionId, async (db, info) => {
+      const d = rowDialect(info.dialect);
+      const writer = new RowWriter(d, table, view);
+      return db.transaction().execute(async (trx) => {
+        const results: OpResult[] = [];
+        const steps: UndoStep[] = [];
+        for (const [i, op] of ops.entries()) {
+          const path = bulk ? `body.operations.${i}` : 'body';
+          try {
+            const done = await writer.apply(trx, op, path, bulk ? `${path}.recordId` : 'params.recordId', bulk ? i : undefined);
+            results.push(done.result);
+            steps.push(done.step);
+          } catch (err) {
+            throw fromDatabase(d, err, bulk ? i : undefined);
+          }
+        }
+        // Inside the transaction: a write whose undo could not be stored is not kept.
+        const undoToken = await this.undo.create(actor, connectionId, kind, steps);
+        return { results, undoToken, steps };
+      });
+    });
+    audit({ action: `data.${kind}`, target: { type: 'data.table', id: `${connectionId}/${ref}`.slice(0, 200) }, diff: changeDiff(connectionId, table, answer.steps) });
+    await this.publish({ connectionId, table: ref, recordIds: answer.results.map((r) => r.recordId), op: kind });
+    return { results: answer.results, undoToken: answer.undoToken };
+  }
+
+  /** Reverts a write (or an undo) if its rows still hold what it left; answers a token that undoes the undo. */
+  async undoWrite(principal: Principal, token: string, audit: (e: AuditEntryInput) => void): Promise<WriteAnswer & { connectionId: string; table: string }> {
+    const actor = actorOf(principal);
+    const record = await this.undo.claim(token, actor, principal.permissions.all);
+    try {
+      const ref = record.steps[0]?.table ?? '';
+      const { table, view } = await this.target(principal, record.connectionId, ref, 'write');
+      const answer = await this.connections.withSource(record.connectionId, async (db, info) => {
+        const d: RowDialect = rowDialect(info.dialect);
+        const writer = new RowWriter(d, table, view);
+        return db.transaction().execute(async (trx) => {
+          const results: OpResult[] = [];
+          const steps: UndoStep[] = [];
+          for (const step of [...record.steps].reverse()) {
+            try {
+              const done = await writer.revert(trx, step);
+              results.push(done.result);
+              steps.push(done.step);
+            } catch (err) {
+              throw fromDatabase(d, err);
+            }
+          }
+          const undoToken = await this.undo.create(actor, record.connectionId, 'undo', steps);
+          return { results, undoToken, steps };
+        });
+      });
+      audit({ action: 'data.undo', target: { type: 'data.table', id: `${record.connectionId}/${ref}`.slice(0, 200) }, diff: changeDiff(record.connectionId, table, answer.steps) });
+      await this.publish({ connectionId: record.connectionId, table: ref, recordIds: answer.results.map((r) => r.recordId), op: 'undo' });
+      return { results: answer.results, undoToken: answer.undoToken, connectionId: record.connectionId, table: ref };
+    } catch (err) {
+      await this.undo.release(record.id);
+      throw err;
+    }
+  }
+
+  /** A failed publish must not turn a committed write into an error. */
+  private async publish(event: DataChanged): Promise<void> {
+    try {
+      await this.kernel.events.publish(DATA_CHANGED, { ...event, recordIds: [...new Set(event.recordIds)] });
+    } catch (err) {
+      this.kernel.log.warn({ err: { message: (err as Error).message } }, 'data.changed not published');
+    }
+  }
+}

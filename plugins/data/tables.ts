@@ -1,0 +1,58 @@
+import { MysqlAdapter, sql, type Kysely } from 'kysely';
+import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
+import type { Migration } from '../../kernel/plugin/manifest.js';
+
+export type DataTables = {
+  data_undo: {
+    id: string;
+    /** SHA-256 of the token: the token itself is a capability and is never stored. */
+    token_hash: string;
+    actor_type: string;
+    actor_id: string | null;
+    connection_id: string;
+    action: string;
+    /** The sealed JSON of the undo steps (row values, secret and personal columns included). */
+    payload: string | null;
+    created_at: number;
+    expires_at: number;
+    used_at: number | null;
+  };
+};
+
+export type DataDb = Kysely<KernelTables & DataTables>;
+export const dataDb = (db: MetaDb): DataDb => db.withTables<DataTables>();
+
+// A batch of 500 wide rows outgrows MySQL's 64 KiB TEXT.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const largeText = (db: Kysely<any>) => (db.getExecutor().adapter instanceof MysqlAdapter ? sql`longtext` : sql`text`);
+
+/** MySQL commits DDL at once (K10): a rerun after a crash between the two statements must pass. */
+async function rerunnable(step: Promise<unknown>): Promise<void> {
+  await step.catch((err: { errno?: number; message?: string }) => {
+    if (err?.errno !== 1061 && !/already exists/i.test(String(err?.message))) throw err;
+  });
+}
+
+export const dataMigrations: Migration[] = [
+  {
+    name: '0001_data_undo',
+    async up(db) {
+      await db.schema
+        .createTable('data_undo')
+        .ifNotExists()
+        .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
+        .addColumn('token_hash', 'varchar(64)', (c) => c.notNull())
+        .addColumn('actor_type', 'varchar(16)', (c) => c.notNull())
+        .addColumn('actor_id', 'varchar(64)')
+        .addColumn('connection_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('action', 'varchar(16)', (c) => c.notNull())
+        .addColumn('payload', largeText(db))
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('used_at', 'bigint')
+        .addUniqueConstraint('data_undo_token_unique', ['token_hash'])
+        .execute();
+      await rerunnable(db.schema.createIndex('data_undo_expiry').on('data_undo').column('expires_at').execute());
+    },
+  },
+];
