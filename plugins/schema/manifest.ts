@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { definePlugin } from '../../kernel/plugin/manifest.js';
 import { introspect } from '../../kernel/schema/introspect/index.js';
+import type { JobDeclaration } from '../../kernel/jobs/types.js';
 import { SCHEMA_READ } from './access.js';
+import { INTROSPECT_JOB, introspectJob } from './jobs.js';
 import type { SchemaProvides } from './provides.js';
 import { schemaRoutes } from './routes.js';
 import { SchemaService } from './service.js';
@@ -26,5 +28,6 @@ export default definePlugin<SchemaProvides>({
     SCHEMA_NOT_INTROSPECTED: { status: 404, message: 'This connection has not been introspected yet; POST /connections/{id}/introspect first.' },
   },
   routes: schemaRoutes,
+  jobs: { [INTROSPECT_JOB]: introspectJob as JobDeclaration },
   setup: (kernel) => new SchemaService(kernel, (db, dialect) => introspect(db, dialect)),
 });

@@ -1,4 +1,8 @@
-import { noBody, route } from '../../kernel/contract/route.js';
+import { z } from 'zod';
+import { noBody, reply, route } from '../../kernel/contract/route.js';
+import { dataOf } from '../../kernel/contract/shapes.js';
+import { jobSchema, toJobView } from '../../kernel/jobs/schema.js';
+import type { ConnectionsProvides } from '../connections/provides.js';
 import { encodeCursor } from '../../kernel/contract/cursor.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
@@ -18,6 +22,7 @@ import {
   snapshotListQuery,
   snapshotParams,
 } from './schemas.js';
+import { INTROSPECT_JOB, LARGE_SCHEMA_TABLES } from './jobs.js';
 import type { SchemaService } from './service.js';
 
 const schema = (kernel: Kernel) => kernel.plugin<SchemaService>('schema');
@@ -32,12 +37,25 @@ export const schemaRoutes = [
     tags,
     summary: "Read the connection's schema and store a snapshot when it changed",
     description:
-      'Runs synchronously (a background job for very large schemas comes with jobs). An unchanged structure stores nothing and answers the latest snapshot with `created: false`; ' +
-      'a change stores a snapshot, answers a summary of the diff, and emits `schema.changed`.',
+      'An unchanged structure stores nothing and answers the latest snapshot with `created: false`; a change stores a snapshot, answers a summary of the diff, and emits `schema.changed`. ' +
+      `With \`background=true\`, or when the latest snapshot has more than ${LARGE_SCHEMA_TABLES} tables, it runs as the job \`schema.introspect\` and answers 202 with the job.`,
     permission: SCHEMA_WRITE,
-    schema: { params: connectionParams, body: noBody, response: { 200: introspectBody } },
-    handler: async ({ kernel, params, audit }) => {
-      const result = await schema(kernel).introspect(params.id);
+    schema: {
+      params: connectionParams,
+      query: z.object({ background: z.enum(['true', 'false']).optional() }),
+      body: noBody,
+      response: { 200: introspectBody, 202: dataOf(z.strictObject({ job: jobSchema })) },
+    },
+    handler: async ({ kernel, params, query, principal, audit }) => {
+      const service = schema(kernel);
+      const background = query.background === 'true' || (query.background !== 'false' && (await service.latestTableCount(params.id)) > LARGE_SCHEMA_TABLES);
+      if (background) {
+        await kernel.plugin<ConnectionsProvides>('connections').info(params.id);
+        const job = await kernel.jobs.enqueue(INTROSPECT_JOB, { connectionId: params.id }, { createdBy: principal?.userId ?? null });
+        audit({ action: 'schema.introspect.queued', target: target(params.id), diff: { jobId: job.id } });
+        return reply(202, { data: { job: toJobView(job) } });
+      }
+      const result = await service.introspect(params.id);
       audit({
         action: 'schema.introspect',
         target: target(params.id),

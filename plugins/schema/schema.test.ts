@@ -136,6 +136,16 @@ function schemaFlows(source: FixtureDialect, meta: MetaChoice) {
     first = snap;
   });
 
+  it('introspects in the background as a job when asked, answering 202 with the job', async () => {
+    const res = await call(inst, admin, 'POST', api('/introspect?background=true'));
+    expect(res.status, res.text).toBe(202);
+    expect(res.body.data.job).toMatchObject({ kind: 'schema.introspect', state: 'queued' });
+    const done = await inst.app.kernel.jobs.waitFor(res.body.data.job.id, 20_000);
+    expect(done.state).toBe('succeeded');
+    // Nothing changed since the last introspection: the job found the same structure.
+    expect(done.result).toMatchObject({ snapshotId: first.id, created: false, tableCount: 15 });
+  });
+
   it('answers the latest model with display metadata', async () => {
     const res = await call(inst, admin, 'GET', api('/schema'));
     expect(res.body.data).toMatchObject({ snapshotId: first.id, overrides: { tables: [] }, problems: [] });

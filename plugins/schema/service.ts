@@ -86,6 +86,13 @@ export class SchemaService implements SchemaProvides {
     return { snapshot, created, diff: summarizeDiff(diffModels(before, after)) };
   }
 
+  /** Tables in the latest snapshot; 0 before the first introspection. */
+  async latestTableCount(connectionId: string): Promise<number> {
+    const head = await this.snapshots.head(connectionId);
+    if (!head) return 0;
+    return (await this.snapshots.summary(connectionId, head.snapshotId))?.tableCount ?? 0;
+  }
+
   private async latest(connectionId: string): Promise<{ snapshot: Snapshot; model: SchemaModel }> {
     const head = await this.snapshots.head(connectionId);
     const snapshot = head ? await this.snapshots.summary(connectionId, head.snapshotId) : null;
