@@ -87,6 +87,14 @@ export async function createApp(opts: AppOptions): Promise<App> {
   });
   // JSON is the only request body the API reads; anything else answers 415.
   http.removeContentTypeParser(['text/plain']);
+  // An empty JSON body (fetch with a JSON content type and no body) means "no body", which
+  // routes that take none accept; the default parser (prototype-poisoning safe) reads the rest.
+  const jsonParser = http.getDefaultJsonParser('error', 'error');
+  http.removeContentTypeParser('application/json');
+  http.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '' || (typeof body === 'string' && body.trim() === '')) return done(null, undefined);
+    jsonParser(req, String(body), done);
+  });
   const log = http.log;
   const bus = new EventBus(log, now, opts.heartbeatMs);
   bus.declare('kernel', NOTIFICATION_CREATED, { schema: notificationSchema, permission: SIGNED_IN, description: 'A notification for the receiving user.' });

@@ -25,6 +25,15 @@ describe('the error envelope (D4) for fastify-level failures', () => {
     expect(res.body.error.code).toBe('MALFORMED_JSON');
   });
 
+  it('reads an empty JSON body as no body: accepted where a route takes none, refused by schema where it needs one', async () => {
+    const res = await inst.client().request('POST', '/api/v1/setup/super-admin', { rawBody: '', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('VALIDATION_FAILED');
+    expect(res.body.error.issues[0].path).toBe('body');
+    const proto = await inst.client().request('POST', '/api/v1/setup/super-admin', { rawBody: '{"__proto__": {"x": 1}}', headers: { 'content-type': 'application/json' } });
+    expect(proto.status).toBe(400);
+  });
+
   it('answers 415 UNSUPPORTED_MEDIA_TYPE for a body that is not JSON', async () => {
     const res = await inst.client().request('POST', '/api/v1/setup/super-admin', { rawBody: 'email=a', headers: { 'content-type': 'text/plain' } });
     expect(res.status).toBe(415);
