@@ -1,0 +1,121 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../kernel/errors.js';
+import { rowDialect, type AnyDb, type RowDialect } from '../../kernel/rows/index.js';
+import type { Column } from '../../kernel/schema/model.js';
+import type { EndpointDefinition, PublicMethod } from '../public-admin/provides.js';
+import type { EffectiveTable } from '../schema/provides.js';
+import { refNotFound } from './errors.js';
+import { callerOf, type PublicCaller } from './http/gate.js';
+import { PUBLIC_LIMITS, type Charge, type Traffic } from './limits/policy.js';
+import { defaultFilters, scopeOf, type Scope } from './scope.js';
+import type { PublicApi } from './service.js';
+import { CustomerSessions, sessionFits, type CustomerSession } from './sessions.js';
+
+/** A request let through to one endpoint: who, what, which rows, and what it was charged. */
+export interface Opened {
+  caller: PublicCaller;
+  endpoint: EndpointDefinition;
+  table: EffectiveTable;
+  session: CustomerSession | null;
+  scope: Scope;
+  charge: Charge;
+  /** Columns a caller sees, in table order: exposed, never secret or sensitive. */
+  readable: Column[];
+}
+
+export function visitorOf(caller: PublicCaller, session: CustomerSession | null): string {
+  return session ? `s:${session.id}` : `a:${caller.address}`;
+}
+
+/**
+ * What an endpoint's definition and table give every request alike: the readable columns and
+ * the parsed default filters. Kept while both objects are the ones the caches hand out.
+ */
+const prepared = new WeakMap<EndpointDefinition, { table: EffectiveTable; readable: Column[]; defaults: Scope['defaults'] }>();
+
+function preparedOf(endpoint: EndpointDefinition, table: EffectiveTable) {
+  const hit = prepared.get(endpoint);
+  if (hit && hit.table === table) return hit;
+  const fresh = { table, readable: readableColumns(endpoint, table), defaults: defaultFilters(endpoint, table) };
+  prepared.set(endpoint, fresh);
+  return fresh;
+}
+
+function readableColumns(endpoint: EndpointDefinition, table: EffectiveTable): Column[] {
+  const listed = new Set(endpoint.columns);
+  const hidden = new Set(endpoint.sensitive);
+  return table.columns.filter(
+    (c) => listed.has(c.name) && !hidden.has(c.name) && !c.display.secret && !(endpoint.virtual && c.display.personal),
+  );
+}
+
+/** Does this key reach this endpoint with one of these methods? The three "no" answers are one. */
+function reaches(api: PublicApi, caller: PublicCaller, endpoint: EndpointDefinition | null, ref: string, methods: readonly PublicMethod[]): endpoint is EndpointDefinition {
+  if (!endpoint || !methods.some((m) => endpoint.methods.includes(m) && api.admin.grants(caller.key, ref, m))) return false;
+  return !endpoint.serviceRole || caller.key.kind === 'server';
+}
+
+/**
+ * Opens an endpoint for one request: session, limits, grant, session requirement, table. The
+ * limits are charged before the grant is known and by ref, so an unknown endpoint and an
+ * ungranted one behave alike there too; a refusal then takes back the whole-key part.
+ */
+export async function openEndpoint(
+  api: PublicApi,
+  req: FastifyRequest,
+  ref: string,
+  method: PublicMethod | readonly PublicMethod[],
+  traffic: Traffic,
+  rows = 1,
+  claiming = false,
+): Promise<Opened> {
+  const caller = callerOf(req);
+  const session = await api.sessions.fromRequest(req, caller.key);
+  const endpoint = await api.admin.endpoint(ref);
+  const charge = api.limits.charge({
+    keyId: caller.key.id,
+    kind: caller.key.kind,
+    peak: caller.key.appKey?.peak ?? 1,
+    visitor: visitorOf(caller, session),
+    traffic,
+    endpoint: { ref, limit: endpoint?.rateLimit ?? PUBLIC_LIMITS.defaultEndpoint },
+    rows,
+  });
+  if (!reaches(api, caller, endpoint, ref, typeof method === 'string' ? [method] : method)) {
+    charge.refundKey();
+    throw refNotFound();
+  }
+  // A claim is how a customer gets the session, so it cannot need one.
+  if (endpoint.needsSession && !claiming && !(session && sessionFits(session, endpoint))) throw CustomerSessions.required();
+  const table = await api.tables.get(endpoint.connectionId, endpoint.table);
+  if (!table) {
+    charge.refundKey();
+    throw refNotFound();
+  }
+  const { readable, defaults } = preparedOf(endpoint, table);
+  return { caller, endpoint, table, session, scope: scopeOf(endpoint, table, session, defaults), charge, readable };
+}
+
+/** Requests naming no endpoint (config, session end): the key's budgets only. */
+export async function openKey(api: PublicApi, req: FastifyRequest, traffic: Traffic): Promise<{ caller: PublicCaller; session: CustomerSession | null }> {
+  const caller = callerOf(req);
+  const session = await api.sessions.fromRequest(req, caller.key).catch(() => null);
+  api.limits.charge({ keyId: caller.key.id, kind: caller.key.kind, peak: caller.key.appKey?.peak ?? 1, visitor: visitorOf(caller, session), traffic, endpoint: null, rows: 1 });
+  return { caller, session };
+}
+
+/**
+ * Runs `fn` on the endpoint's database. A connection deleted since the endpoint was resolved is
+ * one more "no such endpoint"; an unreachable database stays the connections plugin's 503.
+ */
+export async function onSource<T>(api: PublicApi, opened: Opened, fn: (db: AnyDb, d: RowDialect) => Promise<T>): Promise<T> {
+  try {
+    return await api.sources.run(opened.endpoint.connectionId, ({ db, info }) => fn(db, rowDialect(info.dialect)));
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'NOT_FOUND') {
+      opened.charge.refundKey();
+      throw refNotFound();
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,65 @@
+import { sql } from 'kysely';
+import { normaliseDatetime, rawValues, selectList, whereSql, type AnyDb, type Filter, type RowDialect } from '../../../kernel/rows/index.js';
+import type { Column } from '../../../kernel/schema/model.js';
+import type { BookingRules } from '../../public-admin/provides.js';
+import type { EffectiveTable } from '../../schema/provides.js';
+import { instantOfWire } from './times.js';
+
+export interface BookedRow {
+  at: number;
+  party: number;
+  /** Wire values of the primary key and identity columns, to recognise a row without exposing it. */
+  values: Record<string, unknown>;
+}
+
+function column(table: EffectiveTable, name: string): Column {
+  const c = table.columns.find((x) => x.name === name);
+  if (!c) throw new Error(`booking column ${name} is missing`);
+  return c;
+}
+
+/** A time bound as the time column's dialect stores it. */
+function bound(d: RowDialect, c: Column, at: number) {
+  return d.bind(c, normaliseDatetime(new Date(at).toISOString()));
+}
+
+/**
+ * The bookings in [from, to) inside the endpoint's default filters: times, party sizes and the
+ * few columns needed to leave a row out. Never answered to a caller as such.
+ */
+export async function bookingsBetween(
+  db: AnyDb,
+  d: RowDialect,
+  table: EffectiveTable,
+  rules: BookingRules,
+  filters: readonly Filter[],
+  from: number,
+  to: number,
+  extra: readonly string[] = [],
+): Promise<BookedRow[]> {
+  const time = column(table, rules.timeColumn);
+  const party = rules.partyColumn ? column(table, rules.partyColumn) : null;
+  const others = [...new Set(extra)].map((n) => column(table, n)).filter((c) => c !== time && c !== party);
+  const selected = [time, ...(party ? [party] : []), ...others];
+  const scope = whereSql(d, filters, null, []);
+  const t = sql.id(time.name);
+  const res = await sql<Record<string, unknown>>`select ${selectList(d, selected)} from ${d.table(table)} where ${t} >= ${bound(d, time, from)} and ${t} < ${bound(d, time, to)}${
+    scope ? sql` and ${scope}` : sql``
+  }`.execute(db);
+  const out: BookedRow[] = [];
+  for (const row of res.rows) {
+    const raw = rawValues(row, selected.length);
+    const at = instantOfWire(d.toWire(time, raw[0]));
+    if (at === null) continue;
+    const size = party ? Number(d.toWire(party, raw[1])) : 1;
+    const values: Record<string, unknown> = {};
+    others.forEach((c, i) => (values[c.name] = d.toWire(c, raw[i + (party ? 2 : 1)])));
+    out.push({ at, party: Number.isFinite(size) && size > 0 ? size : 1, values });
+  }
+  return out;
+}
+
+/** Does a booked row hold these wire values (a customer's identity, a row's key)? */
+export function holds(row: BookedRow, values: Record<string, unknown>): boolean {
+  return Object.entries(values).every(([k, v]) => String(row.values[k]) === String(v));
+}

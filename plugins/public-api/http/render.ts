@@ -1,0 +1,46 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AppError } from '../../../kernel/errors.js';
+import { toAppError } from '../../../kernel/http/errors.js';
+import type { MetaDialectHelpers } from '../../../kernel/meta/dialects/types.js';
+
+/**
+ * The public API's error envelope: D4's without `requestId`. PUBLIC_REF_NOT_FOUND must read
+ * byte for byte the same for an unknown endpoint, an ungranted method and a row outside the
+ * filter, and a per-request id in the body would make every answer unique. The id still
+ * travels in the X-Request-Id header.
+ */
+export const publicErrorSchema = z
+  .strictObject({
+    error: z.strictObject({
+      code: z.string(),
+      message: z.string(),
+      params: z.record(z.string(), z.unknown()).optional(),
+      issues: z.array(z.strictObject({ path: z.string(), code: z.string(), message: z.string() })).optional(),
+    }),
+  })
+  .meta({ id: 'PublicError' });
+
+export type PublicErrorBody = z.infer<typeof publicErrorSchema>;
+
+export function publicEnvelope(err: AppError): PublicErrorBody {
+  return {
+    error: {
+      code: err.code,
+      message: err.message,
+      ...(err.params ? { params: err.params } : {}),
+      ...(err.issues ? { issues: err.issues } : {}),
+    },
+  };
+}
+
+/** The route-level error handler of every public route: the kernel's mapping, our envelope. */
+export function publicErrorHandler(meta: MetaDialectHelpers) {
+  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    const appErr = toAppError(err, meta);
+    if (appErr.status >= 500) req.log.error({ err, code: appErr.code }, 'public request failed');
+    else req.log.info({ code: appErr.code, status: appErr.status }, 'public request refused');
+    if (appErr.headers) reply.headers(appErr.headers);
+    reply.code(appErr.status).type('application/json; charset=utf-8').send(publicEnvelope(appErr));
+  };
+}

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../../kernel/errors.js';
+import '../errors.js';
+import { registerErrorCodes } from '../../../kernel/errors.js';
+import { PUBLIC_ERRORS } from '../errors.js';
+import { PublicLimits, type ChargePlan } from './policy.js';
+import { WeightedWindow } from './window.js';
+
+registerErrorCodes(PUBLIC_ERRORS);
+
+const plan = (over: Partial<ChargePlan> = {}): ChargePlan => ({
+  keyId: 'k',
+  kind: 'browser',
+  peak: 1,
+  visitor: 'a:1',
+  traffic: 'read',
+  endpoint: { ref: 'r', limit: 1000 },
+  rows: 1,
+  ...over,
+});
+
+function refusal(fn: () => unknown): AppError {
+  try {
+    fn();
+  } catch (err) {
+    return err as AppError;
+  }
+  throw new Error('not refused');
+}
+
+describe('weighted window', () => {
+  it('counts costs, refunds and says when a cost fits again', () => {
+    let now = 0;
+    const w = new WeightedWindow(60_000, () => now);
+    w.add('x', 3);
+    now = 10_000;
+    w.add('x', 2);
+    expect(w.used('x')).toBe(5);
+    expect(w.wait('x', 1, 5)).toBe(50);
+    expect(w.wait('x', 3, 5)).toBe(50);
+    expect(w.wait('x', 6, 5)).toBe(60);
+    w.refund('x', 2);
+    expect(w.wait('x', 2, 5)).toBe(0);
+    now = 70_001;
+    expect(w.used('x')).toBe(0);
+    expect(w.size).toBe(0);
+  });
+});
+
+describe('public limits', () => {
+  it('gives each browser visitor a twelfth of the key, raised by the peak', () => {
+    expect(PublicLimits.visitorBudget('read', 1)).toBe(250);
+    expect(PublicLimits.visitorBudget('write', 1)).toBe(25);
+    expect(PublicLimits.keyBudget('write', 5)).toBe(1500);
+    expect(PublicLimits.keyBudget('write', 9)).toBe(1500);
+    expect(PublicLimits.visitorBudget('write', 3)).toBe(75);
+  });
+
+  it('refuses the 26th write of one visitor with Retry-After, while another visitor goes on', () => {
+    let now = 1_000_000;
+    const limits = new PublicLimits(() => now);
+    for (let i = 0; i < 25; i++) limits.charge(plan({ traffic: 'write' }));
+    const err = refusal(() => limits.charge(plan({ traffic: 'write' })));
+    expect(err.code).toBe('PUBLIC_RATE_LIMITED');
+    expect(err.headers).toEqual({ 'retry-after': '60' });
+    expect(err.params).toMatchObject({ limit: 'visitor' });
+    limits.charge(plan({ traffic: 'write', visitor: 'a:2' }));
+    now += 60_000;
+    limits.charge(plan({ traffic: 'write' }));
+  });
+
+  it('counts a batch once per row against the endpoint and once against the key', () => {
+    const limits = new PublicLimits(() => 0);
+    limits.charge(plan({ traffic: 'write', rows: 100, endpoint: { ref: 'r', limit: 120 } }));
+    expect(refusal(() => limits.charge(plan({ traffic: 'write', rows: 21, endpoint: { ref: 'r', limit: 120 } }))).params).toMatchObject({ limit: 'endpoint' });
+    limits.charge(plan({ traffic: 'write', rows: 20, endpoint: { ref: 'r', limit: 120 } }));
+  });
+
+  it('limits a server key across the whole key, not per visitor, and has no whole-key budget', () => {
+    const limits = new PublicLimits(() => 0);
+    for (let i = 0; i < 3; i++) limits.charge(plan({ kind: 'server', visitor: `a:${i}`, endpoint: { ref: 'r', limit: 3 } }));
+    expect(refusal(() => limits.charge(plan({ kind: 'server', visitor: 'a:9', endpoint: { ref: 'r', limit: 3 } }))).code).toBe('PUBLIC_RATE_LIMITED');
+  });
+
+  it('takes a refused request back from the whole-key count only', () => {
+    const limits = new PublicLimits(() => 0);
+    for (let i = 0; i < 300; i++) limits.charge(plan({ traffic: 'write', visitor: `a:${i % 20}` })).refundKey();
+    limits.charge(plan({ traffic: 'write', visitor: 'a:99' }));
+    for (let i = 0; i < 25; i++) limits.charge(plan({ traffic: 'write', visitor: 'a:98' })).refundKey();
+    expect(refusal(() => limits.charge(plan({ traffic: 'write', visitor: 'a:98' }))).params).toMatchObject({ limit: 'visitor' });
+  });
+
+  it('refuses the 601st request of an address', () => {
+    const limits = new PublicLimits(() => 0);
+    for (let i = 0; i < 600; i++) limits.chargeAddress('1.2.3.4');
+    expect(refusal(() => limits.chargeAddress('1.2.3.4')).params).toMatchObject({ limit: 'address' });
+    limits.chargeAddress('1.2.3.5');
+  });
+});

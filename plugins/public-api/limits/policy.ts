@@ -1,0 +1,114 @@
+import { AppError } from '../../../kernel/errors.js';
+import { WeightedWindow } from './window.js';
+
+/** The seed's "Limits → Public API" table, per minute. */
+export const PUBLIC_LIMITS = {
+  windowMs: 60_000,
+  perAddress: 600,
+  browserReads: 3000,
+  browserWrites: 300,
+  /** Each visitor gets this fraction of a browser key's budget (250 reads, 25 writes). */
+  visitorShareOf: 12,
+  maxPeak: 5,
+  defaultEndpoint: 120,
+} as const;
+
+export type Traffic = 'read' | 'write';
+
+export interface ChargePlan {
+  keyId: string;
+  kind: 'browser' | 'server';
+  /** An app key's manifest peak (1..5); 1 for other keys. */
+  peak: number;
+  /** `s:<session id>` for a signed-in customer, else `a:<address>`. */
+  visitor: string;
+  traffic: Traffic;
+  /** The endpoint's own limit; null for requests that name no endpoint (config, session end). */
+  endpoint: { ref: string; limit: number } | null;
+  /** Requests against the endpoint limit: the row count of a batch, else 1. */
+  rows: number;
+}
+
+/** What a request was charged; `refundKey` takes back the whole-key part of a refused request. */
+export interface Charge {
+  refundKey(): void;
+}
+
+const NOTHING: Charge = { refundKey: () => undefined };
+
+function limited(retryAfter: number, limit: string): AppError {
+  return new AppError('PUBLIC_RATE_LIMITED', { params: { limit, retryAfter }, headers: { 'retry-after': String(retryAfter) } });
+}
+
+/**
+ * Every counter of the public API. Checks and charges happen in one synchronous step, so
+ * concurrent requests of one process can never both pass on the last unit.
+ */
+export class PublicLimits {
+  private readonly address: WeightedWindow;
+  private readonly endpoint: WeightedWindow;
+  private readonly key: WeightedWindow;
+  private readonly visitor: WeightedWindow;
+
+  constructor(now: () => number) {
+    this.address = new WeightedWindow(PUBLIC_LIMITS.windowMs, now);
+    this.endpoint = new WeightedWindow(PUBLIC_LIMITS.windowMs, now);
+    this.key = new WeightedWindow(PUBLIC_LIMITS.windowMs, now);
+    this.visitor = new WeightedWindow(PUBLIC_LIMITS.windowMs, now);
+  }
+
+  /** 600 a minute per address across every public route, refused ones included. */
+  chargeAddress(address: string): void {
+    const wait = this.address.wait(address, 1, PUBLIC_LIMITS.perAddress);
+    if (wait > 0) throw limited(wait, 'address');
+    this.address.add(address, 1);
+  }
+
+  static keyBudget(traffic: Traffic, peak: number): number {
+    const multiplier = Math.min(PUBLIC_LIMITS.maxPeak, Math.max(1, Math.floor(peak)));
+    return (traffic === 'read' ? PUBLIC_LIMITS.browserReads : PUBLIC_LIMITS.browserWrites) * multiplier;
+  }
+
+  static visitorBudget(traffic: Traffic, peak: number): number {
+    return Math.floor(PublicLimits.keyBudget(traffic, peak) / PUBLIC_LIMITS.visitorShareOf);
+  }
+
+  /** Throws PUBLIC_RATE_LIMITED (with Retry-After) when any limit is reached; charges all of them otherwise. */
+  charge(plan: ChargePlan): Charge {
+    const checks: Array<{ window: WeightedWindow; key: string; cost: number; limit: number; name: string }> = [];
+    if (plan.endpoint) {
+      // Per visitor for a browser key, across the whole key for a server key.
+      const scope = plan.kind === 'browser' ? `${plan.keyId}\u0000${plan.endpoint.ref}\u0000${plan.visitor}` : `${plan.keyId}\u0000${plan.endpoint.ref}`;
+      checks.push({ window: this.endpoint, key: scope, cost: plan.rows, limit: plan.endpoint.limit, name: 'endpoint' });
+    }
+    let wholeKey: string | null = null;
+    if (plan.kind === 'browser') {
+      wholeKey = `${plan.keyId}\u0000${plan.traffic}`;
+      checks.push({ window: this.key, key: wholeKey, cost: 1, limit: PublicLimits.keyBudget(plan.traffic, plan.peak), name: 'key' });
+      checks.push({
+        window: this.visitor,
+        key: `${plan.keyId}\u0000${plan.traffic}\u0000${plan.visitor}`,
+        cost: 1,
+        limit: PublicLimits.visitorBudget(plan.traffic, plan.peak),
+        name: 'visitor',
+      });
+    }
+    let worst: { wait: number; name: string } | null = null;
+    for (const c of checks) {
+      const wait = c.window.wait(c.key, c.cost, c.limit);
+      if (wait > 0 && (!worst || wait > worst.wait)) worst = { wait, name: c.name };
+    }
+    if (worst) throw limited(worst.wait, worst.name);
+    for (const c of checks) c.window.add(c.key, c.cost);
+    if (!wholeKey) return NOTHING;
+    const key = wholeKey;
+    let refunded = false;
+    return {
+      refundKey: () => {
+        if (refunded) return;
+        refunded = true;
+        this.key.refund(key, 1);
+      },
+    };
+  }
+}
