@@ -77,6 +77,24 @@ const INVENTORY: Record<string, string[]> = {
   ],
   'Schema import': ['POST /schema-import/parse'],
   Jobs: ['GET /jobs', 'POST /jobs', 'GET /jobs/{id}', 'POST /jobs/{id}/cancel'],
+  Data: [
+    'GET /data/{connectionId}/{table}',
+    'POST /data/{connectionId}/{table}',
+    'POST /data/undo/{token}',
+    'POST /data/{connectionId}/{table}/bulk',
+    'GET /data/{connectionId}/{table}/{recordId}/references',
+    'GET /data/{connectionId}/{table}/{recordId}',
+    'PATCH /data/{connectionId}/{table}/{recordId}',
+    'DELETE /data/{connectionId}/{table}/{recordId}',
+  ],
+  Exports: ['GET /exports', 'POST /exports', 'GET /exports/{id}', 'GET /exports/{id}/download'],
+  Imports: ['POST /imports/upload', 'GET /imports', 'POST /imports', 'POST /imports/{id}/run', 'GET /imports/{id}', 'GET /imports/{id}/error-report'],
+  'Email templates': ['GET /email-templates', 'GET /email-templates/{key}/{locale}', 'PUT /email-templates/{key}/{locale}', 'POST /email-templates/{key}/test-send'],
+  'Public API data plane': ['GET /public/config', 'GET /public/records/{ref}', 'POST /public/records/{ref}', 'PATCH /public/records/{ref}/{id}', 'POST /public/claim', 'DELETE /public/session'],
+  'Public API operations': ['GET /public/records/{ref}/{id}', 'PUT /public/records/{ref}/{id}', 'DELETE /public/records/{ref}/{id}', 'POST /public/records/{ref}/batch', 'GET /public/availability/{ref}'],
+  'Public API switch': ['GET /public-api', 'PUT /public-api'],
+  'Public keys': ['GET /public-keys', 'POST /public-keys', 'GET /public-keys/{id}/reveal', 'POST /public-keys/{id}/rotate', 'DELETE /public-keys/{id}'],
+  'Public scopes': ['GET /public-scopes', 'POST /public-scopes', 'PATCH /public-scopes/{id}', 'DELETE /public-scopes/{id}'],
 };
 
 describe('the seed inventory', () => {
