@@ -29,7 +29,9 @@ function expected(sort: Array<['grp' | 'score', boolean]>): number[] {
       const order = x === null ? 1 : y === null ? -1 : x < y ? -1 : 1;
       return desc ? -order : order;
     }
-    return a.id - b.id;
+    // Ties break by the primary key in the direction of the last sort key.
+    const lastDesc = sort.length > 0 ? sort[sort.length - 1]![1] : false;
+    return lastDesc ? b.id - a.id : a.id - b.id;
   };
   return [...ROWS].sort(cmp).map((r) => r.id);
 }

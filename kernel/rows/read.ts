@@ -69,7 +69,10 @@ export function orderKeys(table: RowTable, sort: readonly SortKey[]): SortKey[] 
   const named = new Set(sort.map((k) => k.column.name));
   const pk = primaryKeyColumns(table);
   const tail = pk.length > 0 ? pk : table.columns.filter((c) => ORDERABLE_TYPES.has(c.type));
-  return [...sort, ...tail.filter((c) => !named.has(c.name)).map((column) => ({ column, desc: false }))];
+  // Ties break in the direction of the last sort key, so `-created` pages as (created, id)
+  // descending: one direction lets an index on (created, id) be read backwards.
+  const desc = sort.length > 0 ? sort[sort.length - 1]!.desc : false;
+  return [...sort, ...tail.filter((c) => !named.has(c.name)).map((column) => ({ column, desc }))];
 }
 
 /** NULL sorts as the largest value on every dialect: last ascending, first descending. */
@@ -90,6 +93,14 @@ export function orderBySql(d: RowDialect, keys: readonly SortKey[]): Sql {
  * because the primary key ends every key list, and across NULLs.
  */
 export function keysetSql(d: RowDialect, keys: readonly SortKey[], last: readonly unknown[]): Sql {
+  // One direction, no NULLs involved: a row-value comparison, which every dialect here turns
+  // into one index range scan (the OR expansion below often cannot use the index at all).
+  const sameDirection = keys.every((k) => k.desc === keys[0]!.desc);
+  if (keys.length > 1 && sameDirection && keys.every((k, i) => !k.column.nullable && last[i] !== null && last[i] !== undefined)) {
+    const cols = sql.join(keys.map((k) => d.order(k.column)));
+    const vals = sql.join(keys.map((_k, i) => sql`${last[i]}`));
+    return keys[0]!.desc ? sql`(${cols}) < (${vals})` : sql`(${cols}) > (${vals})`;
+  }
   const eq = (k: SortKey, v: unknown): Sql => (v === null ? sql`${d.order(k.column)} is null` : sql`${d.order(k.column)} = ${v}`);
   const after = (k: SortKey, v: unknown): Sql | null => {
     const col = d.order(k.column);

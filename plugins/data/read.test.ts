@@ -101,18 +101,18 @@ describe.each(dialects)('reading rows on %s', (dialect) => {
     expect(await ids({ search: '_' })).toEqual([]);
   });
 
-  it('sorts ascending and descending, NULLs last ascending, ties broken by the primary key', async () => {
+  it('sorts ascending and descending, NULLs last ascending, ties broken by the primary key in the last sort direction', async () => {
     const byWeight = (desc: boolean) =>
       [...products]
         .sort((a, b) => {
-          if (a.weight_kg === b.weight_kg) return a.id - b.id;
+          if (a.weight_kg === b.weight_kg) return desc ? b.id - a.id : a.id - b.id;
           const o = a.weight_kg === null ? 1 : b.weight_kg === null ? -1 : a.weight_kg - b.weight_kg;
           return desc ? -o : o;
         })
         .map((p) => p.id);
     expect(await ids({ sort: 'weight_kg' })).toEqual(byWeight(false));
     expect(await ids({ sort: '-weight_kg' })).toEqual(byWeight(true));
-    const multi = [...products].sort((a, b) => a.stock - b.stock || Number(b.price) - Number(a.price) || a.id - b.id).map((p) => p.id);
+    const multi = [...products].sort((a, b) => a.stock - b.stock || Number(b.price) - Number(a.price) || b.id - a.id).map((p) => p.id);
     expect(await ids({ sort: 'stock,-price' })).toEqual(multi);
   });
 
