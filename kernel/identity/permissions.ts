@@ -41,6 +41,14 @@ export class PermissionCatalog {
   }
 }
 
+/** What one permission's grants allow on one table: every column, or some. */
+export interface ColumnGrant {
+  all: boolean;
+  columns: ReadonlySet<string>;
+}
+
+export const grantAllows = (grant: ColumnGrant | null, column: string): boolean => grant !== null && (grant.all || grant.columns.has(column));
+
 /** What a principal may do: the union of its roles' grants. */
 export class PermissionSet {
   private readonly scopes = new Map<string, Array<GrantScope | null>>();
@@ -65,6 +73,27 @@ export class PermissionSet {
   scopesOf(permission: string): Array<GrantScope | null> {
     if (this.all) return [null];
     return this.scopes.get(permission) ?? [];
+  }
+
+  /**
+   * The union of the scopes (D9) of `permission` that reach one table, or null when none does.
+   * Unscoped, connection-wide and table-wide grants reach every column; several grants add up.
+   */
+  grantOn(permission: string, connectionId: string, table: string): ColumnGrant | null {
+    let reached = false;
+    let all = false;
+    const columns = new Set<string>();
+    for (const scope of this.scopesOf(permission)) {
+      if (scope === null || (scope.connectionId === connectionId && (scope.table === undefined || scope.table === null))) {
+        reached = all = true;
+        continue;
+      }
+      if (scope.connectionId !== connectionId || scope.table !== table) continue;
+      reached = true;
+      if (!scope.columns) all = true;
+      else for (const c of scope.columns) columns.add(c);
+    }
+    return reached ? { all, columns } : null;
   }
 
   names(): string[] {

@@ -1,35 +1,8 @@
-import type { PermissionSet } from '../../kernel/identity/permissions.js';
+import type { ColumnGrant } from '../../kernel/identity/permissions.js';
 import type { EffectiveColumn, EffectiveTable } from '../schema/provides.js';
 
 export const DATA_READ = 'data.read';
 export const DATA_WRITE = 'data.write';
-
-/** What the caller's grants of one permission allow on one table: every column, or some. */
-export interface ColumnGrant {
-  all: boolean;
-  columns: ReadonlySet<string>;
-}
-
-/**
- * The union of the caller's scopes (D9) of `permission` that reach this table, or null when
- * none does. Unscoped, connection-wide and table-wide grants reach every column.
- */
-export function grantOn(permissions: PermissionSet, permission: string, connectionId: string, ref: string): ColumnGrant | null {
-  let reached = false;
-  let all = false;
-  const columns = new Set<string>();
-  for (const scope of permissions.scopesOf(permission)) {
-    if (scope === null || (scope.connectionId === connectionId && scope.table === undefined)) {
-      reached = all = true;
-      continue;
-    }
-    if (scope.connectionId !== connectionId || scope.table !== ref) continue;
-    reached = true;
-    if (scope.columns === undefined) all = true;
-    else for (const c of scope.columns) columns.add(c);
-  }
-  return reached ? { all, columns } : null;
-}
 
 /** The columns a caller may see and change in one table. */
 export interface TableView {

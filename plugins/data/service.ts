@@ -17,7 +17,7 @@ import {
 } from '../../kernel/rows/index.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { EffectiveSchema, EffectiveTable, SchemaProvides } from '../schema/provides.js';
-import { DATA_READ, DATA_WRITE, grantOn, tableView, type TableView } from './access.js';
+import { DATA_READ, DATA_WRITE, tableView, type TableView } from './access.js';
 import { changeDiff, DATA_CHANGED, type DataChanged } from './effects.js';
 import { fromDatabase, fromRead, rowNotFound, tableNotFound, validation } from './errors.js';
 import { countReferences, inboundKeys, type InboundReference } from './references.js';
@@ -86,8 +86,8 @@ export class DataService {
    * not write answers 403.
    */
   private async target(principal: Principal, connectionId: string, ref: string, mode: 'read' | 'write'): Promise<Target> {
-    const read = grantOn(principal.permissions, DATA_READ, connectionId, ref);
-    const write = mode === 'write' ? grantOn(principal.permissions, DATA_WRITE, connectionId, ref) : null;
+    const read = principal.permissions.grantOn(DATA_READ, connectionId, ref);
+    const write = mode === 'write' ? principal.permissions.grantOn(DATA_WRITE, connectionId, ref) : null;
     if (!read && !write) throw tableNotFound();
     if (mode === 'read' && !read) throw tableNotFound();
     if (mode === 'write' && !write) throw new AppError('FORBIDDEN', { params: { permission: DATA_WRITE } });
@@ -132,7 +132,7 @@ export class DataService {
     const key = await guarded(async () => parseRecordId(table, recordId, 'params.recordId'));
     // Only keys the caller could follow: a table it reads, through columns it reads.
     const keys = inboundKeys(schema.model.tables, table).filter(({ from, fk }) => {
-      const grant = grantOn(principal.permissions, DATA_READ, connectionId, from.ref);
+      const grant = principal.permissions.grantOn(DATA_READ, connectionId, from.ref);
       if (!grant) return false;
       const view = tableView(from, grant, null);
       return fk.columns.every((c) => view.readableNames.has(c));

@@ -12,7 +12,7 @@ import type { ExportFormat } from './formats/index.js';
 import { planRead } from './plan.js';
 import type { Filter } from './query.js';
 import type { CreateExport, Export, ExportState } from './schemas.js';
-import { allows, scopedColumns } from './scope.js';
+import { grantAllows } from '../../kernel/identity/permissions.js';
 import { exportsDb, type ExportRow, type ExportsDb } from './tables.js';
 
 export const EXPORT_JOB = 'export.run';
@@ -53,13 +53,13 @@ export class ExportsService {
     const info = await this.kernel.plugin<ConnectionsProvides>('connections').info(body.connectionId);
     const table = await this.kernel.plugin<SchemaProvides>('schema').table(body.connectionId, body.table);
     if (!table) throw new AppError('NOT_FOUND', { message: 'The connection has no table of this ref (introspect it again if it is new).', params: { table: body.table } });
-    const scope = scopedColumns(principal, DATA_READ, body.connectionId, table.ref);
+    const scope = principal.permissions.grantOn(DATA_READ, body.connectionId, table.ref);
     if (scope === null) throw new AppError('FORBIDDEN', { params: { permission: DATA_READ, connectionId: body.connectionId, table: table.ref } });
     // The data plugin's reading rule (DA2): personal columns need a grant on the whole table, the
     // key is readable wherever the table is; secret columns never leave, whatever the grant.
     const pk = new Set(table.primaryKey?.columns ?? []);
     const readable = new Set(
-      table.columns.filter((c) => !c.display.secret && (pk.has(c.name) || scope === 'all' || (allows(scope, c.name) && !c.display.personal))).map((c) => c.name),
+      table.columns.filter((c) => !c.display.secret && (pk.has(c.name) || scope.all || (grantAllows(scope, c.name) && !c.display.personal))).map((c) => c.name),
     );
     const issues: import('../../kernel/errors.js').ErrorIssue[] = [];
     const spec = planRead(info.dialect, table, readable, body, issues);

@@ -13,7 +13,7 @@ import { scanUpload, type DetectedColumn } from './detect.js';
 import { importsDir, reportFile, uploadFile, uploadsDir } from './files.js';
 import { planImport } from './plan.js';
 import type { CreateImport, Import, ImportState, Upload } from './schemas.js';
-import { allows, scopedColumns } from './scope.js';
+import { grantAllows } from '../../kernel/identity/permissions.js';
 import { importsDb, type ImportRow, type ImportsDb, type UploadRow } from './tables.js';
 
 export const IMPORT_JOB = 'import.run';
@@ -126,11 +126,11 @@ export class ImportsService {
     const table = await this.kernel.plugin<SchemaProvides>('schema').table(body.connectionId, body.table);
     if (!table) throw new AppError('NOT_FOUND', { message: 'The connection has no table of this ref (introspect it again if it is new).', params: { table: body.table } });
     if (table.kind !== 'table') throw new AppError('VALIDATION_FAILED', { issues: [{ path: 'body.table', code: 'not_a_table', message: 'Rows are imported into tables, not views.' }] });
-    const scope = scopedColumns(principal, DATA_WRITE, body.connectionId, table.ref);
+    const scope = principal.permissions.grantOn(DATA_WRITE, body.connectionId, table.ref);
     if (scope === null) throw new AppError('FORBIDDEN', { params: { permission: DATA_WRITE, connectionId: body.connectionId, table: table.ref } });
     const issues: ErrorIssue[] = [];
     const columns = (JSON.parse(upload.columns) as DetectedColumn[]).map((c) => c.name);
-    planImport(table, columns, (c) => allows(scope, c), body, issues);
+    planImport(table, columns, (c) => grantAllows(scope, c), body, issues);
     if (issues.length) throw new AppError('VALIDATION_FAILED', { issues });
     const owner = ownerOf(principal);
     const now = this.kernel.now();
