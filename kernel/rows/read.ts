@@ -12,14 +12,20 @@ const and = (parts: Sql[]): Sql => (parts.length === 1 ? parts[0]! : sql`(${sql.
 const or = (parts: Sql[]): Sql => (parts.length === 1 ? parts[0]! : sql`(${sql.join(parts, sql` or `)})`);
 const FALSE = sql`1 = 0`;
 
+// Column aliases c0, c1, …: made once, not per field of every row (a hot path of every list).
+const ALIASES: string[] = Array.from({ length: 1024 }, (_, i) => `c${i}`);
+const alias = (i: number) => ALIASES[i] ?? `c${i}`;
+
 /** `expr as "c0", …`: positional aliases, so no column name ever becomes a key of a driver's row object. */
 export function selectList(d: RowDialect, columns: readonly Column[]): Sql {
-  return sql.join(columns.map((c, i) => sql`${d.select(c)} as ${sql.id(`c${i}`)}`));
+  return sql.join(columns.map((c, i) => sql`${d.select(c)} as ${sql.id(alias(i))}`));
 }
 
 /** A driver row (aliased by selectList) → its raw values in column order. */
 export function rawValues(row: Record<string, unknown>, count: number): unknown[] {
-  return Array.from({ length: count }, (_, i) => row[`c${i}`]);
+  const out = new Array<unknown>(count);
+  for (let i = 0; i < count; i++) out[i] = row[alias(i)];
+  return out;
 }
 
 export function toWireRow(d: RowDialect, columns: readonly Column[], raw: readonly unknown[]): Record<string, unknown> {
