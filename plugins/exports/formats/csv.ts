@@ -1,18 +1,23 @@
-import type { Readable, Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { stringify } from 'csv-stringify';
+import { stringify } from 'csv-stringify/sync';
 import { cellText, type OutColumn } from './cells.js';
+import type { RowChunks } from './index.js';
 
-/** RFC 4180 CSV, UTF-8 without BOM, a header row of column names, CRLF line ends; NULL is an empty field. */
-export async function writeCsv(rows: Readable, columns: OutColumn[], out: Writable, signal: AbortSignal): Promise<void> {
+const OPTIONS = { record_delimiter: 'windows' } as const;
+
+/**
+ * RFC 4180 CSV, UTF-8 without BOM, a header row of column names, CRLF line ends; NULL is an
+ * empty field. Each chunk of rows becomes one string (csv-stringify's sync form): one write per
+ * chunk, not a stream step per row.
+ */
+export async function writeCsv(rows: RowChunks, columns: OutColumn[], out: Writable, signal: AbortSignal): Promise<void> {
   const types = columns.map((c) => c.type);
-  const csv = stringify({
-    header: true,
-    columns: columns.map((c) => c.name),
-    record_delimiter: 'windows',
-  });
-  async function* cells(source: AsyncIterable<unknown[]>) {
-    for await (const row of source) yield row.map((v, i) => cellText(v, types[i]!) ?? '');
+  async function* text() {
+    yield stringify([columns.map((c) => c.name)], OPTIONS);
+    for await (const chunk of rows) {
+      if (chunk.length) yield stringify(chunk.map((row) => row.map((v, i) => cellText(v, types[i]!) ?? '')), OPTIONS);
+    }
   }
-  await pipeline(rows, cells, csv, out, { signal });
+  await pipeline(text, out, { signal });
 }

@@ -1,4 +1,4 @@
-import type { Readable, Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import type { OutColumn } from './cells.js';
 import { writeCsv } from './csv.js';
 import { writeJsonl } from './jsonl.js';
@@ -14,8 +14,11 @@ export const FORMAT_INFO: Record<ExportFormat, { extension: string; contentType:
   xlsx: { extension: 'xlsx', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' },
 };
 
-/** Streams rows (arrays in column order, wire values) into `out` in the format; resolves once `out` has finished. */
-export function writeFormat(format: ExportFormat, rows: Readable, columns: OutColumn[], out: Writable, signal: AbortSignal): Promise<void> {
+/** Chunks of rows (arrays in column order, wire values). */
+export type RowChunks = AsyncIterable<unknown[][]>;
+
+/** Streams chunks of rows into `out` in the format; resolves once `out` has finished. */
+export function writeFormat(format: ExportFormat, rows: RowChunks, columns: OutColumn[], out: Writable, signal: AbortSignal): Promise<void> {
   if (format === 'csv') return writeCsv(rows, columns, out, signal);
   if (format === 'jsonl') return writeJsonl(rows, columns, out, signal);
   return writeXlsx(rows, columns, out, signal);

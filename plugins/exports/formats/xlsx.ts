@@ -1,7 +1,8 @@
 import { once } from 'node:events';
-import type { Readable, Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { cellSheet, type OutColumn } from './cells.js';
+import type { RowChunks } from './index.js';
 
 /** A sheet holds 1 048 576 rows; the header takes one, the rest continue on the next sheet. */
 export const SHEET_ROWS = 1_048_575;
@@ -11,7 +12,7 @@ export const SHEET_ROWS = 1_048_575;
  * stream) as it comes, without shared strings or styles, so memory stays flat. Every sheet
  * repeats the header row.
  */
-export async function writeXlsx(rows: Readable, columns: OutColumn[], out: Writable, signal: AbortSignal, sheetRows = SHEET_ROWS): Promise<void> {
+export async function writeXlsx(chunks: RowChunks, columns: OutColumn[], out: Writable, signal: AbortSignal, sheetRows = SHEET_ROWS): Promise<void> {
   const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: false });
   const header = columns.map((c) => c.name);
   const types = columns.map((c) => c.type);
@@ -22,20 +23,21 @@ export async function writeXlsx(rows: Readable, columns: OutColumn[], out: Writa
   // Without this, a failing file stream would leave `finished` waiting forever.
   const failed = once(out, 'error').then(([err]) => Promise.reject(err as Error));
   failed.catch(() => undefined);
-  for await (const row of rows as AsyncIterable<unknown[]>) {
-    signal.throwIfAborted();
-    if (!sheet || inSheet === sheetRows) {
-      sheet?.commit();
-      sheet = book.addWorksheet(sheets === 0 ? 'Sheet1' : `Sheet${sheets + 1}`);
-      sheets++;
-      sheet.addRow(header).commit();
-      inSheet = 0;
+  for await (const chunk of chunks)
+    for (const row of chunk) {
+      signal.throwIfAborted();
+      if (!sheet || inSheet === sheetRows) {
+        sheet?.commit();
+        sheet = book.addWorksheet(sheets === 0 ? 'Sheet1' : `Sheet${sheets + 1}`);
+        sheets++;
+        sheet.addRow(header).commit();
+        inSheet = 0;
+      }
+      sheet.addRow(row.map((v, i) => cellSheet(v, types[i]!))).commit();
+      inSheet++;
+      // The zip stream has no backpressure of its own: wait for the file when it falls behind.
+      if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), failed]);
     }
-    sheet.addRow(row.map((v, i) => cellSheet(v, types[i]!))).commit();
-    inSheet++;
-    // The zip stream has no backpressure of its own: wait for the file when it falls behind.
-    if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), failed]);
-  }
   if (!sheet) book.addWorksheet('Sheet1').addRow(header).commit();
   else sheet.commit();
   await Promise.race([book.commit(), failed]);
