@@ -12,6 +12,11 @@ export interface EventEnvelope {
 /** Narrows who receives an event beyond its kind's permission. */
 export interface Audience {
   userIds?: string[];
+  /**
+   * Only subscribers whose grants of `permission` reach this table (D9 scopes): an event about
+   * rows goes to those who may read that table, not to every holder of the permission.
+   */
+  grant?: { permission: string; connectionId: string; table: string };
 }
 
 export interface BusMessage extends EventEnvelope {
@@ -80,6 +85,8 @@ export class EventBus {
       if (!sub.principal.permissions.has(decl.permission)) continue;
       const users = message.audience?.userIds;
       if (users && (!sub.principal.userId || !users.includes(sub.principal.userId))) continue;
+      const grant = message.audience?.grant;
+      if (grant && sub.principal.permissions.grantOn(grant.permission, grant.connectionId, grant.table) === null) continue;
       try {
         sub.deliver(envelope);
       } catch (err) {

@@ -219,7 +219,11 @@ export class DataService {
   /** A failed publish must not turn a committed write into an error. */
   private async publish(event: DataChanged): Promise<void> {
     try {
-      await this.kernel.events.publish(DATA_CHANGED, { ...event, recordIds: [...new Set(event.recordIds)] });
+      await this.kernel.events.publish(
+        DATA_CHANGED,
+        { ...event, recordIds: [...new Set(event.recordIds)] },
+        { grant: { permission: DATA_READ, connectionId: event.connectionId, table: event.table } },
+      );
     } catch (err) {
       this.kernel.log.warn({ err: { message: (err as Error).message } }, 'data.changed not published');
     }
