@@ -20,3 +20,8 @@ export function requireUser(principal: Principal | null): { userId: string; sess
   if (!principal || principal.kind !== 'session' || !principal.userId) throw new AppError('SESSION_REQUIRED');
   return { userId: principal.userId, sessionId: principal.sessionId };
 }
+
+/** Who owns what a principal creates (an export, an upload): the user, or the API key itself. */
+export function ownerOf(p: Principal): { type: 'user' | 'apiKey'; id: string } {
+  return p.kind === 'apiKey' ? { type: 'apiKey', id: p.apiKeyId! } : { type: 'user', id: p.userId! };
+}

@@ -2,7 +2,7 @@ import { createReadStream, existsSync, mkdirSync, readdirSync, rmSync, statSync 
 import { join } from 'node:path';
 import { AppError } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
-import type { Principal } from '../../kernel/identity/principal.js';
+import { ownerOf, type Principal } from '../../kernel/identity/principal.js';
 import type { Job } from '../../kernel/jobs/types.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
@@ -26,9 +26,6 @@ const DEFAULT_RETENTION_HOURS = 24;
 const FINAL = new Set<ExportState>(['ready', 'failed', 'cancelled', 'expired']);
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 const num = (v: number | null) => (v === null ? null : Number(v));
-
-export const ownerOf = (p: Principal): { type: 'user' | 'apiKey'; id: string } =>
-  p.kind === 'apiKey' ? { type: 'apiKey', id: p.apiKeyId! } : { type: 'user', id: p.userId! };
 
 
 export class ExportsService {

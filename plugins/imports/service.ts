@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError, type ErrorIssue } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
-import type { Principal } from '../../kernel/identity/principal.js';
+import { ownerOf, type Principal } from '../../kernel/identity/principal.js';
 import type { Job } from '../../kernel/jobs/types.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
@@ -27,9 +27,6 @@ const DEFAULT_RETENTION_HOURS = 24;
 
 const FINAL = new Set<ImportState>(['succeeded', 'failed', 'cancelled']);
 const num = (v: number | null) => (v === null ? null : Number(v));
-
-export const ownerOf = (p: Principal): { type: 'user' | 'apiKey'; id: string } =>
-  p.kind === 'apiKey' ? { type: 'apiKey', id: p.apiKeyId! } : { type: 'user', id: p.userId! };
 
 export class ImportsService {
   readonly db: ImportsDb;
