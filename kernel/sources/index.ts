@@ -1,6 +1,7 @@
 /** Pools on the operators' own databases ("sources"): opening, limits, testing, health. */
 export { driverFor } from './dialects/index.js';
 export { FAILURE_REASONS, REASON_MESSAGES, SourceFailure, type FailureReason } from './failure.js';
+export { hasPgClient, withPgClient } from './pg-client.js';
 export { SourceRegistry, type SourceRegistryOptions, type SourceSpec } from './registry.js';
 export { testConnection, testTarget, type TestSuccess } from './test-connection.js';
 export {

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { postgresHelpers } from '../../meta/dialects/postgres.js';
 import { errorCode, errorText, type FailureReason } from '../failure.js';
 import type { ServerTarget, SourceDriver, SourceSettings } from '../types.js';
+import { rememberPgPool } from '../pg-client.js';
 import { classifyNetwork, tlsOptions } from './network.js';
 
 /** A value for the startup `options` (`-c name=value`): spaces and backslashes are escaped there. */
@@ -47,7 +48,9 @@ export const postgresSource: SourceDriver<ServerTarget> = {
     // A client losing its server emits 'error'; unheard, that crashes the process (see the meta store).
     pool.on('connect', (client) => client.on('error', onLost));
     pool.on('error', onLost);
-    return new Kysely({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+    rememberPgPool(db, pool);
+    return db;
   },
   async serverVersion(db) {
     const res = await sql<{ server_version: string }>`show server_version`.execute(db);

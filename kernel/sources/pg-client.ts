@@ -1,0 +1,39 @@
+import type { Kysely } from 'kysely';
+import type pg from 'pg';
+
+/*
+ * PostgreSQL's COPY has no place in kysely's query interface, so bulk paths (exports, imports)
+ * borrow a client of the same pool: the connection's limits and session settings
+ * (statement_timeout, read-only) hold for COPY too.
+ */
+
+const pools = new WeakMap<object, pg.Pool>();
+
+/** Called by the PostgreSQL source driver for each pool it opens. */
+export function rememberPgPool(db: object, pool: pg.Pool): void {
+  pools.set(db, pool);
+}
+
+/** True when `db` is a PostgreSQL source this process opened (so `withPgClient` can serve it). */
+export function hasPgClient(db: object): boolean {
+  return pools.has(db);
+}
+
+/**
+ * Runs `fn` on one client of the source's pool. A client `fn` failed on is destroyed rather
+ * than returned, so a half-read COPY or an open transaction never reaches the next caller.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function withPgClient<T>(db: Kysely<any>, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const pool = pools.get(db);
+  if (!pool) throw new Error('Not a PostgreSQL source opened by this process.');
+  const client = await pool.connect();
+  try {
+    const value = await fn(client);
+    client.release();
+    return value;
+  } catch (err) {
+    client.release(err instanceof Error ? err : new Error(String(err)));
+    throw err;
+  }
+}
