@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { sql } from 'kysely';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
@@ -45,7 +45,8 @@ export async function startPgBridge(opts: { url: string; db: MetaDb; bus: EventB
 
   const connect = async (): Promise<void> => {
     if (closed) return;
-    const c = new pg.Client({ connectionString: opts.url, connectionTimeoutMillis: 3000 });
+    const { default: driver } = await import('pg');
+    const c = new driver.Client({ connectionString: opts.url, connectionTimeoutMillis: 3000 });
     c.on('notification', (n) => void onNotification(n));
     c.on('error', () => {
       /* handled by 'end' */

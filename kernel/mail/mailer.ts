@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import { z } from 'zod';
 import type { SecretBox } from '../crypto.js';
 import type { Logger } from '../logger.js';
@@ -53,6 +52,8 @@ export class Mailer {
     const s = smtp ?? (await this.stored());
     if (!s) return { sent: false, reason: 'not-configured' };
     try {
+      // Loaded on first use: most processes never send mail, and nodemailer costs ~12 MB.
+      const { default: nodemailer } = await import('nodemailer');
       const transport = nodemailer.createTransport({
         host: s.host,
         port: s.port,

@@ -2,8 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import { createPool } from 'mysql2';
-import pg from 'pg';
 import type { Logger } from '../logger.js';
 import { mysqlHelpers } from './dialects/mysql.js';
 import { postgresHelpers } from './dialects/postgres.js';
@@ -41,30 +39,40 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
     database.pragma('synchronous = NORMAL');
     return finish(new Kysely<KernelTables>({ dialect: new SqliteDialect({ database }) }), sqliteHelpers, { dialect: 'sqlite', location: file });
   }
-  const url = new URL(opts.url);
+  const metaUrl = opts.url;
+  const url = new URL(metaUrl);
   const location = `${url.protocol}//${url.host}${url.pathname}`;
   if (url.protocol === 'postgres:' || url.protocol === 'postgresql:') {
-    const pool = new pg.Pool({
-      connectionString: opts.url,
-      max: 10,
-      connectionTimeoutMillis: 3000,
-      idleTimeoutMillis: 30_000,
-      // Timestamps are bigint milliseconds; they fit a JS number exactly.
-      types: {
-        getTypeParser: ((oid: number, format?: string) =>
-          oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-      },
-    });
-    // A client losing its server emits 'error'; unheard, that crashes the process. pg-pool
-    // listens only while a client is idle, so every client also gets a listener of its own for
-    // the time it is checked out (its query fails, and the pool discards it on release).
-    const lost = (err: Error) => opts.log.warn({ err: { message: err.message } }, 'meta store connection lost');
-    pool.on('connect', (client) => client.on('error', lost));
-    pool.on('error', () => undefined); // already reported by the client's own listener
+    // Drivers load on first use (pg and mysql2 cost ~15 MB each; most processes need one or neither).
+    const pool = async () => {
+      const { default: pg } = await import('pg');
+      const pool = new pg.Pool({
+        connectionString: metaUrl,
+        max: 10,
+        connectionTimeoutMillis: 3000,
+        idleTimeoutMillis: 30_000,
+        // Timestamps are bigint milliseconds; they fit a JS number exactly.
+        types: {
+          getTypeParser: ((oid: number, format?: string) =>
+            oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+        },
+      });
+      // A client losing its server emits 'error'; unheard, that crashes the process. pg-pool
+      // listens only while a client is idle, so every client also gets a listener of its own for
+      // the time it is checked out (its query fails, and the pool discards it on release).
+      const lost = (err: Error) => opts.log.warn({ err: { message: err.message } }, 'meta store connection lost');
+      pool.on('connect', (client) => client.on('error', lost));
+      pool.on('error', () => undefined); // already reported by the client's own listener
+      return pool;
+    };
     return finish(new Kysely<KernelTables>({ dialect: new PostgresDialect({ pool }) }), postgresHelpers, { dialect: 'postgres', location });
   }
-  const pool = createPool({ uri: opts.url, connectionLimit: 10, connectTimeout: 3000, charset: 'utf8mb4', timezone: 'Z' });
-  pool.on('connection', (conn) => conn.on('error', (err) => opts.log.warn({ err: { message: err.message } }, 'meta store connection lost')));
+  const pool = async () => {
+    const { createPool } = await import('mysql2');
+    const pool = createPool({ uri: metaUrl, connectionLimit: 10, connectTimeout: 3000, charset: 'utf8mb4', timezone: 'Z' });
+    pool.on('connection', (conn) => conn.on('error', (err) => opts.log.warn({ err: { message: err.message } }, 'meta store connection lost')));
+    return pool;
+  };
   return finish(new Kysely<KernelTables>({ dialect: new MysqlDialect({ pool }) }), mysqlHelpers, {
     dialect: 'mysql',
     location: location.replace(/^mariadb:/, 'mysql:'),

@@ -7,10 +7,10 @@ import type pg from 'pg';
  * (statement_timeout, read-only) hold for COPY too.
  */
 
-const pools = new WeakMap<object, pg.Pool>();
+const pools = new WeakMap<object, () => Promise<pg.Pool>>();
 
-/** Called by the PostgreSQL source driver for each pool it opens. */
-export function rememberPgPool(db: object, pool: pg.Pool): void {
+/** Called by the PostgreSQL source driver for each source it opens: `pool` makes the pool once, or gives the one made. */
+export function rememberPgPool(db: object, pool: () => Promise<pg.Pool>): void {
   pools.set(db, pool);
 }
 
@@ -27,7 +27,7 @@ export function hasPgClient(db: object): boolean {
 export async function withPgClient<T>(db: Kysely<any>, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const pool = pools.get(db);
   if (!pool) throw new Error('Not a PostgreSQL source opened by this process.');
-  const client = await pool.connect();
+  const client = await (await pool()).connect();
   try {
     const value = await fn(client);
     client.release();

@@ -2,7 +2,7 @@ import type { ErrorIssue } from '../../kernel/errors.js';
 import type { Column } from '../../kernel/schema/model.js';
 import type { SourceDialect } from '../connections/provides.js';
 import type { EffectiveTable } from '../schema/provides.js';
-import { buildFilter, parseSort, type Filter } from './query.js';
+import { buildFilter, parseSort, type Filter, type FilterBind } from './query.js';
 import type { ReadSpec } from './read.js';
 
 export const CHUNK_ROWS = 5000;
@@ -37,12 +37,15 @@ export function planRead(dialect: SourceDialect, table: EffectiveTable, readable
     if (names.length === 0) issues.push({ path: 'body.columns', code: 'no_columns', message: 'No column of this table may be exported; name some.' });
   }
   const where = buildFilter(dialect, byName, readable, input.filter ?? undefined, issues);
+  // The same conditions with values bound another way; the issues were collected just above.
+  const whereWith = (bind: FilterBind) => buildFilter(dialect, byName, readable, input.filter ?? undefined, [], bind);
   const sort = parseSort(input.sort ?? undefined, byName, readable, issues);
   return {
     dialect,
     table: { schema: table.schema, name: table.name },
     columns: names.map((n) => byName.get(n)!),
     where,
+    whereWith,
     sort,
     key: table.primaryKey?.columns ?? null,
     chunkRows: CHUNK_ROWS,

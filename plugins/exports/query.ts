@@ -49,8 +49,16 @@ function bindValue(dialect: SourceDialect, column: Column, v: Scalar): unknown {
   return v;
 }
 
+/**
+ * How a filter value enters the SQL: `typed` compares with the column (the value takes the
+ * column's type), `text` is a LIKE pattern. The default binds a parameter; PostgreSQL's COPY
+ * takes none, so the COPY export binds through transaction settings instead (pg-copy.ts).
+ */
+export type FilterBind = (column: Column, value: unknown, form: 'typed' | 'text') => RawBuilder<unknown>;
+export const bindParameter: FilterBind = (_column, value) => sql`${value}`;
+
 /** `a is distinct from b`, spelt per dialect: NULL counts as a value, so `ne` keeps rows holding NULL. */
-function distinct(dialect: SourceDialect, col: RawBuilder<unknown>, v: unknown): RawBuilder<boolean> {
+function distinct(dialect: SourceDialect, col: RawBuilder<unknown>, v: RawBuilder<unknown>): RawBuilder<boolean> {
   if (dialect === 'postgres') return sql<boolean>`${col} is distinct from ${v}`;
   if (dialect === 'mysql') return sql<boolean>`not (${col} <=> ${v})`;
   return sql<boolean>`${col} is not ${v}`;
@@ -60,7 +68,14 @@ function distinct(dialect: SourceDialect, col: RawBuilder<unknown>, v: unknown):
  * The WHERE conditions of a filter, or the issues naming each bad part (`body.filter.<col>.<op>`).
  * `readable` is what the caller may see: filtering on anything else would leak it.
  */
-export function buildFilter(dialect: SourceDialect, columns: Map<string, Column>, readable: Set<string>, filter: Filter | undefined, issues: ErrorIssue[]): RawBuilder<boolean>[] {
+export function buildFilter(
+  dialect: SourceDialect,
+  columns: Map<string, Column>,
+  readable: Set<string>,
+  filter: Filter | undefined,
+  issues: ErrorIssue[],
+  bind: FilterBind = bindParameter,
+): RawBuilder<boolean>[] {
   const out: RawBuilder<boolean>[] = [];
   for (const [name, ops] of Object.entries(filter ?? {})) {
     const column = columns.get(name);
@@ -86,15 +101,16 @@ export function buildFilter(dialect: SourceDialect, columns: Map<string, Column>
           continue;
         }
         // Case-insensitive everywhere; MySQL databases with a _bin collation would not be otherwise.
-        out.push(dialect === 'postgres' ? sql<boolean>`${col} ilike ${value}` : sql<boolean>`lower(${col}) like lower(${value})`);
+        const pattern = bind(column, value, 'text');
+        out.push(dialect === 'postgres' ? sql<boolean>`${col} ilike ${pattern}` : sql<boolean>`lower(${col}) like lower(${pattern})`);
         continue;
       }
       if (op === 'in') {
-        const values = (value as Scalar[]).map((v) => bindValue(dialect, column, v));
+        const values = (value as Scalar[]).map((v) => bind(column, bindValue(dialect, column, v), 'typed'));
         out.push(sql<boolean>`${col} in (${sql.join(values)})`);
         continue;
       }
-      const v = bindValue(dialect, column, value as Scalar);
+      const v = bind(column, bindValue(dialect, column, value as Scalar), 'typed');
       if (op === 'ne') out.push(distinct(dialect, col, v));
       else out.push(sql<boolean>`${col} ${sql.raw({ eq: '=', lt: '<', lte: '<=', gt: '>', gte: '>=' }[op])} ${v}`);
     }

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Column } from '../../kernel/schema/model.js';
 import type { SourceDialect } from '../connections/provides.js';
-import type { SortKey } from './query.js';
+import type { FilterBind, SortKey } from './query.js';
 import { wireOf } from './wire.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -13,14 +13,16 @@ export interface ReadSpec {
   /** The columns written, in file order. */
   columns: Column[];
   where: RawBuilder<boolean>[];
+  /** `where` with its values bound by `bind` instead of as parameters. */
+  whereWith(bind: FilterBind): RawBuilder<boolean>[];
   sort: SortKey[];
   /** The primary key; null pages by offset (views, tables without one). */
   key: string[] | null;
   chunkRows: number;
 }
 
-const tableId = (t: ReadSpec['table']) => (t.schema ? sql.id(t.schema, t.name) : sql.id(t.name));
-const whereOf = (parts: RawBuilder<boolean>[]) => (parts.length ? sql`where ${sql.join(parts, sql` and `)}` : sql``);
+export const tableId = (t: ReadSpec['table']) => (t.schema ? sql.id(t.schema, t.name) : sql.id(t.name));
+export const whereOf = (parts: RawBuilder<boolean>[]) => (parts.length ? sql`where ${sql.join(parts, sql` and `)}` : sql``);
 
 export async function countRows(db: Db, spec: ReadSpec): Promise<number> {
   const res = await sql<{ n: unknown }>`select count(*) as n from ${tableId(spec.table)} ${whereOf(spec.where)}`.execute(db);
@@ -35,7 +37,7 @@ function orderKeys(spec: ReadSpec): SortKey[] {
   return keys;
 }
 
-const orderBy = (keys: SortKey[]) => sql.join(keys.map((k) => sql`${sql.id(k.column)} ${sql.raw(k.desc ? 'desc' : 'asc')}`));
+export const orderBy = (keys: SortKey[]) => sql.join(keys.map((k) => sql`${sql.id(k.column)} ${sql.raw(k.desc ? 'desc' : 'asc')}`));
 
 /**
  * Rows after `last` in MySQL/SQLite order, where NULL sorts first ascending and last

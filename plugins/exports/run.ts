@@ -2,9 +2,11 @@ import { createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
 import type { ErrorIssue } from '../../kernel/errors.js';
 import { JobError } from '../../kernel/jobs/errors.js';
 import type { JobContext } from '../../kernel/jobs/types.js';
+import { hasPgClient } from '../../kernel/sources/index.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
 import { writeFormat } from './formats/index.js';
+import { copyCsv } from './pg-copy.js';
 import { planRead } from './plan.js';
 import type { Filter } from './query.js';
 import { countRows, readChunks } from './read.js';
@@ -37,23 +39,29 @@ export async function runExport(ctx: JobContext<ExportPayload>, service: Exports
   const spec = planRead(info.dialect, table, readable, { columns: JSON.parse(row.columns) as string[], filter: row.filter ? (JSON.parse(row.filter) as Filter) : null, sort: row.sort }, issues);
   if (issues.length) throw new JobError('EXPORT_SCHEMA_CHANGED', `The table changed since the export was asked for: ${issues.map((i) => i.message).join(' ')}`, false);
 
-  const total = await countRows(db, spec);
-  await ctx.progress(0, total, `0 of ${total} rows`);
   service.ensureDir();
   const { part, file } = service.partOf(row.id, row.format);
+  const report = (done: number, total: number) => void ctx.progress(done, total, `${done} of ${total} rows`);
   let done = 0;
-  // Whole chunks travel to the writer: a stream step per row costs more than the row itself.
-  // The writer pulls the next chunk only as the file drains the last, so memory stays flat.
-  async function* chunks() {
-    for await (const chunk of readChunks(db, spec)) {
-      ctx.signal.throwIfAborted();
-      yield chunk;
-      done += chunk.length;
-      await ctx.progress(done, Math.max(total, done), `${done} of ${Math.max(total, done)} rows`);
-    }
-  }
   try {
-    await writeFormat(row.format, chunks(), spec.columns, createWriteStream(part), ctx.signal);
+    // CSV on PostgreSQL: COPY formats every value in the server (pg-copy.ts); the rest reads chunks.
+    if (row.format === 'csv' && info.dialect === 'postgres' && hasPgClient(db)) {
+      done = await copyCsv(db, spec, createWriteStream(part), ctx.signal, report);
+    } else {
+      const total = await countRows(db, spec);
+      report(0, total);
+      // Whole chunks travel to the writer: a stream step per row costs more than the row itself.
+      // The writer pulls the next chunk only as the file drains the last, so memory stays flat.
+      const chunks = async function* () {
+        for await (const chunk of readChunks(db, spec)) {
+          ctx.signal.throwIfAborted();
+          yield chunk;
+          done += chunk.length;
+          report(done, Math.max(total, done));
+        }
+      };
+      await writeFormat(row.format, chunks(), spec.columns, createWriteStream(part), ctx.signal);
+    }
     renameSync(part, file);
   } catch (err) {
     rmSync(part, { force: true });

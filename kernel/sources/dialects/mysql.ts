@@ -1,5 +1,4 @@
 import { CompiledQuery, Kysely, MysqlDialect, sql } from 'kysely';
-import { createPool } from 'mysql2';
 import { mysqlHelpers } from '../../meta/dialects/mysql.js';
 import { errorCode, errorText, type FailureReason } from '../failure.js';
 import type { ServerTarget, SourceDriver, SourceSettings } from '../types.js';
@@ -29,25 +28,30 @@ export const mysqlSource: SourceDriver<ServerTarget> = {
   dialect: 'mysql',
   open(target, settings, onLost) {
     const ssl = tlsOptions(target);
-    const pool = createPool({
-      host: target.host,
-      port: target.port,
-      database: target.database,
-      ...(target.user ? { user: target.user } : {}),
-      ...(target.password ? { password: target.password } : {}),
-      ...(ssl ? { ssl } : {}),
-      connectionLimit: settings.poolSize,
-      connectTimeout: settings.connectTimeoutMs,
-      idleTimeout: settings.idleTimeoutMs,
-      maxIdle: 0,
-      enableKeepAlive: true,
-      charset: 'utf8mb4',
-      timezone: 'Z',
-      // BIGINT and DECIMAL as strings, as pg gives them: no silent loss beyond 2^53.
-      supportBigNumbers: true,
-      bigNumberStrings: true,
-    });
-    pool.on('connection', (conn) => conn.on('error', onLost));
+    // mysql2 loads with the first MySQL pool (~15 MB a process without one need not pay).
+    const pool = async () => {
+      const { createPool } = await import('mysql2');
+      const pool = createPool({
+        host: target.host,
+        port: target.port,
+        database: target.database,
+        ...(target.user ? { user: target.user } : {}),
+        ...(target.password ? { password: target.password } : {}),
+        ...(ssl ? { ssl } : {}),
+        connectionLimit: settings.poolSize,
+        connectTimeout: settings.connectTimeoutMs,
+        idleTimeout: settings.idleTimeoutMs,
+        maxIdle: 0,
+        enableKeepAlive: true,
+        charset: 'utf8mb4',
+        timezone: 'Z',
+        // BIGINT and DECIMAL as strings, as pg gives them: no silent loss beyond 2^53.
+        supportBigNumbers: true,
+        bigNumberStrings: true,
+      });
+      pool.on('connection', (conn) => conn.on('error', onLost));
+      return pool;
+    };
     return new Kysely({
       dialect: new MysqlDialect({
         pool,

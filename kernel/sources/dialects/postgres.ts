@@ -1,5 +1,5 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { postgresHelpers } from '../../meta/dialects/postgres.js';
 import { errorCode, errorText, type FailureReason } from '../failure.js';
 import type { ServerTarget, SourceDriver, SourceSettings } from '../types.js';
@@ -25,29 +25,35 @@ function startupOptions(settings: SourceSettings): string | undefined {
 export const postgresSource: SourceDriver<ServerTarget> = {
   dialect: 'postgres',
   open(target, settings, onLost) {
-    const pool = new pg.Pool({
-      host: target.host,
-      port: target.port,
-      database: target.database,
-      ...(target.user ? { user: target.user } : {}),
-      // A function, so pg never falls back to PGPASSWORD or this server's ~/.pgpass for a
-      // host the operator typed in.
-      password: async () => target.password ?? '',
-      ssl: tlsOptions(target),
-      max: settings.poolSize,
-      connectionTimeoutMillis: settings.connectTimeoutMs,
-      idleTimeoutMillis: settings.idleTimeoutMs,
-      allowExitOnIdle: true,
-      // Session settings travel in the startup packet, so they hold before the first query.
-      statement_timeout: settings.statementTimeoutMs,
-      lock_timeout: settings.statementTimeoutMs,
-      idle_in_transaction_session_timeout: Math.max(settings.statementTimeoutMs * 2, 60_000),
-      options: startupOptions(settings),
-      application_name: 'svc-admin',
-    });
-    // A client losing its server emits 'error'; unheard, that crashes the process (see the meta store).
-    pool.on('connect', (client) => client.on('error', onLost));
-    pool.on('error', onLost);
+    // pg loads with the first PostgreSQL pool; the pool is made once, when kysely or a bulk path first asks.
+    let made: Promise<pg.Pool> | null = null;
+    const pool = () =>
+      (made ??= import('pg').then(({ default: driver }) => {
+        const pool = new driver.Pool({
+          host: target.host,
+          port: target.port,
+          database: target.database,
+          ...(target.user ? { user: target.user } : {}),
+          // A function, so pg never falls back to PGPASSWORD or this server's ~/.pgpass for a
+          // host the operator typed in.
+          password: async () => target.password ?? '',
+          ssl: tlsOptions(target),
+          max: settings.poolSize,
+          connectionTimeoutMillis: settings.connectTimeoutMs,
+          idleTimeoutMillis: settings.idleTimeoutMs,
+          allowExitOnIdle: true,
+          // Session settings travel in the startup packet, so they hold before the first query.
+          statement_timeout: settings.statementTimeoutMs,
+          lock_timeout: settings.statementTimeoutMs,
+          idle_in_transaction_session_timeout: Math.max(settings.statementTimeoutMs * 2, 60_000),
+          options: startupOptions(settings),
+          application_name: 'svc-admin',
+        });
+        // A client losing its server emits 'error'; unheard, that crashes the process (see the meta store).
+        pool.on('connect', (client) => client.on('error', onLost));
+        pool.on('error', onLost);
+        return pool;
+      }));
     const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
     rememberPgPool(db, pool);
     return db;

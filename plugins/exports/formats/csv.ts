@@ -4,7 +4,9 @@ import { stringify } from 'csv-stringify/sync';
 import { cellText, type OutColumn } from './cells.js';
 import type { RowChunks } from './index.js';
 
-const OPTIONS = { record_delimiter: 'windows' } as const;
+// csv-stringify quotes only its own record delimiter (CRLF); a lone CR or LF must be quoted too,
+// or readers that end records on either would split the value.
+const OPTIONS = { record_delimiter: 'windows', quoted_match: /[\r\n]/ } as const;
 
 /**
  * RFC 4180 CSV, UTF-8 without BOM, a header row of column names, CRLF line ends; NULL is an

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { cellSheet, type OutColumn } from './cells.js';
 import type { RowChunks } from './index.js';
 
@@ -13,7 +13,9 @@ export const SHEET_ROWS = 1_048_575;
  * repeats the header row.
  */
 export async function writeXlsx(chunks: RowChunks, columns: OutColumn[], out: Writable, signal: AbortSignal, sheetRows = SHEET_ROWS): Promise<void> {
-  const book = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: false });
+  // Loaded on first use: exceljs costs ~27 MB of memory a process that never writes XLSX need not pay.
+  const { default: excel } = await import('exceljs');
+  const book = new excel.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: false });
   const header = columns.map((c) => c.name);
   const types = columns.map((c) => c.type);
   let sheet: ExcelJS.Worksheet | null = null;

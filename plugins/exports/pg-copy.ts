@@ -1,0 +1,74 @@
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { stringify } from 'csv-stringify/sync';
+import { sql, type Kysely } from 'kysely';
+import { to as copyTo } from 'pg-copy-streams';
+import { POSTGRES_WIRE_TEXT_SETTINGS, postgresWireText, wireTextMayBeEmpty } from '../../kernel/rows/index.js';
+import { withPgClient } from '../../kernel/sources/index.js';
+import { CsvRecordEnds } from './formats/crlf.js';
+import type { FilterBind } from './query.js';
+import { tableId, whereOf, type ReadSpec } from './read.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Db = Kysely<any>;
+
+const ARGS = 'svc_export.args';
+
+/**
+ * COPY takes no bind parameters, so the filter's values travel as one JSON array in a
+ * transaction-local setting (set with a parameter) and the query reads them back from there:
+ * a compared value through json_populate_record on the table's own row type, so it takes the
+ * column's type exactly as a parameter would; a LIKE pattern as text. Each read is a scalar
+ * subquery, evaluated once per statement, not once per row. Nothing the caller sent is ever
+ * part of the SQL text.
+ */
+function settingsBinder(spec: ReadSpec): { bind: FilterBind; args: unknown[] } {
+  const args: unknown[] = [];
+  const bind: FilterBind = (column, value, form) => {
+    const arg = sql`(current_setting(${sql.lit(ARGS)})::json -> ${sql.raw(String(args.length))})`;
+    if (form === 'text') {
+      args.push(value);
+      return sql`(select ${arg} #>> '{}')`;
+    }
+    args.push({ [column.name]: value });
+    return sql`(select (json_populate_record(null::${tableId(spec.table)}, ${arg})).${sql.id(column.name)})`;
+  };
+  return { bind, args };
+}
+
+const qualified = (spec: ReadSpec, column: string) => (spec.table.schema ? sql.id(spec.table.schema, spec.table.name, column) : sql.id(spec.table.name, column));
+
+export interface CopyProgress {
+  (done: number, total: number): void;
+}
+
+/**
+ * A CSV export on PostgreSQL: `COPY (SELECT …) TO STDOUT` in one REPEATABLE READ READ ONLY
+ * transaction, the server formatting every value as its wire text (postgresWireText), so no row
+ * passes through JavaScript; the bytes stream into `out` as they come (constant memory).
+ * Writes the header, then the records with CRLF ends (EX2). Resolves with the record count.
+ */
+export async function copyCsv(db: Db, spec: ReadSpec, out: Writable, signal: AbortSignal, progress: CopyProgress): Promise<number> {
+  const { bind, args } = settingsBinder(spec);
+  const where = whereOf(spec.whereWith(bind));
+  // '' and NULL are both an empty field (EX2); COPY would quote ''.
+  const cells = sql.join(spec.columns.map((c) => (wireTextMayBeEmpty(c) ? sql`nullif(${postgresWireText(c)}, '')` : postgresWireText(c))));
+  // Qualified: a bare name in ORDER BY would mean the output column, the value's text.
+  const order = spec.sort.length ? sql`order by ${sql.join(spec.sort.map((k) => sql`${qualified(spec, k.column)} ${sql.raw(k.desc ? 'desc' : 'asc')}`))}` : sql``;
+  const select = sql`select ${cells} from ${tableId(spec.table)} ${where} ${order}`.compile(db);
+  const count = sql`select count(*) as n from ${tableId(spec.table)} ${where}`.compile(db);
+  if (select.parameters.length || count.parameters.length) throw new Error('A COPY query cannot carry parameters.');
+
+  return withPgClient(db, async (client) => {
+    await client.query('begin isolation level repeatable read read only');
+    for (const setting of POSTGRES_WIRE_TEXT_SETTINGS) await client.query(setting);
+    await client.query('select set_config($1, $2, true)', [ARGS, JSON.stringify(args)]);
+    const total = Number((await client.query<{ n: string }>(count.sql)).rows[0]?.n ?? 0);
+    progress(0, total);
+    out.write(stringify([spec.columns.map((c) => c.name)], { record_delimiter: 'windows' }));
+    const ends = new CsvRecordEnds((n) => progress(n, Math.max(n, total)));
+    await pipeline(client.query(copyTo(`copy (${select.sql}) to stdout with (format csv)`)), ends, out, { signal });
+    await client.query('commit');
+    return ends.records;
+  });
+}
