@@ -6,9 +6,13 @@ import type { MetaDb } from '../meta/types.js';
 import type { BusMessage, EventBridge, EventBus } from './bus.js';
 
 const CHANNEL = 'svc_events';
-// NOTIFY payloads are limited to 8000 bytes; larger events go through the outbox table.
+// NOTIFY payloads are limited to 8000 bytes; a larger event travels as its outbox id alone.
 const INLINE_LIMIT = 7000;
 const OUTBOX_TTL_MS = 60_000;
+/** D14's floor: how often a replica reads the outbox for events whose NOTIFY it missed. */
+const POLL_MS = 5_000;
+/** Each poll reads back this far before the last good one: commits land late, clocks differ. */
+const POLL_OVERLAP_MS = 10_000;
 
 interface Wire {
   origin: string;
@@ -17,8 +21,11 @@ interface Wire {
 }
 
 /**
- * Shares events between replicas on a PostgreSQL meta store. One dedicated connection
- * LISTENs; it reconnects with backoff when the store goes away.
+ * Shares events between replicas on a PostgreSQL meta store. Every event is written to the
+ * outbox table and announced by NOTIFY (inline when it fits, by its outbox id otherwise). One
+ * dedicated connection LISTENs and reconnects with backoff when the store goes away; whatever
+ * was announced while it was away is read from the outbox by a poll every 5 s (D14's floor).
+ * Ids already delivered are remembered for the outbox's lifetime, so nothing arrives twice.
  */
 export async function startPgBridge(opts: { url: string; db: MetaDb; bus: EventBus; instanceId: string; log: Logger }): Promise<EventBridge> {
   const { db, bus, instanceId, log } = opts;
@@ -26,6 +33,16 @@ export async function startPgBridge(opts: { url: string; db: MetaDb; bus: EventB
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
   let backoff = 250;
+
+  /** Outbox ids delivered (or published here), with when they may be forgotten. */
+  const seen = new Map<string, number>();
+  const deliverOnce = (id: string | undefined, message: BusMessage) => {
+    if (id) {
+      if (seen.has(id)) return;
+      seen.set(id, Date.now() + OUTBOX_TTL_MS + POLL_OVERLAP_MS);
+    }
+    bus.deliverLocal(message);
+  };
 
   const onNotification = async (n: pg.Notification) => {
     if (n.channel !== CHANNEL || !n.payload) return;
@@ -35,13 +52,33 @@ export async function startPgBridge(opts: { url: string; db: MetaDb; bus: EventB
       let message = wire.message;
       if (!message && wire.outboxId) {
         const row = await sql<{ payload: string }>`select payload from kernel_event_outbox where id = ${wire.outboxId}`.execute(db);
-        if (row.rows[0]) message = JSON.parse(row.rows[0].payload) as BusMessage;
+        if (row.rows[0]) message = (JSON.parse(row.rows[0].payload) as Wire).message;
       }
-      if (message) bus.deliverLocal(message);
+      if (message) deliverOnce(wire.outboxId, message);
     } catch (err) {
       log.warn({ err: { message: (err as Error).message } }, 'bad event notification ignored');
     }
   };
+
+  // Polls from the last good one (less the overlap), so an outage is caught up once the store is back.
+  let polledAt = Date.now();
+  const poll = async () => {
+    const startedAt = Date.now();
+    const since = Math.max(polledAt - POLL_OVERLAP_MS, startedAt - OUTBOX_TTL_MS);
+    const rows = await sql<{ id: string; payload: string }>`select id, payload from kernel_event_outbox where created_at > ${since} order by created_at, id`.execute(db);
+    for (const row of rows.rows) {
+      if (seen.has(row.id)) continue;
+      const wire = JSON.parse(row.payload) as Wire;
+      if (wire.origin === instanceId || !wire.message) seen.set(row.id, startedAt + OUTBOX_TTL_MS + POLL_OVERLAP_MS);
+      else deliverOnce(row.id, wire.message);
+    }
+    polledAt = startedAt;
+    for (const [id, until] of seen) if (until < startedAt) seen.delete(id);
+  };
+  const poller = setInterval(() => {
+    if (!closed) void poll().catch(() => undefined);
+  }, POLL_MS);
+  poller.unref();
 
   const connect = async (): Promise<void> => {
     if (closed) return;
@@ -90,20 +127,20 @@ export async function startPgBridge(opts: { url: string; db: MetaDb; bus: EventB
 
   return {
     async forward(message) {
-      let payload = JSON.stringify({ origin: instanceId, message } satisfies Wire);
-      if (Buffer.byteLength(payload) > INLINE_LIMIT) {
-        const id = newId();
-        const now = Date.now();
-        await sql`insert into kernel_event_outbox (id, payload, created_at) values (${id}, ${JSON.stringify(message)}, ${now})`.execute(db);
-        await sql`delete from kernel_event_outbox where created_at < ${now - OUTBOX_TTL_MS}`.execute(db);
-        payload = JSON.stringify({ origin: instanceId, outboxId: id } satisfies Wire);
-      }
-      await sql`select pg_notify(${CHANNEL}, ${payload})`.execute(db);
+      const id = newId();
+      const stored = JSON.stringify({ origin: instanceId, message } satisfies Wire);
+      seen.set(id, Date.now() + OUTBOX_TTL_MS + POLL_OVERLAP_MS);
+      let payload = JSON.stringify({ origin: instanceId, outboxId: id, message } satisfies Wire);
+      if (Buffer.byteLength(payload) > INLINE_LIMIT) payload = JSON.stringify({ origin: instanceId, outboxId: id } satisfies Wire);
+      // One statement: the row is committed before any replica can read the NOTIFY that names it.
+      await sql`with stored as (insert into kernel_event_outbox (id, payload, created_at) values (${id}, ${stored}, ${Date.now()}) returning id)
+        select pg_notify(${CHANNEL}, ${payload}) from stored`.execute(db);
     },
     async close() {
       closed = true;
       clearTimeout(retry);
       clearInterval(sweeper);
+      clearInterval(poller);
       const c = client;
       client = null;
       if (c) {

@@ -187,6 +187,30 @@ describe.runIf(available)('events across replicas on a PostgreSQL meta store', (
       await onC.inbox.waitFor(byN(PINGED, after), 'event after the outage');
     });
 
+    it('delivers what was published during the outage from the outbox, once, within the 5 s poll (D14)', async () => {
+      c = await startInstance({ metaUrl: throughProxy(a.metaUrl!, proxy.port), plugins: [eventTestPlugin], env });
+      const onC = track(await sse(c.url, viewerKey.headers));
+      await vi.waitFor(async () => expect(await listeners()).toBe(3), { timeout: 5_000, interval: 50 });
+
+      proxy.shutGate();
+      await proxy.waitForHeld();
+      await vi.waitFor(async () => expect(await listeners()).toBe(2), { timeout: 5_000, interval: 50 });
+      // C's LISTEN is gone: this NOTIFY never reaches it; only the outbox still holds the event.
+      const during = nextN();
+      await ping(admin.client, PINGED, { n: during });
+      proxy.openGate();
+      await onC.inbox.waitFor(byN(PINGED, during), 'event published during the outage', 12_000);
+
+      // From now on NOTIFY carries events again, and the poll does not repeat them.
+      const after = nextN();
+      await vi.waitFor(async () => expect(await listeners()).toBe(3), { timeout: 10_000, interval: 50 });
+      await ping(admin.client, PINGED, { n: after });
+      await onC.inbox.waitFor(byN(PINGED, after), 'event after the outage');
+      await new Promise((r) => setTimeout(r, 5_500));
+      expect(onC.inbox.count(PINGED, during)).toBe(1);
+      expect(onC.inbox.count(PINGED, after)).toBe(1);
+    }, 40_000);
+
     it('leaves no connection behind when it closes while reconnecting', async () => {
       c = await startInstance({ metaUrl: throughProxy(a.metaUrl!, proxy.port), plugins: [eventTestPlugin], env });
       proxy.shutGate();
