@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const STARTUP_MS = 60_000;
+
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  /** Resident memory now, in bytes (VmRSS). */
+  rss(): number;
+  /** The highest resident memory since the last `resetPeak` (VmHWM), in bytes. */
+  peakRss(): number;
+  /** Starts a new peak from the present (Linux: /proc/<pid>/clear_refs). */
+  resetPeak(): void;
+  stop(): Promise<void>;
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+
+function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no ${field} for process ${pid}`);
+  return Number(m[1]) * 1024;
+}
+
+/**
+ * The server as `npm start` runs it (`node --no-node-snapshot --import tsx kernel/main.ts`), in a
+ * process of its own, so what a bench reads of its memory is the server's alone: not the bench's
+ * drivers, files and buffers.
+ */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'kernel/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, SVC_HOST: '127.0.0.1', SVC_PORT: String(port), SVC_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + STARTUP_MS;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode} before listening`);
+    const up = await fetch(`${url}/api/v1/healthz`).then((r) => r.ok, () => false);
+    if (up) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the server did not answer within ${STARTUP_MS} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const pid = child.pid!;
+  return {
+    url,
+    pid,
+    rss: () => status(pid, 'VmRSS'),
+    peakRss: () => status(pid, 'VmHWM'),
+    resetPeak: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((res) => child.once('exit', () => res()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
