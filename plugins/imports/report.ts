@@ -1,6 +1,8 @@
 import { closeSync, existsSync, ftruncateSync, openSync, statSync, writeSync } from 'node:fs';
 import { stringify } from 'csv-stringify/sync';
 
+const isList = (v: readonly unknown[] | Record<string, unknown>): v is readonly unknown[] => Array.isArray(v);
+
 /**
  * The error report: a CSV of refused rows, `line,reason,<source columns…>`, one row per refusal,
  * the source values as the file had them. Appended as rows are refused, so a run that dies
@@ -24,8 +26,8 @@ export class ErrorReport {
     writeSync(this.fd, text, statSync(this.path).size);
   }
 
-  add(line: number, reason: string, raw: string[] | Record<string, unknown> | null): void {
-    const values: unknown[] = raw === null ? [] : Array.isArray(raw) ? [...raw] : this.columns.map((c) => raw[c]);
+  add(line: number, reason: string, raw: readonly unknown[] | Record<string, unknown> | null): void {
+    const values: unknown[] = raw === null ? [] : isList(raw) ? [...raw] : this.columns.map((c) => raw[c]);
     // Every row as wide as the header, so the report opens as a table even for a short line.
     while (values.length < this.columns.length) values.push('');
     this.write([line, reason, ...values]);

@@ -12,7 +12,8 @@ export interface PendingRow {
   line: number;
   /** Aligned with WriteTarget.columns. */
   values: unknown[];
-  raw: Record<string, unknown>;
+  /** The record as the file had it, for the error report: cells aligned with the upload's columns. */
+  raw: unknown[] | Record<string, unknown>;
 }
 
 export interface WriteTarget {
@@ -119,26 +120,51 @@ async function existingKeys(db: Db, target: WriteTarget, rows: PendingRow[]): Pr
 }
 
 /**
- * Writes one batch inside the caller's transaction. The batch goes as one statement under a
- * savepoint; when the database refuses it, each row is retried under its own savepoint, so the
- * rows it refuses (duplicate key, foreign key, check…) are named one by one and the others
- * still land. An error that is not about a row (the database went away) is thrown.
+ * Writes a whole batch a faster way than INSERT (PostgreSQL's COPY), all or nothing: when the
+ * database refuses a row it undoes its own part and rejects with that error. Resolves false
+ * when it cannot take the rows, having written nothing.
  */
-export async function writeBatch(trx: Db, target: WriteTarget, rows: PendingRow[]): Promise<BatchOutcome> {
+export type BulkWrite = (rows: PendingRow[]) => Promise<boolean>;
+
+/** The bulk write's outcome: written, not possible, or refused (a row the database would not take). */
+async function tryBulk(target: WriteTarget, rows: PendingRow[], bulk: BulkWrite): Promise<boolean | 'refused'> {
+  try {
+    return await bulk(rows);
+  } catch (err) {
+    if (rowRefusal(target.dialect, err) === null) throw err;
+    return 'refused';
+  }
+}
+
+/**
+ * Writes one batch inside the caller's transaction. The batch goes as one statement (through
+ * `bulk` when given and able, else an INSERT under a savepoint); when the database refuses it,
+ * each row is retried as an INSERT under its own savepoint, so the rows it refuses (duplicate
+ * key, foreign key, check…) are named one by one and the others still land. An error that is
+ * not about a row (the database went away) is thrown.
+ */
+export async function writeBatch(trx: Db, target: WriteTarget, rows: PendingRow[], bulk?: BulkWrite): Promise<BatchOutcome> {
   const out: BatchOutcome = { inserted: 0, updated: 0, refused: [] };
   if (rows.length === 0) return out;
   const existing = target.mode === 'upsert' ? await existingKeys(trx, target, rows) : new Set<string>();
   const count = (row: PendingRow) => (existing.has(keyOf(target, row)) ? out.updated++ : out.inserted++);
-  await sql`savepoint svc_batch`.execute(trx);
-  try {
-    await insert(trx, target, rows);
-    await sql`release savepoint svc_batch`.execute(trx);
+  const bulked = bulk ? await tryBulk(target, rows, bulk) : false;
+  if (bulked === true) {
     rows.forEach(count);
     return out;
-  } catch (err) {
-    if (rowRefusal(target.dialect, err) === null) throw err;
-    await sql`rollback to savepoint svc_batch`.execute(trx);
-    await sql`release savepoint svc_batch`.execute(trx);
+  }
+  if (bulked === false) {
+    await sql`savepoint svc_batch`.execute(trx);
+    try {
+      await insert(trx, target, rows);
+      await sql`release savepoint svc_batch`.execute(trx);
+      rows.forEach(count);
+      return out;
+    } catch (err) {
+      if (rowRefusal(target.dialect, err) === null) throw err;
+      await sql`rollback to savepoint svc_batch`.execute(trx);
+      await sql`release savepoint svc_batch`.execute(trx);
+    }
   }
   for (const row of rows) {
     await sql`savepoint svc_row`.execute(trx);
@@ -153,6 +179,26 @@ export async function writeBatch(trx: Db, target: WriteTarget, rows: PendingRow[
       await sql`release savepoint svc_row`.execute(trx);
       out.refused.push({ row, reason });
     }
+  }
+  return out;
+}
+
+/**
+ * Rows of several batches in one bulk write: each statement costs a round trip and the
+ * server's start-up work, which at 1 000 rows a COPY cost more than the rows. When the
+ * database refuses the whole, the rows go again batch by batch (writeBatch), so the refused
+ * rows are found as before and only their batches go row by row.
+ */
+export async function writeRows(trx: Db, target: WriteTarget, rows: PendingRow[], batchSize: number, bulk?: BulkWrite): Promise<BatchOutcome> {
+  if (!bulk || target.mode !== 'insert' || rows.length <= batchSize) return writeBatch(trx, target, rows, bulk);
+  const bulked = await tryBulk(target, rows, bulk);
+  if (bulked === true) return { inserted: rows.length, updated: 0, refused: [] };
+  const out: BatchOutcome = { inserted: 0, updated: 0, refused: [] };
+  for (let i = 0; i < rows.length; i += batchSize) {
+    const part = await writeBatch(trx, target, rows.slice(i, i + batchSize), bulked === 'refused' ? bulk : undefined);
+    out.inserted += part.inserted;
+    out.updated += part.updated;
+    out.refused.push(...part.refused);
   }
   return out;
 }

@@ -3,6 +3,9 @@ export type SourceRecord =
   | { line: number; values: Record<string, unknown>; error?: undefined }
   | { line: number; error: string; raw: string[] | Record<string, unknown> | null };
 
+/** One record as cells aligned with the upload's columns (what an import reads), or why it could not be read. */
+export type SourceRow = { line: number; cells: unknown[]; error?: undefined } | { line: number; error: string; raw: string[] | Record<string, unknown> | null };
+
 export type UploadFormat = 'csv' | 'json' | 'xlsx';
 
 export interface ReadOptions {

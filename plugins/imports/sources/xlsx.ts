@@ -1,4 +1,3 @@
-import ExcelJS from 'exceljs';
 import type { ReadOptions, SourceRecord } from './types.js';
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -32,7 +31,9 @@ export function cellValue(v: unknown): unknown {
  * never the whole book). Row 1 is the header; `line` is the sheet's row number.
  */
 export async function* readXlsx(path: string, opts: ReadOptions): AsyncGenerator<SourceRecord> {
-  const book = new ExcelJS.stream.xlsx.WorkbookReader(path, { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'ignore' });
+  // Loaded on first use, as for the export's writer (~27 MB a process that never reads XLSX need not pay).
+  const { default: excel } = await import('exceljs');
+  const book = new excel.stream.xlsx.WorkbookReader(path, { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'ignore' });
   for await (const sheet of book) {
     let header: string[] | null = null;
     for await (const row of sheet) {

@@ -1,0 +1,158 @@
+import { finished } from 'node:stream/promises';
+import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { USE_DEFAULT, type PendingRow, type WriteTarget } from './write.js';
+
+/*
+ * Inserts on PostgreSQL through `COPY … FROM STDIN` (text format): the server parses plain rows
+ * instead of planning and running an INSERT over unnest arrays, and the driver sends one string
+ * per batch instead of serialising an array parameter per column. Every value is the text the
+ * INSERT path would have bound for it, read by the same input function of the column's type,
+ * so both paths store the same thing.
+ */
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Db = Kysely<any>;
+
+/**
+ * A kysely instance over one client: the savepoints, the per-row fallback and the import's
+ * transaction run on the very connection the COPYs go through. The client is the caller's
+ * (withPgClient): kysely never releases it.
+ */
+export function clientDb(client: pg.PoolClient): Db {
+  const one = {
+    query: (text: string, params: readonly unknown[]) => client.query(text, params as unknown[]),
+    release: () => undefined,
+  } as unknown as PostgresPoolClient;
+  const pool: PostgresPool = { connect: async () => one, end: async () => undefined };
+  return new Kysely({ dialect: new PostgresDialect({ pool }) });
+}
+
+/**
+ * Whether COPY into the table does what INSERT does: a table or partitioned table (COPY cannot
+ * go into a view) without rules (COPY FROM ignores them), without row-level security (COPY
+ * FROM refuses it), and no `GENERATED ALWAYS AS IDENTITY` column among `columns` (COPY writes
+ * the file's value where INSERT refuses it).
+ */
+export async function copyable(db: Db, target: Pick<WriteTarget, 'table' | 'columns'>): Promise<boolean> {
+  const res = await sql<{ relkind: string; relrowsecurity: boolean; relhasrules: boolean; always: boolean }>`
+    select c.relkind, c.relrowsecurity, c.relhasrules,
+      exists (select 1 from pg_catalog.pg_attribute a where a.attrelid = c.oid and a.attname = any(${target.columns}::text[]) and a.attidentity = 'a') as always
+    from pg_catalog.pg_class c where c.oid = to_regclass(${quotedName(target.table)})`.execute(db);
+  const rel = res.rows[0];
+  return !!rel && (rel.relkind === 'r' || rel.relkind === 'p') && !rel.relrowsecurity && !rel.relhasrules && !rel.always;
+}
+
+const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+const quotedName = (t: WriteTarget['table']) => (t.schema ? `${ident(t.schema)}.${ident(t.name)}` : ident(t.name));
+
+const SPECIAL = /[\\\n\r\t\0]/;
+const SPECIALS = /[\\\n\r\t\0]/g;
+// NUL as a three-digit octal escape, so a digit after it is not read as part of it; PostgreSQL
+// refuses the NUL (invalid byte sequence), as it does a NUL in a bound parameter.
+const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\0': '\\000' };
+const escapeText = (s: string) => (SPECIAL.test(s) ? s.replace(SPECIALS, (ch) => ESCAPES[ch]!) : s);
+
+/**
+ * One value as a field of COPY's text format, or undefined for a value this path does not
+ * write (the batch then goes the INSERT way). The texts are those node-postgres binds:
+ * String() of a number, `\x…` hex for bytes; booleans as t/f.
+ */
+export function copyField(v: unknown): string | undefined {
+  switch (typeof v) {
+    case 'string':
+      return escapeText(v);
+    case 'number':
+    case 'bigint':
+      return String(v);
+    case 'boolean':
+      return v ? 't' : 'f';
+    case 'undefined':
+      return '\\N';
+    case 'object':
+      if (v === null) return '\\N';
+      // The bytea input `\x…`, its backslash escaped for COPY.
+      if (v instanceof Uint8Array) return `\\\\x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`;
+      return undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** COPY text for the rows' values at `at` (positions in WriteTarget.columns), or null when a value has no COPY text. */
+export function copyText(rows: PendingRow[], at: number[]): string | null {
+  // A line per row joined once, rather than one long string grown field by field.
+  const lines: string[] = new Array(rows.length + 1);
+  const fields: string[] = new Array(at.length);
+  for (let r = 0; r < rows.length; r++) {
+    const values = rows[r]!.values;
+    for (let j = 0; j < at.length; j++) {
+      const field = copyField(values[at[j]!]);
+      if (field === undefined) return null;
+      fields[j] = field;
+    }
+    lines[r] = fields.join('\t');
+  }
+  lines[rows.length] = '';
+  return lines.join('\n');
+}
+
+export interface CopyGroup {
+  /** Positions in WriteTarget.columns that the rows give (the others take their defaults). */
+  at: number[];
+  rows: PendingRow[];
+}
+
+/** Rows leaving different columns to their defaults cannot share one column list: one group per set, in order of first appearance. */
+export function copyGroups(target: WriteTarget, rows: PendingRow[]): CopyGroup[] {
+  const all = target.columns.map((_, i) => i);
+  if (!rows.some((r) => r.values.includes(USE_DEFAULT))) return [{ at: all, rows }];
+  const groups = new Map<string, CopyGroup>();
+  for (const row of rows) {
+    const at = all.filter((i) => row.values[i] !== USE_DEFAULT);
+    const sig = at.join(',');
+    let g = groups.get(sig);
+    if (!g) groups.set(sig, (g = { at, rows: [] }));
+    g.rows.push(row);
+  }
+  return [...groups.values()];
+}
+
+/** Runs one COPY of `text`; `before` and `after` are statements sent in the same message. */
+async function copyIn(client: pg.ClientBase, target: WriteTarget, at: number[], text: string, before: string, after: string): Promise<void> {
+  const columns = at.map((j) => ident(target.columns[j]!)).join(', ');
+  const stream = client.query(copyFrom(`${before}copy ${quotedName(target.table)} (${columns}) from stdin${after}`));
+  const done = finished(stream);
+  stream.end(text);
+  await done;
+}
+
+/**
+ * Writes the rows with one COPY per column set, all or nothing, under a savepoint of its own.
+ * The savepoint, the COPY and the release go as one simple-query message (the data following),
+ * so the server goes from one to the next without a round trip through this process, which
+ * meanwhile converts the next rows. After a refusal the server skips the rest of the message.
+ * Resolves false, having written nothing, when a value has no COPY text (the caller then
+ * inserts); when the server refuses a row, undoes the rows copied and rejects with its error.
+ */
+export async function copyRows(client: pg.ClientBase, target: WriteTarget, rows: PendingRow[]): Promise<boolean> {
+  const groups = copyGroups(target, rows);
+  const texts: string[] = [];
+  for (const g of groups) {
+    // Rows that leave every column to its default have no line to give COPY.
+    const text = g.at.length ? copyText(g.rows, g.at) : null;
+    if (text === null) return false;
+    texts.push(text);
+  }
+  const last = groups.length - 1;
+  try {
+    for (let i = 0; i <= last; i++) {
+      await copyIn(client, target, groups[i]!.at, texts[i]!, i === 0 ? 'savepoint svc_copy; ' : '', i === last ? '; release savepoint svc_copy' : '');
+    }
+  } catch (err) {
+    await client.query('rollback to savepoint svc_copy; release savepoint svc_copy');
+    throw err;
+  }
+  return true;
+}
