@@ -236,6 +236,8 @@ export function booleanWire(v: unknown): unknown {
 /** What every dialect does the same way once its own conversions are done. */
 export function commonWire(c: Column, v: unknown): unknown {
   if (v === null || v === undefined) return null;
+  // Strings, numbers and booleans are their own wire value (most cells of every list).
+  if (typeof v !== 'object' && typeof v !== 'bigint') return v;
   if (typeof v === 'bigint') return c.type === 'integer' || c.type === 'float' ? Number(v) : String(v);
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : c.type === 'date' ? v.toISOString().slice(0, 10) : v.toISOString();
   if (Buffer.isBuffer(v) || v instanceof Uint8Array) return binaryWire(v);

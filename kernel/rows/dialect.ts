@@ -28,8 +28,8 @@ export interface RowDialect {
   order(c: Column): RawBuilder<unknown>;
   /** True when `ORDER BY col` already sorts NULL as the largest value (no `col IS NULL` key needed). */
   readonly nullsLargest: boolean;
-  /** Case-insensitive LIKE; the pattern uses `!` as its escape character. */
-  ilike(c: Column, pattern: string): RawBuilder<unknown>;
+  /** Case-insensitive LIKE; the pattern uses `!` as its escape character. It is a parameter: its value, or a statements.ts Slot for it. */
+  ilike(c: Column, pattern: unknown): RawBuilder<unknown>;
   /** INSERT/UPDATE … RETURNING. */
   readonly returning: boolean;
   /** SELECT … FOR UPDATE locks rows (SQLite serialises writers instead). */
@@ -38,6 +38,11 @@ export interface RowDialect {
   insertModifier(t: RowTable, columns: Column[]): RawBuilder<unknown> | null;
   /** An INSERT of a row made only of defaults. */
   defaultValues(t: RowTable): RawBuilder<unknown>;
+  /**
+   * Runs a SELECT straight on the driver, where that is cheaper than going through kysely's
+   * executor (rows as kysely would give them); null when it cannot (kysely then runs it).
+   */
+  readRows?(db: AnyDb, query: CompiledQuery): Promise<Record<string, unknown>[]> | null;
   /** The planner's row estimate for a query, or null. */
   explainRows(db: AnyDb, q: CompiledQuery): Promise<number | null>;
   writeFailure(err: unknown): WriteFailure | null;

@@ -73,31 +73,35 @@ const asList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : [St
  * RowInputError naming the parameter: a filter or sort on a column the caller cannot read is
  * refused, never ignored, so a caller can't mistake a partial answer for the answer.
  */
+// Helpers of parseListParams at module level: under tsx (npm start) every named closure made
+// per call also pays esbuild's __name() (Object.defineProperty), on every list request.
+function readableColumn(opts: ListParamOptions, issues: InputIssue[], name: string, path: string): Column | null {
+  const c = opts.readable.has(name) ? columnOf(opts.table, name) : undefined;
+  if (!c) issues.push({ path, message: `No column "${name}" you may read in this table.` });
+  return c ?? null;
+}
+
+function single(issues: InputIssue[], key: string, v: unknown): string | null {
+  if (Array.isArray(v)) {
+    issues.push({ path: `query.${key}`, message: 'Give this parameter once.' });
+    return null;
+  }
+  return v === undefined ? null : String(v);
+}
+
+function pushFilter(out: Filter[], issues: InputIssue[], column: Column, op: FilterOp, text: string, path: string): void {
+  try {
+    out.push(parseFilter(column, op, text, path));
+  } catch (err) {
+    if (err instanceof RowInputError) issues.push(...err.issues);
+    else throw err;
+  }
+}
+
 export function parseListParams(query: Record<string, unknown>, opts: ListParamOptions): ListParams {
   const issues: InputIssue[] = [];
-  const { table, readable } = opts;
   const maxLimit = opts.maxLimit ?? 500;
   const out: ListParams = { filters: [], sort: [], sortText: '', fields: null, search: null, limit: opts.defaultLimit ?? 50, cursor: null };
-  const readableColumn = (name: string, path: string): Column | null => {
-    const c = readable.has(name) ? columnOf(table, name) : undefined;
-    if (!c) issues.push({ path, message: `No column "${name}" you may read in this table.` });
-    return c ?? null;
-  };
-  const single = (key: string, v: unknown): string | null => {
-    if (Array.isArray(v)) {
-      issues.push({ path: `query.${key}`, message: 'Give this parameter once.' });
-      return null;
-    }
-    return v === undefined ? null : String(v);
-  };
-  const guard = (fn: () => void) => {
-    try {
-      fn();
-    } catch (err) {
-      if (err instanceof RowInputError) issues.push(...err.issues);
-      else throw err;
-    }
-  };
 
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined || opts.ignore?.includes(key)) continue;
@@ -109,14 +113,14 @@ export function parseListParams(query: Record<string, unknown>, opts: ListParamO
         issues.push({ path, message: `Unknown operator "${op}"; use one of ${FILTER_OPS.join(', ')}.` });
         continue;
       }
-      const column = readableColumn(fm[1]!, path);
+      const column = readableColumn(opts, issues, fm[1]!, path);
       if (!column) continue;
-      for (const text of asList(value)) guard(() => out.filters.push(parseFilter(column, op, text, path)));
+      for (const text of asList(value)) pushFilter(out.filters, issues, column, op, text, path);
       continue;
     }
     switch (key) {
       case 'limit': {
-        const t = single(key, value);
+        const t = single(issues, key, value);
         if (t === null) break;
         const n = /^\d+$/.test(t) ? Number(t) : NaN;
         if (!Number.isSafeInteger(n) || n < 1 || n > maxLimit) issues.push({ path: 'query.limit', message: `Expected an integer from 1 to ${maxLimit}.` });
@@ -124,12 +128,12 @@ export function parseListParams(query: Record<string, unknown>, opts: ListParamO
         break;
       }
       case 'cursor': {
-        const t = single(key, value);
+        const t = single(issues, key, value);
         if (t !== null && t !== '') out.cursor = t;
         break;
       }
       case 'search': {
-        const t = single(key, value);
+        const t = single(issues, key, value);
         if (t === null || t.trim() === '') break;
         if (t.length > 200) issues.push({ path: 'query.search', message: 'At most 200 characters.' });
         else if (t.includes('\u0000')) issues.push({ path: 'query.search', message: 'Text cannot hold U+0000.' });
@@ -137,16 +141,16 @@ export function parseListParams(query: Record<string, unknown>, opts: ListParamO
         break;
       }
       case 'fields': {
-        const t = single(key, value);
+        const t = single(issues, key, value);
         if (t === null) break;
         const names = [...new Set(t.split(',').filter((n) => n !== ''))];
         if (names.length === 0) issues.push({ path: 'query.fields', message: 'Name at least one column.' });
-        const cols = names.map((n) => readableColumn(n, 'query.fields')).filter((c): c is Column => c !== null);
+        const cols = names.map((n) => readableColumn(opts, issues, n, 'query.fields')).filter((c): c is Column => c !== null);
         out.fields = cols;
         break;
       }
       case 'sort': {
-        const t = single(key, value);
+        const t = single(issues, key, value);
         if (t === null || t === '') break;
         out.sortText = t;
         const seen = new Set<string>();
@@ -157,7 +161,7 @@ export function parseListParams(query: Record<string, unknown>, opts: ListParamO
             issues.push({ path: 'query.sort', message: 'Empty sort key; write sort=-col,col2.' });
             continue;
           }
-          const column = readableColumn(name, 'query.sort');
+          const column = readableColumn(opts, issues, name, 'query.sort');
           if (!column) continue;
           if (!ORDERABLE_TYPES.has(column.type)) issues.push({ path: 'query.sort', message: `A ${column.type} column cannot be sorted on: "${name}".` });
           else if (seen.has(name)) issues.push({ path: 'query.sort', message: `"${name}" is named twice.` });

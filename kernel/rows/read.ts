@@ -5,6 +5,7 @@ import { decodeRowCursor, encodeRowCursor } from './cursor.js';
 import type { AnyDb, RowDialect } from './dialect.js';
 import { containsPattern, type Filter, type ListParams, type SortKey } from './query-params.js';
 import { recordIdOf } from './record-id.js';
+import { asValue, idOf, statement, type Embed } from './statements.js';
 import { primaryKeyColumns, type PortableValue, type RowTable } from './types.js';
 
 type Sql = RawBuilder<unknown>;
@@ -30,18 +31,26 @@ export function rawValues(row: Record<string, unknown>, count: number): unknown[
 
 export function toWireRow(d: RowDialect, columns: readonly Column[], raw: readonly unknown[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  columns.forEach((c, i) => (out[c.name] = d.toWire(c, raw[i])));
+  for (let i = 0; i < columns.length; i++) out[columns[i]!.name] = d.toWire(columns[i]!, raw[i]);
   return out;
 }
 
-function filterSql(d: RowDialect, f: Filter): Sql {
+/** A driver row (aliased by selectList) straight to its wire form, without a raw array in between. */
+function wireRowOf(d: RowDialect, columns: readonly Column[], row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < columns.length; i++) out[columns[i]!.name] = d.toWire(columns[i]!, row[alias(i)]);
+  return out;
+}
+
+// Every value goes through `embed` exactly once, in the order listValues() gives them.
+function filterSql(d: RowDialect, f: Filter, embed: Embed): Sql {
   const col = sql.id(f.column.name);
-  const v = (x: PortableValue) => d.bind(f.column, x);
+  const v = (x: PortableValue) => embed(d.bind(f.column, x));
   switch (f.op) {
     case 'null':
       return f.isNull ? sql`${col} is null` : sql`${col} is not null`;
     case 'like':
-      return d.ilike(f.column, f.pattern);
+      return d.ilike(f.column, embed(f.pattern));
     case 'in':
       return f.values.length === 0 ? FALSE : sql`${col} in (${sql.join(f.values.map(v))})`;
     case 'eq':
@@ -61,19 +70,88 @@ function filterSql(d: RowDialect, f: Filter): Sql {
 }
 
 /** The WHERE of a list and of its count: every filter, and `search` over the searchable columns. */
-export function whereSql(d: RowDialect, filters: readonly Filter[], search: string | null, searchable: readonly Column[]): Sql | null {
-  const parts = filters.map((f) => filterSql(d, f));
+export function whereSql(d: RowDialect, filters: readonly Filter[], search: string | null, searchable: readonly Column[], embed: Embed = asValue): Sql | null {
+  const parts = filters.map((f) => filterSql(d, f, embed));
   if (search !== null) {
     const cols = searchable.filter((c) => SEARCHABLE_TYPES.has(c.type));
-    parts.push(cols.length === 0 ? FALSE : or(cols.map((c) => d.ilike(c, containsPattern(search)))));
+    if (cols.length === 0) parts.push(FALSE);
+    else {
+      const pattern = embed(containsPattern(search));
+      parts.push(or(cols.map((c) => d.ilike(c, pattern))));
+    }
   }
   return parts.length === 0 ? null : and(parts);
 }
 
+const isNull = (v: unknown) => v === null || v === undefined;
+
+/**
+ * The parameter values of a list, in the order its statement embeds them (whereSql, then
+ * keysetSql): what a cached statement text is run with.
+ */
+function listValues(
+  d: RowDialect,
+  filters: readonly Filter[],
+  search: string | null,
+  searchable: readonly Column[],
+  last: readonly unknown[] | null,
+): unknown[] {
+  const out: unknown[] = [];
+  for (const f of filters) {
+    switch (f.op) {
+      case 'null':
+        break;
+      case 'like':
+        out.push(f.pattern);
+        break;
+      case 'in':
+        for (const x of f.values) out.push(d.bind(f.column, x));
+        break;
+      default:
+        if (f.value !== null) out.push(d.bind(f.column, f.value));
+    }
+  }
+  if (search !== null && searchable.length > 0) out.push(containsPattern(search));
+  if (last) for (const v of last) if (!isNull(v)) out.push(v);
+  return out;
+}
+
+/** Everything the text of a list statement depends on besides the table (the statement cache's owner). */
+function shapeKey(
+  d: RowDialect,
+  limit: number,
+  selected: readonly Column[],
+  keys: readonly SortKey[],
+  filters: readonly Filter[],
+  search: string | null,
+  searchable: readonly Column[],
+  last: readonly unknown[] | null,
+): string {
+  let k = `${d.name}|${limit}|`;
+  for (const c of selected) k += `${idOf(c)},`;
+  k += '|';
+  for (const s of keys) k += `${s.desc ? '-' : '+'}${idOf(s.column)}`;
+  k += '|';
+  for (const f of filters) {
+    k += `${idOf(f.column)}${f.op}`;
+    if (f.op === 'in') k += f.values.length;
+    else if (f.op === 'null') k += f.isNull ? 't' : 'f';
+    else if (f.op !== 'like' && f.value === null) k += 'n';
+    k += ',';
+  }
+  k += '|';
+  if (search !== null) for (const c of searchable) k += `${idOf(c)},`;
+  k += '|';
+  if (last) for (const v of last) k += isNull(v) ? 'n' : 'v';
+  return k;
+}
+
 /** The sort the caller asked for, then the primary key (a total order), or every orderable column when there is none. */
 export function orderKeys(table: RowTable, sort: readonly SortKey[]): SortKey[] {
-  const named = new Set(sort.map((k) => k.column.name));
   const pk = primaryKeyColumns(table);
+  // Already a total order (the public API's default, newest key first): nothing to add.
+  if (pk.length > 0 && pk.every((c) => sort.some((k) => k.column.name === c.name))) return [...sort];
+  const named = new Set(sort.map((k) => k.column.name));
   const tail = pk.length > 0 ? pk : table.columns.filter((c) => ORDERABLE_TYPES.has(c.type));
   // Ties break in the direction of the last sort key, so `-created` pages as (created, id)
   // descending: one direction lets an index on (created, id) be read backwards.
@@ -98,7 +176,9 @@ export function orderBySql(d: RowDialect, keys: readonly SortKey[]): Sql {
  * k1 > v1 OR (k1 = v1 AND k2 > v2) …), with NULL as the largest value: correct across ties,
  * because the primary key ends every key list, and across NULLs.
  */
-export function keysetSql(d: RowDialect, keys: readonly SortKey[], last: readonly unknown[]): Sql {
+export function keysetSql(d: RowDialect, keys: readonly SortKey[], lastValues: readonly unknown[], embed: Embed = asValue): Sql {
+  // Each value is embedded once (the OR expansion below repeats it); a NULL is no parameter.
+  const last = lastValues.map((v) => (isNull(v) ? null : embed(v)));
   // One direction, no NULLs involved: a row-value comparison, which every dialect here turns
   // into one index range scan (the OR expansion below often cannot use the index at all).
   const sameDirection = keys.every((k) => k.desc === keys[0]!.desc);
@@ -128,6 +208,8 @@ export interface ListOptions {
   /** Columns `search` looks in (the caller's readable ones). */
   searchable: readonly Column[];
   cursorPath?: string;
+  /** false: `recordIds` stays empty (a caller that never addresses rows by id need not pay for them). */
+  recordIds?: boolean;
 }
 
 export interface RowPage {
@@ -142,33 +224,38 @@ export async function listRows(db: AnyDb, d: RowDialect, table: RowTable, p: Lis
   const keys = orderKeys(table, p.sort);
   const signature = p.sortText;
   const cursor = p.cursor === null ? null : decodeRowCursor(p.cursor, signature, pk.length > 0 ? keys.length : null, opts.cursorPath ?? 'query.cursor');
-  const output = [...opts.output, ...pk.filter((c) => !opts.output.includes(c))];
-  const selected = [...output, ...keys.map((k) => k.column).filter((c) => !output.includes(c))];
-
-  const conditions: Sql[] = [];
-  const where = whereSql(d, p.filters, p.search, opts.searchable);
-  if (where) conditions.push(where);
-  if (cursor && 'keys' in cursor) conditions.push(keysetSql(d, keys, cursor.keys));
+  const output = pk.every((c) => opts.output.includes(c)) ? opts.output : [...opts.output, ...pk.filter((c) => !opts.output.includes(c))];
+  const selected = keys.every((k) => output.includes(k.column)) ? output : [...output, ...keys.map((k) => k.column).filter((c) => !output.includes(c))];
+  const searchable = p.search === null ? [] : opts.searchable.filter((c) => SEARCHABLE_TYPES.has(c.type));
+  const last = cursor && 'keys' in cursor ? cursor.keys : null;
   const offset = cursor && 'offset' in cursor ? cursor.offset : 0;
 
-  const query = sql<Record<string, unknown>>`select ${selectList(d, selected)} from ${d.table(table)}${
-    conditions.length ? sql` where ${and(conditions)}` : sql``
-  }${keys.length ? sql` order by ${orderBySql(d, keys)}` : sql``} limit ${sql.lit(p.limit + 1)}${offset ? sql` offset ${sql.lit(offset)}` : sql``}`;
-  const result = await query.execute(db);
-  const raws = result.rows.map((r) => rawValues(r, selected.length));
-  const more = raws.length > p.limit;
-  const page = more ? raws.slice(0, p.limit) : raws;
+  const values = listValues(d, p.filters, p.search, searchable, last);
+  // Offsets are literals in the text: those pages (tables without a key) are not kept.
+  const shape = offset ? null : shapeKey(d, p.limit, selected, keys, p.filters, p.search, searchable, last);
+  const query = statement(db, table, shape, values, (embed) => {
+    const conditions: Sql[] = [];
+    const where = whereSql(d, p.filters, p.search, searchable, embed);
+    if (where) conditions.push(where);
+    if (last) conditions.push(keysetSql(d, keys, last, embed));
+    return sql`select ${selectList(d, selected)} from ${d.table(table)}${conditions.length ? sql` where ${and(conditions)}` : sql``}${
+      keys.length ? sql` order by ${orderBySql(d, keys)}` : sql``
+    } limit ${sql.lit(p.limit + 1)}${offset ? sql` offset ${sql.lit(offset)}` : sql``}`;
+  });
+  const found = (await d.readRows?.(db, query)) ?? (await db.executeQuery<Record<string, unknown>>(query)).rows;
+  const more = found.length > p.limit;
+  const page = more ? found.slice(0, p.limit) : found;
 
   let nextCursor: string | null = null;
   if (more) {
     const last = page[page.length - 1]!;
     nextCursor =
       pk.length > 0
-        ? encodeRowCursor({ sort: signature, keys: keys.map((k) => last[selected.indexOf(k.column)]) })
+        ? encodeRowCursor({ sort: signature, keys: keys.map((k) => last[alias(selected.indexOf(k.column))]) })
         : encodeRowCursor({ sort: signature, offset: offset + p.limit });
   }
-  const rows = page.map((raw) => toWireRow(d, output, raw));
-  return { rows, recordIds: rows.map((r) => recordIdOf(table, r)), nextCursor };
+  const rows = page.map((row) => wireRowOf(d, output, row));
+  return { rows, recordIds: opts.recordIds === false ? [] : rows.map((r) => recordIdOf(table, r)), nextCursor };
 }
 
 export interface RowCount {

@@ -34,6 +34,13 @@ export function columnOf(table: RowTable, name: string): Column | undefined {
   return table.columns.find((c) => c.name === name);
 }
 
+// Asked several times on every list; kept while the table holds the same columns and key.
+const keyColumns = new WeakMap<RowTable, { columns: RowTable['columns']; key: RowTable['primaryKey']; pk: Column[] }>();
+
 export function primaryKeyColumns(table: RowTable): Column[] {
-  return (table.primaryKey?.columns ?? []).map((n) => columnOf(table, n)!).filter(Boolean);
+  const hit = keyColumns.get(table);
+  if (hit && hit.columns === table.columns && hit.key === table.primaryKey) return [...hit.pk];
+  const pk = (table.primaryKey?.columns ?? []).map((n) => columnOf(table, n)!).filter(Boolean);
+  keyColumns.set(table, { columns: table.columns, key: table.primaryKey, pk });
+  return [...pk];
 }

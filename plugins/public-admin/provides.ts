@@ -160,6 +160,8 @@ export interface PublicAdminProvides {
    * change made on another replica within 2 s.
    */
   state(): Promise<PublicApiState>;
+  /** Whether the switch is on, when the cached state is still fresh; null when only state() can tell. */
+  enabledNow(): boolean | null;
   /**
    * The live key for a bearer token, by its SHA-256 (compared in constant time); null when
    * unknown, revoked or expired (expiresAt <= now). Not cached here: a revocation is seen by

@@ -110,12 +110,19 @@ export class PublicAdminService implements PublicAdminProvides {
     return this.switch.state();
   }
 
+  enabledNow(): boolean | null {
+    return this.switch.enabledNow();
+  }
+
   keyForToken(token: string): Promise<PublicKey | null> {
     return this.keys.forToken(token);
   }
 
-  async endpoint(ref: string): Promise<EndpointDefinition | null> {
-    return (await this.cached()).byRef.get(ref)?.def ?? null;
+  endpoint(ref: string): Promise<EndpointDefinition | null> {
+    // Asked on every public request: a fresh copy answers without another async step.
+    const hit = this.cache;
+    if (hit && this.kernel.now() - hit.builtAt < CATALOG_TTL_MS) return Promise.resolve(hit.byRef.get(ref)?.def ?? null);
+    return this.cached().then((catalog) => catalog.byRef.get(ref)?.def ?? null);
   }
 
   async endpoints(connectionId?: string): Promise<EndpointDefinition[]> {

@@ -24,6 +24,12 @@ export class PublicSwitch {
     return [...this.config.publicApiOrigins];
   }
 
+  /** The cached answer while it is fresh (the data plane asks on every request); null otherwise. */
+  enabledNow(): boolean | null {
+    const hit = this.cached;
+    return hit && this.now() - hit.at < STATE_TTL_MS ? hit.state.enabled : null;
+  }
+
   async state(): Promise<PublicApiState> {
     const hit = this.cached;
     if (hit && this.now() - hit.at < STATE_TTL_MS) return { ...hit.state, origins: [...hit.state.origins] };

@@ -11,7 +11,8 @@ const DAY = 24 * HOUR;
  * 24 to 25 hours, and a process that dies loses its last minute). Replicas add to the same rows.
  */
 export class UsageCounter {
-  private pending = new Map<string, number>();
+  /** Unwritten counts by key id, then hour: no string made per request (this runs on every one). */
+  private pending = new Map<string, Map<number, number>>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
 
@@ -24,8 +25,10 @@ export class UsageCounter {
 
   record(keyId: string, n = 1): void {
     if (!(n > 0)) return;
-    const slot = `${keyId}\u0000${Math.floor(this.now() / HOUR) * HOUR}`;
-    this.pending.set(slot, (this.pending.get(slot) ?? 0) + n);
+    const hour = Math.floor(this.now() / HOUR) * HOUR;
+    let hours = this.pending.get(keyId);
+    if (!hours) this.pending.set(keyId, (hours = new Map()));
+    hours.set(hour, (hours.get(hour) ?? 0) + n);
     // A timer only while something waits, unref'd: an idle instance holds none, and none keeps a process alive.
     this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref();
   }
@@ -42,11 +45,9 @@ export class UsageCounter {
     await this.flushing;
   }
 
-  private async write(batch: Map<string, number>): Promise<void> {
+  private async write(batch: Map<string, Map<number, number>>): Promise<void> {
     try {
-      for (const [slot, n] of batch) {
-        const [keyId, hourText] = slot.split('\u0000') as [string, string];
-        const hour = Number(hourText);
+      for (const [keyId, hour, n] of slots(batch)) {
         const add = () =>
           this.db
             .updateTable('public_key_usage')
@@ -85,10 +86,11 @@ export class UsageCounter {
       .groupBy('key_id')
       .execute();
     for (const r of rows) out.set(r.key_id, Number(r.total));
-    for (const [slot, n] of this.pending) {
-      const [keyId, hour] = slot.split('\u0000') as [string, string];
-      if (out.has(keyId) && Number(hour) >= since) out.set(keyId, out.get(keyId)! + n);
-    }
+    for (const [keyId, hour, n] of slots(this.pending)) if (out.has(keyId) && hour >= since) out.set(keyId, out.get(keyId)! + n);
     return out;
   }
+}
+
+function* slots(pending: Map<string, Map<number, number>>): Generator<[string, number, number]> {
+  for (const [keyId, hours] of pending) for (const [hour, n] of hours) yield [keyId, hour, n];
 }

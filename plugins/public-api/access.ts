@@ -1,10 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../kernel/errors.js';
-import { rowDialect, type AnyDb, type RowDialect } from '../../kernel/rows/index.js';
+import { primaryKeyColumns, rowDialect, type AnyDb, type RowDialect, type SortKey } from '../../kernel/rows/index.js';
 import type { Column } from '../../kernel/schema/model.js';
 import type { EndpointDefinition, PublicMethod } from '../public-admin/provides.js';
 import type { EffectiveTable } from '../schema/provides.js';
 import { refNotFound } from './errors.js';
+import { SESSION_HEADER } from './http/cors.js';
 import { callerOf, type PublicCaller } from './http/gate.js';
 import { PUBLIC_LIMITS, type Charge, type Traffic } from './limits/policy.js';
 import { defaultFilters, scopeOf, type Scope } from './scope.js';
@@ -21,6 +22,19 @@ export interface Opened {
   charge: Charge;
   /** Columns a caller sees, in table order: exposed, never secret or sensitive. */
   readable: Column[];
+  /** What lists of this endpoint may name, worked out once per endpoint and table. */
+  lists: ListRules;
+}
+
+/** The endpoint's list rules, narrowed to the readable columns. */
+export interface ListRules {
+  readableNames: ReadonlySet<string>;
+  filterable: ReadonlySet<string>;
+  orderable: ReadonlySet<string>;
+  searchable: readonly Column[];
+  primaryKey: readonly Column[];
+  /** Default order: newest primary key first. */
+  newestFirst: readonly SortKey[];
 }
 
 export function visitorOf(caller: PublicCaller, session: CustomerSession | null): string {
@@ -31,14 +45,28 @@ export function visitorOf(caller: PublicCaller, session: CustomerSession | null)
  * What an endpoint's definition and table give every request alike: the readable columns and
  * the parsed default filters. Kept while both objects are the ones the caches hand out.
  */
-const prepared = new WeakMap<EndpointDefinition, { table: EffectiveTable; readable: Column[]; defaults: Scope['defaults'] }>();
+const prepared = new WeakMap<EndpointDefinition, { table: EffectiveTable; readable: Column[]; defaults: Scope['defaults']; lists: ListRules }>();
 
 function preparedOf(endpoint: EndpointDefinition, table: EffectiveTable) {
   const hit = prepared.get(endpoint);
   if (hit && hit.table === table) return hit;
-  const fresh = { table, readable: readableColumns(endpoint, table), defaults: defaultFilters(endpoint, table) };
+  const readable = readableColumns(endpoint, table);
+  const fresh = { table, readable, defaults: defaultFilters(endpoint, table), lists: listRules(endpoint, table, readable) };
   prepared.set(endpoint, fresh);
   return fresh;
+}
+
+function listRules(endpoint: EndpointDefinition, table: EffectiveTable, readable: Column[]): ListRules {
+  const readableNames = new Set(readable.map((c) => c.name));
+  const primaryKey = primaryKeyColumns(table);
+  return {
+    readableNames,
+    filterable: new Set(endpoint.filterable.filter((c) => readableNames.has(c))),
+    orderable: new Set(endpoint.orderable.filter((c) => readableNames.has(c))),
+    searchable: readable.filter((c) => endpoint.searchable.includes(c.name)),
+    primaryKey,
+    newestFirst: primaryKey.map((column) => ({ column, desc: true })),
+  };
 }
 
 function readableColumns(endpoint: EndpointDefinition, table: EffectiveTable): Column[] {
@@ -50,9 +78,14 @@ function readableColumns(endpoint: EndpointDefinition, table: EffectiveTable): C
 }
 
 /** Does this key reach this endpoint with one of these methods? The three "no" answers are one. */
-function reaches(api: PublicApi, caller: PublicCaller, endpoint: EndpointDefinition | null, ref: string, methods: readonly PublicMethod[]): endpoint is EndpointDefinition {
-  if (!endpoint || !methods.some((m) => endpoint.methods.includes(m) && api.admin.grants(caller.key, ref, m))) return false;
-  return !endpoint.serviceRole || caller.key.kind === 'server';
+function reaches(api: PublicApi, caller: PublicCaller, endpoint: EndpointDefinition | null, ref: string, method: PublicMethod | readonly PublicMethod[]): endpoint is EndpointDefinition {
+  if (!endpoint) return false;
+  const granted = typeof method === 'string' ? grantedOne(api, caller, endpoint, ref, method) : method.some((m) => grantedOne(api, caller, endpoint, ref, m));
+  return granted && (!endpoint.serviceRole || caller.key.kind === 'server');
+}
+
+function grantedOne(api: PublicApi, caller: PublicCaller, endpoint: EndpointDefinition, ref: string, method: PublicMethod): boolean {
+  return endpoint.methods.includes(method) && api.admin.grants(caller.key, ref, method);
 }
 
 /**
@@ -70,7 +103,8 @@ export async function openEndpoint(
   claiming = false,
 ): Promise<Opened> {
   const caller = callerOf(req);
-  const session = await api.sessions.fromRequest(req, caller.key);
+  // Most requests carry no session: no need to wait for the store's answer to that.
+  const session = req.headers[SESSION_HEADER] === undefined ? null : await api.sessions.fromRequest(req, caller.key);
   const endpoint = await api.admin.endpoint(ref);
   const charge = api.limits.charge({
     keyId: caller.key.id,
@@ -81,7 +115,7 @@ export async function openEndpoint(
     endpoint: { ref, limit: endpoint?.rateLimit ?? PUBLIC_LIMITS.defaultEndpoint },
     rows,
   });
-  if (!reaches(api, caller, endpoint, ref, typeof method === 'string' ? [method] : method)) {
+  if (!reaches(api, caller, endpoint, ref, method)) {
     charge.refundKey();
     throw refNotFound();
   }
@@ -92,8 +126,8 @@ export async function openEndpoint(
     charge.refundKey();
     throw refNotFound();
   }
-  const { readable, defaults } = preparedOf(endpoint, table);
-  return { caller, endpoint, table, session, scope: scopeOf(endpoint, table, session, defaults), charge, readable };
+  const { readable, defaults, lists } = preparedOf(endpoint, table);
+  return { caller, endpoint, table, session, scope: scopeOf(endpoint, table, session, defaults), charge, readable, lists };
 }
 
 /** Requests naming no endpoint (config, session end): the key's budgets only. */
@@ -108,14 +142,14 @@ export async function openKey(api: PublicApi, req: FastifyRequest, traffic: Traf
  * Runs `fn` on the endpoint's database. A connection deleted since the endpoint was resolved is
  * one more "no such endpoint"; an unreachable database stays the connections plugin's 503.
  */
-export async function onSource<T>(api: PublicApi, opened: Opened, fn: (db: AnyDb, d: RowDialect) => Promise<T>): Promise<T> {
-  try {
-    return await api.sources.run(opened.endpoint.connectionId, ({ db, info }) => fn(db, rowDialect(info.dialect)));
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'NOT_FOUND') {
-      opened.charge.refundKey();
-      throw refNotFound();
-    }
-    throw err;
-  }
+export function onSource<T>(api: PublicApi, opened: Opened, fn: (db: AnyDb, d: RowDialect) => Promise<T>): Promise<T> {
+  return api.sources
+    .run(opened.endpoint.connectionId, ({ db, info }) => fn(db, rowDialect(info.dialect)))
+    .catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'NOT_FOUND') {
+        opened.charge.refundKey();
+        throw refNotFound();
+      }
+      throw err;
+    });
 }

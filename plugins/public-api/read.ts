@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { listRows, parseListParams, parseRecordId, primaryKeyColumns, RowInputError, toWireRow, type ListParams, type PortableValue } from '../../kernel/rows/index.js';
+import { listRows, parseListParams, parseRecordId, RowInputError, toWireRow, type ListParams, type PortableValue } from '../../kernel/rows/index.js';
 import type { Column } from '../../kernel/schema/model.js';
 import type { ResponseShape } from '../public-admin/provides.js';
 import { onSource, openEndpoint, type Opened } from './access.js';
@@ -36,20 +36,20 @@ const FILTER_KEY = /^filter\[(.+?)\](?:\[[a-z]+\])?$/s;
 
 /** Filters, sorts and searches the endpoint allows; anything else is PUBLIC_QUERY_REFUSED. */
 function checkAllowed(opened: Opened, query: Record<string, unknown>): void {
-  const { endpoint } = opened;
-  const readable = new Set(opened.readable.map((c) => c.name));
-  const filterable = new Set(endpoint.filterable.filter((c) => readable.has(c)));
-  const orderable = new Set(endpoint.orderable.filter((c) => readable.has(c)));
-  for (const [name, value] of Object.entries(query)) {
-    const f = FILTER_KEY.exec(name);
-    if (f && !filterable.has(f[1]!)) throw queryRefused(name, 'not-filterable');
+  const { filterable, orderable, searchable } = opened.lists;
+  for (const name in query) {
+    const value = query[name];
+    if (name.startsWith('filter[')) {
+      const f = FILTER_KEY.exec(name);
+      if (f && !filterable.has(f[1]!)) throw queryRefused(name, 'not-filterable');
+    }
     if (name === 'sort' && typeof value === 'string') {
       for (const item of value.split(',')) {
         const col = item.replace(/^[-+]/, '');
         if (col && !orderable.has(col)) throw queryRefused('sort', 'not-orderable');
       }
     }
-    if (name === 'search' && endpoint.searchable.filter((c) => readable.has(c)).length === 0) throw queryRefused('search', 'not-searchable');
+    if (name === 'search' && searchable.length === 0) throw queryRefused('search', 'not-searchable');
   }
 }
 
@@ -57,7 +57,7 @@ function listParams(opened: Opened, query: Record<string, unknown>): ListParams 
   checkAllowed(opened, query);
   let params: ListParams;
   try {
-    params = parseListParams(query, { table: opened.table, readable: new Set(opened.readable.map((c) => c.name)), defaultLimit: PAGE.default, maxLimit: PAGE.max });
+    params = parseListParams(query, { table: opened.table, readable: opened.lists.readableNames, defaultLimit: PAGE.default, maxLimit: PAGE.max });
   } catch (err) {
     if (err instanceof RowInputError) {
       const issue = err.issues[0]!;
@@ -66,7 +66,7 @@ function listParams(opened: Opened, query: Record<string, unknown>): ListParams 
     throw err;
   }
   // Newest primary key first unless the caller sorts (seed: "newest primary key first").
-  if (params.sort.length === 0) params.sort = primaryKeyColumns(opened.table).map((column) => ({ column, desc: true }));
+  if (params.sort.length === 0) params.sort = [...opened.lists.newestFirst];
   params.filters.push(...opened.scope.filters);
   return params;
 }
@@ -87,10 +87,10 @@ export async function listRecords(api: PublicApi, req: FastifyRequest, ref: stri
     params.cursor = null;
   }
   const output = params.fields ?? opened.readable;
-  const searchable = opened.readable.filter((c) => opened.endpoint.searchable.includes(c.name));
-  const page = await onSource(api, opened, (db, d) => listRows(db, d, opened.table, params, { output, searchable }));
+  const searchable = opened.lists.searchable;
+  const page = await onSource(api, opened, (db, d) => listRows(db, d, opened.table, params, { output, searchable, recordIds: false }));
   // listRows adds the key columns to its rows; only then do they need trimming to `output`.
-  const keyAdded = primaryKeyColumns(opened.table).some((c) => !output.includes(c));
+  const keyAdded = opened.lists.primaryKey.some((c) => !output.includes(c));
   const rows = keyAdded ? page.rows.map((r) => pick(r, output)) : page.rows;
   if (shape === 'single' && rows.length === 0) missing(opened);
   return { shape, limit: params.limit, rows, nextCursor: shape === 'single' ? null : page.nextCursor };

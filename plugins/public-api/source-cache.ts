@@ -10,35 +10,49 @@ export const SOURCE_TTL_MS = 2_000;
  * connections plugin's 503 (and a replaced pool is picked up).
  */
 export class SourceCache {
-  private readonly entries = new Map<string, { at: number; handle: Promise<SourceHandle> }>();
+  private readonly entries = new Map<string, { at: number; handle: Promise<SourceHandle>; ready: SourceHandle | null }>();
 
   constructor(
     private readonly connections: () => ConnectionsProvides,
     private readonly now: () => number,
   ) {}
 
-  async run<T>(connectionId: string, fn: (handle: SourceHandle) => Promise<T>): Promise<T> {
+  run<T>(connectionId: string, fn: (handle: SourceHandle) => Promise<T>): Promise<T> {
     const at = this.now();
     let hit = this.entries.get(connectionId);
     if (!hit || at < hit.at || at - hit.at >= SOURCE_TTL_MS) {
-      hit = { at, handle: this.connections().source(connectionId) };
+      const entry = { at, handle: this.connections().source(connectionId), ready: null as SourceHandle | null };
+      entry.handle.then(
+        (handle) => (entry.ready = handle),
+        () => undefined,
+      );
+      hit = entry;
       this.entries.set(connectionId, hit);
     }
-    let handle: SourceHandle;
+    // A handle already in hand is used at once: no extra trip through the microtask queue.
+    if (hit.ready) return this.guarded(connectionId, hit.ready, fn);
+    return hit.handle.then(
+      (handle) => this.guarded(connectionId, handle, fn),
+      (err: unknown) => {
+        this.entries.delete(connectionId);
+        throw err;
+      },
+    );
+  }
+
+  private guarded<T>(connectionId: string, handle: SourceHandle, fn: (handle: SourceHandle) => Promise<T>): Promise<T> {
+    let running: Promise<T>;
     try {
-      handle = await hit.handle;
+      running = fn(handle);
     } catch (err) {
-      this.entries.delete(connectionId);
-      throw err;
+      running = Promise.reject(err);
     }
-    try {
-      return await fn(handle);
-    } catch (err) {
+    return running.catch((err: unknown) => {
       if (isRefusal(err)) throw err;
       this.entries.delete(connectionId);
       // Let the connections plugin classify it: unreachable → 503, anything else unchanged.
       return this.connections().withSource(connectionId, () => Promise.reject(err));
-    }
+    });
   }
 }
 

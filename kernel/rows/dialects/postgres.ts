@@ -3,6 +3,7 @@ import type { Column } from '../../schema/model.js';
 import { binaryWire, commonWire, isoDatetime } from '../codec.js';
 import type { RowDialect, WriteFailure } from '../dialect.js';
 import type { PortableValue } from '../types.js';
+import { hasPgClient, withPgClient } from '../../sources/pg-client.js';
 
 const withZone = (c: Column) => /with time zone/.test(c.nativeType);
 
@@ -31,7 +32,14 @@ function select(c: Column) {
 }
 
 /** character(n) pads with spaces; the padding is not part of the value (MySQL drops it too). */
-const padded = (c: Column) => /^(character|char|bpchar)(\(\d+\))?$/.test(c.nativeType);
+const PADDED = /^(character|char|bpchar)(\(\d+\))?$/;
+// Asked for every text cell of every list: worked out once per column.
+const paddedColumns = new WeakMap<Column, boolean>();
+function padded(c: Column): boolean {
+  let yes = paddedColumns.get(c);
+  if (yes === undefined) paddedColumns.set(c, (yes = PADDED.test(c.nativeType)));
+  return yes;
+}
 
 function toWire(c: Column, raw: unknown): unknown {
   if (raw === null || raw === undefined) return null;
@@ -83,6 +91,10 @@ export const postgresRows: RowDialect = {
   // Identity columns GENERATED ALWAYS refuse an explicit value without it (undo re-inserts the old key).
   insertModifier: (_t, columns) => (columns.some((c) => c.autoIncrement) ? sql`overriding system value` : null),
   defaultValues: (t) => sql`insert into ${postgresRows.table(t)} default values`,
+  // Text and values, not a config object: pg copies a config object property by property
+  // (cloneQueryConfig), which cost more than the rows it would have spared (rowMode 'array').
+  readRows: (db, q) =>
+    hasPgClient(db) ? withPgClient(db, async (client) => (await client.query<Record<string, unknown>>(q.sql, q.parameters as unknown[])).rows) : null,
   async explainRows(db, q) {
     const res = await db.executeQuery<{ 'QUERY PLAN': unknown }>(CompiledQuery.raw(`explain (format json) ${q.sql}`, [...q.parameters]));
     const plan = res.rows[0]?.['QUERY PLAN'];

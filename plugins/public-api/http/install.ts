@@ -12,7 +12,8 @@ import { publicErrorHandler } from './render.js';
 export const PUBLIC_PREFIX = `${API_PREFIX}/public/`;
 
 type Hooks = NonNullable<RouteOptions['onRequest']>;
-type RequestHook = (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+type RequestHook =
+  ((req: FastifyRequest, reply: FastifyReply) => Promise<void>) | ((req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void);
 
 function withHook(existing: RouteOptions['onRequest'] | RouteOptions['preValidation'], hook: RequestHook): Hooks {
   const list: unknown[] = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
@@ -29,6 +30,8 @@ async function notServed(): Promise<void> {
  * them. Without SVC_PUBLIC_API_ORIGINS the routes answer exactly what an unknown path does.
  */
 export function installPublicHttp(app: FastifyInstance, kernel: Kernel, deps: { admin: PublicAdminProvides; keys: KeyCache; limits: PublicLimits }): void {
+  // Declared up front: a property added to each request later would give requests a new shape.
+  app.decorateRequest('publicCaller', null);
   const isPublic = (opts: RouteOptions) => opts.url.startsWith(PUBLIC_PREFIX);
   if (kernel.config.publicApiOrigins.length === 0) {
     // After body parsing, as for a path with no route at all: even a malformed body answers alike.

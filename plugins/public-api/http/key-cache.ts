@@ -1,5 +1,8 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { PublicAdminProvides, PublicKey } from '../../public-admin/provides.js';
+
+// One-shot hash: no Hash object per request.
+const digestOf = (token: string) => hash('sha256', token, 'base64');
 
 /** A revocation elsewhere reaches this replica through onRevoked within seconds; this bounds it regardless. */
 export const KEY_TTL_MS = 5_000;
@@ -25,16 +28,24 @@ export class KeyCache {
     });
   }
 
-  async get(token: string): Promise<PublicKey | null> {
-    const hash = createHash('sha256').update(token, 'utf8').digest('base64');
+  /** The cached live key, without waiting for anything; undefined when only the store can tell. */
+  cached(token: string): PublicKey | undefined {
+    const hit = this.entries.get(digestOf(token));
     const at = this.now();
-    const hit = this.entries.get(hash);
     if (hit && at >= hit.at && at - hit.at < KEY_TTL_MS && (hit.key.expiresAt === null || hit.key.expiresAt > at)) return hit.key;
-    this.entries.delete(hash);
+    return undefined;
+  }
+
+  async get(token: string): Promise<PublicKey | null> {
+    const hit = this.cached(token);
+    if (hit) return hit;
+    const digest = digestOf(token);
+    const at = this.now();
+    this.entries.delete(digest);
     const key = await this.admin.keyForToken(token);
     // Unknown tokens are not kept: guessing must not fill memory.
     if (key) {
-      this.entries.set(hash, { key, at });
+      this.entries.set(digest, { key, at });
       if (this.entries.size > 10_000) this.entries.delete(this.entries.keys().next().value!);
     }
     return key;

@@ -59,9 +59,8 @@ export class PublicLimits {
 
   /** 600 a minute per address across every public route, refused ones included. */
   chargeAddress(address: string): void {
-    const wait = this.address.wait(address, 1, PUBLIC_LIMITS.perAddress);
+    const wait = this.address.take(address, 1, PUBLIC_LIMITS.perAddress);
     if (wait > 0) throw limited(wait, 'address');
-    this.address.add(address, 1);
   }
 
   static keyBudget(traffic: Traffic, peak: number): number {

@@ -46,7 +46,10 @@ export class WeightedWindow {
    */
   wait(key: string, cost: number, limit: number): number {
     const at = this.now();
-    const log = this.prune(key, at);
+    return this.waitFor(this.prune(key, at), at, cost, limit);
+  }
+
+  private waitFor(log: Log | undefined, at: number, cost: number, limit: number): number {
     const used = log?.total ?? 0;
     if (used + cost <= limit) return 0;
     if (cost > limit || !log) return Math.ceil(this.windowMs / 1000);
@@ -60,17 +63,53 @@ export class WeightedWindow {
 
   add(key: string, cost: number): void {
     const at = this.now();
-    const log = this.prune(key, at) ?? { at: [], cost: [], total: 0 };
-    const last = log.at.length - 1;
-    if (last >= 0 && log.at[last] === at) log.cost[last]! += cost;
-    else {
-      log.at.push(at);
-      log.cost.push(cost);
+    this.addAt(key, cost, at, this.prune(key, at));
+  }
+
+  /** `add` when it fits under `limit`, in one lookup (every public request does this per address); else the wait as `wait` tells it. */
+  take(key: string, cost: number, limit: number): number {
+    const at = this.now();
+    const log = this.prune(key, at);
+    const wait = this.waitFor(log, at, cost, limit);
+    if (wait === 0) this.addAt(key, cost, at, log);
+    return wait;
+  }
+
+  private addAt(key: string, cost: number, at: number, found: Log | undefined): void {
+    if (found) {
+      const last = found.at.length - 1;
+      const previous = last >= 0 ? found.at[last]! : -Infinity;
+      if (previous === at) found.cost[last]! += cost;
+      else {
+        found.at.push(at);
+        found.cost.push(cost);
+      }
+      found.total += cost;
+      // Re-inserted, so the map stays in order of last write (to the second) and the sweep can
+      // stop at the first live key; a busy key is not moved on every single write.
+      if (at - previous >= 1000) {
+        this.logs.delete(key);
+        this.logs.set(key, found);
+      }
+    } else {
+      // Sized for the one entry most keys ever get (an address seen once): it lives for the whole window.
+      this.logs.set(key, { at: [at], cost: [cost], total: cost });
     }
-    log.total += cost;
-    this.logs.set(key, log);
-    // Keys nobody asks about again would otherwise stay for the life of the process.
-    if (++this.writes % 2000 === 0) for (const k of [...this.logs.keys()]) this.prune(k, at);
+    if (++this.writes % 256 === 0) this.sweep(at);
+  }
+
+  /**
+   * Drops the logs whose newest entry has left the window: keys nobody asks about again would
+   * otherwise stay for the life of the process. Oldest writes come first (to a second), so this
+   * reads little more than it drops; a key out of order, or a clock set back, only delays it
+   * (prune() still answers exactly).
+   */
+  private sweep(at: number): void {
+    const cutoff = at - this.windowMs;
+    for (const [key, log] of this.logs) {
+      if (log.at[log.at.length - 1]! > cutoff) return;
+      this.logs.delete(key);
+    }
   }
 
   /** Takes back `cost` from the newest entries (the request it was charged for was refused). */
