@@ -7,15 +7,18 @@
  * answers >= 0.7 of bare's requests per second.
  *
  * Each server runs in its own child process (this file, forked with `ours` or `bare`);
- * autocannon runs here. Order ours/bare/bare/ours, each measured run after a 1 s warm-up.
+ * autocannon runs here. Order ours/bare/bare/ours, each measured run after a 5 s warm-up (a server in production
+ * runs warm; 1 s leaves ours, compiled on the fly by tsx, still warming up in its first run).
  * Every request comes from another address (X-Forwarded-For, the instance trusts the proxy)
  * and cycles through 8 server keys, so the per-address and per-key limits measure their cost
  * without refusing the load.
  *
  *   npm run bench -- public-list
  *   BENCH_DURATION=10 BENCH_CONNECTIONS=64 BENCH_REPEAT=2 node --no-node-snapshot --import tsx bench/public-list.ts
+ *   BENCH_PROFILE=/tmp/prof npm run bench -- public-list    # CPU profiles of both servers under load
+ *   BENCH_WARMUP=1 npm run bench -- public-list             # seconds of warm-up before each run (default 5)
  */
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -32,7 +35,6 @@ import { forkTarget, table, type Target } from './lib/harness.js';
 
 const PATH = '/api/v1/public/records/items';
 const GOAL = 0.7;
-const WARMUP_S = 1;
 const KEYS = 8;
 const ORIGIN = 'https://shop.example';
 /** Both sides get the pool size a connection gets by default (kernel/sources DEFAULT_SOURCE_SETTINGS). */
@@ -99,6 +101,31 @@ async function serveBare(sourceUrl: string): Promise<Served> {
   };
 }
 
+/**
+ * BENCH_PROFILE=<dir>: each server writes `<dir>/<kind>.cpuprofile`, a V8 CPU profile from the
+ * first load (the first CPU reading) to the end, so start-up and set-up stay out of it, which
+ * `node --cpu-prof` would mix in. Warm-ups are in it; idle time is marked as such.
+ */
+async function cpuProfiler(dir: string, kind: string): Promise<{ start(): void; stop(): Promise<void> }> {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  let started: Promise<void> | null = null;
+  return {
+    start() {
+      started ??= session.post('Profiler.start');
+    },
+    async stop() {
+      if (!started) return;
+      await started;
+      const { profile } = await session.post('Profiler.stop');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${kind}.cpuprofile`), JSON.stringify(profile));
+    },
+  };
+}
+
 async function child(kind: string, sourceUrl: string): Promise<void> {
   if (!process.send) throw new Error('public-list.ts ours|bare runs as a forked child of the bench');
   const served = kind === 'ours' ? await serveOurs() : await serveBare(sourceUrl);
@@ -106,12 +133,17 @@ async function child(kind: string, sourceUrl: string): Promise<void> {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    await profiler?.stop();
     await served.close().catch(() => undefined);
     process.exit(0);
   };
+  const profiler = process.env.BENCH_PROFILE ? await cpuProfiler(process.env.BENCH_PROFILE, kind) : null;
   process.on('message', (msg) => {
     if (msg === 'stop') void stop();
-    if (msg === 'cpu') process.send?.({ cpu: process.cpuUsage() });
+    if (msg === 'cpu') {
+      profiler?.start();
+      process.send?.({ cpu: process.cpuUsage() });
+    }
   });
   process.on('disconnect', () => void stop());
   process.send({ url: served.url });
@@ -195,6 +227,8 @@ async function parent(): Promise<void> {
   const duration = positiveInt('BENCH_DURATION', 5);
   const connections = positiveInt('BENCH_CONNECTIONS', 64);
   const repeat = positiveInt('BENCH_REPEAT', 1);
+  // 1 s leaves ours' first run still warming up (JIT under tsx); a longer one measures the warm server.
+  const WARMUP_S = positiveInt('BENCH_WARMUP', 5);
   if (!(await databaseAvailable('postgres'))) {
     console.log('public-list: PostgreSQL is not reachable: nothing to measure.');
     return;
