@@ -3,7 +3,7 @@ export { binaryWire, normaliseDatetime, ORDERABLE_TYPES, parseText, parseWire, S
 export { decodeRowCursor, encodeRowCursor, type RowCursor } from './cursor.js';
 export type { AnyDb, RowDialect, WriteFailure } from './dialect.js';
 export { rowDialect } from './dialects/index.js';
-export { POSTGRES_WIRE_TEXT_SETTINGS, postgresWireText, wireTextMayBeEmpty } from './dialects/postgres-text.js';
+export { POSTGRES_WIRE_TEXT_SETTINGS, postgresCellText } from './dialects/postgres-text.js';
 export {
   FILTER_OPS,
   MAX_IN_VALUES,

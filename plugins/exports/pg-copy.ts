@@ -3,7 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify/sync';
 import { sql, type Kysely } from 'kysely';
 import { to as copyTo } from 'pg-copy-streams';
-import { POSTGRES_WIRE_TEXT_SETTINGS, postgresWireText, wireTextMayBeEmpty } from '../../kernel/rows/index.js';
+import { POSTGRES_WIRE_TEXT_SETTINGS, postgresCellText } from '../../kernel/rows/index.js';
 import { withPgClient } from '../../kernel/sources/index.js';
 import { CsvRecordEnds } from './formats/crlf.js';
 import type { FilterBind } from './query.js';
@@ -44,15 +44,14 @@ export interface CopyProgress {
 
 /**
  * A CSV export on PostgreSQL: `COPY (SELECT …) TO STDOUT` in one REPEATABLE READ READ ONLY
- * transaction, the server formatting every value as its wire text (postgresWireText), so no row
+ * transaction, the server writing every value as its file text (postgresCellText), so no row
  * passes through JavaScript; the bytes stream into `out` as they come (constant memory).
  * Writes the header, then the records with CRLF ends (EX2). Resolves with the record count.
  */
 export async function copyCsv(db: Db, spec: ReadSpec, out: Writable, signal: AbortSignal, progress: CopyProgress): Promise<number> {
   const { bind, args } = settingsBinder(spec);
   const where = whereOf(spec.whereWith(bind));
-  // '' and NULL are both an empty field (EX2); COPY would quote ''.
-  const cells = sql.join(spec.columns.map((c) => (wireTextMayBeEmpty(c) ? sql`nullif(${postgresWireText(c)}, '')` : postgresWireText(c))));
+  const cells = sql.join(spec.columns.map(postgresCellText));
   // Qualified: a bare name in ORDER BY would mean the output column, the value's text.
   const order = spec.sort.length ? sql`order by ${sql.join(spec.sort.map((k) => sql`${qualified(spec, k.column)} ${sql.raw(k.desc ? 'desc' : 'asc')}`))}` : sql``;
   const select = sql`select ${cells} from ${tableId(spec.table)} ${where} ${order}`.compile(db);

@@ -2,27 +2,29 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Column } from '../../schema/model.js';
 
 /*
- * The wire value of a column as text, computed by PostgreSQL itself, for bulk paths that never
- * see a row in JavaScript (COPY … TO STDOUT). The text is what a file cell holds for the wire
- * value `postgresRows.toWire` gives: strings as they are, numbers and booleans as their JSON
- * text, dates and date-times as the README's forms (microseconds without trailing zeros, UTC
- * with `Z` for timestamptz), binary as base64 on one line, JSON as its text, `other` as
- * PostgreSQL's text form. NULL stays NULL.
+ * What a file cell holds for a column's wire value (`postgresRows.toWire`), produced by
+ * PostgreSQL itself, for bulk paths that never see a row in JavaScript (COPY … TO STDOUT):
+ * strings as they are, numbers and booleans as their JSON text, dates and date-times as the
+ * README's forms (microseconds without trailing zeros, UTC with `Z` for timestamptz), binary as
+ * base64 on one line, JSON as its text, `other` as PostgreSQL's text form. NULL stays NULL, and
+ * so does '' (a file cannot tell them apart, EX2).
+ *
+ * Where a type's own output already is that text (numbers, dates under ISO, json, uuid, time),
+ * the column is selected as it is: every expression costs the server time per value, and COPY
+ * writes each column through its type's output function anyway.
  */
 
 const withZone = (c: Column) => /with time zone/.test(c.nativeType);
+const padded = (c: Column) => /^(character|char|bpchar)(\(\d+\))?$/.test(c.nativeType);
 
 /**
  * The settings the expressions below rely on, for `SET LOCAL` in the reading transaction: ISO
  * dates (`2024-01-31 10:00:00.5`, fraction without trailing zeros) and timestamptz in UTC
- * (`…+00`). Casting to text under them costs far less than to_char for every value.
+ * (`…+00`). Their output costs far less than to_char for every value.
  */
 export const POSTGRES_WIRE_TEXT_SETTINGS = ["set local datestyle = 'ISO, YMD'", "set local timezone = 'UTC'"] as const;
 
-/** Types whose text can be '' (the rest never can). */
-const MAY_BE_EMPTY = new Set<Column['type']>(['string', 'text', 'enum', 'other']);
-
-export function postgresWireText(c: Column): RawBuilder<string | null> {
+export function postgresCellText(c: Column): RawBuilder<unknown> {
   const col = sql.id(c.name);
   const asText = sql<string>`cast(${col} as text)`;
   switch (c.type) {
@@ -33,11 +35,18 @@ export function postgresWireText(c: Column): RawBuilder<string | null> {
     case 'binary':
       // encode() breaks base64 every 76 characters.
       return sql`translate(encode(${col}, 'base64'), chr(10), '')`;
-    default:
-      // bool → true/false, date → YYYY-MM-DD, char(n) without its padding, numeric and int8 exact, json as written.
+    case 'boolean':
+      // COPY writes t/f; the text cast writes true/false.
       return asText;
+    case 'string':
+    case 'text':
+      // char(n) loses its padding in the cast to text.
+      return padded(c) ? sql`nullif(${asText}, '')` : sql`nullif(${col}, '')`;
+    case 'enum':
+    case 'other':
+      // '' is not a value of an enum or of most other types: compare as text.
+      return sql`nullif(${asText}, '')`;
+    default:
+      return col;
   }
 }
-
-/** True when the column's text can be the empty string (so a file may need to tell it from NULL). */
-export const wireTextMayBeEmpty = (c: Column): boolean => MAY_BE_EMPTY.has(c.type);
