@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify/sync';
 import { sql, type Kysely } from 'kysely';
+import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { POSTGRES_WIRE_TEXT_SETTINGS, postgresCellText } from '../../kernel/rows/index.js';
 import { withPgClient } from '../../kernel/sources/index.js';
@@ -38,6 +39,17 @@ function settingsBinder(spec: ReadSpec): { bind: FilterBind; args: unknown[] } {
 
 const qualified = (spec: ReadSpec, column: string) => (spec.table.schema ? sql.id(spec.table.schema, spec.table.name, column) : sql.id(spec.table.name, column));
 
+/** Above this many rows by the planner's estimate, progress counts against the estimate: an exact count reads the whole table once more. */
+const EXACT_COUNT_UP_TO = 100_000;
+
+/** The rows the export will write, for progress: exact on small reads, the planner's estimate on large ones. */
+async function expectedRows(client: pg.PoolClient, selectSql: string, countSql: string): Promise<number> {
+  const plan = await client.query<{ 'QUERY PLAN': Array<{ Plan?: { 'Plan Rows'?: number } }> }>(`explain (format json) ${selectSql}`);
+  const estimate = plan.rows[0]?.['QUERY PLAN']?.[0]?.Plan?.['Plan Rows'];
+  if (typeof estimate === 'number' && estimate > EXACT_COUNT_UP_TO) return Math.round(estimate);
+  return Number((await client.query<{ n: string }>(countSql)).rows[0]?.n ?? 0);
+}
+
 export interface CopyProgress {
   (done: number, total: number): void;
 }
@@ -62,7 +74,7 @@ export async function copyCsv(db: Db, spec: ReadSpec, out: Writable, signal: Abo
     await client.query('begin isolation level repeatable read read only');
     for (const setting of POSTGRES_WIRE_TEXT_SETTINGS) await client.query(setting);
     await client.query('select set_config($1, $2, true)', [ARGS, JSON.stringify(args)]);
-    const total = Number((await client.query<{ n: string }>(count.sql)).rows[0]?.n ?? 0);
+    const total = await expectedRows(client, select.sql, count.sql);
     progress(0, total);
     out.write(stringify([spec.columns.map((c) => c.name)], { record_delimiter: 'windows' }));
     const ends = new CsvRecordEnds((n) => progress(n, Math.max(n, total)));
