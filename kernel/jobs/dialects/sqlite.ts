@@ -7,8 +7,11 @@ import { claimedValues, nextDue } from './types.js';
  * same row between our read and our write (a deferred transaction would fail with
  * SQLITE_BUSY_SNAPSHOT there instead); the UPDATE is still conditional on `queued`.
  */
-export const claimSqlite: Claimer = (db, req) =>
-  db.connection().execute(async (conn) => {
+export const claimSqlite: Claimer = async (db, req) => {
+  // Most polls find nothing: a plain read says so without taking the write lock (and without
+  // making another process's claim wait for it).
+  if (!(await nextDue(db, req).executeTakeFirst())) return null;
+  return db.connection().execute(async (conn) => {
     await sql`begin immediate`.execute(conn);
     try {
       const row = await conn
@@ -25,3 +28,4 @@ export const claimSqlite: Claimer = (db, req) =>
       throw err;
     }
   });
+};
