@@ -49,6 +49,13 @@ describe('configuration from the environment (D1, D2)', () => {
     expect(() => statSync(join(dir, 'secret'))).toThrow();
   });
 
+  it('reads SVC_IMPORT_MAX_BYTES as bytes and refuses anything else', () => {
+    expect(loadConfig({ SVC_DATA_DIR: tmp() }).importMaxBytes).toBeNull();
+    expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_IMPORT_MAX_BYTES: '104857600' }).importMaxBytes).toBe(104857600);
+    for (const bad of ['0', '-1', '1.5', '50MB', '99999999999999999999'])
+      expect(refusal({ SVC_IMPORT_MAX_BYTES: bad })).toBe('Invalid configuration: SVC_IMPORT_MAX_BYTES must be a positive whole number of bytes');
+  });
+
   it('refuses SVC_CORS_ORIGINS=* with the reason', () => {
     expect(refusal({ SVC_CORS_ORIGINS: '*' })).toBe('Invalid configuration: SVC_CORS_ORIGINS must list exact origins: "*" is refused because responses are credentialed');
   });

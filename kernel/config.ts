@@ -106,6 +106,12 @@ const envSchema = z.object({
   SVC_NETWORK_FEATURES: bool('SVC_NETWORK_FEATURES', true),
   SVC_LAN_SHARE: bool('SVC_LAN_SHARE', false),
   SVC_DESKTOP_DEMO: bool('SVC_DESKTOP_DEMO', false),
+  SVC_IMPORT_MAX_BYTES: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= 1 && Number.isSafeInteger(Number(v))), {
+      error: 'SVC_IMPORT_MAX_BYTES must be a positive whole number of bytes',
+    }),
   SVC_UPDATE_CHECK_URL: z
     .string()
     .optional()
@@ -128,6 +134,8 @@ export interface Config {
   lanShare: boolean;
   desktopDemo: boolean;
   updateCheckUrl: string;
+  /** The largest import upload in bytes, unless the `imports` setting says otherwise; null: the plugin's default. */
+  importMaxBytes: number | null;
 }
 
 export const DEFAULT_UPDATE_CHECK_URL = 'https://registry.npmjs.org/svc-admin/latest';
@@ -164,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lanShare: e.SVC_LAN_SHARE,
     desktopDemo: e.SVC_DESKTOP_DEMO,
     updateCheckUrl: e.SVC_UPDATE_CHECK_URL || DEFAULT_UPDATE_CHECK_URL,
+    importMaxBytes: e.SVC_IMPORT_MAX_BYTES ? Number(e.SVC_IMPORT_MAX_BYTES) : null,
   };
 }
 

@@ -285,6 +285,21 @@ describe('uploads', () => {
     }
   });
 
+  it('takes its limit from SVC_IMPORT_MAX_BYTES when no setting is stored', async () => {
+    const { inst: limited, admin: root } = await bootWithAdmin({ plugins: dataPermissionPlugins(), env: { SVC_IMPORT_MAX_BYTES: '2000' } });
+    try {
+      const res = await uploadFile(limited.url, root, 'big.csv', 'a,b\n' + '1,2\n'.repeat(1000));
+      expect(res.status, res.text).toBe(413);
+      expect(res.body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', params: { limit: 2000 } });
+      expect((await uploadFile(limited.url, root, 'small.csv', 'a,b\n1,2\n')).status).toBe(201);
+      // A stored setting still wins over the environment.
+      await limited.app.kernel.settings.set('imports', { maxUploadBytes: 10_000 });
+      expect((await uploadFile(limited.url, root, 'big.csv', 'a,b\n' + '1,2\n'.repeat(1000))).status).toBe(201);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('refuses unreadable files and keeps multipart bodies to the upload route', async () => {
     const empty = await uploadFile(inst.url, admin, 'empty.csv', '');
     expect(empty.status).toBe(400);

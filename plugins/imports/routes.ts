@@ -17,7 +17,7 @@ export const importRoutes = [
     url: UPLOAD_URL,
     summary: 'Upload a CSV, JSON or XLSX file to import',
     description:
-      'multipart/form-data with one file part. The size limit is the `imports` setting `maxUploadBytes` (default 50 MiB; 413 PAYLOAD_TOO_LARGE beyond). ' +
+      'multipart/form-data with one file part. The size limit is the `imports` setting `maxUploadBytes`, else `SVC_IMPORT_MAX_BYTES`, else 50 MiB (413 PAYLOAD_TOO_LARGE beyond). ' +
       'The format is detected from the content; the answer lists the columns with a guessed type, the first rows and the record count. ' +
       'CSV: UTF-8, header row, delimiter , ; tab or |. JSON: an array of objects, or JSON lines. XLSX: the first sheet, header row. Uploads expire after 24 h.',
     permission: IMPORTS_RUN,

@@ -37,7 +37,8 @@ export class ImportsService {
 
   private async settings(): Promise<{ maxUploadBytes: number; retentionMs: number }> {
     const s = await this.kernel.settings.get<{ maxUploadBytes?: number; retentionHours?: number }>(SETTINGS_KEY).catch(() => null);
-    const max = typeof s?.maxUploadBytes === 'number' && s.maxUploadBytes > 0 ? s.maxUploadBytes : DEFAULT_MAX_UPLOAD_BYTES;
+    // The stored setting wins; then the operator's SVC_IMPORT_MAX_BYTES; then 50 MiB.
+    const max = typeof s?.maxUploadBytes === 'number' && s.maxUploadBytes > 0 ? s.maxUploadBytes : (this.kernel.config.importMaxBytes ?? DEFAULT_MAX_UPLOAD_BYTES);
     const hours = typeof s?.retentionHours === 'number' && s.retentionHours > 0 ? s.retentionHours : DEFAULT_RETENTION_HOURS;
     return { maxUploadBytes: max, retentionMs: hours * 3600_000 };
   }
