@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Column } from '../../schema/model.js';
+import { padded, withZone } from './postgres.js';
 
 /*
  * What a file cell holds for a column's wire value (`postgresRows.toWire`), produced by
@@ -14,8 +15,6 @@ import type { Column } from '../../schema/model.js';
  * writes each column through its type's output function anyway.
  */
 
-const withZone = (c: Column) => /with time zone/.test(c.nativeType);
-const padded = (c: Column) => /^(character|char|bpchar)(\(\d+\))?$/.test(c.nativeType);
 
 /**
  * The settings the expressions below rely on, for `SET LOCAL` in the reading transaction: ISO

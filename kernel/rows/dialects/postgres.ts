@@ -5,7 +5,8 @@ import type { RowDialect, WriteFailure } from '../dialect.js';
 import type { PortableValue } from '../types.js';
 import { hasPgClient, withPgClient } from '../../sources/pg-client.js';
 
-const withZone = (c: Column) => /with time zone/.test(c.nativeType);
+/** timestamptz: its wire value is UTC with `Z`. */
+export const withZone = (c: Column) => /with time zone/.test(c.nativeType);
 
 /**
  * Dates and timestamps are formatted by the server (to_char), independent of the session's
@@ -35,7 +36,7 @@ function select(c: Column) {
 const PADDED = /^(character|char|bpchar)(\(\d+\))?$/;
 // Asked for every text cell of every list: worked out once per column.
 const paddedColumns = new WeakMap<Column, boolean>();
-function padded(c: Column): boolean {
+export function padded(c: Column): boolean {
   let yes = paddedColumns.get(c);
   if (yes === undefined) paddedColumns.set(c, (yes = PADDED.test(c.nativeType)));
   return yes;
