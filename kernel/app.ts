@@ -14,6 +14,7 @@ import { EventBus, type EventBridge } from './events/bus.js';
 import { startPgBridge } from './events/pg-bridge.js';
 import { installWebSocket } from './events/ws.js';
 import { installErrorHandler } from './http/errors.js';
+import { mountMultipartRoute } from './http/multipart.js';
 import { API_PREFIX, mountRoute } from './http/routes.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { installSpaHost } from './http/spa.js';
@@ -209,7 +210,10 @@ export async function createApp(opts: AppOptions): Promise<App> {
         async (instance) => {
           if (p.setup) provided.set(p.name, await p.setup(view));
           if (p.http) await p.http(instance, view, provided.get(p.name));
-          for (const r of p.routes ?? []) mountRoute(instance, p.name, r, view);
+          for (const r of p.routes ?? []) {
+            if (r.multipart) await mountMultipartRoute(instance, p.name, r, view);
+            else mountRoute(instance, p.name, r, view);
+          }
           if (p.close) instance.addHook('onClose', async () => p.close!());
         },
         { name: p.name, dependencies: p.requires ?? [], fastify: '5.x' },

@@ -69,6 +69,14 @@ export interface RouteContext<S extends RouteSchema> {
 
 export type RouteResult<S extends RouteSchema> = ResponseBodies<S['response']> | Reply<number, ResponseBodies<S['response']>> | typeof HANDLED;
 
+/** Upper bounds for a multipart route's body; the handler may pass lower ones to `request.file()`. */
+export interface MultipartLimits {
+  fileSize: number;
+  files: number;
+  fields: number;
+  parts: number;
+}
+
 interface RouteBase<S extends RouteSchema> {
   method: HttpMethod;
   /** Relative to /api/v1, fastify syntax (`/users/:id`). */
@@ -79,6 +87,12 @@ interface RouteBase<S extends RouteSchema> {
   schema: S;
   /** Bytes; the kernel default applies otherwise. */
   bodyLimit?: number;
+  /**
+   * The body is multipart/form-data (a file upload), read in the handler with
+   * `request.file()`. The kernel mounts such a route in a scope of its own with a multipart
+   * parser and these limits, so no other route takes multipart bodies or pays for the parser.
+   */
+  multipart?: MultipartLimits;
   handler: (ctx: RouteContext<S>) => Promise<RouteResult<S>> | RouteResult<S>;
 }
 

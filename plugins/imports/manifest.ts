@@ -1,17 +1,13 @@
-import multipart from '@fastify/multipart';
 import { z } from 'zod';
-import { API_PREFIX } from '../../kernel/http/routes.js';
-import { AppError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/plugin/manifest.js';
 import { IMPORT_ERRORS } from './errors.js';
-import { importRoutes, UPLOAD_URL } from './routes.js';
+import { importRoutes } from './routes.js';
 import { runImport, type ImportPayload } from './run.js';
-import { DEFAULT_MAX_UPLOAD_BYTES, IMPORT_JOB, IMPORTS_ADMIN, IMPORTS_RUN, ImportsService } from './service.js';
+import { IMPORT_JOB, IMPORTS_ADMIN, IMPORTS_RUN, ImportsService } from './service.js';
 import { importsMigrations } from './tables.js';
 
 const SWEEP_EVERY_MS = 10 * 60_000;
 const live = new Set<NodeJS.Timeout>();
-const MULTIPART = /^multipart\/form-data/i;
 
 export default definePlugin<ImportsService>({
   name: 'imports',
@@ -40,20 +36,6 @@ export default definePlugin<ImportsService>({
     sweep();
     live.add(setInterval(sweep, SWEEP_EVERY_MS).unref());
     return service;
-  },
-  /**
-   * @fastify/multipart can only be registered on the application here (the kernel mounts plugin
-   * routes on it, not in a scope of their own), so its parser would take multipart bodies for
-   * every route; the hook keeps them to the upload route, and every other route answers 415 as
-   * before (K1).
-   */
-  http: async (app) => {
-    await app.register(multipart, { limits: { fileSize: DEFAULT_MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 20 } });
-    const upload = API_PREFIX + UPLOAD_URL;
-    app.addHook('preParsing', (req, _reply, payload, done) => {
-      if (MULTIPART.test(req.headers['content-type'] ?? '') && req.routeOptions.url !== upload) done(new AppError('UNSUPPORTED_MEDIA_TYPE'));
-      else done(null, payload);
-    });
   },
   close: () => {
     for (const t of live) clearInterval(t);

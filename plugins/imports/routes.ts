@@ -5,7 +5,7 @@ import { dataOf, listQuery } from '../../kernel/contract/shapes.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import { createImportBody, idParams, importBody, importSchema, uploadBody } from './schemas.js';
-import { IMPORTS_RUN, type ImportsService } from './service.js';
+import { DEFAULT_MAX_UPLOAD_BYTES, IMPORTS_RUN, type ImportsService } from './service.js';
 
 const service = (kernel: Kernel) => kernel.plugin<ImportsService>('imports');
 const tags = ['Imports'];
@@ -22,6 +22,8 @@ export const importRoutes = [
       'CSV: UTF-8, header row, delimiter , ; tab or |. JSON: an array of objects, or JSON lines. XLSX: the first sheet, header row. Uploads expire after 24 h.',
     permission: IMPORTS_RUN,
     tags,
+    // The handler reads the file with the limit in force (maxUploadBytes), which wins over this one.
+    multipart: { fileSize: DEFAULT_MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 20 },
     schema: { body: noBody, response: { 201: uploadBody } },
     handler: async ({ kernel, request, principal, audit }) => {
       if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', { message: 'Send the file as multipart/form-data.' });
