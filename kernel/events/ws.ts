@@ -17,6 +17,11 @@ declare module 'fastify' {
  * upgrade with the usual 401 envelope.
  */
 export async function installWebSocket(app: FastifyInstance, kernel: Kernel): Promise<void> {
+  // A scope of its own: @fastify/websocket hooks every request of the scope it is registered in.
+  await app.register(async (scope) => mountSocket(scope, kernel));
+}
+
+async function mountSocket(app: FastifyInstance, kernel: Kernel): Promise<void> {
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   app.get(
     '/ws',
