@@ -1,6 +1,7 @@
 import type { CompiledQuery, Kysely, RawBuilder } from 'kysely';
 import type { Column } from '../schema/model.js';
 import type { PortableValue, RowsDialectName, RowTable } from './types.js';
+import type { BoundStatement } from './statements.js';
 
 // The operator's tables are not known at compile time.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -42,7 +43,7 @@ export interface RowDialect {
    * Runs a SELECT straight on the driver, where that is cheaper than going through kysely's
    * executor (rows as kysely would give them); null when it cannot (kysely then runs it).
    */
-  readRows?(db: AnyDb, query: CompiledQuery): Promise<Record<string, unknown>[]> | null;
+  readRows?(db: AnyDb, query: BoundStatement): Promise<Record<string, unknown>[]> | null;
   /** The planner's row estimate for a query, or null. */
   explainRows(db: AnyDb, q: CompiledQuery): Promise<number | null>;
   writeFailure(err: unknown): WriteFailure | null;

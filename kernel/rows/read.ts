@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import type { Column } from '../schema/model.js';
 import { ORDERABLE_TYPES, SEARCHABLE_TYPES } from './codec.js';
 import { decodeRowCursor, encodeRowCursor } from './cursor.js';
@@ -242,7 +242,7 @@ export async function listRows(db: AnyDb, d: RowDialect, table: RowTable, p: Lis
       keys.length ? sql` order by ${orderBySql(d, keys)}` : sql``
     } limit ${sql.lit(p.limit + 1)}${offset ? sql` offset ${sql.lit(offset)}` : sql``}`;
   });
-  const found = (await d.readRows?.(db, query)) ?? (await db.executeQuery<Record<string, unknown>>(query)).rows;
+  const found = (await d.readRows?.(db, query)) ?? (await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(query.sql, [...query.parameters]))).rows;
   const more = found.length > p.limit;
   const page = more ? found.slice(0, p.limit) : found;
 

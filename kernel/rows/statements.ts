@@ -1,4 +1,4 @@
-import { CompiledQuery, type RawBuilder } from 'kysely';
+import type { RawBuilder } from 'kysely';
 import type { AnyDb } from './dialect.js';
 
 /**
@@ -42,13 +42,19 @@ export const statementStats = { built: 0, reused: 0, mismatched: 0 };
 const MAX_SHAPES = 256;
 const byOwner = new WeakMap<object, Map<string, Cached>>();
 
-function bind(cached: Cached, values: readonly unknown[]): CompiledQuery {
+/** A statement's text and its parameters (kysely's CompiledQuery.raw makes one of these runnable). */
+export interface BoundStatement {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
+
+function bind(cached: Cached, values: readonly unknown[]): BoundStatement {
   const params = new Array<unknown>(cached.order.length);
   for (let i = 0; i < params.length; i++) {
     const at = cached.order[i]!;
     params[i] = at >= 0 ? values[at] : cached.constants[-1 - at];
   }
-  return CompiledQuery.raw(cached.sql, params);
+  return { sql: cached.sql, parameters: params };
 }
 
 /**
@@ -64,7 +70,7 @@ export function statement(
   key: string | null,
   values: readonly unknown[],
   build: (embed: Embed) => RawBuilder<unknown>,
-): CompiledQuery {
+): BoundStatement {
   let shapes = byOwner.get(owner);
   const hit = key === null ? undefined : shapes?.get(key);
   if (hit) {

@@ -14,6 +14,30 @@ export function rememberPgPool(db: object, pool: () => Promise<pg.Pool>): void {
   pools.set(db, pool);
 }
 
+const ready = new WeakMap<object, pg.Pool>();
+
+function selectOn(pool: pg.Pool, text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
+  // Text and values apart, not a config object: pg copies a config object property by property.
+  return pool.query<Record<string, unknown>>(text, values as unknown[]).then(rowsOf);
+}
+
+const rowsOf = (res: pg.QueryResult<Record<string, unknown>>) => res.rows;
+
+/**
+ * A SELECT on the source's pool (the hot path of lists: no client borrowed and returned by
+ * hand, no promise for the pool once it is made).
+ */
+export function queryPgRows(db: object, text: string, values: readonly unknown[]): Promise<Record<string, unknown>[]> {
+  const pool = ready.get(db);
+  if (pool) return selectOn(pool, text, values);
+  const make = pools.get(db);
+  if (!make) return Promise.reject(new Error('Not a PostgreSQL source opened by this process.'));
+  return make().then((made) => {
+    ready.set(db, made);
+    return selectOn(made, text, values);
+  });
+}
+
 /** True when `db` is a PostgreSQL source this process opened (so `withPgClient` can serve it). */
 export function hasPgClient(db: object): boolean {
   return pools.has(db);

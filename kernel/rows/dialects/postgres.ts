@@ -3,7 +3,7 @@ import type { Column } from '../../schema/model.js';
 import { binaryWire, commonWire, isoDatetime } from '../codec.js';
 import type { RowDialect, WriteFailure } from '../dialect.js';
 import type { PortableValue } from '../types.js';
-import { hasPgClient, withPgClient } from '../../sources/pg-client.js';
+import { hasPgClient, queryPgRows } from '../../sources/pg-client.js';
 
 /** timestamptz: its wire value is UTC with `Z`. */
 export const withZone = (c: Column) => /with time zone/.test(c.nativeType);
@@ -94,8 +94,7 @@ export const postgresRows: RowDialect = {
   defaultValues: (t) => sql`insert into ${postgresRows.table(t)} default values`,
   // Text and values, not a config object: pg copies a config object property by property
   // (cloneQueryConfig), which cost more than the rows it would have spared (rowMode 'array').
-  readRows: (db, q) =>
-    hasPgClient(db) ? withPgClient(db, async (client) => (await client.query<Record<string, unknown>>(q.sql, q.parameters as unknown[])).rows) : null,
+  readRows: (db, q) => (hasPgClient(db) ? queryPgRows(db, q.sql, q.parameters) : null),
   async explainRows(db, q) {
     const res = await db.executeQuery<{ 'QUERY PLAN': unknown }>(CompiledQuery.raw(`explain (format json) ${q.sql}`, [...q.parameters]));
     const plan = res.rows[0]?.['QUERY PLAN'];
