@@ -29,6 +29,25 @@ function refusal(fn: () => unknown): AppError {
 }
 
 describe('weighted window', () => {
+  it('stays exact for a busy key whose log is cut at the front now and then', () => {
+    let now = 0;
+    const w = new WeightedWindow(60_000, () => now);
+    // One entry per 10 ms for two windows: entries leave one by one, and the log is compacted on the way.
+    for (let i = 0; i < 12_000; i++) {
+      now = i * 10;
+      w.add('busy', 1);
+      if (i % 997 === 0) expect(w.used('busy')).toBe(Math.min(i + 1, 6000));
+    }
+    expect(w.used('busy')).toBe(6000);
+    // The oldest live entry is at 60 000 ms: one more than 6000 fits when it leaves, at 120 000.
+    expect(w.wait('busy', 1, 6000)).toBe(1);
+    w.refund('busy', 2);
+    expect(w.used('busy')).toBe(5998);
+    now = 119_990 + 60_000;
+    expect(w.used('busy')).toBe(0);
+    expect(w.size).toBe(0);
+  });
+
   it('counts costs, refunds and says when a cost fits again', () => {
     let now = 0;
     const w = new WeightedWindow(60_000, () => now);

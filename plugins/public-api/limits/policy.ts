@@ -74,39 +74,39 @@ export class PublicLimits {
 
   /** Throws PUBLIC_RATE_LIMITED (with Retry-After) when any limit is reached; charges all of them otherwise. */
   charge(plan: ChargePlan): Charge {
-    const checks: Array<{ window: WeightedWindow; key: string; cost: number; limit: number; name: string }> = [];
+    // Written out rather than as a list of checks: this runs on every public request.
+    const browser = plan.kind === 'browser';
+    let endpointKey: string | null = null;
+    let endpointWait = 0;
     if (plan.endpoint) {
       // Per visitor for a browser key, across the whole key for a server key.
-      const scope = plan.kind === 'browser' ? `${plan.keyId}\u0000${plan.endpoint.ref}\u0000${plan.visitor}` : `${plan.keyId}\u0000${plan.endpoint.ref}`;
-      checks.push({ window: this.endpoint, key: scope, cost: plan.rows, limit: plan.endpoint.limit, name: 'endpoint' });
+      endpointKey = browser ? `${plan.keyId}\u0000${plan.endpoint.ref}\u0000${plan.visitor}` : `${plan.keyId}\u0000${plan.endpoint.ref}`;
+      endpointWait = this.endpoint.wait(endpointKey, plan.rows, plan.endpoint.limit);
     }
-    let wholeKey: string | null = null;
-    if (plan.kind === 'browser') {
-      wholeKey = `${plan.keyId}\u0000${plan.traffic}`;
-      checks.push({ window: this.key, key: wholeKey, cost: 1, limit: PublicLimits.keyBudget(plan.traffic, plan.peak), name: 'key' });
-      checks.push({
-        window: this.visitor,
-        key: `${plan.keyId}\u0000${plan.traffic}\u0000${plan.visitor}`,
-        cost: 1,
-        limit: PublicLimits.visitorBudget(plan.traffic, plan.peak),
-        name: 'visitor',
-      });
+    if (!browser) {
+      if (endpointWait > 0) throw limited(endpointWait, 'endpoint');
+      if (endpointKey) this.endpoint.add(endpointKey, plan.rows);
+      return NOTHING;
     }
-    let worst: { wait: number; name: string } | null = null;
-    for (const c of checks) {
-      const wait = c.window.wait(c.key, c.cost, c.limit);
-      if (wait > 0 && (!worst || wait > worst.wait)) worst = { wait, name: c.name };
-    }
-    if (worst) throw limited(worst.wait, worst.name);
-    for (const c of checks) c.window.add(c.key, c.cost);
-    if (!wholeKey) return NOTHING;
-    const key = wholeKey;
+    const wholeKey = `${plan.keyId}\u0000${plan.traffic}`;
+    const visitorKey = `${wholeKey}\u0000${plan.visitor}`;
+    const keyWait = this.key.wait(wholeKey, 1, PublicLimits.keyBudget(plan.traffic, plan.peak));
+    const visitorWait = this.visitor.wait(visitorKey, 1, PublicLimits.visitorBudget(plan.traffic, plan.peak));
+    // The longest wait names the limit; on a tie the first of endpoint, key, visitor.
+    let worst = endpointWait;
+    let name = 'endpoint';
+    if (keyWait > worst) [worst, name] = [keyWait, 'key'];
+    if (visitorWait > worst) [worst, name] = [visitorWait, 'visitor'];
+    if (worst > 0) throw limited(worst, name);
+    if (endpointKey) this.endpoint.add(endpointKey, plan.rows);
+    this.key.add(wholeKey, 1);
+    this.visitor.add(visitorKey, 1);
     let refunded = false;
     return {
       refundKey: () => {
         if (refunded) return;
         refunded = true;
-        this.key.refund(key, 1);
+        this.key.refund(wholeKey, 1);
       },
     };
   }

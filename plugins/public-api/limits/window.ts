@@ -5,10 +5,15 @@
  * browser-key whole-key limit).
  */
 interface Log {
+  /** Entries before `head` have left the window; they are dropped in bulk (see prune). */
   at: number[];
   cost: number[];
+  head: number;
   total: number;
 }
+
+/** Dropped entries are compacted away once there are this many and they are half the log. */
+const COMPACT_AFTER = 1024;
 
 export class WeightedWindow {
   private readonly logs = new Map<string, Log>();
@@ -23,16 +28,20 @@ export class WeightedWindow {
     const log = this.logs.get(key);
     if (!log) return undefined;
     const cutoff = at - this.windowMs;
-    let i = 0;
+    let i = log.head;
     while (i < log.at.length && log.at[i]! <= cutoff) log.total -= log.cost[i++]!;
-    if (i > 0) {
-      log.at.splice(0, i);
-      log.cost.splice(0, i);
-    }
-    if (log.at.length === 0) {
+    if (i === log.at.length) {
       this.logs.delete(key);
       return undefined;
     }
+    // A busy key holds an entry per millisecond of the window: moving them all on every request
+    // would cost more than the request, so the front is only cut off now and then.
+    if (i >= COMPACT_AFTER && i * 2 >= log.at.length) {
+      log.at.splice(0, i);
+      log.cost.splice(0, i);
+      i = 0;
+    }
+    log.head = i;
     return log;
   }
 
@@ -54,7 +63,7 @@ export class WeightedWindow {
     if (used + cost <= limit) return 0;
     if (cost > limit || !log) return Math.ceil(this.windowMs / 1000);
     let excess = used + cost - limit;
-    for (let i = 0; i < log.at.length; i++) {
+    for (let i = log.head; i < log.at.length; i++) {
       excess -= log.cost[i]!;
       if (excess <= 0) return Math.max(1, Math.ceil((log.at[i]! + this.windowMs - at) / 1000));
     }
@@ -78,7 +87,7 @@ export class WeightedWindow {
   private addAt(key: string, cost: number, at: number, found: Log | undefined): void {
     if (found) {
       const last = found.at.length - 1;
-      const previous = last >= 0 ? found.at[last]! : -Infinity;
+      const previous = last >= found.head ? found.at[last]! : -Infinity;
       if (previous === at) found.cost[last]! += cost;
       else {
         found.at.push(at);
@@ -93,7 +102,7 @@ export class WeightedWindow {
       }
     } else {
       // Sized for the one entry most keys ever get (an address seen once): it lives for the whole window.
-      this.logs.set(key, { at: [at], cost: [cost], total: cost });
+      this.logs.set(key, { at: [at], cost: [cost], head: 0, total: cost });
     }
     if (++this.writes % 256 === 0) this.sweep(at);
   }
@@ -117,7 +126,7 @@ export class WeightedWindow {
     const log = this.prune(key, this.now());
     if (!log) return;
     let left = cost;
-    for (let i = log.at.length - 1; i >= 0 && left > 0; i--) {
+    for (let i = log.at.length - 1; i >= log.head && left > 0; i--) {
       const take = Math.min(left, log.cost[i]!);
       log.cost[i]! -= take;
       log.total -= take;
