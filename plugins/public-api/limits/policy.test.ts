@@ -29,6 +29,29 @@ function refusal(fn: () => unknown): AppError {
 }
 
 describe('weighted window', () => {
+  it('answers alike for a key seen once (kept as a bare time) and after its second entry', () => {
+    let now = 1_000;
+    const w = new WeightedWindow(60_000, () => now);
+    expect(w.take('once', 1, 1)).toBe(0);
+    expect(w.used('once')).toBe(1);
+    now = 21_000;
+    expect(w.take('once', 1, 1)).toBe(40);
+    expect(w.wait('once', 2, 2)).toBe(40);
+    w.refund('once', 1);
+    expect(w.used('once')).toBe(0);
+    expect(w.take('once', 1, 5)).toBe(0);
+    now = 22_000;
+    expect(w.take('once', 1, 5)).toBe(0);
+    expect(w.used('once')).toBe(2);
+    // The first entry (21 s) leaves at 81 s, the second at 82 s.
+    expect(w.wait('once', 4, 5)).toBe(59);
+    now = 81_000;
+    expect(w.used('once')).toBe(1);
+    now = 82_000;
+    expect(w.used('once')).toBe(0);
+    expect(w.size).toBe(0);
+  });
+
   it('stays exact for a busy key whose log is cut at the front now and then', () => {
     let now = 0;
     const w = new WeightedWindow(60_000, () => now);

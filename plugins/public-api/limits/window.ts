@@ -15,8 +15,17 @@ interface Log {
 /** Dropped entries are compacted away once there are this many and they are half the log. */
 const COMPACT_AFTER = 1024;
 
+/**
+ * A key's entries: a Log, or for a key with one entry of cost 1 (most addresses, which a
+ * public API sees once) just its time, so a window of many one-off callers holds one number
+ * each instead of three objects for the collector to trace.
+ */
+type Entries = Log | number;
+
+const totalOf = (e: Entries | undefined) => (e === undefined ? 0 : typeof e === 'number' ? 1 : e.total);
+
 export class WeightedWindow {
-  private readonly logs = new Map<string, Log>();
+  private readonly logs = new Map<string, Entries>();
   private writes = 0;
 
   constructor(
@@ -24,10 +33,15 @@ export class WeightedWindow {
     private readonly now: () => number,
   ) {}
 
-  private prune(key: string, at: number): Log | undefined {
+  private prune(key: string, at: number): Entries | undefined {
     const log = this.logs.get(key);
-    if (!log) return undefined;
+    if (log === undefined) return undefined;
     const cutoff = at - this.windowMs;
+    if (typeof log === 'number') {
+      if (log > cutoff) return log;
+      this.logs.delete(key);
+      return undefined;
+    }
     let i = log.head;
     while (i < log.at.length && log.at[i]! <= cutoff) log.total -= log.cost[i++]!;
     if (i === log.at.length) {
@@ -46,7 +60,7 @@ export class WeightedWindow {
   }
 
   used(key: string): number {
-    return this.prune(key, this.now())?.total ?? 0;
+    return totalOf(this.prune(key, this.now()));
   }
 
   /**
@@ -58,10 +72,13 @@ export class WeightedWindow {
     return this.waitFor(this.prune(key, at), at, cost, limit);
   }
 
-  private waitFor(log: Log | undefined, at: number, cost: number, limit: number): number {
-    const used = log?.total ?? 0;
+  private waitFor(entries: Entries | undefined, at: number, cost: number, limit: number): number {
+    const used = totalOf(entries);
     if (used + cost <= limit) return 0;
-    if (cost > limit || !log) return Math.ceil(this.windowMs / 1000);
+    if (cost > limit || entries === undefined) return Math.ceil(this.windowMs / 1000);
+    // One entry of cost 1 that is in the way: the cost fits when it leaves.
+    if (typeof entries === 'number') return Math.max(1, Math.ceil((entries + this.windowMs - at) / 1000));
+    const log = entries;
     let excess = used + cost - limit;
     for (let i = log.head; i < log.at.length; i++) {
       excess -= log.cost[i]!;
@@ -84,8 +101,10 @@ export class WeightedWindow {
     return wait;
   }
 
-  private addAt(key: string, cost: number, at: number, found: Log | undefined): void {
+  private addAt(key: string, cost: number, at: number, entries: Entries | undefined): void {
+    const found = typeof entries === 'number' ? { at: [entries], cost: [1], head: 0, total: 1 } : entries;
     if (found) {
+      if (found !== entries) this.logs.set(key, found);
       const last = found.at.length - 1;
       const previous = last >= found.head ? found.at[last]! : -Infinity;
       if (previous === at) found.cost[last]! += cost;
@@ -101,8 +120,7 @@ export class WeightedWindow {
         this.logs.set(key, found);
       }
     } else {
-      // Sized for the one entry most keys ever get (an address seen once): it lives for the whole window.
-      this.logs.set(key, { at: [at], cost: [cost], head: 0, total: cost });
+      this.logs.set(key, cost === 1 ? at : { at: [at], cost: [cost], head: 0, total: cost });
     }
     if (++this.writes % 256 === 0) this.sweep(at);
   }
@@ -116,7 +134,8 @@ export class WeightedWindow {
   private sweep(at: number): void {
     const cutoff = at - this.windowMs;
     for (const [key, log] of this.logs) {
-      if (log.at[log.at.length - 1]! > cutoff) return;
+      const newest = typeof log === 'number' ? log : log.at[log.at.length - 1]!;
+      if (newest > cutoff) return;
       this.logs.delete(key);
     }
   }
@@ -124,7 +143,11 @@ export class WeightedWindow {
   /** Takes back `cost` from the newest entries (the request it was charged for was refused). */
   refund(key: string, cost: number): void {
     const log = this.prune(key, this.now());
-    if (!log) return;
+    if (log === undefined || cost <= 0) return;
+    if (typeof log === 'number') {
+      this.logs.delete(key);
+      return;
+    }
     let left = cost;
     for (let i = log.at.length - 1; i >= log.head && left > 0; i--) {
       const take = Math.min(left, log.cost[i]!);
