@@ -139,3 +139,30 @@ describe.each(dialects)('keyset pages on %s', (dialect) => {
     expect(statementStats.reused).toBeGreaterThanOrEqual(before.reused + 4);
   });
 });
+
+describe('wire rows', () => {
+  it('keeps every column as an own property, a column called __proto__ and odd names included', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rows-'));
+    const db = openDatabase('sqlite', join(dir, 'w.db'));
+    try {
+      const odd = ['__proto__', 'with "quotes"', 'back\\slash', 'line\nbreak', 'constructor', '}; throw 1; //'];
+      const oddTable = tbl('odd names', [idCol(), ...odd.map((name) => col(name, 'string'))]);
+      await sql`create table ${sql.id('odd names')} (id integer not null primary key, ${sql.join(odd.map((n) => sql`${sql.id(n)} text`))})`.execute(db);
+      for (const id of [1, 2, 3])
+        await sql`insert into ${sql.id('odd names')} (id, ${sql.join(odd.map((n) => sql.id(n)))}) values (${id}, ${sql.join(odd.map((n) => `${n}:${id}`))})`.execute(db);
+      const d = rowDialect('sqlite');
+      const params = parseListParams({ limit: '2' }, { table: oddTable, readable: new Set(oddTable.columns.map((c) => c.name)), defaultLimit: 50, maxLimit: 500 });
+      const page = await listRows(db, d, oddTable, params, { output: oddTable.columns, searchable: [] });
+      expect(page.rows).toHaveLength(2);
+      for (const [i, row] of page.rows.entries()) {
+        expect(Object.getPrototypeOf(row)).toBe(Object.prototype);
+        expect(Object.keys(row)).toEqual(['id', ...odd]);
+        for (const name of odd) expect(Object.getOwnPropertyDescriptor(row, name)?.value).toBe(`${name}:${i + 1}`);
+      }
+      expect(JSON.parse(JSON.stringify(page.rows[0]))).toEqual(Object.fromEntries([['id', 1], ...odd.map((n) => [n, `${n}:1`])]));
+    } finally {
+      await db.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -6,6 +6,7 @@ import type { AnyDb, RowDialect } from './dialect.js';
 import { containsPattern, type Filter, type ListParams, type SortKey } from './query-params.js';
 import { recordIdOf } from './record-id.js';
 import { asValue, idOf, statement, type Embed } from './statements.js';
+import { wireRowMaker } from './wire-row.js';
 import { primaryKeyColumns, type PortableValue, type RowTable } from './types.js';
 
 type Sql = RawBuilder<unknown>;
@@ -31,16 +32,16 @@ export function rawValues(row: Record<string, unknown>, count: number): unknown[
 
 export function toWireRow(d: RowDialect, columns: readonly Column[], raw: readonly unknown[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (let i = 0; i < columns.length; i++) out[columns[i]!.name] = d.toWire(columns[i]!, raw[i]);
+  for (let i = 0; i < columns.length; i++) {
+    const name = columns[i]!.name;
+    const value = d.toWire(columns[i]!, raw[i]);
+    // A column may be called __proto__: assigning would set the object's prototype instead.
+    if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
+    else out[name] = value;
+  }
   return out;
 }
 
-/** A driver row (aliased by selectList) straight to its wire form, without a raw array in between. */
-function wireRowOf(d: RowDialect, columns: readonly Column[], row: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (let i = 0; i < columns.length; i++) out[columns[i]!.name] = d.toWire(columns[i]!, row[alias(i)]);
-  return out;
-}
 
 // Every value goes through `embed` exactly once, in the order listValues() gives them.
 function filterSql(d: RowDialect, f: Filter, embed: Embed): Sql {
@@ -254,7 +255,7 @@ export async function listRows(db: AnyDb, d: RowDialect, table: RowTable, p: Lis
         ? encodeRowCursor({ sort: signature, keys: keys.map((k) => last[alias(selected.indexOf(k.column))]) })
         : encodeRowCursor({ sort: signature, offset: offset + p.limit });
   }
-  const rows = page.map((row) => wireRowOf(d, output, row));
+  const rows = page.map(wireRowMaker(d, output));
   return { rows, recordIds: opts.recordIds === false ? [] : rows.map((r) => recordIdOf(table, r)), nextCursor };
 }
 
