@@ -17,6 +17,8 @@
  *   BENCH_DURATION=10 BENCH_CONNECTIONS=64 BENCH_REPEAT=2 node --no-node-snapshot --import tsx bench/public-list.ts
  *   BENCH_PROFILE=/tmp/prof npm run bench -- public-list    # CPU profiles of both servers under load
  *   BENCH_WARMUP=1 npm run bench -- public-list             # seconds of warm-up before each run (default 5)
+ *   BENCH_PROFILE=/tmp/prof BENCH_HEAP=1 npm run bench -- public-list   # sampled allocations instead of CPU
+ *   node --import tsx bench/lib/profile-diff.ts /tmp/prof   # where ours spends more than bare, per request
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -110,17 +112,25 @@ async function cpuProfiler(dir: string, kind: string): Promise<{ start(): void; 
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
   session.connect();
-  await session.post('Profiler.enable');
+  const heap = process.env.BENCH_HEAP === '1';
+  await session.post(heap ? 'HeapProfiler.enable' : 'Profiler.enable');
   let started: Promise<void> | null = null;
   return {
     start() {
-      started ??= session.post('Profiler.start');
+      started ??= heap
+        ? session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMinorGC: true, includeObjectsCollectedByMajorGC: true } as never)
+        : session.post('Profiler.start');
     },
     async stop() {
       if (!started) return;
       await started;
-      const { profile } = await session.post('Profiler.stop');
       mkdirSync(dir, { recursive: true });
+      if (heap) {
+        const { profile } = await session.post('HeapProfiler.stopSampling');
+        writeFileSync(join(dir, `${kind}.heapprofile`), JSON.stringify(profile));
+        return;
+      }
+      const { profile } = await session.post('Profiler.stop');
       writeFileSync(join(dir, `${kind}.cpuprofile`), JSON.stringify(profile));
     },
   };
@@ -253,9 +263,12 @@ async function parent(): Promise<void> {
     if (JSON.stringify(oursPage) !== JSON.stringify(barePage)) throw new Error(`the two pages differ:\n${JSON.stringify(oursPage).slice(0, 300)}\n${JSON.stringify(barePage).slice(0, 300)}`);
 
     const runs: { target: Target; result: Run }[] = [];
+    // Every request a profile covers (warm-ups too), so bench/lib/profile-diff.ts can put its figures per request.
+    const profiled: Record<string, number> = { ours: 0, bare: 0 };
     for (const target of Array.from({ length: repeat }, () => [ours, bare, bare, ours]).flat()) {
-      await load(target, keys, connections, WARMUP_S);
+      const warm = await load(target, keys, connections, WARMUP_S);
       const result = await load(target, keys, connections, duration);
+      profiled[target.name]! += warm.total + result.total;
       if (result.failures > 0) throw new Error(`${target.name}: ${result.failures} failed requests (non-2xx, errors or timeouts): the run is not valid`);
       runs.push({ target, result });
       console.log(`  ${target.name.padEnd(4)} ${Math.round(result.rps)} req/s, p99 ${result.p99} ms, ${result.cpuPerRequest.toFixed(1)} µs server CPU per request`);
@@ -264,6 +277,10 @@ async function parent(): Promise<void> {
       const mine = runs.filter((r) => r.target === t).map((r) => r.result);
       return { rps: mean(mine.map((r) => r.rps)), p99: mean(mine.map((r) => r.p99)), cpu: mean(mine.map((r) => r.cpuPerRequest)) };
     };
+    if (process.env.BENCH_PROFILE) {
+      mkdirSync(process.env.BENCH_PROFILE, { recursive: true });
+      writeFileSync(join(process.env.BENCH_PROFILE, 'requests.json'), JSON.stringify(profiled));
+    }
     const o = summary(ours);
     const b = summary(bare);
     const rows = runs.map(({ target, result }, i) => [`${i + 1}. ${target.name}`, Math.round(result.rps).toString(), result.p99.toString(), result.cpuPerRequest.toFixed(1), result.total.toString()]);

@@ -21,7 +21,12 @@ const STOP_MS = 10_000;
  * child must answer the message `cpu` with `{ cpu: process.cpuUsage() }` and exit on `stop`.
  */
 export async function forkTarget(name: string, script: string, args: string[]): Promise<Target> {
-  const child: ChildProcess = fork(fileURLToPath(new URL(script, import.meta.url)), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // BENCH_OURS_FLAGS: extra node flags for the `ours` server only (say --trace-deopt), for looking, not for results.
+  const extra = name === 'ours' ? (process.env.BENCH_OURS_FLAGS ?? '').split(' ').filter(Boolean) : [];
+  const child: ChildProcess = fork(fileURLToPath(new URL(script, import.meta.url)), args, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: [...process.execArgv, ...extra],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
