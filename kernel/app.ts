@@ -185,7 +185,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
 
   installErrorHandler(http, store.helpers);
   installSecurityHeaders(http);
-  await http.register(cookie, { secret: config.secret, hook: 'onRequest' });
+  // No parsing hook: the session cookie is read where it is needed (authenticate.ts).
+  await http.register(cookie, { secret: config.secret, hook: false });
   // CORS only when a split deployment lists origins (D2); static options are normalised once.
   if (config.corsOrigins.length > 0) {
     const allowed = new Set(config.corsOrigins);

@@ -32,7 +32,7 @@ export async function authenticate(req: FastifyRequest, identity: IdentityServic
     if (!principal) throw new AppError('AUTH_KEY_INVALID');
     return { principal, via: 'bearer' };
   }
-  const raw = req.cookies?.[SESSION_COOKIE];
+  const raw = sessionCookieOf(req);
   if (raw === undefined) return null;
   const unsigned = req.unsignCookie(raw);
   if (!unsigned.valid || !unsigned.value) throw new AppError('AUTH_SESSION_INVALID');
@@ -40,6 +40,17 @@ export async function authenticate(req: FastifyRequest, identity: IdentityServic
   if (!principal) throw new AppError('AUTH_SESSION_INVALID');
   if (!SAFE_METHODS.has(req.method) || req.headers.upgrade) checkOrigin(req, config);
   return { principal, via: 'cookie' };
+}
+
+/**
+ * The session cookie the request carries. Cookies are parsed here, on first use, rather than
+ * by a hook on every request: public routes, static files and health checks never read them.
+ */
+export function sessionCookieOf(req: FastifyRequest): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  req.cookies ??= req.server.parseCookie(header);
+  return req.cookies[SESSION_COOKIE];
 }
 
 /** D7: an unsafe request carried by the cookie must come from the instance or a listed origin. */

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_COOKIE, setSessionCookie } from '../../kernel/http/authenticate.js';
+import { sessionCookieOf, setSessionCookie } from '../../kernel/http/authenticate.js';
 import { verifyPassword } from '../../kernel/identity/passwords.js';
 import { toUser, type User } from '../../kernel/identity/schemas.js';
 import { SESSION_ABSOLUTE_MS } from '../../kernel/identity/service.js';
@@ -47,7 +47,7 @@ export interface SignedIn {
  */
 export async function completeSignIn(kernel: Kernel, user: UserRow, request: FastifyRequest, reply: FastifyReply): Promise<SignedIn> {
   const now = kernel.now();
-  const presented = request.cookies?.[SESSION_COOKIE];
+  const presented = sessionCookieOf(request);
   if (presented !== undefined) {
     const unsigned = request.unsignCookie(presented);
     if (unsigned.valid && unsigned.value) await kernel.db.deleteFrom('sessions').where('token_hash', '=', hashToken(unsigned.value)).execute();
