@@ -165,8 +165,10 @@ export class ConnectionRepository {
       .execute();
   }
 
-  async remove(id: string): Promise<boolean> {
-    const res = await this.db.deleteFrom('connections').where('id', '=', id).executeTakeFirst();
+  /** `trx`: the transaction that also removes what other plugins keep about the connection. */
+  async remove(id: string, trx?: MetaDb): Promise<boolean> {
+    const db = trx ? connectionsDb(trx) : this.db;
+    const res = await db.deleteFrom('connections').where('id', '=', id).executeTakeFirst();
     return Number(res.numDeletedRows) > 0;
   }
 

@@ -153,11 +153,13 @@ export const connectionRoutes = [
     method: 'DELETE',
     url: '/connections/:id',
     summary: 'Delete a connection and close its pool',
+    description:
+      'Removes with it, in one transaction, what the instance keeps about that database: schema snapshots and overrides, public endpoints with their key grants and customer sessions, pages bound to its tables, and pending undo tokens. Export and import history stays. The audit entry counts what went.',
     permission: WRITE,
     schema: { params: connectionIdParams, response: { 200: okSchema } },
     handler: async ({ kernel, params, audit }) => {
-      const gone = await connections(kernel).remove(params.id);
-      audit({ action: 'connections.delete', target: { type: 'connection', id: gone.id }, diff: auditView(gone) });
+      const { connection: gone, removed } = await connections(kernel).remove(params.id);
+      audit({ action: 'connections.delete', target: { type: 'connection', id: gone.id }, diff: { ...auditView(gone), removed } });
       return { data: { ok: true as const } };
     },
   }),

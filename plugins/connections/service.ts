@@ -15,7 +15,7 @@ import {
   type TestSuccess,
 } from '../../kernel/sources/index.js';
 import { connectionFailed, connectionUnavailable } from './errors.js';
-import type { ConnectionInfo, ConnectionsProvides, SourceDialect, SourceHandle } from './provides.js';
+import type { ConnectionInfo, ConnectionRemover, ConnectionsProvides, SourceDialect, SourceHandle } from './provides.js';
 import { ConnectionRepository, overridesOf, toConnection, toInfo, type TestOutcome } from './repository.js';
 import type { Connection, Overrides } from './schemas.js';
 import type { ConnectionRow } from './tables.js';
@@ -72,6 +72,7 @@ export function settingsOf(row: Pick<ConnectionRow, 'dialect' | 'read_only'>, ov
 export class ConnectionsService implements ConnectionsProvides {
   readonly registry: SourceRegistry;
   readonly repo: ConnectionRepository;
+  private readonly removers: ConnectionRemover[] = [];
 
   constructor(private readonly kernel: Kernel) {
     // Health timing runs on the real clock: a frozen business clock (tests) must not freeze retries.
@@ -158,12 +159,23 @@ export class ConnectionsService implements ConnectionsProvides {
     return { before: toConnection(row), after: toConnection(after) };
   }
 
-  async remove(id: string): Promise<Connection> {
+  onRemove(remove: ConnectionRemover): void {
+    this.removers.push(remove);
+  }
+
+  /** The connection and what other plugins keep about it, in one meta-store transaction; then its pool closes. */
+  async remove(id: string): Promise<{ connection: Connection; removed: Record<string, number> }> {
     const row = await this.repo.find(id);
-    await this.repo.remove(id);
+    const removed: Record<string, number> = {};
+    await this.kernel.db.transaction().execute(async (trx) => {
+      for (const remove of this.removers) {
+        for (const [what, n] of Object.entries(await remove(id, trx))) if (n > 0) removed[what] = (removed[what] ?? 0) + n;
+      }
+      await this.repo.remove(id, trx);
+    });
     await this.registry.close(id);
     await this.changed(id, 'deleted');
-    return toConnection(row);
+    return { connection: toConnection(row), removed };
   }
 
   /** An unsaved URL: nothing is stored. */

@@ -70,6 +70,11 @@ export class DataService {
 
   constructor(private readonly kernel: Kernel) {
     this.undo = new UndoStore(dataDb(kernel.db), kernel.secrets('data.undo'), () => kernel.now());
+    // Undo tokens hold sealed row values of that database; with it gone they can only leak.
+    this.connections.onRemove(async (id, trx) => {
+      const res = await dataDb(trx).deleteFrom('data_undo').where('connection_id', '=', id).executeTakeFirst();
+      return { undoEntries: Number(res.numDeletedRows) };
+    });
   }
 
   private get connections() {

@@ -1,3 +1,5 @@
+import type { MetaDb } from '../../kernel/meta/types.js';
+
 /** What a page shows; the pages issue adds more kinds (and the routes to edit pages). */
 export type PageKind = 'list' | 'detail' | 'dashboard' | 'form' | 'custom';
 export const PAGE_KINDS: readonly PageKind[] = ['list', 'detail', 'dashboard', 'form', 'custom'];
@@ -44,4 +46,6 @@ export interface PagesProvides {
   findByGeneratedKey(key: string): Promise<Page | null>;
   /** `base` when no page uses it, else the first free `base-2`, `base-3`, … */
   freeSlug(base: string): Promise<string>;
+  /** Deletes every page bound to the connection, in `trx` (the connection's own removal); answers how many. */
+  removeConnection(connectionId: string, trx: MetaDb): Promise<number>;
 }

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { AppError } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import type { NewPage, Page, PageKind, PagesProvides } from './provides.js';
-import type { PagesDb, PagesTables } from './tables.js';
+import type { MetaDb } from '../../kernel/meta/types.js';
+import { pagesDb, type PagesDb, type PagesTables } from './tables.js';
 
 type Row = PagesTables['pages'];
 
@@ -37,6 +38,11 @@ export class PagesStore implements PagesProvides {
     private readonly db: PagesDb,
     private readonly now: () => number,
   ) {}
+
+  async removeConnection(connectionId: string, trx: MetaDb): Promise<number> {
+    const res = await pagesDb(trx).deleteFrom('pages').where('connection_id', '=', connectionId).executeTakeFirst();
+    return Number(res.numDeletedRows);
+  }
 
   async find(id: string): Promise<Page | null> {
     const row = await this.db.selectFrom('pages').selectAll().where('id', '=', id).executeTakeFirst();

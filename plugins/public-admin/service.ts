@@ -1,4 +1,5 @@
 import type { Kernel } from '../../kernel/kernel-services.js';
+import type { MetaDb } from '../../kernel/meta/types.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
 import { buildCatalog, type Catalog } from './catalog.js';
@@ -38,6 +39,7 @@ export class PublicAdminService implements PublicAdminProvides {
   private lastEnabled: boolean | null = null;
 
   constructor(private readonly kernel: Kernel) {
+    kernel.plugin<ConnectionsProvides>('connections').onRemove((id, trx) => this.removeConnection(id, trx));
     const db = publicAdminDb(kernel.db);
     const now = () => kernel.now();
     this.scopes = new ScopeStore(db, now);
@@ -69,6 +71,19 @@ export class PublicAdminService implements PublicAdminProvides {
     if (hit && this.kernel.now() - hit.builtAt < CATALOG_TTL_MS) return hit;
     this.building ??= this.catalog().finally(() => (this.building = null));
     return this.building;
+  }
+
+  /**
+   * The connection is being deleted (ConnectionsProvides.onRemove): its stored endpoints go, and
+   * every key's grants of them; the keys themselves stay (an admin may grant them anew).
+   */
+  async removeConnection(connectionId: string, trx: MetaDb): Promise<Record<string, number>> {
+    const db = publicAdminDb(trx);
+    const scopes = db.selectFrom('public_scopes').select('id').where('connection_id', '=', connectionId);
+    const grants = await db.deleteFrom('public_key_grants').where('scope_id', 'in', scopes).executeTakeFirst();
+    const endpoints = await db.deleteFrom('public_scopes').where('connection_id', '=', connectionId).executeTakeFirst();
+    this.invalidate();
+    return { publicEndpoints: Number(endpoints.numDeletedRows), publicKeyGrants: Number(grants.numDeletedRows) };
   }
 
   /** After any local write to endpoints or keys. */

@@ -28,6 +28,12 @@ export class CustomerSessions {
     private readonly now: () => number,
   ) {}
 
+  /** Deletes the sessions on a connection's endpoints (the connection is being removed, in `db`'s transaction). */
+  static async removeConnection(db: PublicApiDb, connectionId: string): Promise<number> {
+    const res = await db.deleteFrom('public_sessions').where('connection_id', '=', connectionId).executeTakeFirst();
+    return Number(res.numDeletedRows);
+  }
+
   async create(key: PublicKey, endpoint: EndpointDefinition, identity: Record<string, unknown>): Promise<{ token: string; expiresAt: number }> {
     const token = randomToken(32);
     const at = this.now();

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
+import type { PluginDefinition } from '../../kernel/plugin/manifest.js';
 import { expect } from 'vitest';
 import { runScript } from '../../test/fixtures/schema/load.js';
 import { openDatabase } from '../../test/fixtures/schema/open.js';
@@ -10,7 +11,7 @@ import type { HttpClient, HttpResponse } from '../../test/helpers/client.js';
 import { call, expectContract } from '../../test/helpers/contract.js';
 import { createTempDatabase, type TempDatabase } from '../../test/helpers/databases.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
-import type { TestInstance } from '../../test/helpers/instance.js';
+import type { InstanceOptions, TestInstance } from '../../test/helpers/instance.js';
 import { firstPartyPlugins } from '../index.js';
 import publicAdmin from '../public-admin/manifest.js';
 import publicApi from './manifest.js';
@@ -86,6 +87,10 @@ export interface FixtureOptions {
   origins?: string | null;
   /** Switch the public API on (default true). */
   enable?: boolean;
+  /** More plugins for the instance (test plugins). */
+  plugins?: PluginDefinition[];
+  /** The instance's meta store (embedded SQLite by default). */
+  meta?: InstanceOptions['meta'];
 }
 
 export async function publicFixture(dialect: Dialect, opts: FixtureOptions = {}): Promise<PublicFixture> {
@@ -93,7 +98,8 @@ export async function publicFixture(dialect: Dialect, opts: FixtureOptions = {})
   const clock: Clock = { now: () => at, set: (t) => (at = t), nextMinute: () => (at += MINUTE + 1000) };
   const origins = opts.origins === undefined ? `${ORIGIN},https://book.example` : opts.origins;
   const { inst, admin } = await bootWithAdmin({
-    plugins: publicPlugins(),
+    plugins: [...publicPlugins(), ...(opts.plugins ?? [])],
+    ...(opts.meta ? { meta: opts.meta } : {}),
     now: () => at,
     env: { ...(origins ? { SVC_PUBLIC_API_ORIGINS: origins } : {}), SVC_TRUST_PROXY: 'true', ...opts.env },
   });

@@ -1,3 +1,4 @@
+import type { ConnectionsProvides } from '../connections/provides.js';
 import { z } from 'zod';
 import { definePlugin } from '../../kernel/plugin/manifest.js';
 import { introspect } from '../../kernel/schema/introspect/index.js';
@@ -29,5 +30,9 @@ export default definePlugin<SchemaProvides>({
   },
   routes: schemaRoutes,
   jobs: { [INTROSPECT_JOB]: introspectJob as JobDeclaration },
-  setup: (kernel) => new SchemaService(kernel, (db, dialect) => introspect(db, dialect)),
+  setup: (kernel) => {
+    const service = new SchemaService(kernel, (db, dialect) => introspect(db, dialect));
+    kernel.plugin<ConnectionsProvides>('connections').onRemove((id, trx) => service.removeConnection(id, trx));
+    return service;
+  },
 });

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
+import type { MetaDb } from '../../kernel/meta/types.js';
 import type { SchemaModel } from '../../kernel/schema/model.js';
 import type { ConnectionsProvides, SourceDialect } from '../connections/provides.js';
 import type { PagesProvides } from '../pages/provides.js';
@@ -67,6 +68,18 @@ export class SchemaService implements SchemaProvides {
 
   private get pages() {
     return this.kernel.plugin<PagesProvides>('pages');
+  }
+
+  /** The connection is being deleted (ConnectionsProvides.onRemove): its snapshots, overrides and pages go with it, in `trx`. */
+  async removeConnection(connectionId: string, trx: MetaDb): Promise<Record<string, number>> {
+    const db = schemaDb(trx);
+    const count = (res: { numDeletedRows: bigint }) => Number(res.numDeletedRows);
+    const schemaSnapshots = count(await db.deleteFrom('schema_snapshots').where('connection_id', '=', connectionId).executeTakeFirst());
+    await db.deleteFrom('schema_heads').where('connection_id', '=', connectionId).execute();
+    const schemaOverrides = count(await db.deleteFrom('schema_overrides').where('connection_id', '=', connectionId).executeTakeFirst());
+    const pages = await this.pages.removeConnection(connectionId, trx);
+    this.cache.delete(connectionId);
+    return { schemaSnapshots, schemaOverrides, pages };
   }
 
   /**
