@@ -2,6 +2,7 @@ import { createReadStream, existsSync, mkdirSync, readdirSync, rmSync, statSync 
 import { join } from 'node:path';
 import { AppError } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
+import { ownedBy, ownedPage } from '../../kernel/identity/owned.js';
 import { ownerOf, type Principal } from '../../kernel/identity/principal.js';
 import type { Job } from '../../kernel/jobs/types.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
@@ -93,24 +94,13 @@ export class ExportsService {
 
   /** Owners see their own exports; exports.admin holders see every one. Anything else is 404. */
   async visible(principal: Principal, id: string): Promise<ExportRow> {
-    const row = await this.db.selectFrom('exports').selectAll().where('id', '=', id).executeTakeFirst();
-    const owner = ownerOf(principal);
-    if (!row || (!principal.permissions.has(EXPORTS_ADMIN) && (row.owner_type !== owner.type || row.owner_id !== owner.id)))
-      throw new AppError('NOT_FOUND', { message: 'No export with this id.' });
+    const row = ownedBy(principal, await this.db.selectFrom('exports').selectAll().where('id', '=', id).executeTakeFirst(), EXPORTS_ADMIN);
+    if (!row) throw new AppError('NOT_FOUND', { message: 'No export with this id.' });
     return row;
   }
 
-  async page(principal: Principal, limit: number, cursor: string | undefined, all: boolean): Promise<{ rows: ExportRow[]; next: string | null }> {
-    let q = this.db.selectFrom('exports').selectAll().orderBy('id', 'desc').limit(limit + 1);
-    if (!(all && principal.permissions.has(EXPORTS_ADMIN))) {
-      const owner = ownerOf(principal);
-      q = q.where('owner_type', '=', owner.type).where('owner_id', '=', owner.id);
-    }
-    if (cursor) q = q.where('id', '<', cursor);
-    const rows = await q.execute();
-    const more = rows.length > limit;
-    if (more) rows.pop();
-    return { rows, next: more ? rows[rows.length - 1]!.id : null };
+  page(principal: Principal, limit: number, cursor: string | undefined, all: boolean): Promise<{ rows: ExportRow[]; next: string | null }> {
+    return ownedPage<ExportRow>(this.kernel.db, 'exports', principal, EXPORTS_ADMIN, { limit, cursor, all });
   }
 
   /**

@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError, type ErrorIssue } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
+import { ownedBy, ownedPage } from '../../kernel/identity/owned.js';
 import { ownerOf, type Principal } from '../../kernel/identity/principal.js';
 import type { Job } from '../../kernel/jobs/types.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
@@ -97,21 +98,15 @@ export class ImportsService {
     }
   }
 
-  private mine<T extends { owner_type: string; owner_id: string }>(principal: Principal, row: T | undefined, admin: string): T | null {
-    const owner = ownerOf(principal);
-    if (!row) return null;
-    return principal.permissions.has(admin) || (row.owner_type === owner.type && row.owner_id === owner.id) ? row : null;
-  }
-
   async uploadOf(principal: Principal, id: string): Promise<UploadRow> {
-    const row = this.mine(principal, await this.db.selectFrom('import_uploads').selectAll().where('id', '=', id).executeTakeFirst(), IMPORTS_ADMIN);
+    const row = ownedBy(principal, await this.db.selectFrom('import_uploads').selectAll().where('id', '=', id).executeTakeFirst(), IMPORTS_ADMIN);
     if (!row) throw new AppError('NOT_FOUND', { message: 'No upload with this id.', params: { uploadId: id } });
     if (Number(row.expires_at) <= this.kernel.now() || !existsSync(this.uploadPath(id))) throw new AppError('IMPORT_UPLOAD_EXPIRED');
     return row;
   }
 
   async visible(principal: Principal, id: string): Promise<ImportRow> {
-    const row = this.mine(principal, await this.db.selectFrom('imports').selectAll().where('id', '=', id).executeTakeFirst(), IMPORTS_ADMIN);
+    const row = ownedBy(principal, await this.db.selectFrom('imports').selectAll().where('id', '=', id).executeTakeFirst(), IMPORTS_ADMIN);
     if (!row) throw new AppError('NOT_FOUND', { message: 'No import with this id.' });
     return row;
   }
@@ -173,17 +168,8 @@ export class ImportsService {
     return this.toImport({ ...row, state: 'queued', job_id: job.id }, job);
   }
 
-  async page(principal: Principal, limit: number, cursor: string | undefined, all: boolean): Promise<{ rows: ImportRow[]; next: string | null }> {
-    let q = this.db.selectFrom('imports').selectAll().orderBy('id', 'desc').limit(limit + 1);
-    if (!(all && principal.permissions.has(IMPORTS_ADMIN))) {
-      const owner = ownerOf(principal);
-      q = q.where('owner_type', '=', owner.type).where('owner_id', '=', owner.id);
-    }
-    if (cursor) q = q.where('id', '<', cursor);
-    const rows = await q.execute();
-    const more = rows.length > limit;
-    if (more) rows.pop();
-    return { rows, next: more ? rows[rows.length - 1]!.id : null };
+  page(principal: Principal, limit: number, cursor: string | undefined, all: boolean): Promise<{ rows: ImportRow[]; next: string | null }> {
+    return ownedPage<ImportRow>(this.kernel.db, 'imports', principal, IMPORTS_ADMIN, { limit, cursor, all });
   }
 
   /** As for exports: until the handler wrote a final state, the job tells how far it got and why it stopped. */
