@@ -1,46 +1,10 @@
-/** Builders for hand-written SchemaModels in unit tests. */
-import type { Column, SchemaModel, Table } from '../../kernel/schema/model.js';
+/** Schema models for the schema plugin's unit tests (the builders are the kernel's). */
+import type { SchemaModel } from '../../kernel/schema/model.js';
+import { col, model, tbl } from '../../kernel/schema/testing.js';
 
-export function col(name: string, type: Column['type'] = 'string', extra: Partial<Column> = {}): Column {
-  return {
-    name,
-    type,
-    nativeType: type === 'string' ? 'varchar(255)' : type,
-    nullable: true,
-    default: null,
-    autoIncrement: false,
-    generated: null,
-    maxLength: type === 'string' ? 255 : null,
-    precision: null,
-    scale: null,
-    enumValues: null,
-    comment: null,
-    ...extra,
-  };
-}
-
-export function tbl(name: string, columns: Column[], extra: Partial<Table> = {}): Table {
-  return {
-    schema: null,
-    name,
-    kind: 'table',
-    columns,
-    primaryKey: columns.some((c) => c.name === 'id') ? { name: null, columns: ['id'] } : null,
-    foreignKeys: [],
-    uniques: [],
-    indexes: [],
-    checks: [],
-    rowEstimate: null,
-    comment: null,
-    ...extra,
-  };
-}
+export { col, model, tbl };
 
 export const idCol = () => col('id', 'integer', { nativeType: 'integer', nullable: false, autoIncrement: true });
-
-export function model(tables: Table[], extra: Partial<SchemaModel> = {}): SchemaModel {
-  return { dialect: 'sqlite', tables, enums: [], ...extra };
-}
 
 /** A small shop: customers, orders referencing customers, and a products table. */
 export function shop(): SchemaModel {
