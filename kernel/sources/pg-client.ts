@@ -7,6 +7,14 @@ import type pg from 'pg';
  * (statement_timeout, read-only) hold for COPY too.
  */
 
+/**
+ * A PostgreSQL identifier as statement text, for the few places that cannot take kysely's
+ * `sql.id` (COPY, startup options): quoted, with `"` doubled, exactly as kysely's compiler does.
+ */
+export function pgIdentifier(...path: string[]): string {
+  return path.map((name) => `"${name.replace(/"/g, '""')}"`).join('.');
+}
+
 const pools = new WeakMap<object, () => Promise<pg.Pool>>();
 
 /** Called by the PostgreSQL source driver for each source it opens: `pool` makes the pool once, or gives the one made. */

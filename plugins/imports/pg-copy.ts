@@ -3,6 +3,7 @@ import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClien
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { USE_DEFAULT, type PendingRow, type WriteTarget } from './write.js';
+import { pgIdentifier } from '../../kernel/sources/pg-client.js';
 
 /*
  * Inserts on PostgreSQL through `COPY … FROM STDIN` (text format): the server parses plain rows
@@ -44,8 +45,7 @@ export async function copyable(db: Db, target: Pick<WriteTarget, 'table' | 'colu
   return !!rel && (rel.relkind === 'r' || rel.relkind === 'p') && !rel.relrowsecurity && !rel.relhasrules && !rel.always;
 }
 
-const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
-const quotedName = (t: WriteTarget['table']) => (t.schema ? `${ident(t.schema)}.${ident(t.name)}` : ident(t.name));
+const quotedName = (t: WriteTarget['table']) => (t.schema ? pgIdentifier(t.schema, t.name) : pgIdentifier(t.name));
 
 const SPECIAL = /[\\\n\r\t\0]/;
 const SPECIALS = /[\\\n\r\t\0]/g;
@@ -121,7 +121,7 @@ export function copyGroups(target: WriteTarget, rows: PendingRow[]): CopyGroup[]
 
 /** Runs one COPY of `text`; `before` and `after` are statements sent in the same message. */
 async function copyIn(client: pg.ClientBase, target: WriteTarget, at: number[], text: string, before: string, after: string): Promise<void> {
-  const columns = at.map((j) => ident(target.columns[j]!)).join(', ');
+  const columns = at.map((j) => pgIdentifier(target.columns[j]!)).join(', ');
   const stream = client.query(copyFrom(`${before}copy ${quotedName(target.table)} (${columns}) from stdin${after}`));
   const done = finished(stream);
   stream.end(text);

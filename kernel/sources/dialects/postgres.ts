@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { postgresHelpers } from '../../meta/dialects/postgres.js';
 import { errorCode, errorText, type FailureReason } from '../failure.js';
 import type { ServerTarget, SourceDriver, SourceSettings } from '../types.js';
-import { rememberPgPool } from '../pg-client.js';
+import { pgIdentifier, rememberPgPool } from '../pg-client.js';
 import { classifyNetwork, tlsOptions } from './network.js';
 
 /** A value for the startup `options` (`-c name=value`): spaces and backslashes are escaped there. */
@@ -11,14 +11,10 @@ function startupValue(v: string): string {
   return v.replace(/\\/g, '\\\\').replace(/ /g, '\\ ');
 }
 
-function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
 function startupOptions(settings: SourceSettings): string | undefined {
   const opts: string[] = [];
   if (settings.readOnly) opts.push('-c default_transaction_read_only=on');
-  if (settings.defaultSchema) opts.push(`-c search_path=${startupValue(quoteIdent(settings.defaultSchema))}`);
+  if (settings.defaultSchema) opts.push(`-c search_path=${startupValue(pgIdentifier(settings.defaultSchema))}`);
   return opts.length ? opts.join(' ') : undefined;
 }
 
