@@ -169,45 +169,9 @@ export const storedDefinitionSchema = z.object({
   needsSession: z.boolean(),
 });
 
+const STORED_KEYS = Object.keys(storedDefinitionSchema.shape) as Array<keyof StoredDefinition>;
+
+/** What the row's `definition` column holds: the definition's own rules, nothing the row or the schema says. */
 export function storedPart(def: EndpointDefinition): StoredDefinition {
-  const {
-    methods,
-    columns,
-    writable,
-    defaults,
-    filters,
-    filterable,
-    searchable,
-    orderable,
-    identity,
-    sensitive,
-    allowCascade,
-    shape,
-    rateLimit,
-    timeZone,
-    serviceRole,
-    booking,
-    window,
-    needsSession,
-  } = def;
-  return {
-    methods,
-    columns,
-    writable,
-    defaults,
-    filters,
-    filterable,
-    searchable,
-    orderable,
-    identity,
-    sensitive,
-    allowCascade,
-    shape,
-    rateLimit,
-    timeZone,
-    serviceRole,
-    booking,
-    window,
-    needsSession,
-  };
+  return Object.fromEntries(STORED_KEYS.map((key) => [key, def[key]])) as StoredDefinition;
 }
