@@ -6,7 +6,7 @@ import type { Logger } from '../logger.js';
 import type { Dialect, MetaDb } from '../meta/types.js';
 import type { LoadedJobKind } from './kinds.js';
 import { resolveJobOptions, type JobRunnerOptions, type ResolvedJobOptions } from './options.js';
-import { checkPayload } from './rows.js';
+import { checkPayload, rowToJob } from './rows.js';
 import { JobRunner } from './runner.js';
 import { FINAL_STATES, JOB_FINISHED, JOB_PROGRESS, toJobView } from './schema.js';
 import { JobStore } from './store.js';
@@ -97,8 +97,10 @@ export class JobService implements JobQueue {
       updated_at: now,
     };
     await this.store.insert(row);
+    // The job as enqueued: a runner may claim it the moment it is stored, so it is not read back.
+    const job = rowToJob(row);
     this.runner.wake();
-    return (await this.store.get(row.id))!;
+    return job;
   }
 
   get(id: string): Promise<Job | null> {
