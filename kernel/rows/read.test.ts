@@ -7,7 +7,7 @@ import { openDatabase } from '../../test/fixtures/schema/open.js';
 import { createTempDatabase, databaseAvailable, type TempDatabase } from '../../test/helpers/databases.js';
 import { rowDialect } from './dialects/index.js';
 import { parseListParams } from './query-params.js';
-import { countRows, listRows, whereSql } from './read.js';
+import { countRows, listRows, toWireRow, whereSql } from './read.js';
 import { statementStats } from './statements.js';
 import { col, idCol, tbl } from './testing.js';
 import type { RowsDialectName } from './types.js';
@@ -160,6 +160,11 @@ describe('wire rows', () => {
         for (const name of odd) expect(Object.getOwnPropertyDescriptor(row, name)?.value).toBe(`${name}:${i + 1}`);
       }
       expect(JSON.parse(JSON.stringify(page.rows[0]))).toEqual(Object.fromEntries([['id', 1], ...odd.map((n) => [n, `${n}:1`])]));
+      // The key-by-key path (one row read by its key) answers alike.
+      const one = toWireRow(d, oddTable.columns, [7, ...odd.map((n) => `${n}:7`)]);
+      expect(Object.getPrototypeOf(one)).toBe(Object.prototype);
+      expect(Object.keys(one)).toEqual(['id', ...odd]);
+      expect(Object.getOwnPropertyDescriptor(one, '__proto__')?.value).toBe('__proto__:7');
     } finally {
       await db.destroy();
       rmSync(dir, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import type { AnyDb, RowDialect } from './dialect.js';
 import { containsPattern, type Filter, type ListParams, type SortKey } from './query-params.js';
 import { recordIdOf } from './record-id.js';
 import { asValue, idOf, statement, type Embed } from './statements.js';
-import { wireRowMaker } from './wire-row.js';
+import { setField, wireRowMaker } from './wire-row.js';
 import { primaryKeyColumns, type PortableValue, type RowTable } from './types.js';
 
 type Sql = RawBuilder<unknown>;
@@ -32,13 +32,7 @@ export function rawValues(row: Record<string, unknown>, count: number): unknown[
 
 export function toWireRow(d: RowDialect, columns: readonly Column[], raw: readonly unknown[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (let i = 0; i < columns.length; i++) {
-    const name = columns[i]!.name;
-    const value = d.toWire(columns[i]!, raw[i]);
-    // A column may be called __proto__: assigning would set the object's prototype instead.
-    if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
-    else out[name] = value;
-  }
+  for (let i = 0; i < columns.length; i++) setField(out, columns[i]!.name, d.toWire(columns[i]!, raw[i]));
   return out;
 }
 

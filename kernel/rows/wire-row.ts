@@ -2,6 +2,15 @@ import type { Column } from '../schema/model.js';
 import type { RowDialect } from './dialect.js';
 import { idOf } from './statements.js';
 
+/**
+ * Sets a row's field by column name. A column may be called `__proto__`: assigning that would
+ * set the object's prototype instead, so it becomes an own property like any other name.
+ */
+export function setField(row: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__') Object.defineProperty(row, name, { value, enumerable: true, writable: true, configurable: true });
+  else row[name] = value;
+}
+
 /** A driver row aliased by selectList (`c0`, `c1`, …) → the row in wire form, keyed by column name. */
 export type WireRowMaker = (row: Record<string, unknown>) => Record<string, unknown>;
 

@@ -10,6 +10,7 @@ import {
   readRow,
   recordIdOf,
   RowInputError,
+  setField,
   toWireRow,
   updateRow,
   type AnyDb,
@@ -60,7 +61,7 @@ export class RowWriter {
 
   private visible(row: WireRow): WireRow {
     const out: WireRow = {};
-    for (const c of this.view.readable) out[c.name] = row[c.name];
+    for (const c of this.view.readable) setField(out, c.name, row[c.name]);
     return out;
   }
 

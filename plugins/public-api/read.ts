@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { listRows, parseListParams, parseRecordId, RowInputError, toWireRow, type ListParams, type PortableValue } from '../../kernel/rows/index.js';
+import { listRows, parseListParams, parseRecordId, RowInputError, setField, toWireRow, type ListParams, type PortableValue } from '../../kernel/rows/index.js';
 import type { Column } from '../../kernel/schema/model.js';
 import type { ResponseShape } from '../public-admin/provides.js';
 import { onSource, openEndpoint, type Opened } from './access.js';
@@ -18,7 +18,7 @@ export function missing(opened: Opened): never {
 
 export function pick(row: Record<string, unknown>, columns: readonly Column[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const c of columns) out[c.name] = row[c.name] ?? null;
+  for (const c of columns) setField(out, c.name, row[c.name] ?? null);
   return out;
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { normaliseDatetime, rawValues, selectList, whereSql, type AnyDb, type Filter, type RowDialect } from '../../../kernel/rows/index.js';
+import { normaliseDatetime, rawValues, selectList, setField, whereSql, type AnyDb, type Filter, type RowDialect } from '../../../kernel/rows/index.js';
 import type { Column } from '../../../kernel/schema/model.js';
 import type { BookingRules } from '../../public-admin/provides.js';
 import type { EffectiveTable } from '../../schema/provides.js';
@@ -53,7 +53,7 @@ export async function bookingsBetween(
     if (at === null) continue;
     const size = party ? Number(d.toWire(party, raw[1])) : 1;
     const values: Record<string, unknown> = {};
-    others.forEach((c, i) => (values[c.name] = d.toWire(c, raw[i + (party ? 2 : 1)])));
+    others.forEach((c, i) => setField(values, c.name, d.toWire(c, raw[i + (party ? 2 : 1)])));
     out.push({ at, party: Number.isFinite(size) && size > 0 ? size : 1, values });
   }
   return out;
