@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createApp } from '../kernel/app.js';
+import { cursorContext } from '../kernel/rows/cursor.js';
+import type { Table } from '../kernel/schema/model.js';
 import { loadConfig } from '../kernel/config.js';
 import { firstPartyPlugins } from '../plugins/index.js';
 import { createTempDatabase, databaseAvailable } from '../test/helpers/databases.js';
@@ -55,6 +57,11 @@ async function main(): Promise<void> {
     };
     const connection = (await post('/api/v1/connections', { name: 'bench', dialect: 'postgres', url: temp.url })).data.connection;
     await post(`/api/v1/connections/${connection.id}/introspect`);
+    const schema = (await (await fetch(`${base}/api/v1/connections/${connection.id}/schema`, { headers: { cookie } })).json()) as { data: { model: { tables: Table[] } } };
+    const table = schema.data.model.tables.find((t) => t.name === 'items')!;
+    const column = (name: string) => table.columns.find((c) => c.name === name)!;
+    // Cursors are signed (decisions DA8): the bench signs its random positions as the instance would.
+    const signer = app.kernel.signer('data.cursor');
     const get = async (query: string) => {
       const res = await fetch(`${base}/api/v1/data/${connection.id}/items?${query}`, { headers: { cookie } });
       if (!res.ok) throw new Error(`data answered ${res.status}: ${await res.text()}`);
@@ -68,14 +75,16 @@ async function main(): Promise<void> {
     ] as const) {
       // A real cursor from the API, with its keys moved to random positions.
       const first = await get(`limit=50${sort ? `&${sort}` : ''}`);
-      const template = JSON.parse(Buffer.from(first.data.nextCursor!, 'base64url').toString('utf8')) as { s: string; k: unknown[] };
+      const template = JSON.parse(Buffer.from(first.data.nextCursor!.split('.')[0]!, 'base64url').toString('utf8')) as { s: string; k: unknown[] };
+      const context = cursorContext(table, sort ? [{ column: column('created'), desc: true }, { column: column('id'), desc: true }] : [{ column: column('id'), desc: false }]);
       const api: number[] = [];
       const direct: number[] = [];
       for (let i = 0; i < SAMPLES + 10; i++) {
         const id = 1 + Math.floor(Math.random() * (ROWS - 100));
         const at = (await client.query<{ created: Date }>('select created from items where id = $1', [id])).rows[0]!.created;
         const keys = sort ? [template.k[0] === null ? null : at.toISOString(), String(id)] : [String(id)];
-        const cursor = Buffer.from(JSON.stringify({ ...template, k: keys.map((k, n) => (typeof template.k[n] === 'number' ? Number(k) : k)) }), 'utf8').toString('base64url');
+        const payload = Buffer.from(JSON.stringify({ ...template, k: keys.map((k, n) => (typeof template.k[n] === 'number' ? Number(k) : k)) }), 'utf8').toString('base64url');
+        const cursor = signer.sign(payload, context);
         let t = process.hrtime.bigint();
         const page = await get(`limit=50${sort ? `&${sort}` : ''}&cursor=${cursor}`);
         const apiMs = ms(t);

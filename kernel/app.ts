@@ -7,7 +7,7 @@ import fp from 'fastify-plugin';
 import { AuditLog } from './audit.js';
 import type { Config } from './config.js';
 import { SIGNED_IN } from './contract/route.js';
-import { SecretBox } from './crypto.js';
+import { SecretBox, TokenSigner } from './crypto.js';
 import { Mailer } from './mail/mailer.js';
 import { NOTIFICATION_CREATED, NotificationService, notificationSchema } from './notifications.js';
 import { EventBus, type EventBridge } from './events/bus.js';
@@ -150,6 +150,12 @@ export async function createApp(opts: AppOptions): Promise<App> {
     if (!box) boxes.set(purpose, (box = new SecretBox(config.secret, purpose)));
     return box;
   };
+  const signers = new Map<string, TokenSigner>();
+  const signer = (purpose: string) => {
+    let s = signers.get(purpose);
+    if (!s) signers.set(purpose, (s = new TokenSigner(config.secret, purpose)));
+    return s;
+  };
   const base = {
     config,
     log,
@@ -165,6 +171,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     notifications: new NotificationService(store.db, bus, now),
     jobs,
     secrets,
+    signer,
     version: VERSION,
     instanceId,
     startedAt: now(),

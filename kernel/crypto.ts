@@ -1,6 +1,11 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 const VERSION = 'v1';
+
+/** A 256-bit key derived from SVC_SECRET for one purpose only (HKDF-SHA256). */
+function purposeKey(secret: string, purpose: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), Buffer.from(`svc:${purpose}`, 'utf8'), 32));
+}
 
 /**
  * Encrypts secrets at rest (SMTP passwords, TOTP secrets, connection URLs) with AES-256-GCM
@@ -10,7 +15,7 @@ export class SecretBox {
   private readonly key: Buffer;
 
   constructor(secret: string, purpose: string) {
-    this.key = Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), Buffer.from(`svc:${purpose}`, 'utf8'), 32));
+    this.key = purposeKey(secret, purpose);
   }
 
   encrypt(plaintext: string): string {
@@ -28,5 +33,43 @@ export class SecretBox {
     const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12));
     decipher.setAuthTag(raw.subarray(12, 28));
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  }
+}
+
+/** 128 bits of HMAC-SHA256: forging one takes 2^128 guesses, and it keeps tokens short. */
+const MAC_BYTES = 16;
+const MAC_TEXT = Math.ceil((MAC_BYTES * 4) / 3);
+
+/**
+ * Signs values the server hands out and must get back unchanged (list cursors): the caller
+ * sees the payload, but only a token this instance (or a replica sharing SVC_SECRET) made
+ * opens. `context` binds a token to where it was issued without carrying it in the token, so a
+ * token made for one list does not open for another.
+ */
+export class TokenSigner {
+  private readonly key: Buffer;
+
+  constructor(secret: string, purpose: string) {
+    this.key = purposeKey(secret, purpose);
+  }
+
+  /** `<payload>.<mac>`; the payload must be URL-safe text without a dot (base64url is). */
+  sign(payload: string, context = ''): string {
+    return `${payload}.${this.mac(payload, context).toString('base64url')}`;
+  }
+
+  /** The payload of a token this signer made for `context`, or null (forged, altered, truncated, another context). */
+  open(token: string, context = ''): string | null {
+    const dot = token.length - MAC_TEXT - 1;
+    if (dot < 0 || token.charCodeAt(dot) !== 46 /* . */) return null;
+    const payload = token.slice(0, dot);
+    // Compared as text: base64url's unused low bits would let two spellings of one MAC open.
+    const given = Buffer.from(token.slice(dot + 1), 'latin1');
+    const expected = Buffer.from(this.mac(payload, context).toString('base64url'), 'latin1');
+    return given.length === expected.length && timingSafeEqual(given, expected) ? payload : null;
+  }
+
+  private mac(payload: string, context: string): Buffer {
+    return createHmac('sha256', this.key).update(context).update('\n').update(payload).digest().subarray(0, MAC_BYTES);
   }
 }

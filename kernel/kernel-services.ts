@@ -1,6 +1,6 @@
 import type { AuditLog } from './audit.js';
 import type { Config } from './config.js';
-import type { SecretBox } from './crypto.js';
+import type { SecretBox, TokenSigner } from './crypto.js';
 import type { Mailer } from './mail/mailer.js';
 import type { NotificationService } from './notifications.js';
 import type { EventBus } from './events/bus.js';
@@ -32,6 +32,8 @@ export interface Kernel {
   readonly jobs: JobQueue;
   /** A box that seals secrets at rest under a key for this purpose only. */
   secrets(purpose: string): SecretBox;
+  /** Signs tokens handed out and taken back unchanged (list cursors), under a key for this purpose only. */
+  signer(purpose: string): TokenSigner;
   readonly version: string;
   /** Unique per process; tells replicas apart. */
   readonly instanceId: string;

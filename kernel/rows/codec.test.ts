@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { col, idCol, tbl } from './testing.js';
 import { isoDatetime, normaliseDatetime, padScale, parseText, parseWire } from './codec.js';
+import { TokenSigner } from '../crypto.js';
 import { decodeRowCursor, encodeRowCursor } from './cursor.js';
 import { rowDialect } from './dialects/index.js';
 import { likePattern, parseListParams } from './query-params.js';
@@ -150,11 +151,19 @@ describe('list parameters', () => {
 });
 
 describe('cursors', () => {
-  it('round-trips raw values, Buffers included, and refuses another sort or a forged one', () => {
-    const c = encodeRowCursor({ sort: '-name', keys: ['x', null, Buffer.from([1, 2])] });
-    expect(decodeRowCursor(c, '-name', 3, 'query.cursor')).toEqual({ sort: '-name', keys: ['x', null, Buffer.from([1, 2])] });
-    expect(issuesOf(() => decodeRowCursor(c, 'name', 3, 'query.cursor'))[0]!.path).toBe('query.cursor');
-    expect(() => decodeRowCursor('bm90IGpzb24', '', 1, 'query.cursor')).toThrow(RowInputError);
-    expect(() => decodeRowCursor(c, '-name', 2, 'query.cursor')).toThrow(RowInputError);
+  const signing = { signer: new TokenSigner('s'.repeat(40), 'test.cursor'), context: 'shop.products' };
+  it('round-trips raw values, Buffers and BigInts included, and refuses another sort or a forged one', () => {
+    const c = encodeRowCursor({ sort: '-name', keys: ['x', null, Buffer.from([1, 2]), 9223372036854775807n] }, signing);
+    expect(decodeRowCursor(c, '-name', 4, 'query.cursor', signing)).toEqual({ sort: '-name', keys: ['x', null, Buffer.from([1, 2]), 9223372036854775807n] });
+    expect(issuesOf(() => decodeRowCursor(c, 'name', 4, 'query.cursor', signing))[0]!.path).toBe('query.cursor');
+    expect(() => decodeRowCursor('bm90IGpzb24', '', 1, 'query.cursor', signing)).toThrow(RowInputError);
+    expect(() => decodeRowCursor(c, '-name', 2, 'query.cursor', signing)).toThrow(RowInputError);
+    expect(() => decodeRowCursor(c, '-name', 4, 'query.cursor', { ...signing, context: 'shop.orders' })).toThrow(RowInputError);
+    const unsigned = c.split('.')[0]!;
+    expect(() => decodeRowCursor(unsigned, '-name', 4, 'query.cursor', signing)).toThrow(RowInputError);
+  });
+  it('refuses, even when signed, a value no database select gives back', () => {
+    const raw = (k: unknown[]) => signing.signer.sign(Buffer.from(JSON.stringify({ s: '', k })).toString('base64url'), signing.context);
+    for (const bad of [[{ a: 1 }], [[1]], [{ $b: 'AA', x: 1 }], [{ $n: '1e5' }]]) expect(() => decodeRowCursor(raw(bad), '', 1, 'query.cursor', signing)).toThrow(RowInputError);
   });
 });

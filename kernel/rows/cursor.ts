@@ -1,11 +1,19 @@
-import { refuse } from './types.js';
+import type { TokenSigner } from '../crypto.js';
+import type { SortKey } from './query-params.js';
+import { refuse, type RowTable } from './types.js';
 
 /**
  * A list cursor: the sort it was made for, and either the last row's raw key values (keyset)
  * or an offset (tables without a primary key). Raw values are what the database returned
  * through the dialect's select, so they bind back unchanged and compare exactly.
+ *
+ * Because they bind back unchanged, a cursor is signed (decisions DA8): only values this
+ * instance read from that table, for that sort, ever reach a statement. A value of a type the
+ * column does not have (a binary marker for an integer key) never gets to the database.
  */
 export type RowCursor = { sort: string; keys: unknown[] } | { sort: string; offset: number };
+
+const NOT_OURS = 'Not a cursor this list issued; pass nextCursor from a previous page.';
 
 /** Buffers and BigInts have no JSON form of their own. */
 function toSafe(v: unknown): unknown {
@@ -15,35 +23,69 @@ function toSafe(v: unknown): unknown {
   return v;
 }
 
+/** A raw value back from its JSON form; undefined for anything toSafe never writes. */
 function fromSafe(v: unknown): unknown {
-  if (v !== null && typeof v === 'object' && !Array.isArray(v)) {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : undefined;
+  if (typeof v === 'object' && !Array.isArray(v)) {
     const o = v as Record<string, unknown>;
+    const keys = Object.keys(o);
+    if (keys.length !== 1) return undefined;
     if (typeof o.$b === 'string') return Buffer.from(o.$b, 'base64');
-    if (typeof o.$n === 'string' && /^-?\d+$/.test(o.$n)) return BigInt(o.$n);
+    if (typeof o.$n === 'string' && /^-?\d{1,20}$/.test(o.$n)) return BigInt(o.$n);
   }
-  return v;
+  return undefined;
 }
 
-export function encodeRowCursor(c: RowCursor): string {
+const contexts = new WeakMap<RowTable, Map<string, string>>();
+
+/**
+ * What a cursor is bound to besides its sort text: the table, and the order it pages in (each
+ * key column with its direction and types). A cursor of another table, of another order (the
+ * public API's default is newest first, /data's oldest first), or of this table before a key
+ * column changed type, does not open. Kept per table object (the schema plugin hands out one
+ * object per table) and order.
+ */
+export function cursorContext(table: RowTable, keys: readonly SortKey[]): string {
+  let order = '';
+  for (const k of keys) order += `${k.desc ? '-' : '+'}${k.column.name.length}:${k.column.name}`;
+  let byOrder = contexts.get(table);
+  const hit = byOrder?.get(order);
+  if (hit !== undefined) return hit;
+  const context = JSON.stringify([table.schema, table.name, keys.map((k) => [k.column.name, k.desc, k.column.type, k.column.nativeType])]);
+  if (!byOrder) contexts.set(table, (byOrder = new Map()));
+  if (byOrder.size < 64) byOrder.set(order, context);
+  return context;
+}
+
+export interface CursorSigning {
+  signer: TokenSigner;
+  context: string;
+}
+
+export function encodeRowCursor(c: RowCursor, signing: CursorSigning): string {
   const body = 'keys' in c ? { s: c.sort, k: c.keys.map(toSafe) } : { s: c.sort, o: c.offset };
-  return Buffer.from(JSON.stringify(body), 'utf8').toString('base64url');
+  return signing.signer.sign(Buffer.from(JSON.stringify(body), 'utf8').toString('base64url'), signing.context);
 }
 
 /** Decodes a cursor made for `sort` with `keyCount` key values; throws RowInputError at `path`. */
-export function decodeRowCursor(raw: string, sort: string, keyCount: number | null, path: string): RowCursor {
+export function decodeRowCursor(raw: string, sort: string, keyCount: number | null, path: string, signing: CursorSigning): RowCursor {
+  const payload = signing.signer.open(raw, signing.context);
+  if (payload === null) refuse(path, NOT_OURS);
   let body: { s?: unknown; k?: unknown; o?: unknown };
   try {
-    body = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as typeof body;
+    body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as typeof body;
   } catch {
-    refuse(path, 'Not a cursor this list issued; pass nextCursor from a previous page.');
+    refuse(path, NOT_OURS);
   }
-  if (body === null || typeof body !== 'object' || typeof body.s !== 'string')
-    refuse(path, 'Not a cursor this list issued; pass nextCursor from a previous page.');
+  if (body === null || typeof body !== 'object' || typeof body.s !== 'string') refuse(path, NOT_OURS);
   if (body.s !== sort) refuse(path, 'This cursor belongs to another sort order; start again without a cursor.');
   if (keyCount === null) {
-    if (typeof body.o !== 'number' || !Number.isSafeInteger(body.o) || body.o < 0) refuse(path, 'Not a cursor this list issued.');
+    if (typeof body.o !== 'number' || !Number.isSafeInteger(body.o) || body.o < 0) refuse(path, NOT_OURS);
     return { sort, offset: body.o };
   }
-  if (!Array.isArray(body.k) || body.k.length !== keyCount) refuse(path, 'Not a cursor this list issued.');
-  return { sort, keys: body.k.map(fromSafe) };
+  if (!Array.isArray(body.k) || body.k.length !== keyCount) refuse(path, NOT_OURS);
+  const keys = body.k.map(fromSafe);
+  if (keys.includes(undefined)) refuse(path, NOT_OURS);
+  return { sort, keys };
 }

@@ -5,12 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../test/fixtures/schema/open.js';
 import { createTempDatabase, databaseAvailable, type TempDatabase } from '../../test/helpers/databases.js';
+import { TokenSigner } from '../crypto.js';
 import { rowDialect } from './dialects/index.js';
 import { parseListParams } from './query-params.js';
 import { countRows, listRows, toWireRow, whereSql } from './read.js';
 import { statementStats } from './statements.js';
 import { col, idCol, tbl } from './testing.js';
 import type { RowsDialectName } from './types.js';
+
+const cursors = new TokenSigner('s'.repeat(40), 'test.cursor');
 
 const dialects: RowsDialectName[] = ['sqlite'];
 if (await databaseAvailable('postgres')) dialects.push('postgres');
@@ -68,7 +71,7 @@ describe.each(dialects)('keyset pages on %s', (dialect) => {
         { sort, limit: String(limit), ...filters, ...(cursor ? { cursor } : {}) },
         { table, readable: new Set(['id', 'grp', 'score']) },
       );
-      const page = await listRows(db, d, table, p, { output: table.columns, searchable: [] });
+      const page = await listRows(db, d, table, p, { output: table.columns, searchable: [], cursors });
       ids.push(...page.rows.map((r) => r.id as number));
       if (!page.nextCursor) return ids;
       cursor = page.nextCursor;
@@ -122,6 +125,7 @@ describe.each(dialects)('keyset pages on %s', (dialect) => {
         await listRows(db, d, table, parseListParams({ limit: '60', ...q }, { table, readable: new Set(['id', 'grp', 'score']) }), {
           output: table.columns,
           searchable: table.columns,
+          cursors,
         })
       ).rows.map((r) => r.id);
     for (const [grp, score] of [
@@ -152,7 +156,7 @@ describe('wire rows', () => {
         await sql`insert into ${sql.id('odd names')} (id, ${sql.join(odd.map((n) => sql.id(n)))}) values (${id}, ${sql.join(odd.map((n) => `${n}:${id}`))})`.execute(db);
       const d = rowDialect('sqlite');
       const params = parseListParams({ limit: '2' }, { table: oddTable, readable: new Set(oddTable.columns.map((c) => c.name)), defaultLimit: 50, maxLimit: 500 });
-      const page = await listRows(db, d, oddTable, params, { output: oddTable.columns, searchable: [] });
+      const page = await listRows(db, d, oddTable, params, { output: oddTable.columns, searchable: [], cursors });
       expect(page.rows).toHaveLength(2);
       for (const [i, row] of page.rows.entries()) {
         expect(Object.getPrototypeOf(row)).toBe(Object.prototype);

@@ -1,7 +1,8 @@
 import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import type { Column } from '../schema/model.js';
 import { ORDERABLE_TYPES, SEARCHABLE_TYPES } from './codec.js';
-import { decodeRowCursor, encodeRowCursor } from './cursor.js';
+import type { TokenSigner } from '../crypto.js';
+import { cursorContext, decodeRowCursor, encodeRowCursor } from './cursor.js';
 import type { AnyDb, RowDialect } from './dialect.js';
 import { containsPattern, type Filter, type ListParams, type SortKey } from './query-params.js';
 import { recordIdOf } from './record-id.js';
@@ -203,6 +204,8 @@ export interface ListOptions {
   /** Columns `search` looks in (the caller's readable ones). */
   searchable: readonly Column[];
   cursorPath?: string;
+  /** Signs the cursors this list hands out and opens the ones it is given (`kernel.signer('rows.cursor')`). */
+  cursors: TokenSigner;
   /** false: `recordIds` stays empty (a caller that never addresses rows by id need not pay for them). */
   recordIds?: boolean;
 }
@@ -218,7 +221,8 @@ export async function listRows(db: AnyDb, d: RowDialect, table: RowTable, p: Lis
   const pk = primaryKeyColumns(table);
   const keys = orderKeys(table, p.sort);
   const signature = p.sortText;
-  const cursor = p.cursor === null ? null : decodeRowCursor(p.cursor, signature, pk.length > 0 ? keys.length : null, opts.cursorPath ?? 'query.cursor');
+  const signing = { signer: opts.cursors, context: cursorContext(table, keys) };
+  const cursor = p.cursor === null ? null : decodeRowCursor(p.cursor, signature, pk.length > 0 ? keys.length : null, opts.cursorPath ?? 'query.cursor', signing);
   const output = pk.every((c) => opts.output.includes(c)) ? opts.output : [...opts.output, ...pk.filter((c) => !opts.output.includes(c))];
   const selected = keys.every((k) => output.includes(k.column)) ? output : [...output, ...keys.map((k) => k.column).filter((c) => !output.includes(c))];
   const searchable = p.search === null ? [] : opts.searchable.filter((c) => SEARCHABLE_TYPES.has(c.type));
@@ -246,8 +250,8 @@ export async function listRows(db: AnyDb, d: RowDialect, table: RowTable, p: Lis
     const last = page[page.length - 1]!;
     nextCursor =
       pk.length > 0
-        ? encodeRowCursor({ sort: signature, keys: keys.map((k) => last[alias(selected.indexOf(k.column))]) })
-        : encodeRowCursor({ sort: signature, offset: offset + p.limit });
+        ? encodeRowCursor({ sort: signature, keys: keys.map((k) => last[alias(selected.indexOf(k.column))]) }, signing)
+        : encodeRowCursor({ sort: signature, offset: offset + p.limit }, signing);
   }
   const rows = page.map(wireRowMaker(d, output));
   return { rows, recordIds: opts.recordIds === false ? [] : rows.map((r) => recordIdOf(table, r)), nextCursor };

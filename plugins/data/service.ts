@@ -113,7 +113,7 @@ export class DataService {
     return this.connections.withSource(connectionId, (db, info) => {
       const d = rowDialect(info.dialect);
       return reading(d, async () => {
-        const page = await listRows(db, d, table, params, { output: params.fields ?? view.readable, searchable: view.readable });
+        const page = await listRows(db, d, table, params, { output: params.fields ?? view.readable, searchable: view.readable, cursors: this.kernel.signer('data.cursor') });
         const count = await countRows(db, d, table, whereSql(d, params.filters, params.search, view.readable));
         return { ...page, total: count.total, totalExact: count.exact };
       });

@@ -88,7 +88,11 @@ export async function listRecords(api: PublicApi, req: FastifyRequest, ref: stri
   }
   const output = params.fields ?? opened.readable;
   const searchable = opened.lists.searchable;
-  const page = await onSource(api, opened, (db, d) => listRows(db, d, opened.table, params, { output, searchable, recordIds: false }));
+  const page = await onSource(api, opened, (db, d) => listRows(db, d, opened.table, params, { output, searchable, recordIds: false, cursors: api.cursors })).catch((err: unknown) => {
+    // The cursor is opened with the list: one that this endpoint never handed out.
+    if (err instanceof RowInputError) throw queryRefused('cursor', 'invalid');
+    throw err;
+  });
   // listRows adds the key columns to its rows; only then do they need trimming to `output`.
   const keyAdded = opened.lists.primaryKey.some((c) => !output.includes(c));
   const rows = keyAdded ? page.rows.map((r) => pick(r, output)) : page.rows;

@@ -1,3 +1,4 @@
+import type { TokenSigner } from '../../kernel/crypto.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
@@ -16,6 +17,8 @@ export class PublicApi {
   readonly tables: TableCache;
   readonly sources: SourceCache;
   readonly keys: KeyCache;
+  /** Signs the list cursors this API hands out (decisions DA8). */
+  readonly cursors: TokenSigner;
 
   constructor(readonly kernel: Kernel) {
     const now = () => kernel.now();
@@ -24,6 +27,7 @@ export class PublicApi {
     this.tables = new TableCache(() => kernel.plugin<SchemaProvides>('schema'), now);
     this.sources = new SourceCache(() => kernel.plugin<ConnectionsProvides>('connections'), now);
     this.keys = new KeyCache(this.admin, now);
+    this.cursors = kernel.signer('public.cursor');
     // A deleted connection's customer sessions end with it (their endpoints are gone too).
     this.connections.onRemove(async (id, trx) => ({ publicSessions: await CustomerSessions.removeConnection(publicApiDb(trx), id) }));
   }
