@@ -107,9 +107,15 @@ describe('SourceRegistry on SQLite', () => {
     makeFile(file, 'four');
     const reg = new SourceRegistry({ log });
     await reg.acquire('c4', 'f', () => spec('sqlite', `sqlite:${file}`));
-    expect(reg.reportError('c4', Object.assign(new Error('no such table: x'), { code: 'SQLITE_ERROR' }))).toBeNull();
-    expect(reg.reportError('c4', Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' }))).toMatchObject({ reason: 'file-not-found' });
-    expect(reg.reportError('unknown-id', new Error('x'))).toBeNull();
+    const ioError = Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+    expect(await reg.reportError('c4', Object.assign(new Error('no such table: x'), { code: 'SQLITE_ERROR' }))).toBeNull();
+    // The words of one statement alone: the file is still there, so the database is still usable.
+    expect(await reg.reportError('c4', ioError)).toBeNull();
+    expect(await readLabel(await reg.acquire('c4', 'f', () => spec('sqlite', `sqlite:${file}`)))).toBe('four');
+    renameSync(file, `${file}.gone`);
+    expect(await reg.reportError('c4', ioError)).toMatchObject({ reason: 'file-not-found' });
+    await expect(reg.acquire('c4', 'f', () => spec('sqlite', `sqlite:${file}`))).rejects.toMatchObject({ reason: 'file-not-found' });
+    expect(await reg.reportError('unknown-id', new Error('x'))).toBeNull();
     await reg.closeAll();
   });
 
@@ -148,9 +154,24 @@ describe.runIf(pg)('SourceRegistry on PostgreSQL', () => {
     const reg = new SourceRegistry({ log });
     const db = await reg.acquire('p1', 'f', () => spec('postgres', temp.url, { statementTimeoutMs: 300 }));
     await expect(sql`select pg_sleep(2)`.execute(db)).rejects.toMatchObject({ code: '57014' });
-    expect(reg.reportError('p1', await sql`select pg_sleep(2)`.execute(db).catch((e: unknown) => e))).toBeNull();
+    expect(await reg.reportError('p1', await sql`select pg_sleep(2)`.execute(db).catch((e: unknown) => e))).toBeNull();
     const ro = await reg.acquire('p2', 'f', () => spec('postgres', temp.url, { readOnly: true }));
     await expect(sql`create table x (id int)`.execute(ro)).rejects.toMatchObject({ code: '25006' });
+    await reg.closeAll();
+  });
+
+  it('keeps serving after a statement PostgreSQL calls a protocol violation (08P01), and holds a truly lost server unreachable', async () => {
+    const reg = new SourceRegistry({ log });
+    const db = await reg.acquire('p4', 'f', () => spec('postgres', temp.url));
+    // A bind the server cannot read (bytes for an integer): ERROR 08P01 on a healthy connection.
+    const err = await sql`select 1 where 1 > ${Buffer.from([1, 2, 3])}`.execute(db).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: '08P01' });
+    for (let i = 0; i < 5; i++) expect(await reg.reportError('p4', err)).toBeNull();
+    expect((await sql<{ n: number }>`select 1 as n`.execute(await reg.acquire('p4', 'f', () => spec('postgres', temp.url)))).rows).toEqual([{ n: 1 }]);
+    // The same words from a server that is gone: unreachable, and refused until it is back.
+    const gone = await reg.acquire('p5', 'f', () => spec('postgres', temp.url.replace(':5432/', ':1/'), { connectTimeoutMs: 500 })).catch((e: unknown) => e);
+    expect(gone).toMatchObject({ reason: 'unreachable' });
+    expect(await reg.reportError('p5', err)).toMatchObject({ reason: 'unreachable' });
     await reg.closeAll();
   });
 

@@ -79,19 +79,19 @@ export class SourceRegistry {
 
   /**
    * Classifies an error a caller met while using the pool: a reason when it means the database
-   * cannot be reached (the pool is then checked again before its next use), null for an
-   * ordinary query error.
+   * cannot be reached, null for an ordinary query error. The words of one failed statement are
+   * not enough to refuse everyone else (a bind PostgreSQL cannot read answers 08P01, "protocol
+   * violation", on a healthy connection): the database is asked once more, and only when that
+   * check fails too is the connection held unreachable until its next successful check.
    */
-  reportError(id: string, err: unknown): SourceFailure | null {
+  async reportError(id: string, err: unknown): Promise<SourceFailure | null> {
     const entry = this.entries.get(id);
     if (!entry) return null;
-    const reason = runtimeReason(entry.driver, err);
-    if (!reason) return null;
-    const failure = toFailure(reason, err, secretsOf(entry.spec.target));
-    entry.okAt = 0;
-    entry.failure = failure;
-    entry.failedAt = this.now();
-    return failure;
+    if (!runtimeReason(entry.driver, err)) return null;
+    await (entry.checking ??= this.check(id, entry).finally(() => (entry.checking = null)));
+    const current = this.entries.get(id);
+    if (!current?.failure || current.okAt >= current.failedAt) return null;
+    return current.failure;
   }
 
   /** Forget a remembered failure (a fresh test just reached the database): the next use checks at once. */
@@ -152,6 +152,7 @@ export class SourceRegistry {
     if (pre) {
       entry.failure = new SourceFailure(pre);
       entry.failedAt = this.now();
+      entry.okAt = 0;
       return;
     }
     let target = entry;
@@ -167,6 +168,7 @@ export class SourceRegistry {
     } catch (err) {
       target.failure = toFailure(driver.classify(err) ?? 'unknown', err, secretsOf(spec.target));
       target.failedAt = this.now();
+      target.okAt = 0;
     }
   }
 

@@ -111,7 +111,7 @@ export class ConnectionsService implements ConnectionsProvides {
     try {
       return await fn(db, info);
     } catch (err) {
-      const failure = err instanceof AppError ? null : this.registry.reportError(connectionId, err);
+      const failure = err instanceof AppError ? null : await this.registry.reportError(connectionId, err);
       if (failure) throw connectionUnavailable(connectionId, failure);
       throw err;
     }
