@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { Logger } from '../logger.js';
+import { refusalsTagged } from './connect-refusals.js';
 import { mysqlHelpers } from './dialects/mysql.js';
 import { postgresHelpers } from './dialects/postgres.js';
 import { sqliteHelpers } from './dialects/sqlite.js';
@@ -65,7 +66,7 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
       pool.on('error', () => undefined); // already reported by the client's own listener
       return pool;
     };
-    return finish(new Kysely<KernelTables>({ dialect: new PostgresDialect({ pool }) }), postgresHelpers, { dialect: 'postgres', location });
+    return finish(new Kysely<KernelTables>({ dialect: refusalsTagged(new PostgresDialect({ pool })) }), postgresHelpers, { dialect: 'postgres', location });
   }
   const pool = async () => {
     const { createPool } = await import('mysql2');
@@ -73,7 +74,7 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
     pool.on('connection', (conn) => conn.on('error', (err) => opts.log.warn({ err: { message: err.message } }, 'meta store connection lost')));
     return pool;
   };
-  return finish(new Kysely<KernelTables>({ dialect: new MysqlDialect({ pool }) }), mysqlHelpers, {
+  return finish(new Kysely<KernelTables>({ dialect: refusalsTagged(new MysqlDialect({ pool })) }), mysqlHelpers, {
     dialect: 'mysql',
     location: location.replace(/^mariadb:/, 'mysql:'),
   });

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { MetaDialectHelpers } from './types.js';
+import { MetaConnectRefused } from '../connect-refusals.js';
 import { isNetworkError } from './types.js';
 
 // GET_LOCK names are server-wide, unlike PostgreSQL advisory locks (per database): the name
@@ -30,6 +31,6 @@ export const mysqlHelpers: MetaDialectHelpers = {
     });
   },
   isUnreachable(err) {
-    return isNetworkError(err) || (err as { fatal?: unknown })?.fatal === true;
+    return err instanceof MetaConnectRefused || isNetworkError(err) || (err as { fatal?: unknown })?.fatal === true;
   },
 };

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { MetaDialectHelpers } from './types.js';
+import { MetaConnectRefused } from '../connect-refusals.js';
 import { isNetworkError } from './types.js';
 
 // Arbitrary but fixed: every replica must agree on the advisory lock key.
@@ -26,7 +27,7 @@ export const postgresHelpers: MetaDialectHelpers = {
     });
   },
   isUnreachable(err) {
-    if (isNetworkError(err)) return true;
+    if (err instanceof MetaConnectRefused || isNetworkError(err)) return true;
     const code = (err as { code?: unknown })?.code;
     // 57P01 admin shutdown, 57P03 cannot connect now, 08xxx connection exceptions
     return typeof code === 'string' && (code === '57P01' || code === '57P03' || code.startsWith('08'));
