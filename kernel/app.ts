@@ -17,6 +17,7 @@ import { installErrorHandler } from './http/errors.js';
 import { mountMultipartRoute } from './http/multipart.js';
 import { API_PREFIX, mountRoute } from './http/routes.js';
 import { installSecurityHeaders } from './http/security-headers.js';
+import { capConnections, clientErrorHandler, serverOptions } from './http/slow-clients.js';
 import { installSpaHost } from './http/spa.js';
 import { PasswordGuard } from './identity/password-guard.js';
 import { IdentityService } from './identity/service.js';
@@ -85,7 +86,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
     bodyLimit: DEFAULT_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: true,
+    http: serverOptions(config.http),
+    requestTimeout: config.http.requestTimeoutMs,
+    clientErrorHandler,
   });
+  capConnections(http.server, config.http);
   // JSON is the only request body the API reads; anything else answers 415.
   http.removeContentTypeParser(['text/plain']);
   // An empty JSON body (fetch with a JSON content type and no body) means "no body", which

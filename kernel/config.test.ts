@@ -33,6 +33,20 @@ describe('configuration from the environment (D1, D2)', () => {
     expect(c).toMatchObject({ host: '127.0.0.1', port: 3000, metaUrl: null, runtime: 'self-host', corsOrigins: [], publicApiOrigins: [], trustProxy: false, logLevel: 'info' });
   });
 
+  it('reads the HTTP deadlines and connection caps, with defaults, and refuses nonsense', () => {
+    expect(loadConfig({ SVC_DATA_DIR: tmp() }).http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 120_000, maxConnections: 4096, maxConnectionsPerAddress: 256 });
+    const c = loadConfig({ SVC_DATA_DIR: tmp(), SVC_HEADERS_TIMEOUT_MS: '5000', SVC_REQUEST_TIMEOUT_MS: '600000', SVC_MAX_CONNECTIONS: '100', SVC_MAX_CONNECTIONS_PER_ADDRESS: '0' });
+    expect(c.http).toEqual({ headersTimeoutMs: 5000, requestTimeoutMs: 600_000, maxConnections: 100, maxConnectionsPerAddress: 0 });
+    // Behind a trusted proxy every connection comes from the proxy: no per-address cap.
+    expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_TRUST_PROXY: 'true' }).http.maxConnectionsPerAddress).toBe(0);
+    // The whole request's deadline is never shorter than the headers' one.
+    expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_HEADERS_TIMEOUT_MS: '20000', SVC_REQUEST_TIMEOUT_MS: '1000' }).http.requestTimeoutMs).toBe(20_000);
+    expect(refusal({ SVC_HEADERS_TIMEOUT_MS: '0' })).toMatch(/SVC_HEADERS_TIMEOUT_MS must be a whole number of milliseconds from 100/);
+    expect(refusal({ SVC_REQUEST_TIMEOUT_MS: '1.5' })).toMatch(/SVC_REQUEST_TIMEOUT_MS/);
+    expect(refusal({ SVC_MAX_CONNECTIONS: '-1' })).toMatch(/SVC_MAX_CONNECTIONS must be/);
+    expect(refusal({ SVC_MAX_CONNECTIONS_PER_ADDRESS: 'lots' })).toMatch(/SVC_MAX_CONNECTIONS_PER_ADDRESS/);
+  });
+
   it('generates SVC_SECRET once, keeps it with mode 0600, and reuses it', () => {
     const dir = tmp();
     const first = loadConfig({ SVC_DATA_DIR: dir }).secret;

@@ -51,6 +51,17 @@ function originList(name: string) {
     });
 }
 
+/** A whole number from `min` to `max`, or the default when unset. */
+function wholeNumber(name: string, fallback: number, min: number, max: number, unit: string) {
+  return z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= min && Number(v) <= max), {
+      error: `${name} must be a whole number of ${unit} from ${min} to ${max}`,
+    })
+    .transform((v) => (v === undefined ? fallback : Number(v)));
+}
+
 /** SVC_TRUST_PROXY: false, true, a hop count, or a comma list of addresses/CIDRs (fastify's trustProxy). */
 const trustProxy = z
   .string()
@@ -112,6 +123,10 @@ const envSchema = z.object({
     .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= 1 && Number.isSafeInteger(Number(v))), {
       error: 'SVC_IMPORT_MAX_BYTES must be a positive whole number of bytes',
     }),
+  SVC_HEADERS_TIMEOUT_MS: wholeNumber('SVC_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000, 'milliseconds'),
+  SVC_REQUEST_TIMEOUT_MS: wholeNumber('SVC_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000, 'milliseconds'),
+  SVC_MAX_CONNECTIONS: wholeNumber('SVC_MAX_CONNECTIONS', 4096, 1, 1_000_000, 'connections'),
+  SVC_MAX_CONNECTIONS_PER_ADDRESS: wholeNumber('SVC_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000, 'connections'),
   SVC_UPDATE_CHECK_URL: z
     .string()
     .optional()
@@ -136,6 +151,18 @@ export interface Config {
   updateCheckUrl: string;
   /** The largest import upload in bytes, unless the `imports` setting says otherwise; null: the plugin's default. */
   importMaxBytes: number | null;
+  /** Deadlines and caps that keep slow or many clients from holding the server (decisions K22). */
+  http: HttpLimits;
+}
+
+export interface HttpLimits {
+  /** From connection (or the previous request) to the end of the request's headers. */
+  headersTimeoutMs: number;
+  /** From the start of a request to the end of its body. */
+  requestTimeoutMs: number;
+  maxConnections: number;
+  /** Open connections from one peer address; 0: no cap. Not applied behind a trusted proxy (every connection comes from it). */
+  maxConnectionsPerAddress: number;
 }
 
 export const DEFAULT_UPDATE_CHECK_URL = 'https://registry.npmjs.org/svc-admin/latest';
@@ -173,6 +200,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     desktopDemo: e.SVC_DESKTOP_DEMO,
     updateCheckUrl: e.SVC_UPDATE_CHECK_URL || DEFAULT_UPDATE_CHECK_URL,
     importMaxBytes: e.SVC_IMPORT_MAX_BYTES ? Number(e.SVC_IMPORT_MAX_BYTES) : null,
+    http: {
+      headersTimeoutMs: e.SVC_HEADERS_TIMEOUT_MS,
+      // Node refuses a headers deadline beyond the whole request's.
+      requestTimeoutMs: Math.max(e.SVC_REQUEST_TIMEOUT_MS, e.SVC_HEADERS_TIMEOUT_MS),
+      maxConnections: e.SVC_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: e.SVC_TRUST_PROXY === false ? e.SVC_MAX_CONNECTIONS_PER_ADDRESS : 0,
+    },
   };
 }
 

@@ -39,11 +39,13 @@ export const KERNEL_ERRORS = {
   SESSION_REQUIRED: { status: 403, message: 'This operation acts on the signed-in user; an API key has no user.' },
   NOT_FOUND: { status: 404, message: 'Not found.' },
   METHOD_NOT_ALLOWED: { status: 405, message: 'Method not allowed.' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time.' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },
   SETUP_CLOSED: { status: 409, message: 'Setup is already complete.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The content type is not supported.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry later.' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large.' },
   INTERNAL: { status: 500, message: 'Something went wrong on our side.' },
   META_UNAVAILABLE: { status: 503, message: 'The meta store is unavailable.' },
 } as const satisfies Record<string, ErrorCodeDef>;
