@@ -211,3 +211,29 @@ describe.each(dialects)('reading rows on %s', (dialect) => {
     expect((await list('review')).status).toBe(200);
   });
 });
+
+describe.each(dialects)('a column called __proto__ on %s', (dialect) => {
+  let env: DataEnv;
+  beforeAll(async () => {
+    env = await dataEnv(dialect);
+    const q = dialect === 'mysql' ? '`' : '"';
+    await sql.raw(`create table odd_names (id integer primary key, ${q}__proto__${q} varchar(20), ${q}constructor${q} varchar(20), label varchar(20))`).execute(env.db);
+    await sql.raw(`insert into odd_names values (1, 'proto value', 'ctor value', 'one')`).execute(env.db);
+    expect((await env.req(env.admin, 'POST', `/api/v1/connections/${env.connectionId}/introspect`)).status).toBe(200);
+  });
+  afterAll(async () => env?.close());
+
+  it('is answered like any other column in lists, single rows and write answers', async () => {
+    const want = { id: 1, label: 'one', constructor: 'ctor value' };
+    const list = await env.req(env.admin, 'GET', env.path('odd_names'));
+    expect(list.status, list.text).toBe(200);
+    expect(list.text).toContain('"__proto__":"proto value"');
+    expect(Object.getOwnPropertyDescriptor(list.body.data.rows[0], '__proto__')?.value).toBe('proto value');
+    expect(list.body.data.rows[0]).toMatchObject(want);
+    const one = await env.req(env.admin, 'GET', env.path('odd_names', '1'));
+    expect(one.text).toContain('"__proto__":"proto value"');
+    const patched = await env.req(env.admin, 'PATCH', env.path('odd_names', '1'), { values: { label: 'uno' } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.text).toContain('"__proto__":"proto value"');
+  });
+});

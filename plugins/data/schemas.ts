@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf } from '../../kernel/contract/shapes.js';
+import { dataOf, rowObject, rowObjects } from '../../kernel/contract/shapes.js';
 import { FILTER_OPS } from '../../kernel/rows/index.js';
 
 export const MAX_BULK = 500;
@@ -28,7 +28,7 @@ export const listQuery = z
   })
   .describe(`Filters: filter[col][op]=value with op one of ${FILTER_OPS.join(', ')}; filter[col]=value is eq. in takes a comma list, null takes true or false, like is case-insensitive with % and _.`);
 
-const row = z.record(z.string(), z.unknown()).meta({ id: 'DataRow', description: 'Column name → wire value (decisions DA3).' });
+const row = rowObject({ id: 'DataRow', description: 'Column name → wire value (decisions DA3).' });
 const values = z.record(z.string(), z.unknown()).describe('column → value, in the same representation rows are answered in');
 
 export const createBody = z.strictObject({ values });
@@ -51,7 +51,7 @@ const undoToken = z.string().describe('POST /data/undo/{token} within 10 minutes
 
 export const listResponse = dataOf(
   z.strictObject({
-    rows: z.array(row),
+    rows: rowObjects({ $ref: '#/components/schemas/DataRow' }),
     recordIds: z.array(z.string().nullable()).describe('the record id of each row, in order; null for a table without a primary key'),
     nextCursor: z.string().nullable(),
     total: z.number().int().nullable(),

@@ -1,26 +1,14 @@
 import { z } from 'zod';
-import { dataOf } from '../../kernel/contract/shapes.js';
+import { dataOf, rowObject, rowObjects } from '../../kernel/contract/shapes.js';
 import { PORTABLE_TYPES } from '../../kernel/schema/model.js';
 import { PUBLIC_METHODS } from '../public-admin/provides.js';
 import { publicErrorSchema } from './http/render.js';
 
-const isRow = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** A row as an endpoint exposes it: its exposed columns in wire form (kernel/rows README). */
-// A check, not a parse: rows hold only the columns the plugin picked, and copying 200 of them
-// through z.record on every list showed in the public-list bench.
-export const publicRow = z
-  .custom<Record<string, unknown>>(isRow, { message: 'Expected a row object.' })
-  .meta({ id: 'PublicRow', type: 'object', additionalProperties: true, description: 'One row: the endpoint’s exposed columns.' } as Record<string, unknown>);
+export const publicRow = rowObject({ id: 'PublicRow', description: 'One row: the endpoint’s exposed columns.' });
 
-/**
- * A page of rows, checked in one pass: z.array(publicRow) would run a parse with its own
- * result object per row, the largest allocation of a public list (public-list bench).
- */
-const publicRows = (description?: string) =>
-  z
-    .custom<Record<string, unknown>[]>((v) => Array.isArray(v) && v.every(isRow), { message: 'Expected an array of row objects.' })
-    .meta({ type: 'array', items: { $ref: '#/components/schemas/PublicRow' }, ...(description ? { description } : {}) } as Record<string, unknown>);
+/** A page of rows, checked in one pass (a parse per row was the largest allocation of a public list). */
+const publicRows = (description?: string) => rowObjects({ $ref: '#/components/schemas/PublicRow' }, description);
 
 export const refParams = z.object({ ref: z.string().min(1).max(200) });
 export const recordParams = z.object({ ref: z.string().min(1).max(200), id: z.string().min(1).max(2000) });
