@@ -78,6 +78,15 @@ describe.each(dialects)('cursors on %s', (dialect) => {
     expect((await f.pub('GET', '/public/records/items?limit=1', { key })).status).toBe(200);
   });
 
+  it('refuses a cursor given twice', async () => {
+    const twice = `cursor=${encodeURIComponent(publicCursor)}&cursor=${encodeURIComponent(publicCursor)}`;
+    const pub = await f.pub('GET', `/public/records/items?${twice}`, { key });
+    expect(pub.status, pub.text).toBe(400);
+    expect(pub.body.error.code).toBe('PUBLIC_QUERY_REFUSED');
+    const data = await f.api('GET', `/data/${f.connectionId}/products?cursor=${encodeURIComponent(dataCursor)}&cursor=${encodeURIComponent(dataCursor)}`);
+    expect(data.status, data.text).toBe(400);
+  });
+
   it('refuses a malformed public cursor with 400 PUBLIC_QUERY_REFUSED', async () => {
     for (const bad of MALFORMED) {
       const res = await f.pub('GET', `/public/records/items?cursor=${encodeURIComponent(bad)}`, { key });
