@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
+import { projectPath } from './paths.js';
 import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -62,7 +62,7 @@ export interface App {
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
-const DEFAULT_DIST = fileURLToPath(new URL('../dashboard/dist', import.meta.url));
+const DEFAULT_DIST = projectPath('dashboard', 'dist');
 
 /**
  * Checks every manifest and route before anything is opened (the server refuses to start on a

@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -16,11 +16,32 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** `npm start`'s own command line (after its prestart built the dashboard and the server). */
+function startCommand(): string[] {
+  const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const words = scripts.start!.split(/\s+/);
+  expect(words[0]).toBe('node');
+  return words.slice(1);
+}
+
 describe('the start command (what `npm start` runs)', () => {
+  // npm start's prestart builds the server; so does this file, once.
+  beforeAll(() => execFileSync('npm', ['run', 'build:server', '--silent'], { cwd: root, stdio: 'pipe' }), 60_000);
+
+  it('runs compiled JavaScript with source maps, no TypeScript loader', () => {
+    const args = startCommand();
+    expect(args).toContain('--enable-source-maps');
+    expect(args.join(' ')).not.toMatch(/tsx|ts-node|\.ts\b/);
+    const entry = args.find((a) => a.endsWith('.js'))!;
+    expect(existsSync(join(root, entry))).toBe(true);
+    const map = JSON.parse(readFileSync(join(root, `${entry}.map`), 'utf8')) as { sources: string[] };
+    expect(map.sources.some((s) => s.endsWith('kernel/main.ts'))).toBe(true);
+  });
+
   it('serves the dashboard and a healthy API on an embedded SQLite store, and stops cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-start-'));
     const port = await freePort();
-    const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'kernel/main.ts'], {
+    const child = spawn(process.execPath, startCommand(), {
       cwd: root,
       env: { PATH: process.env.PATH, SVC_DATA_DIR: dataDir, SVC_PORT: String(port), SVC_LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],

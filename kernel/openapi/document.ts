@@ -1,8 +1,9 @@
 import { firstPartyPlugins } from '../../plugins/index.js';
 import { buildRouteTree } from '../plugin/route-tree.js';
 import { generateOpenApi, openApiInfo } from './generate.js';
+import { projectPath } from '../paths.js';
 
-export const OPENAPI_FILE = new URL('../../docs/openapi.json', import.meta.url);
+export const OPENAPI_FILE = projectPath('docs', 'openapi.json');
 
 /** The published document: the first-party route tree, serialised the way docs/openapi.json stores it. */
 export function publishedOpenApi(): string {

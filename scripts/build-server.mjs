@@ -1,0 +1,30 @@
+// `npm run build:server` (run by `npm start` before it starts): compiles the server from
+// kernel/main.ts into build/server/ as ES modules, so the running process loads plain
+// JavaScript and no TypeScript loader. Packages stay external (node_modules is resolved at run
+// time); our own modules are bundled, with dynamic imports split into chunks so that what is
+// loaded on first use stays so. Linked source maps let `--enable-source-maps` print `.ts`
+// positions in stack traces.
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const outdir = join(root, 'build', 'server');
+
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: { main: 'kernel/main.ts' },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  sourcesContent: false,
+  chunkNames: 'chunks/[name]-[hash]',
+  logLevel: 'warning',
+});
