@@ -14,8 +14,10 @@ export {
   type ListParams,
   type SortKey,
 } from './query-params.js';
+export { PlannerEstimates } from './planner-estimates.js';
 export {
   countRows,
+  type CountOptions,
   keySql,
   listRows,
   orderKeys,

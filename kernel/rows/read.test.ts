@@ -8,6 +8,7 @@ import { createTempDatabase, databaseAvailable, type TempDatabase } from '../../
 import { TokenSigner } from '../crypto.js';
 import { rowDialect } from './dialects/index.js';
 import { parseListParams } from './query-params.js';
+import { PlannerEstimates } from './planner-estimates.js';
 import { countRows, listRows, toWireRow, whereSql } from './read.js';
 import { statementStats } from './statements.js';
 import { col, idCol, tbl } from './testing.js';
@@ -110,12 +111,33 @@ describe.each(dialects)('keyset pages on %s', (dialect) => {
   });
 
   it('answers the planner estimate above the exact-count threshold (SQLite always counts)', async () => {
-    const count = await countRows(db, d, table, null, 10);
+    const count = await countRows(db, d, table, null, { exactBelow: 10 });
     if (dialect === 'sqlite') expect(count).toEqual({ total: 60, exact: true });
     else {
       expect(count.exact).toBe(false);
       expect(count.total).toBeGreaterThan(0);
     }
+  });
+
+  it('keeps the planner figure between pages: one round trip once it is known, refreshed in the background when old', async () => {
+    let clock = 0;
+    const cache = new PlannerEstimates(10, 1000, () => clock);
+    let explains = 0;
+    const counting = { ...d, explainRows: (q: Parameters<typeof d.explainRows>[0], c: Parameters<typeof d.explainRows>[1]) => (explains++, d.explainRows(q, c)) };
+    const opts = { exactBelow: 10, estimates: { cache, scope: 'conn-1' } };
+    const first = await countRows(db, counting, table, null, opts);
+    const second = await countRows(db, counting, table, null, opts);
+    expect(second).toEqual(first);
+    if (dialect === 'sqlite') return expect(explains).toBe(0);
+    expect(first.exact).toBe(false);
+    expect(explains).toBe(1);
+    clock = 5000;
+    expect(await countRows(db, counting, table, null, opts)).toEqual(first);
+    expect(explains).toBe(2);
+    const p = parseListParams({ 'filter[score][ne]': '3' }, { table, readable: new Set(['id', 'grp', 'score']) });
+    await countRows(db, counting, table, whereSql(d, p.filters, null, []), opts);
+    expect(explains).toBe(3);
+    expect(cache.size).toBe(2);
   });
 
   it('reuses a statement text per shape, with every value where it belongs', async () => {

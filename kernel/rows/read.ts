@@ -4,6 +4,7 @@ import { ORDERABLE_TYPES, SEARCHABLE_TYPES } from './codec.js';
 import type { TokenSigner } from '../crypto.js';
 import { cursorContext, decodeRowCursor, encodeRowCursor } from './cursor.js';
 import type { AnyDb, RowDialect } from './dialect.js';
+import type { PlannerEstimates } from './planner-estimates.js';
 import { containsPattern, type Filter, type ListParams, type SortKey } from './query-params.js';
 import { recordIdOf } from './record-id.js';
 import { asValue, idOf, statement, type Embed } from './statements.js';
@@ -262,19 +263,33 @@ export interface RowCount {
   exact: boolean;
 }
 
+export interface CountOptions {
+  /** Below this many rows by the planner's figure, count exactly. */
+  exactBelow?: number;
+  /** Where the planner's figure is kept between requests; `scope` names the source (the statement names the table and filter). */
+  estimates?: { cache: PlannerEstimates; scope: string };
+}
+
 /**
  * Counts exactly when that is cheap: always on SQLite (a file on this machine), elsewhere when
  * the planner expects fewer than `exactBelow` rows; above that the planner's estimate, which
- * costs no scan.
+ * costs no scan, and with `estimates` no round trip either once the figure is known.
  */
-export async function countRows(db: AnyDb, d: RowDialect, table: RowTable, where: Sql | null, exactBelow = 100_000): Promise<RowCount> {
+export async function countRows(db: AnyDb, d: RowDialect, table: RowTable, where: Sql | null, opts: CountOptions = {}): Promise<RowCount> {
+  const exactBelow = opts.exactBelow ?? 100_000;
   const filter = where ? sql` where ${where}` : sql``;
   if (d.name !== 'sqlite') {
-    const estimate = await d.explainRows(db, sql`select 1 from ${d.table(table)}${filter}`.compile(db)).catch(() => null);
+    const statement = sql`select 1 from ${d.table(table)}${filter}`.compile(db);
+    const explain = () => d.explainRows(db, statement).catch(() => null);
+    const estimate = opts.estimates ? await opts.estimates.cache.read(estimateKey(opts.estimates.scope, statement), explain) : await explain();
     if (estimate !== null && estimate >= exactBelow) return { total: estimate, exact: false };
   }
   const res = await sql<{ n: number | string | bigint }>`select count(*) as ${sql.id('n')} from ${d.table(table)}${filter}`.execute(db);
   return { total: Number(res.rows[0]?.n ?? 0), exact: true };
+}
+
+function estimateKey(scope: string, q: CompiledQuery): string {
+  return `${scope}\u0000${q.sql}\u0000${JSON.stringify(q.parameters, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`;
 }
 
 /** `pk1 = ? and pk2 = ?` for a row's key. */

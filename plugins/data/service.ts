@@ -4,6 +4,7 @@ import type { Principal } from '../../kernel/identity/principal.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import {
   countRows,
+  PlannerEstimates,
   listRows,
   parseListParams,
   parseRecordId,
@@ -67,6 +68,8 @@ async function reading<T>(d: RowDialect, fn: () => Promise<T>): Promise<T> {
 /** Rows of the operators' tables for the /data routes: access, reads, writes, undo. */
 export class DataService {
   readonly undo: UndoStore;
+  /** The planner's figures for `total` on large tables, so a page is one round trip. */
+  private readonly estimates = new PlannerEstimates();
 
   constructor(private readonly kernel: Kernel) {
     this.undo = new UndoStore(dataDb(kernel.db), kernel.secrets('data.undo'), () => kernel.now());
@@ -114,7 +117,9 @@ export class DataService {
       const d = rowDialect(info.dialect);
       return reading(d, async () => {
         const page = await listRows(db, d, table, params, { output: params.fields ?? view.readable, searchable: view.readable, cursors: this.kernel.signer('data.cursor') });
-        const count = await countRows(db, d, table, whereSql(d, params.filters, params.search, view.readable));
+        const count = await countRows(db, d, table, whereSql(d, params.filters, params.search, view.readable), {
+          estimates: { cache: this.estimates, scope: connectionId },
+        });
         return { ...page, total: count.total, totalExact: count.exact };
       });
     });
