@@ -7,6 +7,8 @@ import { refusalsTagged } from './connect-refusals.js';
 import { mysqlHelpers } from './dialects/mysql.js';
 import { postgresHelpers } from './dialects/postgres.js';
 import { sqliteHelpers } from './dialects/sqlite.js';
+import { keepPreparedStatements } from './pg-statements.js';
+import { withStatementCache } from './sqlite-statements.js';
 import type { MetaDialectHelpers } from './dialects/types.js';
 import type { Dialect, KernelTables, MetaDb } from './types.js';
 
@@ -38,7 +40,7 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
     database.pragma('journal_mode = WAL');
     database.pragma('foreign_keys = ON');
     database.pragma('synchronous = NORMAL');
-    return finish(new Kysely<KernelTables>({ dialect: new SqliteDialect({ database }) }), sqliteHelpers, { dialect: 'sqlite', location: file });
+    return finish(new Kysely<KernelTables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) }), sqliteHelpers, { dialect: 'sqlite', location: file });
   }
   const metaUrl = opts.url;
   const url = new URL(metaUrl);
@@ -62,7 +64,10 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
       // listens only while a client is idle, so every client also gets a listener of its own for
       // the time it is checked out (its query fails, and the pool discards it on release).
       const lost = (err: Error) => opts.log.warn({ err: { message: err.message } }, 'meta store connection lost');
-      pool.on('connect', (client) => client.on('error', lost));
+      pool.on('connect', (client) => {
+        client.on('error', lost);
+        keepPreparedStatements(client);
+      });
       pool.on('error', () => undefined); // already reported by the client's own listener
       return pool;
     };
