@@ -36,7 +36,8 @@ function column(opened: Opened, name: string): Column {
  * computed and not secret. A `sensitive` column can be one: written (a guest's e-mail), never read.
  */
 export function writableColumns(opened: Opened): Set<string> {
-  const listed = new Set(opened.endpoint.columns);
+  // `columns` leaves sensitive ones out (they are never read), so they are let in by name (PA9).
+  const listed = new Set([...opened.endpoint.columns, ...opened.endpoint.sensitive]);
   return new Set(opened.endpoint.writable.filter((n) => listed.has(n) && opened.table.columns.some((c) => c.name === n && c.generated === null && !c.display.secret)));
 }
 
