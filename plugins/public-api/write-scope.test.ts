@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { databaseAvailable } from '../../test/helpers/databases.js';
 import { publicFixture, type Dialect, type PublicFixture } from './testing.js';
+import { PUBLIC_TEXT_MAX } from './values.js';
 
 const pg = await databaseAvailable('postgres');
 const my = await databaseAvailable('mysql');
@@ -56,6 +57,45 @@ function writes(dialect: Dialect) {
     const ok = await send('PATCH', '/11', { values: { published: true, name: 'Eleven' } });
     expect(ok.status, ok.text).toBe(200);
     expect(await stored(11)).toMatchObject({ name: 'Eleven', published: true });
+  });
+
+  it('writes a writable sensitive column and never answers it', async () => {
+    const created = await send('POST', '', { values: { name: 'Quiet', internal_note: 'guest phone +43 1 234' } });
+    expect(created.status, created.text).toBe(201);
+    expect(Object.keys(created.body.data)).not.toContain('internal_note');
+    const id = created.body.data.id as number;
+    expect((await stored(id)).note).toBe('guest phone +43 1 234');
+
+    const patched = await send('PATCH', `/${id}`, { values: { internal_note: 'changed' } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(Object.keys(patched.body.data)).not.toContain('internal_note');
+    expect((await stored(id)).note).toBe('changed');
+
+    const batch = await send('POST', '/batch', { rows: [{ id, internal_note: 'from a batch' }] });
+    expect(batch.status, batch.text).toBe(200);
+    expect((await stored(id)).note).toBe('from a batch');
+
+    const read = await f.pub('GET', `/public/records/shop/${id}`, { key: server });
+    expect(Object.keys(read.body.data)).not.toContain('internal_note');
+    const listed = await f.pub('GET', `/public/records/shop?filter[internal_note]=changed`, { key: server });
+    expect(listed.body.error).toMatchObject({ code: 'PUBLIC_QUERY_REFUSED' });
+    const config = await f.pub('GET', '/public/config', { key: server });
+    expect(JSON.stringify(config.body)).not.toContain('internal_note');
+  });
+
+  it(`caps text the column does not bound at ${PUBLIC_TEXT_MAX} characters`, async () => {
+    const long = await send('POST', '', { values: { name: 'Long', internal_note: 'é'.repeat(PUBLIC_TEXT_MAX + 1) } });
+    expect(long.status, long.text).toBe(400);
+    expect(long.body.error).toEqual({ code: 'PUBLIC_WRITE_REFUSED', message: expect.any(String), params: { column: 'internal_note', reason: 'too-long', maxLength: PUBLIC_TEXT_MAX } });
+    const patched = await send('PATCH', '/21', { values: { internal_note: 'x'.repeat(PUBLIC_TEXT_MAX + 1) } });
+    expect(patched.body.error.params).toEqual({ column: 'internal_note', reason: 'too-long', maxLength: PUBLIC_TEXT_MAX });
+    expect((await stored(21)).note).toBe('note 21');
+
+    const fits = await send('POST', '', { values: { name: 'Fits', internal_note: 'é'.repeat(PUBLIC_TEXT_MAX) } });
+    expect(fits.status, fits.text).toBe(201);
+    expect((await stored(fits.body.data.id)).note).toHaveLength(PUBLIC_TEXT_MAX);
+    // A column with its own bound keeps it.
+    expect((await send('POST', '', { values: { name: 'x'.repeat(41) } })).body.error.params).toEqual({ column: 'name', reason: 'too-long', maxLength: 40 });
   });
 }
 
