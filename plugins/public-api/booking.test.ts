@@ -218,6 +218,23 @@ function confirmations(dialect: Dialect) {
     await new Promise((r) => setTimeout(r, 300));
     expect(smtp.received).toHaveLength(2);
   });
+
+  it('takes one e-mail address only: a list or a display name is refused and nothing is sent', async () => {
+    expect((await f.api('PUT', '/settings/email', smtp.settings())).status).toBe(200);
+    const before = smtp.received.length;
+    for (const email of ['a@x.example, b@y.example, c@z.example', 'a@x.example;b@y.example', 'Guest <a@x.example>', 'a@x.example b@y.example', 'not-an-address']) {
+      const res = await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-13T19:00', party: 2, email } } });
+      expect(res.status, email).toBe(400);
+      expect(res.body.error).toEqual({ code: 'PUBLIC_WRITE_REFUSED', message: expect.any(String), params: { column: 'email', reason: 'format' } });
+    }
+    expect(await bookingsAt(f, '2026-03-13 18:00:00')).toBe(0);
+    const one = await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-13T19:00', party: 2, email: 'one@example.com' } } });
+    expect(one.status, one.text).toBe(201);
+    const mails = await smtp.waitFor(before + 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.received).toHaveLength(before + 1);
+    expect(mails[before]!.to).toEqual(['one@example.com']);
+  });
 }
 
 describe('booking confirmations on SQLite', () => confirmations('sqlite'));
