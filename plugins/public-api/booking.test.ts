@@ -165,6 +165,47 @@ describe.runIf(my)('the booking race on MariaDB/MySQL', () => {
   });
 });
 
+/** SQLite keeps a DATETIME as text, and a venue's own screens may spell an instant any ISO way. */
+describe('capacity over every text form of a time on SQLite', () => {
+  let f: PublicFixture;
+  let widget: string;
+  beforeAll(async () => {
+    f = await publicFixture('sqlite');
+    ({ widget } = await bookingEndpoints(f));
+  });
+  afterAll(async () => f?.close());
+
+  const states = async (date: string, party: number) => {
+    const res = await f.pub('GET', `/public/availability/tables?date=${date}&party=${party}`, { key: widget });
+    expect(res.status, res.text).toBe(200);
+    return Object.fromEntries(res.body.data.map((s: { time: string; state: string }) => [s.time, s.state]));
+  };
+
+  it('counts rows stored with T, Z, an offset or a fraction: availability says full and the booking is refused', async () => {
+    // 18:00 in Berlin on 24 March 2026 (CET) is 17:00 UTC: ten places, spelt five ways.
+    for (const [at, party] of [
+      ['2026-03-24T17:00:00', 4],
+      ['2026-03-24T17:00:00Z', 2],
+      ['2026-03-24T19:00:00+02:00', 2],
+      ['2026-03-24T17:00:00.000', 1],
+      ['2026-03-24 16:00:00-01:00', 1],
+    ] as const)
+      await seed(f, at, party);
+    // 17:30 UTC spelt with an offset belongs to the 18:30 slot, not to 18:00.
+    await seed(f, '2026-03-24T18:30:00+01:00', 9);
+    // 16:00 UTC (before opening) spelt on the next day's date: in no slot.
+    await seed(f, '2026-03-25T01:00:00+09:00', 5);
+    expect(await states('2026-03-24', 1)).toMatchObject({ '18:00': 'full', '18:30': 'free', '19:00': 'free' });
+    expect((await states('2026-03-24', 2))['18:30']).toBe('full');
+    const refused = await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-24T18:00', party: 1, email: 'late@example.com' } } });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.error.code).toBe('PUBLIC_SLOT_FULL');
+    expect((await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-24T18:30', party: 2 } } })).body.error.code).toBe('PUBLIC_SLOT_FULL');
+    const fits = await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-24T18:30', party: 1 } } });
+    expect(fits.status, fits.text).toBe(201);
+  });
+});
+
 function confirmations(dialect: Dialect) {
   let f: PublicFixture;
   let widget: string;

@@ -5,7 +5,7 @@ import type { Column } from '../../kernel/schema/model.js';
 import type { Opened } from './access.js';
 import { bookingCode, bookingTarget, type BookingTarget } from './booking/guards.js';
 import { isSingleAddress } from './booking/address.js';
-import { venueValue } from './booking/times.js';
+import { instantOfWire, venueValue } from './booking/times.js';
 import { writeRefused } from './errors.js';
 import { columnValue, fillsItself, parseValues } from './values.js';
 
@@ -67,11 +67,12 @@ function checkBookingEmail(opened: Opened, values: Assignments): void {
   if (v !== null && !isSingleAddress(v)) throw writeRefused(name, 'format');
 }
 
-/** A stored naive-UTC date-time (the codec's portable form) → its instant. */
+/**
+ * A booking time about to be written → its instant: the codec's naive-UTC form for a date-time
+ * column, or the text a text column will hold (with `Z` or an offset).
+ */
 export function portableInstant(v: PortableValue | undefined): number | null {
-  if (typeof v !== 'string') return null;
-  const t = Date.parse(`${v.replace(' ', 'T')}Z`);
-  return Number.isNaN(t) ? null : t;
+  return instantOfWire(v);
 }
 
 function partyOf(opened: Opened, values: Assignments): number {
