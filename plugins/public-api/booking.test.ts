@@ -67,6 +67,30 @@ function bookings(dialect: Dialect) {
     expect(offset.body.data.starts_at).toBe('2026-10-25T17:30:00');
   });
 
+  it('does not tell the places left to a browser visitor probing party sizes', async () => {
+    await seed(f, '2026-03-16 17:00:00', 3);
+    const ask = (party: number, ip: string, key = widget) => f.pub('GET', `/public/availability/tables?date=2026-03-16&party=${party}`, { key, ip });
+    const states: string[] = [];
+    for (const party of [5, 7, 8, 6]) {
+      const res = await ask(party, '198.51.100.7');
+      expect(res.status, res.text).toBe(200);
+      states.push(res.body.data[0].state);
+    }
+    expect(states).toEqual(['free', 'free', 'full', 'free']);
+    // The fifth size in ten minutes would narrow 7 free / 8 full down to the count: refused.
+    const fifth = await ask(9, '198.51.100.7');
+    expect(fifth.status).toBe(429);
+    expect(fifth.body.error).toMatchObject({ code: 'PUBLIC_RATE_LIMITED', params: { limit: 'party-sizes' } });
+    expect(Number(fifth.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await ask(7, '198.51.100.7')).status).toBe(200);
+    // A party larger than the venue tells nothing and is not counted.
+    expect((await ask(11, '198.51.100.7')).status).toBe(200);
+    expect((await ask(9, '198.51.100.8')).status).toBe(200);
+    for (const party of [1, 2, 3, 4, 9, 10]) expect((await ask(party, '198.51.100.7', server)).status).toBe(200);
+    f.clock.set(f.clock.now() + 10 * MINUTE + 1000);
+    expect((await ask(9, '198.51.100.7')).status).toBe(200);
+  });
+
   it('lets exactly the last places go when 50 guests race for them', async () => {
     await seed(f, '2026-03-20 18:00:00', 6);
     const answers = await Promise.all(
