@@ -20,6 +20,9 @@ export async function availability(api: PublicApi, req: FastifyRequest, ref: str
     throw refNotFound();
   }
   if (parseDate(date) === null) throw queryRefused('date', 'invalid');
+  // Each answer says whether `party` places are left; asking size after size would tell how many.
+  // A party larger than the venue is full everywhere and tells nothing: it is not counted.
+  if (party <= rules.capacity) api.limits.chargePartySize(opened.caller.key.id, opened.caller.key.kind, ref, opened.caller.address, party);
   const slots = daySlots(rules, opened.endpoint.timeZone, date);
   if (slots.length === 0) return [];
   // The guest's own booking does not count against them (seed): it is what they would move.

@@ -67,6 +67,30 @@ function bookings(dialect: Dialect) {
     expect(offset.body.data.starts_at).toBe('2026-10-25T17:30:00');
   });
 
+  it('does not tell the places left to a browser visitor probing party sizes', async () => {
+    await seed(f, '2026-03-16 17:00:00', 3);
+    const ask = (party: number, ip: string, key = widget) => f.pub('GET', `/public/availability/tables?date=2026-03-16&party=${party}`, { key, ip });
+    const states: string[] = [];
+    for (const party of [5, 7, 8, 6]) {
+      const res = await ask(party, '198.51.100.7');
+      expect(res.status, res.text).toBe(200);
+      states.push(res.body.data[0].state);
+    }
+    expect(states).toEqual(['free', 'free', 'full', 'free']);
+    // The fifth size in ten minutes would narrow 7 free / 8 full down to the count: refused.
+    const fifth = await ask(9, '198.51.100.7');
+    expect(fifth.status).toBe(429);
+    expect(fifth.body.error).toMatchObject({ code: 'PUBLIC_RATE_LIMITED', params: { limit: 'party-sizes' } });
+    expect(Number(fifth.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await ask(7, '198.51.100.7')).status).toBe(200);
+    // A party larger than the venue tells nothing and is not counted.
+    expect((await ask(11, '198.51.100.7')).status).toBe(200);
+    expect((await ask(9, '198.51.100.8')).status).toBe(200);
+    for (const party of [1, 2, 3, 4, 9, 10]) expect((await ask(party, '198.51.100.7', server)).status).toBe(200);
+    f.clock.set(f.clock.now() + 10 * MINUTE + 1000);
+    expect((await ask(9, '198.51.100.7')).status).toBe(200);
+  });
+
   it('lets exactly the last places go when 50 guests race for them', async () => {
     await seed(f, '2026-03-20 18:00:00', 6);
     const answers = await Promise.all(
@@ -165,6 +189,47 @@ describe.runIf(my)('the booking race on MariaDB/MySQL', () => {
   });
 });
 
+/** SQLite keeps a DATETIME as text, and a venue's own screens may spell an instant any ISO way. */
+describe('capacity over every text form of a time on SQLite', () => {
+  let f: PublicFixture;
+  let widget: string;
+  beforeAll(async () => {
+    f = await publicFixture('sqlite');
+    ({ widget } = await bookingEndpoints(f));
+  });
+  afterAll(async () => f?.close());
+
+  const states = async (date: string, party: number) => {
+    const res = await f.pub('GET', `/public/availability/tables?date=${date}&party=${party}`, { key: widget });
+    expect(res.status, res.text).toBe(200);
+    return Object.fromEntries(res.body.data.map((s: { time: string; state: string }) => [s.time, s.state]));
+  };
+
+  it('counts rows stored with T, Z, an offset or a fraction: availability says full and the booking is refused', async () => {
+    // 18:00 in Berlin on 24 March 2026 (CET) is 17:00 UTC: ten places, spelt five ways.
+    for (const [at, party] of [
+      ['2026-03-24T17:00:00', 4],
+      ['2026-03-24T17:00:00Z', 2],
+      ['2026-03-24T19:00:00+02:00', 2],
+      ['2026-03-24T17:00:00.000', 1],
+      ['2026-03-24 16:00:00-01:00', 1],
+    ] as const)
+      await seed(f, at, party);
+    // 17:30 UTC spelt with an offset belongs to the 18:30 slot, not to 18:00.
+    await seed(f, '2026-03-24T18:30:00+01:00', 9);
+    // 16:00 UTC (before opening) spelt on the next day's date: in no slot.
+    await seed(f, '2026-03-25T01:00:00+09:00', 5);
+    expect(await states('2026-03-24', 1)).toMatchObject({ '18:00': 'full', '18:30': 'free', '19:00': 'free' });
+    expect((await states('2026-03-24', 2))['18:30']).toBe('full');
+    const refused = await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-24T18:00', party: 1, email: 'late@example.com' } } });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.error.code).toBe('PUBLIC_SLOT_FULL');
+    expect((await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-24T18:30', party: 2 } } })).body.error.code).toBe('PUBLIC_SLOT_FULL');
+    const fits = await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-24T18:30', party: 1 } } });
+    expect(fits.status, fits.text).toBe(201);
+  });
+});
+
 function confirmations(dialect: Dialect) {
   let f: PublicFixture;
   let widget: string;
@@ -217,6 +282,23 @@ function confirmations(dialect: Dialect) {
     expect((await f.pub('DELETE', `/public/records/my-booking/${id}`, { key: widget, session })).status).toBe(200);
     await new Promise((r) => setTimeout(r, 300));
     expect(smtp.received).toHaveLength(2);
+  });
+
+  it('takes one e-mail address only: a list or a display name is refused and nothing is sent', async () => {
+    expect((await f.api('PUT', '/settings/email', smtp.settings())).status).toBe(200);
+    const before = smtp.received.length;
+    for (const email of ['a@x.example, b@y.example, c@z.example', 'a@x.example;b@y.example', 'Guest <a@x.example>', 'a@x.example b@y.example', 'not-an-address']) {
+      const res = await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-13T19:00', party: 2, email } } });
+      expect(res.status, email).toBe(400);
+      expect(res.body.error).toEqual({ code: 'PUBLIC_WRITE_REFUSED', message: expect.any(String), params: { column: 'email', reason: 'format' } });
+    }
+    expect(await bookingsAt(f, '2026-03-13 18:00:00')).toBe(0);
+    const one = await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-13T19:00', party: 2, email: 'one@example.com' } } });
+    expect(one.status, one.text).toBe(201);
+    const mails = await smtp.waitFor(before + 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.received).toHaveLength(before + 1);
+    expect(mails[before]!.to).toEqual(['one@example.com']);
   });
 }
 

@@ -6,6 +6,7 @@ import { PUBLIC_LIMITS, PublicLimits } from './limits/policy.js';
 import type { PublicApi } from './service.js';
 import { BATCH_MAX } from './write.js';
 import type { PublicConfig } from './schemas.js';
+import { publicMaxLength } from './values.js';
 
 /** What the calling key reaches: endpoints with the methods it holds there, their columns, shapes and limits. */
 export async function publicConfig(api: PublicApi, req: FastifyRequest): Promise<PublicConfig> {
@@ -36,7 +37,8 @@ export async function publicConfig(api: PublicApi, req: FastifyRequest): Promise
         type: c.type,
         nullable: c.nullable,
         writable: writable.has(c.name),
-        maxLength: c.maxLength,
+        // What a write may hold: a text column without a bound of its own takes the public cap.
+        maxLength: writable.has(c.name) ? publicMaxLength(c) : c.maxLength,
         enumValues: c.enumValues,
       })),
       filterable: only(endpoint.filterable),

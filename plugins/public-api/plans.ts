@@ -4,7 +4,8 @@ import { keysToGive, primaryKeyColumns, type PortableValue, type RowDialect } fr
 import type { Column } from '../../kernel/schema/model.js';
 import type { Opened } from './access.js';
 import { bookingCode, bookingTarget, type BookingTarget } from './booking/guards.js';
-import { venueValue } from './booking/times.js';
+import { isSingleAddress } from './booking/address.js';
+import { instantOfWire, venueValue } from './booking/times.js';
 import { writeRefused } from './errors.js';
 import { columnValue, fillsItself, parseValues } from './values.js';
 
@@ -36,7 +37,8 @@ function column(opened: Opened, name: string): Column {
  * computed and not secret. A `sensitive` column can be one: written (a guest's e-mail), never read.
  */
 export function writableColumns(opened: Opened): Set<string> {
-  const listed = new Set(opened.endpoint.columns);
+  // `columns` leaves sensitive ones out (they are never read), so they are let in by name (PA9).
+  const listed = new Set([...opened.endpoint.columns, ...opened.endpoint.sensitive]);
   return new Set(opened.endpoint.writable.filter((n) => listed.has(n) && opened.table.columns.some((c) => c.name === n && c.generated === null && !c.display.secret)));
 }
 
@@ -54,11 +56,23 @@ function withVenueTimes(opened: Opened, input: Record<string, unknown>): Record<
   return { ...input, [rules.timeColumn]: v };
 }
 
-/** A stored naive-UTC date-time (the codec's portable form) → its instant. */
+/**
+ * A booking's e-mail column takes one address: the confirmation goes to what it holds, and a
+ * list would send it to every address in it.
+ */
+function checkBookingEmail(opened: Opened, values: Assignments): void {
+  const name = opened.endpoint.booking?.emailColumn;
+  if (!name || !values.has(name)) return;
+  const v = values.get(name);
+  if (v !== null && !isSingleAddress(v)) throw writeRefused(name, 'format');
+}
+
+/**
+ * A booking time about to be written → its instant: the codec's naive-UTC form for a date-time
+ * column, or the text a text column will hold (with `Z` or an offset).
+ */
 export function portableInstant(v: PortableValue | undefined): number | null {
-  if (typeof v !== 'string') return null;
-  const t = Date.parse(`${v.replace(' ', 'T')}Z`);
-  return Number.isNaN(t) ? null : t;
+  return instantOfWire(v);
 }
 
 function partyOf(opened: Opened, values: Assignments): number {
@@ -77,6 +91,7 @@ function partyOf(opened: Opened, values: Assignments): number {
 export function planInsert(opened: Opened, d: RowDialect, input: Record<string, unknown>, now: number): InsertPlan {
   const { endpoint } = opened;
   const values = parseValues(withVenueTimes(opened, input), { table: opened.table, writable: writableColumns(opened), fixed: fixedColumns(opened) });
+  checkBookingEmail(opened, values);
   for (const [name, v] of Object.entries(opened.scope.identity ?? {})) values.set(name, columnValue(column(opened, name), v));
   for (const [name, v] of Object.entries(endpoint.defaults)) if (!values.has(name)) values.set(name, columnValue(column(opened, name), v));
   for (const f of endpoint.filters) if (f.op === 'eq' && !values.has(f.column)) values.set(f.column, columnValue(column(opened, f.column), f.value));
@@ -101,6 +116,7 @@ export function planUpdate(opened: Opened, key: PortableValue[], input: Record<s
   const fixed = fixedColumns(opened);
   const writable = writableColumns(opened);
   const values = parseValues(withVenueTimes(opened, input), { table: opened.table, writable, fixed });
+  checkBookingEmail(opened, values);
   if (put) for (const name of writable) if (!fixed.has(name) && !values.has(name)) throw writeRefused(name, 'required');
   const rules = opened.endpoint.booking;
   const rebook = rules !== null && (values.has(rules.timeColumn) || (rules.partyColumn !== null && values.has(rules.partyColumn)));

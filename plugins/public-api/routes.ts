@@ -147,7 +147,8 @@ export const publicRoutes: RouteDefinition[] = [
     method: 'GET',
     url: '/public/availability/:ref',
     summary: 'Free and full booking slots of one venue day',
-    description: 'Times on the venue’s clock from opening to the last slot before closing; a time in the past or beyond the booking window is full. Never a row, a name or a count.',
+    description:
+      'Times on the venue’s clock from opening to the last slot before closing; a time in the past or beyond the booking window is full. Never a row, a name or a count. With a browser key one address may ask one endpoint about at most 4 different party sizes within 10 minutes (429 PUBLIC_RATE_LIMITED, limit `party-sizes`, beyond): asking size after size would tell how many places are left.',
     tags: TAGS,
     public: true,
     schema: { params: refParams, query: availabilityQuery, response: { 200: availabilityData, ...publicErrors } },

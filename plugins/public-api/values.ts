@@ -3,6 +3,18 @@ import type { Column } from '../../kernel/schema/model.js';
 import type { EffectiveTable } from '../schema/provides.js';
 import { writeRefused, type WriteRefusal } from './errors.js';
 
+/**
+ * The most characters a public write puts in a text column the database does not bound itself
+ * (TEXT, unbounded VARCHAR): an anonymous caller should not store megabytes per row.
+ */
+export const PUBLIC_TEXT_MAX = 10_000;
+
+/** The length a public write may give a column: its own, else PUBLIC_TEXT_MAX for free text. */
+export function publicMaxLength(c: Column): number | null {
+  if (c.maxLength !== null) return c.maxLength;
+  return c.type === 'string' || c.type === 'text' ? PUBLIC_TEXT_MAX : null;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FORMATTED = new Set<Column['type']>(['date', 'datetime', 'time', 'uuid', 'binary', 'decimal', 'bigint']);
 
@@ -11,7 +23,9 @@ function refusal(c: Column, v: unknown): { reason: WriteRefusal; extra?: Record<
   if (v === null) return c.nullable ? null : { reason: 'required' };
   if (typeof v === 'string') {
     if (v.includes('\u0000')) return { reason: 'invalid-character' };
-    if (c.maxLength !== null && ['string', 'text', 'enum', 'uuid'].includes(c.type) && [...v].length > c.maxLength) return { reason: 'too-long', extra: { maxLength: c.maxLength } };
+    const max = publicMaxLength(c);
+    // Counted in code points; the length in UTF-16 units bounds it from above, so most values skip the count.
+    if (max !== null && v.length > max && ['string', 'text', 'enum', 'uuid'].includes(c.type) && [...v].length > max) return { reason: 'too-long', extra: { maxLength: max } };
     if (c.type === 'uuid' && !UUID.test(v)) return { reason: 'format' };
     if (c.type === 'enum' && c.enumValues?.length && !c.enumValues.includes(v)) return { reason: 'not-allowed', extra: { allowed: c.enumValues } };
   }

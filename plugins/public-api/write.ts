@@ -59,13 +59,21 @@ async function runInsert(trx: AnyDb, d: RowDialect, opened: Opened, plan: Insert
   const byName = new Map(columns.map((c) => [c.name, c]));
   const raw = await insertRow(trx, d, opened.table, [...plan.values].map(([name, v]) => [byName.get(name)!, v] as const), columns);
   const row = toWireRow(d, columns, raw);
-  // A new row must land inside the endpoint: the default filters hold for writes as for reads.
-  if (opened.scope.filters.length > 0) {
-    const id = recordIdOf(opened.table, row);
-    const inside = id !== null && (await readInScope(trx, d, opened.table, parseRecordId(opened.table, id, 'row'), opened.scope.filters, primaryKeyColumns(opened.table)));
-    if (!inside) throw writeRefused(null, 'outside-filter');
-  }
+  await ensureInside(trx, d, opened, row);
   return row;
+}
+
+/**
+ * A written row must still be inside the endpoint: the default filters hold for the row after a
+ * write as for the rows a statement may reach, so a PATCH cannot move a row out of them (to
+ * another tenant) any more than a POST can create one there. Run inside the write's
+ * transaction: the refusal rolls the write back.
+ */
+async function ensureInside(trx: AnyDb, d: RowDialect, opened: Opened, row: Record<string, unknown>): Promise<void> {
+  if (opened.scope.filters.length === 0) return;
+  const id = recordIdOf(opened.table, row);
+  const inside = id !== null && (await readInScope(trx, d, opened.table, parseRecordId(opened.table, id, 'row'), opened.scope.filters, primaryKeyColumns(opened.table)));
+  if (!inside) throw writeRefused(null, 'outside-filter');
 }
 
 /** The slot an update books into, known before its transaction: from the new time, or the row's current one. */
@@ -105,7 +113,9 @@ async function runUpdate(trx: AnyDb, d: RowDialect, opened: Opened, plan: Update
   const byName = new Map(columns.map((c) => [c.name, c]));
   const updated = await updateInScope(trx, d, opened.table, plan.key, opened.scope.filters, [...plan.values].map(([n, v]) => [byName.get(n)!, v] as const), columns);
   if (!updated) missing(opened);
-  return toWireRow(d, columns, updated);
+  const row = toWireRow(d, columns, updated);
+  await ensureInside(trx, d, opened, row);
+  return row;
 }
 
 export async function createRecord(api: PublicApi, req: FastifyRequest, ref: string, input: Record<string, unknown>): Promise<{ row: Record<string, unknown>; id: string | null }> {
@@ -144,6 +154,11 @@ export async function deleteRecord(api: PublicApi, req: FastifyRequest, ref: str
   );
 }
 
+/** A batch's refusal names the row it is about. */
+function rowRefusal(err: unknown, row: number): unknown {
+  return err instanceof AppError && err.code === 'PUBLIC_WRITE_REFUSED' ? new AppError(err.code, { params: { ...err.params, row } }) : err;
+}
+
 type Planned = { plan: InsertPlan } | { plan: UpdatePlan; currentAt: number | null };
 
 /** Plans every batch row before anything is written; a refusal names the row it is about. */
@@ -167,8 +182,7 @@ async function planBatch(api: PublicApi, db: AnyDb, d: RowDialect, opened: Opene
       if (lock) lockKeys.push(lock.lockKey);
       planned.push({ plan, currentAt: lock?.currentAt ?? null });
     } catch (err) {
-      if (err instanceof AppError && err.code === 'PUBLIC_WRITE_REFUSED') throw new AppError(err.code, { params: { ...err.params, row: i } });
-      throw err;
+      throw rowRefusal(err, i);
     }
   }
   return { planned, lockKeys };
@@ -187,9 +201,13 @@ export async function batchRecords(api: PublicApi, req: FastifyRequest, ref: str
     const { planned, lockKeys } = await planBatch(api, db, d, opened, rows, now);
     return locked(db, d, opened, lockKeys, async (trx) => {
       const created: Record<string, unknown>[] = [];
-      for (const p of planned) {
-        if (p.plan.kind === 'insert') created.push(await runInsert(trx, d, opened, p.plan));
-        else await runUpdate(trx, d, opened, p.plan, now, 'currentAt' in p ? p.currentAt : null);
+      for (const [i, p] of planned.entries()) {
+        try {
+          if (p.plan.kind === 'insert') created.push(await runInsert(trx, d, opened, p.plan));
+          else await runUpdate(trx, d, opened, p.plan, now, 'currentAt' in p ? p.currentAt : null);
+        } catch (err) {
+          throw rowRefusal(err, i);
+        }
       }
       return created;
     });

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { recordIdOf } from '../../../kernel/rows/index.js';
 import type { Opened } from '../access.js';
 import type { PublicApi } from '../service.js';
+import { isSingleAddress } from './address.js';
 import { acceptLanguage, sendConfirmation, templateLocale } from './confirmation.js';
 import { instantOfWire } from './times.js';
 
@@ -30,7 +31,8 @@ export function confirmBooking(api: PublicApi, req: FastifyRequest, opened: Open
   const to = row[rules.emailColumn];
   const at = instantOfWire(row[rules.timeColumn]);
   const base = linkBase(api, req, opened.caller.origin);
-  if (typeof to !== 'string' || !to.includes('@') || at === null || base === null) return;
+  // Checked again here: a trigger or default may have changed what the write checked.
+  if (!isSingleAddress(to) || at === null || base === null) return;
   const locale = (rules.localeColumn ? templateLocale(String(row[rules.localeColumn] ?? '')) : null) ?? acceptLanguage(req.headers['accept-language']) ?? 'en';
   const code = rules.codeColumn && row[rules.codeColumn] != null ? String(row[rules.codeColumn]) : (recordIdOf(opened.table, row) ?? '');
   const party = rules.partyColumn ? Number(row[rules.partyColumn] ?? 1) : 1;

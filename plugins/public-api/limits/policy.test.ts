@@ -139,3 +139,41 @@ describe('public limits', () => {
     limits.chargeAddress('1.2.3.5');
   });
 });
+
+describe('party sizes asked of availability', () => {
+  it('lets an address ask four different sizes in ten minutes, repeats free, a fifth refused until the oldest leaves', () => {
+    let now = 0;
+    const limits = new PublicLimits(() => now);
+    const ask = (party: number, address = '203.0.113.9', kind: 'browser' | 'server' = 'browser') => () => limits.chargePartySize('k', kind, 'tables', address, party);
+    for (const p of [2, 3, 4, 5]) ask(p)();
+    now = 60_000;
+    ask(2)();
+    const refused = refusal(ask(6));
+    expect(refused.code).toBe('PUBLIC_RATE_LIMITED');
+    expect(refused.params).toEqual({ limit: 'party-sizes', retryAfter: 540 });
+    ask(6, '203.0.113.10')();
+    for (let p = 1; p <= 20; p++) ask(p, '203.0.113.9', 'server')();
+    now = 600_001;
+    // 3, 4 and 5 have left; 2 was asked again at one minute.
+    ask(6)();
+    ask(7)();
+    ask(8)();
+    expect(refusal(ask(9)).params).toMatchObject({ retryAfter: 60 });
+  });
+
+  it('counts an IPv6 address by its /64', async () => {
+    const { networkOf } = await import('./policy.js');
+    expect(networkOf('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(networkOf('2001:DB8:1:2:ffff:0:0:9')).toBe('2001:db8:1:2::/64');
+    expect(networkOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(networkOf('::1')).toBe('0:0:0:0::/64');
+    expect(networkOf('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(networkOf('203.0.113.9')).toBe('203.0.113.9');
+    expect(networkOf('::ffff:203.0.113.9')).toBe('::ffff:203.0.113.9');
+    let now = 0;
+    const limits = new PublicLimits(() => now);
+    for (let i = 1; i <= 4; i++) limits.chargePartySize('k', 'browser', 'r', `2001:db8:1:2::${i}`, i);
+    expect(refusal(() => limits.chargePartySize('k', 'browser', 'r', '2001:db8:1:2::99', 5)).code).toBe('PUBLIC_RATE_LIMITED');
+    limits.chargePartySize('k', 'browser', 'r', '2001:db8:1:3::1', 5);
+  });
+});

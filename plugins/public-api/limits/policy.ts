@@ -1,4 +1,5 @@
 import { AppError } from '../../../kernel/errors.js';
+import { DistinctWindow } from './distinct.js';
 import { WeightedWindow } from './window.js';
 
 /** The seed's "Limits → Public API" table, per minute. */
@@ -11,6 +12,13 @@ export const PUBLIC_LIMITS = {
   visitorShareOf: 12,
   maxPeak: 5,
   defaultEndpoint: 120,
+  /**
+   * Different party sizes one address may ask one endpoint's availability for with a browser
+   * key, within `partySizeWindowMs`: each answer tells whether that many places are left, so
+   * many sizes would tell how many are.
+   */
+  partySizes: 4,
+  partySizeWindowMs: 10 * 60_000,
 } as const;
 
 export type Traffic = 'read' | 'write';
@@ -41,6 +49,23 @@ function limited(retryAfter: number, limit: string): AppError {
 }
 
 /**
+ * The network an address stands for: an IPv6 address's /64 (what one household or server is
+ * given, so a prober cannot take a fresh address per question), an IPv4 address itself.
+ */
+export function networkOf(address: string): string {
+  const a = address.split('%')[0]!.toLowerCase();
+  if (!a.includes(':') || /^::ffff:\d+\.\d+\.\d+\.\d+$/.test(a)) return address;
+  const groups = (part: string) => (part ? part.split(':').flatMap((g) => (g.includes('.') ? ['0', '0'] : [g])) : []);
+  const [head = '', tail] = a.split('::');
+  const front = groups(head);
+  const full = tail === undefined ? front : [...front, ...Array<string>(Math.max(0, 8 - front.length - groups(tail).length)).fill('0'), ...groups(tail)];
+  return `${full
+    .slice(0, 4)
+    .map((g) => (parseInt(g, 16) || 0).toString(16))
+    .join(':')}::/64`;
+}
+
+/**
  * Every counter of the public API. Checks and charges happen in one synchronous step, so
  * concurrent requests of one process can never both pass on the last unit.
  */
@@ -50,7 +75,10 @@ export class PublicLimits {
   private readonly key: WeightedWindow;
   private readonly visitor: WeightedWindow;
 
+  private readonly partySizes: DistinctWindow;
+
   constructor(now: () => number) {
+    this.partySizes = new DistinctWindow(PUBLIC_LIMITS.partySizeWindowMs, PUBLIC_LIMITS.partySizes, now);
     this.address = new WeightedWindow(PUBLIC_LIMITS.windowMs, now);
     this.endpoint = new WeightedWindow(PUBLIC_LIMITS.windowMs, now);
     this.key = new WeightedWindow(PUBLIC_LIMITS.windowMs, now);
@@ -61,6 +89,17 @@ export class PublicLimits {
   chargeAddress(address: string): void {
     const wait = this.address.take(address, 1, PUBLIC_LIMITS.perAddress);
     if (wait > 0) throw limited(wait, 'address');
+  }
+
+  /**
+   * An availability question for `party` places from a browser key's visitor at `address`
+   * (the address, not the session: a guest cannot get a fresh allowance by claiming one).
+   * A server key is the venue's own backend and is not counted.
+   */
+  chargePartySize(keyId: string, kind: 'browser' | 'server', ref: string, address: string, party: number): void {
+    if (kind !== 'browser') return;
+    const wait = this.partySizes.take(`${keyId}\u0000${ref}\u0000${networkOf(address)}`, party);
+    if (wait > 0) throw limited(wait, 'party-sizes');
   }
 
   static keyBudget(traffic: Traffic, peak: number): number {
