@@ -233,11 +233,12 @@ describe('capacity over every text form of a time on SQLite', () => {
 function confirmations(dialect: Dialect) {
   let f: PublicFixture;
   let widget: string;
+  let server: string;
   const smtp = new TestSmtpServer();
   beforeAll(async () => {
     await smtp.start();
     f = await publicFixture(dialect);
-    ({ widget } = await bookingEndpoints(f));
+    ({ widget, server } = await bookingEndpoints(f));
   });
   afterAll(async () => {
     await f?.close();
@@ -299,6 +300,9 @@ function confirmations(dialect: Dialect) {
     await new Promise((r) => setTimeout(r, 300));
     expect(smtp.received).toHaveLength(before + 1);
     expect(mails[before]!.to).toEqual(['one@example.com']);
+    // A change is checked too: the column never holds a list.
+    const patched = await f.pub('PATCH', `/public/records/tables/${one.body.data.id}`, { key: server, body: { values: { email: 'one@example.com, two@example.com' } } });
+    expect(patched.body.error).toEqual({ code: 'PUBLIC_WRITE_REFUSED', message: expect.any(String), params: { column: 'email', reason: 'format' } });
   });
 }
 

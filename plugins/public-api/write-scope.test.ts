@@ -96,6 +96,12 @@ function writes(dialect: Dialect) {
     expect((await stored(fits.body.data.id)).note).toHaveLength(PUBLIC_TEXT_MAX);
     // A column with its own bound keeps it.
     expect((await send('POST', '', { values: { name: 'x'.repeat(41) } })).body.error.params).toEqual({ column: 'name', reason: 'too-long', maxLength: 40 });
+    // /public/config tells a writer the cap.
+    await f.endpoint({ ref: 'notes', table: 'products', columns: ['id', 'name', 'internal_note'], writable: ['internal_note'], methods: ['GET', 'PATCH'] });
+    const notes = (await f.key('server', [{ ref: 'notes', methods: ['GET', 'PATCH'] }])).secret;
+    const config = await f.pub('GET', '/public/config', { key: notes });
+    const columns = Object.fromEntries(config.body.data.endpoints[0].columns.map((c: { name: string; maxLength: number | null }) => [c.name, c.maxLength]));
+    expect(columns).toEqual({ id: null, name: 40, internal_note: PUBLIC_TEXT_MAX });
   });
 }
 
