@@ -20,6 +20,7 @@ import { installSecurityHeaders } from './http/security-headers.js';
 import { capConnections, clientErrorHandler, serverOptions } from './http/slow-clients.js';
 import { installSpaHost } from './http/spa.js';
 import { PasswordGuard } from './identity/password-guard.js';
+import { CachedPrincipals } from './identity/principal-cache.js';
 import { IdentityService } from './identity/service.js';
 import { loadJobKinds } from './jobs/kinds.js';
 import type { JobRunnerOptions } from './jobs/options.js';
@@ -161,13 +162,18 @@ export async function createApp(opts: AppOptions): Promise<App> {
     if (!s) signers.set(purpose, (s = new TokenSigner(config.secret, purpose)));
     return s;
   };
+  const identity = new IdentityService(store.db, catalog, now);
+  const principals = new CachedPrincipals(identity, store.writes, now, (err) =>
+    log.warn({ err: { message: (err as Error).message } }, 'could not write when sessions and keys were last used'),
+  );
   const base = {
     config,
     log,
     meta: store,
     db: store.db,
     events: bus,
-    identity: new IdentityService(store.db, catalog, now),
+    identity,
+    principals,
     passwordGuard: new PasswordGuard(now),
     permissions: catalog,
     settings,
@@ -239,6 +245,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   });
   http.addHook('onClose', async () => {
     await bus.close();
+    await principals.close().catch(() => undefined);
     await store.close();
   });
   try {

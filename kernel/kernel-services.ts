@@ -6,6 +6,7 @@ import type { NotificationService } from './notifications.js';
 import type { EventBus } from './events/bus.js';
 import type { PermissionCatalog } from './identity/permissions.js';
 import type { PasswordGuard } from './identity/password-guard.js';
+import type { CachedPrincipals } from './identity/principal-cache.js';
 import type { IdentityService } from './identity/service.js';
 import type { JobQueue } from './jobs/types.js';
 import type { Logger } from './logger.js';
@@ -21,6 +22,8 @@ export interface Kernel {
   readonly db: MetaDb;
   readonly events: EventBus;
   readonly identity: IdentityService;
+  /** Who a session cookie or an `adm_sk_` key is, from memory while nothing about them changed. */
+  readonly principals: CachedPrincipals;
   /** Failed password checks per account and address (D8), shared by every route that checks one. */
   readonly passwordGuard: PasswordGuard;
   readonly permissions: PermissionCatalog;

@@ -92,8 +92,9 @@ describe('authentication and the permission check', () => {
     const key = await insertKey('admin');
     const res = await inst.client().request('POST', '/api/v1/probe', { headers: { authorization: `Bearer ${key}` }, noOrigin: true });
     expect(res.status).toBe(200);
-    const row = await inst.app.kernel.db.selectFrom('api_keys').select('last_used_at').where('key_hash', '=', hashToken(key)).executeTakeFirstOrThrow();
-    expect(row.last_used_at).not.toBeNull();
+    const lastUsed = async () => (await inst.app.kernel.db.selectFrom('api_keys').select('last_used_at').where('key_hash', '=', hashToken(key)).executeTakeFirstOrThrow()).last_used_at;
+    await inst.app.kernel.principals.flush();
+    expect(await lastUsed()).not.toBeNull();
   });
 
   it('refuses a revoked, unknown or malformed key with AUTH_KEY_INVALID, never as anonymous', async () => {

@@ -28,7 +28,7 @@ async function mountSocket(app: FastifyInstance, kernel: Kernel): Promise<void> 
     {
       websocket: true,
       preValidation: async (req) => {
-        const auth = await authenticate(req, kernel.identity, kernel.config);
+        const auth = await authenticate(req, kernel.principals, kernel.config);
         if (!auth) throw new AppError('AUTH_REQUIRED');
         req.wsPrincipal = auth.principal;
       },

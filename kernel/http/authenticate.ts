@@ -2,7 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError, registerErrorCodes } from '../errors.js';
 import type { Principal } from '../identity/principal.js';
-import type { IdentityService } from '../identity/service.js';
+
+/** Who a token is: the kernel's cache of principals, or the identity service itself. */
+export interface PrincipalResolver {
+  resolveApiKey(token: string): Promise<Principal | null>;
+  resolveSession(token: string): Promise<Principal | null>;
+}
 
 export const SESSION_COOKIE = 'svc_session';
 
@@ -23,7 +28,7 @@ export interface Authenticated {
  * Returns null when the request carries neither; throws when it carries a bad one, so a
  * revoked key or an ended session never silently falls back to anonymous.
  */
-export async function authenticate(req: FastifyRequest, identity: IdentityService, config: Config): Promise<Authenticated | null> {
+export async function authenticate(req: FastifyRequest, identity: PrincipalResolver, config: Config): Promise<Authenticated | null> {
   const header = req.headers.authorization;
   if (header !== undefined) {
     const m = /^Bearer\s+(\S+)$/i.exec(header);

@@ -92,7 +92,7 @@ export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefin
     handler: async (req: FastifyRequest, res: FastifyReply) => {
       let principal: Principal | null = null;
       if (!def.public) {
-        const auth = await authenticate(req, kernel.identity, kernel.config);
+        const auth = await authenticate(req, kernel.principals, kernel.config);
         if (!auth) throw new AppError('AUTH_REQUIRED');
         if (!auth.principal.permissions.has(def.permission!)) throw new AppError('FORBIDDEN', { params: { permission: def.permission } });
         principal = auth.principal;

@@ -7,8 +7,8 @@ import { constantTimeEqual, hashToken, randomToken } from './tokens.js';
 export const SESSION_IDLE_MS = 7 * 24 * 3600_000;
 export const SESSION_ABSOLUTE_MS = 30 * 24 * 3600_000;
 /** last_seen/expiry are written at most this often per session, not on every request. */
-const RENEW_EVERY_MS = 60_000;
-const KEY_TOUCH_EVERY_MS = 60_000;
+export const RENEW_EVERY_MS = 60_000;
+export const KEY_TOUCH_EVERY_MS = 60_000;
 
 export const API_KEY_PREFIX = 'adm_sk_';
 
@@ -27,6 +27,18 @@ export interface SessionRequestInfo {
  * Sessions, API-key resolution and role grants: what the kernel needs to authorise a request.
  * The identity plugins (auth, users, roles, api-keys) build their routes on this.
  */
+export interface LoadedSession {
+  principal: Principal;
+  lastSeenAt: number;
+  expiresAt: number;
+  absoluteExpiresAt: number;
+}
+
+export interface LoadedApiKey {
+  principal: Principal;
+  lastUsedAt: number | null;
+}
+
 export class IdentityService {
   constructor(
     private readonly db: MetaDb,
@@ -59,6 +71,13 @@ export class IdentityService {
 
   /** The principal behind a session token, or null when it is unknown, expired or its user is not active. */
   async resolveSession(token: string): Promise<Principal | null> {
+    const found = await this.loadSession(token);
+    if (found && this.now() - found.lastSeenAt >= RENEW_EVERY_MS) await this.touchSessions([found.principal.sessionId!]);
+    return found?.principal ?? null;
+  }
+
+  /** A live session by its token, with its times, writing nothing (the caller decides when to touch). */
+  async loadSession(token: string): Promise<LoadedSession | null> {
     const now = this.now();
     const hash = hashToken(token);
     const row = await this.db
@@ -77,18 +96,38 @@ export class IdentityService {
       .executeTakeFirst();
     if (!row || !constantTimeEqual(row.token_hash, hash)) return null;
     if (row.status !== 'active' || Number(row.expires_at) <= now || Number(row.absolute_expires_at) <= now) return null;
-    if (now - Number(row.last_seen_at) >= RENEW_EVERY_MS) {
-      await this.db
-        .updateTable('sessions')
-        .set({ last_seen_at: now, expires_at: Math.min(now + SESSION_IDLE_MS, Number(row.absolute_expires_at)) })
-        .where('id', '=', row.id)
-        .execute();
-    }
     const { roleIds, permissions } = await this.rolesOfUser(row.user_id);
-    return { kind: 'session', userId: row.user_id, sessionId: row.id, apiKeyId: null, roleIds, permissions };
+    return {
+      principal: { kind: 'session', userId: row.user_id, sessionId: row.id, apiKeyId: null, roleIds, permissions },
+      lastSeenAt: Number(row.last_seen_at),
+      expiresAt: Number(row.expires_at),
+      absoluteExpiresAt: Number(row.absolute_expires_at),
+    };
+  }
+
+  /** Marks sessions seen now, in one statement: the idle expiry moves on, never past the absolute one. */
+  async touchSessions(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const now = this.now();
+    const idle = now + SESSION_IDLE_MS;
+    await this.db
+      .updateTable('sessions')
+      .set((eb) => ({
+        last_seen_at: now,
+        expires_at: eb.case().when('absolute_expires_at', '<', idle).then(eb.ref('absolute_expires_at')).else(idle).end(),
+      }))
+      .where('id', 'in', ids)
+      .execute();
   }
 
   async resolveApiKey(token: string): Promise<Principal | null> {
+    const found = await this.loadApiKey(token);
+    if (found && (found.lastUsedAt === null || this.now() - found.lastUsedAt >= KEY_TOUCH_EVERY_MS)) await this.touchApiKeys([found.principal.apiKeyId!]);
+    return found?.principal ?? null;
+  }
+
+  /** A live key by its token, writing nothing. */
+  async loadApiKey(token: string): Promise<LoadedApiKey | null> {
     if (!token.startsWith(API_KEY_PREFIX)) return null;
     const hash = hashToken(token);
     // A key made by a user stops while that user is suspended or gone.
@@ -100,18 +139,22 @@ export class IdentityService {
       .executeTakeFirst();
     if (!row || row.revoked_at !== null || !constantTimeEqual(row.key_hash, hash)) return null;
     if (row.created_by !== null && row.creator_status !== 'active') return null;
-    const now = this.now();
-    if (row.last_used_at === null || now - Number(row.last_used_at) >= KEY_TOUCH_EVERY_MS) {
-      await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.id).execute();
-    }
     return {
-      kind: 'apiKey',
-      userId: null,
-      sessionId: null,
-      apiKeyId: row.id,
-      roleIds: [row.role_id],
-      permissions: await this.permissionsOfRoles([row.role_id]),
+      principal: {
+        kind: 'apiKey',
+        userId: null,
+        sessionId: null,
+        apiKeyId: row.id,
+        roleIds: [row.role_id],
+        permissions: await this.permissionsOfRoles([row.role_id]),
+      },
+      lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
     };
+  }
+
+  async touchApiKeys(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('api_keys').set({ last_used_at: this.now() }).where('id', 'in', ids).execute();
   }
 
   /**

@@ -9,6 +9,7 @@ import { postgresHelpers } from './dialects/postgres.js';
 import { sqliteHelpers } from './dialects/sqlite.js';
 import { keepPreparedStatements } from './pg-statements.js';
 import { withStatementCache } from './sqlite-statements.js';
+import { MetaWrites, writesWatched } from './write-watch.js';
 import type { MetaDialectHelpers } from './dialects/types.js';
 import type { Dialect, KernelTables, MetaDb } from './types.js';
 
@@ -23,6 +24,8 @@ export interface MetaStore {
   dialect: Dialect;
   helpers: MetaDialectHelpers;
   placement: Placement;
+  /** Row writes as they happen (caches of meta-store rows listen). */
+  writes: MetaWrites;
   /** Resolves true when a trivial query succeeds within `timeoutMs`. */
   ping(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
@@ -31,6 +34,7 @@ export interface MetaStore {
 const INT8_OID = 20;
 
 export function openMetaStore(opts: { url: string | null; dataDir: string; log: Logger }): MetaStore {
+  const writes = new MetaWrites();
   if (!opts.url) {
     mkdirSync(opts.dataDir, { recursive: true });
     const file = join(opts.dataDir, 'meta.sqlite');
@@ -40,7 +44,7 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
     database.pragma('journal_mode = WAL');
     database.pragma('foreign_keys = ON');
     database.pragma('synchronous = NORMAL');
-    return finish(new Kysely<KernelTables>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) }), sqliteHelpers, { dialect: 'sqlite', location: file });
+    return finish(new Kysely<KernelTables>({ dialect: writesWatched(new SqliteDialect({ database: withStatementCache(database) }), writes) }), sqliteHelpers, { dialect: 'sqlite', location: file }, writes);
   }
   const metaUrl = opts.url;
   const url = new URL(metaUrl);
@@ -71,7 +75,7 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
       pool.on('error', () => undefined); // already reported by the client's own listener
       return pool;
     };
-    return finish(new Kysely<KernelTables>({ dialect: refusalsTagged(new PostgresDialect({ pool })) }), postgresHelpers, { dialect: 'postgres', location });
+    return finish(new Kysely<KernelTables>({ dialect: writesWatched(refusalsTagged(new PostgresDialect({ pool })), writes) }), postgresHelpers, { dialect: 'postgres', location }, writes);
   }
   const pool = async () => {
     const { createPool } = await import('mysql2');
@@ -79,16 +83,19 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
     pool.on('connection', (conn) => conn.on('error', (err) => opts.log.warn({ err: { message: err.message } }, 'meta store connection lost')));
     return pool;
   };
-  return finish(new Kysely<KernelTables>({ dialect: refusalsTagged(new MysqlDialect({ pool })) }), mysqlHelpers, {
-    dialect: 'mysql',
-    location: location.replace(/^mariadb:/, 'mysql:'),
-  });
+  return finish(
+    new Kysely<KernelTables>({ dialect: writesWatched(refusalsTagged(new MysqlDialect({ pool })), writes) }),
+    mysqlHelpers,
+    { dialect: 'mysql', location: location.replace(/^mariadb:/, 'mysql:') },
+    writes,
+  );
 }
 
-function finish(db: MetaDb, helpers: MetaDialectHelpers, placement: Placement): MetaStore {
+function finish(db: MetaDb, helpers: MetaDialectHelpers, placement: Placement, writes: MetaWrites): MetaStore {
   let closed = false;
   return {
     db,
+    writes,
     dialect: helpers.dialect,
     helpers,
     placement,

@@ -21,6 +21,8 @@ export const apiKeyRoutes = [
       response: { 200: dataOf(z.strictObject({ apiKeys: z.array(apiKeySchema), nextCursor: z.string().nullable() })) },
     },
     handler: async ({ kernel, query }) => {
+      // Uses noted in memory since the last write-back are written first, so lastUsedAt is current.
+      await kernel.principals.flush();
       const page = await keys(kernel).list(query.limit, query.cursor?.id);
       return { data: { apiKeys: page.apiKeys, nextCursor: page.nextId ? encodeCursor({ id: page.nextId }) : null } };
     },

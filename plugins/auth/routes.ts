@@ -140,6 +140,7 @@ export const authRoutes = [
     schema: { response: { 200: sessionListResponse } },
     handler: async ({ kernel, principal }) => {
       const { user, sessionId } = await auth(kernel).userOf(principal);
+      await kernel.principals.flush(); // lastSeenAt as of this request
       return { data: { sessions: await listSessions(kernel.db, user.id, sessionId, kernel.now()) } };
     },
   }),

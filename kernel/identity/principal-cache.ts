@@ -1,0 +1,154 @@
+import { hash } from 'node:crypto';
+import type { MetaWrite, MetaWrites } from '../meta/write-watch.js';
+import type { Principal } from './principal.js';
+import { KEY_TOUCH_EVERY_MS, RENEW_EVERY_MS, SESSION_IDLE_MS, type IdentityService } from './service.js';
+
+/** Another replica's change (sign-out, revocation, a role's grants) reaches this one within this. */
+export const PRINCIPAL_TTL_MS = 5_000;
+/** How often the sessions and keys seen since are written back (each at most once a minute). */
+const TOUCH_FLUSH_MS = 5_000;
+const MAX_ENTRIES = 20_000;
+
+/** The tables whose rows make up a principal: a write to any of them may change who someone is. */
+const IDENTITY_TABLES = new Set(['users', 'user_roles', 'roles', 'role_grants', 'api_keys', 'sessions']);
+/** What the cache itself writes back: seeing a session or a key changes no one's access. */
+const TOUCH_COLUMNS = new Set(['last_seen_at', 'expires_at', 'last_used_at']);
+
+/** Whether a meta-store write can change a principal someone already holds. */
+export function changesPrincipals(w: MetaWrite): boolean {
+  if (!IDENTITY_TABLES.has(w.table)) return false;
+  // A new session, key or user changes none that exists; a new role assignment or grant does.
+  if (w.op === 'insert') return w.table === 'user_roles' || w.table === 'role_grants';
+  if (w.op === 'update') return w.columns.length === 0 || w.columns.some((c) => !TOUCH_COLUMNS.has(c));
+  return true;
+}
+
+interface Entry {
+  principal: Principal;
+  /** When it was read from the store. */
+  at: number;
+  /** Sessions: when it ends unless seen again, and when it ends whatever happens. Keys: never. */
+  expiresAt: number;
+  absoluteExpiresAt: number;
+  /** Last written as seen (sessions: last_seen_at; keys: last_used_at). */
+  seenAt: number;
+}
+
+/**
+ * Sessions and `adm_sk_` keys by the SHA-256 of their token (never the token), so a signed-in
+ * request costs no meta-store read. Exact in this process: every write to the identity tables
+ * (sign-out, password change, suspension, role and grant changes, key deletion) empties it, at
+ * the statement and again when its transaction ends; an entry read before such a write is not
+ * kept. Other replicas' writes are seen when an entry is re-read, PRINCIPAL_TTL_MS after it was.
+ * `last_seen_at` and `last_used_at` are written in batches, at most once a minute per session or
+ * key. Unknown tokens are never kept, so guessing cannot fill it.
+ */
+export class CachedPrincipals {
+  private readonly entries = new Map<string, Entry>();
+  private generation = 0;
+  private readonly seenSessions = new Set<string>();
+  private readonly seenKeys = new Set<string>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly identity: IdentityService,
+    writes: MetaWrites,
+    private readonly now: () => number = Date.now,
+    private readonly onTouchError: (err: unknown) => void = () => undefined,
+    flushEveryMs = TOUCH_FLUSH_MS,
+  ) {
+    this.unsubscribe = writes.on((w) => {
+      if (!changesPrincipals(w)) return;
+      this.generation++;
+      this.entries.clear();
+    });
+    this.timer = setInterval(() => void this.flush(), flushEveryMs);
+    this.timer.unref();
+  }
+
+  async resolveSession(token: string): Promise<Principal | null> {
+    const key = `s:${hash('sha256', token, 'base64')}`;
+    const now = this.now();
+    const hit = this.fresh(key, now);
+    if (hit) {
+      if (now >= hit.expiresAt || now >= hit.absoluteExpiresAt) {
+        this.entries.delete(key);
+        return null;
+      }
+      this.seen(hit, now, this.seenSessions, hit.principal.sessionId!, RENEW_EVERY_MS);
+      return hit.principal;
+    }
+    const generation = this.generation;
+    const found = await this.identity.loadSession(token);
+    if (!found) return null;
+    const entry: Entry = { principal: found.principal, at: now, expiresAt: found.expiresAt, absoluteExpiresAt: found.absoluteExpiresAt, seenAt: found.lastSeenAt };
+    this.seen(entry, now, this.seenSessions, found.principal.sessionId!, RENEW_EVERY_MS);
+    this.keep(key, entry, generation);
+    return found.principal;
+  }
+
+  async resolveApiKey(token: string): Promise<Principal | null> {
+    if (!token.startsWith('adm_sk_')) return null;
+    const key = `k:${hash('sha256', token, 'base64')}`;
+    const now = this.now();
+    const hit = this.fresh(key, now);
+    if (hit) {
+      this.seen(hit, now, this.seenKeys, hit.principal.apiKeyId!, KEY_TOUCH_EVERY_MS);
+      return hit.principal;
+    }
+    const generation = this.generation;
+    const found = await this.identity.loadApiKey(token);
+    if (!found) return null;
+    const entry: Entry = { principal: found.principal, at: now, expiresAt: Infinity, absoluteExpiresAt: Infinity, seenAt: found.lastUsedAt ?? -Infinity };
+    this.seen(entry, now, this.seenKeys, found.principal.apiKeyId!, KEY_TOUCH_EVERY_MS);
+    this.keep(key, entry, generation);
+    return found.principal;
+  }
+
+  /** Writes the sessions and keys seen since the last flush (the timer does this every few seconds). */
+  async flush(): Promise<void> {
+    const sessions = [...this.seenSessions];
+    const keys = [...this.seenKeys];
+    this.seenSessions.clear();
+    this.seenKeys.clear();
+    try {
+      await this.identity.touchSessions(sessions);
+      await this.identity.touchApiKeys(keys);
+    } catch (err) {
+      this.onTouchError(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.unsubscribe();
+    await this.flush();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private fresh(key: string, now: number): Entry | undefined {
+    const hit = this.entries.get(key);
+    if (!hit) return undefined;
+    if (now >= hit.at && now - hit.at < PRINCIPAL_TTL_MS) return hit;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  private seen(entry: Entry, now: number, due: Set<string>, id: string, every: number): void {
+    if (now - entry.seenAt < every) return;
+    entry.seenAt = now;
+    if (entry.expiresAt !== Infinity) entry.expiresAt = Math.min(now + SESSION_IDLE_MS, entry.absoluteExpiresAt);
+    due.add(id);
+  }
+
+  private keep(key: string, entry: Entry, generation: number): void {
+    // Read before a write to the identity tables: what it read may already be gone.
+    if (generation !== this.generation) return;
+    this.entries.set(key, entry);
+    if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
