@@ -26,6 +26,18 @@ export function cellJson(value: unknown): unknown {
   return isBinary(value) ? value.$binary : value;
 }
 
+/** Types whose text a spreadsheet could take for a formula (dates, numbers, JSON and binary text never start that way unless they are numbers). */
+export const FORMULA_PRONE = new Set<PortableType>(['string', 'text', 'enum', 'other']);
+/** What a spreadsheet runs as a formula: a cell starting with =, +, -, @, tab or CR (OWASP's CSV injection list). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** …unless it is a number: `-5` or `+1.5e3` is a value, not a formula, and stays as it is. */
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** The cell text with a leading apostrophe where a spreadsheet would otherwise run it (EX3). */
+export function formulaSafe(text: string): string {
+  return FORMULA_START.test(text) && !NUMBER_TEXT.test(text) ? `'${text}` : text;
+}
+
 const EXACT_NUMBER = /^-?\d{1,15}(\.\d{1,15})?$/;
 
 /**

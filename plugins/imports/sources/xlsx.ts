@@ -1,3 +1,4 @@
+import { setField } from '../../../kernel/rows/index.js';
 import type { ReadOptions, SourceRecord } from './types.js';
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -46,7 +47,7 @@ export async function* readXlsx(path: string, opts: ReadOptions): AsyncGenerator
       if (cells.every((c) => c === null || c === '')) continue;
       const values: Record<string, unknown> = {};
       header.forEach((name, i) => {
-        if (name) values[name] = cells[i] ?? null;
+        if (name) setField(values, name, cells[i] ?? null);
       });
       yield { line: row.number, values };
     }
