@@ -34,3 +34,4 @@ export { parseRecordId, recordIdOf } from './record-id.js';
 export { columnOf, primaryKeyColumns, refuse, RowInputError, type InputIssue, type PortableValue, type RowsDialectName, type RowTable } from './types.js';
 export { deleteRow, insertRow, keysToGive, updateRow, type Assignment } from './write.js';
 export { setField, wireRowMaker, type WireRowMaker } from './wire-row.js';
+export { sheetText, unescapeSheetText, type SheetCell } from './sheet-text.js';

@@ -1,14 +1,15 @@
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify/sync';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { POSTGRES_WIRE_TEXT_SETTINGS, postgresCellText } from '../../kernel/rows/index.js';
 import { withPgClient } from '../../kernel/sources/index.js';
+import { FORMULA_PRONE } from './formats/cells.js';
 import { CsvRecordEnds } from './formats/crlf.js';
 import type { FilterBind } from './query.js';
-import { tableId, whereOf, type ReadSpec } from './read.js';
+import { orderBy, tableId, whereOf, type ReadSpec } from './read.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Db = Kysely<any>;
@@ -37,7 +38,13 @@ function settingsBinder(spec: ReadSpec): { bind: FilterBind; args: unknown[] } {
   return { bind, args };
 }
 
-const qualified = (spec: ReadSpec, column: string) => (spec.table.schema ? sql.id(spec.table.schema, spec.table.name, column) : sql.id(spec.table.name, column));
+/**
+ * formats/cells.ts `formulaSafe` in SQL, so the COPY path stays without JavaScript per row: a
+ * leading apostrophe on text starting with = + - @ tab or CR that is not a number (EX3).
+ */
+function formulaSafeSql(cell: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`case when left(${cell}, 1) in ('=', '+', '-', '@', chr(9), chr(13)) and ${cell} !~ '^[+-]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][+-]?[0-9]+)?$' then '''' || ${cell} else ${cell} end`;
+}
 
 /** Above this many rows by the planner's estimate, progress counts against the estimate: an exact count reads the whole table once more. */
 const EXACT_COUNT_UP_TO = 100_000;
@@ -60,12 +67,12 @@ export interface CopyProgress {
  * passes through JavaScript; the bytes stream into `out` as they come (constant memory).
  * Writes the header, then the records with CRLF ends (EX2). Resolves with the record count.
  */
-export async function copyCsv(db: Db, spec: ReadSpec, out: Writable, signal: AbortSignal, progress: CopyProgress): Promise<number> {
+export async function copyCsv(db: Db, spec: ReadSpec, out: Writable, signal: AbortSignal, progress: CopyProgress, safe = false): Promise<number> {
   const { bind, args } = settingsBinder(spec);
   const where = whereOf(spec.whereWith(bind));
-  const cells = sql.join(spec.columns.map(postgresCellText));
+  const cells = sql.join(spec.columns.map((c) => (safe && FORMULA_PRONE.has(c.type) ? formulaSafeSql(postgresCellText(c)) : postgresCellText(c))));
   // Qualified: a bare name in ORDER BY would mean the output column, the value's text.
-  const order = spec.sort.length ? sql`order by ${sql.join(spec.sort.map((k) => sql`${qualified(spec, k.column)} ${sql.raw(k.desc ? 'desc' : 'asc')}`))}` : sql``;
+  const order = spec.sort.length ? sql`order by ${orderBy(spec.table, spec.sort)}` : sql``;
   const select = sql`select ${cells} from ${tableId(spec.table)} ${where} ${order}`.compile(db);
   const count = sql`select count(*) as n from ${tableId(spec.table)} ${where}`.compile(db);
   if (select.parameters.length || count.parameters.length) throw new Error('A COPY query cannot carry parameters.');

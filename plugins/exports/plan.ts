@@ -44,6 +44,7 @@ export function planRead(dialect: SourceDialect, table: EffectiveTable, readable
     dialect,
     table: { schema: table.schema, name: table.name },
     columns: names.map((n) => byName.get(n)!),
+    byName,
     where,
     whereWith,
     sort,

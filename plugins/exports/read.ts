@@ -1,8 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { rawValues, rowDialect, selectList } from '../../kernel/rows/index.js';
 import type { Column } from '../../kernel/schema/model.js';
 import type { SourceDialect } from '../connections/provides.js';
 import type { FilterBind, SortKey } from './query.js';
-import { wireOf } from './wire.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Db = Kysely<any>;
@@ -12,6 +12,8 @@ export interface ReadSpec {
   table: { schema: string | null; name: string };
   /** The columns written, in file order. */
   columns: Column[];
+  /** Every column of the table by name (the sort and key columns a read needs besides `columns`). */
+  byName: Map<string, Column>;
   where: RawBuilder<boolean>[];
   /** `where` with its values bound by `bind` instead of as parameters. */
   whereWith(bind: FilterBind): RawBuilder<boolean>[];
@@ -37,18 +39,21 @@ function orderKeys(spec: ReadSpec): SortKey[] {
   return keys;
 }
 
-export const orderBy = (keys: SortKey[]) => sql.join(keys.map((k) => sql`${sql.id(k.column)} ${sql.raw(k.desc ? 'desc' : 'asc')}`));
+/** A column qualified by its table: a bare name in ORDER BY would mean an output column (c0, c1, … are aliases). */
+export const qualified = (t: ReadSpec['table'], column: string) => (t.schema ? sql.id(t.schema, t.name, column) : sql.id(t.name, column));
+
+export const orderBy = (t: ReadSpec['table'], keys: SortKey[]) => sql.join(keys.map((k) => sql`${qualified(t, k.column)} ${sql.raw(k.desc ? 'desc' : 'asc')}`));
 
 /**
  * Rows after `last` in MySQL/SQLite order, where NULL sorts first ascending and last
  * descending: (k1 after v1) or (k1 same as v1 and (k2 after v2 or …)).
  */
-function after(keys: SortKey[], last: Record<string, unknown>): RawBuilder<boolean> {
+function after(keys: SortKey[], last: Map<string, unknown>): RawBuilder<boolean> {
   let cond: RawBuilder<boolean> | null = null;
   for (let i = keys.length - 1; i >= 0; i--) {
     const { column, desc } = keys[i]!;
     const col = sql`${sql.id(column)}`;
-    const v = last[column];
+    const v = last.get(column);
     const isNull = v === null || v === undefined;
     const beyond = isNull ? (desc ? sql<boolean>`1 = 0` : sql<boolean>`${col} is not null`) : desc ? sql<boolean>`(${col} < ${v} or ${col} is null)` : sql<boolean>`${col} > ${v}`;
     const same = isNull ? sql<boolean>`${col} is null` : sql<boolean>`${col} = ${v}`;
@@ -57,9 +62,21 @@ function after(keys: SortKey[], last: Record<string, unknown>): RawBuilder<boole
   return cond ?? sql<boolean>`1 = 1`;
 }
 
+/**
+ * Driver rows selected by `selectList` → arrays of wire values: the kernel's row codec, the one
+ * GET /data answers with (date-times as the server's text, so microseconds survive; SQLite
+ * bigints as text, so 64-bit values are exact).
+ */
 function toArrays(spec: ReadSpec) {
-  const convert = spec.columns.map((c) => [c.name, wireOf(spec.dialect, c)] as const);
-  return (rows: Record<string, unknown>[]) => rows.map((r) => convert.map(([name, f]) => f(r[name])));
+  const d = rowDialect(spec.dialect);
+  const columns = spec.columns;
+  const n = columns.length;
+  return (rows: Record<string, unknown>[]) =>
+    rows.map((r) => {
+      const raw = rawValues(r, n);
+      for (let i = 0; i < n; i++) raw[i] = d.toWire(columns[i]!, raw[i]);
+      return raw;
+    });
 }
 
 /**
@@ -69,8 +86,8 @@ function toArrays(spec: ReadSpec) {
  */
 async function* pgChunks(db: Db, spec: ReadSpec): AsyncGenerator<unknown[][]> {
   const convert = toArrays(spec);
-  const cols = sql.join(spec.columns.map((c) => sql.id(c.name)));
-  const order = spec.sort.length ? sql`order by ${orderBy(spec.sort)}` : sql``;
+  const cols = selectList(rowDialect(spec.dialect), spec.columns);
+  const order = spec.sort.length ? sql`order by ${orderBy(spec.table, spec.sort)}` : sql``;
   const trx = await db.startTransaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute();
   let done = false;
   try {
@@ -96,24 +113,28 @@ async function* pgChunks(db: Db, spec: ReadSpec): AsyncGenerator<unknown[][]> {
 async function* keysetChunks(db: Db, spec: ReadSpec): AsyncGenerator<unknown[][]> {
   const convert = toArrays(spec);
   const keys = orderKeys(spec);
-  const selected = new Set(spec.columns.map((c) => c.name));
-  const extra = keys.filter((k) => !selected.has(k.column)).map((k) => k.column);
-  const cols = sql.join([...spec.columns.map((c) => c.name), ...extra].map((c) => sql.id(c)));
+  const selected = [...spec.columns];
+  for (const k of keys) if (!selected.some((c) => c.name === k.column)) selected.push(spec.byName.get(k.column)!);
+  // Where each key's value is in a row: the cursor carries the selected form (what kysely would
+  // bind back: date-times and bigints as text, which each dialect compares with the column).
+  const keyAt = keys.map((k) => selected.findIndex((c) => c.name === k.column));
+  const cols = selectList(rowDialect(spec.dialect), selected);
   const trx = spec.dialect === 'mysql' ? await db.startTransaction().setIsolationLevel('repeatable read').execute() : null;
   const q = trx ?? db;
   let done = false;
   try {
-    let last: Record<string, unknown> | null = null;
+    let last: Map<string, unknown> | null = null;
     let offset = 0;
     for (;;) {
       const where = [...spec.where];
       if (spec.key && last) where.push(after(keys, last));
       const page = spec.key ? sql`` : sql`offset ${offset}`;
-      const res = await sql<Record<string, unknown>>`select ${cols} from ${tableId(spec.table)} ${whereOf(where)} order by ${orderBy(keys)} limit ${spec.chunkRows} ${page}`.execute(q);
+      const res = await sql<Record<string, unknown>>`select ${cols} from ${tableId(spec.table)} ${whereOf(where)} order by ${orderBy(spec.table, keys)} limit ${spec.chunkRows} ${page}`.execute(q);
       if (res.rows.length === 0) break;
       yield convert(res.rows);
       if (res.rows.length < spec.chunkRows) break;
-      last = res.rows[res.rows.length - 1]!;
+      const lastRow = rawValues(res.rows[res.rows.length - 1]!, selected.length);
+      last = new Map(keys.map((k, i) => [k.column, lastRow[keyAt[i]!]]));
       offset += res.rows.length;
     }
     done = true;

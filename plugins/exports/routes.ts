@@ -43,7 +43,7 @@ export const exportRoutes = [
     schema: { body: createExportBody, response: { 202: exportBody } },
     handler: async ({ kernel, body, principal, audit }) => {
       const exp = await service(kernel).create(principal!, body);
-      audit({ action: 'exports.create', target: { type: 'export', id: exp.id }, diff: { connectionId: exp.connectionId, table: exp.table, format: exp.format, columns: exp.columns, filter: exp.filter, sort: exp.sort } });
+      audit({ action: 'exports.create', target: { type: 'export', id: exp.id }, diff: { connectionId: exp.connectionId, table: exp.table, format: exp.format, columns: exp.columns, filter: exp.filter, sort: exp.sort, formulaSafe: exp.formulaSafe } });
       return reply(202, { data: { export: exp } });
     },
   }),

@@ -43,10 +43,11 @@ export async function runExport(ctx: JobContext<ExportPayload>, service: Exports
   const { part, file } = service.partOf(row.id, row.format);
   const report = (done: number, total: number) => void ctx.progress(done, total, `${done} of ${total} rows`);
   let done = 0;
+  const safe = Number(row.formula_safe) === 1;
   try {
     // CSV on PostgreSQL: COPY formats every value in the server (pg-copy.ts); the rest reads chunks.
     if (row.format === 'csv' && info.dialect === 'postgres' && hasPgClient(db)) {
-      done = await copyCsv(db, spec, createWriteStream(part), ctx.signal, report);
+      done = await copyCsv(db, spec, createWriteStream(part), ctx.signal, report, safe);
     } else {
       const total = await countRows(db, spec);
       report(0, total);
@@ -60,7 +61,7 @@ export async function runExport(ctx: JobContext<ExportPayload>, service: Exports
           report(done, Math.max(total, done));
         }
       };
-      await writeFormat(row.format, chunks(), spec.columns, createWriteStream(part), ctx.signal);
+      await writeFormat(row.format, chunks(), spec.columns, createWriteStream(part), ctx.signal, safe);
     }
     renameSync(part, file);
   } catch (err) {

@@ -15,6 +15,7 @@ export const exportSchema = z
     columns: z.array(z.string()),
     filter: filterSchema.nullable(),
     sort: z.string().nullable(),
+    formulaSafe: z.boolean().meta({ description: 'Whether CSV text that a spreadsheet would run as a formula carries a leading apostrophe.' }),
     state: z.enum(EXPORT_STATES),
     jobId: z.string().nullable(),
     progress: z.number().min(0).max(1).nullable().meta({ description: '0..1 while running; 1 once ready.' }),
@@ -38,6 +39,15 @@ export const createExportBody = z.strictObject({
   columns: z.array(z.string().min(1).max(255)).min(1).max(1000).optional().meta({ description: 'Default: every readable column that is neither secret nor hidden.' }),
   filter: filterSchema.optional(),
   sort: sortSchema.optional(),
+  formulaSafe: z
+    .boolean()
+    .optional()
+    .meta({
+      description:
+        'CSV: a text cell starting with =, +, -, @, tab or CR (and not a number) gets a leading apostrophe, so a spreadsheet shows it instead of running it; ' +
+        'XLSX keeps such values as text cells (never formulas) either way. Default: true when a person (a session) asks, false for an API key. ' +
+        'false gives the raw values, which our import reads back exactly.',
+    }),
 });
 export type CreateExport = z.infer<typeof createExportBody>;
 

@@ -73,6 +73,8 @@ export class ExportsService {
       columns: JSON.stringify(spec.columns.map((c) => c.name)),
       filter: body.filter && Object.keys(body.filter).length ? JSON.stringify(body.filter) : null,
       sort: body.sort ?? null,
+      // People open files in spreadsheets; programs (API keys) want the values as they are.
+      formula_safe: (body.formulaSafe ?? owner.type === 'user') ? 1 : 0,
       state: 'queued',
       job_id: null,
       owner_type: owner.type,
@@ -135,6 +137,7 @@ export class ExportsService {
       columns: parse<string[]>(row.columns) ?? [],
       filter: parse<Filter>(row.filter),
       sort: row.sort,
+      formulaSafe: Number(row.formula_safe) === 1,
       state,
       jobId: row.job_id,
       progress: state === 'ready' ? 1 : (job?.progress ?? null),

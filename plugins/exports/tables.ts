@@ -17,6 +17,8 @@ export type ExportsTables = {
     /** JSON of the filter as asked; null = every row. */
     filter: string | null;
     sort: string | null;
+    /** 1: CSV text cells that a spreadsheet would run as a formula carry a leading apostrophe (EX3). */
+    formula_safe: number;
     /** queued | running | ready | failed | cancelled | expired; failed/cancelled may lag the job (see state.ts). */
     state: string;
     job_id: string | null;
@@ -74,6 +76,19 @@ export const exportsMigrations: Migration[] = [
         .execute();
       await rerunnable(db.schema.createIndex('exports_owner').on('exports').columns(['owner_type', 'owner_id', 'id']).execute());
       await rerunnable(db.schema.createIndex('exports_expiry').on('exports').columns(['state', 'expires_at']).execute());
+    },
+  },
+  {
+    name: '0002_exports_formula_safe',
+    async up(db) {
+      // Exports made before this were raw. A rerun on MySQL meets the column it added (1060).
+      await db.schema
+        .alterTable('exports')
+        .addColumn('formula_safe', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute()
+        .catch((err: { errno?: number; code?: string; message?: string }) => {
+          if (err?.errno !== 1060 && err?.code !== '42701' && !/duplicate column/i.test(String(err?.message))) throw err;
+        });
     },
   },
 ];

@@ -87,7 +87,7 @@ function datetime(s: string, keepsZone: boolean, dialect: SourceDialect): string
 type Convert = (v: unknown) => unknown;
 
 /** The conversion for the column's type, chosen once: it runs for every cell of the column. */
-function typed(dialect: SourceDialect, column: Column): Convert {
+function typed(dialect: SourceDialect, column: Column, structured: boolean): Convert {
   const boolParam = (b: boolean) => (dialect === 'postgres' ? b : b ? 1 : 0);
   const yes = boolParam(true);
   const no = boolParam(false);
@@ -180,6 +180,9 @@ function typed(dialect: SourceDialect, column: Column): Convert {
         return s;
       };
     case 'json':
+      // A JSON file carries the column's value itself: a JSON string is a string value (our own
+      // export writes one so), never JSON text to parse. Text files carry JSON text.
+      if (structured) return (v) => JSON.stringify(v);
       return (v) => {
         if (typeof v !== 'string') return JSON.stringify(v);
         try {
@@ -200,11 +203,15 @@ function typed(dialect: SourceDialect, column: Column): Convert {
   }
 }
 
-/** One converter per mapped column, chosen once. Throws ValueError with a reason meant for the report. */
-export function converterFor(dialect: SourceDialect, column: Column): Convert {
-  const convert = typed(dialect, column);
-  // An empty cell is NULL, except in a text column that cannot be NULL: there it is ''.
-  const emptyIsNull = !(TEXTUAL.has(column.type) && !column.nullable);
+/**
+ * One converter per mapped column, chosen once. Throws ValueError with a reason meant for the
+ * report. `structured`: the values come from a JSON file, which spells NULL (`null`) apart from
+ * '' (`""`); in CSV (and XLSX) both are an empty cell.
+ */
+export function converterFor(dialect: SourceDialect, column: Column, structured = false): Convert {
+  const convert = typed(dialect, column, structured);
+  // An empty cell is NULL, except in a text column that cannot be NULL, or one a JSON file fills: there it is ''.
+  const emptyIsNull = !(TEXTUAL.has(column.type) && (!column.nullable || structured));
   return (v) => {
     if (v === null || v === undefined || (v === '' && emptyIsNull)) return null;
     return convert(v);
@@ -222,11 +229,11 @@ export interface MappedColumn {
  * NOT NULL column to its default), or the reason the record is refused. The converters are
  * chosen once; this runs for every record.
  */
-export function recordConverter<D>(dialect: SourceDialect, mapped: MappedColumn[], useDefault: D): (cells: readonly unknown[]) => unknown[] | string {
+export function recordConverter<D>(dialect: SourceDialect, mapped: MappedColumn[], useDefault: D, structured = false): (cells: readonly unknown[]) => unknown[] | string {
   const converters = mapped.map(({ at, column }) => ({
     at,
     name: column.name,
-    convert: converterFor(dialect, column),
+    convert: converterFor(dialect, column, structured),
     // An empty cell in a NOT NULL column with a default takes the default.
     defaultable: !column.nullable && (column.default !== null || column.autoIncrement),
   }));

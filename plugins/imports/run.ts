@@ -70,7 +70,12 @@ export async function runImport(ctx: JobContext<ImportPayload>, service: Imports
     key: plan.key,
     pgTypes: plan.pairs.map(([, c]) => pgCastType(c.nativeType)),
   };
-  const convert = recordConverter(info.dialect, plan.pairs.map(([source, column]) => ({ at: sourceColumns.indexOf(source), column })), USE_DEFAULT);
+  const convert = recordConverter(
+    info.dialect,
+    plan.pairs.map(([source, column]) => ({ at: sourceColumns.indexOf(source), column })),
+    USE_DEFAULT,
+    upload.format === 'json',
+  );
   const estimate = Number(upload.row_count) + Number(upload.problems);
   const batchSize = Number(row.batch_size);
 

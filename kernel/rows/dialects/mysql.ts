@@ -54,7 +54,8 @@ function writeFailure(err: unknown): WriteFailure | null {
   const e = err as { errno?: unknown; sqlMessage?: unknown; message?: unknown };
   const errno = typeof e?.errno === 'number' ? e.errno : -1;
   const text = String(e?.sqlMessage ?? e?.message ?? '');
-  const named = /for key '([^']+)'|constraint [`']([^`']+)[`']|column '([^']+)'/i.exec(text);
+  // 1364 names the column as "Field 'x' doesn't have a default value", 1048 as "Column 'x' cannot be null".
+  const named = /for key '([^']+)'|constraint [`']([^`']+)[`']|(?:column|field) '([^']+)'/i.exec(text);
   const constraint = named ? (named[1] ?? named[2] ?? named[3] ?? null) : null;
   if (UNIQUE.has(errno)) return { reason: 'unique', constraint };
   if (FOREIGN_KEY.has(errno)) return { reason: 'foreign-key', constraint: /CONSTRAINT `([^`]+)`/.exec(text)?.[1] ?? constraint };

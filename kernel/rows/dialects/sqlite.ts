@@ -53,7 +53,8 @@ function writeFailure(err: unknown): WriteFailure | null {
   // ON DELETE RESTRICT fails as SQLITE_CONSTRAINT_TRIGGER, with the foreign key's own message.
   if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || (code.startsWith('SQLITE_CONSTRAINT') && /FOREIGN KEY constraint failed/.test(text)))
     return { reason: 'foreign-key', constraint: null };
-  if (code === 'SQLITE_CONSTRAINT_NOTNULL') return { reason: 'not-null', constraint };
+  // "NOT NULL constraint failed: t.col": the column, as PostgreSQL and MySQL name it.
+  if (code === 'SQLITE_CONSTRAINT_NOTNULL') return { reason: 'not-null', constraint: constraint?.split('.').pop() ?? null };
   if (code === 'SQLITE_CONSTRAINT_CHECK') return { reason: 'check', constraint };
   if (code === 'SQLITE_MISMATCH' || code === 'SQLITE_TOOBIG' || code === 'SQLITE_CONSTRAINT_DATATYPE') return { reason: 'invalid', constraint };
   return null;

@@ -1,3 +1,4 @@
+import { sheetText, type SheetCell } from '../../../kernel/rows/index.js';
 import type { PortableType } from '../../../kernel/schema/model.js';
 
 /** What a format needs to know of a column: its name (the header) and portable type. */
@@ -26,19 +27,44 @@ export function cellJson(value: unknown): unknown {
   return isBinary(value) ? value.$binary : value;
 }
 
-const EXACT_NUMBER = /^-?\d{1,15}(\.\d{1,15})?$/;
+/** Types whose text a spreadsheet could take for a formula (dates, numbers, JSON and binary text never start that way unless they are numbers). */
+export const FORMULA_PRONE = new Set<PortableType>(['string', 'text', 'enum', 'other']);
+/** What a spreadsheet runs as a formula: a cell starting with =, +, -, @, tab or CR (OWASP's CSV injection list). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** …unless it is a number: `-5` or `+1.5e3` is a value, not a formula, and stays as it is. */
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/** The cell text with a leading apostrophe where a spreadsheet would otherwise run it (EX3). */
+export function formulaSafe(text: string): string {
+  return FORMULA_START.test(text) && !NUMBER_TEXT.test(text) ? `'${text}` : text;
+}
+
+/** A decimal's text without what does not change its value: `+`, trailing fraction zeros, `-0`. */
+function canonicalDecimal(text: string): string {
+  let t = text.startsWith('+') ? text.slice(1) : text;
+  if (t.includes('.')) t = t.replace(/0+$/, '').replace(/\.$/, '');
+  return t === '-0' ? '0' : t;
+}
+
+/** A bigint or decimal as a number cell only when the double is that exact decimal; else null (it stays text). */
+function exactNumber(text: string): number | null {
+  if (!/^[+-]?\d+(\.\d+)?$/.test(text)) return null;
+  const n = Number(text);
+  return Number.isFinite(n) && String(n) === canonicalDecimal(text) ? n : null;
+}
 
 /**
- * A spreadsheet cell: numbers stay numbers where a double holds them exactly (an exact bigint or
- * decimal beyond that stays text, never silently rounded); dates stay text, so no style table
- * and no time-zone guess are needed.
+ * A spreadsheet cell: a bigint or decimal is a number only where the double is exactly its
+ * value (`0.100000` → 0.1; `12345678901234.123456` or `9007199254740993` stay text, never
+ * silently rounded, EX4); dates stay text, so no style table and no time-zone guess are needed.
  */
-export function cellSheet(value: unknown, type: PortableType): string | number | boolean | null {
+export function cellSheet(value: unknown, type: PortableType): SheetCell {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number' || typeof value === 'boolean') return type === 'json' ? JSON.stringify(value) : value;
-  if ((type === 'bigint' || type === 'decimal') && typeof value === 'string' && EXACT_NUMBER.test(value)) {
-    const n = Number(value);
-    if (Number.isSafeInteger(n) || !Number.isInteger(n)) return n;
+  if ((type === 'bigint' || type === 'decimal') && typeof value === 'string') {
+    const n = exactNumber(value);
+    if (n !== null) return n;
   }
-  return cellText(value, type);
+  const text = cellText(value, type);
+  return text === null ? null : sheetText(text);
 }

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { setField } from '../../../kernel/rows/index.js';
 import { pipeline } from 'node:stream/promises';
 import { cellJson, type OutColumn } from './cells.js';
 import type { RowChunks } from './index.js';
@@ -12,7 +13,8 @@ export async function writeJsonl(rows: RowChunks, columns: OutColumn[], out: Wri
       let buf = '';
       for (const row of chunk) {
         const obj: Record<string, unknown> = {};
-        for (let i = 0; i < names.length; i++) obj[names[i]!] = cellJson(row[i]);
+        // setField: a column called __proto__ stays a field (a plain store would set the prototype).
+        for (let i = 0; i < names.length; i++) setField(obj, names[i]!, cellJson(row[i]));
         buf += JSON.stringify(obj) + '\n';
       }
       if (buf) yield buf;

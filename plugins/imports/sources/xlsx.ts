@@ -1,3 +1,4 @@
+import { setField, unescapeSheetText } from '../../../kernel/rows/index.js';
 import type { ReadOptions, SourceRecord } from './types.js';
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -13,13 +14,18 @@ function dateText(d: Date): string {
   return `${date}T${pad(h)}:${pad(m)}:${pad(s)}${ms ? `.${pad(ms, 3)}` : ''}`;
 }
 
-/** A cell as a plain value: formulas give their result, rich text and links their text. */
+/**
+ * A cell as a plain value: formulas give their result, rich text and links their text. Text
+ * comes back through OOXML's `_xHHHH_` escape (how a carriage return or a control character is
+ * written, exports/formats/cells.ts), which exceljs' streaming reader leaves as it is.
+ */
 export function cellValue(v: unknown): unknown {
   if (v === null || v === undefined) return null;
   if (v instanceof Date) return dateText(v);
+  if (typeof v === 'string') return unescapeSheetText(v);
   if (typeof v !== 'object') return v;
   const o = v as { richText?: Array<{ text: string }>; result?: unknown; formula?: string; text?: unknown; error?: string };
-  if (o.richText) return o.richText.map((r) => r.text).join('');
+  if (o.richText) return unescapeSheetText(o.richText.map((r) => r.text).join(''));
   if ('result' in o || o.formula !== undefined) return cellValue(o.result);
   if (o.error !== undefined) return o.error;
   if (o.text !== undefined) return cellValue(o.text);
@@ -46,7 +52,7 @@ export async function* readXlsx(path: string, opts: ReadOptions): AsyncGenerator
       if (cells.every((c) => c === null || c === '')) continue;
       const values: Record<string, unknown> = {};
       header.forEach((name, i) => {
-        if (name) values[name] = cells[i] ?? null;
+        if (name) setField(values, name, cells[i] ?? null);
       });
       yield { line: row.number, values };
     }
