@@ -16,9 +16,9 @@ import {
   type TestSuccess,
 } from '../../kernel/sources/index.js';
 import { connectionFailed, connectionUnavailable, metaStoreRefused } from './errors.js';
-import type { ConnectionInfo, ConnectionRemover, ConnectionsProvides, SourceDialect, SourceHandle } from './provides.js';
+import type { ConnectionInfo, ConnectionRemover, ConnectionsProvides, CreateIntrospector, SourceDialect, SourceHandle } from './provides.js';
 import { ConnectionRepository, overridesOf, toConnection, toInfo, type TestOutcome } from './repository.js';
-import type { Connection, Overrides } from './schemas.js';
+import type { Connection, IntrospectionOutcome, Overrides } from './schemas.js';
 import type { ConnectionRow } from './tables.js';
 
 export const CONNECTIONS_CHANGED = 'connections.changed';
@@ -74,6 +74,7 @@ export class ConnectionsService implements ConnectionsProvides {
   readonly registry: SourceRegistry;
   readonly repo: ConnectionRepository;
   private readonly removers: ConnectionRemover[] = [];
+  private introspector: CreateIntrospector | null = null;
   private readonly guard: MetaStoreGuard;
   /** Pools checked not to reach the meta store (each pool once: a changed URL is a new pool). */
   private readonly vetted = new WeakMap<SourceDb, Promise<void>>();
@@ -150,7 +151,16 @@ export class ConnectionsService implements ConnectionsProvides {
     return toConnection(await this.repo.find(id));
   }
 
-  async create(input: { name: string; dialect: SourceDialect; url: string; readOnly?: boolean | undefined }): Promise<Connection> {
+  /**
+   * Saves a tested connection, then reads its schema so it can be used at once (a failure there
+   * is answered, not thrown: the connection stays saved).
+   */
+  async create(input: {
+    name: string;
+    dialect: SourceDialect;
+    url: string;
+    readOnly?: boolean | undefined;
+  }): Promise<{ connection: Connection; introspection: IntrospectionOutcome | null }> {
     await this.repo.assertNameFree(input.name);
     const target = targetOrRefuse(input.dialect, input.url);
     const result = await this.testOrRefuse(target, Boolean(input.readOnly));
@@ -163,7 +173,24 @@ export class ConnectionsService implements ConnectionsProvides {
       test: { ok: true, result },
     });
     await this.changed(row.id, 'created');
-    return toConnection(row);
+    return { connection: toConnection(row), introspection: await this.introspectNew(row.id) };
+  }
+
+  introspectOnCreate(introspect: CreateIntrospector): void {
+    this.introspector = introspect;
+  }
+
+  private async introspectNew(id: string): Promise<IntrospectionOutcome | null> {
+    if (!this.introspector) return null;
+    try {
+      const s = await this.introspector(id);
+      return { ok: true, snapshot: { id: s.snapshotId, tableCount: s.tableCount, viewCount: s.viewCount, columnCount: s.columnCount }, error: null };
+    } catch (err) {
+      if (err instanceof AppError) return { ok: false, snapshot: null, error: { code: err.code, message: err.message } };
+      // Not ours to explain: logged for the operator, answered as INTERNAL like any other bug.
+      this.kernel.log.error({ connectionId: id, err: { message: err instanceof Error ? err.message : String(err) } }, 'introspecting a new connection failed');
+      return { ok: false, snapshot: null, error: { code: 'INTERNAL', message: 'Reading the schema failed; POST /connections/{id}/introspect tries again.' } };
+    }
   }
 
   /** A new URL is tested before it is stored, and closes the pool on the old one. */
