@@ -45,6 +45,11 @@ export class MetaStoreGuard {
   private async sameMarker(source: SourceDb): Promise<boolean> {
     const mine = await this.ownMarker();
     try {
+      // Asked first on PostgreSQL, so a missing table does not put an error in the operator's server log.
+      if (mine.schema) {
+        const found = await sql<{ t: string | null }>`select to_regclass(${`${quoteIdent(mine.schema)}.kernel_state`})::text as t`.execute(source);
+        if (!found.rows[0]?.t) return false;
+      }
       const table = mine.schema ? source.withSchema(mine.schema) : source;
       const row = await table.selectFrom('kernel_state').select('value').where('key', '=', META_MARKER_KEY).executeTakeFirst();
       return row !== undefined && String(row.value) === mine.value;
@@ -78,26 +83,25 @@ export class MetaStoreGuard {
   }
 
   private async sameDatabase(source: SourceDb, dialect: SourceDialect): Promise<boolean> {
-    return this.meta.db.connection().execute(async (meta) => {
-      if (dialect === 'postgres') {
+    if (dialect === 'postgres') {
+      // A transaction lock: it goes with the transaction, whatever happens to the check.
+      return this.meta.db.transaction().execute(async (meta) => {
         // Two int4 keys (pg_locks shows them as classid/objid with objsubid 2); positive, so they read back as oids.
         const [k1, k2] = [randomInt(1, 2 ** 31 - 1), randomInt(1, 2 ** 31 - 1)];
-        const got = await sql<{ got: boolean }>`select pg_try_advisory_lock(${k1}::int4, ${k2}::int4) as got`.execute(meta);
+        const got = await sql<{ got: boolean }>`select pg_try_advisory_xact_lock(${k1}::int4, ${k2}::int4) as got`.execute(meta);
         if (got.rows[0]?.got !== true) throw new Error('the meta store did not grant a fresh advisory lock');
-        try {
-          const seen = await onSource(dialect, () =>
-            sql<{ held: boolean }>`select exists (
-                select 1 from pg_locks
-                 where locktype = 'advisory' and objsubid = 2
-                   and classid = ${String(k1)}::oid and objid = ${String(k2)}::oid
-                   and database = (select oid from pg_database where datname = current_database())
-              ) as held`.execute(source),
-          );
-          return seen.rows[0]?.held === true;
-        } finally {
-          await sql`select pg_advisory_unlock(${k1}::int4, ${k2}::int4)`.execute(meta);
-        }
-      }
+        const seen = await onSource(dialect, () =>
+          sql<{ held: boolean }>`select exists (
+              select 1 from pg_locks
+               where locktype = 'advisory' and objsubid = 2
+                 and classid = ${String(k1)}::oid and objid = ${String(k2)}::oid
+                 and database = (select oid from pg_database where datname = current_database())
+            ) as held`.execute(source),
+        );
+        return seen.rows[0]?.held === true;
+      });
+    }
+    return this.meta.db.connection().execute(async (meta) => {
       const name = `svc-admin-${randomBytes(16).toString('hex')}`;
       const got = await sql<{ got: number | string; db: string | null }>`select get_lock(${name}, 0) as got, database() as db`.execute(meta);
       if (Number(got.rows[0]?.got) !== 1) throw new Error('the meta store did not grant a fresh user lock');
@@ -115,6 +119,10 @@ export class MetaStoreGuard {
       }
     });
   }
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /** A query on the source: its errors are the source's, classified like a failed connect. */
