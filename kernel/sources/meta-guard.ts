@@ -107,9 +107,11 @@ export class MetaStoreGuard {
       if (Number(got.rows[0]?.got) !== 1) throw new Error('the meta store did not grant a fresh user lock');
       try {
         const seen = await onSource(dialect, () =>
-          sql<{ held: number | string; db: string | null; lctn: number | string }>`select is_used_lock(${name}) is not null as held, database() as db, @@lower_case_table_names as lctn`.execute(
-            source,
-          ),
+          sql<{
+            held: number | string;
+            db: string | null;
+            lctn: number | string;
+          }>`select is_used_lock(${name}) is not null as held, database() as db, @@lower_case_table_names as lctn`.execute(source),
         );
         const row = seen.rows[0];
         if (!row || Number(row.held) !== 1) return false;

@@ -18,7 +18,10 @@ import { probePlugin } from './testing.js';
 
 const available = { postgres: await databaseAvailable('postgres'), mysql: await databaseAvailable('mysql') };
 
-function spell(url: string, change: { protocol?: string; host?: string; port?: string; database?: string; user?: string; password?: string; search?: string }): string {
+function spell(
+  url: string,
+  change: { protocol?: string; host?: string; port?: string; database?: string; user?: string; password?: string; search?: string },
+): string {
   const u = new URL(url);
   if (change.protocol) u.protocol = change.protocol;
   if (change.host !== undefined) u.hostname = change.host;

@@ -95,7 +95,10 @@ export const connectionRoutes = [
       audit({
         action: 'connections.create',
         target: { type: 'connection', id: connection.id },
-        diff: { ...auditView(connection), introspection: introspection && { ok: introspection.ok, snapshotId: introspection.snapshot?.id ?? null, error: introspection.error?.code ?? null } },
+        diff: {
+          ...auditView(connection),
+          introspection: introspection && { ok: introspection.ok, snapshotId: introspection.snapshot?.id ?? null, error: introspection.error?.code ?? null },
+        },
       });
       return reply(201, { data: { connection, introspection } });
     },

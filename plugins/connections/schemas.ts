@@ -71,9 +71,7 @@ export const introspectionOutcomeSchema = z
   .strictObject({
     ok: z.boolean(),
     /** The snapshot stored (as POST /connections/{id}/introspect would answer it); null when it failed. */
-    snapshot: z
-      .strictObject({ id: z.string(), tableCount: z.number().int(), viewCount: z.number().int(), columnCount: z.number().int() })
-      .nullable(),
+    snapshot: z.strictObject({ id: z.string(), tableCount: z.number().int(), viewCount: z.number().int(), columnCount: z.number().int() }).nullable(),
     /** Why it failed (the connection is saved anyway; POST /connections/{id}/introspect tries again); null when it worked. */
     error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
   })

@@ -325,7 +325,12 @@ function schemaFlows(source: FixtureDialect, meta: MetaChoice) {
     const actions = rows.map((r) => r.action);
     // The first reading was POST /connections': its audit entry says what it stored.
     expect(actions.filter((a) => a === 'schema.introspect')).toHaveLength(2);
-    const create = await inst.app.kernel.db.selectFrom('audit_log').select('diff').where('action', '=', 'connections.create').where('target_id', '=', id).executeTakeFirstOrThrow();
+    const create = await inst.app.kernel.db
+      .selectFrom('audit_log')
+      .select('diff')
+      .where('action', '=', 'connections.create')
+      .where('target_id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(create.diff!).introspection).toEqual({ ok: true, snapshotId: first.id, error: null });
     expect(actions).toContain('schema.overrides.set');
     expect(actions).toContain('schema.generate');
