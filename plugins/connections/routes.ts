@@ -109,7 +109,8 @@ export const connectionRoutes = [
     summary: 'Test a connection URL without saving it',
     description:
       'Answers within the connect timeout (5 s). On failure: 400 CONNECTION_FAILED with params.reason, one of auth-failed, unreachable, timeout, database-not-found, ' +
-      'file-not-found, not-a-database, permission-denied, tls-required, tls-failed, invalid-url, unknown. latencyMs is one round trip on the new connection.',
+      'file-not-found, not-a-database, permission-denied, tls-required, tls-failed, invalid-url, meta-store, unknown. latencyMs is one round trip on the new connection. ' +
+      'meta-store: the URL reaches the database this service keeps its own data in (however it is spelled), which is never a connection; a stored connection that does answers the same on every use.',
     permission: WRITE,
     schema: { body: testInputBody, response: { 200: testResultBody } },
     handler: async ({ kernel, body, audit, auditNow }) => {
