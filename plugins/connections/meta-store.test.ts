@@ -12,6 +12,7 @@ import { call } from '../../test/helpers/contract.js';
 import { createTempDatabase, databaseAvailable, MYSQL_ADMIN_URL, PG_ADMIN_URL, type TempDatabase } from '../../test/helpers/databases.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
+import { TcpProxy } from '../../test/helpers/tcp-proxy.js';
 import { ConnectionRepository } from './repository.js';
 import { targetOrRefuse } from './service.js';
 import { probePlugin } from './testing.js';
@@ -79,6 +80,13 @@ function flows(dialect: 'postgres' | 'mysql') {
       await expectRefused(make(metaUrl));
     });
   }
+
+  it('refuses it through a TCP proxy on another port', async () => {
+    const proxy = new TcpProxy('127.0.0.1', Number(port));
+    await proxy.start();
+    cleanups.push(() => proxy.stop());
+    await expectRefused(spell(metaUrl, { port: String(proxy.port) }));
+  });
 
   it('refuses it for a user who cannot read any of its tables (the server is asked, not the tables)', async () => {
     const user = `u_${randomBytes(5).toString('hex')}`;
