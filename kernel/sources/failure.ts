@@ -14,6 +14,7 @@ export const FAILURE_REASONS = [
   'tls-required',
   'tls-failed',
   'invalid-url',
+  'meta-store',
   'unknown',
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
@@ -29,6 +30,7 @@ export const REASON_MESSAGES: Record<FailureReason, string> = {
   'tls-required': 'The server requires an encrypted connection: add ?sslmode=require or ?sslmode=verify-full to the URL.',
   'tls-failed': 'The encrypted connection could not be set up: the server offers no TLS, or its certificate is not trusted.',
   'invalid-url': 'The connection URL is not valid.',
+  'meta-store': 'That is the database this service keeps its own data in (users, sessions, keys); it cannot be a connection.',
   unknown: 'The database refused the connection.',
 };
 

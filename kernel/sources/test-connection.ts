@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { driverFor } from './dialects/index.js';
 import { withDeadline } from './deadline.js';
 import { SourceFailure, toFailure } from './failure.js';
-import { DEFAULT_SOURCE_SETTINGS, type SourceDialect, type SourceSettings, type SourceTarget } from './types.js';
+import { DEFAULT_SOURCE_SETTINGS, type SourceDb, type SourceDialect, type SourceSettings, type SourceTarget } from './types.js';
 import { parseSourceUrl } from './url.js';
 
 export interface TestSuccess {
@@ -27,18 +27,37 @@ export async function testConnection(
   return testTarget(parsed.target, opts);
 }
 
-export async function testTarget(target: SourceTarget, opts: Partial<Pick<SourceSettings, 'connectTimeoutMs' | 'readOnly'>> = {}): Promise<TestSuccess> {
+export interface TestOptions extends Partial<Pick<SourceSettings, 'connectTimeoutMs' | 'readOnly'>> {
+  /**
+   * Runs on the open connection after it answered, within the same deadline; what it throws is
+   * thrown as it is (it classifies its own errors).
+   */
+  inspect?: (db: SourceDb) => Promise<void>;
+}
+
+export async function testTarget(target: SourceTarget, opts: TestOptions = {}): Promise<TestSuccess> {
   const driver = driverFor(target);
-  const settings: SourceSettings = { ...DEFAULT_SOURCE_SETTINGS, ...opts, poolSize: 1 };
+  const { inspect, ...limits } = opts;
+  const settings: SourceSettings = { ...DEFAULT_SOURCE_SETTINGS, ...limits, poolSize: 1 };
   const secrets = target.dialect === 'sqlite' ? [] : [target.password];
   const pre = driver.precheck?.(target);
   if (pre) throw new SourceFailure(pre);
   const db = driver.open(target, settings, () => undefined);
+  let inspected: unknown = null;
   const work = (async () => {
     const serverVersion = await driver.serverVersion(db);
     const started = performance.now();
     await sql`select 1`.execute(db);
-    return { latencyMs: Math.round((performance.now() - started) * 10) / 10, serverVersion };
+    const latencyMs = Math.round((performance.now() - started) * 10) / 10;
+    if (inspect) {
+      try {
+        await inspect(db);
+      } catch (err) {
+        inspected = err;
+        throw err;
+      }
+    }
+    return { latencyMs, serverVersion };
   })();
   let done = false;
   try {
@@ -50,6 +69,7 @@ export async function testTarget(target: SourceTarget, opts: Partial<Pick<Source
     done = true;
     return result;
   } catch (err) {
+    if (inspected !== null && err === inspected) throw err;
     throw toFailure(driver.classify(err), err, secrets);
   } finally {
     // After a failure a connect may still be pending; its own timeout ends it, nobody waits for it.

@@ -95,8 +95,7 @@ describe.runIf(pg)('PostgreSQL pools', () => {
     const t = await temp('postgres');
     const { inst, admin } = await boot();
     const { id } = (await call(inst, admin, 'POST', '/api/v1/connections', { name: 'Pooled', dialect: 'postgres', url: t.url })).body.data.connection;
-    // The test on save used a connection of its own and closed it.
-    expect(await eventually(() => pgSessions(t.name), 0)).toBe(0);
+    // Saving read the schema through the pool, which stays open for the first reads.
     await Promise.all([1, 2, 3].map(() => call(inst, admin, 'GET', `/api/v1/probe/${id}/ping`)));
     expect(await pgSessions(t.name)).toBeGreaterThan(0);
     expect((await call(inst, admin, 'DELETE', `/api/v1/connections/${id}`)).status).toBe(200);

@@ -42,7 +42,13 @@ function crudFlows(dialect: 'postgres' | 'mysql' | 'sqlite') {
   it('creates, lists, reads, renames, marks read-only and deletes a connection', async () => {
     const created = await api('POST', '/connections', { name: 'Shop', dialect, url: source.url });
     expect(created.status, created.text).toBe(201);
-    expect(Object.keys(created.body.data)).toEqual(['connection']);
+    expect(Object.keys(created.body.data)).toEqual(['connection', 'introspection']);
+    // Read at once, so the connection can be used without POST …/introspect first.
+    expect(created.body.data.introspection).toMatchObject({
+      ok: true,
+      snapshot: { id: expect.any(String), tableCount: dialect === 'sqlite' ? 1 : 0 },
+      error: null,
+    });
     const c = created.body.data.connection;
     expect(Object.keys(c).sort()).toEqual(CONNECTION_KEYS);
     expect(c).toMatchObject({ name: 'Shop', dialect, readOnly: false });

@@ -11,6 +11,14 @@ export function connectionFailed(failure: SourceFailure): AppError {
   return new AppError('CONNECTION_FAILED', { message: failure.message, params: { reason: failure.reason } });
 }
 
+/**
+ * The URL reaches the meta store's own database: 400 CONNECTION_FAILED with reason 'meta-store'
+ * on saving, testing and using alike (it is never a passing outage, so never a 503).
+ */
+export function metaStoreRefused(failure: SourceFailure, connectionId?: string): AppError {
+  return new AppError('CONNECTION_FAILED', { message: failure.message, params: { reason: failure.reason, ...(connectionId ? { connectionId } : {}) } });
+}
+
 /** A stored connection's database is down (or refuses us) while something needs it: 503. */
 export function connectionUnavailable(connectionId: string, failure: SourceFailure): AppError {
   return new AppError('CONNECTION_UNAVAILABLE', {

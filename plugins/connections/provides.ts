@@ -14,6 +14,17 @@ export interface ConnectionInfo {
 /** See ConnectionsProvides.onRemove. `trx` is the meta store inside the deleting transaction. */
 export type ConnectionRemover = (connectionId: string, trx: MetaDb) => Promise<Record<string, number>>;
 
+/** What introspecting a new connection stored (see ConnectionsProvides.introspectOnCreate). */
+export interface IntrospectionSummary {
+  snapshotId: string;
+  tableCount: number;
+  viewCount: number;
+  columnCount: number;
+}
+
+/** Reads a connection's schema and stores a snapshot; throws (an AppError, typically) when it cannot. */
+export type CreateIntrospector = (connectionId: string) => Promise<IntrospectionSummary>;
+
 /** An open handle on a connection's database, from its pool. */
 export interface SourceHandle {
   info: ConnectionInfo;
@@ -41,6 +52,12 @@ export interface ConnectionsProvides {
    * answers how many of what it removed (`{ snapshots: 3 }`), which the audit entry lists.
    */
   onRemove(remove: ConnectionRemover): void;
+  /**
+   * The schema plugin's introspection, run by POST /connections once the connection is saved, so
+   * a new connection can be read at once. Its outcome is part of the answer; a failure does not
+   * undo the save.
+   */
+  introspectOnCreate(introspect: CreateIntrospector): void;
   /** Runs `fn`, turning a lost database into 503 CONNECTION_UNAVAILABLE. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   withSource<T>(connectionId: string, fn: (db: Kysely<any>, info: ConnectionInfo) => Promise<T>): Promise<T>;

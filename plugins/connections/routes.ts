@@ -11,6 +11,7 @@ import {
   connectionIdParams,
   connectionInputBody,
   connectionSchema,
+  createdConnectionBody,
   overridesBody,
   overridesInputBody,
   patchConnectionBody,
@@ -84,13 +85,22 @@ export const connectionRoutes = [
     description:
       'The URL is tested before anything is stored: a database that cannot be reached answers 400 CONNECTION_FAILED with params.reason, as POST /connections/test does. ' +
       'The URL is stored encrypted and never returned. A name already used, in any letter case, answers 409 CONFLICT. ' +
-      'A SQLite file must already exist; it is never created.',
+      'A SQLite file must already exist; it is never created. ' +
+      "Once saved, the connection's schema is read (as POST /connections/{id}/introspect does), so its tables can be read at once: " +
+      '`introspection` says what was stored, or why reading failed (the connection is saved anyway; introspect again later).',
     permission: WRITE,
-    schema: { body: connectionInputBody, response: { 201: connectionBody } },
+    schema: { body: connectionInputBody, response: { 201: createdConnectionBody } },
     handler: async ({ kernel, body, audit }) => {
-      const connection = await connections(kernel).create(body);
-      audit({ action: 'connections.create', target: { type: 'connection', id: connection.id }, diff: auditView(connection) });
-      return reply(201, { data: { connection } });
+      const { connection, introspection } = await connections(kernel).create(body);
+      audit({
+        action: 'connections.create',
+        target: { type: 'connection', id: connection.id },
+        diff: {
+          ...auditView(connection),
+          introspection: introspection && { ok: introspection.ok, snapshotId: introspection.snapshot?.id ?? null, error: introspection.error?.code ?? null },
+        },
+      });
+      return reply(201, { data: { connection, introspection } });
     },
   }),
   route({
@@ -99,7 +109,8 @@ export const connectionRoutes = [
     summary: 'Test a connection URL without saving it',
     description:
       'Answers within the connect timeout (5 s). On failure: 400 CONNECTION_FAILED with params.reason, one of auth-failed, unreachable, timeout, database-not-found, ' +
-      'file-not-found, not-a-database, permission-denied, tls-required, tls-failed, invalid-url, unknown. latencyMs is one round trip on the new connection.',
+      'file-not-found, not-a-database, permission-denied, tls-required, tls-failed, invalid-url, meta-store, unknown. latencyMs is one round trip on the new connection. ' +
+      'meta-store: the URL reaches the database this service keeps its own data in (however it is spelled), which is never a connection; a stored connection that does answers the same on every use.',
     permission: WRITE,
     schema: { body: testInputBody, response: { 200: testResultBody } },
     handler: async ({ kernel, body, audit, auditNow }) => {

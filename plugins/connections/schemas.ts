@@ -66,6 +66,26 @@ export const patchConnectionBody = z.strictObject({ name: connectionNameField.op
 export const testResultBody = z.strictObject({ data: z.strictObject({ ok: z.literal(true), latencyMs: z.number(), serverVersion: z.string() }) });
 export const connectionBody = z.strictObject({ data: z.strictObject({ connection: connectionSchema }) });
 
+/** What POST /connections did right after saving: read the schema, so /data works at once. */
+export const introspectionOutcomeSchema = z
+  .strictObject({
+    ok: z.boolean(),
+    /** The snapshot stored (as POST /connections/{id}/introspect would answer it); null when it failed. */
+    snapshot: z.strictObject({ id: z.string(), tableCount: z.number().int(), viewCount: z.number().int(), columnCount: z.number().int() }).nullable(),
+    /** Why it failed (the connection is saved anyway; POST /connections/{id}/introspect tries again); null when it worked. */
+    error: z.strictObject({ code: z.string(), message: z.string() }).nullable(),
+  })
+  .meta({ id: 'ConnectionIntrospection' });
+export type IntrospectionOutcome = z.infer<typeof introspectionOutcomeSchema>;
+
+export const createdConnectionBody = z.strictObject({
+  data: z.strictObject({
+    connection: connectionSchema,
+    /** null when no plugin reads schemas (the schema plugin is not loaded). */
+    introspection: introspectionOutcomeSchema.nullable(),
+  }),
+});
+
 export const MIN_STATEMENT_TIMEOUT_MS = 1000;
 export const MAX_STATEMENT_TIMEOUT_MS = 600_000;
 export const MAX_POOL_SIZE = 20;

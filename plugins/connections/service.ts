@@ -5,6 +5,7 @@ import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import {
   DEFAULT_SOURCE_SETTINGS,
+  MetaStoreGuard,
   parseSourceUrl,
   SourceFailure,
   SourceRegistry,
@@ -14,10 +15,10 @@ import {
   type SourceTarget,
   type TestSuccess,
 } from '../../kernel/sources/index.js';
-import { connectionFailed, connectionUnavailable } from './errors.js';
-import type { ConnectionInfo, ConnectionRemover, ConnectionsProvides, SourceDialect, SourceHandle } from './provides.js';
+import { connectionFailed, connectionUnavailable, metaStoreRefused } from './errors.js';
+import type { ConnectionInfo, ConnectionRemover, ConnectionsProvides, CreateIntrospector, SourceDialect, SourceHandle } from './provides.js';
 import { ConnectionRepository, overridesOf, toConnection, toInfo, type TestOutcome } from './repository.js';
-import type { Connection, Overrides } from './schemas.js';
+import type { Connection, IntrospectionOutcome, Overrides } from './schemas.js';
 import type { ConnectionRow } from './tables.js';
 
 export const CONNECTIONS_CHANGED = 'connections.changed';
@@ -73,11 +74,16 @@ export class ConnectionsService implements ConnectionsProvides {
   readonly registry: SourceRegistry;
   readonly repo: ConnectionRepository;
   private readonly removers: ConnectionRemover[] = [];
+  private introspector: CreateIntrospector | null = null;
+  private readonly guard: MetaStoreGuard;
+  /** Pools checked not to reach the meta store (each pool once: a changed URL is a new pool). */
+  private readonly vetted = new WeakMap<SourceDb, Promise<void>>();
 
   constructor(private readonly kernel: Kernel) {
     // Health timing runs on the real clock: a frozen business clock (tests) must not freeze retries.
     this.registry = new SourceRegistry({ log: kernel.log });
     this.repo = new ConnectionRepository(kernel.db, kernel.now);
+    this.guard = new MetaStoreGuard({ db: kernel.db, dialect: kernel.meta.dialect });
   }
 
   private get box() {
@@ -99,9 +105,31 @@ export class ConnectionsService implements ConnectionsProvides {
     const settings = settingsOf(row, overridesOf(row));
     try {
       const db = await this.registry.acquire(connectionId, fingerprint(row, settings), () => ({ target: this.storedTarget(row), settings }));
+      await this.vet(connectionId, row, db);
       return { info: toInfo(row), db };
     } catch (err) {
+      if (err instanceof SourceFailure && err.reason === 'meta-store') throw metaStoreRefused(err, connectionId);
       if (err instanceof SourceFailure) throw connectionUnavailable(connectionId, err);
+      throw err;
+    }
+  }
+
+  /**
+   * A connection saved before the meta-store check existed (or whose server changed under the
+   * same name since) is refused on use too: its pool is closed before anyone reads through it.
+   */
+  private async vet(connectionId: string, row: ConnectionRow, db: SourceDb): Promise<void> {
+    let check = this.vetted.get(db);
+    if (!check) {
+      check = this.guard.refuse(db, row.dialect);
+      this.vetted.set(db, check);
+      // A check that failed is asked again by the next caller.
+      check.catch(() => this.vetted.delete(db));
+    }
+    try {
+      await check;
+    } catch (err) {
+      if (err instanceof SourceFailure && err.reason === 'meta-store') await this.registry.close(connectionId);
       throw err;
     }
   }
@@ -123,7 +151,16 @@ export class ConnectionsService implements ConnectionsProvides {
     return toConnection(await this.repo.find(id));
   }
 
-  async create(input: { name: string; dialect: SourceDialect; url: string; readOnly?: boolean | undefined }): Promise<Connection> {
+  /**
+   * Saves a tested connection, then reads its schema so it can be used at once (a failure there
+   * is answered, not thrown: the connection stays saved).
+   */
+  async create(input: {
+    name: string;
+    dialect: SourceDialect;
+    url: string;
+    readOnly?: boolean | undefined;
+  }): Promise<{ connection: Connection; introspection: IntrospectionOutcome | null }> {
     await this.repo.assertNameFree(input.name);
     const target = targetOrRefuse(input.dialect, input.url);
     const result = await this.testOrRefuse(target, Boolean(input.readOnly));
@@ -136,7 +173,24 @@ export class ConnectionsService implements ConnectionsProvides {
       test: { ok: true, result },
     });
     await this.changed(row.id, 'created');
-    return toConnection(row);
+    return { connection: toConnection(row), introspection: await this.introspectNew(row.id) };
+  }
+
+  introspectOnCreate(introspect: CreateIntrospector): void {
+    this.introspector = introspect;
+  }
+
+  private async introspectNew(id: string): Promise<IntrospectionOutcome | null> {
+    if (!this.introspector) return null;
+    try {
+      const s = await this.introspector(id);
+      return { ok: true, snapshot: { id: s.snapshotId, tableCount: s.tableCount, viewCount: s.viewCount, columnCount: s.columnCount }, error: null };
+    } catch (err) {
+      if (err instanceof AppError) return { ok: false, snapshot: null, error: { code: err.code, message: err.message } };
+      // Not ours to explain: logged for the operator, answered as INTERNAL like any other bug.
+      this.kernel.log.error({ connectionId: id, err: { message: err instanceof Error ? err.message : String(err) } }, 'introspecting a new connection failed');
+      return { ok: false, snapshot: null, error: { code: 'INTERNAL', message: 'Reading the schema failed; POST /connections/{id}/introspect tries again.' } };
+    }
   }
 
   /** A new URL is tested before it is stored, and closes the pool on the old one. */
@@ -192,10 +246,14 @@ export class ConnectionsService implements ConnectionsProvides {
     const row = await this.repo.find(id);
     let result: TestSuccess;
     try {
-      result = await testTarget(this.storedTarget(row), { readOnly: Boolean(row.read_only) });
+      result = await testTarget(this.storedTarget(row), { readOnly: Boolean(row.read_only), inspect: this.inspector(row.dialect) });
     } catch (err) {
       if (!(err instanceof SourceFailure)) throw err;
       await this.repo.recordTest(id, { ok: false, reason: err.reason });
+      if (err.reason === 'meta-store') {
+        await this.registry.close(id);
+        throw metaStoreRefused(err, id);
+      }
       throw connectionFailed(err);
     }
     await this.repo.recordTest(id, { ok: true, result });
@@ -226,11 +284,16 @@ export class ConnectionsService implements ConnectionsProvides {
   private async testOrRefuse(target: SourceTarget, readOnly: boolean): Promise<TestSuccess> {
     refuseOwnData(target, this.kernel.config.dataDir);
     try {
-      return await testTarget(target, { readOnly });
+      return await testTarget(target, { readOnly, inspect: this.inspector(target.dialect) });
     } catch (err) {
+      if (err instanceof SourceFailure && err.reason === 'meta-store') throw metaStoreRefused(err);
       if (err instanceof SourceFailure) throw connectionFailed(err);
       throw err;
     }
+  }
+
+  private inspector(dialect: SourceDialect): (db: SourceDb) => Promise<void> {
+    return (db) => this.guard.refuse(db, dialect);
   }
 
   /** The stored URL, opened. A box that cannot open it means SVC_SECRET changed since it was saved. */

@@ -32,7 +32,13 @@ export default definePlugin<SchemaProvides>({
   jobs: { [INTROSPECT_JOB]: introspectJob as JobDeclaration },
   setup: (kernel) => {
     const service = new SchemaService(kernel, (db, dialect) => introspect(db, dialect));
-    kernel.plugin<ConnectionsProvides>('connections').onRemove((id, trx) => service.removeConnection(id, trx));
+    const connections = kernel.plugin<ConnectionsProvides>('connections');
+    connections.onRemove((id, trx) => service.removeConnection(id, trx));
+    // A new connection is read at once, so its first GET /data does not answer SCHEMA_NOT_INTROSPECTED.
+    connections.introspectOnCreate(async (id) => {
+      const { snapshot } = await service.introspect(id);
+      return { snapshotId: snapshot.id, tableCount: snapshot.tableCount, viewCount: snapshot.viewCount, columnCount: snapshot.columnCount };
+    });
     return service;
   },
 });

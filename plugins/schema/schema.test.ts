@@ -8,6 +8,8 @@ import { call } from '../../test/helpers/contract.js';
 import { createTempDatabase, databaseAvailable, type TempDatabase } from '../../test/helpers/databases.js';
 import { addUser, bootWithAdmin, issuePaths, openEvents, type SseStream } from '../../test/helpers/identity.js';
 import type { MetaChoice, TestInstance } from '../../test/helpers/instance.js';
+import { ConnectionRepository } from '../connections/repository.js';
+import { targetOrRefuse } from '../connections/service.js';
 
 const pg = await databaseAvailable('postgres');
 const mysql = await databaseAvailable('mysql');
@@ -74,6 +76,8 @@ function schemaFlows(source: FixtureDialect, meta: MetaChoice) {
   let temp: TempDatabase | null = null;
   let dir: string | null = null;
   let id: string;
+  let url: string;
+  let createdAnswer: { introspection: { ok: boolean; snapshot: { id: string } | null } | null };
   let first: { id: string; hash: string };
   const api = (path: string) => `/api/v1/connections/${id}${path}`;
 
@@ -88,10 +92,12 @@ function schemaFlows(source: FixtureDialect, meta: MetaChoice) {
       target = temp.url;
     }
     await loadFixture(source, target);
-    const created = await admin.post('/api/v1/connections', { name: 'Shop DB', dialect: source, url: source === 'sqlite' ? `sqlite:${target}` : target });
+    events = await openEvents(inst, admin);
+    url = source === 'sqlite' ? `sqlite:${target}` : target;
+    const created = await admin.post('/api/v1/connections', { name: 'Shop DB', dialect: source, url });
     expect(created.status, created.text).toBe(201);
     id = created.body.data.connection.id;
-    events = await openEvents(inst, admin);
+    createdAnswer = created.body.data;
   });
   afterAll(async () => {
     events?.close();
@@ -101,6 +107,17 @@ function schemaFlows(source: FixtureDialect, meta: MetaChoice) {
   });
 
   it('answers 404 SCHEMA_NOT_INTROSPECTED before the first introspection, and 404 for an unknown connection', async () => {
+    // POST /connections introspects; a connection saved before it did (or whose first reading
+    // failed) has no snapshot yet.
+    const legacy = await new ConnectionRepository(inst.app.kernel.db, Date.now).insert({
+      name: 'Never read',
+      dialect: source,
+      urlSealed: inst.app.kernel.secrets('connections').encrypt(url),
+      target: targetOrRefuse(source, url),
+      readOnly: false,
+      test: { ok: true, result: { latencyMs: 1, serverVersion: 'x' } },
+    });
+    const api = (path: string) => `/api/v1/connections/${legacy.id}${path}`;
     for (const path of ['/schema', '/schema/diff']) {
       const res = await call(inst, admin, 'GET', api(path));
       expect(res.status, path).toBe(404);
@@ -117,20 +134,22 @@ function schemaFlows(source: FixtureDialect, meta: MetaChoice) {
     const unknown = await call(inst, admin, 'POST', '/api/v1/connections/00000000000000000000000000/introspect');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('NOT_FOUND');
+    expect((await call(inst, admin, 'DELETE', api(''))).status).toBe(200);
   });
 
-  it('stores one snapshot for two introspections of an unchanged database', async () => {
-    const a = await call(inst, admin, 'POST', api('/introspect'));
-    expect(a.status, a.text).toBe(200);
-    expect(a.body.data.created).toBe(true);
-    const snap = a.body.data.snapshot;
+  it('stores one snapshot for two introspections of an unchanged database (the first by POST /connections)', async () => {
+    expect(createdAnswer.introspection).toMatchObject({ ok: true, snapshot: { tableCount: 15, viewCount: 2 }, error: null });
+    const snapshots = (await call(inst, admin, 'GET', api('/schema/snapshots'))).body.data.snapshots;
+    expect(snapshots).toHaveLength(1);
+    const snap = snapshots[0];
+    expect(snap.id).toBe(createdAnswer.introspection!.snapshot!.id);
     expect(snap).toMatchObject({ connectionId: id, dialect: source, tableCount: 15, viewCount: 2, previousSnapshotId: null });
     expect(snap.hash).toMatch(/^[0-9a-f]{64}$/);
-    expect(a.body.data.diff.tablesAdded).toEqual(expect.arrayContaining(['user', 'order', 'café', 'active_product']));
     const changed = await events.waitFor((e) => e.kind === 'schema.changed' && e.data.snapshotId === snap.id);
     expect(changed.data).toEqual({ connectionId: id, snapshotId: snap.id, previousSnapshotId: null });
 
     const b = await call(inst, admin, 'POST', api('/introspect'));
+    expect(b.status, b.text).toBe(200);
     expect(b.body.data).toEqual({ snapshot: snap, created: false });
     expect((await call(inst, admin, 'GET', api('/schema/snapshots'))).body.data.snapshots).toEqual([snap]);
     first = snap;
@@ -304,7 +323,15 @@ function schemaFlows(source: FixtureDialect, meta: MetaChoice) {
   it('audits introspections, override changes and generation', async () => {
     const rows = await inst.app.kernel.db.selectFrom('audit_log').select(['action', 'target_id']).where('action', 'like', 'schema.%').orderBy('id').execute();
     const actions = rows.map((r) => r.action);
-    expect(actions.filter((a) => a === 'schema.introspect')).toHaveLength(3);
+    // The first reading was POST /connections': its audit entry says what it stored.
+    expect(actions.filter((a) => a === 'schema.introspect')).toHaveLength(2);
+    const create = await inst.app.kernel.db
+      .selectFrom('audit_log')
+      .select('diff')
+      .where('action', '=', 'connections.create')
+      .where('target_id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(create.diff!).introspection).toEqual({ ok: true, snapshotId: first.id, error: null });
     expect(actions).toContain('schema.overrides.set');
     expect(actions).toContain('schema.generate');
     expect(rows.every((r) => r.target_id === id)).toBe(true);
