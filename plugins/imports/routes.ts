@@ -20,7 +20,9 @@ export const importRoutes = [
     description:
       'multipart/form-data with one file part. The size limit is the `imports` setting `maxUploadBytes`, else `SVC_IMPORT_MAX_BYTES`, else 50 MiB (413 PAYLOAD_TOO_LARGE beyond). ' +
       'The format is detected from the content; the answer lists the columns with a guessed type, the first rows and the record count. ' +
-      'CSV: UTF-8, header row, delimiter , ; tab or |. JSON: an array of objects, or JSON lines. XLSX: the first sheet, header row. Uploads expire after 24 h.',
+      'CSV: UTF-8, header row, delimiter , ; tab or |. JSON: an array of objects, or JSON lines. XLSX: the first sheet, header row; 413 IMPORT_UNPACKED_TOO_LARGE when it unpacks beyond the limits ' +
+      '(`SVC_IMPORT_MAX_UNPACKED_BYTES`, 128 MiB of shared strings, 1,048,576 rows, 16,384 columns, the reader\'s memory; `params.what` names the limit). ' +
+      'A multipart body without a usable boundary answers 400 MULTIPART_MALFORMED. Uploads expire after 24 h.',
     permission: IMPORTS_RUN,
     tags,
     // The handler reads the file with the limit in force (maxUploadBytes), which wins over this one.
