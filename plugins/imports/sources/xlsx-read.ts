@@ -44,7 +44,8 @@ export class XlsxLimitError extends Error {
 const SHARED_STRINGS = 'xl/sharedStrings.xml';
 /** The parts exceljs' streaming reader uses, in the order that lets it read the sheet straight through. */
 const LEADING_PARTS = ['xl/_rels/workbook.xml.rels', 'xl/workbook.xml', 'xl/styles.xml', SHARED_STRINGS];
-const SHEET = /^xl\/worksheets\/sheet\d+\.xml$/;
+/** exceljs' own test for a worksheet part (unanchored), so the same part is taken as before. */
+const SHEET = /xl\/worksheets\/sheet\d+[.]xml/;
 /** With no shared-strings part, exceljs would spool the sheet to a temporary file waiting for one. */
 const EMPTY_SST = Buffer.from('<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="0" uniqueCount="0"/>');
 
