@@ -9,6 +9,8 @@ export interface FixtureEntry {
   size?: number;
   /** What the directory (and local header) claim instead of the real size. */
   declaredSize?: number;
+  /** In the file but left out of the central directory (what a reader of local headers alone still finds). */
+  hidden?: boolean;
 }
 
 /**
@@ -50,14 +52,15 @@ export function zipOf(entries: FixtureEntry[]): Buffer {
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, deflated);
-    centrals.push(central, name);
+    if (!e.hidden) centrals.push(central, name);
     offset += 30 + name.length + deflated.length;
   }
   const cd = Buffer.concat(centrals);
   const end = Buffer.alloc(22);
   end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
+  const listed = entries.filter((e) => !e.hidden).length;
+  end.writeUInt16LE(listed, 8);
+  end.writeUInt16LE(listed, 10);
   end.writeUInt32LE(cd.length, 12);
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, cd, end]);
