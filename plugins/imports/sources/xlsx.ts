@@ -67,14 +67,23 @@ export async function* readXlsx(path: string, opts: ReadOptions): AsyncGenerator
   worker.on('exit', () => finish(new AppError('IMPORT_UNREADABLE', { message: 'The XLSX reader stopped before the end of the file.' })));
   const onAbort = () => finish(opts.signal!.reason);
   opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const request = () => {
+    const next = new Promise<XlsxWorkerMessage>((resolve, reject) => {
+      if (ended) return reject(ended);
+      settle = { resolve, reject };
+      worker.postMessage('more');
+    });
+    // Awaited later; a failure meanwhile must not count as unhandled.
+    next.catch(() => undefined);
+    return next;
+  };
   try {
+    let pending = request();
     for (;;) {
-      const msg = await new Promise<XlsxWorkerMessage>((resolve, reject) => {
-        if (ended) return reject(ended);
-        settle = { resolve, reject };
-        worker.postMessage('more');
-      });
+      const msg = await pending;
       if (msg.type === 'error') throw workerError(msg);
+      // The worker reads the next group while this one is consumed: one group ahead, no more.
+      if (!msg.done) pending = request();
       for (const rec of msg.records) {
         opts.signal?.throwIfAborted();
         yield rec;
