@@ -123,6 +123,8 @@ const envSchema = z.object({
     .refine((v) => v === undefined || (/^\d+$/.test(v) && Number(v) >= 1 && Number.isSafeInteger(Number(v))), {
       error: 'SVC_IMPORT_MAX_BYTES must be a positive whole number of bytes',
     }),
+  SVC_IMPORT_MAX_UNPACKED_BYTES: wholeNumber('SVC_IMPORT_MAX_UNPACKED_BYTES', 1024 * 1024 * 1024, 1024 * 1024, 4 * 1024 * 1024 * 1024 - 1, 'bytes'),
+  SVC_IMPORT_WORKER_MEMORY_MB: wholeNumber('SVC_IMPORT_WORKER_MEMORY_MB', 768, 64, 65_536, 'MB'),
   SVC_HEADERS_TIMEOUT_MS: wholeNumber('SVC_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000, 'milliseconds'),
   SVC_REQUEST_TIMEOUT_MS: wholeNumber('SVC_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000, 'milliseconds'),
   SVC_MAX_CONNECTIONS: wholeNumber('SVC_MAX_CONNECTIONS', 4096, 1, 1_000_000, 'connections'),
@@ -151,6 +153,8 @@ export interface Config {
   updateCheckUrl: string;
   /** The largest import upload in bytes, unless the `imports` setting says otherwise; null: the plugin's default. */
   importMaxBytes: number | null;
+  /** What an uploaded XLSX may unpack to, and the heap of the worker thread that reads it (decisions IM5). */
+  importXlsx: { maxUnpackedBytes: number; workerMemoryMb: number };
   /** Deadlines and caps that keep slow or many clients from holding the server (decisions K22). */
   http: HttpLimits;
 }
@@ -200,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     desktopDemo: e.SVC_DESKTOP_DEMO,
     updateCheckUrl: e.SVC_UPDATE_CHECK_URL || DEFAULT_UPDATE_CHECK_URL,
     importMaxBytes: e.SVC_IMPORT_MAX_BYTES ? Number(e.SVC_IMPORT_MAX_BYTES) : null,
+    importXlsx: { maxUnpackedBytes: e.SVC_IMPORT_MAX_UNPACKED_BYTES, workerMemoryMb: e.SVC_IMPORT_WORKER_MEMORY_MB },
     http: {
       headersTimeoutMs: e.SVC_HEADERS_TIMEOUT_MS,
       // Node refuses a headers deadline beyond the whole request's.

@@ -1,6 +1,8 @@
-import multipart from '@fastify/multipart';
-import type { FastifyInstance } from 'fastify';
+import multipart, { type MultipartFile } from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { MIMEType } from 'node:util';
 import type { RouteDefinition } from '../contract/route.js';
+import { AppError } from '../errors.js';
 import type { Kernel } from '../kernel-services.js';
 import { mountRoute } from './routes.js';
 
@@ -14,4 +16,51 @@ export async function mountMultipartRoute(app: FastifyInstance, plugin: string, 
     await scope.register(multipart, { limits: { ...def.multipart } });
     mountRoute(scope, plugin, def, kernel);
   });
+}
+
+/** RFC 2046 §5.1.1: 1 to 70 of these characters, the last not a space. */
+const BOUNDARY = /^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/;
+
+/** The boundary of a multipart Content-Type, or null when there is none a parser can use. */
+export function multipartBoundary(contentType: string | undefined): string | null {
+  if (!contentType) return null;
+  let boundary: string | null;
+  try {
+    boundary = new MIMEType(contentType).params.get('boundary');
+  } catch {
+    return null;
+  }
+  return boundary !== null && BOUNDARY.test(boundary) ? boundary : null;
+}
+
+const malformed = (message: string, cause?: unknown) => new AppError('MULTIPART_MALFORMED', { message, cause });
+
+/**
+ * What the body parser threw, as the client's fault: busboy's errors are plain `Error`s without
+ * a code (no boundary, a body that does not follow its boundary, a part cut short), which would
+ * otherwise answer 500. The plugin's limit errors (FST_ codes, 413), our own, and system errors
+ * (a disk that fails while the file is stored) pass through.
+ */
+export function multipartBodyError(err: unknown): unknown {
+  if (err instanceof AppError) return err;
+  const e = err as { code?: unknown; syscall?: unknown } | null;
+  if (typeof e?.code === 'string' && e.code.startsWith('FST_')) return err;
+  if (typeof e?.syscall === 'string') return err;
+  return malformed('The multipart/form-data body does not follow its boundary (cut short or malformed).', err);
+}
+
+/**
+ * The one file part of a multipart request, after checking the boundary up front: a body is
+ * only parsed once the client said how to split it. Errors of the part's stream are the
+ * caller's to map with `multipartBodyError` (the stream is read after this returns).
+ */
+export async function multipartFile(request: FastifyRequest, limits: { fileSize: number; files?: number }): Promise<MultipartFile | undefined> {
+  if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', { message: 'Send the file as multipart/form-data.' });
+  if (multipartBoundary(request.headers['content-type']) === null)
+    throw malformed('The Content-Type multipart/form-data needs a boundary parameter of 1 to 70 allowed characters (RFC 2046).');
+  try {
+    return await request.file({ limits: { files: 1, ...limits } });
+  } catch (err) {
+    throw multipartBodyError(err);
+  }
 }

@@ -1,6 +1,6 @@
 import { csvHeader, sniffDelimiter } from './sources/csv.js';
 import { jsonShape } from './sources/json.js';
-import { readRecords, type UploadFormat } from './sources/index.js';
+import { readRecords, type ReadOptions, type UploadFormat } from './sources/index.js';
 import { open } from 'node:fs/promises';
 
 /** What a column of an uploaded file looks like; `empty` when every value is empty. */
@@ -70,7 +70,7 @@ const SAMPLE_ROWS = 10;
 const MAX_COLUMNS = 1000;
 
 /** Reads the whole file once: columns in first-seen order with their guessed types, a sample, the counts. */
-export async function scanUpload(path: string, signal?: AbortSignal): Promise<Scan> {
+export async function scanUpload(path: string, opts: Pick<ReadOptions, 'signal' | 'xlsxLimits'> = {}): Promise<Scan> {
   const format = await detectFormat(path);
   const delimiter = format === 'csv' ? await sniffDelimiter(path) : null;
   const columns = new Map<string, { type: GuessedType; filled: number }>();
@@ -79,7 +79,7 @@ export async function scanUpload(path: string, signal?: AbortSignal): Promise<Sc
   const sampleRows: Array<Record<string, unknown>> = [];
   let rowCount = 0;
   let problems = 0;
-  for await (const rec of readRecords(format, path, { delimiter, signal })) {
+  for await (const rec of readRecords(format, path, { ...opts, delimiter })) {
     if (rec.error !== undefined) {
       problems++;
       continue;

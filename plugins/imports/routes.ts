@@ -4,6 +4,7 @@ import { cursorField, encodeCursor } from '../../kernel/contract/cursor.js';
 import { dataOf, listQuery } from '../../kernel/contract/shapes.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
+import { multipartBodyError, multipartFile } from '../../kernel/http/multipart.js';
 import { createImportBody, idParams, importBody, importSchema, uploadBody } from './schemas.js';
 import { DEFAULT_MAX_UPLOAD_BYTES, IMPORTS_RUN, type ImportsService } from './service.js';
 
@@ -19,16 +20,17 @@ export const importRoutes = [
     description:
       'multipart/form-data with one file part. The size limit is the `imports` setting `maxUploadBytes`, else `SVC_IMPORT_MAX_BYTES`, else 50 MiB (413 PAYLOAD_TOO_LARGE beyond). ' +
       'The format is detected from the content; the answer lists the columns with a guessed type, the first rows and the record count. ' +
-      'CSV: UTF-8, header row, delimiter , ; tab or |. JSON: an array of objects, or JSON lines. XLSX: the first sheet, header row. Uploads expire after 24 h.',
+      'CSV: UTF-8, header row, delimiter , ; tab or |. JSON: an array of objects, or JSON lines. XLSX: the first sheet, header row; 413 IMPORT_UNPACKED_TOO_LARGE when it unpacks beyond the limits ' +
+      '(`SVC_IMPORT_MAX_UNPACKED_BYTES`, 128 MiB of shared strings, 1,048,576 rows, 16,384 columns, the reader\'s memory; `params.what` names the limit). ' +
+      'A multipart body without a usable boundary answers 400 MULTIPART_MALFORMED. Uploads expire after 24 h.',
     permission: IMPORTS_RUN,
     tags,
     // The handler reads the file with the limit in force (maxUploadBytes), which wins over this one.
     multipart: { fileSize: DEFAULT_MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 20 },
     schema: { body: noBody, response: { 201: uploadBody } },
     handler: async ({ kernel, request, principal, audit }) => {
-      if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', { message: 'Send the file as multipart/form-data.' });
       const limit = await service(kernel).maxUploadBytes();
-      const part = await request.file({ limits: { fileSize: limit, files: 1 } });
+      const part = await multipartFile(request, { fileSize: limit, files: 1 });
       if (!part) throw new AppError('VALIDATION_FAILED', { issues: [{ path: 'body.file', code: 'required', message: 'No file part in the form.' }] });
       try {
         const upload = await service(kernel).upload(principal!, part.filename || 'upload', part.file, limit);
@@ -36,6 +38,8 @@ export const importRoutes = [
         return reply(201, { data: { upload } });
       } catch (err) {
         if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError('PAYLOAD_TOO_LARGE', { message: `The file is larger than ${limit} bytes.`, params: { limit } });
+        // The file's stream failed: the body broke off or left its boundary (a disk error passes through).
+        if (part.file.errored) throw multipartBodyError(err);
         throw err;
       }
     },

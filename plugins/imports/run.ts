@@ -104,7 +104,7 @@ export async function runImport(ctx: JobContext<ImportPayload>, service: Imports
     });
     try {
       // Records come a chunk at a time; within one, conversion runs without an await.
-      for await (const rows of readRows(upload.format, service.uploadPath(upload.id), sourceColumns, { delimiter: upload.delimiter, signal: ctx.signal })) {
+      for await (const rows of readRows(upload.format, service.uploadPath(upload.id), sourceColumns, { delimiter: upload.delimiter, signal: ctx.signal, xlsxLimits: service.xlsxLimits() })) {
         for (const rec of rows) {
           if (rec.line <= resumeLine) continue;
           counts.total++;

@@ -11,6 +11,7 @@ import type { Kernel } from '../../kernel/kernel-services.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
 import { scanUpload, type DetectedColumn } from './detect.js';
+import { DEFAULT_XLSX_LIMITS, type XlsxLimits } from './sources/xlsx.js';
 import { importsDir, reportFile, uploadFile, uploadsDir } from './files.js';
 import { planImport } from './plan.js';
 import type { CreateImport, Import, ImportState, Upload } from './schemas.js';
@@ -48,6 +49,12 @@ export class ImportsService {
     return this.settings().then((s) => s.maxUploadBytes);
   }
 
+  /** The operator's caps on what an XLSX may unpack to (SVC_IMPORT_MAX_UNPACKED_BYTES, SVC_IMPORT_WORKER_MEMORY_MB). */
+  xlsxLimits(): XlsxLimits {
+    const { maxUnpackedBytes, workerMemoryMb } = this.kernel.config.importXlsx;
+    return { ...DEFAULT_XLSX_LIMITS, maxUnpackedBytes, maxSharedStringsBytes: Math.min(DEFAULT_XLSX_LIMITS.maxSharedStringsBytes, maxUnpackedBytes), workerMemoryMb };
+  }
+
   ensureDirs(): void {
     mkdirSync(uploadsDir(this.kernel.config.dataDir), { recursive: true });
   }
@@ -70,7 +77,8 @@ export class ImportsService {
       await pipeline(file, createWriteStream(path));
       // busboy stops at the limit and marks the stream truncated rather than failing it.
       if ((file as Readable & { truncated?: boolean }).truncated) throw new AppError('PAYLOAD_TOO_LARGE', { message: `The file is larger than ${limit} bytes.`, params: { limit } });
-      const scan = await scanUpload(path).catch((err: Error) => {
+      const scan = await scanUpload(path, { xlsxLimits: this.xlsxLimits() }).catch((err: Error) => {
+        if (err instanceof AppError) throw err;
         throw new AppError('IMPORT_UNREADABLE', { message: `The file could not be read: ${err.message.slice(0, 200)}` });
       });
       if (scan.columns.length === 0) throw new AppError('IMPORT_UNREADABLE', { message: 'The file has no columns (an empty file, or no header row).' });

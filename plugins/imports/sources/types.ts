@@ -1,3 +1,5 @@
+import type { XlsxLimits } from './xlsx-read.js';
+
 /** One record of an uploaded file: its values by source column, or why it could not be read. */
 export type SourceRecord =
   | { line: number; values: Record<string, unknown>; error?: undefined }
@@ -12,4 +14,6 @@ export interface ReadOptions {
   /** CSV: the delimiter found by the scan. */
   delimiter?: string | null;
   signal?: AbortSignal;
+  /** XLSX: what the file may unpack to; DEFAULT_XLSX_LIMITS when not given. */
+  xlsxLimits?: XlsxLimits;
 }

@@ -1,61 +1,97 @@
-import { setField, unescapeSheetText } from '../../../kernel/rows/index.js';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { AppError } from '../../../kernel/errors.js';
 import type { ReadOptions, SourceRecord } from './types.js';
+import type { XlsxWorkerData, XlsxWorkerMessage } from './xlsx-worker.js';
+import { checkXlsx, DEFAULT_XLSX_LIMITS, XlsxLimitError } from './xlsx-read.js';
 
-const pad = (n: number, w = 2) => String(n).padStart(w, '0');
+export { DEFAULT_XLSX_LIMITS, type XlsxLimits } from './xlsx-read.js';
 
-/** exceljs reads date cells as UTC instants: midnight is a date, anything else a date-time. */
-function dateText(d: Date): string {
-  const date = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
-  const h = d.getUTCHours();
-  const m = d.getUTCMinutes();
-  const s = d.getUTCSeconds();
-  const ms = d.getUTCMilliseconds();
-  if (h === 0 && m === 0 && s === 0 && ms === 0) return date;
-  return `${date}T${pad(h)}:${pad(m)}:${pad(s)}${ms ? `.${pad(ms, 3)}` : ''}`;
-}
-
+const WORKER_ENTRY = new URL('./xlsx-worker.ts', import.meta.url);
 /**
- * A cell as a plain value: formulas give their result, rich text and links their text. Text
- * comes back through OOXML's `_xHHHH_` escape (how a carriage return or a control character is
- * written, exports/formats/cells.ts), which exceljs' streaming reader leaves as it is.
+ * The worker loads TypeScript through tsx, as the server does. tsx's `--import` loader does not
+ * register itself in worker threads on Node 20, so the worker registers it through tsx's API.
  */
-export function cellValue(v: unknown): unknown {
-  if (v === null || v === undefined) return null;
-  if (v instanceof Date) return dateText(v);
-  if (typeof v === 'string') return unescapeSheetText(v);
-  if (typeof v !== 'object') return v;
-  const o = v as { richText?: Array<{ text: string }>; result?: unknown; formula?: string; text?: unknown; error?: string };
-  if (o.richText) return unescapeSheetText(o.richText.map((r) => r.text).join(''));
-  if ('result' in o || o.formula !== undefined) return cellValue(o.result);
-  if (o.error !== undefined) return o.error;
-  if (o.text !== undefined) return cellValue(o.text);
-  return JSON.stringify(v);
+const TSX_API = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
+const BOOT = `import(${JSON.stringify(TSX_API)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_ENTRY.href)}); });`;
+
+const tooLarge = (message: string, params: Record<string, unknown>) => new AppError('IMPORT_UNPACKED_TOO_LARGE', { message, params });
+
+const unreadable = (message: string) => new AppError('IMPORT_UNREADABLE', { message: `The file could not be read as XLSX: ${message.slice(0, 300)}` });
+
+/** What the worker said, or how it ended, as the error the caller sees. */
+function workerError(msg: Extract<XlsxWorkerMessage, { type: 'error' }>): AppError {
+  if (msg.limit) return tooLarge(msg.message, { ...msg.params, what: msg.limit });
+  return unreadable(msg.message);
 }
 
 /**
- * The first worksheet through exceljs' streaming reader (rows are parsed as the zip inflates,
- * never the whole book). Row 1 is the header; `line` is the sheet's row number.
+ * The first worksheet, read in a worker thread with a memory limit (xlsx-read.ts does the
+ * reading): a decompression bomb that gets past the size limits ends the worker, and the
+ * server answers 413 IMPORT_UNPACKED_TOO_LARGE instead of running out of memory itself.
  */
 export async function* readXlsx(path: string, opts: ReadOptions): AsyncGenerator<SourceRecord> {
-  // Loaded on first use, as for the export's writer (~27 MB a process that never reads XLSX need not pay).
-  const { default: excel } = await import('exceljs');
-  const book = new excel.stream.xlsx.WorkbookReader(path, { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'ignore' });
-  for await (const sheet of book) {
-    let header: string[] | null = null;
-    for await (const row of sheet) {
-      opts.signal?.throwIfAborted();
-      const cells = (row.values as unknown[]).slice(1).map(cellValue);
-      if (!header) {
-        header = cells.map((c) => (c === null ? '' : String(c).trim()));
-        continue;
+  opts.signal?.throwIfAborted();
+  const limits = opts.xlsxLimits ?? DEFAULT_XLSX_LIMITS;
+  // What the directory declares is refused here, before a worker is started (the worker checks again while inflating).
+  await checkXlsx(path, limits).catch((err: unknown) => {
+    if (err instanceof XlsxLimitError) throw tooLarge(err.message, { ...err.params, what: err.what });
+    throw unreadable(String((err as Error)?.message ?? err));
+  });
+  const worker = new Worker(BOOT, {
+    eval: true,
+    execArgv: [],
+    workerData: { path, limits } satisfies XlsxWorkerData,
+    resourceLimits: { maxOldGenerationSizeMb: limits.workerMemoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, limits.workerMemoryMb / 8)) },
+  });
+  let settle: { resolve: (m: XlsxWorkerMessage) => void; reject: (e: unknown) => void } | null = null;
+  let ended: unknown = null;
+  const finish = (err: unknown) => {
+    ended ??= err;
+    settle?.reject(ended);
+    settle = null;
+  };
+  worker.on('message', (m: XlsxWorkerMessage) => {
+    settle?.resolve(m);
+    settle = null;
+  });
+  worker.on('error', (err: Error & { code?: string }) =>
+    finish(
+      err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+        ? tooLarge(`Reading the file needed more than the XLSX reader's ${limits.workerMemoryMb} MB of memory.`, { what: 'worker-memory', limit: limits.workerMemoryMb })
+        : unreadable(String(err.message)),
+    ),
+  );
+  worker.on('exit', () => finish(new AppError('IMPORT_UNREADABLE', { message: 'The XLSX reader stopped before the end of the file.' })));
+  const onAbort = () => finish(opts.signal!.reason);
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  const request = () => {
+    const next = new Promise<XlsxWorkerMessage>((resolve, reject) => {
+      if (ended) return reject(ended);
+      settle = { resolve, reject };
+      worker.postMessage('more');
+    });
+    // Awaited later; a failure meanwhile must not count as unhandled.
+    next.catch(() => undefined);
+    return next;
+  };
+  try {
+    let pending = request();
+    for (;;) {
+      const msg = await pending;
+      if (msg.type === 'error') throw workerError(msg);
+      // The worker reads the next group while this one is consumed: one group ahead, no more.
+      if (!msg.done) pending = request();
+      for (const rec of msg.records) {
+        opts.signal?.throwIfAborted();
+        yield rec;
       }
-      if (cells.every((c) => c === null || c === '')) continue;
-      const values: Record<string, unknown> = {};
-      header.forEach((name, i) => {
-        if (name) setField(values, name, cells[i] ?? null);
-      });
-      yield { line: row.number, values };
+      if (msg.done) return;
     }
-    return;
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    await worker.terminate();
   }
 }
