@@ -4,7 +4,7 @@
 // time); our own modules are bundled, with dynamic imports split into chunks so that what is
 // loaded on first use stays so. Linked source maps let `--enable-source-maps` print `.ts`
 // positions in stack traces.
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -12,10 +12,22 @@ import { build } from 'esbuild';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'build', 'server');
 
+/** Worker threads' modules (`*-worker.ts`) are entries of their own, in build/server/workers/ (kernel/workers.ts). */
+function workerEntries() {
+  const entries = {};
+  for (const top of ['kernel', 'plugins']) {
+    for (const file of readdirSync(join(root, top), { recursive: true })) {
+      const path = String(file);
+      if (path.endsWith('-worker.ts')) entries[`workers/${path.split('/').pop().replace(/\.ts$/, '')}`] = `${top}/${path}`;
+    }
+  }
+  return entries;
+}
+
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { main: 'kernel/main.ts' },
+  entryPoints: { main: 'kernel/main.ts', ...workerEntries() },
   outdir,
   bundle: true,
   splitting: true,

@@ -5,6 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { uploadFile } from '../plugins/imports/testing.js';
+import { sharedStringsXml, sheetXml, WORKBOOK_PARTS, zipOf } from '../plugins/imports/zip-testing.js';
+import { HttpClient } from './helpers/client.js';
+import { ROOT } from './helpers/identity.js';
+
+const NORMAL_XLSX = [
+  ...WORKBOOK_PARTS,
+  { name: 'xl/sharedStrings.xml', data: sharedStringsXml(['ID', 'Name', 'first']) },
+  { name: 'xl/worksheets/sheet1.xml', data: sheetXml('<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row><row r="2"><c r="A2"><v>1</v></c><c r="B2" t="s"><v>2</v></c></row>') },
+];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -62,6 +72,12 @@ describe('the start command (what `npm start` runs)', () => {
       const page = await fetch(`${base}/`);
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('<div id="root">');
+      // An XLSX upload reads the file in a worker thread: the compiled server runs the worker's compiled entry.
+      const admin = new HttpClient(base);
+      expect((await admin.post('/api/v1/setup/super-admin', ROOT)).status).toBe(201);
+      const upload = await uploadFile(base, admin, 'book.xlsx', zipOf(NORMAL_XLSX));
+      expect(upload.status, upload.text).toBe(201);
+      expect(upload.body.data.upload).toMatchObject({ format: 'xlsx', rowCount: 1, sampleRows: [{ ID: 1, Name: 'first' }] });
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
     } finally {

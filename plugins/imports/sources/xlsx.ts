@@ -1,21 +1,13 @@
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { AppError } from '../../../kernel/errors.js';
+import { startWorker } from '../../../kernel/workers.js';
 import type { ReadOptions, SourceRecord } from './types.js';
 import type { XlsxWorkerData, XlsxWorkerMessage } from './xlsx-worker.js';
 import { checkXlsx, DEFAULT_XLSX_LIMITS, XlsxLimitError } from './xlsx-read.js';
 
 export { DEFAULT_XLSX_LIMITS, type XlsxLimits } from './xlsx-read.js';
 
+/** The worker's module; kernel/workers.ts runs it from the sources or from the compiled build. */
 const WORKER_ENTRY = new URL('./xlsx-worker.ts', import.meta.url);
-/**
- * The worker loads TypeScript through tsx, as the server does. tsx's `--import` loader does not
- * register itself in worker threads on Node 20, so the worker registers it through tsx's API.
- */
-const TSX_API = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
-const BOOT = `import(${JSON.stringify(TSX_API)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_ENTRY.href)}); });`;
 
 const tooLarge = (message: string, params: Record<string, unknown>) => new AppError('IMPORT_UNPACKED_TOO_LARGE', { message, params });
 
@@ -40,8 +32,7 @@ export async function* readXlsx(path: string, opts: ReadOptions): AsyncGenerator
     if (err instanceof XlsxLimitError) throw tooLarge(err.message, { ...err.params, what: err.what });
     throw unreadable(String((err as Error)?.message ?? err));
   });
-  const worker = new Worker(BOOT, {
-    eval: true,
+  const worker = startWorker(WORKER_ENTRY, {
     execArgv: [],
     workerData: { path, limits } satisfies XlsxWorkerData,
     resourceLimits: { maxOldGenerationSizeMb: limits.workerMemoryMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, limits.workerMemoryMb / 8)) },
