@@ -153,7 +153,7 @@ export interface Config {
   updateCheckUrl: string;
   /** The largest import upload in bytes, unless the `imports` setting says otherwise; null: the plugin's default. */
   importMaxBytes: number | null;
-  /** What an uploaded XLSX may unpack to, and the heap of the worker thread that reads it (decisions IM5). */
+  /** What an uploaded XLSX may unpack to, and the heap of the worker thread that reads it (decisions IM6). */
   importXlsx: { maxUnpackedBytes: number; workerMemoryMb: number };
   /** Deadlines and caps that keep slow or many clients from holding the server (decisions K22). */
   http: HttpLimits;
