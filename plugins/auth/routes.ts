@@ -243,7 +243,7 @@ export const authRoutes = [
     method: 'POST',
     url: '/auth/2fa/disable',
     summary: 'Turn 2FA off',
-    description: `Needs the password, and while 2FA is on a TOTP or recovery code (401 AUTH_INVALID_CREDENTIALS / AUTH_INVALID_CODE). ${USER_ONLY}`,
+    description: `Needs the password (401 AUTH_INVALID_CREDENTIALS). The code is optional: when one is sent while 2FA is on, it must be a valid TOTP or recovery code (401 AUTH_INVALID_CODE). ${USER_ONLY}`,
     permission: SIGNED_IN,
     schema: { body: disableBody, response: { 200: okSchema } },
     handler: async ({ kernel, principal, body, request, audit, auditNow }) => {
@@ -256,8 +256,8 @@ export const authRoutes = [
         await auditNow({ action: 'auth.2fa-disable-failed', target: asUser(user.id), diff: { reason: 'wrong-password' } });
         throw new AppError('AUTH_INVALID_CREDENTIALS');
       }
-      if (user.totp_enabled) {
-        if (body.code === undefined) throw new AppError('AUTH_INVALID_CODE');
+      // Seed: the password suffices; a code, when given, must still be right (it is not a free guess).
+      if (user.totp_enabled && body.code !== undefined) {
         if (!(await service.twoFactor.check(user.id, body.code))) {
           service.throttle.recordFailure(account, request.ip);
           await auditNow({ action: 'auth.2fa-disable-failed', target: asUser(user.id), diff: { reason: 'invalid-code' } });
