@@ -58,10 +58,15 @@ export const authRoutes = [
       refuseForeignOrigin(request, kernel.config);
       const { throttle, db } = auth(kernel);
       const email = normaliseEmail(body.email);
-      throttle.assertAllowed(email, request.ip);
-      const check = await checkCredentials(db, email, body.password);
+      const attempt = throttle.reserve(email, request.ip);
+      let check: Awaited<ReturnType<typeof checkCredentials>>;
+      try {
+        check = await checkCredentials(db, email, body.password);
+        if (!check.ok) attempt.failed();
+      } finally {
+        attempt.end();
+      }
       if (!check.ok) {
-        throttle.recordFailure(email, request.ip);
         await auditNow({ action: 'auth.login-failed', target: check.user ? asUser(check.user.id) : null, diff: { email, reason: check.reason } });
         throw new AppError('AUTH_INVALID_CREDENTIALS');
       }
@@ -91,9 +96,15 @@ export const authRoutes = [
       const user = challenge ? await db.selectFrom('users').selectAll().where('id', '=', challenge.userId).executeTakeFirst() : undefined;
       if (!user || user.status !== 'active') throw new AppError('AUTH_CHALLENGE_EXPIRED');
       const account = normaliseEmail(user.email);
-      throttle.assertAllowed(account, request.ip);
-      if (!(await twoFactor.check(user.id, body.code))) {
-        throttle.recordFailure(account, request.ip);
+      const attempt = throttle.reserve(account, request.ip);
+      let right: boolean;
+      try {
+        right = await twoFactor.check(user.id, body.code);
+        if (!right) attempt.failed();
+      } finally {
+        attempt.end();
+      }
+      if (!right) {
         await auditNow({ action: 'auth.login-failed', target: asUser(user.id), diff: { reason: 'invalid-code' } });
         throw new AppError('AUTH_INVALID_CODE');
       }
@@ -169,9 +180,15 @@ export const authRoutes = [
       const service = auth(kernel);
       const { user, sessionId } = await service.userOf(principal);
       const account = normaliseEmail(user.email);
-      service.throttle.assertAllowed(account, request.ip);
-      if (!(await verifyPassword(user.password_hash, body.currentPassword))) {
-        service.throttle.recordFailure(account, request.ip);
+      const attempt = service.throttle.reserve(account, request.ip);
+      let right: boolean;
+      try {
+        right = await verifyPassword(user.password_hash, body.currentPassword);
+        if (!right) attempt.failed();
+      } finally {
+        attempt.end();
+      }
+      if (!right) {
         await auditNow({ action: 'auth.password-change-failed', target: asUser(user.id) });
         throw new AppError('AUTH_INVALID_CREDENTIALS');
       }
@@ -250,19 +267,19 @@ export const authRoutes = [
       const service = auth(kernel);
       const { user } = await service.userOf(principal);
       const account = normaliseEmail(user.email);
-      service.throttle.assertAllowed(account, request.ip);
-      if (!(await verifyPassword(user.password_hash, body.password))) {
-        service.throttle.recordFailure(account, request.ip);
-        await auditNow({ action: 'auth.2fa-disable-failed', target: asUser(user.id), diff: { reason: 'wrong-password' } });
-        throw new AppError('AUTH_INVALID_CREDENTIALS');
+      const attempt = service.throttle.reserve(account, request.ip);
+      let wrong: 'wrong-password' | 'invalid-code' | null = null;
+      try {
+        if (!(await verifyPassword(user.password_hash, body.password))) wrong = 'wrong-password';
+        // Seed: the password suffices; a code, when given, must still be right (it is not a free guess).
+        else if (user.totp_enabled && body.code !== undefined && !(await service.twoFactor.check(user.id, body.code))) wrong = 'invalid-code';
+        if (wrong) attempt.failed();
+      } finally {
+        attempt.end();
       }
-      // Seed: the password suffices; a code, when given, must still be right (it is not a free guess).
-      if (user.totp_enabled && body.code !== undefined) {
-        if (!(await service.twoFactor.check(user.id, body.code))) {
-          service.throttle.recordFailure(account, request.ip);
-          await auditNow({ action: 'auth.2fa-disable-failed', target: asUser(user.id), diff: { reason: 'invalid-code' } });
-          throw new AppError('AUTH_INVALID_CODE');
-        }
+      if (wrong) {
+        await auditNow({ action: 'auth.2fa-disable-failed', target: asUser(user.id), diff: { reason: wrong } });
+        throw new AppError(wrong === 'wrong-password' ? 'AUTH_INVALID_CREDENTIALS' : 'AUTH_INVALID_CODE');
       }
       await service.twoFactor.clear(user.id);
       audit({ action: 'auth.2fa-disable', target: asUser(user.id) });
