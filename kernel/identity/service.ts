@@ -104,14 +104,10 @@ export class IdentityService {
     if (row.last_used_at === null || now - Number(row.last_used_at) >= KEY_TOUCH_EVERY_MS) {
       await this.db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', row.id).execute();
     }
-    return {
-      kind: 'apiKey',
-      userId: null,
-      sessionId: null,
-      apiKeyId: row.id,
-      roleIds: [row.role_id],
-      permissions: await this.permissionsOfRoles([row.role_id]),
-    };
+    // A key never holds more than its creator holds now: demoting the creator narrows the key.
+    const role = await this.permissionsOfRoles([row.role_id]);
+    const permissions = row.created_by === null ? role : role.intersect((await this.rolesOfUser(row.created_by)).permissions);
+    return { kind: 'apiKey', userId: null, sessionId: null, apiKeyId: row.id, roleIds: [row.role_id], permissions };
   }
 
   /**
