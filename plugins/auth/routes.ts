@@ -4,11 +4,12 @@ import { okSchema } from '../../kernel/contract/shapes.js';
 import type { Config } from '../../kernel/config.js';
 import { AppError } from '../../kernel/errors.js';
 import { checkOrigin, clearSessionCookie } from '../../kernel/http/authenticate.js';
+import { linkBase } from '../../kernel/http/trusted-host.js';
 import { verifyPassword } from '../../kernel/identity/passwords.js';
 import { toUser } from '../../kernel/identity/schemas.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import { consumeChallenge, findChallenge, issueChallenge } from './challenges.js';
-import { linkBase, resetPassword, setPassword } from './passwords.js';
+import { resetPassword, setPassword } from './passwords.js';
 import {
   activateBody,
   challengeResponse,
@@ -202,13 +203,17 @@ export const authRoutes = [
     method: 'POST',
     url: '/auth/password/forgot',
     summary: 'Mail a password reset link',
-    description: 'Always answers ok, whether or not the e-mail belongs to a user. The link is valid 30 minutes and works once.',
+    description:
+      'Always answers ok, whether or not the e-mail belongs to a user. The link is valid 30 minutes and works once. ' +
+      "The link points at SVC_BASE_URL; without it, at a listed SVC_CORS_ORIGINS Origin or the instance's own loopback/listen address, else 409 BASE_URL_REQUIRED (the request's Host is never trusted).",
     public: true,
     schema: { body: forgotBody, response: { 200: okSchema } },
     handler: ({ kernel, body, request, audit }) => {
       refuseForeignOrigin(request, kernel.config);
+      // Refused before the e-mail is looked at, so the answer says nothing about the account.
+      const base = linkBase(request, kernel.config);
       const email = normaliseEmail(body.email);
-      auth(kernel).requestResetMail(email, linkBase(kernel.config, request));
+      auth(kernel).requestResetMail(email, base);
       audit({ action: 'auth.password-forgot', target: null, diff: { email } });
       return OK;
     },
