@@ -95,7 +95,12 @@ describe('reset and invitation links without SVC_BASE_URL', () => {
     expect(res.body.error.code).toBe('BASE_URL_REQUIRED');
     expect(await inst.app.kernel.db.selectFrom('users').select('id').where('email', '=', 'invitee@example.com').execute()).toEqual([]);
     // A user with a password needs no link: the same request with one is fine.
-    const withPassword = await raw(inst, 'POST', '/api/v1/users', headers, { email: 'direct@example.com', name: 'D', password: 'long-enough-pw', roleIds: ['viewer'] });
+    const withPassword = await raw(inst, 'POST', '/api/v1/users', headers, {
+      email: 'direct@example.com',
+      name: 'D',
+      password: 'long-enough-pw',
+      roleIds: ['viewer'],
+    });
     expect(withPassword.status).toBe(201);
 
     const invited = await call(inst, admin, 'POST', '/api/v1/users', { email: 'later@example.com', name: 'Lou', roleIds: ['viewer'] });

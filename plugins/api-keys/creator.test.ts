@@ -16,7 +16,8 @@ describe('an API key never holds more than its creator holds now', () => {
   beforeAll(async () => ({ inst, admin } = await bootWithAdmin()));
   afterAll(async () => inst?.close());
 
-  const newUser = (key: string, email: string) => call(inst, inst.client(), 'POST', '/api/v1/users', { email, name: 'n', password: 'long-enough-pw', roleIds: ['admin'] }, bearer(key));
+  const newUser = (key: string, email: string) =>
+    call(inst, inst.client(), 'POST', '/api/v1/users', { email, name: 'n', password: 'long-enough-pw', roleIds: ['admin'] }, bearer(key));
 
   it("loses the admin role's powers as soon as its creator is demoted, and gets them back when re-promoted", async () => {
     const creator = await activeUser(inst, admin, 'creator@example.com', ['admin']);

@@ -33,7 +33,10 @@ describe.each<MetaChoice>(['sqlite', 'postgres'])('a concurrent burst of sign-in
     const answers = await Promise.all([...wrong, right]);
     const statuses = answers.map((a) => a.status);
     const evaluated = statuses.filter((s) => s === 401 || s === 200).length;
-    expect(statuses.every((s) => s === 401 || s === 200 || s === 429), statuses.join(',')).toBe(true);
+    expect(
+      statuses.every((s) => s === 401 || s === 200 || s === 429),
+      statuses.join(','),
+    ).toBe(true);
     expect(evaluated, statuses.join(',')).toBeLessThanOrEqual(FAILURES_PER_ACCOUNT);
     expect(evaluated).toBeGreaterThan(0);
     expect((await right).status, statuses.join(',')).toBe(429);

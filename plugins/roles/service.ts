@@ -225,7 +225,11 @@ export class RolesService {
     const combos = new Set([...rolesByUser.values()].map((ids) => JSON.stringify([...ids].sort())));
     for (const combo of combos) {
       const held = await this.kernel.identity.permissionsOfRoles(JSON.parse(combo) as string[]);
-      const missing = firstUncovered(caller.permissions, held, this.kernel.permissions.list().map((p) => p.name));
+      const missing = firstUncovered(
+        caller.permissions,
+        held,
+        this.kernel.permissions.list().map((p) => p.name),
+      );
       if (missing !== null) {
         throw new AppError('FORBIDDEN', {
           message: `Someone holding this role holds ${missing}, which you do not; you cannot take grants from their role.`,

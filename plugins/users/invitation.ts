@@ -21,12 +21,7 @@ export function registerInvitationTemplate(kernel: Kernel): void {
  * goes out after the response: without SMTP, or when it fails, the caller's operation has
  * still succeeded, and the response does not depend on the mail server's speed.
  */
-export async function sendInvitation(
-  kernel: Kernel,
-  base: string,
-  user: { id: string; email: string; name: string },
-  inviter: string | null,
-): Promise<void> {
+export async function sendInvitation(kernel: Kernel, base: string, user: { id: string; email: string; name: string }, inviter: string | null): Promise<void> {
   const token = await kernel.identity.issuePasswordToken(user.id, 'invite', INVITE_TTL_MS);
   const link = `${base}/accept-invite?token=${encodeURIComponent(token)}`;
   const vars = { name: user.name, inviter: inviter ?? 'An administrator', link, days: INVITE_TTL_MS / (24 * 3600_000) };

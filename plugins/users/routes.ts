@@ -74,7 +74,8 @@ export const userRoutes = [
       const base = movesInvitation ? linkBase(request, kernel.config) : null;
       const { before, after } = await service.update(params.id, body);
       // The earlier link was withdrawn with the old address; the invitation follows the new one.
-      if (after.status === 'invited' && after.email !== before.email && base !== null) await sendInvitation(kernel, base, after, await inviterName(kernel, principal!));
+      if (after.status === 'invited' && after.email !== before.email && base !== null)
+        await sendInvitation(kernel, base, after, await inviterName(kernel, principal!));
       const changed = (['name', 'email', 'status'] as const).filter((k) => before[k] !== after[k]);
       if (changed.length) {
         audit({
@@ -105,7 +106,8 @@ export const userRoutes = [
     method: 'POST',
     url: '/users/:id/invite/resend',
     summary: 'Send the invitation again with a new link (earlier links stop working)',
-    description: 'Only for a user whose status is invited; otherwise 409 CONFLICT. 409 BASE_URL_REQUIRED when the link would have no trusted address (see POST /users).',
+    description:
+      'Only for a user whose status is invited; otherwise 409 CONFLICT. 409 BASE_URL_REQUIRED when the link would have no trusted address (see POST /users).',
     permission: 'users.write',
     schema: { params: userIdParams, body: noBody, response: { 200: userBody } },
     handler: async ({ kernel, params, principal, request, audit }) => {
