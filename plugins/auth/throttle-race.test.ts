@@ -28,7 +28,7 @@ describe.each<MetaChoice>(['sqlite', 'postgres'])('a concurrent burst of sign-in
     const login = (password: string) => inst!.client().post('/api/v1/auth/login', { email: 'burst@example.com', password });
     const wrong: Promise<HttpResponse>[] = [];
     for (let i = 0; i < BURST - 1; i++) wrong.push(login(`wrong-${i}`));
-    await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 50)); // the wrong ones are in (held or failed) before the right one;
     const right = login('password-123');
     const answers = await Promise.all([...wrong, right]);
     const statuses = answers.map((a) => a.status);
