@@ -43,8 +43,16 @@ export const KERNEL_ERRORS = {
   REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time.' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },
   SETUP_CLOSED: { status: 409, message: 'Setup is already complete.' },
+  BASE_URL_REQUIRED: {
+    status: 409,
+    message: 'This instance does not know its public address, so it cannot e-mail a link: set SVC_BASE_URL (e.g. https://admin.example.com).',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The content type is not supported.' },
+  HOST_NOT_ALLOWED: {
+    status: 421,
+    message: 'This request names a host this instance does not answer for: use its own address (loopback, the listen address) or set SVC_BASE_URL.',
+  },
   RATE_LIMITED: { status: 429, message: 'Too many requests; retry later.' },
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large.' },
   INTERNAL: { status: 500, message: 'Something went wrong on our side.' },

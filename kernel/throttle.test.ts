@@ -23,3 +23,17 @@ describe('SlidingWindowCounter', () => {
     expect(c.retryAfter('k')).toBe(0);
   });
 });
+
+describe('SlidingWindowCounter holds', () => {
+  it('counts held events against the limit until released', () => {
+    const c = new SlidingWindowCounter(2, 60_000);
+    c.hold('k');
+    c.record('k');
+    expect(c.retryAfter('k')).toBe(1);
+    c.release('k');
+    expect(c.retryAfter('k')).toBe(0);
+    c.release('k'); // an extra release does not go below zero
+    c.hold('k');
+    expect(c.retryAfter('k')).toBe(1);
+  });
+});

@@ -21,14 +21,40 @@ export class PasswordGuard {
     this.perAddress = new SlidingWindowCounter(FAILURES_PER_ADDRESS, WINDOW_MS, now);
   }
 
-  /** Refuses before any credential is looked at, so a throttled account fails even with the right password. */
-  assertAllowed(account: string, address: string): void {
+  /**
+   * Reserves one attempt for the account and the address before any credential is looked at,
+   * or refuses with 429 (so a throttled account fails even with the right password). The
+   * reservation counts against both limits while the check runs: a burst of concurrent
+   * attempts gets at most the limit evaluated (issue 11). The caller must end it: `failed()`
+   * turns it into a recorded failure, `end()` (in a finally) lets it go otherwise.
+   */
+  reserve(account: string, address: string): PasswordAttempt {
     const wait = Math.max(this.perAccount.retryAfter(account), this.perAddress.retryAfter(address));
     if (wait > 0) throw new AppError('RATE_LIMITED', { params: { retryAfter: wait }, headers: { 'retry-after': String(wait) } });
+    this.perAccount.hold(account);
+    this.perAddress.hold(address);
+    let open = true;
+    const release = () => {
+      if (!open) return;
+      open = false;
+      this.perAccount.release(account);
+      this.perAddress.release(address);
+    };
+    return {
+      failed: () => {
+        if (!open) return;
+        release();
+        this.perAccount.record(account);
+        this.perAddress.record(address);
+      },
+      end: release,
+    };
   }
+}
 
-  recordFailure(account: string, address: string): void {
-    this.perAccount.record(account);
-    this.perAddress.record(address);
-  }
+export interface PasswordAttempt {
+  /** The credential was wrong: the attempt stays counted, as a failure in the window. */
+  failed(): void;
+  /** The attempt is over without a failure (or the failure was already recorded): no-op after `failed`. */
+  end(): void;
 }

@@ -99,4 +99,39 @@ export class PermissionSet {
   names(): string[] {
     return [...this.scopes.keys()];
   }
+
+  /**
+   * What both sets allow: each permission held by both, with the overlap of their scopes (an
+   * API key acts with its role only as far as its creator holds it now, K24-identity).
+   */
+  intersect(other: PermissionSet): PermissionSet {
+    if (this.all) return other;
+    if (other.all) return this;
+    const grants: Grant[] = [];
+    for (const [permission, mine] of this.scopes) {
+      const theirs = other.scopes.get(permission);
+      if (!theirs) continue;
+      for (const a of mine) {
+        for (const b of theirs) {
+          const scope = overlap(a, b);
+          if (scope !== undefined) grants.push({ permission, scope });
+        }
+      }
+    }
+    return new PermissionSet(false, grants);
+  }
+}
+
+/** The part of two scopes both reach: null is everything, undefined is nothing. */
+function overlap(a: GrantScope | null, b: GrantScope | null): GrantScope | null | undefined {
+  if (a === null) return b;
+  if (b === null) return a;
+  if (a.connectionId !== b.connectionId) return undefined;
+  if (a.table == null) return b;
+  if (b.table == null) return a;
+  if (a.table !== b.table) return undefined;
+  if (!a.columns) return b;
+  if (!b.columns) return a;
+  const columns = a.columns.filter((c) => b.columns!.includes(c));
+  return columns.length > 0 ? { connectionId: a.connectionId, table: a.table, columns } : undefined;
 }

@@ -139,15 +139,11 @@ export class IdentityService {
       .executeTakeFirst();
     if (!row || row.revoked_at !== null || !constantTimeEqual(row.key_hash, hash)) return null;
     if (row.created_by !== null && row.creator_status !== 'active') return null;
+    // A key never holds more than its creator holds now: demoting the creator narrows the key.
+    const role = await this.permissionsOfRoles([row.role_id]);
+    const permissions = row.created_by === null ? role : role.intersect((await this.rolesOfUser(row.created_by)).permissions);
     return {
-      principal: {
-        kind: 'apiKey',
-        userId: null,
-        sessionId: null,
-        apiKeyId: row.id,
-        roleIds: [row.role_id],
-        permissions: await this.permissionsOfRoles([row.role_id]),
-      },
+      principal: { kind: 'apiKey', userId: null, sessionId: null, apiKeyId: row.id, roleIds: [row.role_id], permissions },
       lastUsedAt: row.last_used_at === null ? null : Number(row.last_used_at),
     };
   }

@@ -1,22 +1,9 @@
-import type { FastifyRequest } from 'fastify';
-import type { Config } from '../../kernel/config.js';
 import { AppError } from '../../kernel/errors.js';
 import { hashPassword } from '../../kernel/identity/passwords.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import { PASSWORD_RESET_TEMPLATE } from './mail-templates.js';
 
 export const RESET_TOKEN_TTL_MS = 30 * 60_000;
-
-/**
- * Where the reset link points: SVC_BASE_URL, else the dashboard's own origin when it is a
- * listed split-deployment origin, else the origin the request came in on.
- */
-export function linkBase(config: Config, request: FastifyRequest): string {
-  if (config.baseUrl) return config.baseUrl;
-  const origin = request.headers.origin;
-  if (origin && config.corsOrigins.includes(origin)) return origin;
-  return `${request.protocol}://${request.host}`;
-}
 
 export async function setPassword(kernel: Kernel, userId: string, password: string, activate: boolean): Promise<void> {
   const passwordHash = await hashPassword(password);

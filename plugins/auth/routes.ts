@@ -4,11 +4,12 @@ import { okSchema } from '../../kernel/contract/shapes.js';
 import type { Config } from '../../kernel/config.js';
 import { AppError } from '../../kernel/errors.js';
 import { checkOrigin, clearSessionCookie } from '../../kernel/http/authenticate.js';
+import { linkBase } from '../../kernel/http/trusted-host.js';
 import { verifyPassword } from '../../kernel/identity/passwords.js';
 import { toUser } from '../../kernel/identity/schemas.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import { consumeChallenge, findChallenge, issueChallenge } from './challenges.js';
-import { linkBase, resetPassword, setPassword } from './passwords.js';
+import { resetPassword, setPassword } from './passwords.js';
 import {
   activateBody,
   challengeResponse,
@@ -58,10 +59,15 @@ export const authRoutes = [
       refuseForeignOrigin(request, kernel.config);
       const { throttle, db } = auth(kernel);
       const email = normaliseEmail(body.email);
-      throttle.assertAllowed(email, request.ip);
-      const check = await checkCredentials(db, email, body.password);
+      const attempt = throttle.reserve(email, request.ip);
+      let check: Awaited<ReturnType<typeof checkCredentials>>;
+      try {
+        check = await checkCredentials(db, email, body.password);
+        if (!check.ok) attempt.failed();
+      } finally {
+        attempt.end();
+      }
       if (!check.ok) {
-        throttle.recordFailure(email, request.ip);
         await auditNow({ action: 'auth.login-failed', target: check.user ? asUser(check.user.id) : null, diff: { email, reason: check.reason } });
         throw new AppError('AUTH_INVALID_CREDENTIALS');
       }
@@ -91,9 +97,15 @@ export const authRoutes = [
       const user = challenge ? await db.selectFrom('users').selectAll().where('id', '=', challenge.userId).executeTakeFirst() : undefined;
       if (!user || user.status !== 'active') throw new AppError('AUTH_CHALLENGE_EXPIRED');
       const account = normaliseEmail(user.email);
-      throttle.assertAllowed(account, request.ip);
-      if (!(await twoFactor.check(user.id, body.code))) {
-        throttle.recordFailure(account, request.ip);
+      const attempt = throttle.reserve(account, request.ip);
+      let right: boolean;
+      try {
+        right = await twoFactor.check(user.id, body.code);
+        if (!right) attempt.failed();
+      } finally {
+        attempt.end();
+      }
+      if (!right) {
         await auditNow({ action: 'auth.login-failed', target: asUser(user.id), diff: { reason: 'invalid-code' } });
         throw new AppError('AUTH_INVALID_CODE');
       }
@@ -170,9 +182,15 @@ export const authRoutes = [
       const service = auth(kernel);
       const { user, sessionId } = await service.userOf(principal);
       const account = normaliseEmail(user.email);
-      service.throttle.assertAllowed(account, request.ip);
-      if (!(await verifyPassword(user.password_hash, body.currentPassword))) {
-        service.throttle.recordFailure(account, request.ip);
+      const attempt = service.throttle.reserve(account, request.ip);
+      let right: boolean;
+      try {
+        right = await verifyPassword(user.password_hash, body.currentPassword);
+        if (!right) attempt.failed();
+      } finally {
+        attempt.end();
+      }
+      if (!right) {
         await auditNow({ action: 'auth.password-change-failed', target: asUser(user.id) });
         throw new AppError('AUTH_INVALID_CREDENTIALS');
       }
@@ -186,13 +204,17 @@ export const authRoutes = [
     method: 'POST',
     url: '/auth/password/forgot',
     summary: 'Mail a password reset link',
-    description: 'Always answers ok, whether or not the e-mail belongs to a user. The link is valid 30 minutes and works once.',
+    description:
+      'Always answers ok, whether or not the e-mail belongs to a user. The link is valid 30 minutes and works once. ' +
+      "The link points at SVC_BASE_URL; without it, at a listed SVC_CORS_ORIGINS Origin or the instance's own loopback/listen address, else 409 BASE_URL_REQUIRED (the request's Host is never trusted).",
     public: true,
     schema: { body: forgotBody, response: { 200: okSchema } },
     handler: ({ kernel, body, request, audit }) => {
       refuseForeignOrigin(request, kernel.config);
+      // Refused before the e-mail is looked at, so the answer says nothing about the account.
+      const base = linkBase(request, kernel.config);
       const email = normaliseEmail(body.email);
-      auth(kernel).requestResetMail(email, linkBase(kernel.config, request));
+      auth(kernel).requestResetMail(email, base);
       audit({ action: 'auth.password-forgot', target: null, diff: { email } });
       return OK;
     },
@@ -244,26 +266,26 @@ export const authRoutes = [
     method: 'POST',
     url: '/auth/2fa/disable',
     summary: 'Turn 2FA off',
-    description: `Needs the password, and while 2FA is on a TOTP or recovery code (401 AUTH_INVALID_CREDENTIALS / AUTH_INVALID_CODE). ${USER_ONLY}`,
+    description: `Needs the password (401 AUTH_INVALID_CREDENTIALS). The code is optional: when one is sent while 2FA is on, it must be a valid TOTP or recovery code (401 AUTH_INVALID_CODE). ${USER_ONLY}`,
     permission: SIGNED_IN,
     schema: { body: disableBody, response: { 200: okSchema } },
     handler: async ({ kernel, principal, body, request, audit, auditNow }) => {
       const service = auth(kernel);
       const { user } = await service.userOf(principal);
       const account = normaliseEmail(user.email);
-      service.throttle.assertAllowed(account, request.ip);
-      if (!(await verifyPassword(user.password_hash, body.password))) {
-        service.throttle.recordFailure(account, request.ip);
-        await auditNow({ action: 'auth.2fa-disable-failed', target: asUser(user.id), diff: { reason: 'wrong-password' } });
-        throw new AppError('AUTH_INVALID_CREDENTIALS');
+      const attempt = service.throttle.reserve(account, request.ip);
+      let wrong: 'wrong-password' | 'invalid-code' | null = null;
+      try {
+        if (!(await verifyPassword(user.password_hash, body.password))) wrong = 'wrong-password';
+        // Seed: the password suffices; a code, when given, must still be right (it is not a free guess).
+        else if (user.totp_enabled && body.code !== undefined && !(await service.twoFactor.check(user.id, body.code))) wrong = 'invalid-code';
+        if (wrong) attempt.failed();
+      } finally {
+        attempt.end();
       }
-      if (user.totp_enabled) {
-        if (body.code === undefined) throw new AppError('AUTH_INVALID_CODE');
-        if (!(await service.twoFactor.check(user.id, body.code))) {
-          service.throttle.recordFailure(account, request.ip);
-          await auditNow({ action: 'auth.2fa-disable-failed', target: asUser(user.id), diff: { reason: 'invalid-code' } });
-          throw new AppError('AUTH_INVALID_CODE');
-        }
+      if (wrong) {
+        await auditNow({ action: 'auth.2fa-disable-failed', target: asUser(user.id), diff: { reason: wrong } });
+        throw new AppError(wrong === 'wrong-password' ? 'AUTH_INVALID_CREDENTIALS' : 'AUTH_INVALID_CODE');
       }
       await service.twoFactor.clear(user.id);
       audit({ action: 'auth.2fa-disable', target: asUser(user.id) });

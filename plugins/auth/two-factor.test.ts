@@ -236,7 +236,7 @@ describe('sign-in with 2FA (signed out → awaiting second factor → signed in)
 });
 
 describe('POST /auth/2fa/disable', () => {
-  it('needs the password and, while 2FA is on, a valid code; then sign-in takes the password alone', async () => {
+  it('needs the password; a code is optional, but a wrong one is refused; then sign-in takes the password alone', async () => {
     const id = await createUser(inst, { email: 'off@example.com' });
     const c = await signedIn(inst, 'off@example.com');
     const { secret } = await turnOnTwoFactor(inst, c);
@@ -244,11 +244,10 @@ describe('POST /auth/2fa/disable', () => {
     const wrongPassword = await call(inst, c, 'POST', '/api/v1/auth/2fa/disable', { password: 'wrong-password', code: await totpAt(inst, secret) });
     expect(wrongPassword.status).toBe(401);
     expect(wrongPassword.body.error.code).toBe('AUTH_INVALID_CREDENTIALS');
-    const noCode = await call(inst, c, 'POST', '/api/v1/auth/2fa/disable', { password: 'password-123' });
-    expect(noCode.status).toBe(401);
-    expect(noCode.body.error.code).toBe('AUTH_INVALID_CODE');
     const wrongCode = await call(inst, c, 'POST', '/api/v1/auth/2fa/disable', { password: 'password-123', code: '12345678' });
+    expect(wrongCode.status).toBe(401);
     expect(wrongCode.body.error.code).toBe('AUTH_INVALID_CODE');
+    expect((await call(inst, c, 'GET', '/api/v1/auth/session')).body.data.user.totpEnabled).toBe(true);
 
     const res = await call(inst, c, 'POST', '/api/v1/auth/2fa/disable', { password: 'password-123', code: await totpAt(inst, secret) });
     expect(res.status).toBe(200);
@@ -258,6 +257,19 @@ describe('POST /auth/2fa/disable', () => {
     expect(await db.selectFrom('auth_totp').select('user_id').where('user_id', '=', id).execute()).toEqual([]);
     expect(await db.selectFrom('auth_recovery_codes').select('user_id').where('user_id', '=', id).execute()).toEqual([]);
     expect((await call(inst, inst.client(), 'POST', '/api/v1/auth/login', { email: 'off@example.com', password: 'password-123' })).status).toBe(200);
+  });
+
+  it('with 2FA on takes the password alone (seed: the code is optional)', async () => {
+    const id = await createUser(inst, { email: 'off4@example.com' });
+    const c = await signedIn(inst, 'off4@example.com');
+    await turnOnTwoFactor(inst, c);
+    const res = await call(inst, c, 'POST', '/api/v1/auth/2fa/disable', { password: 'password-123' });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ data: { ok: true } });
+    expect((await call(inst, c, 'GET', '/api/v1/auth/session')).body.data.user.totpEnabled).toBe(false);
+    const db = inst.app.kernel.db.withTables<{ auth_totp: { user_id: string } }>();
+    expect(await db.selectFrom('auth_totp').select('user_id').where('user_id', '=', id).execute()).toEqual([]);
+    expect((await call(inst, inst.client(), 'POST', '/api/v1/auth/login', { email: 'off4@example.com', password: 'password-123' })).status).toBe(200);
   });
 
   it('accepts a recovery code as the code', async () => {

@@ -65,9 +65,13 @@ export class ProfileService {
   }
 
   private async checkPassword(account: string, address: string, hash: string | null, password: string | undefined): Promise<void> {
-    this.guard.assertAllowed(account, address);
-    if (password !== undefined && (await verifyPassword(hash, password))) return;
-    this.guard.recordFailure(account, address);
+    const attempt = this.guard.reserve(account, address);
+    try {
+      if (password !== undefined && (await verifyPassword(hash, password))) return;
+      attempt.failed();
+    } finally {
+      attempt.end();
+    }
     throw new AppError('AUTH_INVALID_CREDENTIALS', { message: 'The current password is wrong or missing.' });
   }
 

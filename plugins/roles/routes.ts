@@ -95,7 +95,8 @@ export const roleRoutes = [
     summary: "Replace a custom role's grants",
     description:
       'Each permission must be in the catalog (else 400 naming the grant). A scope narrows a data permission to a connection, table and columns (D9). ' +
-      'Built-in roles hold their permissions by declaration: 409 CONFLICT. A caller cannot grant what it does not hold itself: 403 FORBIDDEN.',
+      'Built-in roles hold their permissions by declaration: 409 CONFLICT. A caller cannot grant what it does not hold itself: 403 FORBIDDEN. ' +
+      'Nor can it take grants away from a role held by a user who holds, through any of their roles, something the caller does not: 403 FORBIDDEN with params.reason escalation.',
     permission: 'roles.write',
     schema: {
       params: idParams,
@@ -116,6 +117,7 @@ export const roleRoutes = [
       if (issues.length) throw new AppError('VALIDATION_FAILED', { issues });
       const service = roles(kernel);
       service.assertCoversGrants(principal!, body.grants);
+      await service.assertMayStrip(principal!, params.id, body.grants);
       const { before, after } = await service.setGrants(params.id, body.grants);
       audit({ action: 'roles.grants.set', target: { type: 'role', id: params.id }, diff: { before, after } });
       return { data: { roleId: params.id, builtin: false, grants: after } };

@@ -201,6 +201,44 @@ export class RolesService {
     this.assertCoversSet(caller, target, { roleIds: [...roleIds] });
   }
 
+  /**
+   * Refuses (403 FORBIDDEN) to take grants away from a role when one of the users holding it
+   * holds, through all their roles, something the caller does not: K15 forbids acting on a
+   * user who reaches further, and stripping their role is acting on them. Only adding grants
+   * (nothing removed) is not checked here: that is `assertCoversGrants`.
+   */
+  async assertMayStrip(caller: Principal, roleId: string, grants: Grant[]): Promise<void> {
+    if (caller.permissions.all) return;
+    const key = (g: { permission: string; scope?: GrantScope | null }) => JSON.stringify([g.permission, g.scope ?? null]);
+    const kept = new Set(grants.map(key));
+    const { role, grants: before } = await this.grantsOf(roleId);
+    if (role.builtin) return; // refused by setGrants with 409: built-in grants are by declaration
+    if (before.every((g) => kept.has(key(g)))) return;
+    const rows = await this.db
+      .selectFrom('user_roles')
+      .select(['user_id', 'role_id'])
+      .where('user_id', 'in', (eb) => eb.selectFrom('user_roles').select('user_id').where('role_id', '=', roleId))
+      .execute();
+    const rolesByUser = new Map<string, string[]>();
+    for (const r of rows) rolesByUser.set(r.user_id, [...(rolesByUser.get(r.user_id) ?? []), r.role_id]);
+    // Holders share few combinations of roles: each combination is read once.
+    const combos = new Set([...rolesByUser.values()].map((ids) => JSON.stringify([...ids].sort())));
+    for (const combo of combos) {
+      const held = await this.kernel.identity.permissionsOfRoles(JSON.parse(combo) as string[]);
+      const missing = firstUncovered(
+        caller.permissions,
+        held,
+        this.kernel.permissions.list().map((p) => p.name),
+      );
+      if (missing !== null) {
+        throw new AppError('FORBIDDEN', {
+          message: `Someone holding this role holds ${missing}, which you do not; you cannot take grants from their role.`,
+          params: { permission: missing, reason: 'escalation', roleId },
+        });
+      }
+    }
+  }
+
   assertCoversGrants(caller: Principal, grants: Grant[]): void {
     this.assertCoversSet(caller, new PermissionSet(false, grants), {});
   }

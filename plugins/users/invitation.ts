@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { Kernel } from '../../kernel/kernel-services.js';
 
 export const INVITATION_TEMPLATE = 'users.invitation';
@@ -17,18 +16,13 @@ export function registerInvitationTemplate(kernel: Kernel): void {
 }
 
 /**
- * Issues a fresh set-password token (withdrawing earlier ones) and mails the link. The mail
+ * Issues a fresh set-password token (withdrawing earlier ones) and mails the link on `base`
+ * (`linkBase`, asked before anything is changed, so a refusal leaves nothing half done). The mail
  * goes out after the response: without SMTP, or when it fails, the caller's operation has
  * still succeeded, and the response does not depend on the mail server's speed.
  */
-export async function sendInvitation(
-  kernel: Kernel,
-  request: FastifyRequest,
-  user: { id: string; email: string; name: string },
-  inviter: string | null,
-): Promise<void> {
+export async function sendInvitation(kernel: Kernel, base: string, user: { id: string; email: string; name: string }, inviter: string | null): Promise<void> {
   const token = await kernel.identity.issuePasswordToken(user.id, 'invite', INVITE_TTL_MS);
-  const base = kernel.config.baseUrl ?? `${request.protocol}://${request.host}`;
   const link = `${base}/accept-invite?token=${encodeURIComponent(token)}`;
   const vars = { name: user.name, inviter: inviter ?? 'An administrator', link, days: INVITE_TTL_MS / (24 * 3600_000) };
   void kernel.mailer

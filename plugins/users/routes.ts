@@ -4,6 +4,7 @@ import { dataOf, okSchema } from '../../kernel/contract/shapes.js';
 import { toUser, userSchema } from '../../kernel/identity/schemas.js';
 import { AppError } from '../../kernel/errors.js';
 import { encodeCursor } from '../../kernel/contract/cursor.js';
+import { linkBase } from '../../kernel/http/trusted-host.js';
 import { sendInvitation } from './invitation.js';
 import { createUserBody, listUsersQuery, patchUserBody, userBody, userIdParams, userWithRolesBody } from './schemas.js';
 import { assertKnownRoles, inviterName, roles, users } from './context.js';
@@ -29,6 +30,7 @@ export const userRoutes = [
     summary: 'Create a user: active with a password, else invited by e-mail',
     description:
       'Without a password the user is invited: a set-password link valid 7 days is e-mailed (when e-mail is set up; the answer is the same either way). ' +
+      "The link points at SVC_BASE_URL; without it, at the instance's own loopback/listen address, else 409 BASE_URL_REQUIRED and no user is created. " +
       'An e-mail address already in use answers 409 CONFLICT; an unknown role id 400; a role reaching beyond the caller’s own permissions 403.',
     permission: 'users.write',
     schema: { body: createUserBody, response: { 201: userBody } },
@@ -36,9 +38,10 @@ export const userRoutes = [
       const roleIds = [...new Set(body.roleIds ?? [])];
       await assertKnownRoles(kernel, body.roleIds ?? []);
       await roles(kernel).assertCovers(principal!, roleIds);
+      const base = body.password === undefined ? linkBase(request, kernel.config) : null;
       const user = await users(kernel).create({ ...body, roleIds });
       audit({ action: 'users.create', target: { type: 'user', id: user.id }, diff: { email: user.email, name: user.name, status: user.status, roleIds } });
-      if (user.status === 'invited') await sendInvitation(kernel, request, user, await inviterName(kernel, principal!));
+      if (user.status === 'invited' && base !== null) await sendInvitation(kernel, base, user, await inviterName(kernel, principal!));
       return reply(201, { data: { user } });
     },
   }),
@@ -65,10 +68,14 @@ export const userRoutes = [
     schema: { params: userIdParams, body: patchUserBody, response: { 200: userBody } },
     handler: async ({ kernel, params, body, principal, request, audit }) => {
       const service = users(kernel);
-      await roles(kernel).assertCovers(principal!, await service.roleIdsOf((await service.row(params.id)).id));
+      const current = await service.row(params.id);
+      await roles(kernel).assertCovers(principal!, await service.roleIdsOf(current.id));
+      const movesInvitation = current.status === 'invited' && body.email !== undefined && body.email.trim().toLowerCase() !== current.email;
+      const base = movesInvitation ? linkBase(request, kernel.config) : null;
       const { before, after } = await service.update(params.id, body);
       // The earlier link was withdrawn with the old address; the invitation follows the new one.
-      if (after.status === 'invited' && after.email !== before.email) await sendInvitation(kernel, request, after, await inviterName(kernel, principal!));
+      if (after.status === 'invited' && after.email !== before.email && base !== null)
+        await sendInvitation(kernel, base, after, await inviterName(kernel, principal!));
       const changed = (['name', 'email', 'status'] as const).filter((k) => before[k] !== after[k]);
       if (changed.length) {
         audit({
@@ -99,7 +106,8 @@ export const userRoutes = [
     method: 'POST',
     url: '/users/:id/invite/resend',
     summary: 'Send the invitation again with a new link (earlier links stop working)',
-    description: 'Only for a user whose status is invited; otherwise 409 CONFLICT.',
+    description:
+      'Only for a user whose status is invited; otherwise 409 CONFLICT. 409 BASE_URL_REQUIRED when the link would have no trusted address (see POST /users).',
     permission: 'users.write',
     schema: { params: userIdParams, body: noBody, response: { 200: userBody } },
     handler: async ({ kernel, params, principal, request, audit }) => {
@@ -109,8 +117,9 @@ export const userRoutes = [
         throw new AppError('CONFLICT', { message: `The user is ${row.status}, not invited.`, params: { reason: 'not-invited', status: row.status } });
       }
       await roles(kernel).assertCovers(principal!, await service.roleIdsOf(row.id));
+      const base = linkBase(request, kernel.config);
       const user = toUser(row);
-      await sendInvitation(kernel, request, user, await inviterName(kernel, principal!));
+      await sendInvitation(kernel, base, user, await inviterName(kernel, principal!));
       audit({ action: 'users.invite.resend', target: { type: 'user', id: user.id }, diff: { email: user.email } });
       return { data: { user } };
     },
