@@ -22,7 +22,6 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Fastify from 'fastify';
 import pg from 'pg';
 import { DEFAULT_SOURCE_SETTINGS } from '../kernel/sources/types.js';
 import { runScript } from '../test/fixtures/schema/load.js';
@@ -30,7 +29,7 @@ import { HttpClient } from '../test/helpers/client.js';
 import { createTempDatabase, databaseAvailable } from '../test/helpers/databases.js';
 import { ROOT } from '../test/helpers/identity.js';
 import { abba, ratioLines, runsTable, type Contender } from './lib/abba.js';
-import { serveChild, startOurs, type Served } from './lib/child.js';
+import { serveChild, startBare, startOurs, type Served } from './lib/child.js';
 import { positiveInt, printMachine } from './lib/env.js';
 import { forkTarget, load, type LoadRequest, type Target } from './lib/harness.js';
 
@@ -46,25 +45,18 @@ const POOL = DEFAULT_SOURCE_SETTINGS.poolSize;
 /** The same SELECT ours runs for the page (newest key first, one row more to know a next page exists). */
 async function serveBare(sourceUrl: string): Promise<Served> {
   const pool = new pg.Pool({ connectionString: sourceUrl, max: POOL });
-  const app = Fastify({ logger: false });
-  app.get(PATH, async (req, reply) => {
-    if (!req.headers.authorization) return reply.code(401).send({ error: { code: 'PUBLIC_KEY_INVALID' } });
-    const res = await pool.query(
-      'select "id" as c0, "name" as c1, "sku" as c2, cast("price" as text) as c3, "published" as c4 from "products" where "published" = $1 order by "id" desc limit 21',
-      [true],
-    );
-    const rows = res.rows.slice(0, 20).map((r) => ({ id: r.c0, name: r.c1, sku: r.c2, price: r.c3, published: r.c4 }));
-    const cursor = res.rows.length > 20 ? Buffer.from(JSON.stringify({ s: '', k: [rows[19]!.id] })).toString('base64url') : null;
-    return { data: rows, page: { limit: 20, count: rows.length }, cursor };
-  });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return {
-    url,
-    async close() {
-      await app.close();
-      await pool.end();
-    },
-  };
+  return startBare((app) => {
+    app.get(PATH, async (req, reply) => {
+      if (!req.headers.authorization) return reply.code(401).send({ error: { code: 'PUBLIC_KEY_INVALID' } });
+      const res = await pool.query(
+        'select "id" as c0, "name" as c1, "sku" as c2, cast("price" as text) as c3, "published" as c4 from "products" where "published" = $1 order by "id" desc limit 21',
+        [true],
+      );
+      const rows = res.rows.slice(0, 20).map((r) => ({ id: r.c0, name: r.c1, sku: r.c2, price: r.c3, published: r.c4 }));
+      const cursor = res.rows.length > 20 ? Buffer.from(JSON.stringify({ s: '', k: [rows[19]!.id] })).toString('base64url') : null;
+      return { data: rows, page: { limit: 20, count: rows.length }, cursor };
+    });
+  }, () => pool.end());
 }
 
 // ---- parent: set up, load, report ----

@@ -7,6 +7,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { VERSION } from '../../kernel/version.js';
 
 export interface Served {
   url: string;
@@ -42,6 +44,26 @@ export async function startOurs(env: Record<string, string> = {}): Promise<Serve
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A bare fastify app (no logger, no plugins) with the routes `routes` adds, on an ephemeral loopback port; `onClose` runs after it closes. */
+export async function startBare(routes: (app: FastifyInstance) => void, onClose?: () => Promise<unknown>): Promise<Served> {
+  const app = Fastify({ logger: false });
+  routes(app);
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    url,
+    async close() {
+      await app.close();
+      await onClose?.();
+    },
+  };
+}
+
+/** A bare route at `path` answering healthz's body ({ ok, version, uptime }). */
+export function bareHealthz(app: FastifyInstance, path: string): void {
+  const startedAt = Date.now();
+  app.get(path, async () => ({ ok: true as const, version: VERSION, uptime: Math.max(0, (Date.now() - startedAt) / 1000) }));
 }
 
 /**
