@@ -72,14 +72,14 @@ export function runsTable<C extends Contender>(measured: AbbaRuns<C>, contenders
   return table(['run', 'req/s', 'p99 ms', 'server µs/req', 'requests'], rows);
 }
 
-/** ours/bare in req/s against `goal`, and bare/ours in server CPU per request. */
-export function ratioLines(ours: { name: string; summary: Summary }, bare: { name: string; summary: Summary }, goal: number): string {
+/** ours/bare in req/s against `goal`, and bare/ours in server CPU per request; figures from column `width` at least (to line up several pairs). */
+export function ratioLines(ours: { name: string; summary: Summary }, bare: { name: string; summary: Summary }, goal: number, width = 0): string {
   const rpsLabel = `ratio ${ours.name}/${bare.name}, req/s:`;
   const cpuLabel = `ratio ${bare.name}/${ours.name}, server CPU/req:`;
-  const width = Math.max(rpsLabel.length, cpuLabel.length) + 2;
+  const column = Math.max(width, rpsLabel.length + 2, cpuLabel.length + 2);
   const ratio = ours.summary.rps / bare.summary.rps;
   return [
-    `${rpsLabel.padEnd(width)}${ratio.toFixed(2)} (goal >= ${goal}) ${ratio >= goal ? 'MET' : 'BELOW GOAL'}`,
-    `${cpuLabel.padEnd(width)}${(bare.summary.cpu / ours.summary.cpu).toFixed(2)} (the same question, less sensitive to a busy machine)`,
+    `${rpsLabel.padEnd(column)}${ratio.toFixed(2)} (goal >= ${goal}) ${ratio >= goal ? 'MET' : 'BELOW GOAL'}`,
+    `${cpuLabel.padEnd(column)}${(bare.summary.cpu / ours.summary.cpu).toFixed(2)} (the same question, less sensitive to a busy machine)`,
   ].join('\n');
 }
