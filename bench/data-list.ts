@@ -53,7 +53,9 @@ async function serveBare(sourceUrl: string): Promise<Served> {
     (app) => {
       app.get(`/api/v1/data/:connectionId/${TABLE}`, async (req, reply) => {
         if (!req.headers.authorization && !req.headers.cookie) return reply.code(401).send({ error: { code: 'UNAUTHENTICATED' } });
-        const res = await pool.query(`select "id" as c0, "name" as c1, "sku" as c2, cast("price" as text) as c3, "published" as c4 from "${TABLE}" order by "id" desc limit 21`);
+        const res = await pool.query(
+          `select "id" as c0, "name" as c1, "sku" as c2, cast("price" as text) as c3, "published" as c4 from "${TABLE}" order by "id" desc limit 21`,
+        );
         const rows = res.rows.slice(0, 20).map((r) => ({ id: r.c0, name: r.c1, sku: r.c2, price: r.c3, published: r.c4 }));
         const nextCursor = res.rows.length > 20 ? Buffer.from(JSON.stringify({ s: '-id', k: [rows[19]!.id] })).toString('base64url') : null;
         return { data: { rows, recordIds: rows.map((r) => String(r.id)), nextCursor, total: null, totalExact: false } };
@@ -70,7 +72,9 @@ async function fill(url: string, rows: number): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(`create table ${TABLE} (id serial primary key, name text not null, sku text not null, price numeric(10,2) not null, published boolean not null)`);
+    await client.query(
+      `create table ${TABLE} (id serial primary key, name text not null, sku text not null, price numeric(10,2) not null, published boolean not null)`,
+    );
     await client.query(
       `insert into ${TABLE} (name, sku, price, published) select 'Product ' || g, 'SKU-' || lpad(g::text, 7, '0'), (g % 100000) / 100.0, g % 5 <> 0 from generate_series(1, $1) g`,
       [rows],
@@ -104,7 +108,8 @@ async function firstPage(name: string, url: string, headers: Record<string, stri
   const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
   const body = (await res.json()) as { data?: { rows?: unknown[] } };
   const rows = body.data?.rows;
-  if (res.status !== 200 || !Array.isArray(rows) || rows.length !== 20) throw new Error(`${name}: unexpected answer ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  if (res.status !== 200 || !Array.isArray(rows) || rows.length !== 20)
+    throw new Error(`${name}: unexpected answer ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
   return rows;
 }
 
@@ -155,7 +160,10 @@ async function parent(): Promise<void> {
       ['bare', await firstPage('bare', bare.url + dataPath, withKey)],
     ] as const;
     for (const [name, page] of pages.slice(1)) {
-      if (JSON.stringify(page) !== JSON.stringify(pages[0][1])) throw new Error(`${name} and ${pages[0][0]} answer different rows:\n${JSON.stringify(page).slice(0, 300)}\n${JSON.stringify(pages[0][1]).slice(0, 300)}`);
+      if (JSON.stringify(page) !== JSON.stringify(pages[0][1]))
+        throw new Error(
+          `${name} and ${pages[0][0]} answer different rows:\n${JSON.stringify(page).slice(0, 300)}\n${JSON.stringify(pages[0][1]).slice(0, 300)}`,
+        );
     }
     console.log(`the three answer the same 20 rows (ids ${(pages[0][1][0] as { id: number }).id} down to ${(pages[0][1][19] as { id: number }).id})\n`);
 

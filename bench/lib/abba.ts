@@ -44,7 +44,9 @@ export async function abba<C extends Contender>(contenders: C[], opts: { repeat:
     requests.set(contender, requests.get(contender)! + warm.total + result.total);
     if (result.failures > 0) throw new Error(`${contender.name}: ${result.failures} failed requests (non-2xx, errors or timeouts): the run is not valid`);
     runs.push({ contender, result });
-    console.log(`  ${contender.name.padEnd(width)} ${Math.round(result.rps)} req/s, p99 ${result.p99} ms, ${result.cpuPerRequest.toFixed(1)} µs server CPU per request`);
+    console.log(
+      `  ${contender.name.padEnd(width)} ${Math.round(result.rps)} req/s, p99 ${result.p99} ms, ${result.cpuPerRequest.toFixed(1)} µs server CPU per request`,
+    );
   }
   return {
     runs,

@@ -82,7 +82,11 @@ export async function cpuProfiler(dir: string, kind: string): Promise<{ start():
   return {
     start() {
       started ??= heap
-        ? session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMinorGC: true, includeObjectsCollectedByMajorGC: true } as never)
+        ? session.post('HeapProfiler.startSampling', {
+            samplingInterval: 1024,
+            includeObjectsCollectedByMinorGC: true,
+            includeObjectsCollectedByMajorGC: true,
+          } as never)
         : session.post('Profiler.start');
     },
     async stop() {
