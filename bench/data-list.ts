@@ -31,7 +31,7 @@ import { HttpClient } from '../test/helpers/client.js';
 import { createTempDatabase, databaseAvailable } from '../test/helpers/databases.js';
 import { ROOT } from '../test/helpers/identity.js';
 import { abba, ratioLines, runsTable, type AbbaRuns, type Contender, type Summary } from './lib/abba.js';
-import { bareHealthz, serveChild, startBare, startOurs, type Served } from './lib/child.js';
+import { bareHealthz, benchMain, startBare, startOurs, type Served } from './lib/child.js';
 import { positiveInt, printMachine } from './lib/env.js';
 import { forkTarget, load, table, type LoadRequest, type Target } from './lib/harness.js';
 
@@ -227,17 +227,4 @@ async function parent(): Promise<void> {
   }
 }
 
-const [kind, sourceUrl] = process.argv.slice(2);
-if (kind === 'ours') {
-  await serveChild(kind, () => startOurs());
-} else if (kind === 'bare') {
-  await serveChild(kind, () => serveBare(sourceUrl!));
-} else {
-  parent().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(`data-list bench failed: ${err instanceof Error ? err.message : String(err)}`);
-      process.exit(1);
-    },
-  );
-}
+await benchMain('data-list', { ours: () => startOurs(), bare: ([sourceUrl]) => serveBare(sourceUrl!) }, parent);

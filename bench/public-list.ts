@@ -29,7 +29,7 @@ import { HttpClient } from '../test/helpers/client.js';
 import { createTempDatabase, databaseAvailable } from '../test/helpers/databases.js';
 import { ROOT } from '../test/helpers/identity.js';
 import { abba, ratioLines, runsTable, type Contender } from './lib/abba.js';
-import { serveChild, startBare, startOurs, type Served } from './lib/child.js';
+import { benchMain, startBare, startOurs, type Served } from './lib/child.js';
 import { positiveInt, printMachine } from './lib/env.js';
 import { forkTarget, load, type LoadRequest, type Target } from './lib/harness.js';
 
@@ -150,17 +150,4 @@ async function parent(): Promise<void> {
   }
 }
 
-const [kind, sourceUrl] = process.argv.slice(2);
-if (kind === 'ours') {
-  await serveChild(kind, () => startOurs({ SVC_PUBLIC_API_ORIGINS: ORIGIN, SVC_TRUST_PROXY: 'true' }));
-} else if (kind === 'bare') {
-  await serveChild(kind, () => serveBare(sourceUrl!));
-} else {
-  parent().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(`public-list bench failed: ${err instanceof Error ? err.message : String(err)}`);
-      process.exit(1);
-    },
-  );
-}
+await benchMain('public-list', { ours: () => startOurs({ SVC_PUBLIC_API_ORIGINS: ORIGIN, SVC_TRUST_PROXY: 'true' }), bare: ([sourceUrl]) => serveBare(sourceUrl!) }, parent);

@@ -128,3 +128,24 @@ export async function serveChild(kind: string, start: () => Promise<Served>): Pr
   process.on('disconnect', () => void stop());
   process.send({ url: served.url });
 }
+
+/**
+ * The entry of a bench file that forks itself: with `ours` or `bare` (then `args`) on the
+ * command line this process becomes that server; otherwise it runs `parent`, the bench, and
+ * exits 0, or 1 with its error.
+ */
+export async function benchMain(
+  name: string,
+  servers: Record<'ours' | 'bare', (args: string[]) => Promise<Served>>,
+  parent: () => Promise<void>,
+): Promise<void> {
+  const [kind, ...args] = process.argv.slice(2);
+  if (kind === 'ours' || kind === 'bare') return serveChild(kind, () => servers[kind](args));
+  await parent().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(`${name} bench failed: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    },
+  );
+}
