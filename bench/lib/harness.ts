@@ -77,10 +77,23 @@ export interface LoadResult {
   failures: number;
 }
 
-/** Loads `target` at `path` with autocannon (in this process) for `duration` seconds. */
-export async function load(target: Target, path: string, opts: { connections: number; duration: number }): Promise<LoadResult> {
+/** What each request of a load asks: a path, fixed headers, or a hook that makes every request (say, another key each time). */
+export interface LoadRequest {
+  path: string;
+  headers?: Record<string, string>;
+  setupRequest?: (req: autocannon.Request) => autocannon.Request;
+}
+
+/** Loads `target` at `path` (or with `request`) with autocannon (in this process) for `duration` seconds. */
+export async function load(target: Target, request: string | LoadRequest, opts: { connections: number; duration: number }): Promise<LoadResult> {
+  const { path, headers, setupRequest } = typeof request === 'string' ? { path: request } : request;
   const before = await target.cpu();
-  const r = await autocannon({ url: target.url + path, connections: opts.connections, duration: opts.duration });
+  const r = await autocannon({
+    url: target.url,
+    connections: opts.connections,
+    duration: opts.duration,
+    requests: [{ method: 'GET', path, ...(headers ? { headers } : {}), ...(setupRequest ? { setupRequest } : {}) }],
+  });
   const after = await target.cpu();
   return {
     rps: r.requests.average,
