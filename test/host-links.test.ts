@@ -136,6 +136,31 @@ describe('links with SVC_BASE_URL', () => {
   });
 });
 
+describe('links for a split deployment (SVC_CORS_ORIGINS, no SVC_BASE_URL)', () => {
+  it('go to the listed dashboard origin the request came from; an unlisted one is refused', async () => {
+    const { inst, admin } = await bootWithAdmin({ env: { SVC_CORS_ORIGINS: 'https://dash.example.test' } });
+    try {
+      expect((await call(inst, admin, 'PUT', '/api/v1/settings/email', smtp.settings())).status).toBe(200);
+      await createUser(inst, { email: 'split@example.com' });
+      const ok = await raw(
+        inst,
+        'POST',
+        '/api/v1/auth/password/forgot',
+        { host: 'api.example.test', origin: 'https://dash.example.test' },
+        { email: 'split@example.com' },
+      );
+      expect(ok.status).toBe(200);
+      expect((await mailTo('split@example.com')).text).toContain('https://dash.example.test/reset-password?token=');
+      const refused = await raw(inst, 'POST', '/api/v1/auth/password/forgot', { host: 'api.example.test' }, { email: 'split@example.com' });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error.code).toBe('BASE_URL_REQUIRED');
+    } finally {
+      smtp.received.length = 0;
+      await inst.close();
+    }
+  });
+});
+
 describe('POST /setup/super-admin and DNS rebinding', () => {
   const body = { email: 'root@example.com', password: 'root-password', name: 'Root' };
 

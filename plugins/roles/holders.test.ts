@@ -1,20 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../../test/helpers/contract.js';
 import type { HttpClient } from '../../test/helpers/client.js';
-import type { TestInstance } from '../../test/helpers/instance.js';
+import { databaseAvailable } from '../../test/helpers/databases.js';
+import type { MetaChoice, TestInstance } from '../../test/helpers/instance.js';
 import { activeUser, bootWithAdmin } from '../../test/helpers/identity.js';
 
 /**
  * Issue 11: a role manager could strip the grants of a role held by someone with more power
  * (an admin, or a user with wider grants), taking away what it could never have given.
  */
-describe('a role manager cannot take grants from roles held by people who hold more than it does', () => {
+const metas: MetaChoice[] = ['sqlite'];
+for (const server of ['postgres', 'mysql'] as const) if (await databaseAvailable(server)) metas.push(server);
+
+describe.each(metas)('a role manager cannot take grants from roles held by people who hold more than it does (%s meta store)', (meta) => {
   let inst: TestInstance;
   let admin: HttpClient;
   let manager: HttpClient;
   let shared: { id: string };
   beforeAll(async () => {
-    ({ inst, admin } = await bootWithAdmin());
+    ({ inst, admin } = await bootWithAdmin({ meta }));
     const managers = (await call(inst, admin, 'POST', '/api/v1/roles', { name: 'Role managers' })).body.data.role;
     await call(inst, admin, 'PUT', `/api/v1/roles/${managers.id}/permissions`, {
       grants: [{ permission: 'roles.read' }, { permission: 'roles.write' }, { permission: 'connections.read' }],
