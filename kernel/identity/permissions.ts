@@ -102,7 +102,7 @@ export class PermissionSet {
 
   /**
    * What both sets allow: each permission held by both, with the overlap of their scopes (an
-   * API key acts with its role only as far as its creator holds it now, K24-identity).
+   * API key acts with its role only as far as its creator holds it now, K27).
    */
   intersect(other: PermissionSet): PermissionSet {
     if (this.all) return other;
