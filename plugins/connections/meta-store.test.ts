@@ -157,7 +157,7 @@ function flows(dialect: 'postgres' | 'mysql') {
   it('refuses a connection stored before the check existed, when it is used or tested', async () => {
     // Stored the way an older version stored it: sealed URL, no check.
     const url = spell(metaUrl, { host: 'localhost' });
-    const row = await new ConnectionRepository(inst.app.kernel.db, Date.now).insert({
+    const row = await new ConnectionRepository(inst.app.kernel.meta, Date.now).insert({
       name: 'Legacy',
       dialect,
       urlSealed: inst.app.kernel.secrets('connections').encrypt(url),

@@ -1,5 +1,7 @@
 import { AppError } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
+import { MetaReadCache } from '../../kernel/meta/read-cache.js';
+import type { MetaStore } from '../../kernel/meta/store.js';
 import type { MetaDb } from '../../kernel/meta/types.js';
 import { describeTarget, type SourceTarget, type TestSuccess } from '../../kernel/sources/index.js';
 import type { FailureReason } from '../../kernel/sources/index.js';
@@ -70,16 +72,19 @@ function testColumns(outcome: TestOutcome, at: number) {
 /** The connections table of the meta store. */
 export class ConnectionRepository {
   private readonly db: ConnectionsDb;
+  private readonly rows: MetaReadCache<ConnectionRow | null>;
 
   constructor(
-    meta: MetaDb,
+    meta: MetaStore,
     private readonly now: () => number,
   ) {
-    this.db = connectionsDb(meta);
+    this.db = connectionsDb(meta.db);
+    this.rows = new MetaReadCache(meta.writes, ['connections']);
   }
 
+  /** Every /data and public request reads its connection's row: kept until the table is written (or 5 s for other replicas). */
   async find(id: string): Promise<ConnectionRow> {
-    const row = await this.db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.rows.get(id, async () => (await this.db.selectFrom('connections').selectAll().where('id', '=', id).executeTakeFirst()) ?? null);
     if (!row) throw connectionNotFound(id);
     return row;
   }

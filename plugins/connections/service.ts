@@ -82,7 +82,7 @@ export class ConnectionsService implements ConnectionsProvides {
   constructor(private readonly kernel: Kernel) {
     // Health timing runs on the real clock: a frozen business clock (tests) must not freeze retries.
     this.registry = new SourceRegistry({ log: kernel.log });
-    this.repo = new ConnectionRepository(kernel.db, kernel.now);
+    this.repo = new ConnectionRepository(kernel.meta, () => kernel.now());
     this.guard = new MetaStoreGuard({ db: kernel.db, dialect: kernel.meta.dialect });
   }
 

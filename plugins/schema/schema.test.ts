@@ -109,7 +109,7 @@ function schemaFlows(source: FixtureDialect, meta: MetaChoice) {
   it('answers 404 SCHEMA_NOT_INTROSPECTED before the first introspection, and 404 for an unknown connection', async () => {
     // POST /connections introspects; a connection saved before it did (or whose first reading
     // failed) has no snapshot yet.
-    const legacy = await new ConnectionRepository(inst.app.kernel.db, Date.now).insert({
+    const legacy = await new ConnectionRepository(inst.app.kernel.meta, Date.now).insert({
       name: 'Never read',
       dialect: source,
       urlSealed: inst.app.kernel.secrets('connections').encrypt(url),

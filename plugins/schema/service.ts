@@ -1,3 +1,4 @@
+import { MetaReadCache } from '../../kernel/meta/read-cache.js';
 import type { Kysely } from 'kysely';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
@@ -51,6 +52,7 @@ export class SchemaService implements SchemaProvides {
   readonly snapshots: SnapshotStore;
   readonly overridesStore: OverridesStore;
   private readonly cache = new Map<string, { key: string; value: EffectiveSchema }>();
+  private readonly currents: MetaReadCache<{ snapshot: Snapshot; value: EffectiveSchema }>;
 
   constructor(
     private readonly kernel: Kernel,
@@ -60,6 +62,7 @@ export class SchemaService implements SchemaProvides {
     const now = () => kernel.now();
     this.snapshots = new SnapshotStore(db, now);
     this.overridesStore = new OverridesStore(db, now);
+    this.currents = new MetaReadCache(kernel.meta.writes, ['schema_heads', 'schema_snapshots', 'schema_overrides', 'connections'], { max: EFFECTIVE_CACHE_SIZE });
   }
 
   private get connections() {
@@ -119,8 +122,15 @@ export class SchemaService implements SchemaProvides {
     return (await this.current(connectionId)).value;
   }
 
-  /** The effective schema and the snapshot it comes from. */
+  /**
+   * The effective schema and the snapshot it comes from. Every /data request asks: the answer is
+   * kept until the snapshots, heads, overrides or connections are written (5 s for other replicas).
+   */
   async current(connectionId: string): Promise<{ snapshot: Snapshot; value: EffectiveSchema }> {
+    return this.currents.get(connectionId, () => this.readCurrent(connectionId));
+  }
+
+  private async readCurrent(connectionId: string): Promise<{ snapshot: Snapshot; value: EffectiveSchema }> {
     await this.connections.info(connectionId);
     const { snapshot, model } = await this.latest(connectionId);
     const stored = await this.overridesStore.get(connectionId);
