@@ -52,6 +52,8 @@ export const grantAllows = (grant: ColumnGrant | null, column: string): boolean 
 /** What a principal may do: the union of its roles' grants. */
 export class PermissionSet {
   private readonly scopes = new Map<string, Array<GrantScope | null>>();
+  /** grantOn's answers: a principal is kept between requests (K25), so its set asks the same again. */
+  private readonly reach = new Map<string, Readonly<ColumnGrant> | null>();
 
   constructor(
     readonly all: boolean,
@@ -79,7 +81,17 @@ export class PermissionSet {
    * The union of the scopes (D9) of `permission` that reach one table, or null when none does.
    * Unscoped, connection-wide and table-wide grants reach every column; several grants add up.
    */
-  grantOn(permission: string, connectionId: string, table: string): ColumnGrant | null {
+  grantOn(permission: string, connectionId: string, table: string): Readonly<ColumnGrant> | null {
+    const key = `${permission}\u0000${connectionId}\u0000${table}`;
+    const known = this.reach.get(key);
+    if (known !== undefined) return known;
+    const grant = this.computeGrantOn(permission, connectionId, table);
+    if (this.reach.size >= 256) this.reach.clear();
+    this.reach.set(key, grant);
+    return grant;
+  }
+
+  private computeGrantOn(permission: string, connectionId: string, table: string): ColumnGrant | null {
     let reached = false;
     let all = false;
     const columns = new Set<string>();

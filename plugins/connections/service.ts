@@ -78,12 +78,23 @@ export class ConnectionsService implements ConnectionsProvides {
   private readonly guard: MetaStoreGuard;
   /** Pools checked not to reach the meta store (each pool once: a changed URL is a new pool). */
   private readonly vetted = new WeakMap<SourceDb, Promise<void>>();
+  private readonly settingsByRow = new WeakMap<ConnectionRow, { settings: SourceSettings; fingerprint: string }>();
 
   constructor(private readonly kernel: Kernel) {
     // Health timing runs on the real clock: a frozen business clock (tests) must not freeze retries.
     this.registry = new SourceRegistry({ log: kernel.log });
     this.repo = new ConnectionRepository(kernel.meta, () => kernel.now());
     this.guard = new MetaStoreGuard({ db: kernel.db, dialect: kernel.meta.dialect });
+  }
+
+  /** A row is kept between requests (K30): so are its settings and their fingerprint. */
+  private settingsOf(row: ConnectionRow): { settings: SourceSettings; fingerprint: string } {
+    let known = this.settingsByRow.get(row);
+    if (!known) {
+      const settings = settingsOf(row, overridesOf(row));
+      this.settingsByRow.set(row, (known = { settings, fingerprint: fingerprint(row, settings) }));
+    }
+    return known;
   }
 
   private get box() {
@@ -102,9 +113,9 @@ export class ConnectionsService implements ConnectionsProvides {
 
   async source(connectionId: string): Promise<SourceHandle> {
     const row = await this.repo.find(connectionId);
-    const settings = settingsOf(row, overridesOf(row));
+    const { settings, fingerprint } = this.settingsOf(row);
     try {
-      const db = await this.registry.acquire(connectionId, fingerprint(row, settings), () => ({ target: this.storedTarget(row), settings }));
+      const db = await this.registry.acquire(connectionId, fingerprint, () => ({ target: this.storedTarget(row), settings }));
       await this.vet(connectionId, row, db);
       return { info: toInfo(row), db };
     } catch (err) {

@@ -25,6 +25,20 @@ export interface TableView {
  * - deleting a row needs a write grant without a column list (it removes every column's value).
  */
 export function tableView(table: EffectiveTable, read: ColumnGrant | null, write: ColumnGrant | null): TableView {
+  // The effective table and the principal's grants are kept between requests (K25, K30): so is their view.
+  const byRead = views.get(table) ?? new WeakMap<object, WeakMap<object, TableView>>();
+  views.set(table, byRead);
+  const byWrite = byRead.get(read ?? NO_GRANT) ?? new WeakMap<object, TableView>();
+  byRead.set(read ?? NO_GRANT, byWrite);
+  let view = byWrite.get(write ?? NO_GRANT);
+  if (!view) byWrite.set(write ?? NO_GRANT, (view = computeTableView(table, read, write)));
+  return view;
+}
+
+const NO_GRANT = {};
+const views = new WeakMap<EffectiveTable, WeakMap<object, WeakMap<object, TableView>>>();
+
+function computeTableView(table: EffectiveTable, read: ColumnGrant | null, write: ColumnGrant | null): TableView {
   const pk = new Set(table.primaryKey?.columns ?? []);
   const readable = read
     ? table.columns.filter((c) => pk.has(c.name) || (!c.display.secret && (read.all || (read.columns.has(c.name) && !c.display.personal))))
