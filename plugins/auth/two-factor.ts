@@ -1,4 +1,5 @@
-import { generateSecret, generateURI, verify } from 'otplib';
+// Loaded on first use: only enrolment and second-factor checks need it.
+const otp = () => import('otplib');
 import type { SecretBox } from '../../kernel/crypto.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Logger } from '../../kernel/logger.js';
@@ -26,6 +27,7 @@ export class TwoFactor {
   /** A new secret awaiting activation; it replaces an earlier unfinished enrolment. */
   async startEnrolment(user: UserRow): Promise<{ secret: string; otpauthUrl: string }> {
     if (user.totp_enabled) throw new AppError('CONFLICT', { message: 'Two-factor authentication is already on; disable it first.' });
+    const { generateSecret, generateURI } = await otp();
     const secret = generateSecret();
     const now = this.now();
     const sealed = this.box.encrypt(secret);
@@ -95,6 +97,7 @@ export class TwoFactor {
   /** The time step `code` belongs to, within the tolerance; null when it matches none. */
   private async matchingStep(secret: string, code: string): Promise<number | null> {
     if (!TOTP_CODE.test(code)) return null;
+    const { verify } = await otp();
     const result = await verify({ secret, token: code, epoch: Math.floor(this.now() / 1000), epochTolerance: TOLERANCE_SECONDS });
     // The functional API types HOTP and TOTP results together; a TOTP match carries its step.
     return result.valid && 'timeStep' in result ? result.timeStep : null;

@@ -3,7 +3,6 @@ import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify/sync';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type pg from 'pg';
-import { to as copyTo } from 'pg-copy-streams';
 import { POSTGRES_WIRE_TEXT_SETTINGS, postgresCellText } from '../../kernel/rows/index.js';
 import { withPgClient } from '../../kernel/sources/index.js';
 import { FORMULA_PRONE } from './formats/cells.js';
@@ -85,6 +84,7 @@ export async function copyCsv(db: Db, spec: ReadSpec, out: Writable, signal: Abo
     progress(0, total);
     out.write(stringify([spec.columns.map((c) => c.name)], { record_delimiter: 'windows' }));
     const ends = new CsvRecordEnds((n) => progress(n, Math.max(n, total)));
+    const { to: copyTo } = await import('pg-copy-streams');
     await pipeline(client.query(copyTo(`copy (${select.sql}) to stdout with (format csv)`)), ends, out, { signal });
     await client.query('commit');
     return ends.records;

@@ -1,4 +1,3 @@
-import semver from 'semver';
 import type { Kernel } from '../../kernel/kernel-services.js';
 
 export interface UpdateCheck {
@@ -25,6 +24,8 @@ export async function checkForUpdate(kernel: Kernel): Promise<UpdateCheck> {
     return none('unreachable');
   }
   const latest = (body as { version?: unknown })?.version;
+  // Loaded on first use: the check runs when an admin asks, if ever.
+  const { default: semver } = await import('semver');
   if (typeof latest !== 'string' || !semver.valid(latest)) return none('bad-answer');
   return { checked: true, reason: null, current, latest, updateAvailable: semver.gt(latest, current) };
 }

@@ -1,7 +1,6 @@
 import { finished } from 'node:stream/promises';
 import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { USE_DEFAULT, type PendingRow, type WriteTarget } from './write.js';
 import { pgIdentifier } from '../../kernel/sources/pg-client.js';
 
@@ -122,6 +121,7 @@ export function copyGroups(target: WriteTarget, rows: PendingRow[]): CopyGroup[]
 /** Runs one COPY of `text`; `before` and `after` are statements sent in the same message. */
 async function copyIn(client: pg.ClientBase, target: WriteTarget, at: number[], text: string, before: string, after: string): Promise<void> {
   const columns = at.map((j) => pgIdentifier(target.columns[j]!)).join(', ');
+  const { from: copyFrom } = await import('pg-copy-streams');
   const stream = client.query(copyFrom(`${before}copy ${quotedName(target.table)} (${columns}) from stdin${after}`));
   const done = finished(stream);
   stream.end(text);

@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
-import StreamArray from 'stream-json/streamers/StreamArray.js';
 import type { ReadOptions, SourceRecord } from './types.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -50,6 +49,7 @@ export async function* readJson(path: string, opts: ReadOptions): AsyncGenerator
     }
     return;
   }
+  const { default: StreamArray } = await import('stream-json/streamers/StreamArray.js');
   const stream = createReadStream(path).pipe(StreamArray.withParser());
   let n = 0;
   try {
