@@ -1,4 +1,5 @@
 import type { DatabaseConnection, Dialect, Driver } from 'kysely';
+import { wrapDriver } from './dialect-wrap.js';
 
 /**
  * The meta store's server did not give us a connection: nothing listens, it takes no
@@ -15,30 +16,24 @@ export class MetaConnectRefused extends Error {
 
 /** Errors of acquiring a connection become MetaConnectRefused; statements keep their own errors. */
 export function refusalsTagged(dialect: Dialect): Dialect {
-  return {
-    createAdapter: () => dialect.createAdapter(),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-    createIntrospector: (db) => dialect.createIntrospector(db),
-    createDriver(): Driver {
-      const driver = dialect.createDriver();
-      return {
-        init: () => driver.init(),
-        async acquireConnection(): Promise<DatabaseConnection> {
-          try {
-            return await driver.acquireConnection();
-          } catch (err) {
-            throw new MetaConnectRefused(err);
-          }
-        },
-        beginTransaction: (c, settings) => driver.beginTransaction(c, settings),
-        commitTransaction: (c) => driver.commitTransaction(c),
-        rollbackTransaction: (c) => driver.rollbackTransaction(c),
-        ...(driver.savepoint ? { savepoint: driver.savepoint.bind(driver) } : {}),
-        ...(driver.rollbackToSavepoint ? { rollbackToSavepoint: driver.rollbackToSavepoint.bind(driver) } : {}),
-        ...(driver.releaseSavepoint ? { releaseSavepoint: driver.releaseSavepoint.bind(driver) } : {}),
-        releaseConnection: (c) => driver.releaseConnection(c),
-        destroy: () => driver.destroy(),
-      };
-    },
-  };
+  return wrapDriver(dialect, (driver): Driver => {
+    return {
+      init: () => driver.init(),
+      async acquireConnection(): Promise<DatabaseConnection> {
+        try {
+          return await driver.acquireConnection();
+        } catch (err) {
+          throw new MetaConnectRefused(err);
+        }
+      },
+      beginTransaction: (c, settings) => driver.beginTransaction(c, settings),
+      commitTransaction: (c) => driver.commitTransaction(c),
+      rollbackTransaction: (c) => driver.rollbackTransaction(c),
+      ...(driver.savepoint ? { savepoint: driver.savepoint.bind(driver) } : {}),
+      ...(driver.rollbackToSavepoint ? { rollbackToSavepoint: driver.rollbackToSavepoint.bind(driver) } : {}),
+      ...(driver.releaseSavepoint ? { releaseSavepoint: driver.releaseSavepoint.bind(driver) } : {}),
+      releaseConnection: (c) => driver.releaseConnection(c),
+      destroy: () => driver.destroy(),
+    };
+  });
 }

@@ -1,4 +1,5 @@
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
+import { wrapDriver } from './dialect-wrap.js';
 
 /** A row write the meta store made: the table, what kind, and for an update the columns it set. */
 export interface MetaWrite {
@@ -69,48 +70,42 @@ export function writeOf(query: unknown): MetaWrite | null {
 
 /** `dialect` whose connections report their row writes to `writes`. */
 export function writesWatched(dialect: Dialect, writes: MetaWrites): Dialect {
-  return {
-    createAdapter: () => dialect.createAdapter(),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-    createIntrospector: (db) => dialect.createIntrospector(db),
-    createDriver(): Driver {
-      const driver = dialect.createDriver();
-      const watched = new WeakMap<DatabaseConnection, WatchedConnection>();
-      const unwrap = (c: DatabaseConnection) => (c as WatchedConnection).inner ?? c;
-      return {
-        init: () => driver.init(),
-        async acquireConnection(): Promise<DatabaseConnection> {
-          const inner = await driver.acquireConnection();
-          let c = watched.get(inner);
-          if (!c) watched.set(inner, (c = new WatchedConnection(inner, writes)));
-          return c;
-        },
-        async beginTransaction(c, settings) {
-          await driver.beginTransaction(unwrap(c), settings);
-          (c as WatchedConnection).pending = [];
-        },
-        async commitTransaction(c) {
-          try {
-            await driver.commitTransaction(unwrap(c));
-          } finally {
-            (c as WatchedConnection).settle();
-          }
-        },
-        async rollbackTransaction(c) {
-          try {
-            await driver.rollbackTransaction(unwrap(c));
-          } finally {
-            (c as WatchedConnection).settle();
-          }
-        },
-        ...(driver.savepoint ? { savepoint: (c, name, compile) => driver.savepoint!(unwrap(c), name, compile) } : {}),
-        ...(driver.rollbackToSavepoint ? { rollbackToSavepoint: (c, name, compile) => driver.rollbackToSavepoint!(unwrap(c), name, compile) } : {}),
-        ...(driver.releaseSavepoint ? { releaseSavepoint: (c, name, compile) => driver.releaseSavepoint!(unwrap(c), name, compile) } : {}),
-        releaseConnection: (c) => driver.releaseConnection(unwrap(c)),
-        destroy: () => driver.destroy(),
-      };
-    },
-  };
+  return wrapDriver(dialect, (driver): Driver => {
+    const watched = new WeakMap<DatabaseConnection, WatchedConnection>();
+    const unwrap = (c: DatabaseConnection) => (c as WatchedConnection).inner ?? c;
+    return {
+      init: () => driver.init(),
+      async acquireConnection(): Promise<DatabaseConnection> {
+        const inner = await driver.acquireConnection();
+        let c = watched.get(inner);
+        if (!c) watched.set(inner, (c = new WatchedConnection(inner, writes)));
+        return c;
+      },
+      async beginTransaction(c, settings) {
+        await driver.beginTransaction(unwrap(c), settings);
+        (c as WatchedConnection).pending = [];
+      },
+      async commitTransaction(c) {
+        try {
+          await driver.commitTransaction(unwrap(c));
+        } finally {
+          (c as WatchedConnection).settle();
+        }
+      },
+      async rollbackTransaction(c) {
+        try {
+          await driver.rollbackTransaction(unwrap(c));
+        } finally {
+          (c as WatchedConnection).settle();
+        }
+      },
+      ...(driver.savepoint ? { savepoint: (c, name, compile) => driver.savepoint!(unwrap(c), name, compile) } : {}),
+      ...(driver.rollbackToSavepoint ? { rollbackToSavepoint: (c, name, compile) => driver.rollbackToSavepoint!(unwrap(c), name, compile) } : {}),
+      ...(driver.releaseSavepoint ? { releaseSavepoint: (c, name, compile) => driver.releaseSavepoint!(unwrap(c), name, compile) } : {}),
+      releaseConnection: (c) => driver.releaseConnection(unwrap(c)),
+      destroy: () => driver.destroy(),
+    };
+  });
 }
 
 class WatchedConnection implements DatabaseConnection {
