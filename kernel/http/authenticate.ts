@@ -1,13 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError, registerErrorCodes } from '../errors.js';
+import type { CachedPrincipals } from '../identity/principal-cache.js';
 import type { Principal } from '../identity/principal.js';
-
-/** Who a token is: the kernel's cache of principals, or the identity service itself. */
-export interface PrincipalResolver {
-  resolveApiKey(token: string): Promise<Principal | null>;
-  resolveSession(token: string): Promise<Principal | null>;
-}
 
 export const SESSION_COOKIE = 'svc_session';
 
@@ -28,7 +23,7 @@ export interface Authenticated {
  * Returns null when the request carries neither; throws when it carries a bad one, so a
  * revoked key or an ended session never silently falls back to anonymous.
  */
-export async function authenticate(req: FastifyRequest, identity: PrincipalResolver, config: Config): Promise<Authenticated | null> {
+export async function authenticate(req: FastifyRequest, identity: CachedPrincipals, config: Config): Promise<Authenticated | null> {
   const header = req.headers.authorization;
   if (header !== undefined) {
     const m = /^Bearer\s+(\S+)$/i.exec(header);

@@ -1,7 +1,7 @@
-import { hash } from 'node:crypto';
 import type { MetaWrite, MetaWrites } from '../meta/write-watch.js';
 import type { Principal } from './principal.js';
-import { KEY_TOUCH_EVERY_MS, RENEW_EVERY_MS, SESSION_IDLE_MS, type IdentityService } from './service.js';
+import { API_KEY_PREFIX, KEY_TOUCH_EVERY_MS, RENEW_EVERY_MS, SESSION_IDLE_MS, type IdentityService } from './service.js';
+import { hashToken } from './tokens.js';
 
 /** Another replica's change (sign-out, revocation, a role's grants) reaches this one within this. */
 export const PRINCIPAL_TTL_MS = 5_000;
@@ -68,7 +68,7 @@ export class CachedPrincipals {
   }
 
   async resolveSession(token: string): Promise<Principal | null> {
-    const key = `s:${hash('sha256', token, 'base64')}`;
+    const key = `s:${hashToken(token)}`;
     const now = this.now();
     const hit = this.fresh(key, now);
     if (hit) {
@@ -82,15 +82,21 @@ export class CachedPrincipals {
     const generation = this.generation;
     const found = await this.identity.loadSession(token);
     if (!found) return null;
-    const entry: Entry = { principal: found.principal, at: now, expiresAt: found.expiresAt, absoluteExpiresAt: found.absoluteExpiresAt, seenAt: found.lastSeenAt };
+    const entry: Entry = {
+      principal: found.principal,
+      at: now,
+      expiresAt: found.expiresAt,
+      absoluteExpiresAt: found.absoluteExpiresAt,
+      seenAt: found.lastSeenAt,
+    };
     this.seen(entry, now, this.seenSessions, found.principal.sessionId!, RENEW_EVERY_MS);
     this.keep(key, entry, generation);
     return found.principal;
   }
 
   async resolveApiKey(token: string): Promise<Principal | null> {
-    if (!token.startsWith('adm_sk_')) return null;
-    const key = `k:${hash('sha256', token, 'base64')}`;
+    if (!token.startsWith(API_KEY_PREFIX)) return null;
+    const key = `k:${hashToken(token)}`;
     const now = this.now();
     const hit = this.fresh(key, now);
     if (hit) {

@@ -69,14 +69,7 @@ export class IdentityService {
     return { token, id, expiresAt };
   }
 
-  /** The principal behind a session token, or null when it is unknown, expired or its user is not active. */
-  async resolveSession(token: string): Promise<Principal | null> {
-    const found = await this.loadSession(token);
-    if (found && this.now() - found.lastSeenAt >= RENEW_EVERY_MS) await this.touchSessions([found.principal.sessionId!]);
-    return found?.principal ?? null;
-  }
-
-  /** A live session by its token, with its times, writing nothing (the caller decides when to touch). */
+  /** A live session by its token (unknown, expired or of an inactive user: null), with its times, writing nothing: kernel/identity/principal-cache.ts decides when to touch. */
   async loadSession(token: string): Promise<LoadedSession | null> {
     const now = this.now();
     const hash = hashToken(token);
@@ -120,12 +113,6 @@ export class IdentityService {
       .execute();
   }
 
-  async resolveApiKey(token: string): Promise<Principal | null> {
-    const found = await this.loadApiKey(token);
-    if (found && (found.lastUsedAt === null || this.now() - found.lastUsedAt >= KEY_TOUCH_EVERY_MS)) await this.touchApiKeys([found.principal.apiKeyId!]);
-    return found?.principal ?? null;
-  }
-
   /** A live key by its token, writing nothing. */
   async loadApiKey(token: string): Promise<LoadedApiKey | null> {
     if (!token.startsWith(API_KEY_PREFIX)) return null;
@@ -134,7 +121,15 @@ export class IdentityService {
     const row = await this.db
       .selectFrom('api_keys')
       .leftJoin('users', 'users.id', 'api_keys.created_by')
-      .select(['api_keys.id', 'api_keys.key_hash', 'api_keys.role_id', 'api_keys.revoked_at', 'api_keys.last_used_at', 'api_keys.created_by', 'users.status as creator_status'])
+      .select([
+        'api_keys.id',
+        'api_keys.key_hash',
+        'api_keys.role_id',
+        'api_keys.revoked_at',
+        'api_keys.last_used_at',
+        'api_keys.created_by',
+        'users.status as creator_status',
+      ])
       .where('api_keys.key_hash', '=', hash)
       .executeTakeFirst();
     if (!row || row.revoked_at !== null || !constantTimeEqual(row.key_hash, hash)) return null;
@@ -199,7 +194,10 @@ export class IdentityService {
     const now = this.now();
     const token = randomToken(32);
     await this.db.deleteFrom('password_tokens').where('user_id', '=', userId).where('purpose', '=', purpose).where('used_at', 'is', null).execute();
-    await this.db.insertInto('password_tokens').values({ token_hash: hashToken(token), user_id: userId, purpose, created_at: now, expires_at: now + ttlMs, used_at: null }).execute();
+    await this.db
+      .insertInto('password_tokens')
+      .values({ token_hash: hashToken(token), user_id: userId, purpose, created_at: now, expires_at: now + ttlMs, used_at: null })
+      .execute();
     return token;
   }
 
@@ -210,9 +208,18 @@ export class IdentityService {
   async consumePasswordToken(token: string): Promise<{ userId: string; purpose: 'reset' | 'invite' } | null> {
     const now = this.now();
     const hash = hashToken(token);
-    const row = await this.db.selectFrom('password_tokens').select(['user_id', 'purpose', 'expires_at', 'used_at']).where('token_hash', '=', hash).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('password_tokens')
+      .select(['user_id', 'purpose', 'expires_at', 'used_at'])
+      .where('token_hash', '=', hash)
+      .executeTakeFirst();
     if (!row || row.used_at !== null || Number(row.expires_at) <= now) return null;
-    const res = await this.db.updateTable('password_tokens').set({ used_at: now }).where('token_hash', '=', hash).where('used_at', 'is', null).executeTakeFirst();
+    const res = await this.db
+      .updateTable('password_tokens')
+      .set({ used_at: now })
+      .where('token_hash', '=', hash)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
     if (Number(res.numUpdatedRows) !== 1) return null;
     return { userId: row.user_id, purpose: row.purpose };
   }

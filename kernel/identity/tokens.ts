@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A random URL-safe secret with `bytes` of entropy. */
 export function randomToken(bytes = 32): string {
@@ -7,7 +7,7 @@ export function randomToken(bytes = 32): string {
 
 /** Tokens are stored only as this hash; lookups go by hash, never by the token itself. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

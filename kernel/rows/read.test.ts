@@ -3,8 +3,8 @@ import { sql, type Kysely } from 'kysely';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../../test/fixtures/schema/open.js';
-import { createTempDatabase, databaseAvailable, type TempDatabase } from '../../test/helpers/databases.js';
+import { openDatabase, openTempDatabase } from '../../test/fixtures/schema/open.js';
+import { databaseAvailable } from '../../test/helpers/databases.js';
 import { TokenSigner } from '../crypto.js';
 import { rowDialect } from './dialects/index.js';
 import { parseListParams } from './query-params.js';
@@ -43,25 +43,16 @@ function expected(sort: Array<['grp' | 'score', boolean]>): number[] {
 
 describe.each(dialects)('keyset pages on %s', (dialect) => {
   let db: Kysely<any>;
-  let temp: TempDatabase | null = null;
-  let dir: string | null = null;
+  let dispose: (() => Promise<void>) | undefined;
   const d = rowDialect(dialect);
 
   beforeAll(async () => {
-    if (dialect === 'sqlite') {
-      dir = mkdtempSync(join(tmpdir(), 'rows-'));
-      db = openDatabase('sqlite', join(dir, 'k.db'));
-    } else {
-      temp = await createTempDatabase(dialect);
-      db = openDatabase(dialect, temp.url);
-    }
+    ({ db, dispose } = await openTempDatabase(dialect));
     await sql`create table ${sql.id('keyset test')} (id integer not null primary key, grp varchar(10) not null, score integer)`.execute(db);
     for (const r of ROWS) await sql`insert into ${sql.id('keyset test')} (id, grp, score) values (${r.id}, ${r.grp}, ${r.score})`.execute(db);
   });
   afterAll(async () => {
-    await db?.destroy();
-    await temp?.drop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await dispose?.();
   });
 
   const pageAll = async (sort: string, limit: number, filters: Record<string, string> = {}) => {

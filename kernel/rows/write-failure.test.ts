@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../test/fixtures/schema/open.js';
-import { createTempDatabase, databaseAvailable, type TempDatabase } from '../../test/helpers/databases.js';
+import { openTempDatabase } from '../../test/fixtures/schema/open.js';
+import { databaseAvailable } from '../../test/helpers/databases.js';
 import { rowDialect } from './dialects/index.js';
 import { col, idCol, tbl } from './testing.js';
 import type { RowsDialectName } from './types.js';
@@ -19,24 +16,15 @@ const [id, name, note] = table.columns as [(typeof table.columns)[0], (typeof ta
 
 describe.each(dialects)('write refusals name the column on %s', (dialect) => {
   let db: Kysely<any>;
-  let temp: TempDatabase | null = null;
-  let dir: string | null = null;
+  let dispose: (() => Promise<void>) | undefined;
   const d = rowDialect(dialect);
 
   beforeAll(async () => {
-    if (dialect === 'sqlite') {
-      dir = mkdtempSync(join(tmpdir(), 'rows-wf-'));
-      db = openDatabase('sqlite', join(dir, 'w.db'));
-    } else {
-      temp = await createTempDatabase(dialect);
-      db = openDatabase(dialect, temp.url);
-    }
+    ({ db, dispose } = await openTempDatabase(dialect));
     await sql`create table people (id integer not null primary key, name varchar(20) not null, note varchar(20))`.execute(db);
   });
   afterAll(async () => {
-    await db?.destroy();
-    await temp?.drop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    await dispose?.();
   });
 
   const failure = async (values: Array<readonly [typeof id, string | number | null]>) => {
