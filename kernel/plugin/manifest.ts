@@ -4,18 +4,22 @@ import { z } from 'zod';
 import type { RouteDefinition } from '../contract/route.js';
 import type { JobDeclaration } from '../jobs/types.js';
 import type { Kernel } from '../kernel-services.js';
+import {
+  EVENT_KIND,
+  PERMISSION_NAME,
+  errorCodeDeclarationSchema,
+  errorCodeField,
+  eventKindField,
+  permissionDeclarationSchema,
+  type ErrorCodeDeclaration,
+  type PermissionDeclaration,
+} from '../../addons-sdk/src/manifest/declarations.js';
 
 /**
  * The one manifest format (DESIGN §2). Everything but handlers, migrations and `setup` is plain
  * data validated by `manifestSchema`, so an add-on's addon.json can declare the same things.
  */
-export interface PermissionDeclaration {
-  name: string;
-  label: string;
-  description: string;
-  /** Built-in roles besides `admin` (which holds everything) that hold this permission. */
-  roles?: Array<'editor' | 'viewer'>;
-}
+export type { ErrorCodeDeclaration, PermissionDeclaration } from '../../addons-sdk/src/manifest/declarations.js';
 
 export interface EventDeclaration {
   schema: z.ZodType;
@@ -31,10 +35,6 @@ export interface Migration {
   up(db: Kysely<any>): Promise<void>;
 }
 
-export interface ErrorCodeDeclaration {
-  status: number;
-  message: string;
-}
 
 export interface PluginDefinition<Provides = unknown> {
   name: string;
@@ -72,8 +72,7 @@ const zodSchema = z.custom<z.ZodType>(isZod, { message: 'must be a zod schema' }
 const responseSchema = z.union([zodSchema, z.object({ raw: z.literal(true), contentType: z.string().min(1), description: z.string() })]);
 
 export const PLUGIN_NAME = /^[a-z][a-z0-9-]{1,39}$/;
-export const PERMISSION_NAME = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
-export const EVENT_KIND = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
+export { EVENT_KIND, PERMISSION_NAME };
 export const JOB_KIND = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 
 export const manifestSchema = z.object({
@@ -81,16 +80,7 @@ export const manifestSchema = z.object({
   version: z.string().regex(/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$/, 'version must be semver'),
   description: z.string().optional(),
   requires: z.array(z.string().regex(PLUGIN_NAME)).default([]),
-  permissions: z
-    .array(
-      z.object({
-        name: z.string().regex(PERMISSION_NAME, 'permission names look like namespace.action'),
-        label: z.string().min(1),
-        description: z.string().min(1),
-        roles: z.array(z.enum(['editor', 'viewer'])).optional(),
-      }),
-    )
-    .default([]),
+  permissions: z.array(permissionDeclarationSchema).default([]),
   migrations: z.array(z.object({ name: z.string().min(1).max(200), up: z.function() })).default([]),
   routes: z
     .array(
@@ -115,7 +105,7 @@ export const manifestSchema = z.object({
     .default([]),
   events: z
     .record(
-      z.string().regex(EVENT_KIND, 'event kinds look like namespace.happened'),
+      eventKindField,
       z.object({ schema: zodSchema, permission: z.string(), description: z.string().optional() }),
     )
     .default({}),
@@ -131,7 +121,7 @@ export const manifestSchema = z.object({
       }),
     )
     .default({}),
-  errors: z.record(z.string().regex(/^[A-Z][A-Z0-9_]+$/), z.object({ status: z.number().int().min(400).max(599), message: z.string().min(1) })).default({}),
+  errors: z.record(errorCodeField, errorCodeDeclarationSchema).default({}),
   setup: z.function().optional(),
   http: z.function().optional(),
   close: z.function().optional(),

@@ -2,7 +2,8 @@ import type { Column } from '../schema/model.js';
 import { ORDERABLE_TYPES, parseText, TEXTUAL_TYPES } from './codec.js';
 import { columnOf, RowInputError, type InputIssue, type PortableValue, type RowTable } from './types.js';
 
-export const FILTER_OPS = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'like', 'null'] as const;
+import { FILTER_OPS } from '../../addons-sdk/src/manifest/endpoint.js';
+export { FILTER_OPS };
 export type FilterOp = (typeof FILTER_OPS)[number];
 
 export type Filter =

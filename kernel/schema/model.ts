@@ -5,9 +5,8 @@ import { z } from 'zod';
  * snapshots and diffs, and schema import (what a DDL, Prisma or Drizzle file declares).
  * Published as the schema-import IR.
  */
-export const PORTABLE_TYPES = ['string', 'text', 'integer', 'bigint', 'decimal', 'float', 'boolean', 'date', 'datetime', 'time', 'json', 'uuid', 'binary', 'enum', 'other'] as const;
-export const portableType = z.enum(PORTABLE_TYPES);
-export type PortableType = z.infer<typeof portableType>;
+export { PORTABLE_TYPES, portableType, type PortableType } from '../../addons-sdk/src/manifest/declarations.js';
+import { portableType } from '../../addons-sdk/src/manifest/declarations.js';
 
 export const REFERENTIAL_ACTIONS = ['cascade', 'restrict', 'set null', 'set default', 'no action'] as const;
 export const referentialAction = z.enum(REFERENTIAL_ACTIONS);

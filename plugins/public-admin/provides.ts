@@ -4,12 +4,9 @@
  * Everything here is plain data; the data plane enforces it.
  */
 
-export const PUBLIC_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'BATCH'] as const;
-export type PublicMethod = (typeof PUBLIC_METHODS)[number];
+import type { FilterOp, PublicMethod } from '../../addons-sdk/src/manifest/endpoint.js';
 
-/** The D12 filter operators. `in` takes an array; `null` takes a boolean (true = IS NULL). */
-export const FILTER_OPS = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'like', 'null'] as const;
-export type FilterOp = (typeof FILTER_OPS)[number];
+export { FILTER_OPS, PUBLIC_METHODS, type FilterOp, type PublicMethod } from '../../addons-sdk/src/manifest/endpoint.js';
 
 /**
  * A default filter: part of every statement the endpoint runs (reads and writes), never removable

@@ -1,0 +1,219 @@
+import { z } from 'zod';
+import { errorCodeDeclarationSchema, errorCodeField, eventKindField, permissionDeclarationSchema, SQL_NAME, tableDeclarationSchema } from './declarations.js';
+import { DEFINITION_LIMITS, optionalDefinitionFields, refField } from './endpoint.js';
+
+/** `addon.json` (DESIGN D23): what an add-on declares, and all the instance will ever give it. */
+export const ADDON_KEY = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+const SEMVER = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
+
+export const CAPABILITIES = ['db', 'kv', 'mail.send', 'fetch'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+export const SURFACE_KINDS = ['dashboard-page', 'public-page', 'embed'] as const;
+
+export const addonKeyField = z
+  .string()
+  .min(2)
+  .max(40)
+  .regex(ADDON_KEY, 'an add-on key is kebab-case: lower-case letters and digits in words joined by single hyphens, starting with a letter');
+export const semverField = z.string().max(64).regex(SEMVER, 'a version is semver: MAJOR.MINOR.PATCH');
+
+/** A relative path inside the package: no `..`, no leading slash, no backslash. */
+const packagePath = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine((p) => !p.startsWith('/') && !p.includes('\\') && !p.split('/').includes('..') && !p.includes('\u0000'), {
+    message: 'a path inside the package: relative, with / separators and no .. segment',
+  });
+
+const settingField = z
+  .strictObject({
+    type: z.enum(['string', 'number', 'integer', 'boolean']),
+    title: z.string().max(200).optional(),
+    description: z.string().max(2000).optional(),
+    enum: z.array(z.union([z.string().max(200), z.number()])).min(1).max(100).optional(),
+    default: z.union([z.string().max(10_000), z.number(), z.boolean()]).optional(),
+    minimum: z.number().optional(),
+    maximum: z.number().optional(),
+    minLength: z.number().int().min(0).optional(),
+    maxLength: z.number().int().min(1).max(10_000).optional(),
+    pattern: z.string().max(500).optional(),
+    /** Write-only: stored encrypted, never returned (the API says `"set": true` instead). */
+    secret: z.boolean().optional(),
+  })
+  .superRefine((f, ctx) => {
+    if (f.enum && f.type === 'boolean') ctx.addIssue({ code: 'custom', path: ['enum'], message: 'A boolean setting has no enum.' });
+    if (f.pattern !== undefined) {
+      try {
+        new RegExp(f.pattern, 'u');
+      } catch {
+        ctx.addIssue({ code: 'custom', path: ['pattern'], message: 'Not a valid regular expression.' });
+      }
+    }
+  });
+export type SettingField = z.infer<typeof settingField>;
+
+/** A JSON Schema subset: one object of string, number, integer, boolean and enum fields. */
+export const settingsSchema = z
+  .strictObject({
+    type: z.literal('object'),
+    properties: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'setting names are identifiers'), settingField),
+    required: z.array(z.string()).default([]),
+  })
+  .superRefine((s, ctx) => {
+    if (Object.keys(s.properties).length > 100) ctx.addIssue({ code: 'custom', path: ['properties'], message: 'At most 100 settings.' });
+    s.required.forEach((r, i) => {
+      if (!(r in s.properties)) ctx.addIssue({ code: 'custom', path: ['required', i], message: `${r} is not a setting.` });
+    });
+  });
+export type SettingsSchema = z.infer<typeof settingsSchema>;
+
+const connectSchema = z.discriminatedUnion('kind', [
+  z.strictObject({
+    kind: z.literal('secret'),
+    fields: z
+      .array(z.strictObject({ name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/), label: z.string().min(1).max(200), description: z.string().max(2000).optional() }))
+      .min(1)
+      .max(20),
+  }),
+  z.strictObject({
+    kind: z.literal('oauth2'),
+    authorizeUrl: z.url({ protocol: /^https?$/ }),
+    tokenUrl: z.url({ protocol: /^https?$/ }),
+    scopes: z.array(z.string().min(1).max(200)).max(50).default([]),
+    clientIdSetting: z.string().min(1),
+    clientSecretSetting: z.string().min(1),
+  }),
+]);
+
+/** A host name `fetch` may reach: a DNS name, optionally with a leading `*.` for its subdomains. No IPs. */
+const outboundHost = z
+  .string()
+  .max(253)
+  .regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/, 'an outbound host is a lower-case DNS name (e.g. api.example.com or *.example.com), not an IP address');
+
+/** `<table>.beforeWrite`, `<table>.afterWrite` or `schedule:<cron>` (five or six fields). */
+export const HOOK_NAME = /^([a-z][a-z0-9_]{0,47})\.(beforeWrite|afterWrite)$|^schedule:(.+)$/;
+const hookName = z
+  .string()
+  .max(120)
+  .refine((h) => HOOK_NAME.test(h), { message: 'a hook is <table>.beforeWrite, <table>.afterWrite or schedule:<cron>' })
+  .refine((h) => !h.startsWith('schedule:') || /^\S+( \S+){4,5}$/.test(h.slice('schedule:'.length).trim()), {
+    message: 'a schedule is a cron expression of five (or six, with seconds) fields',
+  });
+
+const endpointSchema = z.strictObject({
+  ...optionalDefinitionFields,
+  /** The endpoint's ref inside the app; the instance serves it as `<key>-<ref>`. */
+  ref: refField.refine((r) => r.length <= DEFINITION_LIMITS.ref - 41, { message: 'a ref of an add-on leaves room for its key prefix' }),
+  table: z.string().regex(SQL_NAME),
+});
+export type AddonEndpoint = z.infer<typeof endpointSchema>;
+
+export const addonManifestSchema = z
+  .strictObject({
+    key: addonKeyField,
+    name: z.string().min(1).max(100),
+    version: semverField,
+    /** The instance versions it runs on, a semver range (e.g. `>=0.1.0 <1`). */
+    engine: z.string().min(1).max(200),
+    description: z.string().max(2000).default(''),
+    author: z.string().max(200).default(''),
+    homepage: z.url({ protocol: /^https?$/ }).optional(),
+    capabilities: z
+      .array(z.enum(CAPABILITIES))
+      .default([])
+      .refine((c) => new Set(c).size === c.length, { message: 'each capability at most once' }),
+    permissions: z.array(permissionDeclarationSchema).max(50).default([]),
+    events: z.record(eventKindField, z.strictObject({ description: z.string().max(2000).optional() })).default({}),
+    errors: z.record(errorCodeField, errorCodeDeclarationSchema).default({}),
+    tables: z.array(tableDeclarationSchema).max(50).default([]),
+    endpoints: z.array(endpointSchema).max(50).default([]),
+    surfaces: z
+      .array(
+        z.strictObject({
+          name: z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'surface names are kebab-case'),
+          kind: z.enum(SURFACE_KINDS),
+          entry: packagePath.default('index.html'),
+          title: z.string().min(1).max(100),
+        }),
+      )
+      .max(20)
+      .default([]),
+    peak: z.number().int().min(1).max(5).default(1),
+    settings: settingsSchema.default({ type: 'object', properties: {}, required: [] }),
+    connect: connectSchema.optional(),
+    outbound: z.array(outboundHost).max(50).default([]),
+    hooks: z.array(hookName).max(100).default([]),
+    actions: z
+      .array(z.string().regex(/^[a-z][a-zA-Z0-9_-]{0,63}$/, 'action names are identifiers (letters, digits, _ and -)'))
+      .max(50)
+      .default([]),
+    limits: z
+      .strictObject({ memoryMb: z.number().int().min(16).max(128).default(64), cpuMs: z.number().int().min(10).max(2000).default(200) })
+      .default({ memoryMb: 64, cpuMs: 200 }),
+  })
+  .superRefine((m, ctx) => {
+    const tables = new Map(m.tables.map((t) => [t.name, t]));
+    const seen = new Set<string>();
+    m.tables.forEach((t, i) => {
+      if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: ['tables', i, 'name'], message: `Table ${t.name} is declared twice.` });
+      seen.add(t.name);
+    });
+    const refs = new Set<string>();
+    m.endpoints.forEach((e, i) => {
+      if (refs.has(e.ref)) ctx.addIssue({ code: 'custom', path: ['endpoints', i, 'ref'], message: `Endpoint ${e.ref} is declared twice.` });
+      refs.add(e.ref);
+      const table = tables.get(e.table);
+      if (!table) {
+        ctx.addIssue({ code: 'custom', path: ['endpoints', i, 'table'], message: `${e.table} is not one of the add-on's tables.` });
+        return;
+      }
+      const columns = new Set(table.columns.map((c) => c.name));
+      for (const key of ['columns', 'writable', 'filterable', 'searchable', 'orderable', 'identity', 'sensitive'] as const) {
+        (e[key] ?? []).forEach((c, j) => {
+          if (!columns.has(c)) ctx.addIssue({ code: 'custom', path: ['endpoints', i, key, j], message: `${c} is not a column of ${e.table}.` });
+        });
+      }
+    });
+    m.hooks.forEach((h, i) => {
+      const table = /^([a-z][a-z0-9_]*)\.(beforeWrite|afterWrite)$/.exec(h)?.[1];
+      if (table && !tables.has(table)) ctx.addIssue({ code: 'custom', path: ['hooks', i], message: `${table} is not one of the add-on's tables.` });
+    });
+    const surfaceNames = new Set<string>();
+    m.surfaces.forEach((s, i) => {
+      if (surfaceNames.has(s.name)) ctx.addIssue({ code: 'custom', path: ['surfaces', i, 'name'], message: `Surface ${s.name} is declared twice.` });
+      surfaceNames.add(s.name);
+    });
+    if (m.outbound.length && !m.capabilities.includes('fetch'))
+      ctx.addIssue({ code: 'custom', path: ['outbound'], message: 'outbound hosts need the fetch capability.' });
+    if (m.connect?.kind === 'oauth2') {
+      for (const key of ['clientIdSetting', 'clientSecretSetting'] as const) {
+        if (!(m.connect[key] in m.settings.properties))
+          ctx.addIssue({ code: 'custom', path: ['connect', key], message: `${m.connect[key]} is not one of the add-on's settings.` });
+      }
+    }
+  });
+
+export type AddonManifest = z.infer<typeof addonManifestSchema>;
+export type AddonManifestInput = z.input<typeof addonManifestSchema>;
+
+export type ManifestCheck = { ok: true; manifest: AddonManifest } | { ok: false; path: string; message: string };
+
+/** Parses addon.json's value; on failure, the first problem's path (`endpoints.0.table`) and message. */
+export function parseAddonManifest(value: unknown): ManifestCheck {
+  const result = addonManifestSchema.safeParse(value);
+  if (result.success) return { ok: true, manifest: result.data };
+  const issue = result.error.issues[0]!;
+  return { ok: false, path: issue.path.join('.') || '(root)', message: issue.message };
+}
+
+/** The name an add-on table has on its connection: `<key with _>__<table>` (D23). */
+export function physicalTableName(addonKey: string, table: string): string {
+  return `${addonKey.replace(/-/g, '_')}__${table}`;
+}
+
+/** The ref an add-on endpoint is served under: `<key>-<ref>` (D23). */
+export function publicRef(addonKey: string, ref: string): string {
+  return `${addonKey}-${ref}`;
+}

@@ -1,0 +1,3 @@
+export * from './addon.js';
+export * from './declarations.js';
+export * from './endpoint.js';
