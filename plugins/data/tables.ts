@@ -1,5 +1,6 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
+import { largeText } from '../../kernel/meta/column-types.js';
 import type { Migration } from '../../kernel/plugin/manifest.js';
 
 export type DataTables = {
@@ -22,9 +23,6 @@ export type DataTables = {
 export type DataDb = Kysely<KernelTables & DataTables>;
 export const dataDb = (db: MetaDb): DataDb => db.withTables<DataTables>();
 
-// A batch of 500 wide rows outgrows MySQL's 64 KiB TEXT.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const largeText = (db: Kysely<any>) => (db.getExecutor().adapter instanceof MysqlAdapter ? sql`longtext` : sql`text`);
 
 /** MySQL commits DDL at once (K10): a rerun after a crash between the two statements must pass. */
 async function rerunnable(step: Promise<unknown>): Promise<void> {

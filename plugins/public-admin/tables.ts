@@ -1,5 +1,6 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
+import { largeText } from '../../kernel/meta/column-types.js';
 import type { Migration } from '../../kernel/plugin/manifest.js';
 
 export type PublicAdminTables = {
@@ -50,9 +51,6 @@ export type PublicAdminTables = {
 export type PublicAdminDb = Kysely<KernelTables & PublicAdminTables>;
 export const publicAdminDb = (db: MetaDb): PublicAdminDb => db.withTables<PublicAdminTables>();
 
-// MySQL's TEXT holds 64 KiB; a definition with booking rules or an HTML template can be larger.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const largeText = (db: Kysely<any>) => (db.getExecutor().adapter instanceof MysqlAdapter ? sql`longtext` : sql`text`);
 
 // `ifNotExists` and indexes declared inside CREATE TABLE (unique columns, primary keys): MySQL
 // commits DDL implicitly, so a migration there must survive a rerun (K10).

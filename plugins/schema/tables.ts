@@ -1,5 +1,6 @@
-import { MysqlAdapter, sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
+import { largeText } from '../../kernel/meta/column-types.js';
 import type { Migration } from '../../kernel/plugin/manifest.js';
 
 export type SchemaTables = {
@@ -27,9 +28,6 @@ export type SchemaTables = {
 export type SchemaDb = Kysely<KernelTables & SchemaTables>;
 export const schemaDb = (db: MetaDb): SchemaDb => db.withTables<SchemaTables>();
 
-// MySQL's TEXT holds 64 KiB; a model of a few hundred tables is larger.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const largeText = (db: Kysely<any>) => (db.getExecutor().adapter instanceof MysqlAdapter ? sql`longtext` : sql`text`);
 
 // `ifNotExists` and no separate CREATE INDEX: MySQL commits DDL implicitly, so a migration there
 // must survive a rerun (K10). The (connection_id, id) primary key is the index every list and
