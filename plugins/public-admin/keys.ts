@@ -106,6 +106,49 @@ export class KeyStore {
     return { key: this.toKey(row, (await this.grantsOf([row.id])).get(row.id)!), secret };
   }
 
+  /**
+   * An app key (D27): a browser key owned by an add-on, written inside the caller's meta
+   * transaction (the install's), granting exactly `grants`.
+   */
+  async createAppKey(
+    trx: PublicAdminDb,
+    input: { addonKey: string; name: string; peak: number; grants: Array<{ scopeId: string; methods: PublicMethod[] }>; createdBy: string | null },
+  ): Promise<{ id: string; secret: string }> {
+    const now = this.now();
+    const { secret, fields } = this.mint('browser', 'never');
+    const id = newId(now);
+    await trx
+      .insertInto('public_keys')
+      .values({
+        id,
+        name: input.name,
+        kind: 'browser',
+        expires: 'never',
+        addon_key: input.addonKey,
+        peak: input.peak,
+        created_by: input.createdBy,
+        created_at: now,
+        rotated_at: null,
+        revoked_at: null,
+        ...fields,
+      })
+      .execute();
+    await this.writeGrants(trx, id, input.grants);
+    return { id, secret };
+  }
+
+  /** The live app key of an add-on, or null. */
+  async appKeyId(addonKey: string): Promise<string | null> {
+    const row = await this.db.selectFrom('public_keys').select('id').where('addon_key', '=', addonKey).where('revoked_at', 'is', null).executeTakeFirst();
+    return row?.id ?? null;
+  }
+
+  /** Replaces a key's grants (an app key's, when its app is upgraded). */
+  async writeGrants(trx: PublicAdminDb, keyId: string, grants: Array<{ scopeId: string; methods: PublicMethod[] }>): Promise<void> {
+    await trx.deleteFrom('public_key_grants').where('key_id', '=', keyId).execute();
+    for (const g of grants) await trx.insertInto('public_key_grants').values({ key_id: keyId, scope_id: g.scopeId, methods: JSON.stringify(g.methods) }).execute();
+  }
+
   /** Keys not revoked (expired ones included, marked by expiresAt), in creation order. */
   async list(limit: number, afterId?: string): Promise<{ keys: StoredKey[]; nextId: string | null }> {
     let q = this.db

@@ -185,4 +185,6 @@ export interface PublicAdminProvides {
   onRevoked(listener: (keyId: string) => void): () => void;
   /** Counts `n` requests for the keys page's requests-in-24-hours figure (memory; flushed every minute). */
   recordUsage(keyId: string, n?: number): void;
+  /** The public side of apps (endpoints and app keys), for the add-ons plugin. */
+  readonly apps: import('./apps.js').AppEndpoints;
 }

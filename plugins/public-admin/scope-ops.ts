@@ -30,7 +30,7 @@ export function findEntry(catalog: Catalog, idOrRef: string): CatalogEntry {
  * (writable, filterable, searchable, orderable) unless the patch sets those too, so removing a
  * column from an endpoint is one field, not five.
  */
-function merge(base: StoredDefinition, patch: ReturnType<typeof definitionPatch>): StoredDefinition {
+export function merge(base: StoredDefinition, patch: ReturnType<typeof definitionPatch>): StoredDefinition {
   const d = { ...base, ...patch };
   if (patch.columns) {
     const kept = new Set(patch.columns);
@@ -49,7 +49,7 @@ function merge(base: StoredDefinition, patch: ReturnType<typeof definitionPatch>
   };
 }
 
-function check(ctx: TableContext, def: StoredDefinition, extra: ErrorIssue[] = []): void {
+export function check(ctx: TableContext, def: StoredDefinition, extra: ErrorIssue[] = []): void {
   const issues = [...extra, ...validateDefinition(ctx, def)];
   if (issues.length) throw new AppError('VALIDATION_FAILED', { issues });
 }

@@ -1,3 +1,4 @@
+import { AppEndpoints } from './apps.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { MetaDb } from '../../kernel/meta/types.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
@@ -30,6 +31,7 @@ export class PublicAdminService implements PublicAdminProvides {
   readonly switch: PublicSwitch;
   readonly usage: UsageCounter;
   readonly templates: EmailTemplates;
+  readonly apps: AppEndpoints;
   private cache: Catalog | null = null;
   private building: Promise<Catalog> | null = null;
   private generation = 0;
@@ -47,6 +49,7 @@ export class PublicAdminService implements PublicAdminProvides {
     this.switch = new PublicSwitch(kernel.settings, kernel.config, now);
     this.usage = new UsageCounter(db, now, kernel.log);
     this.templates = new EmailTemplates(db, kernel.mailer, now);
+    this.apps = new AppEndpoints(this);
   }
 
   private get connections() {
