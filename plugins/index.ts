@@ -1,4 +1,5 @@
 import type { PluginDefinition } from '../kernel/plugin/manifest.js';
+import addOns from './add-ons/manifest.js';
 import apiKeys from './api-keys/manifest.js';
 import audit from './audit/manifest.js';
 import auth from './auth/manifest.js';
@@ -44,4 +45,5 @@ export const firstPartyPlugins: PluginDefinition[] = [
   publicAdmin,
   publicApi,
   schemaImport,
+  addOns,
 ];

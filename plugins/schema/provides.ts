@@ -28,4 +28,6 @@ export interface SchemaProvides {
   effective(connectionId: string): Promise<EffectiveSchema>;
   /** One table of the effective schema by its ref, or null when the snapshot has no such table. */
   table(connectionId: string, ref: string): Promise<EffectiveTable | null>;
+  /** Reads the connection again now and stores a snapshot when its structure changed (after DDL of our own, e.g. an add-on's tables). */
+  introspect(connectionId: string): Promise<unknown>;
 }

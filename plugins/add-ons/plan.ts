@@ -1,0 +1,141 @@
+import { createHash } from 'node:crypto';
+import semver from 'semver';
+import { physicalTableName, publicRef, type AddonManifest } from '../../addons-sdk/src/manifest/index.js';
+import { AppError } from '../../kernel/errors.js';
+import type { Kernel } from '../../kernel/kernel-services.js';
+import { introspect } from '../../kernel/schema/introspect/index.js';
+import { planTables, type DdlPlan } from '../../kernel/schema/ddl/index.js';
+import type { ConnectionsProvides } from '../connections/provides.js';
+import type { PublicAdminProvides } from '../public-admin/provides.js';
+import type { InstalledAddon } from './installed.js';
+import type { StagedPackage } from './packages.js';
+
+/** What an install, upgrade or removal will do (D24), shown before it is done; `hash` names it. */
+export interface AddonPlan {
+  key: string;
+  from: string | null;
+  to: string | null;
+  hash: string;
+  connectionId: string | null;
+  verified: boolean;
+  tables: Array<{ name: string; action: 'create' | 'alter' | 'keep' | 'drop'; columns: Array<{ name: string; type: string; action: 'add' | 'keep' | 'drop' | 'retype' }> }>;
+  endpoints: Array<{ ref: string; table: string; methods: string[]; action: 'create' | 'keep' | 'remove' }>;
+  capabilities: string[];
+  outbound: string[];
+  surfaces: Array<{ name: string; kind: string; title: string }>;
+  hooks: string[];
+  actions: string[];
+  peak: number;
+  connect: { kind: 'secret' | 'oauth2' } | null;
+  settings: Array<{ name: string; type: string; required: boolean; secret: boolean }>;
+  warnings: string[];
+  destructive: boolean;
+}
+
+/** A plan and what carrying it out needs besides what it shows. */
+export interface PlanOutcome {
+  plan: AddonPlan;
+  ddl: DdlPlan | null;
+  manifest: AddonManifest | null;
+}
+
+function hashOf(plan: Omit<AddonPlan, 'hash'>, packageSha256: string | null): string {
+  return createHash('sha256').update(JSON.stringify({ plan, packageSha256 })).digest('hex');
+}
+
+function sameEndpoints(m: AddonManifest | null) {
+  return new Set((m?.endpoints ?? []).map((e) => e.ref));
+}
+
+/**
+ * The plan of installing or upgrading to a staged version on a connection (GET
+ * /add-ons/{key}/plan). The connection is read live, so a table made since shows as a conflict.
+ */
+export async function planInstall(kernel: Kernel, staged: StagedPackage, installed: InstalledAddon | null, connectionId: string | null): Promise<PlanOutcome> {
+  const m = staged.manifest;
+  if (!semver.satisfies(kernel.version, m.engine, { includePrerelease: true }))
+    throw new AppError('ADDON_ENGINE_MISMATCH', { message: `${m.key} ${m.version} runs on instance versions ${m.engine}; this is ${kernel.version}.`, params: { engine: m.engine, version: kernel.version } });
+  if (installed && semver.lt(m.version, installed.version))
+    throw new AppError('ADDON_DOWNGRADE', { message: `${m.key} ${installed.version} is installed; ${m.version} is older.`, params: { installed: installed.version, version: m.version } });
+  const target = installed?.connectionId ?? connectionId;
+  if (installed && connectionId && installed.connectionId && connectionId !== installed.connectionId)
+    throw new AppError('CONFLICT', { message: 'An upgrade keeps the connection the add-on is on; move it with PUT /surfaces/{appKey}/connection.', params: { reason: 'connection-fixed' } });
+  if (m.tables.length && !target) throw new AppError('ADDON_CONNECTION_REQUIRED');
+
+  let ddl: DdlPlan | null = null;
+  if (m.tables.length && target) {
+    const connections = kernel.plugin<ConnectionsProvides>('connections');
+    const info = await connections.info(target);
+    if (info.readOnly) throw new AppError('CONFLICT', { message: 'The connection is read-only: an add-on cannot create its tables there.', params: { reason: 'read-only' } });
+    const existing = await connections.withSource(target, async (db) => (await introspect(db, info.dialect)).model.tables);
+    ddl = planTables(
+      m.tables.map((t) => ({ physicalName: physicalTableName(m.key, t.name), table: t })),
+      existing,
+      installed?.manifest.tables,
+      { physicalName: (t) => physicalTableName(m.key, t) },
+    );
+    if (ddl.conflicts.length)
+      throw new AppError('ADDON_CONFLICT', { message: `The connection already has a table ${ddl.conflicts[0]!.table}.`, params: { what: 'table', name: ddl.conflicts[0]!.table } });
+  }
+
+  const publicAdmin = kernel.plugin<PublicAdminProvides>('public-admin');
+  const before = sameEndpoints(installed?.manifest ?? null);
+  const endpoints: AddonPlan['endpoints'] = [];
+  for (const e of m.endpoints) {
+    const ref = publicRef(m.key, e.ref);
+    const holder = await publicAdmin.endpoint(ref);
+    if (holder && holder.addonKey !== m.key) throw new AppError('ADDON_CONFLICT', { message: `The endpoint ref ${ref} is taken.`, params: { what: 'endpoint', name: ref } });
+    endpoints.push({ ref, table: physicalTableName(m.key, e.table), methods: e.methods ?? ['GET'], action: before.has(e.ref) ? 'keep' : 'create' });
+  }
+  for (const old of installed?.manifest.endpoints ?? []) {
+    if (!m.endpoints.some((e) => e.ref === old.ref)) endpoints.push({ ref: publicRef(m.key, old.ref), table: physicalTableName(m.key, old.table), methods: [], action: 'remove' });
+  }
+
+  const warnings = [...(ddl?.warnings ?? []), ...(ddl?.refusals ?? [])];
+  if (!staged.verified) warnings.unshift('This package was uploaded, not downloaded from a catalog: nobody vouches for it.');
+  const body: Omit<AddonPlan, 'hash'> = {
+    key: m.key,
+    from: installed?.version ?? null,
+    to: m.version,
+    connectionId: m.tables.length ? target : (target ?? null),
+    verified: staged.verified,
+    tables: (ddl?.tables ?? []).map((t) => ({ name: t.name, action: t.action, columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: c.action })) })),
+    endpoints,
+    capabilities: [...m.capabilities],
+    outbound: [...m.outbound],
+    surfaces: m.surfaces.map((s) => ({ name: s.name, kind: s.kind, title: s.title })),
+    hooks: [...m.hooks],
+    actions: [...m.actions],
+    peak: m.peak,
+    connect: m.connect ? { kind: m.connect.kind } : null,
+    settings: Object.entries(m.settings.properties).map(([name, f]) => ({ name, type: f.type, required: m.settings.required.includes(name), secret: f.secret === true })),
+    warnings,
+    destructive: ddl?.destructive ?? false,
+  };
+  return { plan: { ...body, hash: hashOf(body, staged.sha256) }, ddl, manifest: m };
+}
+
+/** The plan of removing an installed add-on: what `dropData=true` would drop is listed. */
+export function planRemoval(installed: InstalledAddon): PlanOutcome {
+  const m = installed.manifest;
+  const body: Omit<AddonPlan, 'hash'> = {
+    key: m.key,
+    from: installed.version,
+    to: null,
+    connectionId: installed.connectionId,
+    verified: true,
+    tables: m.tables.map((t) => ({ name: physicalTableName(m.key, t.name), action: 'drop', columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: 'drop' })) })),
+    endpoints: m.endpoints.map((e) => ({ ref: publicRef(m.key, e.ref), table: physicalTableName(m.key, e.table), methods: [], action: 'remove' })),
+    capabilities: [],
+    outbound: [],
+    surfaces: [],
+    hooks: [],
+    actions: [],
+    peak: m.peak,
+    connect: null,
+    settings: [],
+    warnings: m.tables.length ? ['The tables and their rows are kept unless the removal says dropData=true; the tables listed are what it would drop.'] : [],
+    destructive: m.tables.length > 0,
+  };
+  return { plan: { ...body, hash: hashOf(body, null) }, ddl: null, manifest: null };
+}

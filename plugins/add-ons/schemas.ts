@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { addonKeyField, semverField } from '../../addons-sdk/src/manifest/index.js';
+import { dataOf } from '../../kernel/contract/shapes.js';
+
+export const keyParams = z.strictObject({ key: addonKeyField });
+export const stagedParams = z.strictObject({ key: addonKeyField, version: semverField });
+
+const catalogVersion = z.strictObject({ version: z.string(), engine: z.string(), sha256: z.string(), size: z.number().int(), compatible: z.boolean() });
+export const catalogEntrySchema = z
+  .strictObject({
+    key: z.string(),
+    name: z.string(),
+    description: z.string(),
+    source: z.string().describe('`built-in` for the catalog shipped with the instance, else the index URL.'),
+    versions: z.array(catalogVersion),
+    installed: z.strictObject({ version: z.string(), enabled: z.boolean() }).nullable(),
+    staged: z.array(z.strictObject({ version: z.string(), verified: z.boolean(), sha256: z.string() })),
+  })
+  .meta({ id: 'AddonCatalogEntry' });
+export const catalogData = dataOf(
+  z.strictObject({
+    sources: z.array(z.string()),
+    refreshedAt: z.record(z.string(), z.number().int()),
+    addons: z.array(catalogEntrySchema),
+    refresh: z.array(z.strictObject({ url: z.string(), ok: z.boolean(), error: z.string().optional() })).optional(),
+  }),
+);
+
+export const sourcesBody = z.strictObject({
+  sources: z
+    .array(z.url({ protocol: /^https?$/ }).max(2048))
+    .max(20)
+    .refine((s) => new Set(s).size === s.length, { message: 'Each source at most once.' }),
+});
+
+export const downloadBody = z.strictObject({ key: addonKeyField, version: semverField });
+
+export const stagedSchema = z
+  .strictObject({
+    key: z.string(),
+    version: z.string(),
+    name: z.string(),
+    sha256: z.string(),
+    size: z.number().int(),
+    verified: z.boolean(),
+    source: z.string(),
+    stagedAt: z.number().int(),
+  })
+  .meta({ id: 'StagedAddon' });
+export const stagedData = dataOf(z.strictObject({ staged: stagedSchema }));
+
+export const planQuery = z.strictObject({
+  version: semverField.optional(),
+  connectionId: z.string().min(1).max(64).optional(),
+});
+const planAction = <T extends readonly [string, ...string[]]>(values: T) => z.enum(values);
+export const planSchema = z
+  .strictObject({
+    key: z.string(),
+    from: z.string().nullable(),
+    to: z.string().nullable(),
+    hash: z.string(),
+    connectionId: z.string().nullable(),
+    verified: z.boolean(),
+    tables: z.array(
+      z.strictObject({
+        name: z.string(),
+        action: planAction(['create', 'alter', 'keep', 'drop'] as const),
+        columns: z.array(z.strictObject({ name: z.string(), type: z.string(), action: planAction(['add', 'keep', 'drop', 'retype'] as const) })),
+      }),
+    ),
+    endpoints: z.array(z.strictObject({ ref: z.string(), table: z.string(), methods: z.array(z.string()), action: planAction(['create', 'keep', 'remove'] as const) })),
+    capabilities: z.array(z.string()),
+    outbound: z.array(z.string()),
+    surfaces: z.array(z.strictObject({ name: z.string(), kind: z.string(), title: z.string() })),
+    hooks: z.array(z.string()),
+    actions: z.array(z.string()),
+    peak: z.number().int(),
+    connect: z.strictObject({ kind: z.enum(['secret', 'oauth2']) }).nullable(),
+    settings: z.array(z.strictObject({ name: z.string(), type: z.string(), required: z.boolean(), secret: z.boolean() })),
+    warnings: z.array(z.string()),
+    destructive: z.boolean(),
+  })
+  .meta({ id: 'AddonPlan' });
+export const planData = dataOf(z.strictObject({ plan: planSchema }));
+
+const settingsInput = z.record(z.string().max(64), z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()])).describe('Values by setting name; null clears one. A secret left out keeps its value.');
+
+export const installBody = z.strictObject({
+  key: addonKeyField,
+  version: semverField,
+  connectionId: z.string().min(1).max(64).optional(),
+  planHash: z.string().regex(/^[0-9a-f]{64}$/),
+  settings: settingsInput.optional(),
+});
+export const upgradeBody = z.strictObject({
+  version: semverField,
+  planHash: z.string().regex(/^[0-9a-f]{64}$/),
+  allowDestructive: z.boolean().optional(),
+  settings: settingsInput.optional(),
+});
+export const patchBody = z.strictObject({ enabled: z.boolean().optional(), settings: settingsInput.optional() });
+export const removeQuery = z.strictObject({ dropData: z.enum(['true', 'false']).optional() });
+
+export const addonSchema = z
+  .strictObject({
+    key: z.string(),
+    name: z.string(),
+    version: z.string(),
+    description: z.string(),
+    enabled: z.boolean(),
+    connectionId: z.string().nullable(),
+    tables: z.array(z.string()),
+    endpoints: z.array(z.string()),
+    surfaces: z.array(z.strictObject({ name: z.string(), kind: z.string(), title: z.string() })),
+    capabilities: z.array(z.string()),
+    actions: z.array(z.string()),
+    hooks: z.array(z.string()),
+    peak: z.number().int(),
+    appKeyId: z.string().nullable(),
+    settings: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+    secretsSet: z.array(z.string()).describe('Secret settings that hold a value (their values are never returned).'),
+    installedAt: z.number().int(),
+    updatedAt: z.number().int(),
+  })
+  .meta({ id: 'Addon' });
+export const addonData = dataOf(z.strictObject({ addon: addonSchema }));
+export const addonListData = dataOf(z.strictObject({ addons: z.array(addonSchema), staged: z.array(stagedSchema) }));
+export const removedData = dataOf(z.strictObject({ removed: z.literal(true), key: z.string(), droppedTables: z.array(z.string()) }));

@@ -1,0 +1,248 @@
+import { join } from 'node:path';
+import { physicalTableName, publicRef, type AddonManifest } from '../../addons-sdk/src/manifest/index.js';
+import type { SecretBox } from '../../kernel/crypto.js';
+import { AppError } from '../../kernel/errors.js';
+import type { Kernel } from '../../kernel/kernel-services.js';
+import type { MetaDb } from '../../kernel/meta/types.js';
+import { applyTables, dropTables, undoTables, type UndoStep } from '../../kernel/schema/ddl/index.js';
+import type { ConnectionsProvides } from '../connections/provides.js';
+import type { PublicAdminProvides } from '../public-admin/provides.js';
+import type { SchemaProvides } from '../schema/provides.js';
+import { Catalog } from './catalog.js';
+import { InstalledStore, type InstalledAddon } from './installed.js';
+import { PackageStore } from './packages.js';
+import { planInstall, planRemoval, type AddonPlan, type PlanOutcome } from './plan.js';
+import { settingsToStore, settingsView, type StoredSettings } from './settings-values.js';
+import { addonsDb, type AddonsDb } from './tables.js';
+
+/**
+ * Test hooks: make an install fail half-way (after `ddlSteps` DDL steps, or inside the meta
+ * transaction) to prove that a failure leaves the instance as it was. Never set in production.
+ */
+export const installFaults: { ddlSteps?: number; inMetaTransaction?: boolean } = {};
+
+export interface AddonView {
+  key: string;
+  name: string;
+  version: string;
+  description: string;
+  enabled: boolean;
+  connectionId: string | null;
+  tables: string[];
+  endpoints: string[];
+  surfaces: Array<{ name: string; kind: string; title: string }>;
+  capabilities: string[];
+  actions: string[];
+  hooks: string[];
+  peak: number;
+  appKeyId: string | null;
+  settings: Record<string, string | number | boolean>;
+  secretsSet: string[];
+  installedAt: number;
+  updatedAt: number;
+}
+
+/** Listeners told when an add-on was installed, changed or removed (the runtime reloads it). */
+type ChangeListener = (key: string) => void | Promise<void>;
+
+/** The add-on lifecycle (D24): staged → installed (enabled ⇄ disabled) → removed. */
+export class AddonService {
+  readonly db: AddonsDb;
+  readonly packages: PackageStore;
+  readonly catalog: Catalog;
+  readonly installed: InstalledStore;
+  readonly box: SecretBox;
+  private readonly listeners = new Set<ChangeListener>();
+
+  constructor(private readonly kernel: Kernel) {
+    this.db = addonsDb(kernel.db);
+    this.packages = new PackageStore(this.db, join(kernel.config.dataDir, 'addons', 'packages'), () => kernel.now());
+    this.catalog = new Catalog(kernel);
+    this.installed = new InstalledStore(this.db);
+    this.box = kernel.secrets('addon-settings');
+  }
+
+  onChange(listener: ChangeListener): void {
+    this.listeners.add(listener);
+  }
+
+  private async changed(key: string): Promise<void> {
+    for (const l of this.listeners) await l(key);
+  }
+
+  private get connections() {
+    return this.kernel.plugin<ConnectionsProvides>('connections');
+  }
+  private get publicAdmin() {
+    return this.kernel.plugin<PublicAdminProvides>('public-admin');
+  }
+  private get schema() {
+    return this.kernel.plugin<SchemaProvides>('schema');
+  }
+
+  async require(key: string): Promise<InstalledAddon> {
+    const a = await this.installed.get(key);
+    if (!a) throw new AppError('ADDON_NOT_FOUND', { params: { key } });
+    return a;
+  }
+
+  async view(a: InstalledAddon): Promise<AddonView> {
+    const m = a.manifest;
+    const { values, secretsSet } = settingsView(m.settings, a.settings);
+    return {
+      key: a.key,
+      name: m.name,
+      version: a.version,
+      description: m.description,
+      enabled: a.enabled,
+      connectionId: a.connectionId,
+      tables: m.tables.map((t) => physicalTableName(m.key, t.name)),
+      endpoints: m.endpoints.map((e) => publicRef(m.key, e.ref)),
+      surfaces: m.surfaces.map((s) => ({ name: s.name, kind: s.kind, title: s.title })),
+      capabilities: [...m.capabilities],
+      actions: [...m.actions],
+      hooks: [...m.hooks],
+      peak: m.peak,
+      appKeyId: m.endpoints.length ? await this.publicAdminKeyId(a.key) : null,
+      settings: values,
+      secretsSet,
+      installedAt: a.installedAt,
+      updatedAt: a.updatedAt,
+    };
+  }
+
+  private async publicAdminKeyId(key: string): Promise<string | null> {
+    return (await this.publicAdmin.apps.appKeySecret(key).catch(() => null))?.id ?? null;
+  }
+
+  /** GET /add-ons/{key}/plan: an install or upgrade plan with `version`, the removal plan without. */
+  async plan(key: string, version: string | undefined, connectionId: string | undefined): Promise<AddonPlan> {
+    const installed = await this.installed.get(key);
+    if (version === undefined) {
+      if (!installed) throw new AppError('VALIDATION_FAILED', { issues: [{ path: 'query.version', code: 'required', message: 'Name the version to plan (the add-on is not installed, so there is no removal to plan).' }] });
+      return planRemoval(installed).plan;
+    }
+    const staged = await this.packages.require(key, version);
+    return (await planInstall(this.kernel, staged, installed, connectionId ?? null)).plan;
+  }
+
+  private checkHash(outcome: PlanOutcome, planHash: string): void {
+    if (outcome.plan.hash !== planHash) throw new AppError('ADDON_PLAN_CHANGED', { params: { hash: outcome.plan.hash } });
+  }
+
+  /**
+   * Runs the plan's DDL on the connection, then `metaWrites` in one meta-store transaction.
+   * When anything fails, the DDL is undone (compensation on MySQL, which commits DDL at once),
+   * so the instance is as it was: the previous version keeps working, nothing is half-made.
+   */
+  private async carryOut(outcome: PlanOutcome, allowDestructive: boolean, metaWrites: (trx: MetaDb) => Promise<string[]>): Promise<void> {
+    const { ddl, plan } = outcome;
+    let undo: UndoStep[] = [];
+    const connectionId = plan.connectionId;
+    const dialect = connectionId ? (await this.connections.info(connectionId)).dialect : null;
+    if (ddl && connectionId && dialect) {
+      if (plan.destructive && !allowDestructive) throw new AppError('ADDON_DESTRUCTIVE', { params: { tables: plan.tables.filter((t) => t.action === 'drop' || t.columns.some((c) => c.action === 'drop' || c.action === 'retype')).map((t) => t.name) } });
+      const applied = await this.connections.withSource(connectionId, (db) =>
+        applyTables(db, dialect, ddl, { allowDestructive, ...(installFaults.ddlSteps === undefined ? {} : { failAfter: installFaults.ddlSteps }) }),
+      );
+      undo = applied.undo;
+    }
+    const keyIds: string[] = [];
+    try {
+      if (ddl && connectionId) await this.schema.introspect(connectionId);
+      await this.kernel.db.transaction().execute(async (trx) => {
+        keyIds.push(...(await metaWrites(trx)));
+        if (installFaults.inMetaTransaction) throw new Error('injected failure in the meta transaction');
+      });
+    } catch (err) {
+      if (undo.length && connectionId && dialect) {
+        await this.connections.withSource(connectionId, (db) => undoTables(db, dialect, undo)).catch((e) => this.kernel.log.error({ err: e, key: plan.key }, 'undoing an add-on install failed'));
+        await this.schema.introspect(connectionId).catch(() => undefined);
+      }
+      throw err;
+    } finally {
+      await this.publicAdmin.apps.changed(keyIds).catch(() => undefined);
+    }
+  }
+
+  private async appEndpoints(trx: MetaDb, m: AddonManifest, connectionId: string | null, by: string | null): Promise<string[]> {
+    if (!m.endpoints.length && !(await this.publicAdminKeyId(m.key))) return [];
+    if (m.endpoints.length && !connectionId) throw new AppError('ADDON_CONNECTION_REQUIRED');
+    const prepared = connectionId
+      ? await this.publicAdmin.apps.prepare(
+          m.key,
+          connectionId,
+          m.endpoints.map(({ ref, table, ...definition }) => ({ ref: publicRef(m.key, ref), table: physicalTableName(m.key, table), definition })),
+        )
+      : [];
+    const written = await this.publicAdmin.apps.write(trx, { addonKey: m.key, name: `${m.name} (app)`, connectionId: connectionId ?? '', peak: m.peak, endpoints: prepared, createdBy: by });
+    return written.keyId ? [written.keyId] : [];
+  }
+
+  async install(by: string | null, body: { key: string; version: string; connectionId?: string | undefined; planHash: string; settings?: Record<string, unknown> | undefined }): Promise<InstalledAddon> {
+    if (await this.installed.get(body.key)) throw new AppError('ADDON_INSTALLED', { params: { key: body.key } });
+    const staged = await this.packages.require(body.key, body.version);
+    const outcome = await planInstall(this.kernel, staged, null, body.connectionId ?? null);
+    this.checkHash(outcome, body.planHash);
+    const m = staged.manifest;
+    const settings = settingsToStore(m.settings, body.settings ?? {}, {}, this.box);
+    const connectionId = outcome.plan.connectionId;
+    await this.carryOut(outcome, false, async (trx) => {
+      await this.installed.insert(addonsDb(trx), { key: m.key, version: m.version, enabled: true, connectionId, manifest: m, settings, by, now: this.kernel.now() });
+      return this.appEndpoints(trx, m, connectionId, by);
+    });
+    await this.changed(m.key);
+    return this.require(m.key);
+  }
+
+  async upgrade(by: string | null, key: string, body: { version: string; planHash: string; allowDestructive?: boolean | undefined; settings?: Record<string, unknown> | undefined }): Promise<InstalledAddon> {
+    const installed = await this.require(key);
+    const staged = await this.packages.require(key, body.version);
+    const outcome = await planInstall(this.kernel, staged, installed, null);
+    this.checkHash(outcome, body.planHash);
+    const m = staged.manifest;
+    const settings = settingsToStore(m.settings, body.settings ?? {}, installed.settings, this.box);
+    await this.carryOut(outcome, body.allowDestructive === true, async (trx) => {
+      await this.installed.update(addonsDb(trx), key, { version: m.version, manifest: m, settings }, this.kernel.now());
+      return this.appEndpoints(trx, m, installed.connectionId, by);
+    });
+    await this.changed(key);
+    return this.require(key);
+  }
+
+  /** PATCH: enable, disable, settings (checked against the manifest; secrets write-only). */
+  async patch(key: string, body: { enabled?: boolean | undefined; settings?: Record<string, unknown> | undefined }): Promise<{ before: InstalledAddon; after: InstalledAddon }> {
+    const before = await this.require(key);
+    const settings: StoredSettings | undefined = body.settings === undefined ? undefined : settingsToStore(before.manifest.settings, body.settings, before.settings, this.box);
+    await this.installed.update(this.db, key, { ...(body.enabled === undefined ? {} : { enabled: body.enabled }), ...(settings === undefined ? {} : { settings }) }, this.kernel.now());
+    await this.changed(key);
+    return { before, after: await this.require(key) };
+  }
+
+  /** DELETE: the add-on, its endpoints and app key go; its tables stay unless `dropData`. */
+  async remove(key: string, dropData: boolean): Promise<{ removed: InstalledAddon; droppedTables: string[] }> {
+    const installed = await this.require(key);
+    const keyIds: string[] = [];
+    try {
+      await this.kernel.db.transaction().execute(async (trx) => {
+        const keyId = await this.publicAdminKeyId(key);
+        await this.publicAdmin.apps.remove(trx, key);
+        if (keyId) keyIds.push(keyId);
+        await this.installed.remove(addonsDb(trx), key);
+      });
+    } finally {
+      await this.publicAdmin.apps.changed(keyIds).catch(() => undefined);
+    }
+    await this.changed(key);
+    const droppedTables: string[] = [];
+    const connectionId = installed.connectionId;
+    if (dropData && connectionId && installed.manifest.tables.length) {
+      const names = installed.manifest.tables.map((t) => physicalTableName(key, t.name));
+      const dialect = (await this.connections.info(connectionId)).dialect;
+      await this.connections.withSource(connectionId, (db) => dropTables(db, dialect, names));
+      droppedTables.push(...names);
+      await this.schema.introspect(connectionId).catch(() => undefined);
+    }
+    return { removed: installed, droppedTables };
+  }
+}

@@ -1,0 +1,88 @@
+import type { SettingField, SettingsSchema } from '../../addons-sdk/src/manifest/index.js';
+import type { SecretBox } from '../../kernel/crypto.js';
+import { AppError, type ErrorIssue } from '../../kernel/errors.js';
+
+export type SettingValue = string | number | boolean;
+/** As stored: plain values, and `{ $sealed }` for a secret field. */
+export type StoredSettings = Record<string, SettingValue | { $sealed: string }>;
+
+function check(name: string, field: SettingField, value: unknown, at: string): ErrorIssue | null {
+  const bad = (message: string): ErrorIssue => ({ path: at, code: 'invalid_setting', message: `${field.title ?? name}: ${message}` });
+  switch (field.type) {
+    case 'boolean':
+      if (typeof value !== 'boolean') return bad('must be true or false.');
+      break;
+    case 'integer':
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value)) return bad('must be a number.');
+      if (field.type === 'integer' && !Number.isInteger(value)) return bad('must be a whole number.');
+      if (field.minimum !== undefined && value < field.minimum) return bad(`must be at least ${field.minimum}.`);
+      if (field.maximum !== undefined && value > field.maximum) return bad(`must be at most ${field.maximum}.`);
+      break;
+    case 'string':
+      if (typeof value !== 'string') return bad('must be text.');
+      if (field.minLength !== undefined && value.length < field.minLength) return bad(`must be at least ${field.minLength} characters.`);
+      if (value.length > (field.maxLength ?? 10_000)) return bad(`must be at most ${field.maxLength ?? 10_000} characters.`);
+      if (field.pattern !== undefined && !new RegExp(field.pattern, 'u').test(value)) return bad('does not have the expected form.');
+      break;
+  }
+  if (field.enum && !field.enum.includes(value as string | number)) return bad(`must be one of ${field.enum.join(', ')}.`);
+  return null;
+}
+
+/**
+ * Checks settings against the add-on's schema (D23) and returns what to store: unknown names
+ * refused, defaults filled, required ones present, secret values sealed. A secret left out of
+ * a change keeps its stored value (it is write-only, so a form cannot send it back); `null`
+ * clears a setting.
+ */
+export function settingsToStore(
+  schema: SettingsSchema,
+  input: Record<string, unknown>,
+  previous: StoredSettings,
+  box: SecretBox,
+  at = 'body.settings',
+): StoredSettings {
+  const issues: ErrorIssue[] = [];
+  for (const name of Object.keys(input)) {
+    if (!Object.hasOwn(schema.properties, name)) issues.push({ path: `${at}.${name}`, code: 'unknown_setting', message: `The add-on has no setting ${name}.` });
+  }
+  const out: StoredSettings = {};
+  for (const [name, field] of Object.entries(schema.properties)) {
+    const given = Object.hasOwn(input, name) ? input[name] : undefined;
+    if (given === null) continue;
+    if (given === undefined) {
+      if (previous[name] !== undefined) out[name] = previous[name]!;
+      else if (field.default !== undefined) out[name] = field.secret ? { $sealed: box.encrypt(JSON.stringify(field.default)) } : field.default;
+      continue;
+    }
+    const issue = check(name, field, given, `${at}.${name}`);
+    if (issue) issues.push(issue);
+    else out[name] = field.secret ? { $sealed: box.encrypt(JSON.stringify(given)) } : (given as SettingValue);
+  }
+  for (const name of schema.required) {
+    if (out[name] === undefined && !issues.some((i) => i.path === `${at}.${name}`))
+      issues.push({ path: `${at}.${name}`, code: 'required', message: `${schema.properties[name]?.title ?? name} is required.` });
+  }
+  if (issues.length) throw new AppError('ADDON_SETTINGS_INVALID', { issues });
+  return out;
+}
+
+/** What the API shows: every value but the secrets, and which secrets are set. */
+export function settingsView(schema: SettingsSchema, stored: StoredSettings): { values: Record<string, SettingValue>; secretsSet: string[] } {
+  const values: Record<string, SettingValue> = {};
+  const secretsSet: string[] = [];
+  for (const [name, value] of Object.entries(stored)) {
+    if (!Object.hasOwn(schema.properties, name)) continue;
+    if (typeof value === 'object') secretsSet.push(name);
+    else values[name] = value;
+  }
+  return { values, secretsSet };
+}
+
+/** The plain values, secrets opened: only for the add-on's own sandbox calls. */
+export function openSettings(stored: StoredSettings, box: SecretBox): Record<string, SettingValue> {
+  const out: Record<string, SettingValue> = {};
+  for (const [name, value] of Object.entries(stored)) out[name] = typeof value === 'object' ? (JSON.parse(box.decrypt(value.$sealed)) as SettingValue) : value;
+  return out;
+}

@@ -1,0 +1,90 @@
+import type { Kysely } from 'kysely';
+import { largeText } from '../../kernel/meta/column-types.js';
+import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
+import type { Migration } from '../../kernel/plugin/manifest.js';
+
+export type AddonTables = {
+  /**
+   * Staged packages (D24 `staged`): the tarball itself lives here, base64, so every replica
+   * sharing the meta store can serve and run it; each process unpacks it once into its cache.
+   */
+  addon_packages: {
+    addon_key: string;
+    version: string;
+    sha256: string;
+    size: number;
+    /** 1 when it came from a catalog index whose sha256 it matched; 0 for an upload. */
+    verified: number;
+    source: string;
+    manifest: string;
+    bytes: string;
+    staged_by: string | null;
+    staged_at: number;
+  };
+  addons: {
+    addon_key: string;
+    version: string;
+    enabled: number;
+    connection_id: string | null;
+    manifest: string;
+    /** JSON of the operator's settings; a secret setting's value is sealed (`{"$sealed": …}`). */
+    settings: string;
+    installed_by: string | null;
+    installed_at: number;
+    updated_at: number;
+  };
+  addon_kv: {
+    addon_key: string;
+    k: string;
+    v: string;
+    size: number;
+  };
+};
+
+export type AddonsDb = Kysely<KernelTables & AddonTables>;
+export const addonsDb = (db: MetaDb): AddonsDb => db.withTables<AddonTables>();
+
+export const addonMigrations: Migration[] = [
+  {
+    name: '0001_add_ons',
+    async up(db) {
+      await db.schema
+        .createTable('addon_packages')
+        .ifNotExists()
+        .addColumn('addon_key', 'varchar(40)', (c) => c.notNull())
+        .addColumn('version', 'varchar(64)', (c) => c.notNull())
+        .addColumn('sha256', 'varchar(64)', (c) => c.notNull())
+        .addColumn('size', 'integer', (c) => c.notNull())
+        .addColumn('verified', 'integer', (c) => c.notNull())
+        .addColumn('source', 'varchar(2048)', (c) => c.notNull())
+        .addColumn('manifest', largeText(db), (c) => c.notNull())
+        .addColumn('bytes', largeText(db), (c) => c.notNull())
+        .addColumn('staged_by', 'varchar(32)')
+        .addColumn('staged_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('addon_packages_pk', ['addon_key', 'version'])
+        .execute();
+      await db.schema
+        .createTable('addons')
+        .ifNotExists()
+        .addColumn('addon_key', 'varchar(40)', (c) => c.primaryKey())
+        .addColumn('version', 'varchar(64)', (c) => c.notNull())
+        .addColumn('enabled', 'integer', (c) => c.notNull())
+        .addColumn('connection_id', 'varchar(64)')
+        .addColumn('manifest', largeText(db), (c) => c.notNull())
+        .addColumn('settings', largeText(db), (c) => c.notNull())
+        .addColumn('installed_by', 'varchar(32)')
+        .addColumn('installed_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('addon_kv')
+        .ifNotExists()
+        .addColumn('addon_key', 'varchar(40)', (c) => c.notNull())
+        .addColumn('k', 'varchar(200)', (c) => c.notNull())
+        .addColumn('v', largeText(db), (c) => c.notNull())
+        .addColumn('size', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('addon_kv_pk', ['addon_key', 'k'])
+        .execute();
+    },
+  },
+];
