@@ -35,6 +35,7 @@ import { generateOpenApi, openApiInfo } from './openapi/generate.js';
 import { installDocsHost } from './openapi/docs-host.js';
 import type { PluginDefinition } from './plugin/manifest.js';
 import { buildRouteTree } from './plugin/route-tree.js';
+import { RowWriteHooks } from './rows/write-hooks.js';
 import { SettingsStore } from './settings.js';
 import { VERSION } from './version.js';
 
@@ -174,6 +175,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     events: bus,
     identity,
     principals,
+    rowWrites: new RowWriteHooks(),
     passwordGuard: new PasswordGuard(now),
     permissions: catalog,
     settings,

@@ -12,6 +12,7 @@ import type { JobQueue } from './jobs/types.js';
 import type { Logger } from './logger.js';
 import type { MetaStore } from './meta/store.js';
 import type { MetaDb } from './meta/types.js';
+import type { RowWriteHooks } from './rows/write-hooks.js';
 import type { SettingsStore } from './settings.js';
 
 /** What the kernel gives every plugin: its services, and the plugins it declared it requires. */
@@ -24,6 +25,8 @@ export interface Kernel {
   readonly identity: IdentityService;
   /** Who a session cookie or an `adm_sk_` key is, from memory while nothing about them changed. */
   readonly principals: CachedPrincipals;
+  /** Hooks around row writes of the data API and the public API (add-ons' beforeWrite/afterWrite). */
+  readonly rowWrites: RowWriteHooks;
   /** Failed password checks per account and address (D8), shared by every route that checks one. */
   readonly passwordGuard: PasswordGuard;
   readonly permissions: PermissionCatalog;

@@ -167,7 +167,7 @@ export class DataService {
     const actor = actorOf(principal);
     const answer = await this.connections.withSource(connectionId, async (db, info) => {
       const d = rowDialect(info.dialect);
-      const writer = new RowWriter(d, table, view);
+      const writer = new RowWriter(d, table, view, { rowWrites: this.kernel.rowWrites, connectionId });
       return db.transaction().execute(async (trx) => {
         const results: OpResult[] = [];
         const steps: UndoStep[] = [];
@@ -188,6 +188,10 @@ export class DataService {
     });
     audit({ action: `data.${kind}`, target: { type: 'data.table', id: `${connectionId}/${ref}`.slice(0, 200) }, diff: changeDiff(connectionId, table, answer.steps) });
     await this.publish({ connectionId, table: ref, recordIds: answer.results.map((r) => r.recordId), op: kind });
+    for (const s of answer.steps) {
+      const row = s.after ?? s.before;
+      if (row) this.kernel.rowWrites.after({ connectionId, table: table.name, op: s.op === 'create' ? 'insert' : s.op, row });
+    }
     return { results: answer.results, undoToken: answer.undoToken };
   }
 

@@ -19,6 +19,7 @@ import {
   type PortableValue,
   type RowDialect,
 } from '../../kernel/rows/index.js';
+import type { RowWriteHooks, RowWriteOp } from '../../kernel/rows/write-hooks.js';
 import type { Column } from '../../kernel/schema/model.js';
 import type { EffectiveTable } from '../schema/provides.js';
 import type { TableView } from './access.js';
@@ -55,8 +56,16 @@ export class RowWriter {
     private readonly d: RowDialect,
     private readonly table: EffectiveTable,
     private readonly view: TableView,
+    private readonly hooks: { rowWrites: RowWriteHooks; connectionId: string } | null = null,
   ) {
     this.all = table.columns;
+    if (hooks && !hooks.rowWrites.active(hooks.connectionId, table.name)) this.hooks = null;
+  }
+
+  /** An add-on's beforeWrite on this table, if any: it may change the values or refuse. */
+  private async beforeHook(op: RowWriteOp, values: Record<string, unknown>, previous: WireRow | null): Promise<Record<string, unknown>> {
+    if (!this.hooks) return values;
+    return this.hooks.rowWrites.before({ connectionId: this.hooks.connectionId, table: this.table.name, op, values, previous });
   }
 
   private visible(row: WireRow): WireRow {
@@ -99,7 +108,7 @@ export class RowWriter {
   async apply(db: AnyDb, input: OpInput, path: string, recordPath: string, index?: number): Promise<{ result: OpResult; step: UndoStep }> {
     if (input.op === 'create') {
       if (input.recordId !== undefined) throw new RowInputError([{ path: recordPath, message: 'A create takes no recordId; give the key among the values.' }]);
-      const values = this.assignments(input.values ?? {}, path);
+      const values = this.assignments(await this.beforeHook('insert', input.values ?? {}, null), path);
       const missing = keysToGive(this.d, this.table, new Set(values.map(([c]) => c.name)));
       if (missing.length) {
         throw new RowInputError(missing.map((c) => ({ path: `${path}.values.${c.name}`, message: 'Give the key: MySQL cannot report a key the database chose unless it is AUTO_INCREMENT.' })));
@@ -113,10 +122,10 @@ export class RowWriter {
     if (input.recordId === undefined) throw new RowInputError([{ path: recordPath, message: 'Name the row: recordId is required for update and delete.' }]);
     const key = parseRecordId(this.table, input.recordId, recordPath);
     if (input.op === 'update') {
-      const values = this.assignments(input.values ?? {}, path);
-      if (values.length === 0) throw new RowInputError([{ path: `${path}.values`, message: 'Give at least one column to change.' }]);
+      if (Object.keys(input.values ?? {}).length === 0) throw new RowInputError([{ path: `${path}.values`, message: 'Give at least one column to change.' }]);
       const before = await this.current(db, key);
       if (!before) throw rowNotFound(index);
+      const values = this.assignments(await this.beforeHook('update', input.values ?? {}, before), path);
       const raw = await updateRow(db, this.d, this.table, key, values, this.all);
       if (!raw) throw rowNotFound(index);
       const after = this.wire(raw);
@@ -129,7 +138,9 @@ export class RowWriter {
       throw new AppError('FORBIDDEN', { message: 'Deleting a row needs a write grant on the whole table, not on some columns.', params: { permission: 'data.write', reason: 'columns', ...(index === undefined ? {} : { index }) } });
     }
     const before = await this.current(db, key);
-    if (!before || !(await deleteRow(db, this.d, this.table, key))) throw rowNotFound(index);
+    if (!before) throw rowNotFound(index);
+    await this.beforeHook('delete', {}, before);
+    if (!(await deleteRow(db, this.d, this.table, key))) throw rowNotFound(index);
     return {
       result: { op: 'delete', recordId: recordIdOf(this.table, before)!, row: null },
       step: { op: 'delete', table: this.table.ref, before, after: null, columns: [] },

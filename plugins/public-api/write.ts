@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../kernel/errors.js';
-import { insertRow, parseRecordId, primaryKeyColumns, recordIdOf, toWireRow, type AnyDb, type RowDialect } from '../../kernel/rows/index.js';
+import { insertRow, parseRecordId, primaryKeyColumns, recordIdOf, toWireRow, type AnyDb, type PortableValue, type RowDialect } from '../../kernel/rows/index.js';
+import type { RowWriteOp } from '../../kernel/rows/write-hooks.js';
 import { onSource, openEndpoint, type Opened } from './access.js';
 import { confirmBooking } from './booking/confirm-row.js';
 import { bookingTarget, ensureRoom, lateGuard, slotLockKey, windowGuard } from './booking/guards.js';
@@ -118,30 +119,60 @@ async function runUpdate(trx: AnyDb, d: RowDialect, opened: Opened, plan: Update
   return row;
 }
 
-export async function createRecord(api: PublicApi, req: FastifyRequest, ref: string, input: Record<string, unknown>): Promise<{ row: Record<string, unknown>; id: string | null }> {
+/**
+ * An add-on's beforeWrite on the endpoint's table, if any (DESIGN D25). It sees the caller's
+ * values before the endpoint's rules, and what it answers goes through them (writable columns,
+ * defaults, filters) like the caller's own values. `previous` is the row as read before the write.
+ */
+async function beforeHook(api: PublicApi, opened: Opened, op: RowWriteOp, values: Record<string, unknown>, key: PortableValue[] | null): Promise<Record<string, unknown>> {
+  const hooks = api.kernel.rowWrites;
+  const connectionId = opened.endpoint.connectionId;
+  if (!hooks.active(connectionId, opened.table.name)) return values;
+  let previous: Record<string, unknown> | null = null;
+  if (key) {
+    previous = await onSource(api, opened, async (db, d) => {
+      const raw = await readInScope(db, d, opened.table, key, opened.scope.filters, opened.table.columns);
+      if (!raw) missing(opened);
+      return toWireRow(d, opened.table.columns, raw);
+    });
+  }
+  return hooks.before({ connectionId, table: opened.table.name, op, values, previous });
+}
+
+function afterHook(api: PublicApi, opened: Opened, op: RowWriteOp, row: Record<string, unknown>): void {
+  const hooks = api.kernel.rowWrites;
+  if (hooks.active(opened.endpoint.connectionId, opened.table.name)) hooks.after({ connectionId: opened.endpoint.connectionId, table: opened.table.name, op, row });
+}
+
+export async function createRecord(api: PublicApi, req: FastifyRequest, ref: string, given: Record<string, unknown>): Promise<{ row: Record<string, unknown>; id: string | null }> {
   const opened = await openEndpoint(api, req, ref, 'POST', 'write');
+  const input = await beforeHook(api, opened, 'insert', given, null);
   const row = await onSource(api, opened, async (db, d) => {
     const plan = planInsert(opened, d, input, api.now());
     return locked(db, d, opened, plan.booking ? [slotLockKey(opened.endpoint, plan.booking.slot)] : [], (trx) => runInsert(trx, d, opened, plan));
   });
   confirmBooking(api, req, opened, row);
+  afterHook(api, opened, 'insert', row);
   return { row: pick(row, opened.readable), id: recordIdOf(opened.table, row) };
 }
 
-export async function updateRecord(api: PublicApi, req: FastifyRequest, ref: string, id: string, input: Record<string, unknown>, put: boolean): Promise<Record<string, unknown>> {
+export async function updateRecord(api: PublicApi, req: FastifyRequest, ref: string, id: string, given: Record<string, unknown>, put: boolean): Promise<Record<string, unknown>> {
   const opened = await openEndpoint(api, req, ref, put ? 'PUT' : 'PATCH', 'write');
+  const input = await beforeHook(api, opened, 'update', given, keyOf(opened, id));
   const plan = planUpdate(opened, keyOf(opened, id), input, put);
   const row = await onSource(api, opened, async (db, d) => {
     const lock = await rebookLock(db, d, opened, plan);
     return locked(db, d, opened, lock ? [lock.lockKey] : [], (trx) => runUpdate(trx, d, opened, plan, api.now(), lock?.currentAt ?? null));
   });
+  afterHook(api, opened, 'update', row);
   return pick(row, opened.readable);
 }
 
 export async function deleteRecord(api: PublicApi, req: FastifyRequest, ref: string, id: string): Promise<void> {
   const opened = await openEndpoint(api, req, ref, 'DELETE', 'write');
   const key = keyOf(opened, id);
-  await onSource(api, opened, (db, d) =>
+  await beforeHook(api, opened, 'delete', {}, key);
+  const removed = await onSource(api, opened, (db, d) =>
     locked(db, d, opened, [], async (trx) => {
       const columns = opened.table.columns;
       const raw = await readInScope(trx, d, opened.table, key, opened.scope.filters, columns, true);
@@ -150,8 +181,10 @@ export async function deleteRecord(api: PublicApi, req: FastifyRequest, ref: str
       windowGuard(opened, old, api.now());
       lateGuard(opened, old, api.now());
       if (!(await deleteInScope(trx, d, opened.table, key, opened.scope.filters))) missing(opened);
+      return old;
     }),
   );
+  afterHook(api, opened, 'delete', removed);
 }
 
 /** A batch's refusal names the row it is about. */
@@ -168,7 +201,8 @@ async function planBatch(api: PublicApi, db: AnyDb, d: RowDialect, opened: Opene
   for (const [i, item] of rows.entries()) {
     try {
       if (item === null || typeof item !== 'object' || Array.isArray(item)) throw writeRefused(null, 'type');
-      const { key, rest } = splitBatchRow(opened, item as Record<string, unknown>);
+      const { key, rest: given } = splitBatchRow(opened, item as Record<string, unknown>);
+      const rest = await beforeHook(api, opened, key ? 'update' : 'insert', given, key);
       if (!key) {
         const plan = planInsert(opened, d, rest, now);
         if (plan.booking) lockKeys.push(slotLockKey(opened.endpoint, plan.booking.slot));
@@ -212,6 +246,9 @@ export async function batchRecords(api: PublicApi, req: FastifyRequest, ref: str
       return created;
     });
   });
-  for (const row of inserted) confirmBooking(api, req, opened, row);
+  for (const row of inserted) {
+    confirmBooking(api, req, opened, row);
+    afterHook(api, opened, 'insert', row);
+  }
   return rows.length;
 }
