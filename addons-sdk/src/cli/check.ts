@@ -119,10 +119,12 @@ export async function checkAddon(dir: string): Promise<CheckedAddon> {
   let server: string | null = null;
   let entry: string | null = null;
   for (const candidate of SERVER_ENTRIES) {
-    if ((await kind(join(dir, candidate))) === 'file') {
+    const k = await kind(join(dir, candidate));
+    if (k === 'file') {
       entry = candidate;
       break;
     }
+    if (k) problems.push({ file: candidate, message: 'is not a regular file' });
   }
   if (entry) {
     try {
