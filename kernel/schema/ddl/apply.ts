@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js';
 import { ddlDialect } from './dialects/index.js';
 import './errors.js';
 import { primaryKeyName } from './names.js';
+import { dialectRefusals } from './plan.js';
 import type { AppliedStep, ApplyOptions, ApplyResult, DdlDialect, DdlDialectName, DdlPlan, ServerInfo, TablePlan, UndoStep } from './types.js';
 
 interface Step {
@@ -109,11 +110,7 @@ function refuseUnlessApplicable(plan: DdlPlan, dialect: DdlDialect, options: App
   const reasons = [...plan.refusals];
   for (const c of plan.conflicts) reasons.push(`Table ${c.table} already exists and is not this add-on's.`);
   if (plan.destructive && !options.allowDestructive) reasons.push('The plan drops or retypes existing data; allowDestructive was not given.');
-  if (dialect.retype === null) {
-    for (const t of plan.tables) {
-      for (const c of t.columns) if (c.action === 'retype') reasons.push(`Column ${t.name}.${c.name}: ${dialect.name} cannot change a column's type in place.`);
-    }
-  }
+  for (const r of dialectRefusals(plan, dialect.name)) if (!reasons.includes(r)) reasons.push(r);
   if (reasons.length > 0) throw new AppError('DDL_REFUSED', { params: { reasons } });
 }
 
@@ -136,6 +133,11 @@ function buildSteps(plan: DdlPlan, dialect: DdlDialect, server: ServerInfo): Ste
         if (c.action === 'add' && c.declaration) additive.push(addColumn(t.name, c.declaration, dialect, server));
         if (c.action === 'retype' && c.declaration) destructive.push(retypeColumn(t.name, c.declaration, dialect, server));
         if (c.action === 'drop') destructive.push(dropColumn(t.name, c.name));
+      }
+    }
+    if (t.action === 'alter') {
+      for (const i of t.indexes) {
+        if (i.action === 'drop') destructive.unshift({ info: { kind: 'dropIndex', table: t.name, index: i.name }, run: (db) => dialect.dropIndex(db, t.name, i.name), undo: null });
       }
     }
     if (t.action === 'create' || t.action === 'alter') {

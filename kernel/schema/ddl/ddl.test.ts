@@ -161,6 +161,41 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
     expect((await table('my_addon__notes')).columns.map((c) => c.name)).toEqual(['id', 'title']);
   });
 
+  test('dropping an indexed column drops its indexes first', async () => {
+    const v1 = declare({ ...NOTES_V1, columns: [...NOTES_V1.columns, { name: 'slug', type: 'string', maxLength: 100, unique: true }], indexes: [{ columns: ['title', 'slug'] }] });
+    await install([v1]);
+    const v2 = declare({ ...NOTES_V1, indexes: [] });
+    const plan = planTables(declared(KEY, [v2]), await tables(), [v1], { dialect });
+    expect(plan.refusals).toEqual([]);
+    expect(plan.tables[0]?.indexes.map((i) => [i.columns, i.action])).toEqual([
+      [['slug'], 'drop'],
+      [['title', 'slug'], 'drop'],
+    ]);
+    const result = await applyTables(db, dialect, plan, { allowDestructive: true });
+    expect(result.steps.map((s) => s.kind)).toEqual(['dropIndex', 'dropIndex', 'dropColumn']);
+    expect(result.undo).toEqual([]);
+    const t = await table('my_addon__notes');
+    expect(t.columns.map((c) => c.name)).toEqual(['id', 'title', 'body']);
+    expect(t.indexes).toEqual([]);
+  });
+
+  test('a column defaulting to now() is added to an existing table, except on SQLite', async () => {
+    await install([NOTES_V1]);
+    await db.insertInto('my_addon__notes').values({ title: 'old' }).execute();
+    const v2 = declare({ ...NOTES_V1, columns: [...NOTES_V1.columns, { name: 'seen_at', type: 'datetime', nullable: false, default: 'now()' }] });
+    const plan = planTables(declared(KEY, [v2]), await tables(), [NOTES_V1], { dialect });
+    if (dialect === 'sqlite') {
+      expect(plan.refusals).toEqual([expect.stringContaining('my_addon__notes.seen_at')]);
+      // applyTables checks it again, whoever planned.
+      await refusal(applyTables(db, dialect, planTables(declared(KEY, [v2]), await tables(), [NOTES_V1])), 'DDL_REFUSED');
+      return;
+    }
+    expect(plan.refusals).toEqual([]);
+    await applyTables(db, dialect, plan);
+    const row = await db.selectFrom('my_addon__notes').select('seen_at').executeTakeFirstOrThrow();
+    expect(row.seen_at).not.toBeNull();
+  });
+
   test('retyping a column is destructive', async () => {
     await install([NOTES_V1]);
     const v2 = declare({ ...NOTES_V1, columns: NOTES_V1.columns.map((c) => (c.name === 'title' ? { ...c, maxLength: 500 } : c)) });

@@ -1,7 +1,7 @@
 import type { TableColumnDeclaration, TableDeclaration } from '../../../addons-sdk/src/manifest/declarations.js';
 import type { Table } from '../model.js';
 import { indexName, MAX_IDENTIFIER } from './names.js';
-import type { ColumnPlan, DdlPlan, DeclaredTable, IndexPlan, TablePlan } from './types.js';
+import type { ColumnPlan, DdlDialectName, DdlPlan, DeclaredTable, IndexPlan, TablePlan } from './types.js';
 
 /**
  * What creating (or upgrading to) `declared` on a connection that holds `existing` takes.
@@ -39,6 +39,7 @@ export function planTables(declared: DeclaredTable[], existing: Table[], previou
       plan.tables.push(alterPlan(plan, physicalName, table, was, found));
     }
   }
+  if (options.dialect) plan.refusals.push(...dialectRefusals(plan, options.dialect));
 
   const now = new Set(declared.map((d) => d.table.name));
   for (const was of previous ?? []) {
@@ -67,6 +68,11 @@ export interface PlanOptions {
    * version that declares no tables at all cannot drop its previous ones.
    */
   physicalName?: (declaredName: string) => string;
+  /**
+   * The connection's dialect: adds what only it cannot do to `refusals` (SQLite: a retype, a
+   * `now()` default on an added column). applyTables checks the same again.
+   */
+  dialect?: DdlDialectName;
 }
 
 function physicalNameOf(name: string, declared: DeclaredTable[], options: PlanOptions): string | null {
@@ -117,21 +123,44 @@ function alterPlan(plan: DdlPlan, name: string, table: TableDeclaration, was: Ta
     plan.warnings.push(`Column ${name}.${p.name} is no longer declared: it is dropped with its values.`);
     columns.push({ name: p.name, type: p.type, action: 'drop' });
   }
-  if (!sameList(was.primaryKey, table.primaryKey)) {
-    plan.refusals.push(`Table ${name}: the primary key changes (${was.primaryKey.join(', ')} → ${table.primaryKey.join(', ')}); an upgrade cannot change a primary key.`);
-  }
-
   const indexes: IndexPlan[] = wantedIndexes(name, table).map((i) => ({
     ...i,
     action: found.indexes.some((x) => x.unique === i.unique && sameList(x.columns, i.columns)) ? 'keep' : 'add',
   }));
+  // An index on a dropped column goes first (SQLite refuses to drop an indexed column).
+  const dropped = new Set(columns.filter((c) => c.action === 'drop').map((c) => c.name));
+  for (const x of found.indexes) {
+    if (x.name === null || !x.columns.some((c) => dropped.has(c))) continue;
+    indexes.push({ name: x.name, columns: [...x.columns], unique: x.unique, action: 'drop' });
+  }
+  if (!sameList(was.primaryKey, table.primaryKey)) {
+    plan.refusals.push(`Table ${name}: the primary key changes (${was.primaryKey.join(', ')} → ${table.primaryKey.join(', ')}); an upgrade cannot change a primary key.`);
+  }
+
   for (const w of wantedIndexes(name, was)) {
     if (!indexes.some((i) => i.unique === w.unique && sameList(i.columns, w.columns))) {
       plan.warnings.push(`Index on ${name} (${w.columns.join(', ')}) is no longer declared; it is kept.`);
     }
   }
-  const changes = columns.some((c) => c.action !== 'keep') || indexes.some((i) => i.action === 'add');
+  const changes = columns.some((c) => c.action !== 'keep') || indexes.some((i) => i.action !== 'keep');
   return { name, declaredName: table.name, action: changes ? 'alter' : 'keep', columns, indexes, primaryKey: [] };
+}
+
+/** What the plan asks of a dialect that cannot do it; shared with applyTables. */
+export function dialectRefusals(plan: DdlPlan, dialect: DdlDialectName): string[] {
+  if (dialect !== 'sqlite') return [];
+  const out: string[] = [];
+  for (const t of plan.tables) {
+    if (t.action !== 'alter') continue;
+    for (const c of t.columns) {
+      if (c.action === 'retype') out.push(`Column ${t.name}.${c.name}: SQLite cannot change a column's type in place.`);
+      // SQLite refuses a non-constant default in ADD COLUMN once the table has rows; refused always, as the plan must not depend on row counts.
+      if (c.action === 'add' && c.declaration?.default === 'now()') {
+        out.push(`Column ${t.name}.${c.name}: SQLite cannot add a column defaulting to now() to an existing table; give it no default or a literal one.`);
+      }
+    }
+  }
+  return out;
 }
 
 /** Declared indexes plus one unique index per `unique: true` column, without duplicates. */

@@ -26,7 +26,8 @@ export interface IndexPlan {
   name: string;
   columns: string[];
   unique: boolean;
-  action: 'add' | 'keep';
+  /** `drop`: an existing index on a column being dropped (destructive plans only; SQLite cannot drop an indexed column). */
+  action: 'add' | 'keep' | 'drop';
 }
 
 export interface TablePlan {
@@ -94,7 +95,7 @@ export type UndoStep =
 
 /** What applyTables ran, for the add-ons plugin to show or log. */
 export interface AppliedStep {
-  kind: 'createTable' | 'addColumn' | 'addIndex' | 'dropColumn' | 'retypeColumn' | 'dropTable';
+  kind: 'createTable' | 'addColumn' | 'addIndex' | 'dropIndex' | 'dropColumn' | 'retypeColumn' | 'dropTable';
   table: string;
   column?: string;
   index?: string;
