@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Column, SchemaModel, Table } from '../model.js';
 import { groupBy, newColumn, newTable, QueryRunner, referentialAction, stripOuterParens } from './build.js';
+import { postgresEnumCheck } from './postgres-enum.js';
 import { postgresType } from './types.js';
 
 /**
@@ -160,6 +161,7 @@ export async function introspectPostgres(db: Kysely<any>, schemas: string[] | un
       columns: (columnsOf.get(r.oid) ?? []).map((c) => toColumn(c, enumValues)),
     });
     addConstraints(table, constraintsOf.get(r.oid) ?? [], indexesOf.get(r.oid) ?? []);
+    checkEnums(table, columnsOf.get(r.oid) ?? []);
     return table;
   });
 
@@ -190,6 +192,21 @@ function toColumn(c: ColumnRow, enumValues: Map<number, string[]>): Column {
     enumValues: type === 'enum' ? (enumValues.get(c.type_oid) ?? []) : null,
     comment: c.comment,
   });
+}
+
+/**
+ * A `text` column whose CHECK only lists allowed values reads as an enum (postgres-enum.ts), as
+ * on SQLite: it is how declared tables (kernel/schema/ddl) spell an enum without an enum type.
+ */
+function checkEnums(table: Table, rows: ColumnRow[]): void {
+  for (const check of table.checks) {
+    const e = postgresEnumCheck(check.expression);
+    if (!e) continue;
+    const i = table.columns.findIndex((c) => c.name === e.column);
+    const column = table.columns[i];
+    if (!column || rows[i]?.typname !== 'text') continue;
+    table.columns[i] = { ...column, type: 'enum', enumValues: e.values };
+  }
 }
 
 function addConstraints(table: Table, constraints: ConstraintRow[], indexes: IndexRow[]): void {

@@ -1,0 +1,114 @@
+import { builtinModules } from 'node:module';
+import { join } from 'node:path';
+import { createContext, runInContext } from 'node:vm';
+import * as esbuild from 'esbuild';
+
+/** The names server code may not import: the sandbox has no Node API (D25). */
+const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const BUILTIN_FILTER = new RegExp(`^(node:.*|${[...builtinModules].map(escape).join('|')})(/.*)?$`);
+
+/**
+ * What `@svc/addons-sdk` is inside the sandbox: `defineAddon` (the identity) and nothing else
+ * at run time; everything else the SDK exports is types or authoring-time code. A virtual
+ * module, so that the bundle does not carry a path of the author's machine.
+ */
+export const SANDBOX_SDK = 'export function defineAddon(definition) { return definition; }\n';
+
+export class BundleError extends Error {
+  override readonly name = 'BundleError';
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+  }
+}
+
+/** The entry file of an add-on's server code in its folder, if any. */
+export const SERVER_ENTRIES = ['server.ts', 'server.mts', 'server.js', 'server.mjs'] as const;
+
+const sandboxPlugin: esbuild.Plugin = {
+  name: 'svc-addon-sandbox',
+  setup(build) {
+    build.onResolve({ filter: /^@svc\/addons-sdk$/ }, () => ({ path: '@svc/addons-sdk', namespace: 'svc-sdk' }));
+    build.onResolve({ filter: /^@svc\/addons-sdk\// }, (args) => ({
+      errors: [{ text: `"${args.path}" is authoring-time code; server code may import only "@svc/addons-sdk" (defineAddon and the types).` }],
+    }));
+    build.onLoad({ filter: /.*/, namespace: 'svc-sdk' }, () => ({ contents: SANDBOX_SDK, loader: 'js' }));
+    build.onResolve({ filter: BUILTIN_FILTER }, (args) => {
+      const name = args.path.replace(/^node:/, '').split('/')[0]!;
+      if (!BUILTINS.has(name) && !args.path.startsWith('node:')) return undefined;
+      return {
+        errors: [{ text: `"${args.path}" is a Node built-in: server code runs in the instance's sandbox, which has no Node API. Use the host API (ctx.db, ctx.kv, ctx.fetch, …) instead.` }],
+      };
+    });
+  },
+};
+
+async function build(entry: string, dir: string, format: 'esm' | 'iife'): Promise<string> {
+  let result: esbuild.BuildResult<{ write: false }>;
+  try {
+    result = await esbuild.build({
+      entryPoints: [join(dir, entry)],
+      absWorkingDir: dir,
+      bundle: true,
+      write: false,
+      format,
+      globalName: format === 'iife' ? '__svcAddon' : undefined,
+      platform: 'neutral',
+      target: 'es2022',
+      mainFields: ['module', 'main'],
+      charset: 'utf8',
+      legalComments: 'eof',
+      logLevel: 'silent',
+      plugins: [sandboxPlugin],
+    });
+  } catch (error) {
+    const failure = error as esbuild.BuildFailure;
+    if (!Array.isArray(failure.errors)) throw error;
+    throw new BundleError(
+      failure.errors.map((m) => (m.location ? `${m.location.file}:${m.location.line}:${m.location.column + 1}: ${m.text}` : m.text)),
+    );
+  }
+  return result.outputFiles[0]!.text;
+}
+
+/** Bundles the add-on's server code into the one ES module a package carries as `server.js`. */
+export function bundleServer(dir: string, entry: string): Promise<string> {
+  return build(entry, dir, 'esm');
+}
+
+export interface ServerExports {
+  hooks: string[];
+  actions: string[];
+}
+
+/**
+ * The names of the hooks and actions the server code's default export defines (functions
+ * only). The module's top level runs, in a bare vm context with a 1 s limit (no Node API, a
+ * silent console); no hook or action is called.
+ */
+export async function readServerExports(dir: string, entry: string): Promise<ServerExports> {
+  let code: string;
+  try {
+    code = await build(entry, dir, 'iife');
+  } catch (error) {
+    if (error instanceof BundleError && error.problems.some((p) => /Top-level await/i.test(p))) return { hooks: [], actions: [] };
+    throw error;
+  }
+  const noop = (): void => undefined;
+  const context = createContext({ console: { log: noop, info: noop, warn: noop, error: noop, debug: noop } });
+  let definition: unknown;
+  try {
+    runInContext(`${code}\n;globalThis.__svcAddonDefault = __svcAddon.default;`, context, { timeout: 1000, filename: entry });
+    definition = (context as { __svcAddonDefault?: unknown }).__svcAddonDefault;
+  } catch (error) {
+    throw new BundleError([`${entry}: loading the module failed: ${(error as Error).message ?? String(error)}`]);
+  }
+  if (!definition || typeof definition !== 'object')
+    throw new BundleError([`${entry}: the module's default export is not an add-on definition; end it with \`export default defineAddon({ hooks, actions })\`.`]);
+  const names = (key: 'hooks' | 'actions'): string[] => {
+    const record = (definition as Record<string, unknown>)[key];
+    if (!record || typeof record !== 'object') return [];
+    return Object.keys(record).filter((k) => typeof (record as Record<string, unknown>)[k] === 'function');
+  };
+  return { hooks: names('hooks'), actions: names('actions') };
+}

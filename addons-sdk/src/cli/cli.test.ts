@@ -1,0 +1,151 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inspectPackage } from '../package/index.js';
+import { defineAddon } from '../define.js';
+import { SANDBOX_SDK } from './bundle.js';
+import { main, packAddon, type CliIo } from './index.js';
+
+const BIN = fileURLToPath(new URL('../../bin/svc-addon.mjs', import.meta.url));
+const run = promisify(execFile);
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'svc-addon-cli-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+/** Runs main in this process, capturing what it prints. */
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { out: (l) => out.push(l), err: (l) => err.push(l), cwd: root };
+  const code = await main(argv, io);
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+async function fresh(name: string): Promise<string> {
+  const { code, err } = await cli(['init', name]);
+  expect(err).toBe('');
+  expect(code).toBe(0);
+  return join(root, name);
+}
+
+describe('svc-addon', () => {
+  it('init, check and pack as a child process give a package the server takes', async () => {
+    const opts = { cwd: root, env: { ...process.env, NO_COLOR: '1' } };
+    const init = await run(process.execPath, [BIN, 'init', 'shop', '--key', 'tiny-shop'], opts);
+    expect(init.stdout).toMatch(/Wrote add-on tiny-shop/);
+    const dir = join(root, 'shop');
+    expect((await readdir(dir)).sort()).toEqual(['.gitignore', 'README.md', 'addon.json', 'package.json', 'server.ts', 'surfaces', 'tsconfig.json']);
+    expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).devDependencies).toHaveProperty('@svc/addons-sdk');
+
+    const check = await run(process.execPath, [BIN, 'check', 'shop'], opts);
+    expect(check.stdout.trim()).toBe('tiny-shop 0.1.0: ok');
+
+    const pack = await run(process.execPath, [BIN, 'pack', 'shop', '--out', 'out/shop.tgz'], opts);
+    const line = /^out\/shop\.tgz {2}sha256 ([0-9a-f]{64}) {2}(\d+) bytes$/.exec(pack.stdout.trim());
+    expect(line, pack.stdout).not.toBeNull();
+    const info = await inspectPackage(join(root, 'out/shop.tgz'));
+    expect(info.sha256).toBe(line![1]);
+    expect(info.packedBytes).toBe(Number(line![2]));
+    expect(info.manifest).toMatchObject({ key: 'tiny-shop', version: '0.1.0', capabilities: ['db'], hooks: ['notes.beforeWrite'], actions: ['count'] });
+    expect(info.files.map((f) => f.path)).toEqual(['README.md', 'addon.json', 'server.js', 'surfaces/page/index.html']);
+  });
+
+  it('pack writes the same bytes twice, and a server.js without imports', async () => {
+    const dir = await fresh('twice');
+    const a = await packAddon(dir, join(root, 'twice-a.tgz'));
+    const b = await packAddon(dir, join(root, 'twice-b.tgz'));
+    expect(a.sha256).toBe(b.sha256);
+    expect((await readFile(a.file)).equals(await readFile(b.file))).toBe(true);
+    expect(a.file).toBe(join(root, 'twice-a.tgz'));
+    expect((await packAddon(dir)).file).toBe(join(dir, 'twice-0.1.0.tgz'));
+    const extracted = join(root, 'twice-x');
+    await (await import('../package/index.js')).extractPackage(a.file, extracted);
+    const server = await readFile(join(extracted, 'server.js'), 'utf8');
+    expect(server).not.toMatch(/^\s*import\s/m);
+    expect(server).toMatch(/export\s*\{\s*server_default as default\s*\}/);
+  });
+
+  it('check reports the path of a broken manifest', async () => {
+    const dir = await fresh('broken');
+    const manifest = JSON.parse(await readFile(join(dir, 'addon.json'), 'utf8'));
+    manifest.endpoints[0].writable = ['title', 'nope'];
+    await writeFile(join(dir, 'addon.json'), JSON.stringify(manifest));
+    const result = await cli(['check', 'broken']);
+    expect(result.code).toBe(1);
+    expect(result.err).toBe('addon.json: endpoints.0.writable.1: nope is not a column of notes.');
+    await writeFile(join(dir, 'addon.json'), '{');
+    expect((await cli(['check', 'broken'])).err).toMatch(/^addon\.json: is not JSON/);
+  });
+
+  it('check wants every declared hook and action in server.ts, and surface entries on disk', async () => {
+    const dir = await fresh('exports');
+    const manifest = JSON.parse(await readFile(join(dir, 'addon.json'), 'utf8'));
+    manifest.actions.push('export');
+    manifest.hooks.push('schedule:0 6 * * *');
+    await writeFile(join(dir, 'addon.json'), JSON.stringify(manifest));
+    await rm(join(dir, 'surfaces/page/index.html'));
+    const result = await cli(['check', 'exports']);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('addon.json: hooks.1: server.ts does not define hook "schedule:0 6 * * *"');
+    expect(result.err).toContain('addon.json: actions.1: server.ts does not define action "export"');
+    expect(result.err).toContain('addon.json: surfaces.0.entry: surfaces/page/index.html does not exist');
+  });
+
+  it('check refuses symbolic links and a bad cron; hooks are never run', async () => {
+    const dir = await fresh('links');
+    await symlink('/etc/passwd', join(dir, 'surfaces/page/passwd'));
+    const manifest = JSON.parse(await readFile(join(dir, 'addon.json'), 'utf8'));
+    manifest.hooks.push('schedule:99 * * * *');
+    await writeFile(join(dir, 'addon.json'), JSON.stringify(manifest));
+    await writeFile(
+      join(dir, 'server.ts'),
+      `import { defineAddon } from '@svc/addons-sdk';
+       const boom = () => { throw new Error('a hook ran'); };
+       export default defineAddon({ hooks: { 'notes.beforeWrite': boom, 'schedule:99 * * * *': boom }, actions: { count: boom } });`,
+    );
+    const result = await cli(['check', 'links']);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('surfaces/page/passwd: is not a regular file or directory');
+    expect(result.err).toMatch(/addon\.json: hooks\.1: not a valid cron expression/);
+    expect(result.err).not.toMatch(/a hook ran/);
+  });
+
+  it('pack refuses server code that imports Node built-ins', async () => {
+    const dir = await fresh('nodey');
+    const source = await readFile(join(dir, 'server.ts'), 'utf8');
+    await writeFile(join(dir, 'server.ts'), `import fs from 'node:fs';\nimport { join } from 'path';\nexport const n = fs.readFileSync(join('/etc', 'passwd'));\n${source}`);
+    const result = await cli(['pack', 'nodey']);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/server\.ts:1:\d+: "node:fs" is a Node built-in: server code runs in the instance's sandbox/);
+    expect(result.err).toMatch(/server\.ts:2:\d+: "path" is a Node built-in/);
+    expect(await readdir(dir)).not.toContain('nodey-0.1.0.tgz');
+  });
+
+  it('init refuses a non-empty folder and a bad key; usage errors exit 2; dev is a stub', async () => {
+    await mkdir(join(root, 'full'));
+    await writeFile(join(root, 'full', 'x'), '');
+    expect(await cli(['init', 'full'])).toMatchObject({ code: 1, err: expect.stringMatching(/is not empty/) });
+    expect(await cli(['init', 'k', '--key', 'Bad_Key'])).toMatchObject({ code: 1, err: expect.stringMatching(/not an add-on key/) });
+    expect(await readdir(root)).not.toContain('k');
+    expect((await cli(['frobnicate'])).code).toBe(2);
+    expect((await cli(['check', '--nope'])).code).toBe(2);
+    expect(await cli(['dev'])).toEqual({ code: 2, out: '', err: 'svc-addon dev: coming with the add-ons plugin' });
+    expect(await cli(['--help'])).toMatchObject({ code: 0, out: expect.stringContaining('svc-addon pack [dir] [--out <file>]') });
+  });
+
+  it('the sandbox SDK is the same defineAddon', () => {
+    const fn = new Function(`${SANDBOX_SDK.replace('export ', '')}; return defineAddon;`)() as typeof defineAddon;
+    const definition = { actions: {} };
+    expect(fn(definition)).toBe(definition);
+    expect(defineAddon(definition)).toBe(definition);
+  });
+});

@@ -1,0 +1,116 @@
+import { relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { PackageError } from '../package/errors.js';
+import { checkAddon, CheckFailed, formatProblem } from './check.js';
+import { initAddon, InitRefused } from './init.js';
+import { packAddon } from './pack.js';
+
+export interface CliIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  cwd: string;
+}
+
+const defaultIo = (): CliIo => ({
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+  cwd: process.cwd(),
+});
+
+export const HELP = `svc-addon: build, check and pack add-ons for svc-admin
+
+Usage:
+  svc-addon init [dir] [--key <key>]   write a working add-on into a new or empty folder
+  svc-addon check [dir]                check the manifest, the package rules, hooks, actions and surfaces
+  svc-addon pack [dir] [--out <file>]  check, bundle server.ts and write <key>-<version>.tgz
+  svc-addon dev                        (not yet) run the add-on against a local instance
+  svc-addon --help
+
+dir defaults to the current folder. Exit codes: 0 done, 1 the add-on has problems, 2 usage.`;
+
+/** The svc-addon command line. Returns the exit code; never calls process.exit. */
+export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    io.err(`svc-addon: ${(error as Error).message}`);
+    io.err('Run svc-addon --help for usage.');
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, dirArg, ...rest] = positionals;
+  if (values.help || command === 'help') {
+    io.out(HELP);
+    return 0;
+  }
+  if (!command) {
+    io.err(HELP);
+    return 2;
+  }
+  if (rest.length) {
+    io.err(`svc-addon ${command}: unexpected argument ${rest[0]}`);
+    return 2;
+  }
+  const dir = resolve(io.cwd, dirArg ?? '.');
+  const shown = (path: string): string => relative(io.cwd, path) || '.';
+  try {
+    switch (command) {
+      case 'init': {
+        if (values.out !== undefined) return usage(io, '--out is for pack');
+        const made = await initAddon(dir, values.key);
+        io.out(`Wrote add-on ${made.key} in ${shown(made.dir)}: ${made.files.join(', ')}`);
+        io.out(`Next: cd ${shown(made.dir)} && npm install && npx svc-addon check`);
+        return 0;
+      }
+      case 'check': {
+        if (values.key !== undefined || values.out !== undefined) return usage(io, 'check takes only a folder');
+        const checked = await checkAddon(dir);
+        for (const w of checked.warnings) io.err(`warning: ${w}`);
+        io.out(`${checked.manifest.key} ${checked.manifest.version}: ok`);
+        return 0;
+      }
+      case 'pack': {
+        if (values.key !== undefined) return usage(io, '--key is for init');
+        const packed = await packAddon(dir, values.out === undefined ? undefined : resolve(io.cwd, values.out));
+        for (const w of packed.warnings) io.err(`warning: ${w}`);
+        io.out(`${shown(packed.file)}  sha256 ${packed.sha256}  ${packed.bytes} bytes`);
+        return 0;
+      }
+      case 'dev':
+        io.err('svc-addon dev: coming with the add-ons plugin');
+        return 2;
+      default:
+        return usage(io, `unknown command ${command}`);
+    }
+  } catch (error) {
+    if (error instanceof CheckFailed) {
+      for (const p of error.problems) io.err(formatProblem(p));
+      return 1;
+    }
+    if (error instanceof PackageError) {
+      io.err(`package: ${error.reason}${error.path ? ` (${error.path})` : ''}: ${error.message}`);
+      return 1;
+    }
+    if (error instanceof InitRefused) {
+      io.err(`svc-addon init: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: { key: { type: 'string' }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+  });
+}
+
+function usage(io: CliIo, message: string): number {
+  io.err(`svc-addon: ${message}`);
+  io.err('Run svc-addon --help for usage.');
+  return 2;
+}
