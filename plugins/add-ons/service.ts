@@ -43,6 +43,11 @@ export interface AddonView {
 }
 
 /** Listeners told when an add-on was installed, changed or removed (the runtime reloads it). */
+interface PreparedApp {
+  /** null: the app has no endpoints and no key to update. */
+  endpoints: import('../public-admin/apps.js').PreparedAppEndpoint[] | null;
+}
+
 type ChangeListener = (key: string) => void | Promise<void>;
 
 /** The add-on lifecycle (D24): staged → installed (enabled ⇄ disabled) → removed. */
@@ -135,7 +140,7 @@ export class AddonService {
    * When anything fails, the DDL is undone (compensation on MySQL, which commits DDL at once),
    * so the instance is as it was: the previous version keeps working, nothing is half-made.
    */
-  private async carryOut(outcome: PlanOutcome, allowDestructive: boolean, metaWrites: (trx: MetaDb) => Promise<string[]>): Promise<void> {
+  private async carryOut<P>(outcome: PlanOutcome, allowDestructive: boolean, prepare: () => Promise<P>, metaWrites: (trx: MetaDb, prepared: P) => Promise<string[]>): Promise<void> {
     const { ddl, plan } = outcome;
     let undo: UndoStep[] = [];
     const connectionId = plan.connectionId;
@@ -150,8 +155,11 @@ export class AddonService {
     const keyIds: string[] = [];
     try {
       if (ddl && connectionId) await this.schema.introspect(connectionId);
+      // Everything read is read before the transaction: an embedded SQLite meta store has one
+      // connection, which the transaction holds.
+      const prepared = await prepare();
       await this.kernel.db.transaction().execute(async (trx) => {
-        keyIds.push(...(await metaWrites(trx)));
+        keyIds.push(...(await metaWrites(trx, prepared)));
         if (installFaults.inMetaTransaction) throw new Error('injected failure in the meta transaction');
       });
     } catch (err) {
@@ -165,17 +173,24 @@ export class AddonService {
     }
   }
 
-  private async appEndpoints(trx: MetaDb, m: AddonManifest, connectionId: string | null, by: string | null): Promise<string[]> {
-    if (!m.endpoints.length && !(await this.publicAdminKeyId(m.key))) return [];
+  /** The app's endpoints as they will be written, checked against the connection's schema (read before the transaction). */
+  private async prepareEndpoints(m: AddonManifest, connectionId: string | null): Promise<PreparedApp> {
+    const existingKey = await this.publicAdminKeyId(m.key);
+    if (!m.endpoints.length && !existingKey) return { endpoints: null };
     if (m.endpoints.length && !connectionId) throw new AppError('ADDON_CONNECTION_REQUIRED');
-    const prepared = connectionId
+    const endpoints = connectionId
       ? await this.publicAdmin.apps.prepare(
           m.key,
           connectionId,
           m.endpoints.map(({ ref, table, ...definition }) => ({ ref: publicRef(m.key, ref), table: physicalTableName(m.key, table), definition })),
         )
       : [];
-    const written = await this.publicAdmin.apps.write(trx, { addonKey: m.key, name: `${m.name} (app)`, connectionId: connectionId ?? '', peak: m.peak, endpoints: prepared, createdBy: by });
+    return { endpoints };
+  }
+
+  private async writeEndpoints(trx: MetaDb, m: AddonManifest, connectionId: string | null, prepared: PreparedApp, by: string | null): Promise<string[]> {
+    if (prepared.endpoints === null) return [];
+    const written = await this.publicAdmin.apps.write(trx, { addonKey: m.key, name: `${m.name} (app)`, connectionId: connectionId ?? '', peak: m.peak, endpoints: prepared.endpoints, createdBy: by });
     return written.keyId ? [written.keyId] : [];
   }
 
@@ -187,10 +202,15 @@ export class AddonService {
     const m = staged.manifest;
     const settings = settingsToStore(m.settings, body.settings ?? {}, {}, this.box);
     const connectionId = outcome.plan.connectionId;
-    await this.carryOut(outcome, false, async (trx) => {
-      await this.installed.insert(addonsDb(trx), { key: m.key, version: m.version, enabled: true, connectionId, manifest: m, settings, by, now: this.kernel.now() });
-      return this.appEndpoints(trx, m, connectionId, by);
-    });
+    await this.carryOut(
+      outcome,
+      false,
+      () => this.prepareEndpoints(m, connectionId),
+      async (trx, prepared) => {
+        await this.installed.insert(addonsDb(trx), { key: m.key, version: m.version, enabled: true, connectionId, manifest: m, settings, by, now: this.kernel.now() });
+        return this.writeEndpoints(trx, m, connectionId, prepared, by);
+      },
+    );
     await this.changed(m.key);
     return this.require(m.key);
   }
@@ -202,10 +222,15 @@ export class AddonService {
     this.checkHash(outcome, body.planHash);
     const m = staged.manifest;
     const settings = settingsToStore(m.settings, body.settings ?? {}, installed.settings, this.box);
-    await this.carryOut(outcome, body.allowDestructive === true, async (trx) => {
-      await this.installed.update(addonsDb(trx), key, { version: m.version, manifest: m, settings }, this.kernel.now());
-      return this.appEndpoints(trx, m, installed.connectionId, by);
-    });
+    await this.carryOut(
+      outcome,
+      body.allowDestructive === true,
+      () => this.prepareEndpoints(m, installed.connectionId),
+      async (trx, prepared) => {
+        await this.installed.update(addonsDb(trx), key, { version: m.version, manifest: m, settings }, this.kernel.now());
+        return this.writeEndpoints(trx, m, installed.connectionId, prepared, by);
+      },
+    );
     await this.changed(key);
     return this.require(key);
   }
@@ -222,12 +247,11 @@ export class AddonService {
   /** DELETE: the add-on, its endpoints and app key go; its tables stay unless `dropData`. */
   async remove(key: string, dropData: boolean): Promise<{ removed: InstalledAddon; droppedTables: string[] }> {
     const installed = await this.require(key);
-    const keyIds: string[] = [];
+    const keyId = await this.publicAdminKeyId(key);
+    const keyIds = keyId ? [keyId] : [];
     try {
       await this.kernel.db.transaction().execute(async (trx) => {
-        const keyId = await this.publicAdminKeyId(key);
         await this.publicAdmin.apps.remove(trx, key);
-        if (keyId) keyIds.push(keyId);
         await this.installed.remove(addonsDb(trx), key);
       });
     } finally {
