@@ -3,7 +3,7 @@ import { registerErrorCodes } from '../errors.js';
 /** The sandbox's error codes (DESIGN D25) and the outbound fetch's (D25 `fetch`, D26). */
 export const SANDBOX_ERRORS = {
   ADDON_FAILED: { status: 502, message: 'The add-on failed while handling this request.' },
-  ADDON_CRASHED: { status: 502, message: "The add-on sandbox stopped while handling this request; it restarts on the next one." },
+  ADDON_CRASHED: { status: 502, message: 'The add-on sandbox stopped while handling this request; it restarts on the next one.' },
   ADDON_MEMORY_LIMIT: { status: 502, message: 'The add-on used more memory than its limit.' },
   ADDON_TIMEOUT: { status: 504, message: 'The add-on took longer than its time limit.' },
   ADDON_HOST_CALLS: { status: 429, message: 'The add-on made more host calls than one request allows.' },

@@ -141,7 +141,13 @@ export class SandboxHost {
     const msg: CallMessage = {
       t: 'call',
       id,
-      addon: { key: c.addon.key, version: c.addon.version, hash, limits: { memoryMb: c.addon.limits.memoryMb, cpuMs: c.addon.limits.cpuMs }, capabilities: [...c.addon.capabilities] },
+      addon: {
+        key: c.addon.key,
+        version: c.addon.version,
+        hash,
+        limits: { memoryMb: c.addon.limits.memoryMb, cpuMs: c.addon.limits.cpuMs },
+        capabilities: [...c.addon.capabilities],
+      },
       target: { kind: c.target.kind, name: c.target.name },
       context: JSON.stringify({ instance: c.context.instance, settings: c.context.settings, connection: c.context.connection }),
       input: JSON.stringify(c.input ?? null),
@@ -165,7 +171,13 @@ export class SandboxHost {
 
   stats(): SandboxStats {
     const child = this.child && !this.child.exited ? this.child : null;
-    return { pid: child?.proc.pid ?? null, starts: this.counters.starts, crashes: this.counters.crashes, inFlight: child?.pending.size ?? 0, calls: this.counters.calls };
+    return {
+      pid: child?.proc.pid ?? null,
+      starts: this.counters.starts,
+      crashes: this.counters.crashes,
+      inFlight: child?.pending.size ?? 0,
+      calls: this.counters.calls,
+    };
   }
 
   /** Stops the child (in-flight calls answer ADDON_CRASHED). A closed host refuses new calls. */
@@ -292,7 +304,10 @@ export class SandboxHost {
       if (!this.handler) throw new AppError('INTERNAL', { message: 'The host is not ready for add-on calls.' });
       const value = await this.handler(p.addon, m.capability, m.method, args);
       const json = JSON.stringify(value === undefined ? null : value);
-      envelope = json.length > MAX_HOST_RESULT ? JSON.stringify({ ok: false, code: 'PAYLOAD_TOO_LARGE', message: 'The host call answer is over 8 MiB.' }) : `{"ok":true,"value":${json}}`;
+      envelope =
+        json.length > MAX_HOST_RESULT
+          ? JSON.stringify({ ok: false, code: 'PAYLOAD_TOO_LARGE', message: 'The host call answer is over 8 MiB.' })
+          : `{"ok":true,"value":${json}}`;
     } catch (err) {
       envelope =
         err instanceof AppError

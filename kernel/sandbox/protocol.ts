@@ -40,8 +40,7 @@ export type ToChild = CallMessage | HostResultMessage | { t: 'stop' };
 export type FailureCode = 'ADDON_FAILED' | 'ADDON_MEMORY_LIMIT' | 'ADDON_TIMEOUT' | 'ADDON_HOST_CALLS' | 'ADDON_HANDLER_MISSING';
 
 export type ResultMessage =
-  | { t: 'result'; id: number; ok: true; /** JSON of the value */ value: string }
-  | { t: 'result'; id: number; ok: false; code: FailureCode; message?: string };
+  { t: 'result'; id: number; ok: true; /** JSON of the value */ value: string } | { t: 'result'; id: number; ok: false; code: FailureCode; message?: string };
 
 export type ToParent =
   | { t: 'ready' }

@@ -212,7 +212,12 @@ async function handleCall(msg: CallMessage): Promise<void> {
     const hostRef = new ivm.Reference(hostCallback(r));
     const logRef = new ivm.Reference(logCallback(r));
     refs.push(setup, hostRef, logRef);
-    const meta = JSON.stringify({ ...JSON.parse(msg.context), addon: { key: msg.addon.key, version: msg.addon.version }, capabilities: msg.addon.capabilities, target: msg.target });
+    const meta = JSON.stringify({
+      ...JSON.parse(msg.context),
+      addon: { key: msg.addon.key, version: msg.addon.version },
+      capabilities: msg.addon.capabilities,
+      target: msg.target,
+    });
     const run = (await setup.apply(undefined, [hostRef, logRef, meta], { result: { reference: true }, timeout: 1000 })) as ivm.Reference;
     refs.push(run);
     const module = await isolate.compileModule(code.code, {
@@ -223,7 +228,13 @@ async function handleCall(msg: CallMessage): Promise<void> {
     const produced = (module as ivm.Module & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
     if (!code.cachedData && produced) code.cachedData = produced;
     if (module.dependencySpecifiers.length > 0) {
-      r.finish({ t: 'result', id: msg.id, ok: false, code: 'ADDON_FAILED', message: `server.js imports ${JSON.stringify(module.dependencySpecifiers[0])}; bundle it into one module (svc-addon pack).` });
+      r.finish({
+        t: 'result',
+        id: msg.id,
+        ok: false,
+        code: 'ADDON_FAILED',
+        message: `server.js imports ${JSON.stringify(module.dependencySpecifiers[0])}; bundle it into one module (svc-addon pack).`,
+      });
       return;
     }
     await module.instantiate(context, () => {
@@ -232,7 +243,10 @@ async function handleCall(msg: CallMessage): Promise<void> {
     cpuStart = isolate.cpuTime;
     failedInAddon = true;
     await module.evaluate({ timeout: remaining() });
-    const out = (await run.apply(undefined, [module.namespace.derefInto(), msg.input], { result: { promise: true, copy: true }, timeout: remaining() })) as unknown;
+    const out = (await run.apply(undefined, [module.namespace.derefInto(), msg.input], {
+      result: { promise: true, copy: true },
+      timeout: remaining(),
+    })) as unknown;
     failedInAddon = false;
     const parsed = JSON.parse(String(out)) as { ok: boolean; value?: unknown; missing?: boolean; memory?: boolean; message?: string };
     if (parsed.ok) r.finish({ t: 'result', id: msg.id, ok: true, value: JSON.stringify(parsed.value ?? null) });
