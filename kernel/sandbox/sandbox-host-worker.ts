@@ -26,6 +26,8 @@ const WATCHDOG_MS = 5;
 /** Arguments of one host call, as JSON. */
 const MAX_HOST_ARGS = 1024 * 1024;
 const MAX_LOG_JSON = 16 * 1024;
+/** A call's result, as JSON. */
+const MAX_RESULT = 4 * 1024 * 1024;
 
 interface PooledIsolate {
   isolate: ivm.Isolate;
@@ -248,6 +250,10 @@ async function handleCall(msg: CallMessage): Promise<void> {
       timeout: remaining(),
     })) as unknown;
     failedInAddon = false;
+    if (String(out).length > MAX_RESULT) {
+      r.finish({ t: 'result', id: msg.id, ok: false, code: 'ADDON_FAILED', message: 'The result is over 4 MiB of JSON.' });
+      return;
+    }
     const parsed = JSON.parse(String(out)) as { ok: boolean; value?: unknown; missing?: boolean; memory?: boolean; message?: string };
     if (parsed.ok) r.finish({ t: 'result', id: msg.id, ok: true, value: JSON.stringify(parsed.value ?? null) });
     else if (parsed.missing) r.finish({ t: 'result', id: msg.id, ok: false, code: 'ADDON_HANDLER_MISSING' });
