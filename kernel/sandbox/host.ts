@@ -162,6 +162,8 @@ export class SandboxHost {
         child.pending.delete(id);
         reject(new AppError('ADDON_TIMEOUT'));
         this.logger?.error({ addon: c.addon.key }, 'the add-on sandbox did not answer in time; restarting it');
+        // The next call starts a new child at once rather than reach this one while it dies.
+        if (this.child === child) this.child = null;
         child.proc.kill('SIGKILL');
       }, this.wallMs + PARENT_GRACE_MS);
       child.pending.set(id, { msg, code: c.addon.code, addon: { key: c.addon.key, version: c.addon.version }, resolve, reject, timer });

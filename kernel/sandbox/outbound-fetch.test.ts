@@ -47,7 +47,11 @@ async function refusal(p: Promise<unknown>): Promise<{ code: string; params: Rec
 
 describe('outboundFetch', () => {
   it('reaches an allowed host at the address it checked (pinned: the name resolves nowhere else)', async () => {
-    const res = await outboundFetch(`http://svc.test:${port}/path?q=1`, { method: 'post', headers: { 'x-test': 'yes', host: 'evil.example' }, body: 'hello' }, viaTestResolver());
+    const res = await outboundFetch(
+      `http://svc.test:${port}/path?q=1`,
+      { method: 'post', headers: { 'x-test': 'yes', host: 'evil.example' }, body: 'hello' },
+      viaTestResolver(),
+    );
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body)).toEqual({ method: 'POST', url: '/path?q=1', host: `svc.test:${port}`, x: 'yes', body: 'hello' });
     // A wildcard covers names under it; redirects come back as they are.
@@ -70,7 +74,13 @@ describe('outboundFetch', () => {
       params: { reason: 'private_address', host: 'localhost' },
     });
     // Every address of the answer is checked, not only the first.
-    const mixed = { ...plain, resolve: async () => [{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.5', family: 4 }] };
+    const mixed = {
+      ...plain,
+      resolve: async () => [
+        { address: '93.184.216.34', family: 4 },
+        { address: '10.0.0.5', family: 4 },
+      ],
+    };
     expect((await refusal(outboundFetch(`http://svc.test/`, undefined, mixed))).params?.reason).toBe('private_address');
     // The test override opens loopback only, never the private ranges.
     const privateOnly = viaTestResolver({ resolve: async () => [{ address: '192.168.1.10', family: 4 }] });
@@ -83,7 +93,9 @@ describe('outboundFetch', () => {
     expect((await refusal(outboundFetch(`ftp://svc.test/`, undefined, viaTestResolver()))).params?.reason).toBe('scheme');
     expect((await refusal(outboundFetch(`http://user:pw@svc.test/`, undefined, viaTestResolver()))).params?.reason).toBe('credentials_in_url');
     expect((await refusal(outboundFetch(`http://svc.test:${port}/`, { method: 'CONNECT' }, viaTestResolver()))).params?.reason).toBe('method');
-    expect((await refusal(outboundFetch(`http://svc.test:${port}/`, undefined, viaTestResolver({ networkFeatures: false })))).code).toBe('NETWORK_FEATURES_DISABLED');
+    expect((await refusal(outboundFetch(`http://svc.test:${port}/`, undefined, viaTestResolver({ networkFeatures: false })))).code).toBe(
+      'NETWORK_FEATURES_DISABLED',
+    );
   });
 
   it('caps the response body and the time', async () => {

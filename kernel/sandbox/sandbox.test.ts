@@ -308,20 +308,30 @@ describe('escapes and abuse', () => {
   });
 
   it('stops memory bombs (ADDON_MEMORY_LIMIT) and discards the isolate', async () => {
-    const run = attack(`export default { actions: {
+    const run = attack(
+      `export default { actions: {
       arrays: () => { const a = []; for (;;) a.push(new Array(10000).fill(1.5)); },
       strings: () => { const keep = []; for (let i = 0; ; i++) keep.push(('x'.repeat(1 << 20) + i).toUpperCase()); },
       buffer: () => new ArrayBuffer(1024 * 1024 * 1024).byteLength,
       buffers: () => { const b = []; for (let i = 0; i < 200; i++) b.push(new Uint8Array(4 * 1024 * 1024)); return b.length; },
       fine: () => 'still here',
       forty: () => new Array(5e6).fill(1.5).length,
-    } };`, { cpuMs: 2000 });
+    } };`,
+      { cpuMs: 2000 },
+    );
     for (const name of ['arrays', 'buffer', 'buffers', 'strings'])
       expect({ name, ...(await codeOf(run(name))) }).toMatchObject({ name, code: 'ADDON_MEMORY_LIMIT', status: 502 });
     expect(await run('fine')).toBe('still here');
     // The add-on's own limit applies: 40 MB of doubles is over 16 MB and within 96 MB.
     expect((await codeOf(run('forty'))).code).toBe('ADDON_MEMORY_LIMIT');
-    expect(await sandbox.call({ addon: addon(ATTACKER, `export default { actions: { forty: () => new Array(5e6).fill(1.5).length } };`, { memoryMb: 96, cpuMs: 2000 }), target: { kind: 'action', name: 'forty' }, context, input: null })).toBe(5e6);
+    expect(
+      await sandbox.call({
+        addon: addon(ATTACKER, `export default { actions: { forty: () => new Array(5e6).fill(1.5).length } };`, { memoryMb: 96, cpuMs: 2000 }),
+        target: { kind: 'action', name: 'forty' },
+        context,
+        input: null,
+      }),
+    ).toBe(5e6);
   });
 
   it('turns deep recursion into ADDON_FAILED, not a crash', async () => {
