@@ -18,8 +18,9 @@ const IDLE_PER_ADDON = 2;
 const IDLE_TOTAL = 8;
 /** An isolate is disposed after this many calls (its heap is not grown forever). */
 const MAX_USES = 200;
-/** Calls running at once; more wait (their wall time runs while they wait). */
+/** Calls running at once, in all and per add-on; more wait (their wall time runs while they wait). */
 const MAX_ACTIVE = 4;
+const ACTIVE_PER_ADDON = 2;
 /** Code kept by hash; the parent remembers fewer, so what it thinks we have, we have. */
 const CODE_CACHE = 128;
 const WATCHDOG_MS = 5;
@@ -61,7 +62,8 @@ const idle = new Map<string, PooledIsolate[]>();
 const idleOrder: string[] = [];
 const running = new Map<number, Running>();
 let active = 0;
-const waiting: (() => void)[] = [];
+const activeBy = new Map<string, number>();
+const waiting: { addon: string; go: () => void }[] = [];
 
 function poolKey(m: CallMessage): string {
   return `${m.addon.key}@${m.addon.version}#${m.addon.hash}/${m.addon.limits.memoryMb}`;
@@ -106,18 +108,30 @@ async function newIsolate(memoryMb: number): Promise<PooledIsolate> {
   return { isolate, bootstrap, uses: 0 };
 }
 
-async function slot(): Promise<void> {
-  if (active < MAX_ACTIVE) {
-    active++;
-    return;
-  }
-  await new Promise<void>((resolve) => waiting.push(resolve));
+/** Waits for a slot: MAX_ACTIVE in all and ACTIVE_PER_ADDON per add-on, so one add-on's flood leaves room for the others. */
+async function slot(addon: string): Promise<void> {
+  if (active < MAX_ACTIVE && (activeBy.get(addon) ?? 0) < ACTIVE_PER_ADDON) return take(addon);
+  await new Promise<void>((resolve) => waiting.push({ addon, go: resolve }));
 }
 
-function release(): void {
-  const next = waiting.shift();
-  if (next) next();
-  else active--;
+function take(addon: string): void {
+  active++;
+  activeBy.set(addon, (activeBy.get(addon) ?? 0) + 1);
+}
+
+function release(addon: string): void {
+  active--;
+  const left = (activeBy.get(addon) ?? 1) - 1;
+  if (left === 0) activeBy.delete(addon);
+  else activeBy.set(addon, left);
+  // The first waiting call whose add-on is under its share goes next.
+  for (let i = 0; i < waiting.length && active < MAX_ACTIVE; i++) {
+    const w = waiting[i]!;
+    if ((activeBy.get(w.addon) ?? 0) >= ACTIVE_PER_ADDON) continue;
+    waiting.splice(i--, 1);
+    take(w.addon);
+    w.go();
+  }
 }
 
 /** Breaks off a call at a limit: its isolate is disposed (whatever runs in it stops) and not pooled. */
@@ -170,14 +184,19 @@ async function handleCall(msg: CallMessage): Promise<void> {
   if (!code) return send({ t: 'need-code', id: msg.id });
   remember(msg.addon.hash, code);
 
-  await slot();
+  await slot(msg.addon.key);
+  if (Date.now() - started > msg.wallMs) {
+    // Its whole wall time went waiting for a slot.
+    release(msg.addon.key);
+    return send({ t: 'result', id: msg.id, ok: false, code: 'ADDON_TIMEOUT' });
+  }
   const key = poolKey(msg);
   let result: ToParent | null = null;
   let entry: PooledIsolate;
   try {
     entry = takeIdle(key) ?? (await newIsolate(msg.addon.limits.memoryMb));
   } catch {
-    release();
+    release(msg.addon.key);
     return send({ t: 'result', id: msg.id, ok: false, code: 'ADDON_FAILED' });
   }
   entry.uses++;
@@ -289,7 +308,7 @@ async function handleCall(msg: CallMessage): Promise<void> {
     const reusable = !r.breach && r.pending.size === 0 && !isolate.isDisposed && (result as ToParent | null)?.t === 'result';
     if (reusable) giveBack(key, entry);
     else dispose(entry);
-    release();
+    release(msg.addon.key);
   }
 }
 

@@ -517,6 +517,32 @@ describe('escapes and abuse', () => {
   });
 });
 
+describe('fairness', () => {
+  it('keeps room for other add-ons while one holds every slot it can', async () => {
+    // The flood's calls sit in a host call the test holds: they take slots, not CPU.
+    let entered = 0;
+    let release!: () => void;
+    const held = new Promise<Json>((r) => (release = () => r('released')));
+    onSlow = () => (entered++, held);
+    try {
+      const hold = addon('flooder', `export default { actions: { hold: async (ctx) => ctx.kv.get('slow') } };`, { capabilities: ['kv'] });
+      const other = addon('other', `export default { actions: { ping: (ctx, input) => input + 1 } };`);
+      let settled = 0;
+      const flood = Array.from({ length: 6 }, () => sandbox.call({ addon: hold, target: { kind: 'action', name: 'hold' }, context, input: null }).finally(() => settled++));
+      await vi_waitFor(() => entered >= 2);
+      // Without a share per add-on, the flood would hold all four slots until its wall time ran out.
+      expect(await sandbox.call({ addon: other, target: { kind: 'action', name: 'ping' }, context, input: 41 })).toBe(42);
+      expect(settled).toBe(0);
+      expect(entered).toBe(2);
+      release();
+      expect(await Promise.all(flood)).toEqual(Array(6).fill('released'));
+    } finally {
+      release();
+      onSlow = null;
+    }
+  });
+});
+
 describe('meanwhile', () => {
   it('kept answering healthz and the other add-on', async () => {
     await vi_waitFor(() => healthz.length > 20 && good.ok > 5);
