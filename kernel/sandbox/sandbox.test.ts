@@ -453,6 +453,18 @@ describe('escapes and abuse', () => {
       input: null,
     })) as Record<string, unknown>;
     expect(back).toEqual({ ok: true });
+    // Transfer options read through the prototype would change how values cross; the bootstrap's have none.
+    const tamper = addon(
+      'tamper',
+      `export default { actions: { go: async (ctx) => {
+        for (const k of ['reference', 'promise', 'copy', 'externalCopy', 'arguments', 'result', 'timeout']) Object.defineProperty(Object.prototype, k, { get() { throw new Error('read ' + k); }, configurable: true });
+        await ctx.kv.set('t', { v: 1 });
+        ctx.log.warn('still logging');
+        return await ctx.kv.get('t');
+      } } };`,
+      { capabilities: ['kv'] },
+    );
+    expect(await sandbox.call({ addon: tamper, target: { kind: 'action', name: 'go' }, context, input: null })).toEqual({ v: 1 });
     expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
