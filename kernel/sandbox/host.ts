@@ -72,6 +72,8 @@ const WORKER_ENTRY = new URL('./sandbox-host-worker.ts', import.meta.url);
 const PARENT_GRACE_MS = 2000;
 /** Code hashes the parent believes the child holds (the child keeps more). */
 const SENT_CODES = 64;
+/** How long a new child may take to say it is ready. */
+const READY_TIMEOUT_MS = 20_000;
 /** A host call's answer, as JSON. */
 const MAX_HOST_RESULT = 8 * 1024 * 1024;
 
@@ -133,7 +135,13 @@ export class SandboxHost {
   async call(c: SandboxCall): Promise<Json> {
     if (this.closed) throw new AppError('ADDON_CRASHED', { message: 'The add-on sandbox is shut down.' });
     this.counters.calls++;
-    const child = this.ensureChild();
+    let child: Child;
+    try {
+      child = this.ensureChild();
+    } catch (err) {
+      this.logger?.error({ err: { message: (err as Error).message } }, 'could not start the add-on sandbox');
+      throw new AppError('ADDON_CRASHED');
+    }
     await child.ready;
     if (child.exited) throw new AppError('ADDON_CRASHED');
     const hash = this.hashOf(c.addon.code);
@@ -195,15 +203,16 @@ export class SandboxHost {
     });
   }
 
+  /** sha256 of the code, remembered for the last few codes (an add-on's code is the same string call after call). */
   private hashOf(code: string): string {
-    // Keyed by the string itself through a small holder cache: hashing megabytes per call is avoidable.
-    const known = this.lastHash;
-    if (known && known.code === code) return known.hash;
-    const hash = hashCode(code);
-    this.lastHash = { code, hash };
+    let hash = this.hashes.get(code);
+    if (hash === undefined) hash = hashCode(code);
+    this.hashes.delete(code);
+    this.hashes.set(code, hash);
+    while (this.hashes.size > 32) this.hashes.delete(this.hashes.keys().next().value!);
     return hash;
   }
-  private lastHash: { code: string; hash: string } | null = null;
+  private readonly hashes = new Map<string, string>();
 
   private sendCall(child: Child, msg: CallMessage, code: string): void {
     const withCode = !child.sent.has(msg.addon.hash);
@@ -237,6 +246,14 @@ export class SandboxHost {
       if (m.t === 'ready') markReady();
       else this.onMessage(child, m);
     });
+    // A child that neither says it is ready nor exits is stuck: it goes, and its callers get ADDON_CRASHED.
+    const startup = setTimeout(() => {
+      this.logger?.error({}, 'the add-on sandbox did not start in time');
+      if (this.child === child) this.child = null;
+      proc.kill('SIGKILL');
+    }, READY_TIMEOUT_MS);
+    startup.unref();
+    void child.ready.then(() => clearTimeout(startup));
     proc.on('error', (err) => this.logger?.error({ err: { message: err.message } }, 'add-on sandbox process error'));
     proc.on('exit', (code, signal) => {
       child.exited = true;

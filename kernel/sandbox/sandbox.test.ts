@@ -540,7 +540,9 @@ describe('fairness', () => {
       const hold = addon('flooder', `export default { actions: { hold: async (ctx) => ctx.kv.get('slow') } };`, { capabilities: ['kv'] });
       const other = addon('other', `export default { actions: { ping: (ctx, input) => input + 1 } };`);
       let settled = 0;
-      const flood = Array.from({ length: 6 }, () => sandbox.call({ addon: hold, target: { kind: 'action', name: 'hold' }, context, input: null }).finally(() => settled++));
+      const flood = Array.from({ length: 6 }, () =>
+        sandbox.call({ addon: hold, target: { kind: 'action', name: 'hold' }, context, input: null }).finally(() => settled++),
+      );
       await vi_waitFor(() => entered >= 2);
       // Without a share per add-on, the flood would hold all four slots until its wall time ran out.
       expect(await sandbox.call({ addon: other, target: { kind: 'action', name: 'ping' }, context, input: 41 })).toBe(42);
