@@ -31,6 +31,7 @@ import { REDACT_PATHS } from './logger.js';
 import { kernelMigrations } from './meta/kernel-migrations.js';
 import { runMigrations } from './meta/migrate.js';
 import { openMetaStore, type MetaStore } from './meta/store.js';
+import { SandboxHost } from './sandbox/host.js';
 import { generateOpenApi, openApiInfo } from './openapi/generate.js';
 import { installDocsHost } from './openapi/docs-host.js';
 import type { PluginDefinition } from './plugin/manifest.js';
@@ -167,6 +168,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const principals = new CachedPrincipals(identity, store.writes, now, (err) =>
     log.warn({ err: { message: (err as Error).message } }, 'could not write when sessions and keys were last used'),
   );
+  // No child process until an add-on's code first runs.
+  const sandbox = new SandboxHost({ logger: log });
   const base = {
     config,
     log,
@@ -183,6 +186,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     mailer: new Mailer(settings, secrets('smtp'), log),
     notifications: new NotificationService(store.db, bus, now),
     jobs,
+    sandbox,
     secrets,
     signer,
     version: VERSION,
@@ -246,6 +250,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     await jobs.stop();
   });
   http.addHook('onClose', async () => {
+    await sandbox.close();
     await bus.close();
     await principals.close().catch(() => undefined);
     await store.close();

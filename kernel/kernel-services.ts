@@ -13,6 +13,7 @@ import type { Logger } from './logger.js';
 import type { MetaStore } from './meta/store.js';
 import type { MetaDb } from './meta/types.js';
 import type { RowWriteHooks } from './rows/write-hooks.js';
+import type { SandboxHost } from './sandbox/host.js';
 import type { SettingsStore } from './settings.js';
 
 /** What the kernel gives every plugin: its services, and the plugins it declared it requires. */
@@ -36,6 +37,11 @@ export interface Kernel {
   readonly notifications: NotificationService;
   /** D13: the persistent job queue (kernel/jobs). */
   readonly jobs: JobQueue;
+  /**
+   * D25: runs add-on code in the supervised sandbox child (started on the first call). Its host
+   * calls go to the handler the add-ons plugin sets with `setHostCallHandler`.
+   */
+  readonly sandbox: SandboxHost;
   /** A box that seals secrets at rest under a key for this purpose only. */
   secrets(purpose: string): SecretBox;
   /** Signs tokens handed out and taken back unchanged (list cursors), under a key for this purpose only. */

@@ -1,0 +1,339 @@
+/**
+ * The sandbox host as the API process sees it (DESIGN D25): `call()` runs one hook or action of
+ * an add-on in the supervised child process (sandbox-host-worker.ts), answers the child's host
+ * calls with the HostCallHandler, and turns every way a call can end into a value or an AppError.
+ * The API process itself never loads isolated-vm.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import type { Json } from '../../addons-sdk/src/define.js';
+import type { Capability } from '../../addons-sdk/src/manifest/addon.js';
+import { AppError } from '../errors.js';
+import { forkWorker } from '../workers.js';
+import './errors.js';
+import type { CallMessage, CallTarget, HostCapability, ToChild, ToParent } from './protocol.js';
+
+export type { Json };
+export type { HostCapability };
+
+export interface SandboxAddon {
+  key: string;
+  version: string;
+  /** server.js: one ES module whose default export is `defineAddon({hooks, actions})`. */
+  code: string;
+  limits: { memoryMb: number; cpuMs: number };
+  capabilities: readonly Capability[];
+}
+
+export interface SandboxCall {
+  addon: SandboxAddon;
+  target: CallTarget;
+  context: { instance: string | null; settings: Record<string, Json>; connection: Record<string, string> | null };
+  input: Json;
+}
+
+/**
+ * Answers an add-on's host call (`ctx.db.list(...)` → `('db', 'list', [...])`). Throw an AppError
+ * to fail the call inside the add-on with its code and message (anything else fails it with
+ * HOST_ERROR and a generic message). `log` calls (`info`/`warn`/`error`, args `[message, fields]`)
+ * are fire-and-forget: their result and errors are ignored.
+ */
+export type HostCallHandler = (addon: { key: string; version: string }, capability: HostCapability, method: string, args: Json[]) => Promise<Json>;
+
+/** The part of pino's logger the sandbox uses (the kernel's logger fits). */
+export interface SandboxLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface SandboxHostOptions {
+  handleHostCall?: HostCallHandler;
+  logger?: SandboxLogger;
+  /** Wall time of one call, default 5 s (D25). */
+  wallMs?: number;
+  /** Host calls per call, default 100 (D25). */
+  maxHostCalls?: number;
+}
+
+export interface SandboxStats {
+  /** The child's pid while it runs. */
+  pid: number | null;
+  /** Children started so far (the first one included). */
+  starts: number;
+  /** Children that ended without being asked to. */
+  crashes: number;
+  inFlight: number;
+  calls: number;
+}
+
+const WORKER_ENTRY = new URL('./sandbox-host-worker.ts', import.meta.url);
+/** How long past the wall limit the parent waits for the child's own answer before it gives up on the child. */
+const PARENT_GRACE_MS = 2000;
+/** Code hashes the parent believes the child holds (the child keeps more). */
+const SENT_CODES = 64;
+/** How long a new child may take to say it is ready. */
+const READY_TIMEOUT_MS = 20_000;
+/** A host call's answer, as JSON. */
+const MAX_HOST_RESULT = 8 * 1024 * 1024;
+
+interface Pending {
+  msg: CallMessage;
+  code: string;
+  addon: { key: string; version: string };
+  resolve: (v: Json) => void;
+  reject: (e: AppError) => void;
+  timer: NodeJS.Timeout;
+}
+
+interface Child {
+  proc: ChildProcess;
+  ready: Promise<void>;
+  sent: Map<string, true>;
+  pending: Map<number, Pending>;
+  exited: boolean;
+}
+
+/** Values from the add-on side are parsed without `__proto__` keys. */
+function parseJson(text: string): Json {
+  return JSON.parse(text, (k, v: unknown) => (k === '__proto__' ? undefined : v)) as Json;
+}
+
+function hashCode(code: string): string {
+  return createHash('sha256').update(code).digest('hex').slice(0, 32);
+}
+
+export class SandboxHost {
+  private handler: HostCallHandler | null;
+  private readonly logger: SandboxLogger | null;
+  private readonly wallMs: number;
+  private readonly maxHostCalls: number;
+  private child: Child | null = null;
+  private nextId = 1;
+  private closed = false;
+  private counters = { starts: 0, crashes: 0, calls: 0 };
+
+  constructor(opts: SandboxHostOptions = {}) {
+    this.handler = opts.handleHostCall ?? null;
+    this.logger = opts.logger ?? null;
+    this.wallMs = opts.wallMs ?? 5000;
+    this.maxHostCalls = opts.maxHostCalls ?? 100;
+  }
+
+  /** Set by whoever owns the add-ons (the add-ons plugin); until then host calls fail with HOST_ERROR. */
+  setHostCallHandler(handler: HostCallHandler | null): void {
+    this.handler = handler;
+  }
+
+  /**
+   * Runs `target` of the add-on. Resolves with the function's result as JSON (`undefined` → null;
+   * a hook's `{refuse}` is a result like any other). Rejects with AppError ADDON_FAILED (502,
+   * `params.message`: the add-on's own message, ≤ 500 chars), ADDON_CRASHED (502),
+   * ADDON_MEMORY_LIMIT (502), ADDON_TIMEOUT (504), ADDON_HOST_CALLS (429) or
+   * ADDON_HANDLER_MISSING (404).
+   */
+  async call(c: SandboxCall): Promise<Json> {
+    if (this.closed) throw new AppError('ADDON_CRASHED', { message: 'The add-on sandbox is shut down.' });
+    this.counters.calls++;
+    let child: Child;
+    try {
+      child = this.ensureChild();
+    } catch (err) {
+      this.logger?.error({ err: { message: (err as Error).message } }, 'could not start the add-on sandbox');
+      throw new AppError('ADDON_CRASHED');
+    }
+    await child.ready;
+    if (child.exited) throw new AppError('ADDON_CRASHED');
+    const hash = this.hashOf(c.addon.code);
+    const id = this.nextId++;
+    const msg: CallMessage = {
+      t: 'call',
+      id,
+      addon: {
+        key: c.addon.key,
+        version: c.addon.version,
+        hash,
+        limits: { memoryMb: c.addon.limits.memoryMb, cpuMs: c.addon.limits.cpuMs },
+        capabilities: [...c.addon.capabilities],
+      },
+      target: { kind: c.target.kind, name: c.target.name },
+      context: JSON.stringify({ instance: c.context.instance, settings: c.context.settings, connection: c.context.connection }),
+      input: JSON.stringify(c.input ?? null),
+      wallMs: this.wallMs,
+      maxHostCalls: this.maxHostCalls,
+    };
+    return new Promise<Json>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        // The child did not answer in time: it is stuck, so it goes (others in flight answer ADDON_CRASHED).
+        const p = child.pending.get(id);
+        if (!p) return;
+        child.pending.delete(id);
+        reject(new AppError('ADDON_TIMEOUT'));
+        this.logger?.error({ addon: c.addon.key }, 'the add-on sandbox did not answer in time; restarting it');
+        // The next call starts a new child at once rather than reach this one while it dies.
+        if (this.child === child) this.child = null;
+        child.proc.kill('SIGKILL');
+      }, this.wallMs + PARENT_GRACE_MS);
+      child.pending.set(id, { msg, code: c.addon.code, addon: { key: c.addon.key, version: c.addon.version }, resolve, reject, timer });
+      this.sendCall(child, msg, c.addon.code);
+    });
+  }
+
+  stats(): SandboxStats {
+    const child = this.child && !this.child.exited ? this.child : null;
+    return {
+      pid: child?.proc.pid ?? null,
+      starts: this.counters.starts,
+      crashes: this.counters.crashes,
+      inFlight: child?.pending.size ?? 0,
+      calls: this.counters.calls,
+    };
+  }
+
+  /** Stops the child (in-flight calls answer ADDON_CRASHED). A closed host refuses new calls. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const child = this.child;
+    if (!child || child.exited) return;
+    await new Promise<void>((resolve) => {
+      child.proc.once('exit', () => resolve());
+      if (child.proc.connected) child.proc.send({ t: 'stop' } satisfies ToChild, (err) => err && child.proc.kill('SIGKILL'));
+      else child.proc.kill('SIGKILL');
+      setTimeout(() => child.proc.kill('SIGKILL'), 2000).unref();
+    });
+  }
+
+  /** sha256 of the code, remembered for the last few codes (an add-on's code is the same string call after call). */
+  private hashOf(code: string): string {
+    let hash = this.hashes.get(code);
+    if (hash === undefined) hash = hashCode(code);
+    this.hashes.delete(code);
+    this.hashes.set(code, hash);
+    while (this.hashes.size > 32) this.hashes.delete(this.hashes.keys().next().value!);
+    return hash;
+  }
+  private readonly hashes = new Map<string, string>();
+
+  private sendCall(child: Child, msg: CallMessage, code: string): void {
+    const withCode = !child.sent.has(msg.addon.hash);
+    child.sent.delete(msg.addon.hash);
+    child.sent.set(msg.addon.hash, true);
+    while (child.sent.size > SENT_CODES) child.sent.delete(child.sent.keys().next().value!);
+    this.post(child, withCode ? { ...msg, code } : msg);
+  }
+
+  private post(child: Child, m: ToChild): void {
+    if (child.exited || !child.proc.connected) return;
+    child.proc.send(m, (err) => {
+      if (err) this.logger?.warn({ err: { message: err.message } }, 'could not write to the add-on sandbox');
+    });
+  }
+
+  private ensureChild(): Child {
+    if (this.child && !this.child.exited) return this.child;
+    this.counters.starts++;
+    const proc = forkWorker(WORKER_ENTRY, { execArgv: ['--no-node-snapshot'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json' });
+    let markReady!: () => void;
+    const child: Child = { proc, ready: new Promise<void>((r) => (markReady = r)), sent: new Map(), pending: new Map(), exited: false };
+    this.child = child;
+    const forward = (chunk: Buffer) => {
+      const text = chunk.toString('utf8').trim();
+      if (text) this.logger?.warn({ sandbox: text.slice(0, 2000) }, 'add-on sandbox output');
+    };
+    proc.stdout?.on('data', forward);
+    proc.stderr?.on('data', forward);
+    proc.on('message', (m: ToParent) => {
+      if (m.t === 'ready') markReady();
+      else this.onMessage(child, m);
+    });
+    // A child that neither says it is ready nor exits is stuck: it goes, and its callers get ADDON_CRASHED.
+    const startup = setTimeout(() => {
+      this.logger?.error({}, 'the add-on sandbox did not start in time');
+      if (this.child === child) this.child = null;
+      proc.kill('SIGKILL');
+    }, READY_TIMEOUT_MS);
+    startup.unref();
+    void child.ready.then(() => clearTimeout(startup));
+    proc.on('error', (err) => this.logger?.error({ err: { message: err.message } }, 'add-on sandbox process error'));
+    proc.on('exit', (code, signal) => {
+      child.exited = true;
+      markReady();
+      if (this.child === child) this.child = null;
+      const expected = this.closed && code === 0;
+      if (!expected) {
+        this.counters.crashes++;
+        this.logger?.error({ code, signal, inFlight: child.pending.size }, 'the add-on sandbox stopped; it restarts on the next call');
+      }
+      for (const p of child.pending.values()) {
+        clearTimeout(p.timer);
+        p.reject(new AppError('ADDON_CRASHED'));
+      }
+      child.pending.clear();
+    });
+    // The child must not keep the API process alive by itself.
+    proc.unref();
+    (proc as unknown as { channel?: { unref(): void } }).channel?.unref();
+    return child;
+  }
+
+  private onMessage(child: Child, m: ToParent): void {
+    if (m.t === 'ready') return;
+    const p = child.pending.get(m.id);
+    if (m.t === 'result') {
+      if (!p) return;
+      child.pending.delete(m.id);
+      clearTimeout(p.timer);
+      if (m.ok) {
+        try {
+          p.resolve(parseJson(m.value));
+        } catch {
+          p.reject(new AppError('ADDON_FAILED'));
+        }
+      } else p.reject(new AppError(m.code, m.code === 'ADDON_FAILED' && m.message ? { params: { message: m.message } } : {}));
+    } else if (m.t === 'need-code') {
+      if (!p) return;
+      child.sent.delete(p.msg.addon.hash);
+      this.sendCall(child, p.msg, p.code);
+    } else if (m.t === 'host') {
+      if (!p) return;
+      void this.answerHostCall(child, p, m);
+    }
+  }
+
+  private async answerHostCall(child: Child, p: Pending, m: Extract<ToParent, { t: 'host' }>): Promise<void> {
+    let args: Json[];
+    try {
+      const parsed = parseJson(m.args);
+      args = Array.isArray(parsed) ? parsed : [];
+    } catch {
+      args = [];
+    }
+    if (m.capability === 'log') {
+      const [message, fields] = args;
+      if (this.handler) {
+        this.handler(p.addon, 'log', m.method, args).catch(() => undefined);
+      } else {
+        const level = m.method === 'error' ? 'error' : m.method === 'warn' ? 'warn' : 'info';
+        this.logger?.[level]({ addon: p.addon.key, fields: fields ?? undefined }, String(message).slice(0, 2000));
+      }
+      return;
+    }
+    let envelope: string;
+    try {
+      if (!this.handler) throw new AppError('INTERNAL', { message: 'The host is not ready for add-on calls.' });
+      const value = await this.handler(p.addon, m.capability, m.method, args);
+      const json = JSON.stringify(value === undefined ? null : value);
+      envelope =
+        json.length > MAX_HOST_RESULT
+          ? JSON.stringify({ ok: false, code: 'PAYLOAD_TOO_LARGE', message: 'The host call answer is over 8 MiB.' })
+          : `{"ok":true,"value":${json}}`;
+    } catch (err) {
+      envelope =
+        err instanceof AppError
+          ? JSON.stringify({ ok: false, code: err.code, message: err.message })
+          : JSON.stringify({ ok: false, code: 'HOST_ERROR', message: 'The host call failed.' });
+      if (!(err instanceof AppError)) this.logger?.error({ addon: p.addon.key, capability: m.capability, method: m.method, err }, 'an add-on host call failed');
+    }
+    this.post(child, { t: 'host-result', id: m.id, hc: m.hc, envelope });
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * The messages between the API process (host.ts) and the sandbox host child
+ * (sandbox-host-worker.ts), over the fork IPC channel. Add-on values only ever travel as JSON
+ * strings, parsed where they are used.
+ */
+import type { Capability } from '../../addons-sdk/src/manifest/addon.js';
+
+export type HostCapability = Capability | 'log';
+
+export interface CallTarget {
+  kind: 'hook' | 'action';
+  name: string;
+}
+
+/** API process → child: run one hook or action. `code` is left out when the child has it (by hash). */
+export interface CallMessage {
+  t: 'call';
+  id: number;
+  addon: { key: string; version: string; hash: string; limits: { memoryMb: number; cpuMs: number }; capabilities: Capability[] };
+  code?: string;
+  target: CallTarget;
+  /** JSON of `{instance, settings, connection}`. */
+  context: string;
+  /** JSON of the input. */
+  input: string;
+  wallMs: number;
+  maxHostCalls: number;
+}
+
+/** API process → child: the answer to a host call, a JSON envelope `{ok:true,value}` | `{ok:false,code,message}`. */
+export interface HostResultMessage {
+  t: 'host-result';
+  id: number;
+  hc: number;
+  envelope: string;
+}
+
+export type ToChild = CallMessage | HostResultMessage | { t: 'stop' };
+
+export type FailureCode = 'ADDON_FAILED' | 'ADDON_MEMORY_LIMIT' | 'ADDON_TIMEOUT' | 'ADDON_HOST_CALLS' | 'ADDON_HANDLER_MISSING';
+
+export type ResultMessage =
+  { t: 'result'; id: number; ok: true; /** JSON of the value */ value: string } | { t: 'result'; id: number; ok: false; code: FailureCode; message?: string };
+
+export type ToParent =
+  | { t: 'ready' }
+  | ResultMessage
+  /** The child does not have this call's code (it forgot it): send the call again with it. */
+  | { t: 'need-code'; id: number }
+  /** A host call; `hc` numbers it within the call. Log calls have `hc: -1` and get no answer. */
+  | { t: 'host'; id: number; hc: number; capability: HostCapability; method: string; args: string };
+
+export const HOST_METHODS: Readonly<Record<HostCapability, readonly string[]>> = {
+  db: ['list', 'get', 'insert', 'update', 'delete'],
+  kv: ['get', 'set', 'delete'],
+  'mail.send': ['send'],
+  fetch: ['fetch'],
+  log: ['info', 'warn', 'error'],
+};
