@@ -4,7 +4,7 @@ import { Cron } from 'croner';
 import semver from 'semver';
 import { parseAddonManifest, type AddonManifest } from '../manifest/addon.js';
 import { PackageError, PACKAGE_LIMITS } from '../package/errors.js';
-import { normalizeEntryPath } from '../package/paths.js';
+import { collisionKey, normalizeEntryPath } from '../package/paths.js';
 import { BundleError, bundleServer, readServerExports, SERVER_ENTRIES } from './bundle.js';
 
 /** One thing wrong with an add-on folder: the file, the place in it (a manifest path) and why. */
@@ -99,7 +99,11 @@ export async function checkAddon(dir: string): Promise<CheckedAddon> {
   const surfacesKind = await kind(join(dir, 'surfaces'));
   if (surfacesKind === 'directory') await walk('surfaces');
   else if (surfacesKind) problems.push({ file: 'surfaces', message: 'is not a directory' });
+  const keys = new Map<string, string>();
   for (const f of files) {
+    const other = keys.get(collisionKey(f.path));
+    if (other) problems.push({ file: f.path, message: `collides with ${other} on a case-insensitive file system; rename one` });
+    keys.set(collisionKey(f.path), f.path);
     try {
       normalizeEntryPath(f.path, false);
     } catch (error) {

@@ -112,10 +112,13 @@ describe('svc-addon', () => {
        const boom = () => { throw new Error('a hook ran'); };
        export default defineAddon({ hooks: { 'notes.beforeWrite': boom, 'schedule:99 * * * *': boom }, actions: { count: boom } });`,
     );
+    await writeFile(join(dir, 'surfaces/page/App.js'), '1');
+    await writeFile(join(dir, 'surfaces/page/app.js'), '2');
     const result = await cli(['check', 'links']);
     expect(result.code).toBe(1);
     expect(result.err).toContain('surfaces/page/passwd: is not a regular file or directory');
     expect(result.err).toMatch(/addon\.json: hooks\.1: not a valid cron expression/);
+    expect(result.err).toContain('surfaces/page/app.js: collides with surfaces/page/App.js');
     expect(result.err).not.toMatch(/a hook ran/);
   });
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractPackage, inspectPackage, PackageError, PACKAGE_LIMITS, writePackage } from './index.js';
+import { TarReader } from './tar-reader.js';
 
 /* Tarballs are crafted here byte by byte (ustar headers written by hand), so that they can hold
  * what no well-behaved tool writes: `..`, absolute paths, links, devices, duplicates. */
@@ -117,6 +118,16 @@ describe('inspectPackage and extractPackage', () => {
     expect((await stat(join(dest, 'README.md'))).mode & 0o777).toBe(0o644);
     expect((await readdir(join(root, 'valid'))).sort()).toEqual(['hello@0.1.0']);
     await expect(extractPackage(source, dest)).rejects.toThrow(/already exists/);
+  });
+
+  it('close an empty last file of an archive without end blocks', async () => {
+    const source = await file(gzipSync(Buffer.concat([tarEntry(MANIFEST), tarEntry(PAGE), tarEntry({ path: 'surfaces/page/empty.css' })])));
+    expect((await inspectPackage(source)).files).toContainEqual({ path: 'surfaces/page/empty.css', size: 0 });
+    const dest = join(root, 'empty-last', 'dest');
+    await extractPackage(source, dest);
+    expect(await readFile(join(dest, 'surfaces/page/empty.css'), 'utf8')).toBe('');
+    const events = new TarReader().push(tarEntry({ path: 'a' }));
+    expect(events).toEqual([{ kind: 'entry', type: 'file', typeFlag: '0', path: 'a', size: 0 }, { kind: 'entry-end' }]);
   });
 
   it('read pax paths and GNU-less long names through the ustar prefix', async () => {
