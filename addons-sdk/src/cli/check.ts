@@ -134,12 +134,18 @@ export async function checkAddon(dir: string): Promise<CheckedAddon> {
     try {
       server = await bundleServer(dir, entry);
       const exported = await readServerExports(dir, entry);
-      for (const [key, names] of [['hooks', manifest.hooks], ['actions', manifest.actions]] as const) {
-        names.forEach((name, i) => {
-          if (!exported[key].includes(name))
-            problems.push({ file: 'addon.json', path: `${key}.${i}`, message: `${entry} does not define ${key === 'hooks' ? 'hook' : 'action'} ${JSON.stringify(name)} (its default export's ${key}: ${exported[key].map((n) => JSON.stringify(n)).join(', ') || 'none'})` });
-        });
-        for (const name of exported[key]) if (!(names as readonly string[]).includes(name)) warnings.push(`${entry} defines ${key === 'hooks' ? 'hook' : 'action'} ${JSON.stringify(name)}, which addon.json does not declare: it will never be called.`);
+      if (!exported) warnings.push(`${entry} uses top-level await: check cannot read the names of its hooks and actions.`);
+      else {
+        for (const [key, names] of [['hooks', manifest.hooks], ['actions', manifest.actions]] as const) {
+          const word = key === 'hooks' ? 'hook' : 'action';
+          const defined = exported[key];
+          names.forEach((name, i) => {
+            if (!defined.includes(name))
+              problems.push({ file: 'addon.json', path: `${key}.${i}`, message: `${entry} does not define ${word} ${JSON.stringify(name)} (its default export's ${key}: ${defined.map((n) => JSON.stringify(n)).join(', ') || 'none'})` });
+          });
+          for (const name of defined)
+            if (!(names as readonly string[]).includes(name)) warnings.push(`${entry} defines ${word} ${JSON.stringify(name)}, which addon.json does not declare: it will never be called.`);
+        }
       }
     } catch (error) {
       if (!(error instanceof BundleError)) throw error;

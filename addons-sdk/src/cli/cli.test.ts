@@ -122,6 +122,17 @@ describe('svc-addon', () => {
     expect(result.err).not.toMatch(/a hook ran/);
   });
 
+  it('check stops server code whose top level does not end, and skips the names under top-level await', async () => {
+    const dir = await fresh('loops');
+    const source = await readFile(join(dir, 'server.ts'), 'utf8');
+    await writeFile(join(dir, 'server.ts'), `${source}\nwhile (true) {}\n`);
+    const result = await cli(['check', 'loops']);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^server\.ts: server\.ts: loading the module failed: Script execution timed out/);
+    await writeFile(join(dir, 'server.ts'), `${source}\nawait Promise.resolve();\n`);
+    expect(await cli(['check', 'loops'])).toMatchObject({ code: 0, err: 'warning: server.ts uses top-level await: check cannot read the names of its hooks and actions.' });
+  });
+
   it('pack refuses server code that imports Node built-ins', async () => {
     const dir = await fresh('nodey');
     const source = await readFile(join(dir, 'server.ts'), 'utf8');
