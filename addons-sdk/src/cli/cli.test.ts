@@ -128,7 +128,7 @@ describe('svc-addon', () => {
     await writeFile(join(dir, 'server.ts'), `${source}\nwhile (true) {}\n`);
     const result = await cli(['check', 'loops']);
     expect(result.code).toBe(1);
-    expect(result.err).toMatch(/^server\.ts: server\.ts: loading the module failed: Script execution timed out/);
+    expect(result.err).toMatch(/^server\.ts: loading the module failed: Script execution timed out/);
     await writeFile(join(dir, 'server.ts'), `${source}\nawait Promise.resolve();\n`);
     expect(await cli(['check', 'loops'])).toMatchObject({ code: 0, err: 'warning: server.ts uses top-level await: check cannot read the names of its hooks and actions.' });
   });
