@@ -37,7 +37,11 @@ const sandboxPlugin: esbuild.Plugin = {
       const name = args.path.replace(/^node:/, '').split('/')[0]!;
       if (!BUILTINS.has(name) && !args.path.startsWith('node:')) return undefined;
       return {
-        errors: [{ text: `"${args.path}" is a Node built-in: server code runs in the instance's sandbox, which has no Node API. Use the host API (ctx.db, ctx.kv, ctx.fetch, …) instead.` }],
+        errors: [
+          {
+            text: `"${args.path}" is a Node built-in: server code runs in the instance's sandbox, which has no Node API. Use the host API (ctx.db, ctx.kv, ctx.fetch, …) instead.`,
+          },
+        ],
       };
     });
   },
@@ -64,9 +68,7 @@ async function build(entry: string, dir: string, format: 'esm' | 'iife'): Promis
   } catch (error) {
     const failure = error as esbuild.BuildFailure;
     if (!Array.isArray(failure.errors)) throw error;
-    throw new BundleError(
-      failure.errors.map((m) => (m.location ? `${m.location.file}:${m.location.line}:${m.location.column + 1}: ${m.text}` : m.text)),
-    );
+    throw new BundleError(failure.errors.map((m) => (m.location ? `${m.location.file}:${m.location.line}:${m.location.column + 1}: ${m.text}` : m.text)));
   }
   return result.outputFiles[0]!.text;
 }

@@ -41,7 +41,10 @@ function octal(block: Buffer, start: number, length: number, what: string): numb
     for (let i = 1; i < field.length; i++) value = value * 256 + field[i]!;
     return value;
   }
-  const s = field.toString('latin1').replace(/[\u0000 ]+$/, '').replace(/^ +/, '');
+  const s = field
+    .toString('latin1')
+    .replace(/[\u0000 ]+$/, '')
+    .replace(/^ +/, '');
   if (!/^[0-7]*$/.test(s)) throw new PackageError('corrupt', `A tar header has a malformed ${what} field.`);
   return s === '' ? 0 : parseInt(s, 8);
 }
