@@ -143,6 +143,22 @@ describe('inspectPackage and extractPackage', () => {
       await file(gzipSync(Buffer.concat([tarEntry(MANIFEST), tarEntry(PAGE), pax(long), tarEntry({ path: 'ignored-name', data: 'x' }), END]))),
     );
     expect(info.files.map((f) => f.path)).toContain(long);
+    // GNU tar's long names: an 'L' entry holding the next entry's path.
+    const gnu = Buffer.concat([
+      tarEntry(MANIFEST),
+      tarEntry(PAGE),
+      tarEntry({ path: '././@LongLink', type: 'L', data: `${long}\0` }),
+      tarEntry({ path: 'cut', data: 'x' }),
+      END,
+    ]);
+    expect((await inspectPackage(await file(gzipSync(gnu)))).files.map((f) => f.path)).toContain(long);
+    const evil = Buffer.concat([
+      tarEntry(MANIFEST),
+      tarEntry({ path: '././@LongLink', type: 'L', data: '../../etc/x\0' }),
+      tarEntry({ path: 'cut', data: 'x' }),
+      END,
+    ]);
+    await refused(gzipSync(evil), 'dot-dot', '../../etc/x');
   });
 
   it('refuse .. and absolute paths, also through a pax header', async () => {
