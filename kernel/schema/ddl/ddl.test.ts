@@ -253,6 +253,37 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
     });
   });
 
+  test('onStep sees every step and fails the apply when it throws', async () => {
+    const before = await tables();
+    const plan = planTables(declared(KEY, [NOTES_V2, TAGS]), before);
+    const seen: string[] = [];
+    const err = await refusal(
+      applyTables(db, dialect, plan, {
+        onStep: (step, i) => {
+          seen.push(`${i}:${step.kind}:${step.table}`);
+          if (i === 2) throw new Error('stop here');
+        },
+      }),
+      'DDL_FAILED',
+    );
+    expect(seen).toEqual(['0:createTable:my_addon__notes', '1:addIndex:my_addon__notes', '2:createTable:my_addon__tags']);
+    expect(err.params?.step).toEqual({ kind: 'createTable', table: 'my_addon__tags' });
+    expect(await tables()).toEqual(before);
+  });
+
+  if (dialect !== 'mysql') {
+    test('inside the caller’s transaction, the caller’s rollback undoes it', async () => {
+      const before = await tables();
+      const plan = planTables(declared(KEY, [NOTES_V2, TAGS]), before);
+      const err = await refusal(
+        db.transaction().execute((trx) => applyTables(trx, dialect, plan, { failAfter: 2 })),
+        'DDL_FAILED',
+      );
+      expect(err.params?.undone).toBe('caller-transaction');
+      expect(await tables()).toEqual(before);
+    });
+  }
+
   test('a step that the database refuses is undone the same way', async () => {
     const before = await tables();
     // The second table's index names a column the table does not have: the database refuses it.
