@@ -212,6 +212,33 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
     expect((await table('my_addon__notes')).columns.find((c) => c.name === 'title')?.maxLength).toBe(500);
   });
 
+  if (dialect !== 'sqlite') {
+    test('a retype converts the values and replaces an enum’s allowed values', async () => {
+      const v1 = declare({ ...NOTES_V1, columns: [...NOTES_V1.columns, { name: 'state', type: 'enum', values: ['a', 'b'] }, { name: 'rank', type: 'string' }] });
+      await install([v1]);
+      await db.insertInto('my_addon__notes').values({ title: 't', state: 'b', rank: '12' }).execute();
+      const v2 = declare({
+        ...v1,
+        columns: v1.columns.map((c) => (c.name === 'state' ? { ...c, values: ['a', 'b', 'c'] } : c.name === 'rank' ? { name: 'rank', type: 'integer' } : c)),
+      });
+      const plan = planTables(declared(KEY, [v2]), await tables(), [v1], { dialect });
+      expect(plan.tables[0]?.columns.filter((c) => c.action === 'retype').map((c) => c.name)).toEqual(['state', 'rank']);
+      await applyTables(db, dialect, plan, { allowDestructive: true });
+      const t = await table('my_addon__notes');
+      expect(t.columns.find((c) => c.name === 'state')).toMatchObject({ type: 'enum', enumValues: ['a', 'b', 'c'] });
+      expect(t.columns.find((c) => c.name === 'rank')?.type).toBe('integer');
+      await db.insertInto('my_addon__notes').values({ title: 'u', state: 'c' }).execute();
+      await expect(db.insertInto('my_addon__notes').values({ title: 'v', state: 'd' }).execute()).rejects.toThrow();
+      const rows = await db.selectFrom('my_addon__notes').select(['state', 'rank']).orderBy('id').execute();
+      expect(rows.map((r) => [r.state, r.rank === null ? null : Number(r.rank)])).toEqual([
+        ['b', 12],
+        ['c', null],
+      ]);
+      // And the next plan keeps it.
+      expect(planTables(declared(KEY, [v2]), await tables(), [v2], { dialect }).tables[0]?.action).toBe('keep');
+    });
+  }
+
   test('a table that exists and is not the add-on’s is a conflict', async () => {
     await db.schema.createTable('my_addon__tags').addColumn('x', 'integer').execute();
     const plan = planTables(declared(KEY, [NOTES_V1, TAGS]), await tables());
