@@ -311,6 +311,26 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
     });
   }
 
+  test('a failure after a destructive step says what could not be undone', async () => {
+    const v1 = declare({ ...NOTES_V1, columns: [...NOTES_V1.columns, { name: 'extra', type: 'integer' }] });
+    await install([v1]);
+    const v2 = declare({ ...NOTES_V1, columns: [...NOTES_V1.columns.filter((c) => c.name !== 'body'), { name: 'added', type: 'integer' }] });
+    const plan = planTables(declared(KEY, [v2]), await tables(), [v1]);
+    const before = await tables();
+    // addColumn(added), dropColumn(body), dropColumn(extra): fail before the last.
+    const err = await refusal(applyTables(db, dialect, plan, { allowDestructive: true, failAfter: 2, transaction: false }), 'DDL_FAILED');
+    expect(err.params).toMatchObject({ undone: 'partly', irreversible: [{ kind: 'dropColumn', table: 'my_addon__notes', column: 'body' }] });
+    expect((await table('my_addon__notes')).columns.map((c) => c.name)).toEqual(['id', 'title', 'extra']);
+    if (dialect !== 'mysql') {
+      // In a transaction even a destructive step is rolled back.
+      const plan2 = planTables(declared(KEY, [v2]), await tables(), [v1]);
+      const before2 = await tables();
+      await refusal(applyTables(db, dialect, plan2, { allowDestructive: true, failAfter: 1 }), 'DDL_FAILED');
+      expect(await tables()).toEqual(before2);
+    }
+    expect(before).not.toEqual(await tables());
+  });
+
   test('a step that the database refuses is undone the same way', async () => {
     const before = await tables();
     // The second table's index names a column the table does not have: the database refuses it.
