@@ -46,7 +46,8 @@ export async function applyTables(db: Kysely<any>, dialectName: DdlDialectName, 
   const done: Step[] = [];
   const runAll = async (conn: Kysely<any>) => {
     for (const [i, step] of steps.entries()) {
-      if (options.failAfter !== undefined && i >= options.failAfter) throw new InjectedDdlFailure(`injected failure before step ${i + 1} (${step.info.kind} ${step.info.table})`);
+      if (options.failAfter !== undefined && i >= options.failAfter)
+        throw new InjectedDdlFailure(`injected failure before step ${i + 1} (${step.info.kind} ${step.info.table})`);
       await options.onStep?.(step.info, i);
       await step.run(conn);
       done.push(step);
@@ -145,7 +146,12 @@ function buildSteps(plan: DdlPlan, dialect: DdlDialect, server: ServerInfo): Ste
     if (t.action === 'alter') {
       for (const i of t.indexes) {
         if (i.action === 'drop') {
-          destructive.unshift({ info: { kind: 'dropIndex', table: t.name, index: i.name }, run: (db) => dialect.dropIndex(db, t.name, i.name), undo: null, destructive: true });
+          destructive.unshift({
+            info: { kind: 'dropIndex', table: t.name, index: i.name },
+            run: (db) => dialect.dropIndex(db, t.name, i.name),
+            undo: null,
+            destructive: true,
+          });
         }
       }
     }

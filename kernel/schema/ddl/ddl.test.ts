@@ -58,7 +58,11 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
     for (const c of EVERYTHING.columns) {
       const got = t.columns.find((x) => x.name === c.name);
       expect(got, c.name).toBeDefined();
-      expect({ name: c.name, type: got?.type, nullable: got?.nullable }).toEqual({ name: c.name, type: c.type, nullable: c.autoIncrement ? false : c.nullable });
+      expect({ name: c.name, type: got?.type, nullable: got?.nullable }).toEqual({
+        name: c.name,
+        type: c.type,
+        nullable: c.autoIncrement ? false : c.nullable,
+      });
       expect(got?.autoIncrement, c.name).toBe(c.autoIncrement);
     }
     const col = (n: string) => t.columns.find((x) => x.name === n);
@@ -162,7 +166,11 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
   });
 
   test('dropping an indexed column drops its indexes first', async () => {
-    const v1 = declare({ ...NOTES_V1, columns: [...NOTES_V1.columns, { name: 'slug', type: 'string', maxLength: 100, unique: true }], indexes: [{ columns: ['title', 'slug'] }] });
+    const v1 = declare({
+      ...NOTES_V1,
+      columns: [...NOTES_V1.columns, { name: 'slug', type: 'string', maxLength: 100, unique: true }],
+      indexes: [{ columns: ['title', 'slug'] }],
+    });
     await install([v1]);
     const v2 = declare({ ...NOTES_V1, indexes: [] });
     const plan = planTables(declared(KEY, [v2]), await tables(), [v1], { dialect });
@@ -214,7 +222,10 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
 
   if (dialect !== 'sqlite') {
     test('a retype converts the values and replaces an enum’s allowed values', async () => {
-      const v1 = declare({ ...NOTES_V1, columns: [...NOTES_V1.columns, { name: 'state', type: 'enum', values: ['a', 'b'] }, { name: 'rank', type: 'string' }] });
+      const v1 = declare({
+        ...NOTES_V1,
+        columns: [...NOTES_V1.columns, { name: 'state', type: 'enum', values: ['a', 'b'] }, { name: 'rank', type: 'string' }],
+      });
       await install([v1]);
       await db.insertInto('my_addon__notes').values({ title: 't', state: 'b', rank: '12' }).execute();
       const v2 = declare({
@@ -260,7 +271,10 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
     };
 
     test('install', async () => {
-      await db.schema.createTable('unrelated').addColumn('id', 'integer', (c) => c.primaryKey()).execute();
+      await db.schema
+        .createTable('unrelated')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .execute();
       const plan = planTables(declared(KEY, [EVERYTHING, NOTES_V1, TAGS]), await tables());
       // create ×3, then the 2 indexes of EVERYTHING: fail after each prefix.
       for (const n of [1, 2, 3, 4]) await failAt(plan, n);
@@ -337,7 +351,9 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
     const plan = planTables(declared(KEY, [NOTES_V1, TAGS]), before);
     const broken: DdlPlan = {
       ...plan,
-      tables: plan.tables.map((t) => (t.name === 'my_addon__tags' ? { ...t, indexes: [{ name: 'broken_ix', columns: ['nope'], unique: false, action: 'add' as const }] } : t)),
+      tables: plan.tables.map((t) =>
+        t.name === 'my_addon__tags' ? { ...t, indexes: [{ name: 'broken_ix', columns: ['nope'], unique: false, action: 'add' as const }] } : t,
+      ),
     };
     await refusal(applyTables(db, dialect, broken), 'DDL_FAILED');
     expect(await tables()).toEqual(before);
@@ -354,7 +370,10 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
   });
 
   test('dropTables removes the add-on’s tables and nothing else', async () => {
-    await db.schema.createTable('unrelated').addColumn('id', 'integer', (c) => c.primaryKey()).execute();
+    await db.schema
+      .createTable('unrelated')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .execute();
     await install([NOTES_V2, TAGS]);
     await dropTables(db, dialect, ['my_addon__notes', 'my_addon__tags', 'my_addon__never_created']);
     expect((await tables()).map((t) => t.name)).toEqual(['unrelated']);

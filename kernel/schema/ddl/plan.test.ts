@@ -15,7 +15,9 @@ describe('planTables', () => {
       ['my_addon__notes', 'create', ['id']],
       ['my_addon__tags', 'create', ['note_id', 'tag']],
     ]);
-    expect(plan.tables[0]?.indexes).toEqual([{ name: expect.stringMatching(/^my_addon__notes_pinned_title_ix_[0-9a-f]{8}$/), columns: ['pinned', 'title'], unique: false, action: 'add' }]);
+    expect(plan.tables[0]?.indexes).toEqual([
+      { name: expect.stringMatching(/^my_addon__notes_pinned_title_ix_[0-9a-f]{8}$/), columns: ['pinned', 'title'], unique: false, action: 'add' },
+    ]);
   });
 
   it('is deterministic (the add-ons plugin hashes it)', () => {

@@ -99,7 +99,9 @@ function alterPlan(plan: DdlPlan, name: string, table: TableDeclaration, was: Ta
     const prev = was.columns.find((p) => p.name === c.name);
     if (!has.has(c.name)) {
       if (!c.nullable && c.default === undefined) {
-        plan.refusals.push(`Column ${name}.${c.name} is NOT NULL without a default: it cannot be added to an existing table. Give it a default or make it nullable.`);
+        plan.refusals.push(
+          `Column ${name}.${c.name} is NOT NULL without a default: it cannot be added to an existing table. Give it a default or make it nullable.`,
+        );
       }
       columns.push({ name: c.name, type: c.type, action: 'add', declaration: c });
     } else if (!prev) {
@@ -134,7 +136,9 @@ function alterPlan(plan: DdlPlan, name: string, table: TableDeclaration, was: Ta
     indexes.push({ name: x.name, columns: [...x.columns], unique: x.unique, action: 'drop' });
   }
   if (!sameList(was.primaryKey, table.primaryKey)) {
-    plan.refusals.push(`Table ${name}: the primary key changes (${was.primaryKey.join(', ')} → ${table.primaryKey.join(', ')}); an upgrade cannot change a primary key.`);
+    plan.refusals.push(
+      `Table ${name}: the primary key changes (${was.primaryKey.join(', ')} → ${table.primaryKey.join(', ')}); an upgrade cannot change a primary key.`,
+    );
   }
 
   for (const w of wantedIndexes(name, was)) {
