@@ -205,3 +205,26 @@ function sameDefault(a: TableColumnDeclaration['default'], b: TableColumnDeclara
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
+
+/** The plan as D24's `plan.tables` shows it to the operator (no declarations, no physical index names). */
+export interface TablePlanSummary {
+  name: string;
+  action: TablePlan['action'];
+  columns: { name: string; type: ColumnPlan['type']; action: ColumnPlan['action'] }[];
+  indexes: { columns: string[]; unique: boolean; action: IndexPlan['action'] }[];
+}
+
+/** `refusals` is not in D24's shape: a plan with any cannot be installed, so the caller answers with an error instead. */
+export function summarisePlan(plan: DdlPlan): { tables: TablePlanSummary[]; destructive: boolean; warnings: string[]; refusals: string[] } {
+  return {
+    tables: plan.tables.map((t) => ({
+      name: t.name,
+      action: t.action,
+      columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: c.action })),
+      indexes: t.indexes.map((i) => ({ columns: [...i.columns], unique: i.unique, action: i.action })),
+    })),
+    destructive: plan.destructive,
+    warnings: [...plan.warnings],
+    refusals: [...plan.refusals],
+  };
+}
