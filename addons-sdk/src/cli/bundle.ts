@@ -37,7 +37,11 @@ const sandboxPlugin: esbuild.Plugin = {
       const name = args.path.replace(/^node:/, '').split('/')[0]!;
       if (!BUILTINS.has(name) && !args.path.startsWith('node:')) return undefined;
       return {
-        errors: [{ text: `"${args.path}" is a Node built-in: server code runs in the instance's sandbox, which has no Node API. Use the host API (ctx.db, ctx.kv, ctx.fetch, …) instead.` }],
+        errors: [
+          {
+            text: `"${args.path}" is a Node built-in: server code runs in the instance's sandbox, which has no Node API. Use the host API (ctx.db, ctx.kv, ctx.fetch, …) instead.`,
+          },
+        ],
       };
     });
   },
@@ -64,9 +68,7 @@ async function build(entry: string, dir: string, format: 'esm' | 'iife'): Promis
   } catch (error) {
     const failure = error as esbuild.BuildFailure;
     if (!Array.isArray(failure.errors)) throw error;
-    throw new BundleError(
-      failure.errors.map((m) => (m.location ? `${m.location.file}:${m.location.line}:${m.location.column + 1}: ${m.text}` : m.text)),
-    );
+    throw new BundleError(failure.errors.map((m) => (m.location ? `${m.location.file}:${m.location.line}:${m.location.column + 1}: ${m.text}` : m.text)));
   }
   return result.outputFiles[0]!.text;
 }
@@ -84,14 +86,16 @@ export interface ServerExports {
 /**
  * The names of the hooks and actions the server code's default export defines (functions
  * only). The module's top level runs, in a bare vm context with a 1 s limit (no Node API, a
- * silent console); no hook or action is called.
+ * silent console); no hook or action is called. Null when the code uses top-level await,
+ * which this way of loading cannot hold.
  */
-export async function readServerExports(dir: string, entry: string): Promise<ServerExports> {
+export async function readServerExports(dir: string, entry: string): Promise<ServerExports | null> {
   let code: string;
   try {
     code = await build(entry, dir, 'iife');
   } catch (error) {
-    if (error instanceof BundleError && error.problems.some((p) => /Top-level await/i.test(p))) return { hooks: [], actions: [] };
+    // An IIFE cannot hold top-level await: the names cannot be read this way.
+    if (error instanceof BundleError && error.problems.some((p) => /Top-level await/i.test(p))) return null;
     throw error;
   }
   const noop = (): void => undefined;
@@ -101,10 +105,10 @@ export async function readServerExports(dir: string, entry: string): Promise<Ser
     runInContext(`${code}\n;globalThis.__svcAddonDefault = __svcAddon.default;`, context, { timeout: 1000, filename: entry });
     definition = (context as { __svcAddonDefault?: unknown }).__svcAddonDefault;
   } catch (error) {
-    throw new BundleError([`${entry}: loading the module failed: ${(error as Error).message ?? String(error)}`]);
+    throw new BundleError([`loading the module failed: ${(error as Error).message ?? String(error)}`]);
   }
   if (!definition || typeof definition !== 'object')
-    throw new BundleError([`${entry}: the module's default export is not an add-on definition; end it with \`export default defineAddon({ hooks, actions })\`.`]);
+    throw new BundleError([`the module's default export is not an add-on definition; end it with \`export default defineAddon({ hooks, actions })\`.`]);
   const names = (key: 'hooks' | 'actions'): string[] => {
     const record = (definition as Record<string, unknown>)[key];
     if (!record || typeof record !== 'object') return [];

@@ -4,7 +4,7 @@ import { Cron } from 'croner';
 import semver from 'semver';
 import { parseAddonManifest, type AddonManifest } from '../manifest/addon.js';
 import { PackageError, PACKAGE_LIMITS } from '../package/errors.js';
-import { normalizeEntryPath } from '../package/paths.js';
+import { collisionKey, normalizeEntryPath } from '../package/paths.js';
 import { BundleError, bundleServer, readServerExports, SERVER_ENTRIES } from './bundle.js';
 
 /** One thing wrong with an add-on folder: the file, the place in it (a manifest path) and why. */
@@ -56,7 +56,8 @@ export async function checkAddon(dir: string): Promise<CheckedAddon> {
   const manifestKind = await kind(manifestPath);
   if (manifestKind !== 'file') throw new CheckFailed([{ file: 'addon.json', message: manifestKind ? 'is not a regular file' : 'is missing' }]);
   const manifestBytes = await readFile(manifestPath);
-  if (manifestBytes.length > PACKAGE_LIMITS.manifestBytes) throw new CheckFailed([{ file: 'addon.json', message: `is over ${PACKAGE_LIMITS.manifestBytes} bytes` }]);
+  if (manifestBytes.length > PACKAGE_LIMITS.manifestBytes)
+    throw new CheckFailed([{ file: 'addon.json', message: `is over ${PACKAGE_LIMITS.manifestBytes} bytes` }]);
   let value: unknown;
   try {
     value = JSON.parse(manifestBytes.toString('utf8'));
@@ -69,7 +70,8 @@ export async function checkAddon(dir: string): Promise<CheckedAddon> {
 
   const problems: Problem[] = [];
   const warnings: string[] = [];
-  if (!semver.validRange(manifest.engine)) problems.push({ file: 'addon.json', path: 'engine', message: `${manifest.engine} is not a semver range (e.g. ">=0.1.0 <1")` });
+  if (!semver.validRange(manifest.engine))
+    problems.push({ file: 'addon.json', path: 'engine', message: `${manifest.engine} is not a semver range (e.g. ">=0.1.0 <1")` });
   manifest.hooks.forEach((hook, i) => {
     if (!hook.startsWith('schedule:')) return;
     try {
@@ -91,7 +93,8 @@ export async function checkAddon(dir: string): Promise<CheckedAddon> {
       if (entry.name.startsWith('.')) continue;
       const path = `${rel}/${entry.name}`;
       if (entry.isDirectory()) await walk(path);
-      else if (!entry.isFile()) problems.push({ file: path, message: 'is not a regular file or directory (a symbolic link?); a package holds regular files only' });
+      else if (!entry.isFile())
+        problems.push({ file: path, message: 'is not a regular file or directory (a symbolic link?); a package holds regular files only' });
       else if (path.split('/').length < 3) problems.push({ file: path, message: 'surface files live in surfaces/<name>/' });
       else files.push({ path, abs: join(dir, path), size: (await lstat(join(dir, path))).size });
     }
@@ -99,7 +102,11 @@ export async function checkAddon(dir: string): Promise<CheckedAddon> {
   const surfacesKind = await kind(join(dir, 'surfaces'));
   if (surfacesKind === 'directory') await walk('surfaces');
   else if (surfacesKind) problems.push({ file: 'surfaces', message: 'is not a directory' });
+  const keys = new Map<string, string>();
   for (const f of files) {
+    const other = keys.get(collisionKey(f.path));
+    if (other) problems.push({ file: f.path, message: `collides with ${other} on a case-insensitive file system; rename one` });
+    keys.set(collisionKey(f.path), f.path);
     try {
       normalizeEntryPath(f.path, false);
     } catch (error) {
@@ -112,7 +119,8 @@ export async function checkAddon(dir: string): Promise<CheckedAddon> {
   for (const name of stray) warnings.push(`surfaces/${name}/ is not a surface addon.json declares; it is packed all the same.`);
   for (const s of manifest.surfaces) {
     const entry = `surfaces/${s.name}/${s.entry}`;
-    if (!files.some((f) => f.path === entry)) problems.push({ file: 'addon.json', path: `surfaces.${manifest.surfaces.indexOf(s)}.entry`, message: `${entry} does not exist` });
+    if (!files.some((f) => f.path === entry))
+      problems.push({ file: 'addon.json', path: `surfaces.${manifest.surfaces.indexOf(s)}.entry`, message: `${entry} does not exist` });
   }
 
   // Server code: bundled as pack bundles it; its default export defines every declared hook and action.
@@ -130,25 +138,44 @@ export async function checkAddon(dir: string): Promise<CheckedAddon> {
     try {
       server = await bundleServer(dir, entry);
       const exported = await readServerExports(dir, entry);
-      for (const [key, names] of [['hooks', manifest.hooks], ['actions', manifest.actions]] as const) {
-        names.forEach((name, i) => {
-          if (!exported[key].includes(name))
-            problems.push({ file: 'addon.json', path: `${key}.${i}`, message: `${entry} does not define ${key === 'hooks' ? 'hook' : 'action'} ${JSON.stringify(name)} (its default export's ${key}: ${exported[key].map((n) => JSON.stringify(n)).join(', ') || 'none'})` });
-        });
-        for (const name of exported[key]) if (!(names as readonly string[]).includes(name)) warnings.push(`${entry} defines ${key === 'hooks' ? 'hook' : 'action'} ${JSON.stringify(name)}, which addon.json does not declare: it will never be called.`);
+      if (!exported) warnings.push(`${entry} uses top-level await: check cannot read the names of its hooks and actions.`);
+      else {
+        for (const [key, names] of [
+          ['hooks', manifest.hooks],
+          ['actions', manifest.actions],
+        ] as const) {
+          const word = key === 'hooks' ? 'hook' : 'action';
+          const defined = exported[key];
+          names.forEach((name, i) => {
+            if (!defined.includes(name))
+              problems.push({
+                file: 'addon.json',
+                path: `${key}.${i}`,
+                message: `${entry} does not define ${word} ${JSON.stringify(name)} (its default export's ${key}: ${defined.map((n) => JSON.stringify(n)).join(', ') || 'none'})`,
+              });
+          });
+          for (const name of defined)
+            if (!(names as readonly string[]).includes(name))
+              warnings.push(`${entry} defines ${word} ${JSON.stringify(name)}, which addon.json does not declare: it will never be called.`);
+        }
       }
     } catch (error) {
       if (!(error instanceof BundleError)) throw error;
       problems.push(...error.problems.map((message) => ({ file: entry!, message })));
     }
   } else if (manifest.hooks.length || manifest.actions.length) {
-    problems.push({ file: 'addon.json', path: manifest.hooks.length ? 'hooks' : 'actions', message: `declares ${manifest.hooks.length ? 'hooks' : 'actions'} but there is no server.ts` });
+    problems.push({
+      file: 'addon.json',
+      path: manifest.hooks.length ? 'hooks' : 'actions',
+      message: `declares ${manifest.hooks.length ? 'hooks' : 'actions'} but there is no server.ts`,
+    });
   }
 
   const entries = 1 + files.length + (server === null ? 0 : 1);
   if (entries > PACKAGE_LIMITS.entries) problems.push({ file: '.', message: `the package would have ${entries} files; at most ${PACKAGE_LIMITS.entries}` });
   const unpacked = manifestBytes.length + files.reduce((n, f) => n + f.size, 0) + (server === null ? 0 : Buffer.byteLength(server));
-  if (unpacked > PACKAGE_LIMITS.unpackedBytes) problems.push({ file: '.', message: `the package would unpack to ${unpacked} bytes; at most ${PACKAGE_LIMITS.unpackedBytes}` });
+  if (unpacked > PACKAGE_LIMITS.unpackedBytes)
+    problems.push({ file: '.', message: `the package would unpack to ${unpacked} bytes; at most ${PACKAGE_LIMITS.unpackedBytes}` });
 
   if (problems.length) throw new CheckFailed(problems);
   return { manifest, manifestBytes, files, server, warnings };

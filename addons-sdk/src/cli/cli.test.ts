@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inspectPackage } from '../package/index.js';
+import { extractPackage, inspectPackage } from '../package/index.js';
 import { defineAddon } from '../define.js';
 import { SANDBOX_SDK } from './bundle.js';
 import { main, packAddon, type CliIo } from './index.js';
@@ -68,7 +68,7 @@ describe('svc-addon', () => {
     expect(a.file).toBe(join(root, 'twice-a.tgz'));
     expect((await packAddon(dir)).file).toBe(join(dir, 'twice-0.1.0.tgz'));
     const extracted = join(root, 'twice-x');
-    await (await import('../package/index.js')).extractPackage(a.file, extracted);
+    await extractPackage(a.file, extracted);
     const server = await readFile(join(extracted, 'server.js'), 'utf8');
     expect(server).not.toMatch(/^\s*import\s/m);
     expect(server).toMatch(/export\s*\{\s*server_default as default\s*\}/);
@@ -112,17 +112,37 @@ describe('svc-addon', () => {
        const boom = () => { throw new Error('a hook ran'); };
        export default defineAddon({ hooks: { 'notes.beforeWrite': boom, 'schedule:99 * * * *': boom }, actions: { count: boom } });`,
     );
+    await writeFile(join(dir, 'surfaces/page/App.js'), '1');
+    await writeFile(join(dir, 'surfaces/page/app.js'), '2');
     const result = await cli(['check', 'links']);
     expect(result.code).toBe(1);
     expect(result.err).toContain('surfaces/page/passwd: is not a regular file or directory');
     expect(result.err).toMatch(/addon\.json: hooks\.1: not a valid cron expression/);
+    expect(result.err).toContain('surfaces/page/app.js: collides with surfaces/page/App.js');
     expect(result.err).not.toMatch(/a hook ran/);
+  });
+
+  it('check stops server code whose top level does not end, and skips the names under top-level await', async () => {
+    const dir = await fresh('loops');
+    const source = await readFile(join(dir, 'server.ts'), 'utf8');
+    await writeFile(join(dir, 'server.ts'), `${source}\nwhile (true) {}\n`);
+    const result = await cli(['check', 'loops']);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^server\.ts: loading the module failed: Script execution timed out/);
+    await writeFile(join(dir, 'server.ts'), `${source}\nawait Promise.resolve();\n`);
+    expect(await cli(['check', 'loops'])).toMatchObject({
+      code: 0,
+      err: 'warning: server.ts uses top-level await: check cannot read the names of its hooks and actions.',
+    });
   });
 
   it('pack refuses server code that imports Node built-ins', async () => {
     const dir = await fresh('nodey');
     const source = await readFile(join(dir, 'server.ts'), 'utf8');
-    await writeFile(join(dir, 'server.ts'), `import fs from 'node:fs';\nimport { join } from 'path';\nexport const n = fs.readFileSync(join('/etc', 'passwd'));\n${source}`);
+    await writeFile(
+      join(dir, 'server.ts'),
+      `import fs from 'node:fs';\nimport { join } from 'path';\nexport const n = fs.readFileSync(join('/etc', 'passwd'));\n${source}`,
+    );
     const result = await cli(['pack', 'nodey']);
     expect(result.code).toBe(1);
     expect(result.err).toMatch(/server\.ts:1:\d+: "node:fs" is a Node built-in: server code runs in the instance's sandbox/);

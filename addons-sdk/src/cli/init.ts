@@ -15,7 +15,11 @@ export function keyFromName(name: string): string | null {
   return key.length >= 2 && ADDON_KEY.test(key) ? key : null;
 }
 
-const title = (key: string): string => key.split('-').map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' ');
+const title = (key: string): string =>
+  key
+    .split('-')
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join(' ');
 
 async function sdkVersion(): Promise<string> {
   const pkg = JSON.parse(await readFile(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version: string };

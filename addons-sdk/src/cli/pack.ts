@@ -33,7 +33,8 @@ export async function packAddon(dir: string, out?: string): Promise<PackResult> 
   if (checked.server !== null) entries.push({ path: 'server.js', data: Buffer.from(checked.server, 'utf8') });
   for (const f of checked.files) entries.push({ path: f.path, data: await readFile(f.abs) });
   const bytes = writePackage(entries);
-  if (bytes.length > PACKAGE_LIMITS.packedBytes) throw new PackageError('too-large-packed', `The package would be ${bytes.length} bytes; at most ${PACKAGE_LIMITS.packedBytes}.`);
+  if (bytes.length > PACKAGE_LIMITS.packedBytes)
+    throw new PackageError('too-large-packed', `The package would be ${bytes.length} bytes; at most ${PACKAGE_LIMITS.packedBytes}.`);
 
   const file = resolve(out ?? join(root, packageFileName(checked.manifest)));
   await mkdir(dirname(file), { recursive: true });

@@ -129,8 +129,14 @@ describe('addon.json schema', () => {
   });
 
   it('an endpoint names one of the tables and its columns, with the path of the problem', () => {
-    expect(problem(variant((m) => (m.endpoints[0].table = 'orders')))).toEqual({ path: 'endpoints.0.table', message: "orders is not one of the add-on's tables." });
-    expect(problem(variant((m) => m.endpoints[0].filterable.push('nope')))).toEqual({ path: 'endpoints.0.filterable.1', message: 'nope is not a column of bookings.' });
+    expect(problem(variant((m) => (m.endpoints[0].table = 'orders')))).toEqual({
+      path: 'endpoints.0.table',
+      message: "orders is not one of the add-on's tables.",
+    });
+    expect(problem(variant((m) => m.endpoints[0].filterable.push('nope')))).toEqual({
+      path: 'endpoints.0.filterable.1',
+      message: 'nope is not a column of bookings.',
+    });
     expect(problem(variant((m) => (m.endpoints[0].sensitive = ['secret']))).path).toBe('endpoints.0.sensitive.0');
     expect(problem(variant((m) => m.endpoints.push({ ref: 'bookings', table: 'bookings' }))).path).toBe('endpoints.1.ref');
     expect(problem(variant((m) => (m.endpoints[0].ref = 'a/b'))).path).toBe('endpoints.0.ref');
@@ -162,7 +168,10 @@ describe('addon.json schema', () => {
   });
 
   it('oauth2 connect names two of the settings', () => {
-    expect(problem(variant((m) => (m.connect.clientIdSetting = 'appId')))).toEqual({ path: 'connect.clientIdSetting', message: "appId is not one of the add-on's settings." });
+    expect(problem(variant((m) => (m.connect.clientIdSetting = 'appId')))).toEqual({
+      path: 'connect.clientIdSetting',
+      message: "appId is not one of the add-on's settings.",
+    });
     expect(problem(variant((m) => delete m.settings.properties.clientSecret)).path).toBe('connect.clientSecretSetting');
     expect(problem(variant((m) => (m.connect.tokenUrl = 'ftp://example.com/token'))).path).toBe('connect.tokenUrl');
     const secret = variant((m) => (m.connect = { kind: 'secret', fields: [{ name: 'apiKey', label: 'API key' }] }));

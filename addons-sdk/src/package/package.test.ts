@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractPackage, inspectPackage, PackageError, PACKAGE_LIMITS, writePackage } from './index.js';
+import { TarReader } from './tar-reader.js';
 
 /* Tarballs are crafted here byte by byte (ustar headers written by hand), so that they can hold
  * what no well-behaved tool writes: `..`, absolute paths, links, devices, duplicates. */
@@ -88,7 +89,7 @@ async function refused(bytes: Buffer, reason: string, path?: string): Promise<Pa
   expect((error as PackageError).reason).toBe(reason);
   if (path !== undefined) expect((error as PackageError).path).toBe(path);
   const parent = join(root, `x${n}`);
-  await import('node:fs/promises').then((fs) => fs.mkdir(parent));
+  await mkdir(parent);
   const again = await extractPackage(source, join(parent, 'dest')).catch((e: unknown) => e);
   expect((again as PackageError).reason).toBe(reason);
   expect(await readdir(parent)).toEqual([]);
@@ -97,7 +98,14 @@ async function refused(bytes: Buffer, reason: string, path?: string): Promise<Pa
 
 describe('inspectPackage and extractPackage', () => {
   it('accept a valid package and extract it with plain modes', async () => {
-    const bytes = tgz([{ path: './', type: '5' }, { ...MANIFEST, path: './addon.json' }, { path: 'surfaces/', type: '5' }, { path: 'surfaces/page/', type: '5' }, { ...PAGE, type: '\0' }, { path: 'README.md', data: '# hi' }]);
+    const bytes = tgz([
+      { path: './', type: '5' },
+      { ...MANIFEST, path: './addon.json' },
+      { path: 'surfaces/', type: '5' },
+      { path: 'surfaces/page/', type: '5' },
+      { ...PAGE, type: '\0' },
+      { path: 'README.md', data: '# hi' },
+    ]);
     const source = await file(bytes);
     const info = await inspectPackage(source);
     expect(info.manifest.key).toBe('hello');
@@ -119,17 +127,49 @@ describe('inspectPackage and extractPackage', () => {
     await expect(extractPackage(source, dest)).rejects.toThrow(/already exists/);
   });
 
+  it('close an empty last file of an archive without end blocks', async () => {
+    const source = await file(gzipSync(Buffer.concat([tarEntry(MANIFEST), tarEntry(PAGE), tarEntry({ path: 'surfaces/page/empty.css' })])));
+    expect((await inspectPackage(source)).files).toContainEqual({ path: 'surfaces/page/empty.css', size: 0 });
+    const dest = join(root, 'empty-last', 'dest');
+    await extractPackage(source, dest);
+    expect(await readFile(join(dest, 'surfaces/page/empty.css'), 'utf8')).toBe('');
+    const events = new TarReader().push(tarEntry({ path: 'a' }));
+    expect(events).toEqual([{ kind: 'entry', type: 'file', typeFlag: '0', path: 'a', size: 0 }, { kind: 'entry-end' }]);
+  });
+
   it('read pax paths and GNU-less long names through the ustar prefix', async () => {
     const long = `surfaces/page/${'d'.repeat(90)}/${'f'.repeat(90)}.js`;
-    const info = await inspectPackage(await file(gzipSync(Buffer.concat([tarEntry(MANIFEST), tarEntry(PAGE), pax(long), tarEntry({ path: 'ignored-name', data: 'x' }), END]))));
+    const info = await inspectPackage(
+      await file(gzipSync(Buffer.concat([tarEntry(MANIFEST), tarEntry(PAGE), pax(long), tarEntry({ path: 'ignored-name', data: 'x' }), END]))),
+    );
     expect(info.files.map((f) => f.path)).toContain(long);
+    // GNU tar's long names: an 'L' entry holding the next entry's path.
+    const gnu = Buffer.concat([
+      tarEntry(MANIFEST),
+      tarEntry(PAGE),
+      tarEntry({ path: '././@LongLink', type: 'L', data: `${long}\0` }),
+      tarEntry({ path: 'cut', data: 'x' }),
+      END,
+    ]);
+    expect((await inspectPackage(await file(gzipSync(gnu)))).files.map((f) => f.path)).toContain(long);
+    const evil = Buffer.concat([
+      tarEntry(MANIFEST),
+      tarEntry({ path: '././@LongLink', type: 'L', data: '../../etc/x\0' }),
+      tarEntry({ path: 'cut', data: 'x' }),
+      END,
+    ]);
+    await refused(gzipSync(evil), 'dot-dot', '../../etc/x');
   });
 
   it('refuse .. and absolute paths, also through a pax header', async () => {
     await refused(tgz([MANIFEST, { path: 'surfaces/page/../../evil.js', data: 'x' }]), 'dot-dot', 'surfaces/page/../../evil.js');
     await refused(tgz([MANIFEST, { path: '../evil', data: 'x' }]), 'dot-dot');
     await refused(tgz([MANIFEST, { path: '/etc/cron.d/evil', data: 'x' }]), 'absolute-path', '/etc/cron.d/evil');
-    await refused(gzipSync(Buffer.concat([tarEntry(MANIFEST), pax('../../evil'), tarEntry({ path: 'surfaces/page/a.js', data: 'x' }), END])), 'dot-dot', '../../evil');
+    await refused(
+      gzipSync(Buffer.concat([tarEntry(MANIFEST), pax('../../evil'), tarEntry({ path: 'surfaces/page/a.js', data: 'x' }), END])),
+      'dot-dot',
+      '../../evil',
+    );
     await refused(tgz([MANIFEST, { path: 'surfaces/page//a.js', data: 'x' }]), 'bad-path');
   });
 
@@ -141,7 +181,10 @@ describe('inspectPackage and extractPackage', () => {
   });
 
   it('refuse names over 255 bytes and paths outside the package layout', async () => {
-    await refused(gzipSync(Buffer.concat([tarEntry(MANIFEST), pax(`surfaces/page/${'a'.repeat(250)}`), tarEntry({ path: 'x', data: 'x' }), END])), 'name-too-long');
+    await refused(
+      gzipSync(Buffer.concat([tarEntry(MANIFEST), pax(`surfaces/page/${'a'.repeat(250)}`), tarEntry({ path: 'x', data: 'x' }), END])),
+      'name-too-long',
+    );
     await refused(tgz([MANIFEST, { path: 'node_modules/x.js', data: 'x' }]), 'unexpected-path', 'node_modules/x.js');
     await refused(tgz([MANIFEST, { path: 'server.ts', data: 'x' }]), 'unexpected-path');
   });
@@ -167,7 +210,11 @@ describe('inspectPackage and extractPackage', () => {
     const used = JSON.stringify(manifest).length + 14;
     const bomb = (extra: number): Buffer => {
       const members = [head];
-      for (let i = 0; i < 100; i++) members.push(gzipSync(rawHeader({ path: `surfaces/page/z${i}` }, i === 0 ? MiB - used : MiB)), i === 0 ? gzipSync(Buffer.alloc(MiB - used + ((512 - ((MiB - used) % 512)) % 512))) : zeros);
+      for (let i = 0; i < 100; i++)
+        members.push(
+          gzipSync(rawHeader({ path: `surfaces/page/z${i}` }, i === 0 ? MiB - used : MiB)),
+          i === 0 ? gzipSync(Buffer.alloc(MiB - used + ((512 - ((MiB - used) % 512)) % 512))) : zeros,
+        );
       if (extra) members.push(gzipSync(tarEntry({ path: 'surfaces/page/last', data: Buffer.alloc(extra) })));
       members.push(gzipSync(END));
       return Buffer.concat(members);
@@ -176,7 +223,9 @@ describe('inspectPackage and extractPackage', () => {
     await refused(bomb(1), 'too-large-unpacked', 'surfaces/page/last');
     // A header declaring more than the limit is refused before its body is read: the body here
     // is cut short, and the answer is still the size, not a damaged archive.
-    const declared = gzipSync(Buffer.concat([tarEntry(MANIFEST), rawHeader({ path: 'surfaces/page/big' }, PACKAGE_LIMITS.unpackedBytes + 1), Buffer.alloc(4096)]));
+    const declared = gzipSync(
+      Buffer.concat([tarEntry(MANIFEST), rawHeader({ path: 'surfaces/page/big' }, PACKAGE_LIMITS.unpackedBytes + 1), Buffer.alloc(4096)]),
+    );
     await refused(declared, 'too-large-unpacked', 'surfaces/page/big');
   });
 

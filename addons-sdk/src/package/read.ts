@@ -42,7 +42,8 @@ interface Sink {
  */
 async function readPackage(source: string, sink: Sink | null): Promise<PackageInfo> {
   const { size: fileSize } = await stat(source);
-  if (fileSize > PACKAGE_LIMITS.packedBytes) throw new PackageError('too-large-packed', `The package is ${fileSize} bytes; at most ${PACKAGE_LIMITS.packedBytes}.`);
+  if (fileSize > PACKAGE_LIMITS.packedBytes)
+    throw new PackageError('too-large-packed', `The package is ${fileSize} bytes; at most ${PACKAGE_LIMITS.packedBytes}.`);
 
   const hash = createHash('sha256');
   let packedBytes = 0;
@@ -50,10 +51,12 @@ async function readPackage(source: string, sink: Sink | null): Promise<PackageIn
   const count = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       packedBytes += chunk.length;
-      if (packedBytes > PACKAGE_LIMITS.packedBytes) return callback(new PackageError('too-large-packed', `The package is over ${PACKAGE_LIMITS.packedBytes} bytes.`));
+      if (packedBytes > PACKAGE_LIMITS.packedBytes)
+        return callback(new PackageError('too-large-packed', `The package is over ${PACKAGE_LIMITS.packedBytes} bytes.`));
       if (head.length < 2) {
         head = Buffer.concat([head, chunk.subarray(0, 2)]);
-        if (head.length >= 2 && (head[0] !== 0x1f || head[1] !== 0x8b)) return callback(new PackageError('not-gzip', 'The package is not a gzip file (a .tgz).'));
+        if (head.length >= 2 && (head[0] !== 0x1f || head[1] !== 0x8b))
+          return callback(new PackageError('not-gzip', 'The package is not a gzip file (a .tgz).'));
       }
       hash.update(chunk);
       callback(null, chunk);
@@ -101,13 +104,18 @@ async function readPackage(source: string, sink: Sink | null): Promise<PackageIn
     switch (event.kind) {
       case 'entry': {
         if (++entries > PACKAGE_LIMITS.entries) throw new PackageError('too-many-entries', `The package has more than ${PACKAGE_LIMITS.entries} entries.`);
-        if (event.type === 'other') throw new PackageError('not-a-file', `${event.path} is not a regular file or directory (tar type ${JSON.stringify(event.typeFlag)}).`, event.path);
+        if (event.type === 'other')
+          throw new PackageError('not-a-file', `${event.path} is not a regular file or directory (tar type ${JSON.stringify(event.typeFlag)}).`, event.path);
         const isDirectory = event.type === 'directory';
         const path = normalizeEntryPath(event.path, isDirectory);
         if (isDirectory && event.size !== 0) throw new PackageError('corrupt', `Directory ${event.path} has a size.`, event.path);
         if (path === '') return; // the root directory itself
         if (!isPackagePath(path, isDirectory))
-          throw new PackageError('unexpected-path', `${path} does not belong in a package (addon.json, server.js, README.md, icon.svg and surfaces/<name>/… only).`, path);
+          throw new PackageError(
+            'unexpected-path',
+            `${path} does not belong in a package (addon.json, server.js, README.md, icon.svg and surfaces/<name>/… only).`,
+            path,
+          );
         claim(path, event.type);
         if (isDirectory) {
           await sink?.directory(path);
@@ -166,7 +174,8 @@ async function readPackage(source: string, sink: Sink | null): Promise<PackageIn
   } catch (error) {
     await inflight.catch(() => undefined);
     if (error instanceof PackageError) throw error;
-    if ((error as NodeJS.ErrnoException).code?.startsWith('Z_')) throw new PackageError('corrupt', `The package's gzip stream is damaged: ${(error as Error).message}`);
+    if ((error as NodeJS.ErrnoException).code?.startsWith('Z_'))
+      throw new PackageError('corrupt', `The package's gzip stream is damaged: ${(error as Error).message}`);
     throw error;
   }
   if (manifestText === null) throw new PackageError('no-manifest', 'The package has no addon.json at its root.', 'addon.json');

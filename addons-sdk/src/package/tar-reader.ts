@@ -41,7 +41,10 @@ function octal(block: Buffer, start: number, length: number, what: string): numb
     for (let i = 1; i < field.length; i++) value = value * 256 + field[i]!;
     return value;
   }
-  const s = field.toString('latin1').replace(/[\u0000 ]+$/, '').replace(/^ +/, '');
+  const s = field
+    .toString('latin1')
+    .replace(/[\u0000 ]+$/, '')
+    .replace(/^ +/, '');
   if (!/^[0-7]*$/.test(s)) throw new PackageError('corrupt', `A tar header has a malformed ${what} field.`);
   return s === '' ? 0 : parseInt(s, 8);
 }
@@ -156,7 +159,8 @@ export class TarReader {
       const event = this.header(block);
       if (event) {
         events.push(event);
-        this.state = { at: 'body', remain: event.size, padding: (BLOCK - (event.size % BLOCK)) % BLOCK };
+        if (event.size === 0) events.push({ kind: 'entry-end' });
+        else this.state = { at: 'body', remain: event.size, padding: (BLOCK - (event.size % BLOCK)) % BLOCK };
       }
     }
     return events;
@@ -176,8 +180,8 @@ export class TarReader {
     if (flag === 'x' || flag === 'g' || flag === 'L' || flag === 'K') {
       if (++this.metaRun > MAX_META_RUN) throw new PackageError('corrupt', 'Too many tar meta headers in a row.');
       if (size > MAX_META_BYTES) throw new PackageError('corrupt', 'A tar meta header is too large.');
-      this.state = { at: 'meta', flag, remain: size, padding: (BLOCK - (size % BLOCK)) % BLOCK, parts: [] };
-      if (size === 0) this.state.padding = 0;
+      if (size === 0) this.applyMeta(flag, Buffer.alloc(0));
+      else this.state = { at: 'meta', flag, remain: size, padding: (BLOCK - (size % BLOCK)) % BLOCK, parts: [] };
       return null;
     }
     this.metaRun = 0;

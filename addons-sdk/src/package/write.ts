@@ -23,7 +23,9 @@ function header(path: string, size: number): Buffer {
   let prefix = '';
   if (Buffer.byteLength(path) > 100) {
     // Split at a slash so that the name is at most 100 bytes and the prefix at most 155.
-    const cut = [...path.matchAll(/\//g)].map((m) => m.index).find((i) => Buffer.byteLength(path.slice(i + 1)) <= 100 && Buffer.byteLength(path.slice(0, i)) <= 155);
+    const cut = [...path.matchAll(/\//g)]
+      .map((m) => m.index)
+      .find((i) => Buffer.byteLength(path.slice(i + 1)) <= 100 && Buffer.byteLength(path.slice(0, i)) <= 155);
     if (cut === undefined) throw new Error(`${path}: a path this long needs a segment split that ustar cannot express; shorten it.`);
     prefix = path.slice(0, cut);
     name = path.slice(cut + 1);

@@ -10,8 +10,10 @@ import type { AppliedStep, ApplyOptions, ApplyResult, DdlDialect, DdlDialectName
 interface Step {
   info: AppliedStep;
   run(db: Kysely<any>): Promise<void>;
-  /** Compensation; null for destructive steps, which nothing can undo. */
+  /** Compensation; null for destructive steps and for indexes of a created table (dropping the table drops them). */
   undo: UndoStep | null;
+  /** Drops or retypes data: nothing can undo it. */
+  destructive?: true;
 }
 
 /** The failure a test hook (`failAfter`) stands in for. */
@@ -26,8 +28,11 @@ export class InjectedDdlFailure extends Error {
  *
  * A failure half-way leaves the connection as it was: PostgreSQL and SQLite run everything in
  * one transaction (unless `db` already is one: then the caller's rollback undoes it), MySQL (DDL
- * commits itself) undoes what was done by compensation. The error is 502 DDL_FAILED with
- * `params.step` (the step that failed) and `params.undone`; the cause is the database's error.
+ * commits itself) undoes what was done by compensation — except destructive steps, which run
+ * last and which nothing undoes (`params.irreversible` lists those that ran). The error is 502
+ * DDL_FAILED with `params.step` (the step that failed) and `params.undone` (`rollback`,
+ * `caller-transaction`, `compensation`, `partly`); the cause is the database's error. Never pass
+ * a MySQL transaction: its DDL commits it.
  *
  * On success the result's `undo` is the compensation for the additive steps, for undoTables when
  * what follows (the meta store's transaction) fails.
@@ -41,7 +46,8 @@ export async function applyTables(db: Kysely<any>, dialectName: DdlDialectName, 
   const done: Step[] = [];
   const runAll = async (conn: Kysely<any>) => {
     for (const [i, step] of steps.entries()) {
-      if (options.failAfter !== undefined && i >= options.failAfter) throw new InjectedDdlFailure(`injected failure before step ${i + 1} (${step.info.kind} ${step.info.table})`);
+      if (options.failAfter !== undefined && i >= options.failAfter)
+        throw new InjectedDdlFailure(`injected failure before step ${i + 1} (${step.info.kind} ${step.info.table})`);
       await options.onStep?.(step.info, i);
       await step.run(conn);
       done.push(step);
@@ -58,16 +64,18 @@ export async function applyTables(db: Kysely<any>, dialectName: DdlDialectName, 
       throw new AppError('DDL_FAILED', { params: { step: failed, undone: db.isTransaction ? 'caller-transaction' : 'rollback' }, cause: err });
     }
     const undo = done.map((s) => s.undo).filter((u): u is UndoStep => u !== null);
+    // Destructive steps run last: when one already ran, the connection cannot be as it was.
+    const irreversible = done.filter((s) => s.destructive).map((s) => s.info);
     try {
       await undoTables(db, dialectName, undo);
     } catch (undoErr) {
       throw new AppError('DDL_FAILED', {
         message: "The connection's database refused a table change, and undoing what had been done failed too: check the connection's tables.",
-        params: { step: failed, undone: 'partly', undoFailure: undoErr instanceof AppError ? undoErr.params : String(undoErr) },
+        params: { step: failed, undone: 'partly', irreversible, undoFailure: undoErr instanceof AppError ? undoErr.params : String(undoErr) },
         cause: err,
       });
     }
-    throw new AppError('DDL_FAILED', { params: { step: failed, undone: 'compensation' }, cause: err });
+    throw new AppError('DDL_FAILED', { params: { step: failed, undone: irreversible.length > 0 ? 'partly' : 'compensation', irreversible }, cause: err });
   }
   return { steps: done.map((s) => s.info), undo: done.map((s) => s.undo).filter((u): u is UndoStep => u !== null) };
 }
@@ -137,7 +145,14 @@ function buildSteps(plan: DdlPlan, dialect: DdlDialect, server: ServerInfo): Ste
     }
     if (t.action === 'alter') {
       for (const i of t.indexes) {
-        if (i.action === 'drop') destructive.unshift({ info: { kind: 'dropIndex', table: t.name, index: i.name }, run: (db) => dialect.dropIndex(db, t.name, i.name), undo: null });
+        if (i.action === 'drop') {
+          destructive.unshift({
+            info: { kind: 'dropIndex', table: t.name, index: i.name },
+            run: (db) => dialect.dropIndex(db, t.name, i.name),
+            undo: null,
+            destructive: true,
+          });
+        }
       }
     }
     if (t.action === 'create' || t.action === 'alter') {
@@ -156,7 +171,14 @@ function buildSteps(plan: DdlPlan, dialect: DdlDialect, server: ServerInfo): Ste
       }
     }
     if (t.action === 'drop') {
-      destructive.push({ info: { kind: 'dropTable', table: t.name }, run: async (db) => db.schema.dropTable(t.name).execute().then(() => undefined), undo: null });
+      destructive.push({
+        info: { kind: 'dropTable', table: t.name },
+        run: async (db) => {
+          await db.schema.dropTable(t.name).execute();
+        },
+        undo: null,
+        destructive: true,
+      });
     }
   }
   return [...additive, ...destructive];
@@ -203,6 +225,7 @@ function retypeColumn(table: string, c: TableColumnDeclaration, dialect: DdlDial
       await retype(db, table, c, server);
     },
     undo: null,
+    destructive: true,
   };
 }
 
@@ -213,5 +236,6 @@ function dropColumn(table: string, column: string): Step {
       await db.schema.alterTable(table).dropColumn(column).execute();
     },
     undo: null,
+    destructive: true,
   };
 }

@@ -58,7 +58,11 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
     for (const c of EVERYTHING.columns) {
       const got = t.columns.find((x) => x.name === c.name);
       expect(got, c.name).toBeDefined();
-      expect({ name: c.name, type: got?.type, nullable: got?.nullable }).toEqual({ name: c.name, type: c.type, nullable: c.autoIncrement ? false : c.nullable });
+      expect({ name: c.name, type: got?.type, nullable: got?.nullable }).toEqual({
+        name: c.name,
+        type: c.type,
+        nullable: c.autoIncrement ? false : c.nullable,
+      });
       expect(got?.autoIncrement, c.name).toBe(c.autoIncrement);
     }
     const col = (n: string) => t.columns.find((x) => x.name === n);
@@ -162,7 +166,11 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
   });
 
   test('dropping an indexed column drops its indexes first', async () => {
-    const v1 = declare({ ...NOTES_V1, columns: [...NOTES_V1.columns, { name: 'slug', type: 'string', maxLength: 100, unique: true }], indexes: [{ columns: ['title', 'slug'] }] });
+    const v1 = declare({
+      ...NOTES_V1,
+      columns: [...NOTES_V1.columns, { name: 'slug', type: 'string', maxLength: 100, unique: true }],
+      indexes: [{ columns: ['title', 'slug'] }],
+    });
     await install([v1]);
     const v2 = declare({ ...NOTES_V1, indexes: [] });
     const plan = planTables(declared(KEY, [v2]), await tables(), [v1], { dialect });
@@ -212,6 +220,36 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
     expect((await table('my_addon__notes')).columns.find((c) => c.name === 'title')?.maxLength).toBe(500);
   });
 
+  if (dialect !== 'sqlite') {
+    test('a retype converts the values and replaces an enum’s allowed values', async () => {
+      const v1 = declare({
+        ...NOTES_V1,
+        columns: [...NOTES_V1.columns, { name: 'state', type: 'enum', values: ['a', 'b'] }, { name: 'rank', type: 'string' }],
+      });
+      await install([v1]);
+      await db.insertInto('my_addon__notes').values({ title: 't', state: 'b', rank: '12' }).execute();
+      const v2 = declare({
+        ...v1,
+        columns: v1.columns.map((c) => (c.name === 'state' ? { ...c, values: ['a', 'b', 'c'] } : c.name === 'rank' ? { name: 'rank', type: 'integer' } : c)),
+      });
+      const plan = planTables(declared(KEY, [v2]), await tables(), [v1], { dialect });
+      expect(plan.tables[0]?.columns.filter((c) => c.action === 'retype').map((c) => c.name)).toEqual(['state', 'rank']);
+      await applyTables(db, dialect, plan, { allowDestructive: true });
+      const t = await table('my_addon__notes');
+      expect(t.columns.find((c) => c.name === 'state')).toMatchObject({ type: 'enum', enumValues: ['a', 'b', 'c'] });
+      expect(t.columns.find((c) => c.name === 'rank')?.type).toBe('integer');
+      await db.insertInto('my_addon__notes').values({ title: 'u', state: 'c' }).execute();
+      await expect(db.insertInto('my_addon__notes').values({ title: 'v', state: 'd' }).execute()).rejects.toThrow();
+      const rows = await db.selectFrom('my_addon__notes').select(['state', 'rank']).orderBy('id').execute();
+      expect(rows.map((r) => [r.state, r.rank === null ? null : Number(r.rank)])).toEqual([
+        ['b', 12],
+        ['c', null],
+      ]);
+      // And the next plan keeps it.
+      expect(planTables(declared(KEY, [v2]), await tables(), [v2], { dialect }).tables[0]?.action).toBe('keep');
+    });
+  }
+
   test('a table that exists and is not the add-on’s is a conflict', async () => {
     await db.schema.createTable('my_addon__tags').addColumn('x', 'integer').execute();
     const plan = planTables(declared(KEY, [NOTES_V1, TAGS]), await tables());
@@ -233,7 +271,10 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
     };
 
     test('install', async () => {
-      await db.schema.createTable('unrelated').addColumn('id', 'integer', (c) => c.primaryKey()).execute();
+      await db.schema
+        .createTable('unrelated')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .execute();
       const plan = planTables(declared(KEY, [EVERYTHING, NOTES_V1, TAGS]), await tables());
       // create ×3, then the 2 indexes of EVERYTHING: fail after each prefix.
       for (const n of [1, 2, 3, 4]) await failAt(plan, n);
@@ -253,13 +294,66 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
     });
   });
 
+  test('onStep sees every step and fails the apply when it throws', async () => {
+    const before = await tables();
+    const plan = planTables(declared(KEY, [NOTES_V2, TAGS]), before);
+    const seen: string[] = [];
+    const err = await refusal(
+      applyTables(db, dialect, plan, {
+        onStep: (step, i) => {
+          seen.push(`${i}:${step.kind}:${step.table}`);
+          if (i === 2) throw new Error('stop here');
+        },
+      }),
+      'DDL_FAILED',
+    );
+    expect(seen).toEqual(['0:createTable:my_addon__notes', '1:addIndex:my_addon__notes', '2:createTable:my_addon__tags']);
+    expect(err.params?.step).toEqual({ kind: 'createTable', table: 'my_addon__tags' });
+    expect(await tables()).toEqual(before);
+  });
+
+  if (dialect !== 'mysql') {
+    test('inside the caller’s transaction, the caller’s rollback undoes it', async () => {
+      const before = await tables();
+      const plan = planTables(declared(KEY, [NOTES_V2, TAGS]), before);
+      const err = await refusal(
+        db.transaction().execute((trx) => applyTables(trx, dialect, plan, { failAfter: 2 })),
+        'DDL_FAILED',
+      );
+      expect(err.params?.undone).toBe('caller-transaction');
+      expect(await tables()).toEqual(before);
+    });
+  }
+
+  test('a failure after a destructive step says what could not be undone', async () => {
+    const v1 = declare({ ...NOTES_V1, columns: [...NOTES_V1.columns, { name: 'extra', type: 'integer' }] });
+    await install([v1]);
+    const v2 = declare({ ...NOTES_V1, columns: [...NOTES_V1.columns.filter((c) => c.name !== 'body'), { name: 'added', type: 'integer' }] });
+    const plan = planTables(declared(KEY, [v2]), await tables(), [v1]);
+    const before = await tables();
+    // addColumn(added), dropColumn(body), dropColumn(extra): fail before the last.
+    const err = await refusal(applyTables(db, dialect, plan, { allowDestructive: true, failAfter: 2, transaction: false }), 'DDL_FAILED');
+    expect(err.params).toMatchObject({ undone: 'partly', irreversible: [{ kind: 'dropColumn', table: 'my_addon__notes', column: 'body' }] });
+    expect((await table('my_addon__notes')).columns.map((c) => c.name)).toEqual(['id', 'title', 'extra']);
+    if (dialect !== 'mysql') {
+      // In a transaction even a destructive step is rolled back.
+      const plan2 = planTables(declared(KEY, [v2]), await tables(), [v1]);
+      const before2 = await tables();
+      await refusal(applyTables(db, dialect, plan2, { allowDestructive: true, failAfter: 1 }), 'DDL_FAILED');
+      expect(await tables()).toEqual(before2);
+    }
+    expect(before).not.toEqual(await tables());
+  });
+
   test('a step that the database refuses is undone the same way', async () => {
     const before = await tables();
     // The second table's index names a column the table does not have: the database refuses it.
     const plan = planTables(declared(KEY, [NOTES_V1, TAGS]), before);
     const broken: DdlPlan = {
       ...plan,
-      tables: plan.tables.map((t) => (t.name === 'my_addon__tags' ? { ...t, indexes: [{ name: 'broken_ix', columns: ['nope'], unique: false, action: 'add' as const }] } : t)),
+      tables: plan.tables.map((t) =>
+        t.name === 'my_addon__tags' ? { ...t, indexes: [{ name: 'broken_ix', columns: ['nope'], unique: false, action: 'add' as const }] } : t,
+      ),
     };
     await refusal(applyTables(db, dialect, broken), 'DDL_FAILED');
     expect(await tables()).toEqual(before);
@@ -276,7 +370,10 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('%s', (dialect) => {
   });
 
   test('dropTables removes the add-on’s tables and nothing else', async () => {
-    await db.schema.createTable('unrelated').addColumn('id', 'integer', (c) => c.primaryKey()).execute();
+    await db.schema
+      .createTable('unrelated')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .execute();
     await install([NOTES_V2, TAGS]);
     await dropTables(db, dialect, ['my_addon__notes', 'my_addon__tags', 'my_addon__never_created']);
     expect((await tables()).map((t) => t.name)).toEqual(['unrelated']);

@@ -9,7 +9,10 @@ export const MAX_IDENTIFIER = 63;
  * a readable prefix, then a hash of the whole.
  */
 export function indexName(table: string, columns: readonly string[], unique: boolean): string {
-  const hash = createHash('sha256').update(`${table}\0${columns.join('\0')}\0${unique ? 'u' : 'i'}`).digest('hex').slice(0, 8);
+  const hash = createHash('sha256')
+    .update(`${table}\0${columns.join('\0')}\0${unique ? 'u' : 'i'}`)
+    .digest('hex')
+    .slice(0, 8);
   const prefix = `${table}_${columns.join('_')}`.slice(0, 48).replace(/_+$/, '');
   return `${prefix}_${unique ? 'ux' : 'ix'}_${hash}`;
 }

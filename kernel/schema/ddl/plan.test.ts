@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { col, tbl } from '../testing.js';
 import { MAX_IDENTIFIER } from './names.js';
-import { planTables } from './plan.js';
+import { planTables, summarisePlan } from './plan.js';
 import { declare, declared, NOTES_V1, NOTES_V2, TAGS } from './testing.js';
 
 /** What introspection would answer once `NOTES_V1` is installed (types do not matter to the plan). */
@@ -15,7 +15,9 @@ describe('planTables', () => {
       ['my_addon__notes', 'create', ['id']],
       ['my_addon__tags', 'create', ['note_id', 'tag']],
     ]);
-    expect(plan.tables[0]?.indexes).toEqual([{ name: expect.stringMatching(/^my_addon__notes_pinned_title_ix_[0-9a-f]{8}$/), columns: ['pinned', 'title'], unique: false, action: 'add' }]);
+    expect(plan.tables[0]?.indexes).toEqual([
+      { name: expect.stringMatching(/^my_addon__notes_pinned_title_ix_[0-9a-f]{8}$/), columns: ['pinned', 'title'], unique: false, action: 'add' },
+    ]);
   });
 
   it('is deterministic (the add-ons plugin hashes it)', () => {
@@ -83,5 +85,30 @@ describe('planTables', () => {
     const plan = planTables(declared('my-addon', [loosened]), [onConnection], [NOTES_V2]);
     expect(plan.tables[0]?.action).toBe('keep');
     expect(plan.warnings).toEqual([expect.stringContaining('my_addon__notes.title'), expect.stringContaining('Index on my_addon__notes (pinned, title)')]);
+  });
+});
+
+describe('summarisePlan', () => {
+  it('shows what D24 shows and nothing of the declarations', () => {
+    const s = summarisePlan(planTables(declared('my-addon', [NOTES_V2]), [notesOnConnection], [NOTES_V1]));
+    expect(s).toEqual({
+      tables: [
+        {
+          name: 'my_addon__notes',
+          action: 'alter',
+          columns: [
+            { name: 'id', type: 'bigint', action: 'keep' },
+            { name: 'title', type: 'string', action: 'keep' },
+            { name: 'body', type: 'text', action: 'keep' },
+            { name: 'pinned', type: 'boolean', action: 'add' },
+            { name: 'tag', type: 'enum', action: 'add' },
+          ],
+          indexes: [{ columns: ['pinned', 'title'], unique: false, action: 'add' }],
+        },
+      ],
+      destructive: false,
+      warnings: [],
+      refusals: [],
+    });
   });
 });

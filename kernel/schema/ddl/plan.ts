@@ -99,7 +99,9 @@ function alterPlan(plan: DdlPlan, name: string, table: TableDeclaration, was: Ta
     const prev = was.columns.find((p) => p.name === c.name);
     if (!has.has(c.name)) {
       if (!c.nullable && c.default === undefined) {
-        plan.refusals.push(`Column ${name}.${c.name} is NOT NULL without a default: it cannot be added to an existing table. Give it a default or make it nullable.`);
+        plan.refusals.push(
+          `Column ${name}.${c.name} is NOT NULL without a default: it cannot be added to an existing table. Give it a default or make it nullable.`,
+        );
       }
       columns.push({ name: c.name, type: c.type, action: 'add', declaration: c });
     } else if (!prev) {
@@ -134,7 +136,9 @@ function alterPlan(plan: DdlPlan, name: string, table: TableDeclaration, was: Ta
     indexes.push({ name: x.name, columns: [...x.columns], unique: x.unique, action: 'drop' });
   }
   if (!sameList(was.primaryKey, table.primaryKey)) {
-    plan.refusals.push(`Table ${name}: the primary key changes (${was.primaryKey.join(', ')} → ${table.primaryKey.join(', ')}); an upgrade cannot change a primary key.`);
+    plan.refusals.push(
+      `Table ${name}: the primary key changes (${was.primaryKey.join(', ')} → ${table.primaryKey.join(', ')}); an upgrade cannot change a primary key.`,
+    );
   }
 
   for (const w of wantedIndexes(name, was)) {
@@ -200,4 +204,27 @@ function sameDefault(a: TableColumnDeclaration['default'], b: TableColumnDeclara
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** The plan as D24's `plan.tables` shows it to the operator (no declarations, no physical index names). */
+export interface TablePlanSummary {
+  name: string;
+  action: TablePlan['action'];
+  columns: { name: string; type: ColumnPlan['type']; action: ColumnPlan['action'] }[];
+  indexes: { columns: string[]; unique: boolean; action: IndexPlan['action'] }[];
+}
+
+/** `refusals` is not in D24's shape: a plan with any cannot be installed, so the caller answers with an error instead. */
+export function summarisePlan(plan: DdlPlan): { tables: TablePlanSummary[]; destructive: boolean; warnings: string[]; refusals: string[] } {
+  return {
+    tables: plan.tables.map((t) => ({
+      name: t.name,
+      action: t.action,
+      columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: c.action })),
+      indexes: t.indexes.map((i) => ({ columns: [...i.columns], unique: i.unique, action: i.action })),
+    })),
+    destructive: plan.destructive,
+    warnings: [...plan.warnings],
+    refusals: [...plan.refusals],
+  };
 }

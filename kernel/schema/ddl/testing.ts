@@ -5,7 +5,8 @@ import type { DeclaredTable } from './types.js';
 
 export const declare = (t: unknown): TableDeclaration => tableDeclarationSchema.parse(t);
 
-export const declared = (key: string, tables: TableDeclaration[]): DeclaredTable[] => tables.map((table) => ({ physicalName: physicalTableName(key, table.name), table }));
+export const declared = (key: string, tables: TableDeclaration[]): DeclaredTable[] =>
+  tables.map((table) => ({ physicalName: physicalTableName(key, table.name), table }));
 
 /** One column of every declarable type, with defaults of each kind, a unique column and an index. */
 export const EVERYTHING = declare({

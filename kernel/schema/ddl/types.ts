@@ -89,9 +89,7 @@ export interface DdlDialect {
 
 /** One compensating step: what applyTables did, undone in reverse order by undoTables. */
 export type UndoStep =
-  | { kind: 'dropTable'; table: string }
-  | { kind: 'dropColumn'; table: string; column: string }
-  | { kind: 'dropIndex'; table: string; index: string };
+  { kind: 'dropTable'; table: string } | { kind: 'dropColumn'; table: string; column: string } | { kind: 'dropIndex'; table: string; index: string };
 
 /** What applyTables ran, for the add-ons plugin to show or log. */
 export interface AppliedStep {
