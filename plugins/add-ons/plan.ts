@@ -72,7 +72,7 @@ export async function planInstall(kernel: Kernel, staged: StagedPackage, install
       m.tables.map((t) => ({ physicalName: physicalTableName(m.key, t.name), table: t })),
       existing,
       installed?.manifest.tables,
-      { physicalName: (t) => physicalTableName(m.key, t) },
+      { physicalName: (t) => physicalTableName(m.key, t), dialect: info.dialect },
     );
     if (ddl.conflicts.length)
       throw new AppError('ADDON_CONFLICT', { message: `The connection already has a table ${ddl.conflicts[0]!.table}.`, params: { what: 'table', name: ddl.conflicts[0]!.table } });
