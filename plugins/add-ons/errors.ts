@@ -4,6 +4,8 @@ export const ADDON_ERRORS = {
   ADDON_INTEGRITY: { status: 400, message: 'The downloaded package does not match the size or sha256 its catalog index gives.' },
   ADDON_SETTINGS_INVALID: { status: 400, message: 'The settings do not match what the add-on declares.' },
   ADDON_REFUSED: { status: 400, message: 'The add-on refused the write.' },
+  ADDON_HOST_DENIED: { status: 403, message: 'The add-on may not do this: it reaches only its own tables and the capabilities it declared.' },
+  ADDON_KV_FULL: { status: 413, message: "The add-on's key-value store is full (1 MiB)." },
   ADDON_NOT_FOUND: { status: 404, message: 'No such add-on.' },
   ADDON_NOT_STAGED: { status: 404, message: 'That add-on version is not staged: download or upload it first.' },
   ADDON_CONFLICT: { status: 409, message: 'A table or endpoint the add-on declares already exists.' },
@@ -14,6 +16,5 @@ export const ADDON_ERRORS = {
   ADDON_DESTRUCTIVE: { status: 409, message: 'The upgrade drops or retypes a column: confirm with allowDestructive.' },
   ADDON_DISABLED: { status: 409, message: 'The add-on is disabled.' },
   ADDON_CONNECTION_REQUIRED: { status: 409, message: 'The add-on declares tables: choose the connection they go on.' },
-  NETWORK_FEATURES_DISABLED: { status: 409, message: 'Network features are turned off on this instance (SVC_NETWORK_FEATURES=false).' },
   ADDON_SOURCE_UNREACHABLE: { status: 502, message: 'A catalog source could not be fetched.' },
 } as const;

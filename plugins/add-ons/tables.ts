@@ -39,6 +39,12 @@ export type AddonTables = {
     v: string;
     size: number;
   };
+  /** One row per scheduled run that started, so replicas sharing the meta store run it once. */
+  addon_schedule_runs: {
+    addon_key: string;
+    hook: string;
+    due_at: number;
+  };
 };
 
 export type AddonsDb = Kysely<KernelTables & AddonTables>;
@@ -84,6 +90,14 @@ export const addonMigrations: Migration[] = [
         .addColumn('v', largeText(db), (c) => c.notNull())
         .addColumn('size', 'integer', (c) => c.notNull())
         .addPrimaryKeyConstraint('addon_kv_pk', ['addon_key', 'k'])
+        .execute();
+      await db.schema
+        .createTable('addon_schedule_runs')
+        .ifNotExists()
+        .addColumn('addon_key', 'varchar(40)', (c) => c.notNull())
+        .addColumn('hook', 'varchar(120)', (c) => c.notNull())
+        .addColumn('due_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('addon_schedule_runs_pk', ['addon_key', 'hook', 'due_at'])
         .execute();
     },
   },
