@@ -7,6 +7,7 @@ export const SANDBOX_ERRORS = {
   ADDON_MEMORY_LIMIT: { status: 502, message: 'The add-on used more memory than its limit.' },
   ADDON_TIMEOUT: { status: 504, message: 'The add-on took longer than its time limit.' },
   ADDON_HOST_CALLS: { status: 429, message: 'The add-on made more host calls than one request allows.' },
+  ADDON_PAUSED: { status: 503, message: 'The add-on crashed its sandbox repeatedly and is paused for a minute.' },
   ADDON_HANDLER_MISSING: { status: 404, message: 'The add-on has no such hook or action.' },
   ADDON_OUTBOUND_REFUSED: { status: 403, message: 'The add-on may not reach this address.' },
   ADDON_FETCH_FAILED: { status: 502, message: "The add-on's outbound request failed." },

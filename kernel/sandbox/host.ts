@@ -72,6 +72,10 @@ const WORKER_ENTRY = new URL('./sandbox-host-worker.ts', import.meta.url);
 const PARENT_GRACE_MS = 2000;
 /** Code hashes the parent believes the child holds (the child keeps more). */
 const SENT_CODES = 64;
+/** An add-on that crashes the sandbox this many times within the window is paused (ADDON_PAUSED) for PAUSE_MS. */
+const CRASH_LIMIT = 3;
+const CRASH_WINDOW_MS = 60_000;
+const PAUSE_MS = 60_000;
 /** How long a new child may take to say it is ready. */
 const READY_TIMEOUT_MS = 20_000;
 /** A host call's answer, as JSON. */
@@ -92,6 +96,8 @@ interface Child {
   sent: Map<string, true>;
   pending: Map<number, Pending>;
   exited: boolean;
+  /** The add-on whose call the parent gave up on before killing this child. */
+  blamed?: string;
 }
 
 /** Values from the add-on side are parsed without `__proto__` keys. */
@@ -129,12 +135,14 @@ export class SandboxHost {
    * Runs `target` of the add-on. Resolves with the function's result as JSON (`undefined` → null;
    * a hook's `{refuse}` is a result like any other). Rejects with AppError ADDON_FAILED (502,
    * `params.message`: the add-on's own message, ≤ 500 chars), ADDON_CRASHED (502),
-   * ADDON_MEMORY_LIMIT (502), ADDON_TIMEOUT (504), ADDON_HOST_CALLS (429) or
-   * ADDON_HANDLER_MISSING (404).
+   * ADDON_MEMORY_LIMIT (502), ADDON_TIMEOUT (504), ADDON_HOST_CALLS (429),
+   * ADDON_HANDLER_MISSING (404) or ADDON_PAUSED (503, after it crashed the sandbox 3 times in a minute).
    */
   async call(c: SandboxCall): Promise<Json> {
     if (this.closed) throw new AppError('ADDON_CRASHED', { message: 'The add-on sandbox is shut down.' });
     this.counters.calls++;
+    const pausedFor = this.pausedFor(`${c.addon.key}@${c.addon.version}`);
+    if (pausedFor > 0) throw new AppError('ADDON_PAUSED', { params: { retryAfter: pausedFor }, headers: { 'retry-after': String(pausedFor) } });
     let child: Child;
     try {
       child = this.ensureChild();
@@ -172,11 +180,34 @@ export class SandboxHost {
         this.logger?.error({ addon: c.addon.key }, 'the add-on sandbox did not answer in time; restarting it');
         // The next call starts a new child at once rather than reach this one while it dies.
         if (this.child === child) this.child = null;
+        child.blamed = `${c.addon.key}@${c.addon.version}`;
         child.proc.kill('SIGKILL');
       }, this.wallMs + PARENT_GRACE_MS);
       child.pending.set(id, { msg, code: c.addon.code, addon: { key: c.addon.key, version: c.addon.version }, resolve, reject, timer });
       this.sendCall(child, msg, c.addon.code);
     });
+  }
+
+  private readonly crashes = new Map<string, number[]>();
+
+  private blame(addon: string): void {
+    const now = Date.now();
+    const times = (this.crashes.get(addon) ?? []).filter((t) => now - t < CRASH_WINDOW_MS);
+    times.push(now);
+    this.crashes.set(addon, times);
+    if (times.length >= CRASH_LIMIT) this.logger?.error({ addon }, 'an add-on crashed the sandbox repeatedly; its calls are paused');
+  }
+
+  /** Seconds an add-on's calls stay refused after it crashed the sandbox CRASH_LIMIT times within CRASH_WINDOW_MS; 0 when not paused. */
+  private pausedFor(addon: string): number {
+    const times = this.crashes.get(addon);
+    if (!times || times.length < CRASH_LIMIT) return 0;
+    const left = times[times.length - 1]! + PAUSE_MS - Date.now();
+    if (left <= 0) {
+      this.crashes.delete(addon);
+      return 0;
+    }
+    return Math.ceil(left / 1000);
   }
 
   stats(): SandboxStats {
@@ -262,6 +293,10 @@ export class SandboxHost {
       const expected = this.closed && code === 0;
       if (!expected) {
         this.counters.crashes++;
+        // A crash is put down to an add-on when it is the only one with calls in flight (or the one the parent gave up on).
+        const inFlight = new Set([...child.pending.values()].map((p) => `${p.addon.key}@${p.addon.version}`));
+        const blamed = child.blamed ?? (inFlight.size === 1 ? [...inFlight][0]! : null);
+        if (blamed) this.blame(blamed);
         this.logger?.error({ code, signal, inFlight: child.pending.size }, 'the add-on sandbox stopped; it restarts on the next call');
       }
       for (const p of child.pending.values()) {

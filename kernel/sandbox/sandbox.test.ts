@@ -105,9 +105,19 @@ async function healthzLoop(): Promise<void> {
   }
 }
 
+/** The crash-attribution test holds the other add-on's calls (a crash is put down to an add-on only when it is alone in flight). */
+let holdGood = false;
+let goodIdle = true;
+
 async function goodAddonLoop(): Promise<void> {
   let n = 0;
   while (!stopLoad) {
+    if (holdGood) {
+      goodIdle = true;
+      await new Promise((r) => setTimeout(r, 10));
+      continue;
+    }
+    goodIdle = false;
     n++;
     const duringKill = killing;
     try {
@@ -504,6 +514,41 @@ describe('escapes and abuse', () => {
     killing = false;
     expect(sandbox.stats().starts).toBe(starts + 1);
     expect(sandbox.stats().pid).not.toBe(pid);
+  });
+
+  it('survives an isolate that aborts the whole child (ADDON_CRASHED), and pauses an add-on that keeps doing it', async () => {
+    holdGood = true;
+    goodIdle = false;
+    await vi_waitFor(() => goodIdle);
+    killing = true;
+    try {
+      // One huge allocation is beyond what V8 can refuse gracefully: it aborts the process the isolate lives in.
+      const aborter = addon('aborter', `export default { actions: { bomb: () => new Array(1e8).fill(0).length } };`, { memoryMb: 16, cpuMs: 2000 });
+      const bomb = () => sandbox.call({ addon: aborter, target: { kind: 'action', name: 'bomb' }, context, input: null });
+      const other = () =>
+        sandbox.call({
+          addon: addon('bystander', `export default { actions: { ok: () => 'ok' } };`),
+          target: { kind: 'action', name: 'ok' },
+          context,
+          input: null,
+        });
+      const { crashes } = sandbox.stats();
+      for (let i = 0; i < 3; i++) {
+        expect((await codeOf(bomb())).code).toBe('ADDON_CRASHED');
+        expect(await other()).toBe('ok');
+      }
+      expect(sandbox.stats().crashes).toBe(crashes + 3);
+      const { starts } = sandbox.stats();
+      const paused = await codeOf(bomb());
+      expect(paused).toMatchObject({ code: 'ADDON_PAUSED', status: 503 });
+      expect(Number(paused.params?.retryAfter)).toBeGreaterThan(0);
+      // Refused without running: no new child.
+      expect(sandbox.stats().starts).toBe(starts);
+      expect(await other()).toBe('ok');
+    } finally {
+      killing = false;
+      holdGood = false;
+    }
   });
 
   it('lets fetch reach listed hosts only, never loopback, and only with network features on', async () => {
