@@ -38,6 +38,15 @@ export class InstalledStore {
     return (await this.db.selectFrom('addons').selectAll().orderBy('addon_key').execute()).map(toInstalled);
   }
 
+  /** Changes when any add-on was installed, changed or removed (other replicas poll it). */
+  async stamp(): Promise<string> {
+    const row = await this.db
+      .selectFrom('addons')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('updated_at').as('at')])
+      .executeTakeFirst();
+    return `${Number(row?.n ?? 0)}:${Number(row?.at ?? 0)}`;
+  }
+
   async get(key: string, db: AddonsDb = this.db): Promise<InstalledAddon | null> {
     const row = await db.selectFrom('addons').selectAll().where('addon_key', '=', key).executeTakeFirst();
     return row ? toInstalled(row) : null;

@@ -1,8 +1,14 @@
+import { z } from 'zod';
 import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { actionRoutes, ADDONS_USE } from './action-routes.js';
 import { ADDON_ERRORS } from './errors.js';
 import { addonRoutes, ADDONS_MANAGE, ADDONS_READ } from './routes.js';
 import { AddonService } from './service.js';
+import { SCHEDULE_JOB } from './runtime.js';
 import { addonMigrations } from './tables.js';
+
+/** close() gets no kernel: it stops the runtimes this module started (one per app; tests start several). */
+const live = new Set<WeakRef<AddonService>>();
 
 export type { AddonService } from './service.js';
 
@@ -12,6 +18,7 @@ export default definePlugin<AddonService>({
   description: 'Add-ons (DESIGN §5): the catalog, staged packages, plans, install, upgrade, settings and removal.',
   requires: ['connections', 'schema', 'public-admin'],
   permissions: [
+    { name: ADDONS_USE, label: "Use add-ons' actions", description: "Call installed apps' actions from the dashboard (their app keys call them from outside).", roles: ['editor'] },
     { name: ADDONS_READ, label: 'See add-ons', description: 'See the add-on catalog, installed add-ons, staged packages and plans.' },
     {
       name: ADDONS_MANAGE,
@@ -21,6 +28,29 @@ export default definePlugin<AddonService>({
   ],
   migrations: addonMigrations,
   errors: ADDON_ERRORS,
-  routes: addonRoutes,
-  setup: (kernel) => new AddonService(kernel),
+  routes: [...addonRoutes, ...actionRoutes],
+  jobs: {
+    [SCHEDULE_JOB]: {
+      permission: ADDONS_READ,
+      description: "Runs an add-on's schedule:<cron> hook once (queued by the schedule; replicas sharing the meta store run it once).",
+      maxAttempts: 1,
+      schema: z.object({ key: z.string(), hook: z.string(), dueAt: z.number() }),
+      handler: async ({ kernel, payload }) => {
+        const p = payload as { key: string; hook: string; dueAt: number };
+        return kernel.plugin<AddonService>('add-ons').runtime.runSchedule(p.key, p.hook, p.dueAt);
+      },
+    },
+  },
+  setup: async (kernel) => {
+    const service = new AddonService(kernel);
+    await service.runtime.start();
+    live.add(new WeakRef(service));
+    return service;
+  },
+  close: async () => {
+    for (const ref of live) {
+      ref.deref()?.runtime.close();
+      live.delete(ref);
+    }
+  },
 });

@@ -11,8 +11,9 @@ import type { SchemaProvides } from '../schema/provides.js';
 import { Catalog } from './catalog.js';
 import { InstalledStore, type InstalledAddon } from './installed.js';
 import { PackageStore } from './packages.js';
+import { AddonRuntime } from './runtime.js';
 import { planInstall, planRemoval, type AddonPlan, type PlanOutcome } from './plan.js';
-import { settingsToStore, settingsView, type StoredSettings } from './settings-values.js';
+import { openSettings, settingsToStore, settingsView, withBookingSettings, type StoredSettings } from './settings-values.js';
 import { addonsDb, type AddonsDb } from './tables.js';
 
 /**
@@ -57,6 +58,7 @@ export class AddonService {
   readonly catalog: Catalog;
   readonly installed: InstalledStore;
   readonly box: SecretBox;
+  readonly runtime: AddonRuntime;
   private readonly listeners = new Set<ChangeListener>();
 
   constructor(private readonly kernel: Kernel) {
@@ -65,6 +67,7 @@ export class AddonService {
     this.catalog = new Catalog(kernel);
     this.installed = new InstalledStore(this.db);
     this.box = kernel.secrets('addon-settings');
+    this.runtime = new AddonRuntime(kernel, this);
   }
 
   onChange(listener: ChangeListener): void {
@@ -174,7 +177,7 @@ export class AddonService {
   }
 
   /** The app's endpoints as they will be written, checked against the connection's schema (read before the transaction). */
-  private async prepareEndpoints(m: AddonManifest, connectionId: string | null): Promise<PreparedApp> {
+  private async prepareEndpoints(m: AddonManifest, connectionId: string | null, settings: StoredSettings): Promise<PreparedApp> {
     const existingKey = await this.publicAdminKeyId(m.key);
     if (!m.endpoints.length && !existingKey) return { endpoints: null };
     if (m.endpoints.length && !connectionId) throw new AppError('ADDON_CONNECTION_REQUIRED');
@@ -182,7 +185,7 @@ export class AddonService {
       ? await this.publicAdmin.apps.prepare(
           m.key,
           connectionId,
-          m.endpoints.map(({ ref, table, ...definition }) => ({ ref: publicRef(m.key, ref), table: physicalTableName(m.key, table), definition })),
+          m.endpoints.map(({ ref, table, ...definition }) => ({ ref: publicRef(m.key, ref), table: physicalTableName(m.key, table), definition: withBookingSettings(definition, openSettings(settings, this.box)) })),
         )
       : [];
     return { endpoints };
@@ -205,7 +208,7 @@ export class AddonService {
     await this.carryOut(
       outcome,
       false,
-      () => this.prepareEndpoints(m, connectionId),
+      () => this.prepareEndpoints(m, connectionId, settings),
       async (trx, prepared) => {
         await this.installed.insert(addonsDb(trx), { key: m.key, version: m.version, enabled: true, connectionId, manifest: m, settings, by, now: this.kernel.now() });
         return this.writeEndpoints(trx, m, connectionId, prepared, by);
@@ -225,7 +228,7 @@ export class AddonService {
     await this.carryOut(
       outcome,
       body.allowDestructive === true,
-      () => this.prepareEndpoints(m, installed.connectionId),
+      () => this.prepareEndpoints(m, installed.connectionId, settings),
       async (trx, prepared) => {
         await this.installed.update(addonsDb(trx), key, { version: m.version, manifest: m, settings }, this.kernel.now());
         return this.writeEndpoints(trx, m, installed.connectionId, prepared, by);
@@ -239,7 +242,18 @@ export class AddonService {
   async patch(key: string, body: { enabled?: boolean | undefined; settings?: Record<string, unknown> | undefined }): Promise<{ before: InstalledAddon; after: InstalledAddon }> {
     const before = await this.require(key);
     const settings: StoredSettings | undefined = body.settings === undefined ? undefined : settingsToStore(before.manifest.settings, body.settings, before.settings, this.box);
-    await this.installed.update(this.db, key, { ...(body.enabled === undefined ? {} : { enabled: body.enabled }), ...(settings === undefined ? {} : { settings }) }, this.kernel.now());
+    const m = before.manifest;
+    // Settings that booking rules take (withBookingSettings) change the endpoints with them.
+    const prepared = settings !== undefined && m.endpoints.some((e) => e.booking) ? await this.prepareEndpoints(m, before.connectionId, settings) : null;
+    const keyIds: string[] = [];
+    try {
+      await this.kernel.db.transaction().execute(async (trx) => {
+        await this.installed.update(addonsDb(trx), key, { ...(body.enabled === undefined ? {} : { enabled: body.enabled }), ...(settings === undefined ? {} : { settings }) }, this.kernel.now());
+        if (prepared) keyIds.push(...(await this.writeEndpoints(trx, m, before.connectionId, prepared, null)));
+      });
+    } finally {
+      if (prepared) await this.publicAdmin.apps.changed(keyIds).catch(() => undefined);
+    }
     await this.changed(key);
     return { before, after: await this.require(key) };
   }

@@ -86,3 +86,27 @@ export function openSettings(stored: StoredSettings, box: SecretBox): Record<str
   for (const [name, value] of Object.entries(stored)) out[name] = typeof value === 'object' ? (JSON.parse(box.decrypt(value.$sealed)) as SettingValue) : value;
   return out;
 }
+
+/** Booking rule fields an add-on's settings of the same name set (decision AO3). */
+const BOOKING_NUMBERS = ['capacity', 'slotMinutes', 'windowDays', 'cancelBeforeMinutes'] as const;
+
+/**
+ * An app endpoint's booking rules with the operator's settings applied: `capacity`,
+ * `slotMinutes`, `windowDays` and `cancelBeforeMinutes` (numbers) and `openingHours` (a JSON
+ * string) replace the manifest's values when set. The endpoint's own checks then apply as for
+ * any endpoint (a bad opening-hours string fails the install or PATCH with 400).
+ */
+export function withBookingSettings<D extends { booking?: unknown }>(definition: D, settings: Record<string, SettingValue>): D {
+  const booking = definition.booking;
+  if (!booking || typeof booking !== 'object') return definition;
+  const next: Record<string, unknown> = { ...(booking as Record<string, unknown>) };
+  for (const k of BOOKING_NUMBERS) if (typeof settings[k] === 'number') next[k] = settings[k];
+  if (typeof settings.openingHours === 'string' && settings.openingHours.trim()) {
+    try {
+      next.openingHours = JSON.parse(settings.openingHours);
+    } catch {
+      throw new AppError('ADDON_SETTINGS_INVALID', { issues: [{ path: 'body.settings.openingHours', code: 'invalid_setting', message: 'openingHours is JSON: {"mon": [["09:00","17:00"]], …}.' }] });
+    }
+  }
+  return { ...definition, booking: next };
+}

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { AppError } from '../../../kernel/errors.js';
+import { sessionCookieOf } from '../../../kernel/http/authenticate.js';
 import { API_PREFIX } from '../../../kernel/http/routes.js';
 import type { Kernel } from '../../../kernel/kernel-services.js';
 import type { PublicAdminProvides } from '../../public-admin/provides.js';
@@ -10,6 +11,13 @@ import { publicGate } from './gate.js';
 import { publicErrorHandler } from './render.js';
 
 export const PUBLIC_PREFIX = `${API_PREFIX}/public/`;
+const APP_ACTIONS_PREFIX = `${PUBLIC_PREFIX}apps/`;
+
+/** The gate as an async hook (it may answer synchronously through `done`). */
+function promised(hook: RequestHook): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
+  if (hook.length < 3) return hook as (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  return (req, reply) => new Promise<void>((resolve, reject) => (hook as (r: FastifyRequest, p: FastifyReply, d: (e?: Error) => void) => void)(req, reply, (e) => (e ? reject(e) : resolve())));
+}
 
 type Hooks = NonNullable<RouteOptions['onRequest']>;
 type RequestHook =
@@ -33,10 +41,19 @@ export function installPublicHttp(app: FastifyInstance, kernel: Kernel, deps: { 
   // Declared up front: a property added to each request later would give requests a new shape.
   app.decorateRequest('publicCaller', null);
   const isPublic = (opts: RouteOptions) => opts.url.startsWith(PUBLIC_PREFIX);
+  // An app's actions also answer staff with a session (D23): such a request is the route's to
+  // authenticate, not the gate's.
+  const isAppAction = (opts: RouteOptions) => opts.url.startsWith(APP_ACTIONS_PREFIX);
+  const staffCall = (req: FastifyRequest) => req.headers.authorization === undefined && sessionCookieOf(req) !== undefined;
+  const unlessStaff =
+    (hook: (req: FastifyRequest, reply: FastifyReply) => Promise<void>) =>
+    async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      if (!staffCall(req)) await hook(req, reply);
+    };
   if (kernel.config.publicApiOrigins.length === 0) {
     // After body parsing, as for a path with no route at all: even a malformed body answers alike.
     app.addHook('onRoute', (opts) => {
-      if (isPublic(opts)) opts.preValidation = withHook(opts.preValidation, notServed) as RouteOptions['preValidation'];
+      if (isPublic(opts)) opts.preValidation = withHook(opts.preValidation, isAppAction(opts) ? unlessStaff(notServed) : notServed) as RouteOptions['preValidation'];
     });
     return;
   }
@@ -48,7 +65,7 @@ export function installPublicHttp(app: FastifyInstance, kernel: Kernel, deps: { 
     // @fastify/cors reads this per route: the dashboard's credentialed CORS never answers here.
     opts.config = { ...opts.config, cors: false } as RouteOptions['config'];
     opts.errorHandler = errorHandler;
-    if (opts.method !== 'OPTIONS') opts.onRequest = withHook(opts.onRequest, gate);
+    if (opts.method !== 'OPTIONS') opts.onRequest = withHook(opts.onRequest, isAppAction(opts) ? unlessStaff(promised(gate)) : gate);
   });
   app.options(`${PUBLIC_PREFIX}*`, preflightHandler(origins));
 }

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { addonKeyField } from '../../addons-sdk/src/manifest/index.js';
+import { route } from '../../kernel/contract/route.js';
+import { dataOf, errorEnvelopeSchema } from '../../kernel/contract/shapes.js';
+import { AppError } from '../../kernel/errors.js';
+import { authenticate } from '../../kernel/http/authenticate.js';
+import type { Kernel } from '../../kernel/kernel-services.js';
+import type { Json } from '../../kernel/sandbox/host.js';
+import type { FastifyRequest } from 'fastify';
+import '../public-api/http/gate.js';
+import type { AddonService } from './service.js';
+
+export const ADDONS_USE = 'add-ons.use';
+/**
+ * Who may call an app's action: its own app key (the public API's gate has checked the key, its
+ * origin and its budget, as for any public request), or a signed-in person holding add-ons.use
+ * (the gate lets a session-only request through to here).
+ */
+async function caller(kernel: Kernel, req: FastifyRequest, key: string): Promise<'app' | 'staff'> {
+  const publicCaller = req.publicCaller;
+  if (publicCaller) {
+    if (publicCaller.key.appKey?.addonKey !== key) throw new AppError('PUBLIC_KEY_INVALID');
+    return 'app';
+  }
+  const auth = await authenticate(req, kernel.principals, kernel.config);
+  if (!auth) throw new AppError('AUTH_REQUIRED');
+  if (!auth.principal.permissions.has(ADDONS_USE)) throw new AppError('FORBIDDEN', { params: { permission: ADDONS_USE } });
+  return 'staff';
+}
+
+export const actionRoutes = [
+  route({
+    method: 'POST',
+    url: '/public/apps/:key/actions/:name',
+    summary: "Call an app's action",
+    description:
+      "Runs an action the add-on declares (addon.json `actions`) in its sandbox with `input`, and answers what it returned. Callers: the app's own key (`Authorization: Bearer adm_pub_…`, 401 PUBLIC_KEY_INVALID for any other key) or a signed-in person holding add-ons.use. " +
+      'Limits of the sandbox apply: 504 ADDON_TIMEOUT, 502 ADDON_MEMORY_LIMIT / ADDON_FAILED / ADDON_CRASHED, 429 ADDON_HOST_CALLS; 404 ADDON_HANDLER_MISSING for an action it does not declare, ADDON_NOT_FOUND when the add-on is not installed and enabled.',
+    public: true,
+    tags: ['Add-ons'],
+    bodyLimit: 64 * 1024,
+    schema: {
+      params: z.strictObject({ key: addonKeyField, name: z.string().min(1).max(64) }),
+      body: z.strictObject({ input: z.json().optional() }).optional(),
+      response: {
+        200: dataOf(z.strictObject({ result: z.json() })),
+        401: errorEnvelopeSchema,
+        403: errorEnvelopeSchema,
+        404: errorEnvelopeSchema,
+        429: errorEnvelopeSchema,
+        502: errorEnvelopeSchema,
+        503: errorEnvelopeSchema,
+        504: errorEnvelopeSchema,
+      },
+    },
+    handler: async ({ kernel, params, body, request }) => {
+      await caller(kernel, request, params.key);
+      const result = await kernel.plugin<AddonService>('add-ons').runtime.action(params.key, params.name, (body?.input ?? null) as Json);
+      return { data: { result } };
+    },
+  }),
+];

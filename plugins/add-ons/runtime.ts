@@ -1,0 +1,229 @@
+import { Cron } from 'croner';
+import { HOOK_NAME, physicalTableName } from '../../addons-sdk/src/manifest/index.js';
+import { AppError } from '../../kernel/errors.js';
+import type { Kernel } from '../../kernel/kernel-services.js';
+import type { AfterRowWrite, BeforeRowWrite, RowWriteHookProvider } from '../../kernel/rows/write-hooks.js';
+import type { HostCapability, Json, SandboxAddon } from '../../kernel/sandbox/host.js';
+import { outboundFetch } from '../../kernel/sandbox/index.js';
+import { HostDb } from './host-db.js';
+import { HostKv } from './host-kv.js';
+import type { InstalledAddon } from './installed.js';
+import type { AddonService } from './service.js';
+import { openSettings } from './settings-values.js';
+
+export const SCHEDULE_JOB = 'add-ons.schedule';
+/** Tests only (in-process): let ctx.fetch reach a loopback receiver. Never set in production. */
+export const runtimeTestHooks: { allowLoopbackFetch?: boolean } = {};
+/** Other replicas see an install, change or removal within this (the public keys' rule). */
+const POLL_MS = 5000;
+
+interface Loaded {
+  addon: InstalledAddon;
+  sandbox: SandboxAddon | null;
+}
+
+const tableKey = (connectionId: string, table: string) => `${connectionId}\u0000${table}`;
+const refusal = (key: string, message: string) => new AppError('ADDON_REFUSED', { message: message.slice(0, 500), params: { addon: key } });
+
+/**
+ * What runs installed add-ons: their hooks on row writes, their actions, their schedules, and
+ * the host functions their sandboxed code calls (D25). Kept from the installed add-ons,
+ * reloaded at once on a change here and within POLL_MS on other replicas.
+ */
+export class AddonRuntime implements RowWriteHookProvider {
+  private loaded = new Map<string, Loaded>();
+  /** (connection, physical table) → the add-on and the table's name in its manifest. */
+  private tables = new Map<string, { key: string; table: string; before: boolean; after: boolean }>();
+  private crons: Cron[] = [];
+  private stamp = '';
+  private poller: NodeJS.Timeout | null = null;
+  private readonly db: HostDb;
+  private readonly kv: HostKv;
+  private closed = false;
+
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly service: AddonService,
+  ) {
+    this.db = new HostDb(kernel);
+    this.kv = new HostKv(service.db);
+  }
+
+  async start(): Promise<void> {
+    this.kernel.sandbox.setHostCallHandler((addon, capability, method, args) => this.hostCall(addon, capability, method, args));
+    this.kernel.rowWrites.register(this);
+    this.service.onChange(() => this.reload());
+    await this.reload();
+    this.poller = setInterval(() => void this.poll(), POLL_MS);
+    this.poller.unref();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.poller) clearInterval(this.poller);
+    for (const c of this.crons) c.stop();
+    this.crons = [];
+  }
+
+  private async poll(): Promise<void> {
+    if (this.closed) return;
+    try {
+      const stamp = await this.service.installed.stamp();
+      if (stamp !== this.stamp) await this.reload();
+    } catch (err) {
+      this.kernel.log.warn({ err: { message: (err as Error).message } }, 'could not check for add-on changes');
+    }
+  }
+
+  async reload(): Promise<void> {
+    const all = await this.service.installed.list();
+    this.stamp = await this.service.installed.stamp();
+    const loaded = new Map<string, Loaded>();
+    const tables = new Map<string, { key: string; table: string; before: boolean; after: boolean }>();
+    for (const addon of all) {
+      if (!addon.enabled) continue;
+      const m = addon.manifest;
+      const code = m.hooks.length || m.actions.length ? await this.service.packages.serverCode(addon.key, addon.version).catch(() => null) : null;
+      loaded.set(addon.key, {
+        addon,
+        sandbox: code === null ? null : { key: addon.key, version: addon.version, code, limits: m.limits, capabilities: m.capabilities },
+      });
+      if (!addon.connectionId) continue;
+      for (const hook of m.hooks) {
+        const match = HOOK_NAME.exec(hook);
+        if (!match?.[1]) continue;
+        const k = tableKey(addon.connectionId, physicalTableName(m.key, match[1]));
+        const entry = tables.get(k) ?? { key: m.key, table: match[1], before: false, after: false };
+        if (match[2] === 'beforeWrite') entry.before = true;
+        else entry.after = true;
+        tables.set(k, entry);
+      }
+    }
+    this.loaded = loaded;
+    this.tables = tables;
+    this.schedule();
+  }
+
+  private schedule(): void {
+    for (const c of this.crons) c.stop();
+    this.crons = [];
+    if (this.closed) return;
+    const timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    for (const { addon } of this.loaded.values()) {
+      for (const hook of addon.manifest.hooks) {
+        if (!hook.startsWith('schedule:')) continue;
+        const pattern = hook.slice('schedule:'.length).trim();
+        try {
+          this.crons.push(
+            new Cron(pattern, { timezone, protect: true }, (self: Cron) => {
+              const due = self.currentRun()?.getTime() ?? Date.now();
+              void this.enqueueSchedule(addon.key, hook, Math.floor(due / 1000) * 1000);
+            }),
+          );
+        } catch (err) {
+          this.kernel.log.warn({ addon: addon.key, hook, err: { message: (err as Error).message } }, 'an add-on schedule cannot be read');
+        }
+      }
+    }
+  }
+
+  /** Claims the run (one replica wins) and queues it as a job. */
+  async enqueueSchedule(key: string, hook: string, dueAt: number): Promise<string | null> {
+    try {
+      await this.service.db.insertInto('addon_schedule_runs').values({ addon_key: key, hook, due_at: dueAt }).execute();
+    } catch {
+      return null;
+    }
+    const job = await this.kernel.jobs.enqueue(SCHEDULE_JOB, { key, hook, dueAt }, { maxAttempts: 1 });
+    return job.id;
+  }
+
+  private require(key: string): Loaded {
+    const l = this.loaded.get(key);
+    if (!l) throw new AppError('ADDON_NOT_FOUND', { message: 'No such add-on is installed and enabled.', params: { key } });
+    return l;
+  }
+
+  private async call(l: Loaded, target: { kind: 'hook' | 'action'; name: string }, input: Json, instance: string | null = null): Promise<Json> {
+    if (!l.sandbox) throw new AppError('ADDON_HANDLER_MISSING', { params: { name: target.name } });
+    const settings = openSettings(l.addon.settings, this.service.box) as Record<string, Json>;
+    return this.kernel.sandbox.call({ addon: l.sandbox, target, context: { instance, settings, connection: null }, input });
+  }
+
+  // RowWriteHookProvider
+  hooks(connectionId: string, table: string): boolean {
+    return this.tables.has(tableKey(connectionId, table));
+  }
+
+  async before(e: BeforeRowWrite): Promise<Record<string, unknown> | null> {
+    const t = this.tables.get(tableKey(e.connectionId, e.table));
+    if (!t?.before) return null;
+    const l = this.require(t.key);
+    const result = await this.call(l, { kind: 'hook', name: `${t.table}.beforeWrite` }, { table: t.table, op: e.op, values: e.values as Json, previous: (e.previous ?? null) as Json });
+    if (result === null || typeof result !== 'object' || Array.isArray(result)) return null;
+    if (typeof result.refuse === 'string') throw refusal(t.key, result.refuse);
+    if (result.values !== undefined && result.values !== null && typeof result.values === 'object' && !Array.isArray(result.values)) return result.values as Record<string, unknown>;
+    return null;
+  }
+
+  after(e: AfterRowWrite): void {
+    const t = this.tables.get(tableKey(e.connectionId, e.table));
+    if (!t?.after) return;
+    const l = this.loaded.get(t.key);
+    if (!l) return;
+    this.call(l, { kind: 'hook', name: `${t.table}.afterWrite` }, { table: t.table, op: e.op, row: e.row as Json }).catch((err: unknown) =>
+      this.kernel.log.warn({ addon: t.key, hook: `${t.table}.afterWrite`, err: { code: (err as AppError).code, message: (err as Error).message } }, 'an add-on afterWrite hook failed'),
+    );
+  }
+
+  /** POST /public/apps/{key}/actions/{name}. */
+  async action(key: string, name: string, input: Json): Promise<Json> {
+    const l = this.require(key);
+    if (!l.addon.manifest.actions.includes(name)) throw new AppError('ADDON_HANDLER_MISSING', { message: 'The add-on declares no such action.', params: { name } });
+    return this.call(l, { kind: 'action', name }, input);
+  }
+
+  /** The job of a scheduled hook. */
+  async runSchedule(key: string, hook: string, dueAt: number): Promise<Json> {
+    const l = this.loaded.get(key);
+    if (!l || !l.addon.manifest.hooks.includes(hook)) return null;
+    return this.call(l, { kind: 'hook', name: hook }, { cron: hook.slice('schedule:'.length).trim(), at: new Date(dueAt).toISOString() });
+  }
+
+  /** The host functions (D25): only what the add-on declared, on its own things. */
+  private async hostCall(addon: { key: string; version: string }, capability: HostCapability, method: string, args: Json[]): Promise<Json> {
+    const l = this.loaded.get(addon.key);
+    if (!l || l.addon.version !== addon.version) throw new AppError('ADDON_HOST_DENIED', { message: 'The add-on is not installed and enabled.' });
+    const m = l.addon.manifest;
+    if (capability === 'log') {
+      const [message, fields] = args;
+      const level = method === 'error' ? 'error' : method === 'warn' ? 'warn' : 'info';
+      this.kernel.log[level]({ addon: addon.key, fields: fields ?? null }, String(message).slice(0, 2000));
+      return null;
+    }
+    if (!m.capabilities.includes(capability)) throw new AppError('ADDON_HOST_DENIED', { message: `The add-on did not declare ${capability}.` });
+    switch (capability) {
+      case 'db':
+        return this.db.call(m, l.addon.connectionId, method, args);
+      case 'kv':
+        return this.kv.call(addon.key, method, args);
+      case 'mail.send': {
+        const [template, to, vars] = args;
+        if (typeof template !== 'string' || typeof to !== 'string') throw new AppError('VALIDATION_FAILED', { message: 'mail.send(template, to, vars)' });
+        const plain = Object.fromEntries(Object.entries((vars ?? {}) as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'number' ? v : String(v)]));
+        await this.kernel.mailer.sendTemplate(template, 'en', to, plain);
+        return null;
+      }
+      case 'fetch': {
+        const [url, init] = args;
+        if (typeof url !== 'string') throw new AppError('VALIDATION_FAILED', { message: 'fetch(url, init)' });
+        return (await outboundFetch(url, (init ?? undefined) as Parameters<typeof outboundFetch>[1], {
+          allowedHosts: m.outbound,
+          networkFeatures: this.kernel.config.networkFeatures,
+          ...(runtimeTestHooks.allowLoopbackFetch ? { allowLoopbackForTests: true } : {}),
+        })) as unknown as Json;
+      }
+    }
+    throw new AppError('ADDON_HOST_DENIED', { message: `${capability} is not a host capability.` });
+  }
+}
