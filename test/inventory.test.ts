@@ -95,6 +95,22 @@ const INVENTORY: Record<string, string[]> = {
   'Public API switch': ['GET /public-api', 'PUT /public-api'],
   'Public keys': ['GET /public-keys', 'POST /public-keys', 'GET /public-keys/{id}/reveal', 'POST /public-keys/{id}/rotate', 'DELETE /public-keys/{id}'],
   'Public scopes': ['GET /public-scopes', 'POST /public-scopes', 'PATCH /public-scopes/{id}', 'DELETE /public-scopes/{id}'],
+  // Twelve of the seventeen (issue 13); bundle and the four connect operations come with surfaces.
+  'Add-ons': [
+    'GET /add-ons/catalog',
+    'PUT /add-ons/catalog',
+    'POST /add-ons/catalog/refresh',
+    'POST /add-ons/download',
+    'POST /add-ons/upload',
+    'DELETE /add-ons/staged/{key}/{version}',
+    'POST /add-ons/{key}/upgrade',
+    'GET /add-ons',
+    'POST /add-ons',
+    'GET /add-ons/{key}/plan',
+    'PATCH /add-ons/{key}',
+    'DELETE /add-ons/{key}',
+  ],
+  'App actions': ['POST /public/apps/{key}/actions/{name}'],
 };
 
 describe('the seed inventory', () => {
