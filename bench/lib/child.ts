@@ -10,6 +10,14 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { VERSION } from '../../kernel/version.js';
 
+let lastKernel: import('../../kernel/kernel-services.js').Kernel | null = null;
+
+/** The kernel of the instance startOurs started last in this process (benches that call it directly). */
+export function servedKernel(): import('../../kernel/kernel-services.js').Kernel {
+  if (!lastKernel) throw new Error('startOurs has not started an instance in this process');
+  return lastKernel;
+}
+
 export interface Served {
   url: string;
   close(): Promise<void>;
@@ -37,6 +45,7 @@ export async function startOurs(env: Record<string, string> = {}): Promise<Serve
   });
   const app = await createApp({ config, plugins: firstPartyPlugins });
   const url = await app.listen();
+  lastKernel = app.kernel;
   return {
     url,
     async close() {

@@ -80,19 +80,22 @@ export interface LoadResult {
 /** What each request of a load asks: a path, fixed headers, or a hook that makes every request (say, another key each time). */
 export interface LoadRequest {
   path: string;
+  /** GET unless said (a write bench posts `body`). */
+  method?: 'GET' | 'POST';
+  body?: string;
   headers?: Record<string, string>;
   setupRequest?: (req: autocannon.Request) => autocannon.Request;
 }
 
 /** Loads `target` at `path` (or with `request`) with autocannon (in this process) for `duration` seconds. */
 export async function load(target: Target, request: string | LoadRequest, opts: { connections: number; duration: number }): Promise<LoadResult> {
-  const { path, headers, setupRequest } = typeof request === 'string' ? { path: request } : request;
+  const { path, headers, setupRequest, method, body } = typeof request === 'string' ? { path: request } : request;
   const before = await target.cpu();
   const r = await autocannon({
     url: target.url,
     connections: opts.connections,
     duration: opts.duration,
-    requests: [{ method: 'GET', path, ...(headers ? { headers } : {}), ...(setupRequest ? { setupRequest } : {}) }],
+    requests: [{ method: method ?? 'GET', path, ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}), ...(setupRequest ? { setupRequest } : {}) }],
   });
   const after = await target.cpu();
   return {
