@@ -63,7 +63,8 @@ export async function startServerProcess(env: Record<string, string>, opts: { ex
   const child: ChildProcess = spawn(process.execPath, [...flags, ...(opts.extraFlags ?? []), entry], {
     cwd: ROOT,
     env: { ...process.env, SVC_HOST: '127.0.0.1', SVC_PORT: String(port), SVC_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // BENCH_SERVER_STDOUT=1 shows the server's stdout (its log, --trace-gc), for looking into a result.
+    stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + STARTUP_MS;
