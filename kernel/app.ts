@@ -16,6 +16,7 @@ import { installWebSocket } from './events/ws.js';
 import { installErrorHandler } from './http/errors.js';
 import { mountMultipartRoute } from './http/multipart.js';
 import { API_PREFIX, mountRoute } from './http/routes.js';
+import { schemaCompilersOnFirstUse } from './http/schema-compilers.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { capConnections, clientErrorHandler, serverOptions } from './http/slow-clients.js';
 import { installSpaHost } from './http/spa.js';
@@ -92,6 +93,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     http: serverOptions(config.http),
     requestTimeout: config.http.requestTimeoutMs,
     clientErrorHandler,
+    schemaController: { compilersFactory: schemaCompilersOnFirstUse },
   });
   capConnections(http.server, config.http);
   // JSON is the only request body the API reads; anything else answers 415.

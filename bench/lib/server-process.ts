@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -34,17 +34,37 @@ function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   return Number(m[1]) * 1024;
 }
 
+let built = false;
+
+/** `npm run build:server` once per bench process: the server as `npm start` runs it (decisions K23). */
+export function buildServer(): void {
+  if (built) return;
+  execFileSync(process.execPath, ['scripts/build-server.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  built = true;
+}
+
+/** `npm start`'s node flags and entry, read from package.json so that a bench runs what it runs. */
+export function startCommand(): { flags: string[]; entry: string } {
+  const pkg = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.trim().split(/\s+/);
+  if (words[0] !== 'node' || words.length < 2) throw new Error(`unexpected start script: ${pkg.scripts.start}`);
+  return { flags: words.slice(1, -1), entry: words[words.length - 1]! };
+}
+
 /**
- * The server as `npm start` runs it (`node --no-node-snapshot --import tsx kernel/main.ts`), in a
- * process of its own, so what a bench reads of its memory is the server's alone: not the bench's
- * drivers, files and buffers.
+ * The server as `npm start` runs it (`node --no-node-snapshot --enable-source-maps
+ * build/server/main.js`, built first), in a process of its own, so what a bench reads of its
+ * memory is the server's alone: not the bench's drivers, files and buffers.
  */
-export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, opts: { extraFlags?: string[] } = {}): Promise<ServerProcess> {
+  buildServer();
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', 'kernel/main.ts'], {
+  const { flags, entry } = startCommand();
+  const child: ChildProcess = spawn(process.execPath, [...flags, ...(opts.extraFlags ?? []), entry], {
     cwd: ROOT,
     env: { ...process.env, SVC_HOST: '127.0.0.1', SVC_PORT: String(port), SVC_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // BENCH_SERVER_STDOUT=1 shows the server's stdout (its log, --trace-gc), for looking into a result.
+    stdio: ['ignore', process.env.BENCH_SERVER_STDOUT ? 'inherit' : 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + STARTUP_MS;

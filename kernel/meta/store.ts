@@ -7,6 +7,7 @@ import { refusalsTagged } from './connect-refusals.js';
 import { mysqlHelpers } from './dialects/mysql.js';
 import { postgresHelpers } from './dialects/postgres.js';
 import { sqliteHelpers } from './dialects/sqlite.js';
+import { keepPreparedStatements as keepMysqlPreparedStatements, MYSQL_MAX_PREPARED } from './mysql-statements.js';
 import { keepPreparedStatements } from './pg-statements.js';
 import { withStatementCache } from './sqlite-statements.js';
 import { MetaWrites, writesWatched } from './write-watch.js';
@@ -78,9 +79,19 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
     return finish(new Kysely<KernelTables>({ dialect: writesWatched(refusalsTagged(new PostgresDialect({ pool })), writes) }), postgresHelpers, { dialect: 'postgres', location }, writes);
   }
   const pool = async () => {
-    const { createPool } = await import('mysql2');
-    const pool = createPool({ uri: metaUrl, connectionLimit: 10, connectTimeout: 3000, charset: 'utf8mb4', timezone: 'Z' });
-    pool.on('connection', (conn) => conn.on('error', (err) => opts.log.warn({ err: { message: err.message } }, 'meta store connection lost')));
+    const { default: mysql } = await import('mysql2');
+    const pool = mysql.createPool({
+      uri: metaUrl,
+      connectionLimit: 10,
+      connectTimeout: 3000,
+      charset: 'utf8mb4',
+      timezone: 'Z',
+      maxPreparedStatements: MYSQL_MAX_PREPARED,
+    });
+    pool.on('connection', (conn) => {
+      conn.on('error', (err) => opts.log.warn({ err: { message: err.message } }, 'meta store connection lost'));
+      keepMysqlPreparedStatements(conn, mysql.TypedParameter);
+    });
     return pool;
   };
   return finish(
