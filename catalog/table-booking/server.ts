@@ -31,7 +31,8 @@ export default defineAddon({
   actions: {
     /** Counts for the venue's screens: upcoming bookings and guests, in all and from a given day (`{from: 'YYYY-MM-DD'}`). */
     summary: async (ctx: AddonContext, input: Json) => {
-      const from = input && typeof input === 'object' && !Array.isArray(input) && typeof input.from === 'string' ? input.from : new Date().toISOString().slice(0, 10);
+      const from =
+        input && typeof input === 'object' && !Array.isArray(input) && typeof input.from === 'string' ? input.from : new Date().toISOString().slice(0, 10);
       let bookings = 0;
       let guests = 0;
       let cursor: string | undefined;
