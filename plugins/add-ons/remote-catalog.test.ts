@@ -56,7 +56,7 @@ describe('remote catalog sources (D26)', () => {
     const genuine = await packFixture(manifest('1.0.1'), null, PAGE);
     // 1.0.1 is served tampered: the same size as the index says, one byte changed.
     const tampered = Buffer.from(genuine.bytes);
-    tampered[tampered.length - 1] ^= 0xff;
+    tampered[tampered.length - 1] = tampered[tampered.length - 1]! ^ 0xff;
     // 1.0.2 is served larger than the index says.
     const grown = await packFixture(manifest('1.0.2'), null, PAGE);
     const index = {
