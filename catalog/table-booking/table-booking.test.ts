@@ -11,6 +11,7 @@ import { uploadPackage } from '../../plugins/add-ons/testing.js';
 import { TABLE_TTL_MS } from '../../plugins/public-api/table-cache.js';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
+import { TestSmtpServer } from '../../test/helpers/smtp.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
 import app from './server.js';
 
@@ -46,6 +47,7 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
   let source: SourceFixture;
   let connectionId: string;
   let appKey: string;
+  const smtp = new TestSmtpServer();
   // Three days ahead (UTC, the endpoints' default time zone): in the future and inside the window.
   const date = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
 
@@ -65,7 +67,9 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
   const book = (values: Record<string, unknown>) => pub('POST', `/records/${BOOKINGS}`, { values });
 
   beforeAll(async () => {
+    await smtp.start();
     ({ inst, admin } = await bootWithAdmin({ env: { SVC_PUBLIC_API_ORIGINS: ORIGIN } }));
+    expect((await admin.put('/api/v1/settings/email', smtp.settings())).status).toBe(200);
     source = await sourceFixture('sqlite');
     const created = await admin.post('/api/v1/connections', { name: 'Venue', dialect: 'sqlite', url: source.url });
     expect(created.status, created.text).toBe(201);
@@ -74,6 +78,7 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
   afterAll(async () => {
     await inst?.close();
     await source?.cleanup();
+    await smtp.stop();
   });
 
   it('lists table-booking in the catalog offline, and installs it from there with settings', async () => {
@@ -134,8 +139,13 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
     expect(res.body.data).toMatchObject({ booked_at: `${date}T19:00:00`, party: 8, name: 'Ada Lovelace', locale: 'en' });
     expect(res.body.data.code).toEqual(expect.any(String));
     expect(res.body.data.code.length).toBeGreaterThan(3);
-    // The e-mail is written, never read back.
+    // The e-mail is written, never read back; the guest gets the booking confirmation with the code.
     expect(res.body.data).not.toHaveProperty('email');
+    const [mail] = await smtp.waitFor(1);
+    expect(mail!.to).toEqual(['ada@example.com']);
+    expect(mail!.subject).toContain(res.body.data.code);
+    expect(mail!.text).toContain(`Booking code: ${res.body.data.code}`);
+    expect(mail!.text).toContain('Party: 8');
 
     // The guest manages the booking with its code and e-mail.
     const claimed = await pub('POST', '/claim', { ref: MINE, values: { code: res.body.data.code, email: 'ada@example.com' } });
