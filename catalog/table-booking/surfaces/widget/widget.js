@@ -30,7 +30,8 @@ const MESSAGES = {
 function errorText(body, status) {
   const error = body && body.error;
   if (error && MESSAGES[error.code]) return MESSAGES[error.code];
-  if (error && error.code === 'PUBLIC_WRITE_REFUSED' && error.params && error.params.column) return `Please check the ${error.params.column.replace('_', ' ')}.`;
+  if (error && error.code === 'PUBLIC_WRITE_REFUSED' && error.params && error.params.column)
+    return `Please check the ${error.params.column.replace('_', ' ')}.`;
   if (error && typeof error.message === 'string') return error.message;
   return `Something went wrong (${status}). Please try again.`;
 }
@@ -69,9 +70,14 @@ function start() {
     submit.disabled = !(chosen && $('tb-name').value.trim() && $('tb-email').value.includes('@'));
   };
 
-  async function loadTimes() {
+  let shown = '';
+  /** Loads the day's times for the party; `force` reloads what is shown (after a failed booking). */
+  async function loadTimes(force) {
     const date = dateInput.value;
     const party = Number(partyInput.value) || 1;
+    // A change event that changes nothing (the party field losing focus) keeps the chosen time.
+    if (force !== true && shown === `${date}|${party}`) return;
+    shown = `${date}|${party}`;
     chosen = null;
     refreshSubmit();
     times.querySelectorAll('.tb-time').forEach((b) => b.remove());
@@ -80,17 +86,24 @@ function start() {
     hint.textContent = 'Loading free times…';
     hint.hidden = false;
     const mine = ++request;
+    times.setAttribute('aria-busy', 'true');
     let res;
     let body = null;
     try {
       res = await fetch(`${base}/availability/${ENDPOINT}?date=${encodeURIComponent(date)}&party=${party}`, { headers });
       body = await res.json().catch(() => null);
     } catch {
-      if (mine === request) hint.textContent = 'Could not reach the booking service. Please try again.';
+      if (mine === request) {
+        shown = '';
+        hint.textContent = 'Could not reach the booking service. Please try again.';
+        times.setAttribute('aria-busy', 'false');
+      }
       return;
     }
     if (mine !== request) return;
+    times.setAttribute('aria-busy', 'false');
     if (!res.ok) {
+      shown = '';
       hint.textContent = errorText(body, res.status);
       return;
     }
@@ -137,7 +150,7 @@ function start() {
       const body = await res.json().catch(() => null);
       if (res.status !== 201) {
         showError(errorText(body, res.status));
-        await loadTimes();
+        await loadTimes(true);
         return;
       }
       $('tb-code').textContent = body.data.code;
@@ -154,10 +167,10 @@ function start() {
   $('tb-again').addEventListener('click', () => {
     $('tb-done').hidden = true;
     form.hidden = false;
-    loadTimes();
+    loadTimes(true);
   });
-  dateInput.addEventListener('change', loadTimes);
-  partyInput.addEventListener('change', loadTimes);
+  dateInput.addEventListener('change', () => loadTimes());
+  partyInput.addEventListener('change', () => loadTimes());
   $('tb-name').addEventListener('input', refreshSubmit);
   $('tb-email').addEventListener('input', refreshSubmit);
   loadTimes();
