@@ -261,3 +261,23 @@ describe('table-booking server code', () => {
     });
   });
 });
+
+/** The built-in catalog is what packing the folder gives, byte for byte, every time. */
+describe('table-booking in the built-in catalog', () => {
+  it('is packed deterministically: two packs and catalog/dist agree on the sha256', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'tb-pack-'));
+    try {
+      const dir = fileURLToPath(new URL('.', import.meta.url));
+      const a = await packAddon(dir, join(out, 'a.tgz'));
+      const b = await packAddon(dir, join(out, 'b.tgz'));
+      expect(a.sha256).toBe(b.sha256);
+      expect(readFileSync(a.file).equals(readFileSync(b.file))).toBe(true);
+      const index = JSON.parse(readFileSync(fileURLToPath(new URL('../dist/index.json', import.meta.url)), 'utf8'));
+      const built = index.addons.find((x: { key: string }) => x.key === 'table-booking');
+      expect(built.versions).toEqual([{ version: '1.0.0', engine: '>=0.1.0 <1', url: 'table-booking-1.0.0.tgz', sha256: a.sha256, size: a.bytes }]);
+      expect(readFileSync(fileURLToPath(new URL('../dist/table-booking-1.0.0.tgz', import.meta.url))).equals(readFileSync(a.file))).toBe(true);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
