@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sourceFixture, type SourceFixture } from '../../plugins/connections/testing.js';
+import { browserAvailable, launchChromium, recordForeignRequests, recordPageProblems } from '../../test/browser/chromium.js';
+import type { HttpClient } from '../../test/helpers/client.js';
+import { bootWithAdmin } from '../../test/helpers/identity.js';
+import type { TestInstance } from '../../test/helpers/instance.js';
+
+const WAIT_MS = 15_000;
+const WIDGET = fileURLToPath(new URL('./surfaces/widget/', import.meta.url));
+const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+
+/**
+ * The widget's files served as the instance will serve a public-page surface (D28): the app key
+ * and the API base in `<meta name="svc-app">`, and a CSP that allows only the page's own files
+ * and the instance's public API (so no inline script or style slips in).
+ */
+async function widgetHost(config: () => { appKey: string; apiBase: string; api: string }): Promise<{ origin: string; close(): Promise<void> }> {
+  const server: Server = createServer((req, res) => {
+    const name = (req.url ?? '/').split('?')[0]!.replace(/^\/+/, '') || 'index.html';
+    if (!/^[a-z-]+\.(html|js|css)$/.test(name)) {
+      res.writeHead(404).end();
+      return;
+    }
+    let body = readFileSync(join(WIDGET, name), 'utf8');
+    const c = config();
+    if (name === 'index.html') {
+      const meta = `<meta name="svc-app" content='${JSON.stringify({ appKey: c.appKey, apiBase: c.apiBase })}' />`;
+      body = body.replace('<meta charset="utf-8" />', `<meta charset="utf-8" />\n    ${meta}`);
+    }
+    res.writeHead(200, {
+      'content-type': TYPES[extname(name)]!,
+      'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src ${c.api}; base-uri 'none'; form-action 'none'`,
+      'x-content-type-options': 'nosniff',
+    });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { origin: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+describe.runIf(browserAvailable())('the table-booking widget in a real browser', () => {
+  let inst: TestInstance;
+  let admin: HttpClient;
+  let source: SourceFixture;
+  let browser: Browser;
+  let host: Awaited<ReturnType<typeof widgetHost>>;
+  let appKey = '';
+  const date = new Date(Date.now() + 4 * 86_400_000).toISOString().slice(0, 10);
+
+  beforeAll(async () => {
+    host = await widgetHost(() => ({ appKey, apiBase: `${inst.url}/api/v1`, api: inst.url }));
+    ({ inst, admin } = await bootWithAdmin({ env: { SVC_PUBLIC_API_ORIGINS: host.origin } }));
+    source = await sourceFixture('sqlite');
+    const conn = await admin.post('/api/v1/connections', { name: 'Venue', dialect: 'sqlite', url: source.url });
+    expect(conn.status, conn.text).toBe(201);
+    const connectionId = conn.body.data.connection.id;
+    expect((await admin.post('/api/v1/add-ons/download', { key: 'table-booking', version: '1.0.0' })).status).toBe(201);
+    const plan = await admin.get(`/api/v1/add-ons/table-booking/plan?version=1.0.0&connectionId=${connectionId}`);
+    expect(plan.status, plan.text).toBe(200);
+    const installed = await admin.post('/api/v1/add-ons', { key: 'table-booking', version: '1.0.0', connectionId, planHash: plan.body.data.plan.hash });
+    expect(installed.status, installed.text).toBe(201);
+    expect((await admin.put('/api/v1/public-api', { enabled: true })).status).toBe(200);
+    appKey = (await admin.get(`/api/v1/public-keys/${installed.body.data.addon.appKeyId}/reveal`)).body.data.secret;
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close().catch(() => undefined);
+    await host?.close();
+    await inst?.close();
+    await source?.cleanup();
+  });
+
+  it('picks a day, shows the free times, books and shows the booking code', async () => {
+    const context = await browser.newContext({ viewport: { width: 480, height: 800 } });
+    try {
+      const page = await context.newPage();
+      page.setDefaultTimeout(WAIT_MS);
+      const problems = recordPageProblems(page);
+      const foreign = recordForeignRequests(page);
+      await page.goto(`${host.origin}/index.html`);
+      await page.locator('#tb-date').fill(date);
+      await page.locator('#tb-date').dispatchEvent('change');
+      await page.locator('#tb-party').fill('3');
+      await page.locator('#tb-party').dispatchEvent('change');
+      // The last change's answer is in once the times are no longer busy.
+      await page.locator('#tb-times[aria-busy="false"]').waitFor({ state: 'attached' });
+      const times = page.locator('.tb-time');
+      expect(await times.allTextContents()).toEqual([
+        '12:00',
+        '12:30',
+        '13:00',
+        '13:30',
+        '14:00',
+        '18:00',
+        '18:30',
+        '19:00',
+        '19:30',
+        '20:00',
+        '20:30',
+        '21:00',
+        '21:30',
+      ]);
+      await page.getByRole('button', { name: '19:30' }).click();
+      await page.locator('#tb-name').fill('  Katherine Johnson ');
+      await page.locator('#tb-email').fill('katherine@example.com');
+      await page.locator('#tb-submit').click();
+      await page.locator('#tb-done').waitFor({ state: 'visible' });
+      const code = (await page.locator('#tb-code').textContent())?.trim() ?? '';
+      expect(code.length).toBeGreaterThan(3);
+      expect(await page.locator('#tb-when').textContent()).toBe(`3 guests on ${date} at 19:30.`);
+      expect(problems).toEqual([]);
+      expect(foreign).toEqual([]);
+
+      const db = new Database(source.database, { readonly: true });
+      try {
+        expect(db.prepare('select party, email, code from table_booking__bookings').all()).toEqual([{ party: 3, email: 'katherine@example.com', code }]);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await context.close();
+    }
+  });
+});
