@@ -107,7 +107,8 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
     expect(plan.endpoints.map((e: { ref: string }) => e.ref)).toEqual([BOOKINGS, MINE]);
     expect(plan.surfaces).toEqual([expect.objectContaining({ name: 'widget', kind: 'public-page' })]);
 
-    const settings = { venueName: 'Chez Test', capacity: 20, slotMinutes: 30, windowDays: 60, cancelBeforeMinutes: 120 };
+    // capacity 24, not the manifest's 20: the endpoint's booking rules take the settings (AO3).
+    const settings = { venueName: 'Chez Test', capacity: 24, slotMinutes: 30, windowDays: 60, cancelBeforeMinutes: 120 };
     const installed = await admin.post('/api/v1/add-ons', { key: 'table-booking', version: '1.0.0', connectionId, planHash: plan.hash, settings });
     expect(installed.status, installed.text).toBe(201);
     console.log(`table-booking: download + plan + install from the built-in catalog took ${(performance.now() - started).toFixed(0)} ms`);
@@ -118,7 +119,7 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
       connectionId,
       tables: ['table_booking__bookings', 'table_booking__venue_settings'],
       endpoints: [BOOKINGS, MINE],
-      settings: { ...settings, maxParty: 12 },
+      settings: { ...settings, maxParty: 12, timeZone: 'UTC' },
     });
     expect(sqliteTables(source.database)).toEqual(['table_booking__bookings', 'table_booking__venue_settings']);
 
@@ -159,19 +160,19 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
 
   it('fills a slot up as the capacity says', async () => {
     expect((await book({ booked_at: `${date}T19:00`, party: 8, name: 'Grace Hopper', email: 'grace@example.com' })).status).toBe(201);
-    // 16 of 20 seats taken at 19:00: a party of 5 does not fit, one of 4 does.
-    expect((await availability(5))['19:00']).toBe('full');
-    expect((await availability(4))['19:00']).toBe('free');
-    const full = await book({ booked_at: `${date}T19:00`, party: 5, name: 'Too Many', email: 'many@example.com' });
+    // 16 of the 24 seats the settings give are taken at 19:00: a party of 9 does not fit, one of 8 does.
+    expect((await availability(9))['19:00']).toBe('full');
+    expect((await availability(8))['19:00']).toBe('free');
+    const full = await book({ booked_at: `${date}T19:00`, party: 9, name: 'Too Many', email: 'many@example.com' });
     expect(full.status, full.text).toBe(409);
     expect(full.body.error.code).toBe('PUBLIC_SLOT_FULL');
-    expect((await book({ booked_at: `${date}T19:00`, party: 4, name: 'Last Four', email: 'four@example.com' })).status).toBe(201);
+    expect((await book({ booked_at: `${date}T19:00`, party: 8, name: 'Last Eight', email: 'eight@example.com' })).status).toBe(201);
     const after = await availability(1);
     expect(after['19:00']).toBe('full');
     expect(after['19:30']).toBe('free');
     const db = new Database(source.database, { readonly: true });
     try {
-      expect(db.prepare('select sum(party) as seats from table_booking__bookings').get()).toEqual({ seats: 20 });
+      expect(db.prepare('select sum(party) as seats from table_booking__bookings').get()).toEqual({ seats: 24 });
     } finally {
       db.close();
     }

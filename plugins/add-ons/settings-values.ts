@@ -92,13 +92,15 @@ const BOOKING_NUMBERS = ['capacity', 'slotMinutes', 'windowDays', 'cancelBeforeM
 
 /**
  * An app endpoint's booking rules with the operator's settings applied: `capacity`,
- * `slotMinutes`, `windowDays` and `cancelBeforeMinutes` (numbers) and `openingHours` (a JSON
- * string) replace the manifest's values when set. The endpoint's own checks then apply as for
+ * `slotMinutes`, `windowDays` and `cancelBeforeMinutes` (numbers), `openingHours` (a JSON
+ * string) and the endpoint's `timeZone` (an IANA name) replace the manifest's values when set. The endpoint's own checks then apply as for
  * any endpoint (a bad opening-hours string fails the install or PATCH with 400).
  */
-export function withBookingSettings<D extends { booking?: unknown }>(definition: D, settings: Record<string, SettingValue>): D {
+export function withBookingSettings<D extends { booking?: unknown; timeZone?: string | undefined }>(definition: D, settings: Record<string, SettingValue>): D {
   const booking = definition.booking;
   if (!booking || typeof booking !== 'object') return definition;
+  // The venue's clock: slot times are on it (an IANA name; the endpoint's check refuses others).
+  const timeZone = typeof settings.timeZone === 'string' && settings.timeZone.trim() ? { timeZone: settings.timeZone.trim() } : {};
   const next: Record<string, unknown> = { ...(booking as Record<string, unknown>) };
   for (const k of BOOKING_NUMBERS) if (typeof settings[k] === 'number') next[k] = settings[k];
   if (typeof settings.openingHours === 'string' && settings.openingHours.trim()) {
@@ -108,5 +110,5 @@ export function withBookingSettings<D extends { booking?: unknown }>(definition:
       throw new AppError('ADDON_SETTINGS_INVALID', { issues: [{ path: 'body.settings.openingHours', code: 'invalid_setting', message: 'openingHours is JSON: {"mon": [["09:00","17:00"]], …}.' }] });
     }
   }
-  return { ...definition, booking: next };
+  return { ...definition, ...timeZone, booking: next };
 }

@@ -125,7 +125,7 @@ export class AppEndpoints {
 
   /** After the install's transaction committed (or rolled back): caches and other replicas. */
   async changed(keyIds: string[]): Promise<void> {
-    this.service.invalidate();
+    this.service.endpointsChanged();
     for (const id of keyIds) await this.service.revoked(id);
     await this.service.announce('scopes');
     await this.service.announce('keys');

@@ -185,6 +185,8 @@ export interface PublicAdminProvides {
   onRevoked(listener: (keyId: string) => void): () => void;
   /** Counts `n` requests for the keys page's requests-in-24-hours figure (memory; flushed every minute). */
   recordUsage(keyId: string, n?: number): void;
+  /** Called when endpoints or the tables behind them changed in this process (an app's install or upgrade). */
+  onEndpointsChanged(listener: () => void): () => void;
   /** The public side of apps (endpoints and app keys), for the add-ons plugin. */
   readonly apps: import('./apps.js').AppEndpoints;
 }

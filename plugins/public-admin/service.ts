@@ -151,6 +151,19 @@ export class PublicAdminService implements PublicAdminProvides {
     return key.grants.some((g) => g.ref === ref && g.methods.includes(method));
   }
 
+  private readonly endpointListeners = new Set<() => void>();
+
+  onEndpointsChanged(listener: () => void): () => void {
+    this.endpointListeners.add(listener);
+    return () => this.endpointListeners.delete(listener);
+  }
+
+  /** An app's tables or endpoints changed here (install, upgrade): the data plane forgets what it kept of them. */
+  endpointsChanged(): void {
+    this.invalidate();
+    for (const l of this.endpointListeners) l();
+  }
+
   onRevoked(listener: (keyId: string) => void): () => void {
     this.listeners.add(listener);
     this.startPolling();

@@ -27,6 +27,7 @@ export class PublicApi {
     this.tables = new TableCache(() => kernel.plugin<SchemaProvides>('schema'), now);
     this.sources = new SourceCache(() => kernel.plugin<ConnectionsProvides>('connections'), now);
     this.keys = new KeyCache(this.admin, now);
+    this.admin.onEndpointsChanged(() => this.tables.clear());
     this.cursors = kernel.signer('public.cursor');
     // A deleted connection's customer sessions end with it (their endpoints are gone too).
     this.connections.onRemove(async (id, trx) => ({ publicSessions: await CustomerSessions.removeConnection(publicApiDb(trx), id) }));

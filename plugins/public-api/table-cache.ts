@@ -15,6 +15,11 @@ export class TableCache {
     private readonly now: () => number,
   ) {}
 
+  /** Forgets every table (their structure changed here, e.g. an app was upgraded). */
+  clear(): void {
+    this.entries.clear();
+  }
+
   get(connectionId: string, ref: string): Promise<EffectiveTable | null> {
     const key = `${connectionId}\u0000${ref}`;
     const at = this.now();
