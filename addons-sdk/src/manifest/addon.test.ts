@@ -142,6 +142,18 @@ describe('addon.json schema', () => {
     expect(problem(variant((m) => (m.endpoints[0].ref = 'a/b'))).path).toBe('endpoints.0.ref');
   });
 
+  it("an endpoint's rules are checked as the instance will check them at install", () => {
+    expect(problem(variant((m) => (m.endpoints[0].columns = ['id', 'starts_at'])))).toEqual({
+      path: 'endpoints.0.writable.1',
+      message: "party must be among the endpoint's columns.",
+    });
+    expect(problem(variant((m) => (m.endpoints[0].defaults = { nope: 1 }))).path).toBe('endpoints.0.defaults.nope');
+    expect(problem(variant((m) => (m.endpoints[0].filters = [{ column: 'nope', op: 'eq', value: 1 }]))).path).toBe('endpoints.0.filters.0.column');
+    const booking = { timeColumn: 'party', capacity: 10, slotMinutes: 30, openingHours: { mon: [['09:00', '17:00']] } };
+    expect(problem(variant((m) => (m.endpoints[0].booking = booking)))).toEqual({ path: 'endpoints.0.booking.timeColumn', message: 'party must hold a date and time.' });
+    expect(problem(variant((m) => (m.endpoints[0].needsSession = true) && (m.endpoints[0].identity = [])))).toMatchObject({ path: 'endpoints.0.needsSession' });
+  });
+
   it('tables: primary keys, indexes and types are checked', () => {
     expect(problem(variant((m) => (m.tables[0].primaryKey = ['nope']))).path).toBe('tables.0.columns.0.autoIncrement');
     expect(problem(variant((m) => ((m.tables[0].primaryKey = ['nope']), (m.tables[0].columns[0].autoIncrement = false)))).path).toBe('tables.0.primaryKey.0');

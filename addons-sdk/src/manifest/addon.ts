@@ -170,11 +170,37 @@ export const addonManifestSchema = z
         return;
       }
       const columns = new Set(table.columns.map((c) => c.name));
+      const issue = (path: Array<string | number>, message: string) => ctx.addIssue({ code: 'custom', path: ['endpoints', i, ...path], message });
       for (const key of ['columns', 'writable', 'filterable', 'searchable', 'orderable', 'identity', 'sensitive'] as const) {
         (e[key] ?? []).forEach((c, j) => {
-          if (!columns.has(c)) ctx.addIssue({ code: 'custom', path: ['endpoints', i, key, j], message: `${c} is not a column of ${e.table}.` });
+          if (!columns.has(c)) issue([key, j], `${c} is not a column of ${e.table}.`);
         });
       }
+      // The rules the instance checks when it installs the endpoint, so check and the plan say them first.
+      if (e.columns) {
+        const exposed = new Set(e.columns);
+        for (const key of ['writable', 'filterable', 'searchable', 'orderable'] as const) {
+          (e[key] ?? []).forEach((c, j) => {
+            if (columns.has(c) && !exposed.has(c)) issue([key, j], `${c} must be among the endpoint's columns.`);
+          });
+        }
+      }
+      for (const c of Object.keys(e.defaults ?? {})) if (!columns.has(c)) issue(['defaults', c], `${c} is not a column of ${e.table}.`);
+      (e.filters ?? []).forEach((f, j) => columns.has(f.column) || issue(['filters', j, 'column'], `${f.column} is not a column of ${e.table}.`));
+      const b = e.booking;
+      if (b) {
+        const typeOf = (c: string) => table.columns.find((x) => x.name === c)?.type;
+        if (!columns.has(b.timeColumn)) issue(['booking', 'timeColumn'], `${b.timeColumn} is not a column of ${e.table}.`);
+        else if (!['datetime', 'date', 'string', 'text'].includes(typeOf(b.timeColumn) ?? '')) issue(['booking', 'timeColumn'], `${b.timeColumn} must hold a date and time.`);
+        if (b.partyColumn && !columns.has(b.partyColumn)) issue(['booking', 'partyColumn'], `${b.partyColumn} is not a column of ${e.table}.`);
+        else if (b.partyColumn && !['integer', 'bigint', 'decimal', 'float'].includes(typeOf(b.partyColumn) ?? '')) issue(['booking', 'partyColumn'], `${b.partyColumn} must hold a number.`);
+        for (const k of ['emailColumn', 'codeColumn', 'localeColumn'] as const) {
+          const c = b[k];
+          if (c && !columns.has(c)) issue(['booking', k], `${c} is not a column of ${e.table}.`);
+        }
+      }
+      if (e.window && !columns.has(e.window.column)) issue(['window', 'column'], `${e.window.column} is not a column of ${e.table}.`);
+      if (e.needsSession && !(e.identity ?? []).length) issue(['needsSession'], 'An endpoint that needs a customer session needs identity columns.');
     });
     m.hooks.forEach((h, i) => {
       const table = /^([a-z][a-z0-9_]*)\.(beforeWrite|afterWrite)$/.exec(h)?.[1];
