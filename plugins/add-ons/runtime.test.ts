@@ -138,7 +138,11 @@ describe('add-on runtime: hooks on writes, actions, schedules, host functions', 
     expect((await admin.patch('/api/v1/add-ons/tix', { enabled: false })).status).toBe(200);
     const dataOk = await admin.post(`/api/v1/data/${connectionId}/tix__tickets`, { values: { title: 'late', seats: 12 } });
     expect(dataOk.status).toBe(201);
-    expect((await action('tix', 'count', null, { authorization: `Bearer ${appKey}` })).body.error.code).toBe('ADDON_NOT_FOUND');
+    // Its app key stops with it (D27), and staff get no action either.
+    expect((await publicWrite({ title: 'x', seats: 1 })).body.error.code).toBe('PUBLIC_KEY_INVALID');
+    expect((await action('tix', 'count', null, { authorization: `Bearer ${appKey}` })).body.error.code).toBe('PUBLIC_KEY_INVALID');
+    expect((await action('tix', 'count', null, { cookie: `svc_session=${admin.cookie('svc_session')}`, origin: inst.url })).body.error.code).toBe('ADDON_NOT_FOUND');
     expect((await admin.patch('/api/v1/add-ons/tix', { enabled: true })).status).toBe(200);
+    expect((await publicWrite({ title: 'back', seats: 1 })).status).toBe(201);
   });
 });

@@ -250,9 +250,13 @@ export class AddonService {
       await this.kernel.db.transaction().execute(async (trx) => {
         await this.installed.update(addonsDb(trx), key, { ...(body.enabled === undefined ? {} : { enabled: body.enabled }), ...(settings === undefined ? {} : { settings }) }, this.kernel.now());
         if (prepared) keyIds.push(...(await this.writeEndpoints(trx, m, before.connectionId, prepared, null)));
+        if (body.enabled !== undefined && body.enabled !== before.enabled) {
+          const keyId = await this.publicAdmin.apps.setSuspended(trx, key, !body.enabled);
+          if (keyId) keyIds.push(keyId);
+        }
       });
     } finally {
-      if (prepared) await this.publicAdmin.apps.changed(keyIds).catch(() => undefined);
+      if (keyIds.length || prepared) await this.publicAdmin.apps.changed(keyIds).catch(() => undefined);
     }
     await this.changed(key);
     return { before, after: await this.require(key) };

@@ -123,6 +123,15 @@ export class AppEndpoints {
     return { endpoints: scopes.length, keys: keys.length };
   }
 
+  /** Stops or restarts the app's key with its app (D27: a disabled app's key answers 401). Answers the key's id. */
+  async setSuspended(trx: MetaDb, addonKey: string, suspended: boolean): Promise<string | null> {
+    const db = publicAdminDb(trx);
+    const key = await db.selectFrom('public_keys').select('id').where('addon_key', '=', addonKey).where('revoked_at', 'is', null).executeTakeFirst();
+    if (!key) return null;
+    await db.updateTable('public_keys').set({ suspended_at: suspended ? Date.now() : null }).where('id', '=', key.id).execute();
+    return key.id;
+  }
+
   /** After the install's transaction committed (or rolled back): caches and other replicas. */
   async changed(keyIds: string[]): Promise<void> {
     this.service.endpointsChanged();

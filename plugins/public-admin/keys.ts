@@ -93,6 +93,7 @@ export class KeyStore {
       created_at: now,
       rotated_at: null,
       revoked_at: null,
+      suspended_at: null,
       ...fields,
     };
     await this.db.transaction().execute(async (trx) => {
@@ -130,6 +131,7 @@ export class KeyStore {
         created_at: now,
         rotated_at: null,
         revoked_at: null,
+        suspended_at: null,
         ...fields,
       })
       .execute();
@@ -218,7 +220,7 @@ export class KeyStore {
     const hash = hashToken(token);
     const row = await this.db.selectFrom('public_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
     if (!row || !constantTimeEqual(row.key_hash, hash)) return null;
-    if (row.revoked_at !== null) return null;
+    if (row.revoked_at !== null || row.suspended_at !== null) return null;
     if (row.expires_at !== null && Number(row.expires_at) <= this.now()) return null;
     if (!token.startsWith(KEY_PREFIX[row.kind])) return null;
     const { expires: _e, revealable: _r, ...key } = this.toKey(row, (await this.grantsOf([row.id])).get(row.id)!);
@@ -231,7 +233,7 @@ export class KeyStore {
       .selectFrom('public_keys')
       .select('id')
       .where((eb) =>
-        eb.or([eb('revoked_at', '>=', since), eb('rotated_at', '>=', since), eb.and([eb('expires_at', '>=', since), eb('expires_at', '<=', this.now())])]),
+        eb.or([eb('revoked_at', '>=', since), eb('rotated_at', '>=', since), eb('suspended_at', '>=', since), eb.and([eb('expires_at', '>=', since), eb('expires_at', '<=', this.now())])]),
       )
       .execute();
     return rows.map((r) => r.id);

@@ -39,6 +39,8 @@ export type PublicAdminTables = {
     created_at: number;
     rotated_at: number | null;
     revoked_at: number | null;
+    /** An app key while its app is disabled (D27): refused like a revoked key, back when the app is enabled. */
+    suspended_at: number | null;
   };
   /** Which stored endpoints a key may use, with which methods (a JSON array). */
   public_key_grants: { key_id: string; scope_id: string; methods: string };
@@ -118,6 +120,12 @@ export const publicAdminMigrations: Migration[] = [
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .addPrimaryKeyConstraint('email_templates_pk', ['key', 'locale'])
         .execute();
+    },
+  },
+  {
+    name: '0002_app_key_suspension',
+    async up(db) {
+      await db.schema.alterTable('public_keys').addColumn('suspended_at', 'bigint').execute();
     },
   },
 ];
