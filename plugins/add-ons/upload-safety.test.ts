@@ -1,61 +1,20 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createGzip, gzipSync } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
+import { craftedTgz, rawHeader as header, tarEntry, TAR_END as END, pax, type RawEntry as Raw } from '../../addons-sdk/src/package/crafted.js';
 import { packFixture, uploadPackage } from './testing.js';
 
 /* Package safety (D22) through the HTTP upload route: crafted tarballs (ustar headers written by
  * hand, since no well-behaved tool writes `..`, links, devices or duplicates) are refused with 400
  * ADDON_PACKAGE_INVALID and params.reason, and leave nothing staged and nothing on disk. */
 
-interface Raw {
-  path: string;
-  data?: Buffer | string;
-  /** The tar type flag: '0' file, '5' directory, '1' hard link, '2' symlink, '3' char device, '6' fifo, 'x' pax. */
-  type?: string;
-  /** The size the header declares, when it differs from data's. */
-  size?: number;
-  linkname?: string;
-}
-
-function header(e: Raw, size: number): Buffer {
-  const b = Buffer.alloc(512);
-  b.write(e.path, 0, 100, 'utf8');
-  b.write('0000644\0', 100);
-  b.write('0000000\0', 108);
-  b.write('0000000\0', 116);
-  b.write(size.toString(8).padStart(11, '0') + '\0', 124);
-  b.write('00000000000\0', 136);
-  b.fill(' ', 148, 156);
-  b.write(e.type ?? '0', 156);
-  if (e.linkname) b.write(e.linkname, 157, 100);
-  b.write('ustar\0', 257);
-  b.write('00', 263);
-  let sum = 0;
-  for (const x of b) sum += x;
-  b.write(sum.toString(8).padStart(6, '0') + '\0 ', 148);
-  return b;
-}
-
-function entry(e: Raw): Buffer {
-  const data = Buffer.from(e.data ?? '');
-  return Buffer.concat([header(e, e.size ?? data.length), data, Buffer.alloc((512 - (data.length % 512)) % 512)]);
-}
-
-/** A pax extended header giving the next entry a long path. */
-function pax(path: string): Buffer {
-  const body = (n: number) => `${n} path=${path}\n`;
-  let n = body(0).length;
-  while (body(n).length !== n) n = body(n).length;
-  return entry({ path: 'PaxHeader', type: 'x', data: body(n) });
-}
-
-const END = Buffer.alloc(1024);
-const tgz = (parts: Array<Raw | Buffer>): Buffer => gzipSync(Buffer.concat([...parts.map((p) => (Buffer.isBuffer(p) ? p : entry(p))), END]));
+const entry = tarEntry;
+const tgz = craftedTgz;
 
 const MANIFEST: Raw = {
   path: 'addon.json',

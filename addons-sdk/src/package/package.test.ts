@@ -7,52 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extractPackage, inspectPackage, PackageError, PACKAGE_LIMITS, writePackage } from './index.js';
 import { TarReader } from './tar-reader.js';
 
-/* Tarballs are crafted here byte by byte (ustar headers written by hand), so that they can hold
- * what no well-behaved tool writes: `..`, absolute paths, links, devices, duplicates. */
+import { pax, rawHeader, tarEntry, TAR_END as END, type RawEntry as Raw } from './crafted.js';
 
-interface Raw {
-  path: string;
-  data?: Buffer | string;
-  /** The tar type flag: '0' file, '5' directory, '1' hard link, '2' symlink, '3' char device, '6' fifo, 'x' pax. */
-  type?: string;
-  /** The size the header declares, when it should differ from data's. */
-  size?: number;
-  linkname?: string;
-}
-
-function rawHeader(e: Raw, size: number): Buffer {
-  const b = Buffer.alloc(512);
-  b.write(e.path, 0, 100, 'utf8');
-  b.write('0000644\0', 100);
-  b.write('0000000\0', 108);
-  b.write('0000000\0', 116);
-  b.write(size.toString(8).padStart(11, '0') + '\0', 124);
-  b.write('00000000000\0', 136);
-  b.fill(' ', 148, 156);
-  b.write(e.type ?? '0', 156);
-  if (e.linkname) b.write(e.linkname, 157, 100);
-  b.write('ustar\0', 257);
-  b.write('00', 263);
-  let sum = 0;
-  for (const x of b) sum += x;
-  b.write(sum.toString(8).padStart(6, '0') + '\0 ', 148);
-  return b;
-}
-
-function tarEntry(e: Raw): Buffer {
-  const data = Buffer.from(e.data ?? '');
-  const padding = (512 - (data.length % 512)) % 512;
-  return Buffer.concat([rawHeader(e, e.size ?? data.length), data, Buffer.alloc(padding)]);
-}
-
-function pax(path: string): Buffer {
-  const body = (n: number) => `${n} path=${path}\n`;
-  let n = body(0).length;
-  while (body(n).length !== n) n = body(n).length;
-  return tarEntry({ path: 'PaxHeader', type: 'x', data: body(n) });
-}
-
-const END = Buffer.alloc(1024);
 const tar = (entries: Raw[]): Buffer => Buffer.concat([...entries.map(tarEntry), END]);
 const tgz = (entries: Raw[]): Buffer => gzipSync(tar(entries));
 
