@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import semver from 'semver';
 import { z } from 'zod';
 import { addonKeyField, semverField } from '../../addons-sdk/src/manifest/index.js';
 import { AppError } from '../../kernel/errors.js';
@@ -119,6 +118,8 @@ export class Catalog {
   }
 
   async entries(): Promise<CatalogEntry[]> {
+    // semver loads on first use (K32: a started instance loads what it needs when it needs it).
+    const { default: semver } = await import('semver');
     const state = await this.stored();
     const out: CatalogEntry[] = [];
     const add = (index: CatalogIndex, source: string, base: string | null) => {

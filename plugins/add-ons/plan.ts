@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import semver from 'semver';
 import { physicalTableName, publicRef, type AddonManifest } from '../../addons-sdk/src/manifest/index.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
@@ -53,6 +52,7 @@ function sameEndpoints(m: AddonManifest | null) {
  */
 export async function planInstall(kernel: Kernel, staged: StagedPackage, installed: InstalledAddon | null, connectionId: string | null): Promise<PlanOutcome> {
   const m = staged.manifest;
+  const { default: semver } = await import('semver');
   if (!semver.satisfies(kernel.version, m.engine, { includePrerelease: true }))
     throw new AppError('ADDON_ENGINE_MISMATCH', { message: `${m.key} ${m.version} runs on instance versions ${m.engine}; this is ${kernel.version}.`, params: { engine: m.engine, version: kernel.version } });
   if (installed && semver.lt(m.version, installed.version))

@@ -1,4 +1,4 @@
-import { Cron } from 'croner';
+import type { Cron } from 'croner';
 import { HOOK_NAME, physicalTableName } from '../../addons-sdk/src/manifest/index.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
@@ -101,13 +101,21 @@ export class AddonRuntime implements RowWriteHookProvider {
     }
     this.loaded = loaded;
     this.tables = tables;
-    this.schedule();
+    await this.schedule();
   }
 
-  private schedule(): void {
+  private scheduling = 0;
+
+  private async schedule(): Promise<void> {
+    const generation = ++this.scheduling;
     for (const c of this.crons) c.stop();
     this.crons = [];
-    if (this.closed) return;
+    const scheduled = [...this.loaded.values()].some(({ addon }) => addon.manifest.hooks.some((h) => h.startsWith('schedule:')));
+    if (this.closed || !scheduled) return;
+    // croner loads only on an instance with scheduled hooks.
+    const { Cron } = await import('croner');
+    // A later reload started meanwhile: its schedule wins.
+    if (this.closed || generation !== this.scheduling) return;
     const timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
     for (const { addon } of this.loaded.values()) {
       for (const hook of addon.manifest.hooks) {
