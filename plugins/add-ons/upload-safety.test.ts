@@ -116,6 +116,13 @@ describe('package safety through POST /add-ons/upload (D22)', () => {
     expect(leftovers()).toEqual([]);
   });
 
+  it('refuses a file over 20 MiB packed with 413, and keeps nothing', async () => {
+    const res = await uploadPackage(inst.url, admin, Buffer.alloc(20 * 1024 * 1024 + 1, 7));
+    expect(res.status, JSON.stringify(res.body)).toBe(413);
+    expect((await admin.get('/api/v1/add-ons')).body.data.staged).toEqual([]);
+    expect(leftovers()).toEqual([]);
+  });
+
   it('stages a well-made package through the same route (the refusals above are the package’s, not the route’s)', async () => {
     const pkg = await packFixture(
       { key: 'crafted', name: 'Crafted', version: '1.0.0', engine: '>=0.1.0', surfaces: [{ name: 'page', kind: 'dashboard-page', title: 'Crafted' }] },
