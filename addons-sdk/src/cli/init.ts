@@ -171,7 +171,7 @@ npx svc-addon pack    # ${key}-0.1.0.tgz, to upload or publish in a catalog
     'README.md': readme,
     'package.json': `${JSON.stringify(pkg, null, 2)}\n`,
     'tsconfig.json': `${JSON.stringify(tsconfig, null, 2)}\n`,
-    '.gitignore': 'node_modules/\n*.tgz\n',
+    '.gitignore': 'node_modules/\n*.tgz\n.svc-dev/\n',
   };
 }
 
