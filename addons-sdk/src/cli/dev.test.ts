@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,6 +57,20 @@ describe('svc-addon dev', () => {
     // From a folder outside the repo, the SDK's own location finds it.
     expect(await findInstance(root, undefined, {})).toBe(repo);
     await expect(findInstance(root, root, {})).rejects.toBeInstanceOf(DevError);
+  });
+
+  it('refuses a port already in use before starting anything', async () => {
+    const dir = join(root, 'busy-port');
+    await initAddon(dir);
+    const server = createServer();
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      await expect(startDev({ dir, port, instance: repo, env: {}, out: () => undefined, err: () => undefined })).rejects.toThrow(`Port ${port} of 127.0.0.1 is in use`);
+      expect(existsSync(join(dir, '.svc-dev', 'instance.log'))).toBe(false);
+    } finally {
+      server.close();
+    }
   });
 
   it('installs the add-on on a fresh instance, reinstalls it on change, keeps the last good version, and stops', async () => {

@@ -128,11 +128,14 @@ function entryOf(instanceDir: string): string[] {
   throw new DevError(`${instanceDir} has neither kernel/main.ts nor build/server/main.js.`);
 }
 
-async function freePort(): Promise<number> {
+/** Listens on `port` (0: any) of 127.0.0.1 and lets go: the port that was free. */
+async function freePort(port = 0): Promise<number> {
   return new Promise((ok, fail) => {
     const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      fail(e.code === 'EADDRINUSE' ? new DevError(`Port ${port} of 127.0.0.1 is in use: pass --port <n> (0 picks a free one).`) : e),
+    );
+    server.listen(port, '127.0.0.1', () => {
       const address = server.address();
       const port = typeof address === 'object' && address ? address.port : 0;
       server.close(() => ok(port));
@@ -221,7 +224,8 @@ export async function startDev(options: DevOptions): Promise<DevSession> {
   await mkdir(dataDir, { recursive: true });
   const secret = (await once(join(devDir, 'secret'), () => randomBytes(32).toString('hex'))).value;
 
-  const port = options.port === undefined ? DEFAULT_DEV_PORT : options.port === 0 ? await freePort() : options.port;
+  // Checked before the start, so that another server on the port is never taken for the instance.
+  const port = await freePort(options.port ?? DEFAULT_DEV_PORT);
   const url = `http://127.0.0.1:${port}`;
   const childEnv: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(env)) if (!k.startsWith('SVC_')) childEnv[k] = v;
