@@ -252,9 +252,12 @@ export async function startDev(options: DevOptions): Promise<DevSession> {
     log.end();
     if (!stopping) err(`svc-addon dev: the instance stopped (exit ${code ?? 'by signal'}); see ${relative(process.cwd(), logFile) || logFile}`);
   });
+  const partial = { stdout: '', stderr: '' };
   const echo = (chunk: Buffer | string, stream: 'stdout' | 'stderr') => {
     log.write(chunk);
-    for (const line of String(chunk).split('\n')) {
+    const lines = (partial[stream] + String(chunk)).split('\n');
+    partial[stream] = lines.pop() ?? '';
+    for (const line of lines) {
       if (!line.trim()) continue;
       let entry: LogLine | null;
       try {
