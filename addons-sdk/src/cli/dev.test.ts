@@ -107,6 +107,14 @@ describe('svc-addon dev', () => {
     expect(lines.join('\n')).toContain(manifestFile);
     expect((await installedAddons(session)).map((a) => [a.key, a.name])).toEqual([['dev-notes', 'Renamed Notes']]);
 
+    // A new key: the add-on installed under the old one goes.
+    next = session.reinstalled();
+    writeFileSync(manifestFile, JSON.stringify({ ...manifest, key: 'dev-jottings' }, null, 2));
+    const rekeyed = await next;
+    expect(rekeyed.ok, JSON.stringify(rekeyed)).toBe(true);
+    expect((await installedAddons(session)).map((a) => a.key)).toEqual(['dev-jottings']);
+    expect(session.current?.endpoints).toEqual(['dev-jottings-notes']);
+
     const pid = session.pid;
     expect(alive(pid)).toBe(true);
     await session.stop();
@@ -115,6 +123,7 @@ describe('svc-addon dev', () => {
     session = null;
 
     // A second run on the same folder: signs in with the saved credentials, reuses the connection.
+    // The key changed back since the last install (dev-jottings): that one goes.
     writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
     const again = await startDev({ dir, port: 0, instance: repo, env: {}, watch: false, out: () => undefined, err: (l) => lines.push(l) });
     session = again;

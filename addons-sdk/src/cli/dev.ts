@@ -401,6 +401,7 @@ class Installer {
   private waiters: Array<(o: DevOutcome) => void> = [];
   private readonly pkg: string;
   private readonly lastGood: string;
+  private readonly stateFile: string;
 
   constructor(
     private readonly op: Operator,
@@ -414,6 +415,17 @@ class Installer {
   ) {
     this.pkg = join(devDir, 'package.tgz');
     this.lastGood = join(devDir, 'last-good.tgz');
+    this.stateFile = join(devDir, 'installed.json');
+  }
+
+  /** The key dev last installed, in this run or an earlier one. */
+  private async lastKey(): Promise<string | null> {
+    try {
+      const state = JSON.parse(await readFile(this.stateFile, 'utf8')) as { key?: unknown };
+      return typeof state.key === 'string' ? state.key : null;
+    } catch {
+      return null;
+    }
   }
 
   next(): Promise<DevOutcome> {
@@ -450,6 +462,7 @@ class Installer {
       const installed = await this.install();
       this.current = installed;
       await copyFile(this.pkg, this.lastGood);
+      await writeFile(this.stateFile, `${JSON.stringify({ key: installed.key, version: installed.version })}\n`);
       this.print(installed);
       return { ok: true, installed };
     } catch (error) {
@@ -497,9 +510,12 @@ class Installer {
     this.onKey(key);
     const list = expectStatus('listing add-ons', await op.request('GET', '/add-ons'), 200);
     const addons = list['addons'] as Array<{ key: string; version: string }>;
-    if (addons.some((a) => a.key === key)) {
-      // Dev data is disposable: the installed version goes with its tables and rows.
-      expectStatus(`removing ${key} (with its data)`, await op.request('DELETE', `/add-ons/${encodeURIComponent(key)}?dropData=true`), 200);
+    // Dev data is disposable: the installed version goes with its tables and rows, and so does
+    // the add-on dev installed before under another key (addon.json's key changed).
+    const previous = this.current?.key ?? (await this.lastKey());
+    for (const old of new Set([key, ...(previous && previous !== key ? [previous] : [])])) {
+      if (addons.some((a) => a.key === old))
+        expectStatus(`removing ${old} (with its data)`, await op.request('DELETE', `/add-ons/${encodeURIComponent(old)}?dropData=true`), 200);
     }
     const planned = expectStatus(
       'planning the install',
