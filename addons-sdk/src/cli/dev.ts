@@ -197,7 +197,7 @@ interface LogLine {
   addon?: string;
 }
 
-class RequestFailed extends Error {
+class RequestFailed extends DevError {
   constructor(what: string, reply: Reply) {
     const e = reply.body?.error;
     const issues = (e?.issues ?? []).map((i) => `${i.path ?? ''}: ${i.message ?? ''}`).join('; ');
@@ -333,7 +333,8 @@ export async function startDev(options: DevOptions): Promise<DevSession> {
     };
   } catch (error) {
     await stopChild();
-    throw error;
+    if (error instanceof DevError) throw error;
+    throw new DevError(`${(error as Error).message} (the instance's log: ${logFile})`, { cause: error });
   }
 }
 
