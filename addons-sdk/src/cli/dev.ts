@@ -297,14 +297,14 @@ export async function startDev(options: DevOptions): Promise<DevSession> {
     const first = await installer.run();
 
     let watcher: FSWatcher | null = null;
+    let timer: NodeJS.Timeout | null = null;
     if (options.watch !== false) {
-      let timer: NodeJS.Timeout | null = null;
       watcher = watch(dir, { recursive: true }, (_event, name) => {
         if (name === null || ignored(String(name))) return;
         if (timer) clearTimeout(timer);
         timer = setTimeout(() => {
           timer = null;
-          void installer.run();
+          if (!stopping) void installer.run();
         }, options.debounceMs ?? 300);
       });
       watcher.on('error', (e) => err(`svc-addon dev: watching stopped: ${e.message}`));
@@ -326,6 +326,7 @@ export async function startDev(options: DevOptions): Promise<DevSession> {
       reinstall: () => installer.run(),
       stop: async () => {
         watcher?.close();
+        if (timer) clearTimeout(timer);
         await installer.idle();
         await stopChild();
       },
