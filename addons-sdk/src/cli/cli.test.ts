@@ -150,7 +150,7 @@ describe('svc-addon', () => {
     expect(await readdir(dir)).not.toContain('nodey-0.1.0.tgz');
   });
 
-  it('init refuses a non-empty folder and a bad key; usage errors exit 2; dev is a stub', async () => {
+  it('init refuses a non-empty folder and a bad key; usage errors exit 2', async () => {
     await mkdir(join(root, 'full'));
     await writeFile(join(root, 'full', 'x'), '');
     expect(await cli(['init', 'full'])).toMatchObject({ code: 1, err: expect.stringMatching(/is not empty/) });
@@ -158,8 +158,11 @@ describe('svc-addon', () => {
     expect(await readdir(root)).not.toContain('k');
     expect((await cli(['frobnicate'])).code).toBe(2);
     expect((await cli(['check', '--nope'])).code).toBe(2);
-    expect(await cli(['dev'])).toEqual({ code: 2, out: '', err: 'svc-addon dev: coming with the add-ons plugin' });
+    expect(await cli(['dev', '--port', 'x'])).toMatchObject({ code: 2, err: expect.stringMatching(/--port must be a whole number/) });
+    expect(await cli(['check', '--port', '3100'])).toMatchObject({ code: 2, err: expect.stringMatching(/are for dev/) });
+    expect(await cli(['dev', 'full'])).toMatchObject({ code: 1, err: expect.stringMatching(/^svc-addon dev: .*full has no addon\.json/) });
     expect(await cli(['--help'])).toMatchObject({ code: 0, out: expect.stringContaining('svc-addon pack [dir] [--out <file>]') });
+    expect(await cli(['--help'])).toMatchObject({ code: 0, out: expect.stringContaining('svc-addon dev [dir] [--port <n>] [--instance <folder>]') });
   });
 
   it('the sandbox SDK is the same defineAddon', () => {

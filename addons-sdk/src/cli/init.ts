@@ -139,6 +139,7 @@ An add-on for svc-admin.
 
 \`\`\`sh
 npx svc-addon check   # the manifest, the package rules, the hooks and actions
+npx svc-addon dev     # a local instance with this add-on installed, reinstalled on change (data in .svc-dev/, disposable)
 npx svc-addon pack    # ${key}-0.1.0.tgz, to upload or publish in a catalog
 \`\`\`
 `;
@@ -171,7 +172,7 @@ npx svc-addon pack    # ${key}-0.1.0.tgz, to upload or publish in a catalog
     'README.md': readme,
     'package.json': `${JSON.stringify(pkg, null, 2)}\n`,
     'tsconfig.json': `${JSON.stringify(tsconfig, null, 2)}\n`,
-    '.gitignore': 'node_modules/\n*.tgz\n',
+    '.gitignore': 'node_modules/\n*.tgz\n.svc-dev/\n',
   };
 }
 

@@ -2,6 +2,7 @@ import { relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PackageError } from '../package/errors.js';
 import { checkAddon, CheckFailed, formatProblem } from './check.js';
+import { DEFAULT_DEV_PORT, DevError, startDev } from './dev.js';
 import { initAddon, InitRefused } from './init.js';
 import { packAddon } from './pack.js';
 
@@ -23,7 +24,13 @@ Usage:
   svc-addon init [dir] [--key <key>]   write a working add-on into a new or empty folder
   svc-addon check [dir]                check the manifest, the package rules, hooks, actions and surfaces
   svc-addon pack [dir] [--out <file>]  check, bundle server.ts and write <key>-<version>.tgz
-  svc-addon dev                        (not yet) run the add-on against a local instance
+  svc-addon dev [dir] [--port <n>] [--instance <folder>]
+                                       run a local svc-admin with the add-on installed on a SQLite
+                                       connection, and reinstall it on every change (Ctrl-C stops).
+                                       Its data lives in <dir>/.svc-dev/ and is disposable.
+                                       --port: default ${DEFAULT_DEV_PORT}, 0 picks a free one.
+                                       --instance: the svc-admin folder (default: SVC_ADMIN_DIR,
+                                       else found by walking up from dir and from this SDK)
   svc-addon --help
 
 dir defaults to the current folder. Exit codes: 0 done, 1 the add-on has problems, 2 usage.`;
@@ -52,6 +59,7 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     io.err(`svc-addon ${command}: unexpected argument ${rest[0]}`);
     return 2;
   }
+  if (command !== 'dev' && (values.port !== undefined || values.instance !== undefined)) return usage(io, '--port and --instance are for dev');
   const dir = resolve(io.cwd, dirArg ?? '.');
   const shown = (path: string): string => relative(io.cwd, path) || '.';
   try {
@@ -77,9 +85,15 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         io.out(`${shown(packed.file)}  sha256 ${packed.sha256}  ${packed.bytes} bytes`);
         return 0;
       }
-      case 'dev':
-        io.err('svc-addon dev: coming with the add-ons plugin');
-        return 2;
+      case 'dev': {
+        if (values.key !== undefined || values.out !== undefined) return usage(io, 'dev takes a folder, --port and --instance');
+        let port: number | undefined;
+        if (values.port !== undefined) {
+          if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) return usage(io, '--port must be a whole number from 0 to 65535');
+          port = Number(values.port);
+        }
+        return await runDev(io, dir, port, values.instance === undefined ? undefined : resolve(io.cwd, values.instance));
+      }
       default:
         return usage(io, `unknown command ${command}`);
     }
@@ -90,6 +104,10 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     }
     if (error instanceof PackageError) {
       io.err(`package: ${error.reason}${error.path ? ` (${error.path})` : ''}: ${error.message}`);
+      return 1;
+    }
+    if (error instanceof DevError) {
+      io.err(`svc-addon dev: ${error.message}`);
       return 1;
     }
     if (error instanceof InitRefused) {
@@ -105,7 +123,34 @@ function parse(argv: string[]) {
     args: argv,
     allowPositionals: true,
     strict: true,
-    options: { key: { type: 'string' }, out: { type: 'string', short: 'o' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      key: { type: 'string' },
+      out: { type: 'string', short: 'o' },
+      port: { type: 'string', short: 'p' },
+      instance: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+/** Runs dev until SIGINT or SIGTERM (or the instance stops by itself); 0 when stopped by a signal. */
+async function runDev(io: CliIo, dir: string, port: number | undefined, instance: string | undefined): Promise<number> {
+  const session = await startDev({ dir, ...(port === undefined ? {} : { port }), ...(instance === undefined ? {} : { instance }), out: io.out, err: io.err });
+  return new Promise<number>((done) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      io.out(`svc-addon dev: ${signal}, stopping the instance…`);
+      void session.stop().then(() => done(0));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    void session.exited.then(() => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      if (!stopping) void session.stop().then(() => done(1));
+    });
   });
 }
 

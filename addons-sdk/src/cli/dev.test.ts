@@ -1,0 +1,137 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DevError, findInstance, startDev, type DevSession } from './dev.js';
+import { initAddon } from './init.js';
+
+const repo = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
+
+/** Signs in with the credentials dev saved and lists the installed add-ons. */
+async function installedAddons(session: DevSession): Promise<Array<{ key: string; name: string; version: string }>> {
+  const saved = JSON.parse(readFileSync(join(session.devDir, 'credentials.json'), 'utf8')) as { email: string; password: string };
+  const login = await fetch(`${session.url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: session.url },
+    body: JSON.stringify(saved),
+  });
+  expect(login.status).toBe(200);
+  const cookie = login.headers.getSetCookie().find((c) => c.startsWith('svc_session='))!.split(';')[0]!;
+  const res = await fetch(`${session.url}/api/v1/add-ons`, { headers: { cookie } });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: { addons: Array<{ key: string; name: string; version: string }> } }).data.addons;
+}
+
+function columns(file: string, table: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare('select name from pragma_table_info(?)').all(table) as Array<{ name: string }>).map((r) => r.name);
+  } finally {
+    db.close();
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('svc-addon dev', () => {
+  const root = mkdtempSync(join(tmpdir(), 'svc-addon-dev-'));
+  let session: DevSession | null = null;
+  afterAll(async () => {
+    await session?.stop();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('finds the instance from --instance, SVC_ADMIN_DIR or by walking up', async () => {
+    expect(await findInstance(join(repo, 'addons-sdk'), undefined, {})).toBe(repo);
+    expect(await findInstance(root, undefined, { SVC_ADMIN_DIR: repo })).toBe(repo);
+    // From a folder outside the repo, the SDK's own location finds it.
+    expect(await findInstance(root, undefined, {})).toBe(repo);
+    await expect(findInstance(root, root, {})).rejects.toBeInstanceOf(DevError);
+  });
+
+  it('refuses a port already in use before starting anything', async () => {
+    const dir = join(root, 'busy-port');
+    await initAddon(dir);
+    const server = createServer();
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      await expect(startDev({ dir, port, instance: repo, env: {}, out: () => undefined, err: () => undefined })).rejects.toThrow(`Port ${port} of 127.0.0.1 is in use`);
+      expect(existsSync(join(dir, '.svc-dev', 'instance.log'))).toBe(false);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('installs the add-on on a fresh instance, reinstalls it on change, keeps the last good version, and stops', async () => {
+    const dir = join(root, 'dev-notes');
+    await initAddon(dir);
+    expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toContain('.svc-dev/');
+    const lines: string[] = [];
+    session = await startDev({ dir, port: 0, instance: repo, env: {}, out: (l) => lines.push(l), err: (l) => lines.push(l) });
+    expect(session.first).toMatchObject({ ok: true, installed: { key: 'dev-notes', version: '0.1.0', endpoints: ['dev-notes-notes'] } });
+    const first = session.first.ok ? session.first.installed : null;
+    expect(first?.appKey).toMatch(/^adm_pub_/);
+    expect(lines.join('\n')).toContain(session.credentials.password);
+    expect(lines.join('\n')).toContain('disposable');
+    expect((await installedAddons(session)).map((a) => [a.key, a.name])).toEqual([['dev-notes', 'Dev Notes']]);
+
+    // A change: a new name and a new column.
+    const manifestFile = join(dir, 'addon.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { name: string; tables: Array<{ columns: unknown[] }> };
+    manifest.name = 'Renamed Notes';
+    manifest.tables[0]!.columns.push({ name: 'pinned', type: 'boolean', nullable: false, default: false });
+    let next = session.reinstalled();
+    writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+    const changed = await next;
+    expect(changed.ok, JSON.stringify(changed)).toBe(true);
+    expect((await installedAddons(session)).map((a) => [a.key, a.name])).toEqual([['dev-notes', 'Renamed Notes']]);
+    expect(columns(join(dir, '.svc-dev', 'dev.sqlite'), 'dev_notes__notes')).toContain('pinned');
+
+    // A broken manifest: the problem with its path, and the last good version keeps running.
+    next = session.reinstalled();
+    writeFileSync(manifestFile, JSON.stringify({ ...manifest, endpoints: [{ ref: 'notes', table: 'nope', methods: ['GET'] }] }, null, 2));
+    const broken = await next;
+    expect(broken.ok).toBe(false);
+    expect(broken.ok ? '' : broken.problems.join('\n')).toMatch(/^addon\.json: endpoints\.0\.table/);
+    expect(lines.join('\n')).toContain(manifestFile);
+    expect((await installedAddons(session)).map((a) => [a.key, a.name])).toEqual([['dev-notes', 'Renamed Notes']]);
+
+    // A new key: the add-on installed under the old one goes.
+    next = session.reinstalled();
+    writeFileSync(manifestFile, JSON.stringify({ ...manifest, key: 'dev-jottings' }, null, 2));
+    const rekeyed = await next;
+    expect(rekeyed.ok, JSON.stringify(rekeyed)).toBe(true);
+    expect((await installedAddons(session)).map((a) => a.key)).toEqual(['dev-jottings']);
+    expect(session.current?.endpoints).toEqual(['dev-jottings-notes']);
+
+    const pid = session.pid;
+    expect(alive(pid)).toBe(true);
+    await session.stop();
+    expect(await session.exited).toBe(0);
+    expect(alive(pid)).toBe(false);
+    session = null;
+
+    // A second run on the same folder: signs in with the saved credentials, reuses the connection.
+    // The key changed back since the last install (dev-jottings): that one goes.
+    writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+    const again = await startDev({ dir, port: 0, instance: repo, env: {}, watch: false, out: () => undefined, err: (l) => lines.push(l) });
+    session = again;
+    expect(again.first.ok).toBe(true);
+    expect(again.credentials.password).toBe(JSON.parse(readFileSync(join(dir, '.svc-dev', 'credentials.json'), 'utf8')).password);
+    expect((await installedAddons(again)).map((a) => [a.key, a.name])).toEqual([['dev-notes', 'Renamed Notes']]);
+    await again.stop();
+    expect(alive(again.pid)).toBe(false);
+    session = null;
+  }, 120_000);
+});
