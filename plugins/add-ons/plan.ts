@@ -85,7 +85,7 @@ export async function planInstall(kernel: Kernel, staged: StagedPackage, install
     const ref = publicRef(m.key, e.ref);
     const holder = await publicAdmin.endpoint(ref);
     if (holder && holder.addonKey !== m.key) throw new AppError('ADDON_CONFLICT', { message: `The endpoint ref ${ref} is taken.`, params: { what: 'endpoint', name: ref } });
-    endpoints.push({ ref, table: physicalTableName(m.key, e.table), methods: e.methods ?? ['GET'], action: before.has(e.ref) ? 'keep' : 'create' });
+    endpoints.push({ ref, table: physicalTableName(m.key, e.table), methods: [...e.methods], action: before.has(e.ref) ? 'keep' : 'create' });
   }
   for (const old of installed?.manifest.endpoints ?? []) {
     if (!m.endpoints.some((e) => e.ref === old.ref)) endpoints.push({ ref: publicRef(m.key, old.ref), table: physicalTableName(m.key, old.table), methods: [], action: 'remove' });

@@ -138,7 +138,7 @@ describe('addon.json schema', () => {
       message: 'nope is not a column of bookings.',
     });
     expect(problem(variant((m) => (m.endpoints[0].sensitive = ['secret']))).path).toBe('endpoints.0.sensitive.0');
-    expect(problem(variant((m) => m.endpoints.push({ ref: 'bookings', table: 'bookings' }))).path).toBe('endpoints.1.ref');
+    expect(problem(variant((m) => m.endpoints.push({ ref: 'bookings', table: 'bookings', methods: ['GET'] }))).path).toBe('endpoints.1.ref');
     expect(problem(variant((m) => (m.endpoints[0].ref = 'a/b'))).path).toBe('endpoints.0.ref');
   });
 

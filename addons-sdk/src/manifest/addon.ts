@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorCodeDeclarationSchema, errorCodeField, eventKindField, permissionDeclarationSchema, SQL_NAME, tableDeclarationSchema } from './declarations.js';
-import { DEFINITION_LIMITS, optionalDefinitionFields, refField } from './endpoint.js';
+import { DEFINITION_LIMITS, methodList, optionalDefinitionFields, refField } from './endpoint.js';
 
 /** `addon.json` (DESIGN D23): what an add-on declares, and all the instance will ever give it. */
 export const ADDON_KEY = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -104,6 +104,8 @@ const hookName = z
 
 const endpointSchema = z.strictObject({
   ...optionalDefinitionFields,
+  /** Required here: the plan shows them, and the app key is granted exactly these. */
+  methods: methodList.min(1),
   /** The endpoint's ref inside the app; the instance serves it as `<key>-<ref>`. */
   ref: refField.refine((r) => r.length <= DEFINITION_LIMITS.ref - 41, { message: 'a ref of an add-on leaves room for its key prefix' }),
   table: z.string().regex(SQL_NAME),

@@ -194,7 +194,7 @@ describe('inspectPackage and extractPackage', () => {
     await refused(tgz([PAGE]), 'no-manifest', 'addon.json');
     await refused(tgz([{ path: 'addon.json', data: '{"key": ' }]), 'manifest-json', 'addon.json');
     await refused(tgz([{ path: 'addon.json', data: Buffer.alloc(PACKAGE_LIMITS.manifestBytes + 1, 0x20) }]), 'manifest-too-large');
-    const bad = { ...manifest, endpoints: [{ ref: 'notes', table: 'notes' }] };
+    const bad = { ...manifest, endpoints: [{ ref: 'notes', table: 'notes', methods: ['GET'] }] };
     const error = await refused(tgz([{ path: 'addon.json', data: JSON.stringify(bad) }, PAGE]), 'manifest-invalid', 'endpoints.0.table');
     expect(error.message).toMatch(/notes is not one of the add-on's tables/);
   });
