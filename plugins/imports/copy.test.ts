@@ -8,7 +8,7 @@ import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
 import { connect, dataPermissionPlugins, emptySource, type Source } from '../exports/testing.js';
 import { rowRefusal } from './failure.js';
-import { copyable, copyField, copyGroups, copyRows, copyText } from './pg-copy.js';
+import { copyable, copyField, copyGroups, copyLine, CopyLines, copyRows, copyText } from './pg-copy.js';
 import { uploadFile } from './testing.js';
 import { USE_DEFAULT, type PendingRow, type WriteTarget } from './write.js';
 
@@ -41,6 +41,20 @@ describe('COPY text', () => {
     ]);
     expect(copyText(groups[0]!.rows, groups[0]!.at)).toBe('1\ta\n3\tc\n');
     expect(copyText([row(2, [new Date(0)])], [0])).toBeNull();
+  });
+
+  it('gives a unit held as lines the text its values would give, past the Buffer it starts with', () => {
+    // ~1 MB of text over 3 000 rows: several spills and the Buffer grown from 256 KiB; multi-byte characters included.
+    const rows = Array.from({ length: 3_000 }, (_, i) => row(i + 2, [i, `é😀\t${'x'.repeat(i % 600)}`, i % 3 === 0 ? null : i / 4, i % 2 === 0, Buffer.from([i % 256])]));
+    const lines = new CopyLines();
+    rows.forEach((r, i) => lines.add(i + 1, copyLine(r.values)!));
+    expect(lines.size).toBe(3_000);
+    expect(lines.seqs.slice(0, 3)).toEqual([1, 2, 3]);
+    expect(lines.text().toString('utf8')).toBe(copyText(rows, [0, 1, 2, 3, 4]));
+    // A value left to its default, or without COPY text, keeps its row as values.
+    expect(copyLine([1, USE_DEFAULT])).toBeNull();
+    expect(copyLine([new Date(0)])).toBeNull();
+    expect(copyLine([])).toBeNull();
   });
 });
 
