@@ -38,7 +38,8 @@ let built = false;
 
 /** `npm run build:server` once per bench process: the server as `npm start` runs it (decisions K23). */
 export function buildServer(): void {
-  if (built) return;
+  // BENCH_SERVER_ENTRY runs a server built earlier (say, a copy of build/server of another commit, for alternated runs).
+  if (built || process.env.BENCH_SERVER_ENTRY) return;
   execFileSync(process.execPath, ['scripts/build-server.mjs'], { cwd: ROOT, stdio: 'inherit' });
   built = true;
 }
@@ -59,7 +60,8 @@ export function startCommand(): { flags: string[]; entry: string } {
 export async function startServerProcess(env: Record<string, string>, opts: { extraFlags?: string[] } = {}): Promise<ServerProcess> {
   buildServer();
   const port = await freePort();
-  const { flags, entry } = startCommand();
+  const { flags, entry: startEntry } = startCommand();
+  const entry = process.env.BENCH_SERVER_ENTRY ?? startEntry;
   const child: ChildProcess = spawn(process.execPath, [...flags, ...(opts.extraFlags ?? []), entry], {
     cwd: ROOT,
     env: { ...process.env, SVC_HOST: '127.0.0.1', SVC_PORT: String(port), SVC_LOG_LEVEL: 'warn', ...env },

@@ -1,6 +1,8 @@
 import type { ControlledTransaction, Kysely } from 'kysely';
+import { rowRefusal } from './failure.js';
+import { CopyLines } from './pg-copy.js';
 import type { ErrorReport } from './report.js';
-import { keyFor, writeRows, type BulkWrite, type PendingRow, type WriteTarget } from './write.js';
+import { keyFor, writeBatch, writeRows, type BatchOutcome, type BulkWrite, type PendingRow, type WriteTarget } from './write.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Db = Kysely<any>;
@@ -36,6 +38,13 @@ export interface BatchWriterOptions {
   from: number;
   /** After each batch, with the last line whose fate is then known. */
   afterBatch: (upTo: number) => Promise<void>;
+  /**
+   * All or nothing by COPY: rows may come as COPY lines (addLine) instead of values, so a unit
+   * holds no row's values (IM7). `write` copies a unit's lines, all or nothing, rejecting with the
+   * database's error; `reread` gives the rows at those places of the file (seqs: the nth record
+   * read) again as values, for finding the rows of a refused unit.
+   */
+  lines?: { write: (lines: CopyLines) => Promise<void>; reread: (seqs: number[]) => Promise<PendingRow[]> };
 }
 
 type Refusal = [line: number, reason: string, raw: PendingRow['raw'] | string[] | null];
@@ -48,7 +57,10 @@ type Refusal = [line: number, reason: string, raw: PendingRow['raw'] | string[] 
  */
 export class BatchWriter {
   private rows: PendingRow[] = [];
+  private lines = new CopyLines();
   private refusals: Refusal[] = [];
+  /** Set once the database refused a unit of lines: the rest of the import keeps rows as values, so it reads the file again at most once or twice. */
+  private linesRefused = false;
   private readonly keyOf: ((row: PendingRow) => string) | null;
   private keys = new Set<string>();
   private inflight: Promise<void> = Promise.resolve();
@@ -60,7 +72,19 @@ export class BatchWriter {
   }
 
   private get full(): boolean {
-    return this.rows.length + this.refusals.length >= (this.o.unit ?? this.o.batchSize);
+    return this.rows.length + this.lines.size + this.refusals.length >= (this.o.unit ?? this.o.batchSize);
+  }
+
+  /** Whether addLine may be used (all or nothing by COPY, and no unit refused yet). */
+  get takesLines(): boolean {
+    return this.o.lines !== undefined && !this.linesRefused;
+  }
+
+  /** Queues a row as its COPY line (copyLine), `seq` being its place among the file's records; true when the batch is full. */
+  addLine(seq: number, line: number, text: string): boolean {
+    this.lines.add(seq, text);
+    this.consumed = line;
+    return this.full;
   }
 
   /** Queues a row; true when the batch is full and must be flushed. */
@@ -87,11 +111,13 @@ export class BatchWriter {
   async flush(): Promise<void> {
     await this.inflight;
     const rows = this.rows;
+    const lines = this.lines;
     const refusals = this.refusals;
     this.rows = [];
+    this.lines = new CopyLines();
     this.refusals = [];
     this.keys.clear();
-    const job = this.write(rows, refusals, this.consumed);
+    const job = this.write(rows, lines, refusals, this.consumed);
     // Awaited by the next flush or by finish; until then its failure must not be unhandled.
     job.catch(() => undefined);
     this.inflight = job;
@@ -109,19 +135,47 @@ export class BatchWriter {
     await this.inflight.catch(() => undefined);
   }
 
-  private async write(rows: PendingRow[], refusals: Refusal[], upTo: number): Promise<void> {
+  /**
+   * One COPY of the lines; when the database refuses it, the rows are read from the file again
+   * and go batch by batch, a refused batch row by row, as writeRows does with values.
+   */
+  private async writeLines(trx: Db, lines: CopyLines): Promise<BatchOutcome> {
+    const o = this.o.lines!;
+    try {
+      await o.write(lines);
+      return { inserted: lines.size, updated: 0, refused: [] };
+    } catch (err) {
+      if (rowRefusal(this.o.target.dialect, err) === null) throw err;
+    }
+    this.linesRefused = true;
+    const rows = await o.reread(lines.seqs);
+    const out: BatchOutcome = { inserted: 0, updated: 0, refused: [] };
+    for (let i = 0; i < rows.length; i += this.o.batchSize) {
+      const part = await writeBatch(trx, this.o.target, rows.slice(i, i + this.o.batchSize), this.o.bulk);
+      out.inserted += part.inserted;
+      out.updated += part.updated;
+      out.refused.push(...part.refused);
+    }
+    return out;
+  }
+
+  private async write(rows: PendingRow[], lines: CopyLines, refusals: Refusal[], upTo: number): Promise<void> {
     const { counts, report, whole } = this.o;
-    if (rows.length) {
+    if (rows.length || lines.size) {
       const trx = whole ?? (await this.o.db.startTransaction().execute());
       try {
-        const out = await writeRows(trx, this.o.target, rows, this.o.batchSize, this.o.bulk);
+        const outs: BatchOutcome[] = [];
+        if (lines.size) outs.push(await this.writeLines(trx, lines));
+        if (rows.length) outs.push(await writeRows(trx, this.o.target, rows, this.o.batchSize, this.o.bulk));
         if (!whole) {
           this.o.signal.throwIfAborted();
           await trx.commit().execute();
         }
-        counts.inserted += out.inserted;
-        counts.updated += out.updated;
-        for (const r of out.refused) refusals.push([r.row.line, r.reason, r.row.raw]);
+        for (const out of outs) {
+          counts.inserted += out.inserted;
+          counts.updated += out.updated;
+          for (const r of out.refused) refusals.push([r.row.line, r.reason, r.row.raw]);
+        }
       } catch (err) {
         if (!whole) await trx.rollback().execute().catch(() => undefined);
         throw err;

@@ -8,7 +8,7 @@ import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
 import { connect, dataPermissionPlugins, emptySource, type Source } from '../exports/testing.js';
 import { rowRefusal } from './failure.js';
-import { copyable, copyField, copyGroups, copyRows, copyText } from './pg-copy.js';
+import { copyable, copyField, copyGroups, copyLine, CopyLines, copyRows, copyText } from './pg-copy.js';
 import { uploadFile } from './testing.js';
 import { USE_DEFAULT, type PendingRow, type WriteTarget } from './write.js';
 
@@ -41,6 +41,20 @@ describe('COPY text', () => {
     ]);
     expect(copyText(groups[0]!.rows, groups[0]!.at)).toBe('1\ta\n3\tc\n');
     expect(copyText([row(2, [new Date(0)])], [0])).toBeNull();
+  });
+
+  it('gives a unit held as lines the text its values would give, past the Buffer it starts with', () => {
+    // ~1 MB of text over 3 000 rows: several spills and the Buffer grown from 256 KiB; multi-byte characters included.
+    const rows = Array.from({ length: 3_000 }, (_, i) => row(i + 2, [i, `é😀\t${'x'.repeat(i % 600)}`, i % 3 === 0 ? null : i / 4, i % 2 === 0, Buffer.from([i % 256])]));
+    const lines = new CopyLines();
+    rows.forEach((r, i) => lines.add(i + 1, copyLine(r.values)!));
+    expect(lines.size).toBe(3_000);
+    expect(lines.seqs.slice(0, 3)).toEqual([1, 2, 3]);
+    expect(lines.text().toString('utf8')).toBe(copyText(rows, [0, 1, 2, 3, 4]));
+    // A value left to its default, or without COPY text, keeps its row as values.
+    expect(copyLine([1, USE_DEFAULT])).toBeNull();
+    expect(copyLine([new Date(0)])).toBeNull();
+    expect(copyLine([])).toBeNull();
   });
 });
 
@@ -265,4 +279,31 @@ describe.each(hasPg ? ['postgres'] : [])('imports into %s by COPY', () => {
     expect(await rows(`select count(*)::int as n, count(*) filter (where note = e'a\\tb')::int as tabbed from child`)).toEqual([{ n: 15_996, tabbed: 15_994 }]);
     expect(await rows('select note from child where id = 7')).toEqual([{ note: 'two\nlines' }]);
   }, 180_000);
+
+  it('reads a refused unit of a JSON file again, each refusal keeping its line', async () => {
+    // A blank first line, so lines are not places in the file; refusals while reading and by the database in one unit.
+    const recs = [
+      '',
+      JSON.stringify({ id: 20_001, parent_id: 1, n: 'x' }),
+      JSON.stringify({ id: 20_002, parent_id: 1, n: 2, note: 'kept as text' }),
+      JSON.stringify({ id: 20_003, parent_id: 9, n: 3, note: 'no such parent' }),
+      JSON.stringify({ id: 20_004, parent_id: 2, n: 4, note: 'tab\there' }),
+      JSON.stringify({ id: 20_004, parent_id: 2, n: 5, note: 'same key' }),
+      JSON.stringify({ id: 20_006, parent_id: 2, n: 6 }),
+    ];
+    const res = await uploadFile(inst.url, admin, 'rows.jsonl', recs.join('\n'));
+    expect(res.status, res.text).toBe(201);
+    const uploadId = res.body.data.upload.id as string;
+    const mapping = { id: 'id', parent_id: 'parent_id', n: 'n', note: 'note' };
+    const atomic = await runImport(inst, admin, { uploadId, connectionId, table: 'child', mapping, atomic: true });
+    expect(atomic).toMatchObject({ state: 'failed', counts: { inserted: 0, refused: 3 } });
+    expect((await report(atomic.id)).map(([line, reason]) => `${line} ${reason}`)).toEqual([
+      '2 n: not a whole number',
+      '4 foreign key violation (child_parent_id_fkey)',
+      '6 duplicate key (child_pkey)',
+    ]);
+    expect(await rows('select count(*)::int as n from child where id > 20000')).toEqual([{ n: 0 }]);
+    const dry = await runImport(inst, admin, { uploadId, connectionId, table: 'child', mapping, atomic: false, dryRun: true });
+    expect(dry).toMatchObject({ state: 'succeeded', counts: { inserted: 3, refused: 3 } });
+  });
 });

@@ -79,6 +79,80 @@ export function copyField(v: unknown): string | undefined {
   }
 }
 
+/**
+ * One row as a line of COPY's text format over every column (no newline), or null when a value
+ * has no COPY text or is left to its default (the row then goes as values, the copyRows way).
+ */
+export function copyLine(values: unknown[]): string | null {
+  if (values.length === 0) return null;
+  const fields: string[] = new Array(values.length);
+  for (let j = 0; j < values.length; j++) {
+    const v = values[j];
+    if (v === USE_DEFAULT) return null;
+    const field = copyField(v);
+    if (field === undefined) return null;
+    fields[j] = field;
+  }
+  return fields.join('\t');
+}
+
+/** Lines gathered before they are written into the Buffer: one native write per this many rows. */
+const SPILL_LINES = 256;
+
+/**
+ * A unit's COPY text kept off the JS heap. Rows held as values until their COPY ends live
+ * through two scavenges and fill V8's old generation (bench/README.md, import-memory); a row's
+ * line goes into this Buffer a few hundred rows after it was read, so nothing of it outlives
+ * the young generation. `seqs` are the rows' places in the file (the nth record read), so a
+ * unit the database refuses can be read again (IM7).
+ */
+export class CopyLines {
+  private buf = Buffer.allocUnsafe(1 << 18);
+  private length = 0;
+  private readonly pending: string[] = [];
+  readonly seqs: number[] = [];
+
+  get size(): number {
+    return this.seqs.length;
+  }
+
+  add(seq: number, line: string): void {
+    this.seqs.push(seq);
+    this.pending.push(line);
+    if (this.pending.length >= SPILL_LINES) this.spill();
+  }
+
+  private spill(): void {
+    if (this.pending.length === 0) return;
+    const text = `${this.pending.join('\n')}\n`;
+    this.pending.length = 0;
+    // At most 3 bytes of UTF-8 per UTF-16 unit.
+    const need = this.length + text.length * 3;
+    if (need > this.buf.length) {
+      const next = Buffer.allocUnsafe(Math.max(need, this.buf.length * 2));
+      this.buf.copy(next, 0, 0, this.length);
+      this.buf = next;
+    }
+    this.length += this.buf.write(text, this.length, 'utf8');
+  }
+
+  /** The COPY text of every line added. */
+  text(): Buffer {
+    this.spill();
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+/** Writes the lines with one COPY over every column, all or nothing as copyRows: a refusal undoes them and rejects with the server's error. */
+export async function copyLines(client: pg.ClientBase, target: WriteTarget, lines: CopyLines): Promise<void> {
+  try {
+    await copyIn(client, target, target.columns.map((_, j) => j), lines.text(), 'savepoint svc_copy; ', '; release savepoint svc_copy');
+  } catch (err) {
+    await client.query('rollback to savepoint svc_copy; release savepoint svc_copy');
+    throw err;
+  }
+}
+
 /** COPY text for the rows' values at `at` (positions in WriteTarget.columns), or null when a value has no COPY text. */
 export function copyText(rows: PendingRow[], at: number[]): string | null {
   // A line per row joined once, rather than one long string grown field by field.
@@ -119,7 +193,7 @@ export function copyGroups(target: WriteTarget, rows: PendingRow[]): CopyGroup[]
 }
 
 /** Runs one COPY of `text`; `before` and `after` are statements sent in the same message. */
-async function copyIn(client: pg.ClientBase, target: WriteTarget, at: number[], text: string, before: string, after: string): Promise<void> {
+async function copyIn(client: pg.ClientBase, target: WriteTarget, at: number[], text: string | Buffer, before: string, after: string): Promise<void> {
   const columns = at.map((j) => pgIdentifier(target.columns[j]!)).join(', ');
   const { from: copyFrom } = await import('pg-copy-streams');
   const stream = client.query(copyFrom(`${before}copy ${quotedName(target.table)} (${columns}) from stdin${after}`));

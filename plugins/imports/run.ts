@@ -12,7 +12,7 @@ import { planImport } from './plan.js';
 import { ErrorReport } from './report.js';
 import type { ImportsService } from './service.js';
 import { BatchWriter, type Counts } from './batches.js';
-import { clientDb, copyable, copyRows } from './pg-copy.js';
+import { clientDb, copyable, copyLine, copyLines, copyRows } from './pg-copy.js';
 import { readRows } from './sources/index.js';
 import type { ImportRow } from './tables.js';
 import { pgCastType, USE_DEFAULT, type PendingRow, type WriteTarget } from './write.js';
@@ -76,6 +76,25 @@ export async function runImport(ctx: JobContext<ImportPayload>, service: Imports
     USE_DEFAULT,
     upload.format === 'json',
   );
+  const read = () => readRows(upload.format, service.uploadPath(upload.id), sourceColumns, { delimiter: upload.delimiter, signal: ctx.signal, xlsxLimits: service.xlsxLimits() });
+  /** The rows at these places of the file (the nth record read, ascending) as values, read again (IM7). */
+  const reread = async (seqs: number[]): Promise<PendingRow[]> => {
+    const out: PendingRow[] = [];
+    const last = seqs[seqs.length - 1] ?? 0;
+    let seq = 0;
+    reading: for await (const rows of read()) {
+      for (const rec of rows) {
+        if (++seq > last) break reading;
+        if (seq !== seqs[out.length]) continue;
+        if (rec.error !== undefined) break reading;
+        const values = convert(rec.cells);
+        if (typeof values === 'string') break reading;
+        out.push({ line: rec.line, values, raw: rec.cells });
+      }
+    }
+    if (out.length !== seqs.length) throw new JobError('IMPORT_FILE_CHANGED', 'The uploaded file read differently the second time.', false);
+    return out;
+  };
   const estimate = Number(upload.row_count) + Number(upload.problems);
   const batchSize = Number(row.batch_size);
 
@@ -88,8 +107,11 @@ export async function runImport(ctx: JobContext<ImportPayload>, service: Imports
       target,
       ...(client ? { bulk: (rows) => copyRows(client, target, rows) } : {}),
       batchSize,
-      // All or nothing by COPY: several batches a statement (a checkpoint needs each batch on its own).
-      ...(client && !resumable ? { unit: Math.max(batchSize, Math.floor(COPY_UNIT_VALUES / Math.max(1, target.columns.length))) } : {}),
+      // All or nothing by COPY: several batches a statement (a checkpoint needs each batch on its own),
+      // held as COPY text rather than values (IM7).
+      ...(client && !resumable
+        ? { unit: Math.max(batchSize, Math.floor(COPY_UNIT_VALUES / Math.max(1, target.columns.length))), lines: { write: (lines) => copyLines(client, target, lines), reread } }
+        : {}),
       overlap: !resumable,
       report,
       counts,
@@ -104,8 +126,10 @@ export async function runImport(ctx: JobContext<ImportPayload>, service: Imports
     });
     try {
       // Records come a chunk at a time; within one, conversion runs without an await.
-      for await (const rows of readRows(upload.format, service.uploadPath(upload.id), sourceColumns, { delimiter: upload.delimiter, signal: ctx.signal, xlsxLimits: service.xlsxLimits() })) {
+      let seq = 0;
+      for await (const rows of read()) {
         for (const rec of rows) {
+          seq++;
           if (rec.line <= resumeLine) continue;
           counts.total++;
           if (rec.error !== undefined) {
@@ -116,6 +140,13 @@ export async function runImport(ctx: JobContext<ImportPayload>, service: Imports
           if (typeof values === 'string') {
             if (writer.refuse(rec.line, values, rec.cells)) await writer.flush();
             continue;
+          }
+          if (writer.takesLines) {
+            const text = copyLine(values);
+            if (text !== null) {
+              if (writer.addLine(seq, rec.line, text)) await writer.flush();
+              continue;
+            }
           }
           const pending: PendingRow = { line: rec.line, values, raw: rec.cells };
           if (writer.holdsKeyOf(pending)) await writer.flush();
