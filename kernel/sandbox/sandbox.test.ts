@@ -533,18 +533,31 @@ describe('escapes and abuse', () => {
           input: null,
         });
       const { crashes } = sandbox.stats();
-      for (let i = 0; i < 3; i++) {
-        expect((await codeOf(bomb())).code).toBe('ADDON_CRASHED');
-        expect(await other()).toBe('ok');
+      // On a busy machine the allocation can outlast the wall time: the parent then gives up on
+      // the call (ADDON_TIMEOUT), kills the child, and that counts against the add-on too.
+      const seen: string[] = [];
+      let paused: Awaited<ReturnType<typeof codeOf>> | null = null;
+      for (let i = 0; i < 8 && !paused; i++) {
+        const outcome = await codeOf(bomb());
+        if (outcome.code === 'ADDON_PAUSED') paused = outcome;
+        else {
+          seen.push(String(outcome.code));
+          expect(['ADDON_CRASHED', 'ADDON_TIMEOUT']).toContain(outcome.code);
+          expect(await other()).toBe('ok');
+        }
       }
+      expect(seen).toContain('ADDON_CRASHED');
+      expect(seen.length).toBeGreaterThanOrEqual(3);
       expect(sandbox.stats().crashes).toBe(crashes + 3);
       const { starts } = sandbox.stats();
-      const paused = await codeOf(bomb());
       expect(paused).toMatchObject({ code: 'ADDON_PAUSED', status: 503 });
-      expect(Number(paused.params?.retryAfter)).toBeGreaterThan(0);
+      expect(Number(paused!.params?.retryAfter)).toBeGreaterThan(0);
       // Refused without running: no new child.
       expect(sandbox.stats().starts).toBe(starts);
       expect(await other()).toBe('ok');
+      // A bomb the child gave up on may still take its process down a moment later: let that
+      // happen inside this test's window, not in the next one's.
+      await new Promise((r) => setTimeout(r, 1000));
     } finally {
       killing = false;
       holdGood = false;
