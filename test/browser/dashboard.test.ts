@@ -78,8 +78,8 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
   });
 
   /** A fresh context (own cookies and cache) with recorders attached before the first request. */
-  async function openPage(): Promise<OpenedPage> {
-    const context = await browser.newContext({ viewport: { width: 1024, height: 700 } });
+  async function openPage(colorScheme: 'light' | 'dark' = 'light'): Promise<OpenedPage> {
+    const context = await browser.newContext({ viewport: { width: 1024, height: 700 }, colorScheme });
     contexts.push(context);
     const page = await context.newPage();
     page.setDefaultTimeout(WAIT_MS);
@@ -154,6 +154,11 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
     await expectHome(page);
     expect(await page.title()).toBe(msg('app.documentTitle', { screen: msg('home.title') }));
     await expect(page.getByRole('navigation', { name: msg('nav.label') }).getByRole('link').count()).resolves.toBe(7);
+    // Keyboard: the first Tab reaches the skip link, which moves focus to the main content.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(msg('app.skipToContent'));
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
 
     // Setup is closed now: its address leads home.
     await page.goto(inst.url + '/setup', { waitUntil: 'load' });
@@ -281,7 +286,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
   it('with 2FA on, sign-in asks for the code (or a recovery code) and accepts it', async () => {
     const admin = await apiAs();
     const { secret, recoveryCodes } = await turnOnTwoFactor(inst, admin);
-    const { page, foreign, problems } = await openPage();
+    const { page, foreign, problems } = await openPage('dark'); // axe checks the dark theme's contrast
     await page.goto(inst.url + '/', { waitUntil: 'load' });
     await signInWithPassword(page, ADMIN.email, password);
     await onScreen(page, 'two-factor', msg('twoFactor.title'));
@@ -307,7 +312,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
   });
 
   it('serves the app on a deep link (history fallback) and an unknown address says so', async () => {
-    const { page, foreign, problems } = await openPage();
+    const { page, foreign, problems } = await openPage('dark');
     const res = await page.goto(inst.url + '/some/deep/path', { waitUntil: 'load' });
     expect(res?.status()).toBe(200);
     expect(res?.headers()['content-type']).toContain('text/html');
