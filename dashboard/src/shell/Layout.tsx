@@ -5,7 +5,7 @@ import { api, ApiError } from '../api/client';
 import { t, type MessageId } from '../i18n/t';
 import { navigate } from '../navigation';
 import { ME, useMe } from '../session';
-import { ErrorPanel, Loading } from '../ui';
+import { ErrorPanel, errorText, Loading } from '../ui';
 
 /** The areas to come (DESIGN §8, issue 14); each is a placeholder until its part lands. */
 export const AREAS: ReadonlyArray<{ path: string; label: MessageId }> = [
@@ -29,12 +29,20 @@ function NavLink({ path, label }: { path: string; label: MessageId }) {
 function UserMenu({ name, email }: { name: string; email: string }) {
   const queryClient = useQueryClient();
   const [pending, setPending] = useState(false);
+  const [error, setError] = useState<unknown>(null);
   const signOut = async () => {
     setPending(true);
-    // A session that already ended is signed out all the same.
-    await api.POST('/auth/logout').catch((err: unknown) => {
-      if (!(err instanceof ApiError && err.status === 401)) throw err;
-    }).finally(() => setPending(false));
+    setError(null);
+    try {
+      await api.POST('/auth/logout');
+    } catch (err) {
+      // A session that already ended is signed out all the same; anything else is said.
+      if (!(err instanceof ApiError && err.status === 401)) {
+        setError(err);
+        setPending(false);
+        return;
+      }
+    }
     queryClient.clear();
     navigate('/sign-in', { replace: true });
   };
@@ -43,7 +51,12 @@ function UserMenu({ name, email }: { name: string; email: string }) {
       <summary aria-label={t('user.menu', { name })}>{name}</summary>
       <div className="menu">
         <p>{t('user.signedInAs', { email })}</p>
-        <button type="button" onClick={signOut} disabled={pending}>
+        {error !== null && (
+          <p className="field-error" role="alert">
+            {errorText(error)}
+          </p>
+        )}
+        <button type="button" onClick={() => void signOut()} disabled={pending}>
           {t('user.signOut')}
         </button>
       </div>
