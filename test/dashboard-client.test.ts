@@ -15,7 +15,15 @@ describe("the dashboard's typed API client", () => {
 
   it('types the sign-in routes the dashboard uses', async () => {
     const text = await generateApiTypes();
-    for (const path of ['/api/v1/setup/state', '/api/v1/setup/super-admin', '/api/v1/auth/login', '/api/v1/auth/2fa/verify', '/api/v1/auth/password/forgot', '/api/v1/auth/password/reset', '/api/v1/me']) {
+    for (const path of [
+      '/api/v1/setup/state',
+      '/api/v1/setup/super-admin',
+      '/api/v1/auth/login',
+      '/api/v1/auth/2fa/verify',
+      '/api/v1/auth/password/forgot',
+      '/api/v1/auth/password/reset',
+      '/api/v1/me',
+    ]) {
       expect(text).toContain(`"${path}": {`);
     }
   });
@@ -26,7 +34,9 @@ const DASHBOARD_SRC = fileURLToPath(new URL('../dashboard/src/', import.meta.url
 const TEXT_ATTRIBUTES = new Set(['aria-label', 'aria-description', 'aria-valuetext', 'title', 'placeholder', 'alt', 'value']);
 
 function tsxFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? tsxFiles(join(dir, e.name)) : e.name.endsWith('.tsx') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? tsxFiles(join(dir, e.name)) : e.name.endsWith('.tsx') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Text in JSX, and text attributes of HTML elements given as string literals: what escaped the catalogue. */

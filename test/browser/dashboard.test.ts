@@ -96,7 +96,11 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
     await page.getByRole('heading', { level: 1, name: heading }).waitFor({ state: 'visible' });
     await page.evaluate(AXE_SOURCE); // evaluated by the driver, so the page's CSP does not block it
     const violations = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> }> } }).axe;
+      const axe = (
+        window as unknown as {
+          axe: { run(ctx: Document, opts: object): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> }> };
+        }
+      ).axe;
       const result = await axe.run(document, { resultTypes: ['violations'] });
       return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => JSON.stringify(n.target)) }));
     });
@@ -153,7 +157,12 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
     await page.getByRole('button', { name: msg('setup.submit') }).click();
     await expectHome(page);
     expect(await page.title()).toBe(msg('app.documentTitle', { screen: msg('home.title') }));
-    await expect(page.getByRole('navigation', { name: msg('nav.label') }).getByRole('link').count()).resolves.toBe(7);
+    await expect(
+      page
+        .getByRole('navigation', { name: msg('nav.label') })
+        .getByRole('link')
+        .count(),
+    ).resolves.toBe(7);
     // Keyboard: the first Tab reaches the skip link, which moves focus to the main content.
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(msg('app.skipToContent'));
@@ -246,7 +255,10 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
     const sessions = (await other.get('/api/v1/auth/sessions')).body.data.sessions as Array<{ id: string; current: boolean }>;
     for (const s of sessions.filter((x) => !x.current)) expect((await other.delete(`/api/v1/auth/sessions/${s.id}`)).status).toBe(200);
 
-    await page.getByRole('navigation', { name: msg('nav.label') }).getByRole('link', { name: msg('nav.audit') }).click();
+    await page
+      .getByRole('navigation', { name: msg('nav.label') })
+      .getByRole('link', { name: msg('nav.audit') })
+      .click();
     await onScreen(page, 'sign-in-ended', msg('signIn.title'));
     expect(await page.getByText(msg('signIn.sessionEnded')).isVisible()).toBe(true);
     const url = new URL(page.url());

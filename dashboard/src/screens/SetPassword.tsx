@@ -30,7 +30,15 @@ export function SetPassword({ purpose }: { purpose: 'reset' | 'invite' }) {
           {invite && <p>{t('invite.intro')}</p>}
           <form onSubmit={form.onSubmit} noValidate>
             <FormError error={form.error} />
-            <Field label="field.newPassword" name="newPassword" type="password" autoComplete="new-password" required hint="field.newPasswordHint" error={form.fields.newPassword} />
+            <Field
+              label="field.newPassword"
+              name="newPassword"
+              type="password"
+              autoComplete="new-password"
+              required
+              hint="field.newPasswordHint"
+              error={form.fields.newPassword}
+            />
             <button type="submit" disabled={form.pending}>
               {form.pending ? t('reset.submitting') : t(invite ? 'invite.submit' : 'reset.submit')}
             </button>

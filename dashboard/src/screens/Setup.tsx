@@ -21,7 +21,15 @@ export function Setup() {
         <FormError error={form.error} />
         <Field label="field.email" name="email" type="email" autoComplete="email" required error={form.fields.email} />
         <Field label="field.name" name="name" type="text" autoComplete="name" required error={form.fields.name} />
-        <Field label="field.password" name="password" type="password" autoComplete="new-password" required hint="field.newPasswordHint" error={form.fields.password} />
+        <Field
+          label="field.password"
+          name="password"
+          type="password"
+          autoComplete="new-password"
+          required
+          hint="field.newPasswordHint"
+          error={form.fields.password}
+        />
         <button type="submit" disabled={form.pending}>
           {form.pending ? t('setup.submitting') : t('setup.submit')}
         </button>
