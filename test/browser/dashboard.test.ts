@@ -168,6 +168,13 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(msg('app.skipToContent'));
     await page.keyboard.press('Enter');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    // Following a navigation link shows the area, marks the link current and moves focus to the new content.
+    const nav = page.getByRole('navigation', { name: msg('nav.label') });
+    await nav.getByRole('link', { name: msg('nav.connections') }).click();
+    await onScreen(page, 'connections', msg('nav.connections'));
+    expect(await nav.getByRole('link', { name: msg('nav.connections') }).getAttribute('aria-current')).toBe('page');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    await nav.getByRole('link', { name: msg('nav.home') }).click();
 
     // Setup is closed now: its address leads home.
     await page.goto(inst.url + '/setup', { waitUntil: 'load' });

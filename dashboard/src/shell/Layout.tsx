@@ -74,9 +74,12 @@ export function Layout({ children }: { children: ReactNode }) {
   const [location] = useLocation();
   const queryClient = useQueryClient();
   const shown = useRef(location);
+  const main = useRef<HTMLElement>(null);
   useEffect(() => {
     if (shown.current === location) return;
     shown.current = location;
+    // A screen reader starts reading the new screen, not the link that was followed.
+    main.current?.focus();
     void queryClient.invalidateQueries({ queryKey: ME });
   }, [location, queryClient]);
 
@@ -110,7 +113,7 @@ export function Layout({ children }: { children: ReactNode }) {
           ))}
         </ul>
       </nav>
-      <main id="main" tabIndex={-1}>
+      <main id="main" ref={main} tabIndex={-1}>
         {children}
       </main>
     </div>
