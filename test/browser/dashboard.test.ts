@@ -200,8 +200,12 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
     await signOut(page);
     // Signed out for real: the home page asks for sign-in again.
     await page.goto(inst.url + '/', { waitUntil: 'load' });
+    await onScreen(page, 'sign-in', msg('signIn.title'));
+    // A `next` that leaves the app (protocol-relative) is ignored: sign-in lands on Home, here.
+    await page.goto(`${inst.url}/sign-in?next=${encodeURIComponent('//example.com/phish')}`, { waitUntil: 'load' });
     await signInWithPassword(page, ADMIN.email, password);
     await expectHome(page);
+    expect(new URL(page.url()).origin).toBe(inst.url);
     expect(foreign).toEqual([]);
     // The wrong password's 401 is an answer the page expected, not a problem.
     expectNoProblems(problems, [401]);
