@@ -211,6 +211,23 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
     expectNoProblems(problems, [401]);
   });
 
+  it('sign-in says so when the server is out of reach or a proxy answers instead of it', async () => {
+    const { page, foreign } = await openPage();
+    await page.goto(inst.url + '/sign-in', { waitUntil: 'load' });
+    await page.route('**/api/v1/auth/login', (route) => route.abort('connectionrefused'));
+    await signInWithPassword(page, ADMIN.email, password);
+    await page.getByText(msg('error.network')).waitFor({ state: 'visible' });
+    await page.unroute('**/api/v1/auth/login');
+    await page.route('**/api/v1/auth/login', (route) => route.fulfill({ status: 502, contentType: 'text/html', body: '<h1>Bad gateway</h1>' }));
+    await page.getByRole('button', { name: msg('signIn.submit') }).click();
+    await page.getByText(msg('error.unexpected', { status: '502' })).waitFor({ state: 'visible' });
+    await onScreen(page, 'sign-in-unreachable', msg('signIn.title'));
+    await page.unroute('**/api/v1/auth/login');
+    await page.getByRole('button', { name: msg('signIn.submit') }).click();
+    await expectHome(page);
+    expect(foreign).toEqual([]);
+  });
+
   it('forgot password: the e-mailed link opens the reset page, and the new password works', async () => {
     const admin = await apiAs();
     expect((await admin.put('/api/v1/settings/email', smtp.settings())).status).toBe(200);
