@@ -12,6 +12,7 @@ const Setup = lazy(() => import('./screens/Setup').then((m) => ({ default: m.Set
 const SignIn = lazy(() => import('./screens/SignIn').then((m) => ({ default: m.SignIn })));
 const ForgotPassword = lazy(() => import('./screens/ForgotPassword').then((m) => ({ default: m.ForgotPassword })));
 const SetPassword = lazy(() => import('./screens/SetPassword').then((m) => ({ default: m.SetPassword })));
+const TwoFactor = lazy(() => import('./screens/TwoFactor').then((m) => ({ default: m.TwoFactor })));
 const Home = lazy(() => import('./screens/Home').then((m) => ({ default: m.Home })));
 const AreaPlaceholder = lazy(() => import('./screens/Placeholder').then((m) => ({ default: m.AreaPlaceholder })));
 const NotFound = lazy(() => import('./screens/Placeholder').then((m) => ({ default: m.NotFound })));
@@ -54,6 +55,7 @@ function Routes() {
           <Suspense fallback={<Loading />}>
             <Switch>
               <Route path="/" component={Home} />
+              <Route path="/account/two-factor" component={TwoFactor} />
               {AREAS.map((area) => (
                 <Route key={area.path} path={area.path}>
                   <AreaPlaceholder area={area.label} />

@@ -363,6 +363,42 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
     expectNoProblems(problems, [401]);
   });
 
+  it('turns on 2FA in the dashboard (key, code, recovery codes to save); the next sign-in asks for the code', async () => {
+    const { page, foreign, problems } = await openPage();
+    await page.goto(inst.url + '/', { waitUntil: 'load' });
+    await signInWithPassword(page, 'grace@example.com', 'grace-password-1');
+    await expectHome(page, 'Grace Hopper');
+    await page.locator('header summary').click();
+    await page.getByRole('link', { name: msg('security.link') }).click();
+    await onScreen(page, 'two-factor-off', msg('security.title'));
+    expect(await page.locator('header details').getAttribute('open')).toBeNull();
+    await page.getByRole('button', { name: msg('security.start') }).click();
+    const shown = page.getByTestId('totp-secret');
+    await shown.waitFor({ state: 'visible' });
+    await onScreen(page, 'two-factor-enrol', msg('security.title'));
+    const secret = ((await shown.textContent()) ?? '').replace(/\s+/g, '');
+    expect(await page.getByRole('link', { name: msg('security.openApp') }).getAttribute('href')).toMatch(/^otpauth:\/\/totp\//);
+
+    await page.getByLabel(msg('field.code')).fill('000000');
+    await page.getByRole('button', { name: msg('security.activate') }).click();
+    await page.getByText('The code is wrong.').waitFor({ state: 'visible' });
+    await page.getByLabel(msg('field.code')).fill(await totpAt(inst, secret));
+    await page.getByRole('button', { name: msg('security.activate') }).click();
+    await onScreen(page, 'recovery-codes', msg('security.codesTitle'));
+    await expect(page.getByTestId('recovery-codes').getByRole('listitem').count()).resolves.toBe(10);
+    await page.getByRole('button', { name: msg('security.done') }).click();
+    await page.getByText(msg('security.on')).waitFor({ state: 'visible' });
+
+    await signOut(page);
+    await signInWithPassword(page, 'grace@example.com', 'grace-password-1');
+    await onScreen(page, 'two-factor', msg('twoFactor.title'));
+    await page.getByLabel(msg('field.code')).fill(await totpAt(inst, secret, 1));
+    await page.getByRole('button', { name: msg('twoFactor.submit') }).click();
+    await expectHome(page, 'Grace Hopper');
+    expect(foreign).toEqual([]);
+    expectNoProblems(problems, [401]);
+  });
+
   it('renders the API reference at /docs from local assets, with no request off the machine', async () => {
     const { page, foreign, problems, requested } = await openPage();
     const res = await page.goto(inst.url + '/docs', { waitUntil: 'load' });

@@ -30,6 +30,11 @@ function UserMenu({ name, email }: { name: string; email: string }) {
   const queryClient = useQueryClient();
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  const [location] = useLocation();
+  const menu = useRef<HTMLDetailsElement>(null);
+  useEffect(() => {
+    if (menu.current) menu.current.open = false; // a followed link closes the menu
+  }, [location]);
   const signOut = async () => {
     setPending(true);
     setError(null);
@@ -47,10 +52,13 @@ function UserMenu({ name, email }: { name: string; email: string }) {
     navigate('/sign-in', { replace: true });
   };
   return (
-    <details className="user-menu">
+    <details className="user-menu" ref={menu}>
       <summary aria-label={t('user.menu', { name })}>{name}</summary>
       <div className="menu">
         <p>{t('user.signedInAs', { email })}</p>
+        <p>
+          <Link href="/account/two-factor">{t('security.link')}</Link>
+        </p>
         {error !== null && (
           <p className="field-error" role="alert">
             {errorText(error)}
