@@ -43,6 +43,11 @@ interface OpenedPage {
   requested: string[];
 }
 
+/**
+ * One instance, one story told in order: the first test sets the instance up, later ones use
+ * the admin (and the colleague invited on the way) that earlier ones created; each test opens its
+ * own browser context (own cookies).
+ */
 describe.runIf(browserAvailable())('the dashboard in a real browser: first visit and sign-in', () => {
   let inst: TestInstance;
   let browser: Browser;
@@ -395,6 +400,15 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
     await page.getByLabel(msg('field.code')).fill(await totpAt(inst, secret, 1));
     await page.getByRole('button', { name: msg('twoFactor.submit') }).click();
     await expectHome(page, 'Grace Hopper');
+
+    // And off again, with the password.
+    await page.locator('header summary').click();
+    await page.getByRole('link', { name: msg('security.link') }).click();
+    await page.getByText(msg('security.on')).waitFor({ state: 'visible' });
+    await onScreen(page, 'two-factor-on', msg('security.title'));
+    await page.getByLabel(msg('field.password')).fill('grace-password-1');
+    await page.getByRole('button', { name: msg('security.disable') }).click();
+    await page.getByText(msg('security.off')).waitFor({ state: 'visible' });
     expect(foreign).toEqual([]);
     expectNoProblems(problems, [401]);
   });
