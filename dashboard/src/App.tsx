@@ -1,34 +1,81 @@
-import { useEffect, useState } from 'react';
-import { getJson, type Liveness, type SetupState } from './api';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { lazy, Suspense } from 'react';
+import { Redirect, Route, Switch, useLocation } from 'wouter';
+import { ApiError, setSignedOutHandler } from './api/client';
+import { goToSignIn } from './navigation';
+import { useSetupState } from './session';
+import { Layout, AREAS } from './shell/Layout';
+import { ErrorPanel, Loading } from './ui';
 
-type Status = { state: 'loading' } | { state: 'ok'; version: string; setupOpen: boolean } | { state: 'down'; message: string };
+// Each screen is its own chunk, loaded when first shown.
+const Setup = lazy(() => import('./screens/Setup').then((m) => ({ default: m.Setup })));
+const SignIn = lazy(() => import('./screens/SignIn').then((m) => ({ default: m.SignIn })));
+const ForgotPassword = lazy(() => import('./screens/ForgotPassword').then((m) => ({ default: m.ForgotPassword })));
+const SetPassword = lazy(() => import('./screens/SetPassword').then((m) => ({ default: m.SetPassword })));
+const TwoFactor = lazy(() => import('./screens/TwoFactor').then((m) => ({ default: m.TwoFactor })));
+const Home = lazy(() => import('./screens/Home').then((m) => ({ default: m.Home })));
+const AreaPlaceholder = lazy(() => import('./screens/Placeholder').then((m) => ({ default: m.AreaPlaceholder })));
+const NotFound = lazy(() => import('./screens/Placeholder').then((m) => ({ default: m.NotFound })));
 
-/** Placeholder shell until the dashboard issue: shows that the API answers and whether setup is open. */
-export function App() {
-  const [status, setStatus] = useState<Status>({ state: 'loading' });
-  useEffect(() => {
-    Promise.all([getJson<Liveness>('/healthz'), getJson<SetupState>('/setup/state')])
-      .then(([live, setup]) => setStatus({ state: 'ok', version: live.version, setupOpen: setup.data.open }))
-      .catch((err: Error) => setStatus({ state: 'down', message: err.message }));
-  }, []);
+export function createQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        // A 4xx will not change by asking again; network trouble and 5xx get one more try.
+        retry: (failures, error) => failures < 1 && !(error instanceof ApiError && error.status >= 400 && error.status < 500),
+        staleTime: 30_000,
+      },
+    },
+  });
+}
+
+setSignedOutHandler(goToSignIn);
+
+function Routes() {
+  const setup = useSetupState();
+  const [location] = useLocation();
+  if (setup.isPending) return <Loading />;
+  if (setup.isError) return <ErrorPanel error={setup.error} onRetry={() => void setup.refetch()} />;
+  if (setup.data.open) return location === '/setup' ? <Setup /> : <Redirect to="/setup" replace />;
   return (
-    <main className="shell">
-      <h1>Admin</h1>
-      <p>Your databases, your rules. The full dashboard is on its way.</p>
-      {status.state === 'loading' && <p role="status">Checking the server…</p>}
-      {status.state === 'ok' && (
-        <p role="status" data-testid="api-status">
-          API online · version {status.version} · {status.setupOpen ? 'setup is open' : 'setup is complete'}
-        </p>
-      )}
-      {status.state === 'down' && (
-        <p role="alert" data-testid="api-status">
-          API unreachable: {status.message}
-        </p>
-      )}
-      <p>
-        <a href="/docs">API reference</a>
-      </p>
-    </main>
+    <Switch>
+      <Route path="/setup">
+        <Redirect to="/" replace />
+      </Route>
+      <Route path="/sign-in" component={SignIn} />
+      <Route path="/forgot-password" component={ForgotPassword} />
+      <Route path="/reset-password">
+        <SetPassword purpose="reset" />
+      </Route>
+      <Route path="/accept-invite">
+        <SetPassword purpose="invite" />
+      </Route>
+      <Route>
+        <Layout>
+          <Suspense fallback={<Loading />}>
+            <Switch>
+              <Route path="/" component={Home} />
+              <Route path="/account/two-factor" component={TwoFactor} />
+              {AREAS.map((area) => (
+                <Route key={area.path} path={area.path}>
+                  <AreaPlaceholder area={area.label} />
+                </Route>
+              ))}
+              <Route component={NotFound} />
+            </Switch>
+          </Suspense>
+        </Layout>
+      </Route>
+    </Switch>
+  );
+}
+
+export function App({ queryClient }: { queryClient: QueryClient }) {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <Suspense fallback={<Loading />}>
+        <Routes />
+      </Suspense>
+    </QueryClientProvider>
   );
 }

@@ -1,0 +1,105 @@
+/**
+ * Every string a person can see or hear (aria labels included), in ICU message format.
+ * English is the source catalogue; the i18n namespace of the API will serve other locales later.
+ */
+export const messages = {
+  'app.name': 'Admin',
+  'app.skipToContent': 'Skip to content',
+  'app.loading': 'Loading…',
+  'app.documentTitle': '{screen} · Admin',
+
+  'nav.label': 'Main',
+  'nav.home': 'Home',
+  'nav.connections': 'Connections',
+  'nav.publicApi': 'Public API',
+  'nav.addons': 'Add-ons',
+  'nav.users': 'Users',
+  'nav.audit': 'Audit log',
+  'nav.settings': 'Settings',
+  'nav.comingSoon': '{area} is coming soon.',
+
+  'user.menu': 'Account of {name}',
+  'user.signOut': 'Sign out',
+  'user.signedInAs': 'Signed in as {email}',
+
+  'error.network': 'The server cannot be reached. Check your connection and try again.',
+  'error.unexpected': 'The server answered in an unexpected way (status {status}).',
+  'error.title': 'Something went wrong',
+  'error.retry': 'Try again',
+  'error.formSummary': '{count, plural, one {One field needs attention.} other {# fields need attention.}}',
+
+  'field.email': 'E-mail',
+  'field.name': 'Name',
+  'field.password': 'Password',
+  'field.newPassword': 'New password',
+  'field.newPasswordHint': 'At least 8 characters.',
+  'field.code': 'Code from your authenticator app',
+  'field.recoveryCode': 'Recovery code',
+
+  'setup.title': 'Welcome',
+  'setup.intro': 'Create the first administrator. This account can do everything, including inviting others.',
+  'setup.submit': 'Create administrator and sign in',
+  'setup.submitting': 'Creating…',
+
+  'signIn.title': 'Sign in',
+  'signIn.submit': 'Sign in',
+  'signIn.submitting': 'Signing in…',
+  'signIn.forgot': 'Forgot your password?',
+  'signIn.sessionEnded': 'Your session has ended. Sign in again to continue where you were.',
+  'signIn.passwordChanged': 'Your password is set. Sign in with it now.',
+
+  'twoFactor.title': 'Two-step verification',
+  'twoFactor.intro': 'Enter the 6-digit code your authenticator app shows for this account.',
+  'twoFactor.introRecovery': 'Enter one of the recovery codes you saved when you turned on two-step verification. Each works once.',
+  'twoFactor.useRecovery': 'Use a recovery code instead',
+  'twoFactor.useCode': 'Use a code from the app instead',
+  'twoFactor.submit': 'Verify',
+  'twoFactor.submitting': 'Verifying…',
+  'twoFactor.startOver': 'Start over',
+
+  'forgot.title': 'Reset your password',
+  'forgot.intro': 'Enter the e-mail address of your account. We will send you a link to choose a new password.',
+  'forgot.submit': 'Send the link',
+  'forgot.submitting': 'Sending…',
+  'forgot.sent': 'If {email} belongs to an account, a link is on its way. It works once, for 30 minutes.',
+  'forgot.back': 'Back to sign-in',
+
+  'reset.title': 'Choose a new password',
+  'reset.submit': 'Save the new password',
+  'reset.submitting': 'Saving…',
+  'reset.missingToken': 'This link is incomplete. Open the link from the e-mail again, or ask for a new one.',
+  'reset.askAgain': 'Ask for a new link',
+
+  'invite.title': 'Accept your invitation',
+  'invite.intro': 'Choose a password to activate your account.',
+  'invite.submit': 'Activate my account',
+
+  'security.title': 'Two-step verification',
+  'security.link': 'Two-step verification',
+  'security.on': 'Two-step verification is on: signing in asks for a code from your authenticator app.',
+  'security.off': 'Two-step verification is off. Turn it on so that a password alone cannot open your account.',
+  'security.start': 'Set up two-step verification',
+  'security.starting': 'Starting…',
+  'security.scan': 'Add this account to your authenticator app: open the link on the device that has the app, or type the key in.',
+  'security.openApp': 'Open in the authenticator app',
+  'security.key': 'Key',
+  'security.confirm': 'Then enter the 6-digit code the app shows.',
+  'security.activate': 'Turn on',
+  'security.activating': 'Turning on…',
+  'security.codesTitle': 'Your recovery codes',
+  'security.codesIntro': 'Save these codes somewhere safe. Each one signs you in once if you lose your authenticator. They are shown only now.',
+  'security.done': 'I have saved them',
+  'security.disableIntro': 'To turn it off, confirm with your password.',
+  'security.disable': 'Turn off',
+  'security.disabling': 'Turning off…',
+
+  'home.title': 'Home',
+  'home.greeting': 'Hello, {name}.',
+  'home.intro': 'This is your administration dashboard. The areas in the menu arrive one by one.',
+
+  'notFound.title': 'Page not found',
+  'notFound.body': 'There is nothing at this address.',
+  'notFound.home': 'Go to the home page',
+} as const;
+
+export type MessageId = keyof typeof messages;

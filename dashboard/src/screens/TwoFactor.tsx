@@ -1,0 +1,124 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, ok } from '../api/client';
+import { t } from '../i18n/t';
+import { ME, useMe } from '../session';
+import { Field, FormError, Loading, useSubmit, useTitle } from '../ui';
+
+interface Enrolment {
+  secret: string;
+  otpauthUrl: string;
+}
+
+/** The key in groups of four, as authenticator apps show and people type it. */
+function grouped(secret: string): string {
+  return secret.replace(/(.{4})(?=.)/g, '$1 ');
+}
+
+/**
+ * Turn two-step verification on (enrol, prove a code, save the recovery codes) or off.
+ * Next: a QR code of `otpauthUrl` (needs a QR encoder in the dashboard's dependencies).
+ */
+export function TwoFactor() {
+  useTitle('security.title');
+  const me = useMe();
+  const queryClient = useQueryClient();
+  const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
+  const [codes, setCodes] = useState<string[] | null>(null);
+
+  const start = useSubmit(async () => {
+    setEnrolment((await ok(api.POST('/auth/2fa/enroll'))).data);
+  });
+  const activate = useSubmit(async ({ code = '' }) => {
+    const { data } = await ok(api.POST('/auth/2fa/activate', { body: { code: code.trim() } }));
+    setEnrolment(null);
+    setCodes(data.recoveryCodes);
+  });
+  const disable = useSubmit(async ({ password = '' }) => {
+    await ok(api.POST('/auth/2fa/disable', { body: { password } }));
+    await queryClient.invalidateQueries({ queryKey: ME });
+  });
+
+  if (!me.data) return <Loading />;
+
+  if (codes) {
+    return (
+      <>
+        <h1>{t('security.codesTitle')}</h1>
+        <p>{t('security.codesIntro')}</p>
+        <ul className="codes" data-testid="recovery-codes">
+          {codes.map((c) => (
+            <li key={c}>
+              <code>{c}</code>
+            </li>
+          ))}
+        </ul>
+        <button
+          type="button"
+          onClick={() => {
+            setCodes(null);
+            void queryClient.invalidateQueries({ queryKey: ME });
+          }}
+        >
+          {t('security.done')}
+        </button>
+      </>
+    );
+  }
+
+  return (
+    <>
+      <h1>{t('security.title')}</h1>
+      {me.data.totpEnabled ? (
+        <>
+          <p>{t('security.on')}</p>
+          <p>{t('security.disableIntro')}</p>
+          <form onSubmit={disable.onSubmit} noValidate>
+            <FormError error={disable.error} />
+            <Field label="field.password" name="password" type="password" autoComplete="current-password" required error={disable.fields.password} />
+            <button type="submit" disabled={disable.pending}>
+              {disable.pending ? t('security.disabling') : t('security.disable')}
+            </button>
+          </form>
+        </>
+      ) : enrolment ? (
+        <>
+          <p>{t('security.scan')}</p>
+          <p>
+            <a href={enrolment.otpauthUrl}>{t('security.openApp')}</a>
+          </p>
+          <p>
+            {t('security.key')} <code data-testid="totp-secret">{grouped(enrolment.secret)}</code>
+          </p>
+          <p>{t('security.confirm')}</p>
+          <form onSubmit={activate.onSubmit} noValidate>
+            <FormError error={activate.error} />
+            <Field
+              label="field.code"
+              name="code"
+              type="text"
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              required
+              focusOnMount
+              error={activate.fields.code}
+            />
+            <button type="submit" disabled={activate.pending}>
+              {activate.pending ? t('security.activating') : t('security.activate')}
+            </button>
+          </form>
+        </>
+      ) : (
+        <>
+          <p>{t('security.off')}</p>
+          <form onSubmit={start.onSubmit}>
+            <FormError error={start.error} />
+            <button type="submit" disabled={start.pending}>
+              {start.pending ? t('security.starting') : t('security.start')}
+            </button>
+          </form>
+        </>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,129 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { Link, useLocation } from 'wouter';
+import { api, ApiError } from '../api/client';
+import { t, type MessageId } from '../i18n/t';
+import { navigate } from '../navigation';
+import { ME, useMe } from '../session';
+import { ErrorPanel, errorText, Loading } from '../ui';
+
+/** The areas to come (DESIGN §8, issue 14); each is a placeholder until its part lands. */
+export const AREAS: ReadonlyArray<{ path: string; label: MessageId }> = [
+  { path: '/connections', label: 'nav.connections' },
+  { path: '/public-api', label: 'nav.publicApi' },
+  { path: '/add-ons', label: 'nav.addons' },
+  { path: '/users', label: 'nav.users' },
+  { path: '/audit', label: 'nav.audit' },
+  { path: '/settings', label: 'nav.settings' },
+];
+
+function NavLink({ path, label }: { path: string; label: MessageId }) {
+  const [location] = useLocation();
+  return (
+    <Link href={path} aria-current={location === path ? 'page' : undefined}>
+      {t(label)}
+    </Link>
+  );
+}
+
+function UserMenu({ name, email }: { name: string; email: string }) {
+  const queryClient = useQueryClient();
+  const [pending, setPending] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const [location] = useLocation();
+  const menu = useRef<HTMLDetailsElement>(null);
+  useEffect(() => {
+    if (menu.current) menu.current.open = false; // a followed link closes the menu
+  }, [location]);
+  const signOut = async () => {
+    setPending(true);
+    setError(null);
+    try {
+      await api.POST('/auth/logout');
+    } catch (err) {
+      // A session that already ended is signed out all the same; anything else is said.
+      if (!(err instanceof ApiError && err.status === 401)) {
+        setError(err);
+        setPending(false);
+        return;
+      }
+    }
+    queryClient.clear();
+    navigate('/sign-in', { replace: true });
+  };
+  return (
+    <details className="user-menu" ref={menu}>
+      <summary aria-label={t('user.menu', { name })}>{name}</summary>
+      <div className="menu">
+        <p>{t('user.signedInAs', { email })}</p>
+        <p>
+          <Link href="/account/two-factor">{t('security.link')}</Link>
+        </p>
+        {error !== null && (
+          <p className="field-error" role="alert">
+            {errorText(error)}
+          </p>
+        )}
+        <button type="button" onClick={() => void signOut()} disabled={pending}>
+          {t('user.signOut')}
+        </button>
+      </div>
+    </details>
+  );
+}
+
+/**
+ * The signed-in frame: skip link, header (product, user menu), navigation, main. Every
+ * navigation asks the server again who is signed in, so a session ended elsewhere sends the
+ * person to sign-in (and back here afterwards) at the next click, not at the next write.
+ */
+export function Layout({ children }: { children: ReactNode }) {
+  const me = useMe();
+  const [location] = useLocation();
+  const queryClient = useQueryClient();
+  const shown = useRef(location);
+  const main = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (shown.current === location) return;
+    shown.current = location;
+    // A screen reader starts reading the new screen, not the link that was followed.
+    main.current?.focus();
+    void queryClient.invalidateQueries({ queryKey: ME });
+  }, [location, queryClient]);
+
+  if (me.isPending) return <Loading />;
+  if (me.isError) {
+    // A lost session already went to sign-in (api/client); anything else is shown.
+    if (me.error instanceof ApiError && me.error.status === 401) return <Loading />;
+    return <ErrorPanel error={me.error} onRetry={() => void me.refetch()} />;
+  }
+  const user = me.data;
+  return (
+    <div className="layout">
+      <a className="skip" href="#main">
+        {t('app.skipToContent')}
+      </a>
+      <header className="top">
+        <Link href="/" className="product">
+          {t('app.name')}
+        </Link>
+        <UserMenu name={user.name} email={user.email} />
+      </header>
+      <nav className="side" aria-label={t('nav.label')}>
+        <ul>
+          <li>
+            <NavLink path="/" label="nav.home" />
+          </li>
+          {AREAS.map((area) => (
+            <li key={area.path}>
+              <NavLink {...area} />
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="main" ref={main} tabIndex={-1}>
+        {children}
+      </main>
+    </div>
+  );
+}

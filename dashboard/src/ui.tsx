@@ -1,0 +1,133 @@
+import { useEffect, useId, useRef, useState, type FormEvent, type InputHTMLAttributes, type ReactNode } from 'react';
+import { ApiError, NETWORK_ERROR } from './api/client';
+import { t, type MessageId } from './i18n/t';
+
+/** Sets the document title for a screen. */
+export function useTitle(screen: MessageId): void {
+  useEffect(() => {
+    document.title = t('app.documentTitle', { screen: t(screen) });
+  }, [screen]);
+}
+
+/** The text to show for any error: the server's message, or ours when there was no envelope. */
+export function errorText(error: unknown): string {
+  if (error instanceof ApiError) {
+    if (error.code === NETWORK_ERROR) return t('error.network');
+    if (error.code.startsWith('CLIENT_')) return t('error.unexpected', { status: error.status });
+    return error.message;
+  }
+  return t('error.network');
+}
+
+export function Loading() {
+  return (
+    <p className="loading" role="status">
+      {t('app.loading')}
+    </p>
+  );
+}
+
+export function ErrorPanel({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  return (
+    <div className="panel" role="alert">
+      <h2>{t('error.title')}</h2>
+      <p>{errorText(error)}</p>
+      {onRetry && (
+        <button type="button" onClick={onRetry}>
+          {t('error.retry')}
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** A card for the signed-out screens: product name, the screen's heading, its content. */
+export function AuthCard({ title, children }: { title: MessageId; children: ReactNode }) {
+  useTitle(title);
+  return (
+    <div className="auth">
+      <p className="brand" aria-hidden="true">
+        {t('app.name')}
+      </p>
+      <main id="main" className="card" tabIndex={-1}>
+        <h1>{t(title)}</h1>
+        {children}
+      </main>
+    </div>
+  );
+}
+
+interface FieldProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id'> {
+  label: MessageId;
+  name: string;
+  hint?: MessageId;
+  error?: string;
+  focusOnMount?: boolean;
+}
+
+/** A labelled input; the server's message for it is tied to it with aria-describedby. */
+export function Field({ label, name, hint, error, focusOnMount, ...input }: FieldProps) {
+  const id = useId();
+  const ref = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    if (focusOnMount) ref.current?.focus();
+  }, [focusOnMount]);
+  const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ');
+  return (
+    <div className="field">
+      <label htmlFor={id}>{t(label)}</label>
+      {hint && (
+        <p className="hint" id={`${id}-hint`}>
+          {t(hint)}
+        </p>
+      )}
+      <input ref={ref} id={id} name={name} aria-invalid={error ? true : undefined} aria-describedby={described || undefined} {...input} />
+      {error && (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+export interface FormState {
+  pending: boolean;
+  error: ApiError | null;
+  fields: Record<string, string>;
+}
+
+/**
+ * A form's submit: the values as strings, one call at a time, the error kept for the form (its
+ * message) and its fields (the server's `issues`). The browser's own validation is off
+ * (`noValidate`) so the server's rules and messages are the only ones.
+ */
+export function useSubmit(action: (values: Record<string, string>) => Promise<void>) {
+  const [state, setState] = useState<FormState>({ pending: false, error: null, fields: {} });
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (state.pending) return;
+    const values: Record<string, string> = {};
+    for (const [key, value] of new FormData(event.currentTarget)) if (typeof value === 'string') values[key] = value;
+    setState({ pending: true, error: null, fields: {} });
+    try {
+      await action(values);
+      setState({ pending: false, error: null, fields: {} });
+    } catch (err) {
+      const error = err instanceof ApiError ? err : new ApiError(0, NETWORK_ERROR, String(err));
+      setState({ pending: false, error, fields: error.fieldErrors() });
+    }
+  };
+  return { ...state, onSubmit };
+}
+
+/** The form-level message of a failed submit. */
+export function FormError({ error }: { error: ApiError | null }) {
+  if (!error) return null;
+  return (
+    <div className="form-error" role="alert">
+      <p>{errorText(error)}</p>
+      {error.issues.length > 0 && <p>{t('error.formSummary', { count: error.issues.length })}</p>}
+    </div>
+  );
+}
