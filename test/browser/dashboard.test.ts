@@ -2,6 +2,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import qrcode from 'qrcode-generator';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messages, type MessageId } from '../../dashboard/src/i18n/messages.en.js';
 import { PRODUCT_NAME } from '../../kernel/version.js';
@@ -382,7 +383,18 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
     await shown.waitFor({ state: 'visible' });
     await onScreen(page, 'two-factor-enrol', msg('security.title'));
     const secret = ((await shown.textContent()) ?? '').replace(/\s+/g, '');
-    expect(await page.getByRole('link', { name: msg('security.openApp') }).getAttribute('href')).toMatch(/^otpauth:\/\/totp\//);
+    const otpauth = await page.getByRole('link', { name: msg('security.openApp') }).getAttribute('href');
+    expect(otpauth).toMatch(/^otpauth:\/\/totp\//);
+    // The QR code is the link's: the same modules as encoding the link here.
+    const qr = page.getByRole('img', { name: msg('security.qrLabel') });
+    const expected = qrcode(0, 'M');
+    expected.addData(otpauth!);
+    expected.make();
+    const n = expected.getModuleCount();
+    let dark = 0;
+    for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) if (expected.isDark(r, c)) dark++;
+    expect(await qr.getAttribute('viewBox')).toBe(`0 0 ${n + 8} ${n + 8}`);
+    expect(((await qr.locator('path').getAttribute('d')) ?? '').split('z').filter(Boolean).length).toBe(dark);
 
     await page.getByLabel(msg('field.code')).fill('000000');
     await page.getByRole('button', { name: msg('security.activate') }).click();

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { api, ok } from '../api/client';
 import { t } from '../i18n/t';
 import { ME, useMe } from '../session';
+import { QrCode } from './QrCode';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../ui';
 
 interface Enrolment {
@@ -17,7 +18,6 @@ function grouped(secret: string): string {
 
 /**
  * Turn two-step verification on (enrol, prove a code, save the recovery codes) or off.
- * Next: a QR code of `otpauthUrl` (needs a QR encoder in the dashboard's dependencies).
  */
 export function TwoFactor() {
   useTitle('security.title');
@@ -84,6 +84,7 @@ export function TwoFactor() {
       ) : enrolment ? (
         <>
           <p>{t('security.scan')}</p>
+          <QrCode value={enrolment.otpauthUrl} label="security.qrLabel" />
           <p>
             <a href={enrolment.otpauthUrl}>{t('security.openApp')}</a>
           </p>
