@@ -69,7 +69,11 @@ class Admin {
   async upload(bytes: Buffer) {
     const form = new FormData();
     form.append('file', new Blob([bytes as BlobPart]), 'package.tgz');
-    const res = await fetch(`${this.url}/api/v1/add-ons/upload`, { method: 'POST', body: form, headers: { cookie: `svc_session=${this.client.cookie('svc_session')}`, origin: this.url } });
+    const res = await fetch(`${this.url}/api/v1/add-ons/upload`, {
+      method: 'POST',
+      body: form,
+      headers: { cookie: `svc_session=${this.client.cookie('svc_session')}`, origin: this.url },
+    });
     if (res.status !== 201) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
   }
   async install(key: string, version: string, connectionId: string) {
@@ -96,23 +100,35 @@ function writeRequest(ref: string, keys: string[]): LoadRequest {
     headers: { 'content-type': 'application/json' },
     setupRequest: (req) => {
       n++;
-      return { ...req, headers: { ...req.headers, authorization: `Bearer ${keys[n % keys.length]}`, 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` } };
+      return {
+        ...req,
+        headers: { ...req.headers, authorization: `Bearer ${keys[n % keys.length]}`, 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` },
+      };
     },
   };
 }
 
 async function hookRatio(target: Target, dbDir: string, opts: { connections: number; duration: number; warmup: number; repeat: number }): Promise<void> {
   const { admin, connectionId } = await configure(target.url, join(dbDir, 'hooks.db'));
-  for (const [key, hooked] of [['plain', false], ['hooked', true]] as const) {
+  for (const [key, hooked] of [
+    ['plain', false],
+    ['hooked', true],
+  ] as const) {
     await admin.upload((await packFixture(app(key, hooked), hooked ? HOOKED_SERVER : null)).bytes);
     await admin.install(key, '1.0.0', connectionId);
   }
   const keysFor = async (ref: string) => {
     const keys: string[] = [];
-    for (let i = 0; i < KEYS; i++) keys.push((await admin.ok('POST', '/public-keys', { name: `${ref} ${i}`, kind: 'server', expires: 'never', grants: [{ ref, methods: ['POST'] }] })).data.secret);
+    for (let i = 0; i < KEYS; i++)
+      keys.push(
+        (await admin.ok('POST', '/public-keys', { name: `${ref} ${i}`, kind: 'server', expires: 'never', grants: [{ ref, methods: ['POST'] }] })).data.secret,
+      );
     return keys;
   };
-  const contender = (name: string, request: LoadRequest): Contender => ({ name, load: (seconds) => load(target, request, { connections: opts.connections, duration: seconds }) });
+  const contender = (name: string, request: LoadRequest): Contender => ({
+    name,
+    load: (seconds) => load(target, request, { connections: opts.connections, duration: seconds }),
+  });
   const plain = contender('plain', writeRequest('plain-items', await keysFor('plain-items')));
   const hooked = contender('hooked', writeRequest('hooked-items', await keysFor('hooked-items')));
   console.log(`1. public writes, ${opts.connections} connections: order plain/hooked/hooked/plain`);
@@ -134,11 +150,18 @@ async function installTime(target: Target, dbDir: string): Promise<void> {
   await admin.ok('POST', '/add-ons/download', { key: 'table-booking', version });
   await admin.install('table-booking', version, connectionId);
   const ms = performance.now() - started;
-  console.log(`2. install of table-booking ${version} from the built-in catalog (download, plan, install): ${ms.toFixed(0)} ms (goal < ${INSTALL_GOAL_MS} ms: ${ms < INSTALL_GOAL_MS ? 'met' : 'NOT met'})\n`);
+  console.log(
+    `2. install of table-booking ${version} from the built-in catalog (download, plan, install): ${ms.toFixed(0)} ms (goal < ${INSTALL_GOAL_MS} ms: ${ms < INSTALL_GOAL_MS ? 'met' : 'NOT met'})\n`,
+  );
 }
 
 async function parent(): Promise<void> {
-  const opts = { connections: positiveInt('BENCH_CONNECTIONS', 64), duration: positiveInt('BENCH_DURATION', 5), warmup: positiveInt('BENCH_WARMUP', 5), repeat: positiveInt('BENCH_REPEAT', 1) };
+  const opts = {
+    connections: positiveInt('BENCH_CONNECTIONS', 64),
+    duration: positiveInt('BENCH_DURATION', 5),
+    warmup: positiveInt('BENCH_WARMUP', 5),
+    repeat: positiveInt('BENCH_REPEAT', 1),
+  };
   const calls = positiveInt('BENCH_SANDBOX_CALLS', 1_000_000);
   console.log('addons: public writes with and without a beforeWrite hook; install time; API process RSS over sandbox calls');
   printMachine();
@@ -166,7 +189,13 @@ async function rssOverCalls(calls: number): Promise<void> {
     const sandbox = servedKernel().sandbox;
     const call = () =>
       sandbox.call({
-        addon: { key: 'rss', version: '1.0.0', code: 'export default { actions: { noop: () => null } };', limits: { memoryMb: 64, cpuMs: 200 }, capabilities: [] },
+        addon: {
+          key: 'rss',
+          version: '1.0.0',
+          code: 'export default { actions: { noop: () => null } };',
+          limits: { memoryMb: 64, cpuMs: 200 },
+          capabilities: [],
+        },
         target: { kind: 'action', name: 'noop' },
         context: { instance: null, settings: {}, connection: null },
         input: null,

@@ -58,7 +58,10 @@ async function writeCsv(path: string): Promise<void> {
   const base = Date.UTC(2024, 0, 1);
   let chunk = '';
   for (let i = 1; i <= ROWS; i++) {
-    const at = new Date(base + i * 1000).toISOString().replace('T', ' ').replace(/\.000Z$/, '');
+    const at = new Date(base + i * 1000)
+      .toISOString()
+      .replace('T', ' ')
+      .replace(/\.000Z$/, '');
     chunk += `${i},"name ${i}, ""quoted""",${((i % 100000) / 100).toFixed(2)},${at},${i % 2 === 0 ? 't' : 'f'}\n`;
     if (chunk.length > 1 << 20) {
       if (!out.write(chunk)) await once(out, 'drain');
@@ -153,7 +156,11 @@ try {
       const form = new FormData();
       form.append('file', await openAsBlob(csv), 'rows.csv');
       const up = await sampled(srv, async () => {
-        const res = await fetch(`${srv.url}/api/v1/imports/upload`, { method: 'POST', body: form, headers: { cookie: `svc_session=${admin.cookie('svc_session')}`, origin: srv.url } });
+        const res = await fetch(`${srv.url}/api/v1/imports/upload`, {
+          method: 'POST',
+          body: form,
+          headers: { cookie: `svc_session=${admin.cookie('svc_session')}`, origin: srv.url },
+        });
         const body = (await res.json()) as { data: { upload: { id: string } } };
         if (res.status !== 201) throw new Error(`upload: ${res.status} ${JSON.stringify(body)}`);
         return body.data.upload.id;

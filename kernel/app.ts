@@ -110,7 +110,11 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const bus = new EventBus(log, now, opts.heartbeatMs);
   bus.declare('kernel', NOTIFICATION_CREATED, { schema: notificationSchema, permission: SIGNED_IN, description: 'A notification for the receiving user.' });
   // The bus filters by one permission per kind, so job events go to the job's creator only (decisions J1).
-  bus.declare('kernel', JOB_PROGRESS, { schema: jobEventSchema, permission: SIGNED_IN, description: 'A job you created started, progressed or was queued again for a retry.' });
+  bus.declare('kernel', JOB_PROGRESS, {
+    schema: jobEventSchema,
+    permission: SIGNED_IN,
+    description: 'A job you created started, progressed or was queued again for a retry.',
+  });
   bus.declare('kernel', JOB_FINISHED, { schema: jobEventSchema, permission: SIGNED_IN, description: 'A job you created succeeded, failed or was cancelled.' });
   for (const p of plugins) for (const [kind, decl] of Object.entries(p.events ?? {})) bus.declare(p.name, kind, decl);
 
@@ -200,7 +204,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const kernelFor = (p: PluginDefinition | null): Kernel => ({
     ...base,
     plugin<T>(name: string): T {
-      if (!p || (name !== p.name && !(p.requires ?? []).includes(name))) throw new Error(`plugin ${p?.name ?? 'kernel'} uses plugin ${name} without requiring it`);
+      if (!p || (name !== p.name && !(p.requires ?? []).includes(name)))
+        throw new Error(`plugin ${p?.name ?? 'kernel'} uses plugin ${name} without requiring it`);
       return provided.get(name) as T;
     },
   });

@@ -41,7 +41,14 @@ const INVENTORY: Record<string, string[]> = {
   Permissions: ['GET /permissions/catalog'],
   Readiness: ['GET /readyz'],
   Roles: ['GET /roles', 'POST /roles', 'PATCH /roles/{id}', 'DELETE /roles/{id}', 'GET /roles/{id}/permissions', 'PUT /roles/{id}/permissions'],
-  Settings: ['GET /settings/defaults', 'PUT /settings/defaults', 'GET /settings/security', 'PUT /settings/security', 'GET /settings/email', 'PUT /settings/email'],
+  Settings: [
+    'GET /settings/defaults',
+    'PUT /settings/defaults',
+    'GET /settings/security',
+    'PUT /settings/security',
+    'GET /settings/email',
+    'PUT /settings/email',
+  ],
   Setup: ['GET /setup/state', 'POST /setup/super-admin'],
   System: ['GET /system/info'],
   Users: [
@@ -89,9 +96,27 @@ const INVENTORY: Record<string, string[]> = {
   ],
   Exports: ['GET /exports', 'POST /exports', 'GET /exports/{id}', 'GET /exports/{id}/download'],
   Imports: ['POST /imports/upload', 'GET /imports', 'POST /imports', 'POST /imports/{id}/run', 'GET /imports/{id}', 'GET /imports/{id}/error-report'],
-  'Email templates': ['GET /email-templates', 'GET /email-templates/{key}/{locale}', 'PUT /email-templates/{key}/{locale}', 'POST /email-templates/{key}/test-send'],
-  'Public API data plane': ['GET /public/config', 'GET /public/records/{ref}', 'POST /public/records/{ref}', 'PATCH /public/records/{ref}/{id}', 'POST /public/claim', 'DELETE /public/session'],
-  'Public API operations': ['GET /public/records/{ref}/{id}', 'PUT /public/records/{ref}/{id}', 'DELETE /public/records/{ref}/{id}', 'POST /public/records/{ref}/batch', 'GET /public/availability/{ref}'],
+  'Email templates': [
+    'GET /email-templates',
+    'GET /email-templates/{key}/{locale}',
+    'PUT /email-templates/{key}/{locale}',
+    'POST /email-templates/{key}/test-send',
+  ],
+  'Public API data plane': [
+    'GET /public/config',
+    'GET /public/records/{ref}',
+    'POST /public/records/{ref}',
+    'PATCH /public/records/{ref}/{id}',
+    'POST /public/claim',
+    'DELETE /public/session',
+  ],
+  'Public API operations': [
+    'GET /public/records/{ref}/{id}',
+    'PUT /public/records/{ref}/{id}',
+    'DELETE /public/records/{ref}/{id}',
+    'POST /public/records/{ref}/batch',
+    'GET /public/availability/{ref}',
+  ],
   'Public API switch': ['GET /public-api', 'PUT /public-api'],
   'Public keys': ['GET /public-keys', 'POST /public-keys', 'GET /public-keys/{id}/reveal', 'POST /public-keys/{id}/rotate', 'DELETE /public-keys/{id}'],
   'Public scopes': ['GET /public-scopes', 'POST /public-scopes', 'PATCH /public-scopes/{id}', 'DELETE /public-scopes/{id}'],
@@ -115,7 +140,9 @@ const INVENTORY: Record<string, string[]> = {
 
 describe('the seed inventory', () => {
   const doc = JSON.parse(publishedOpenApi()) as { paths: Record<string, Record<string, unknown>> };
-  const published = new Set(Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/^\/api\/v1/, '')}`)));
+  const published = new Set(
+    Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path.replace(/^\/api\/v1/, '')}`)),
+  );
 
   it.each(Object.entries(INVENTORY))('publishes every %s operation', (_ns, ops) => {
     for (const op of ops) expect(published.has(op), op).toBe(true);

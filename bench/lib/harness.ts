@@ -95,7 +95,9 @@ export async function load(target: Target, request: string | LoadRequest, opts: 
     url: target.url,
     connections: opts.connections,
     duration: opts.duration,
-    requests: [{ method: method ?? 'GET', path, ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}), ...(setupRequest ? { setupRequest } : {}) }],
+    requests: [
+      { method: method ?? 'GET', path, ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}), ...(setupRequest ? { setupRequest } : {}) },
+    ],
   });
   const after = await target.cpu();
   return {

@@ -72,7 +72,10 @@ export async function startServerProcess(env: Record<string, string>, opts: { ex
   const deadline = Date.now() + STARTUP_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode} before listening`);
-    const up = await fetch(`${url}/api/v1/healthz`).then((r) => r.ok, () => false);
+    const up = await fetch(`${url}/api/v1/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');

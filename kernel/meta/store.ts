@@ -45,7 +45,12 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
     database.pragma('journal_mode = WAL');
     database.pragma('foreign_keys = ON');
     database.pragma('synchronous = NORMAL');
-    return finish(new Kysely<KernelTables>({ dialect: writesWatched(new SqliteDialect({ database: withStatementCache(database) }), writes) }), sqliteHelpers, { dialect: 'sqlite', location: file }, writes);
+    return finish(
+      new Kysely<KernelTables>({ dialect: writesWatched(new SqliteDialect({ database: withStatementCache(database) }), writes) }),
+      sqliteHelpers,
+      { dialect: 'sqlite', location: file },
+      writes,
+    );
   }
   const metaUrl = opts.url;
   const url = new URL(metaUrl);
@@ -76,7 +81,12 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
       pool.on('error', () => undefined); // already reported by the client's own listener
       return pool;
     };
-    return finish(new Kysely<KernelTables>({ dialect: writesWatched(refusalsTagged(new PostgresDialect({ pool })), writes) }), postgresHelpers, { dialect: 'postgres', location }, writes);
+    return finish(
+      new Kysely<KernelTables>({ dialect: writesWatched(refusalsTagged(new PostgresDialect({ pool })), writes) }),
+      postgresHelpers,
+      { dialect: 'postgres', location },
+      writes,
+    );
   }
   const pool = async () => {
     const { default: mysql } = await import('mysql2');

@@ -35,7 +35,6 @@ export interface Migration {
   up(db: Kysely<any>): Promise<void>;
 }
 
-
 export interface PluginDefinition<Provides = unknown> {
   name: string;
   version: string;
@@ -103,12 +102,7 @@ export const manifestSchema = z.object({
       }),
     )
     .default([]),
-  events: z
-    .record(
-      eventKindField,
-      z.object({ schema: zodSchema, permission: z.string(), description: z.string().optional() }),
-    )
-    .default({}),
+  events: z.record(eventKindField, z.object({ schema: zodSchema, permission: z.string(), description: z.string().optional() })).default({}),
   jobs: z
     .record(
       z.string().regex(JOB_KIND, 'job kinds look like namespace.action').max(100),

@@ -49,7 +49,9 @@ export const foreignKeySchema = z
   .meta({ id: 'SchemaForeignKey' });
 export type ForeignKey = z.infer<typeof foreignKeySchema>;
 
-export const indexSchema = z.strictObject({ name: z.string().nullable(), columns: z.array(z.string()).min(1), unique: z.boolean() }).meta({ id: 'SchemaIndex' });
+export const indexSchema = z
+  .strictObject({ name: z.string().nullable(), columns: z.array(z.string()).min(1), unique: z.boolean() })
+  .meta({ id: 'SchemaIndex' });
 export type Index = z.infer<typeof indexSchema>;
 
 export const tableSchema = z

@@ -16,7 +16,15 @@ export const catalogIndexSchema = z.object({
         name: z.string().min(1).max(100),
         description: z.string().max(2000).default(''),
         versions: z
-          .array(z.object({ version: semverField, engine: z.string().min(1).max(200), url: z.string().min(1).max(2048), sha256: z.string().regex(/^[0-9a-f]{64}$/), size: z.number().int().min(1) }))
+          .array(
+            z.object({
+              version: semverField,
+              engine: z.string().min(1).max(200),
+              url: z.string().min(1).max(2048),
+              sha256: z.string().regex(/^[0-9a-f]{64}$/),
+              size: z.number().int().min(1),
+            }),
+          )
           .max(200),
       }),
     )
@@ -109,7 +117,8 @@ export class Catalog {
         state.fetched[url] = { at: this.kernel.now(), index };
         results.push({ url, ok: true });
       } catch (err) {
-        const message = err instanceof z.ZodError ? `not a catalog index (${err.issues[0]?.path.join('.') || 'root'}: ${err.issues[0]?.message})` : (err as Error).message;
+        const message =
+          err instanceof z.ZodError ? `not a catalog index (${err.issues[0]?.path.join('.') || 'root'}: ${err.issues[0]?.message})` : (err as Error).message;
         results.push({ url, ok: false, error: message.slice(0, 300) });
       }
     }
@@ -174,8 +183,12 @@ export class Catalog {
       try {
         bytes = await fetchLimited(v.url, Math.min(v.size, PACKAGE_MAX_BYTES));
       } catch (err) {
-        if ((err as { tooLarge?: boolean }).tooLarge) throw new AppError('ADDON_INTEGRITY', { message: 'The package is larger than its index says.', params: { key, version } });
-        throw new AppError('ADDON_SOURCE_UNREACHABLE', { message: `The package could not be fetched: ${(err as Error).message}`.slice(0, 300), params: { source: entry.source } });
+        if ((err as { tooLarge?: boolean }).tooLarge)
+          throw new AppError('ADDON_INTEGRITY', { message: 'The package is larger than its index says.', params: { key, version } });
+        throw new AppError('ADDON_SOURCE_UNREACHABLE', {
+          message: `The package could not be fetched: ${(err as Error).message}`.slice(0, 300),
+          params: { source: entry.source },
+        });
       }
     }
     const sha256 = createHash('sha256').update(bytes).digest('hex');

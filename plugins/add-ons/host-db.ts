@@ -25,7 +25,8 @@ const denied = (message: string) => new AppError('ADDON_HOST_DENIED', { message 
 
 /** A row-layer refusal as the add-on sees it: 400 with the column. */
 function asInput(err: unknown): unknown {
-  if (err instanceof RowInputError) return new AppError('VALIDATION_FAILED', { issues: err.issues.map((i) => ({ path: i.path, code: 'invalid', message: i.message })) });
+  if (err instanceof RowInputError)
+    return new AppError('VALIDATION_FAILED', { issues: err.issues.map((i) => ({ path: i.path, code: 'invalid', message: i.message })) });
   return err;
 }
 
@@ -64,13 +65,15 @@ export class HostDb {
   private keyOf(table: EffectiveTable, id: unknown): PortableValue[] {
     const pk = primaryKeyColumns(table);
     if (pk.length === 0) throw denied('The table has no primary key.');
-    const parts = id !== null && typeof id === 'object' && !Array.isArray(id) ? pk.map((c) => (id as Record<string, unknown>)[c.name]) : pk.length === 1 ? [id] : null;
+    const parts =
+      id !== null && typeof id === 'object' && !Array.isArray(id) ? pk.map((c) => (id as Record<string, unknown>)[c.name]) : pk.length === 1 ? [id] : null;
     if (!parts) throw new AppError('VALIDATION_FAILED', { message: `Name the row by its key: { ${pk.map((c) => c.name).join(', ')} }.` });
     return pk.map((c, i) => parseWire(c, parts[i], `id.${c.name}`));
   }
 
   private values(table: EffectiveTable, values: unknown) {
-    if (values === null || typeof values !== 'object' || Array.isArray(values)) throw new AppError('VALIDATION_FAILED', { message: 'values is an object of column values.' });
+    if (values === null || typeof values !== 'object' || Array.isArray(values))
+      throw new AppError('VALIDATION_FAILED', { message: 'values is an object of column values.' });
     return Object.entries(values as Record<string, unknown>).map(([name, v]) => {
       const column = table.columns.find((c) => c.name === name);
       if (!column) throw new AppError('VALIDATION_FAILED', { message: `No column ${name}.` });
@@ -93,7 +96,12 @@ export class HostDb {
             if (o.limit !== undefined) query.limit = String(o.limit);
             if (typeof o.cursor === 'string') query.cursor = o.cursor;
             const params = parseListParams(query, { table, readable: new Set(cols.map((c) => c.name)) });
-            const page = await listRows(db, d, table, params, { output: cols, searchable: [], cursors: this.kernel.signer(`addon.cursor.${m.key}`), recordIds: false });
+            const page = await listRows(db, d, table, params, {
+              output: cols,
+              searchable: [],
+              cursors: this.kernel.signer(`addon.cursor.${m.key}`),
+              recordIds: false,
+            });
             return { rows: page.rows, next: page.nextCursor };
           }
           case 'get': {
@@ -118,4 +126,3 @@ export class HostDb {
     }
   }
 }
-

@@ -11,7 +11,8 @@ export class HostKv {
   constructor(private readonly db: AddonsDb) {}
 
   private key(k: unknown): string {
-    if (typeof k !== 'string' || k.length === 0 || k.length > KEY_MAX) throw new AppError('VALIDATION_FAILED', { message: `A key is text of 1 to ${KEY_MAX} characters.` });
+    if (typeof k !== 'string' || k.length === 0 || k.length > KEY_MAX)
+      throw new AppError('VALIDATION_FAILED', { message: `A key is text of 1 to ${KEY_MAX} characters.` });
     return k;
   }
 

@@ -69,7 +69,12 @@ export class InstalledStore {
       .execute();
   }
 
-  async update(trx: AddonsDb, key: string, patch: { version?: string; manifest?: AddonManifest; settings?: StoredSettings; enabled?: boolean; connectionId?: string | null }, now: number): Promise<void> {
+  async update(
+    trx: AddonsDb,
+    key: string,
+    patch: { version?: string; manifest?: AddonManifest; settings?: StoredSettings; enabled?: boolean; connectionId?: string | null },
+    now: number,
+  ): Promise<void> {
     await trx
       .updateTable('addons')
       .set({

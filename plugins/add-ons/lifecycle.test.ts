@@ -34,7 +34,9 @@ const notes = (version: string, extra: Partial<AddonManifestInput> = {}): AddonM
 function tablesOf(file: string): string[] {
   const db = new Database(file, { readonly: true });
   try {
-    return (db.prepare("select name from sqlite_master where type = 'table' and name like 'notes%' order by name").all() as Array<{ name: string }>).map((r) => r.name);
+    return (db.prepare("select name from sqlite_master where type = 'table' and name like 'notes%' order by name").all() as Array<{ name: string }>).map(
+      (r) => r.name,
+    );
   } finally {
     db.close();
   }
@@ -125,7 +127,16 @@ describe('add-on lifecycle: upload, plan, install, upgrade, settings, remove', (
     expect(bad.body.error.code).toBe('ADDON_SETTINGS_INVALID');
     const res = await admin.post('/api/v1/add-ons', { key: 'notes', version: '1.0.0', connectionId, planHash: p.hash, settings: { token: 's3cret-value' } });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body.data.addon).toMatchObject({ key: 'notes', version: '1.0.0', enabled: true, connectionId, tables: ['notes__notes'], endpoints: ['notes-notes'], settings: { title: 'My notes' }, secretsSet: ['token'] });
+    expect(res.body.data.addon).toMatchObject({
+      key: 'notes',
+      version: '1.0.0',
+      enabled: true,
+      connectionId,
+      tables: ['notes__notes'],
+      endpoints: ['notes-notes'],
+      settings: { title: 'My notes' },
+      secretsSet: ['token'],
+    });
     expect(JSON.stringify(res.body)).not.toContain('s3cret-value');
     expect(tablesOf(source.database)).toEqual(['notes__notes']);
     const keyId = res.body.data.addon.appKeyId;
@@ -142,9 +153,15 @@ describe('add-on lifecycle: upload, plan, install, upgrade, settings, remove', (
     expect((await admin.put('/api/v1/public-api', { enabled: true })).status).toBe(200);
     const keyId = (await admin.get('/api/v1/add-ons')).body.data.addons[0].appKeyId;
     const secret = (await admin.get(`/api/v1/public-keys/${keyId}/reveal`)).body.data.secret;
-    const write = await fetch(`${inst.url}/api/v1/public/records/notes-notes`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', origin: 'https://shop.example' }, body: JSON.stringify({ values: { body: 'hello' } }) });
+    const write = await fetch(`${inst.url}/api/v1/public/records/notes-notes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', origin: 'https://shop.example' },
+      body: JSON.stringify({ values: { body: 'hello' } }),
+    });
     expect(write.status, await write.clone().text()).toBe(201);
-    const read = await fetch(`${inst.url}/api/v1/public/records/notes-notes`, { headers: { authorization: `Bearer ${secret}`, origin: 'https://shop.example' } });
+    const read = await fetch(`${inst.url}/api/v1/public/records/notes-notes`, {
+      headers: { authorization: `Bearer ${secret}`, origin: 'https://shop.example' },
+    });
     expect(read.status).toBe(200);
     expect(JSON.stringify(await read.json())).toContain('hello');
   });

@@ -18,7 +18,12 @@ export default definePlugin<AddonService>({
   description: 'Add-ons (DESIGN §5): the catalog, staged packages, plans, install, upgrade, settings and removal.',
   requires: ['connections', 'schema', 'public-admin'],
   permissions: [
-    { name: ADDONS_USE, label: "Use add-ons' actions", description: "Call installed apps' actions from the dashboard (their app keys call them from outside).", roles: ['editor'] },
+    {
+      name: ADDONS_USE,
+      label: "Use add-ons' actions",
+      description: "Call installed apps' actions from the dashboard (their app keys call them from outside).",
+      roles: ['editor'],
+    },
     { name: ADDONS_READ, label: 'See add-ons', description: 'See the add-on catalog, installed add-ons, staged packages and plans.' },
     {
       name: ADDONS_MANAGE,

@@ -76,7 +76,16 @@ export class PackageStore {
     }
   }
 
-  private toStaged(row: { addon_key: string; version: string; sha256: string; size: number; verified: number; source: string; manifest: string; staged_at: number }): StagedPackage {
+  private toStaged(row: {
+    addon_key: string;
+    version: string;
+    sha256: string;
+    size: number;
+    verified: number;
+    source: string;
+    manifest: string;
+    staged_at: number;
+  }): StagedPackage {
     const parsed = parseAddonManifest(JSON.parse(row.manifest));
     if (!parsed.ok) throw new Error(`staged manifest of ${row.addon_key}@${row.version} no longer parses at ${parsed.path}: ${parsed.message}`);
     return {

@@ -17,7 +17,11 @@ export interface AddonPlan {
   hash: string;
   connectionId: string | null;
   verified: boolean;
-  tables: Array<{ name: string; action: 'create' | 'alter' | 'keep' | 'drop'; columns: Array<{ name: string; type: string; action: 'add' | 'keep' | 'drop' | 'retype' }> }>;
+  tables: Array<{
+    name: string;
+    action: 'create' | 'alter' | 'keep' | 'drop';
+    columns: Array<{ name: string; type: string; action: 'add' | 'keep' | 'drop' | 'retype' }>;
+  }>;
   endpoints: Array<{ ref: string; table: string; methods: string[]; action: 'create' | 'keep' | 'remove' }>;
   capabilities: string[];
   outbound: string[];
@@ -54,19 +58,29 @@ export async function planInstall(kernel: Kernel, staged: StagedPackage, install
   const m = staged.manifest;
   const { default: semver } = await import('semver');
   if (!semver.satisfies(kernel.version, m.engine, { includePrerelease: true }))
-    throw new AppError('ADDON_ENGINE_MISMATCH', { message: `${m.key} ${m.version} runs on instance versions ${m.engine}; this is ${kernel.version}.`, params: { engine: m.engine, version: kernel.version } });
+    throw new AppError('ADDON_ENGINE_MISMATCH', {
+      message: `${m.key} ${m.version} runs on instance versions ${m.engine}; this is ${kernel.version}.`,
+      params: { engine: m.engine, version: kernel.version },
+    });
   if (installed && semver.lt(m.version, installed.version))
-    throw new AppError('ADDON_DOWNGRADE', { message: `${m.key} ${installed.version} is installed; ${m.version} is older.`, params: { installed: installed.version, version: m.version } });
+    throw new AppError('ADDON_DOWNGRADE', {
+      message: `${m.key} ${installed.version} is installed; ${m.version} is older.`,
+      params: { installed: installed.version, version: m.version },
+    });
   const target = installed?.connectionId ?? connectionId;
   if (installed && connectionId && installed.connectionId && connectionId !== installed.connectionId)
-    throw new AppError('CONFLICT', { message: 'An upgrade keeps the connection the add-on is on; move it with PUT /surfaces/{appKey}/connection.', params: { reason: 'connection-fixed' } });
+    throw new AppError('CONFLICT', {
+      message: 'An upgrade keeps the connection the add-on is on; move it with PUT /surfaces/{appKey}/connection.',
+      params: { reason: 'connection-fixed' },
+    });
   if (m.tables.length && !target) throw new AppError('ADDON_CONNECTION_REQUIRED');
 
   let ddl: DdlPlan | null = null;
   if (m.tables.length && target) {
     const connections = kernel.plugin<ConnectionsProvides>('connections');
     const info = await connections.info(target);
-    if (info.readOnly) throw new AppError('CONFLICT', { message: 'The connection is read-only: an add-on cannot create its tables there.', params: { reason: 'read-only' } });
+    if (info.readOnly)
+      throw new AppError('CONFLICT', { message: 'The connection is read-only: an add-on cannot create its tables there.', params: { reason: 'read-only' } });
     const existing = await connections.withSource(target, async (db) => (await introspect(db, info.dialect)).model.tables);
     ddl = planTables(
       m.tables.map((t) => ({ physicalName: physicalTableName(m.key, t.name), table: t })),
@@ -75,7 +89,10 @@ export async function planInstall(kernel: Kernel, staged: StagedPackage, install
       { physicalName: (t) => physicalTableName(m.key, t), dialect: info.dialect },
     );
     if (ddl.conflicts.length)
-      throw new AppError('ADDON_CONFLICT', { message: `The connection already has a table ${ddl.conflicts[0]!.table}.`, params: { what: 'table', name: ddl.conflicts[0]!.table } });
+      throw new AppError('ADDON_CONFLICT', {
+        message: `The connection already has a table ${ddl.conflicts[0]!.table}.`,
+        params: { what: 'table', name: ddl.conflicts[0]!.table },
+      });
   }
 
   const publicAdmin = kernel.plugin<PublicAdminProvides>('public-admin');
@@ -84,11 +101,13 @@ export async function planInstall(kernel: Kernel, staged: StagedPackage, install
   for (const e of m.endpoints) {
     const ref = publicRef(m.key, e.ref);
     const holder = await publicAdmin.endpoint(ref);
-    if (holder && holder.addonKey !== m.key) throw new AppError('ADDON_CONFLICT', { message: `The endpoint ref ${ref} is taken.`, params: { what: 'endpoint', name: ref } });
+    if (holder && holder.addonKey !== m.key)
+      throw new AppError('ADDON_CONFLICT', { message: `The endpoint ref ${ref} is taken.`, params: { what: 'endpoint', name: ref } });
     endpoints.push({ ref, table: physicalTableName(m.key, e.table), methods: [...e.methods], action: before.has(e.ref) ? 'keep' : 'create' });
   }
   for (const old of installed?.manifest.endpoints ?? []) {
-    if (!m.endpoints.some((e) => e.ref === old.ref)) endpoints.push({ ref: publicRef(m.key, old.ref), table: physicalTableName(m.key, old.table), methods: [], action: 'remove' });
+    if (!m.endpoints.some((e) => e.ref === old.ref))
+      endpoints.push({ ref: publicRef(m.key, old.ref), table: physicalTableName(m.key, old.table), methods: [], action: 'remove' });
   }
 
   const warnings = [...(ddl?.warnings ?? []), ...(ddl?.refusals ?? [])];
@@ -99,7 +118,11 @@ export async function planInstall(kernel: Kernel, staged: StagedPackage, install
     to: m.version,
     connectionId: m.tables.length ? target : (target ?? null),
     verified: staged.verified,
-    tables: (ddl?.tables ?? []).map((t) => ({ name: t.name, action: t.action, columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: c.action })) })),
+    tables: (ddl?.tables ?? []).map((t) => ({
+      name: t.name,
+      action: t.action,
+      columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: c.action })),
+    })),
     endpoints,
     capabilities: [...m.capabilities],
     outbound: [...m.outbound],
@@ -108,7 +131,12 @@ export async function planInstall(kernel: Kernel, staged: StagedPackage, install
     actions: [...m.actions],
     peak: m.peak,
     connect: m.connect ? { kind: m.connect.kind } : null,
-    settings: Object.entries(m.settings.properties).map(([name, f]) => ({ name, type: f.type, required: m.settings.required.includes(name), secret: f.secret === true })),
+    settings: Object.entries(m.settings.properties).map(([name, f]) => ({
+      name,
+      type: f.type,
+      required: m.settings.required.includes(name),
+      secret: f.secret === true,
+    })),
     warnings,
     destructive: ddl?.destructive ?? false,
   };
@@ -124,7 +152,11 @@ export function planRemoval(installed: InstalledAddon): PlanOutcome {
     to: null,
     connectionId: installed.connectionId,
     verified: true,
-    tables: m.tables.map((t) => ({ name: physicalTableName(m.key, t.name), action: 'drop', columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: 'drop' })) })),
+    tables: m.tables.map((t) => ({
+      name: physicalTableName(m.key, t.name),
+      action: 'drop',
+      columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: 'drop' })),
+    })),
     endpoints: m.endpoints.map((e) => ({ ref: publicRef(m.key, e.ref), table: physicalTableName(m.key, e.table), methods: [], action: 'remove' })),
     capabilities: [],
     outbound: [],

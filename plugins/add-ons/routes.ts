@@ -75,7 +75,8 @@ export const addonRoutes = [
     method: 'GET',
     url: '/add-ons/catalog',
     summary: 'The add-on catalog',
-    description: 'The built-in catalog shipped with the instance (works offline) and the remote indexes last fetched, with what of each is installed or staged.',
+    description:
+      'The built-in catalog shipped with the instance (works offline) and the remote indexes last fetched, with what of each is installed or staged.',
     permission: ADDONS_READ,
     tags,
     schema: { response: { 200: catalogData } },
@@ -100,7 +101,8 @@ export const addonRoutes = [
     method: 'POST',
     url: '/add-ons/catalog/refresh',
     summary: 'Fetch the remote catalog indexes',
-    description: '409 NETWORK_FEATURES_DISABLED when network features are off. A source that fails keeps its last good index; `refresh` says which failed and why.',
+    description:
+      '409 NETWORK_FEATURES_DISABLED when network features are off. A source that fails keeps its last good index; `refresh` says which failed and why.',
     permission: ADDONS_MANAGE,
     tags,
     schema: { body: noBody, response: { 200: catalogData, 409: errorEnvelopeSchema } },
@@ -110,7 +112,8 @@ export const addonRoutes = [
     method: 'POST',
     url: '/add-ons/download',
     summary: 'Download and stage a catalog version',
-    description: 'Fetches the package a catalog lists (the built-in catalog reads it from disk), checks its size and sha256 (400 ADDON_INTEGRITY), checks the package (400 ADDON_PACKAGE_INVALID) and stages it, marked verified.',
+    description:
+      'Fetches the package a catalog lists (the built-in catalog reads it from disk), checks its size and sha256 (400 ADDON_INTEGRITY), checks the package (400 ADDON_PACKAGE_INVALID) and stages it, marked verified.',
     permission: ADDONS_MANAGE,
     tags,
     schema: { body: downloadBody, response: { 201: stagedData, ...errors, 502: errorEnvelopeSchema } },
@@ -119,7 +122,10 @@ export const addonRoutes = [
       const staged = await service(kernel).packages.stageBytes(bytes, { source, verified: true, by: principal?.userId ?? null });
       if (staged.key !== body.key || staged.version !== body.version) {
         await service(kernel).packages.remove(staged.key, staged.version);
-        throw new AppError('ADDON_INTEGRITY', { message: `The package is ${staged.key} ${staged.version}, not what the index lists.`, params: { key: body.key, version: body.version } });
+        throw new AppError('ADDON_INTEGRITY', {
+          message: `The package is ${staged.key} ${staged.version}, not what the index lists.`,
+          params: { key: body.key, version: body.version },
+        });
       }
       audit({ action: 'add-ons.download', target: { type: 'addon', id: staged.key }, diff: stagedView(staged) });
       return reply(201, { data: { staged: stagedView(staged) } });
@@ -129,7 +135,8 @@ export const addonRoutes = [
     method: 'POST',
     url: '/add-ons/upload',
     summary: 'Upload and stage a package',
-    description: 'multipart/form-data with one file part: a `.tgz` add-on package (at most 20 MiB; 413 beyond). Checked like a download (400 ADDON_PACKAGE_INVALID with params.reason and params.path) and staged marked `verified: false`, which its plan shows.',
+    description:
+      'multipart/form-data with one file part: a `.tgz` add-on package (at most 20 MiB; 413 beyond). Checked like a download (400 ADDON_PACKAGE_INVALID with params.reason and params.path) and staged marked `verified: false`, which its plan shows.',
     permission: ADDONS_MANAGE,
     tags,
     multipart: { fileSize: PACKAGE_MAX_BYTES, files: 1, fields: 5, parts: 10 },
@@ -146,7 +153,8 @@ export const addonRoutes = [
           if (part.file.errored) throw multipartBodyError(err);
           throw err;
         }
-        if (part.file.truncated) throw new AppError('PAYLOAD_TOO_LARGE', { message: `A package is at most ${PACKAGE_MAX_BYTES} bytes.`, params: { limit: PACKAGE_MAX_BYTES } });
+        if (part.file.truncated)
+          throw new AppError('PAYLOAD_TOO_LARGE', { message: `A package is at most ${PACKAGE_MAX_BYTES} bytes.`, params: { limit: PACKAGE_MAX_BYTES } });
         const staged = await service(kernel).packages.stage(file, { source: 'upload', verified: false, by: principal?.userId ?? null });
         audit({ action: 'add-ons.upload', target: { type: 'addon', id: staged.key }, diff: stagedView(staged) });
         return reply(201, { data: { staged: stagedView(staged) } });
@@ -167,7 +175,8 @@ export const addonRoutes = [
       const s = service(kernel);
       const staged = await s.packages.require(params.key, params.version);
       const installed = await s.installed.get(params.key);
-      if (installed?.version === params.version) throw new AppError('CONFLICT', { message: 'That version is installed; remove or upgrade the add-on first.', params: { reason: 'installed' } });
+      if (installed?.version === params.version)
+        throw new AppError('CONFLICT', { message: 'That version is installed; remove or upgrade the add-on first.', params: { reason: 'installed' } });
       await s.packages.remove(params.key, params.version);
       audit({ action: 'add-ons.staged.delete', target: { type: 'addon', id: params.key }, diff: stagedView(staged) });
       return { data: { staged: stagedView(staged) } };
@@ -210,7 +219,11 @@ export const addonRoutes = [
       const s = service(kernel);
       const installed = await s.install(principal?.userId ?? null, body);
       const view = await s.view(installed);
-      audit({ action: 'add-ons.install', target: { type: 'addon', id: view.key }, diff: { version: view.version, connectionId: view.connectionId, planHash: body.planHash } });
+      audit({
+        action: 'add-ons.install',
+        target: { type: 'addon', id: view.key },
+        diff: { version: view.version, connectionId: view.connectionId, planHash: body.planHash },
+      });
       return reply(201, { data: { addon: view } });
     },
   }),
@@ -227,7 +240,11 @@ export const addonRoutes = [
       const s = service(kernel);
       const before = await s.require(params.key);
       const after = await s.upgrade(principal?.userId ?? null, params.key, body);
-      audit({ action: 'add-ons.upgrade', target: { type: 'addon', id: params.key }, diff: { from: before.version, to: after.version, planHash: body.planHash } });
+      audit({
+        action: 'add-ons.upgrade',
+        target: { type: 'addon', id: params.key },
+        diff: { from: before.version, to: after.version, planHash: body.planHash },
+      });
       return { data: { addon: await s.view(after) } };
     },
   }),
@@ -235,7 +252,8 @@ export const addonRoutes = [
     method: 'PATCH',
     url: '/add-ons/:key',
     summary: 'Enable, disable or change the settings of an add-on',
-    description: 'Settings are checked against the manifest (400 ADDON_SETTINGS_INVALID); secret settings are write-only: never returned, kept when left out, cleared with null.',
+    description:
+      'Settings are checked against the manifest (400 ADDON_SETTINGS_INVALID); secret settings are write-only: never returned, kept when left out, cleared with null.',
     permission: ADDONS_MANAGE,
     tags,
     schema: { params: keyParams, body: patchBody, response: { 200: addonData, ...errors } },
@@ -243,7 +261,14 @@ export const addonRoutes = [
       const s = service(kernel);
       const { before, after } = await s.patch(params.key, body);
       const [b, a] = [await s.view(before), await s.view(after)];
-      audit({ action: 'add-ons.update', target: { type: 'addon', id: params.key }, diff: { before: { enabled: b.enabled, settings: b.settings, secretsSet: b.secretsSet }, after: { enabled: a.enabled, settings: a.settings, secretsSet: a.secretsSet } } });
+      audit({
+        action: 'add-ons.update',
+        target: { type: 'addon', id: params.key },
+        diff: {
+          before: { enabled: b.enabled, settings: b.settings, secretsSet: b.secretsSet },
+          after: { enabled: a.enabled, settings: a.settings, secretsSet: a.secretsSet },
+        },
+      });
       return { data: { addon: a } };
     },
   }),

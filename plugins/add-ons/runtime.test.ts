@@ -68,7 +68,11 @@ describe('add-on runtime: hooks on writes, actions, schedules, host functions', 
     return res.body.data.addon;
   };
   const action = (key: string, name: string, input: unknown, auth: Record<string, string>) =>
-    fetch(`${inst.url}/api/v1/public/apps/${key}/actions/${name}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: ORIGIN, ...auth }, body: JSON.stringify({ input }) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    fetch(`${inst.url}/api/v1/public/apps/${key}/actions/${name}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: ORIGIN, ...auth },
+      body: JSON.stringify({ input }),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
   beforeAll(async () => {
     ({ inst, admin } = await bootWithAdmin({ env: { SVC_PUBLIC_API_ORIGINS: ORIGIN } }));
@@ -85,7 +89,11 @@ describe('add-on runtime: hooks on writes, actions, schedules, host functions', 
   });
 
   const publicWrite = (values: Record<string, unknown>) =>
-    fetch(`${inst.url}/api/v1/public/records/tix-tickets`, { method: 'POST', headers: { authorization: `Bearer ${appKey}`, 'content-type': 'application/json', origin: ORIGIN }, body: JSON.stringify({ values }) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    fetch(`${inst.url}/api/v1/public/records/tix-tickets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${appKey}`, 'content-type': 'application/json', origin: ORIGIN },
+      body: JSON.stringify({ values }),
+    }).then(async (r) => ({ status: r.status, body: await r.json() }));
 
   it('beforeWrite changes values and refuses writes, through the public API and the data API', async () => {
     const ok = await publicWrite({ title: '  gala  ', seats: 2 });
@@ -103,9 +111,17 @@ describe('add-on runtime: hooks on writes, actions, schedules, host functions', 
   });
 
   it('afterWrite and schedules run, and an action reads what they stored', async () => {
-    const last = await eventually(async () => (await action('tix', 'last', null, { authorization: `Bearer ${appKey}` })).body.data?.result?.last ?? null, 'MATINEE', 10_000);
+    const last = await eventually(
+      async () => (await action('tix', 'last', null, { authorization: `Bearer ${appKey}` })).body.data?.result?.last ?? null,
+      'MATINEE',
+      10_000,
+    );
     expect(last).toBe('MATINEE');
-    const tick = await eventually(async () => typeof (await action('tix', 'last', null, { authorization: `Bearer ${appKey}` })).body.data?.result?.tick, 'string', 10_000);
+    const tick = await eventually(
+      async () => typeof (await action('tix', 'last', null, { authorization: `Bearer ${appKey}` })).body.data?.result?.tick,
+      'string',
+      10_000,
+    );
     expect(tick).toBe('string');
   });
 
@@ -141,7 +157,9 @@ describe('add-on runtime: hooks on writes, actions, schedules, host functions', 
     // Its app key stops with it (D27), and staff get no action either.
     expect((await publicWrite({ title: 'x', seats: 1 })).body.error.code).toBe('PUBLIC_KEY_INVALID');
     expect((await action('tix', 'count', null, { authorization: `Bearer ${appKey}` })).body.error.code).toBe('PUBLIC_KEY_INVALID');
-    expect((await action('tix', 'count', null, { cookie: `svc_session=${admin.cookie('svc_session')}`, origin: inst.url })).body.error.code).toBe('ADDON_NOT_FOUND');
+    expect((await action('tix', 'count', null, { cookie: `svc_session=${admin.cookie('svc_session')}`, origin: inst.url })).body.error.code).toBe(
+      'ADDON_NOT_FOUND',
+    );
     expect((await admin.patch('/api/v1/add-ons/tix', { enabled: true })).status).toBe(200);
     expect((await publicWrite({ title: 'back', seats: 1 })).status).toBe(201);
   });

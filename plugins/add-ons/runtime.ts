@@ -167,10 +167,15 @@ export class AddonRuntime implements RowWriteHookProvider {
     const t = this.tables.get(tableKey(e.connectionId, e.table));
     if (!t?.before) return null;
     const l = this.require(t.key);
-    const result = await this.call(l, { kind: 'hook', name: `${t.table}.beforeWrite` }, { table: t.table, op: e.op, values: e.values as Json, previous: (e.previous ?? null) as Json });
+    const result = await this.call(
+      l,
+      { kind: 'hook', name: `${t.table}.beforeWrite` },
+      { table: t.table, op: e.op, values: e.values as Json, previous: (e.previous ?? null) as Json },
+    );
     if (result === null || typeof result !== 'object' || Array.isArray(result)) return null;
     if (typeof result.refuse === 'string') throw refusal(t.key, result.refuse);
-    if (result.values !== undefined && result.values !== null && typeof result.values === 'object' && !Array.isArray(result.values)) return result.values as Record<string, unknown>;
+    if (result.values !== undefined && result.values !== null && typeof result.values === 'object' && !Array.isArray(result.values))
+      return result.values as Record<string, unknown>;
     return null;
   }
 
@@ -180,14 +185,18 @@ export class AddonRuntime implements RowWriteHookProvider {
     const l = this.loaded.get(t.key);
     if (!l) return;
     this.call(l, { kind: 'hook', name: `${t.table}.afterWrite` }, { table: t.table, op: e.op, row: e.row as Json }).catch((err: unknown) =>
-      this.kernel.log.warn({ addon: t.key, hook: `${t.table}.afterWrite`, err: { code: (err as AppError).code, message: (err as Error).message } }, 'an add-on afterWrite hook failed'),
+      this.kernel.log.warn(
+        { addon: t.key, hook: `${t.table}.afterWrite`, err: { code: (err as AppError).code, message: (err as Error).message } },
+        'an add-on afterWrite hook failed',
+      ),
     );
   }
 
   /** POST /public/apps/{key}/actions/{name}. */
   async action(key: string, name: string, input: Json): Promise<Json> {
     const l = this.require(key);
-    if (!l.addon.manifest.actions.includes(name)) throw new AppError('ADDON_HANDLER_MISSING', { message: 'The add-on declares no such action.', params: { name } });
+    if (!l.addon.manifest.actions.includes(name))
+      throw new AppError('ADDON_HANDLER_MISSING', { message: 'The add-on declares no such action.', params: { name } });
     return this.call(l, { kind: 'action', name }, input);
   }
 

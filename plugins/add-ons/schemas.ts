@@ -69,7 +69,9 @@ export const planSchema = z
         columns: z.array(z.strictObject({ name: z.string(), type: z.string(), action: planAction(['add', 'keep', 'drop', 'retype'] as const) })),
       }),
     ),
-    endpoints: z.array(z.strictObject({ ref: z.string(), table: z.string(), methods: z.array(z.string()), action: planAction(['create', 'keep', 'remove'] as const) })),
+    endpoints: z.array(
+      z.strictObject({ ref: z.string(), table: z.string(), methods: z.array(z.string()), action: planAction(['create', 'keep', 'remove'] as const) }),
+    ),
     capabilities: z.array(z.string()),
     outbound: z.array(z.string()),
     surfaces: z.array(z.strictObject({ name: z.string(), kind: z.string(), title: z.string() })),
@@ -84,7 +86,9 @@ export const planSchema = z
   .meta({ id: 'AddonPlan' });
 export const planData = dataOf(z.strictObject({ plan: planSchema }));
 
-const settingsInput = z.record(z.string().max(64), z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()])).describe('Values by setting name; null clears one. A secret left out keeps its value.');
+const settingsInput = z
+  .record(z.string().max(64), z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()]))
+  .describe('Values by setting name; null clears one. A secret left out keeps its value.');
 
 export const installBody = z.strictObject({
   key: addonKeyField,

@@ -127,7 +127,12 @@ export class AddonService {
   async plan(key: string, version: string | undefined, connectionId: string | undefined): Promise<AddonPlan> {
     const installed = await this.installed.get(key);
     if (version === undefined) {
-      if (!installed) throw new AppError('VALIDATION_FAILED', { issues: [{ path: 'query.version', code: 'required', message: 'Name the version to plan (the add-on is not installed, so there is no removal to plan).' }] });
+      if (!installed)
+        throw new AppError('VALIDATION_FAILED', {
+          issues: [
+            { path: 'query.version', code: 'required', message: 'Name the version to plan (the add-on is not installed, so there is no removal to plan).' },
+          ],
+        });
       return planRemoval(installed).plan;
     }
     const staged = await this.packages.require(key, version);
@@ -143,13 +148,23 @@ export class AddonService {
    * When anything fails, the DDL is undone (compensation on MySQL, which commits DDL at once),
    * so the instance is as it was: the previous version keeps working, nothing is half-made.
    */
-  private async carryOut<P>(outcome: PlanOutcome, allowDestructive: boolean, prepare: () => Promise<P>, metaWrites: (trx: MetaDb, prepared: P) => Promise<string[]>): Promise<void> {
+  private async carryOut<P>(
+    outcome: PlanOutcome,
+    allowDestructive: boolean,
+    prepare: () => Promise<P>,
+    metaWrites: (trx: MetaDb, prepared: P) => Promise<string[]>,
+  ): Promise<void> {
     const { ddl, plan } = outcome;
     let undo: UndoStep[] = [];
     const connectionId = plan.connectionId;
     const dialect = connectionId ? (await this.connections.info(connectionId)).dialect : null;
     if (ddl && connectionId && dialect) {
-      if (plan.destructive && !allowDestructive) throw new AppError('ADDON_DESTRUCTIVE', { params: { tables: plan.tables.filter((t) => t.action === 'drop' || t.columns.some((c) => c.action === 'drop' || c.action === 'retype')).map((t) => t.name) } });
+      if (plan.destructive && !allowDestructive)
+        throw new AppError('ADDON_DESTRUCTIVE', {
+          params: {
+            tables: plan.tables.filter((t) => t.action === 'drop' || t.columns.some((c) => c.action === 'drop' || c.action === 'retype')).map((t) => t.name),
+          },
+        });
       const applied = await this.connections.withSource(connectionId, (db) =>
         applyTables(db, dialect, ddl, { allowDestructive, ...(installFaults.ddlSteps === undefined ? {} : { failAfter: installFaults.ddlSteps }) }),
       );
@@ -167,7 +182,9 @@ export class AddonService {
       });
     } catch (err) {
       if (undo.length && connectionId && dialect) {
-        await this.connections.withSource(connectionId, (db) => undoTables(db, dialect, undo)).catch((e) => this.kernel.log.error({ err: e, key: plan.key }, 'undoing an add-on install failed'));
+        await this.connections
+          .withSource(connectionId, (db) => undoTables(db, dialect, undo))
+          .catch((e) => this.kernel.log.error({ err: e, key: plan.key }, 'undoing an add-on install failed'));
         await this.schema.introspect(connectionId).catch(() => undefined);
       }
       throw err;
@@ -185,7 +202,11 @@ export class AddonService {
       ? await this.publicAdmin.apps.prepare(
           m.key,
           connectionId,
-          m.endpoints.map(({ ref, table, ...definition }) => ({ ref: publicRef(m.key, ref), table: physicalTableName(m.key, table), definition: withBookingSettings(definition, openSettings(settings, this.box)) })),
+          m.endpoints.map(({ ref, table, ...definition }) => ({
+            ref: publicRef(m.key, ref),
+            table: physicalTableName(m.key, table),
+            definition: withBookingSettings(definition, openSettings(settings, this.box)),
+          })),
         )
       : [];
     return { endpoints };
@@ -193,11 +214,21 @@ export class AddonService {
 
   private async writeEndpoints(trx: MetaDb, m: AddonManifest, connectionId: string | null, prepared: PreparedApp, by: string | null): Promise<string[]> {
     if (prepared.endpoints === null) return [];
-    const written = await this.publicAdmin.apps.write(trx, { addonKey: m.key, name: `${m.name} (app)`, connectionId: connectionId ?? '', peak: m.peak, endpoints: prepared.endpoints, createdBy: by });
+    const written = await this.publicAdmin.apps.write(trx, {
+      addonKey: m.key,
+      name: `${m.name} (app)`,
+      connectionId: connectionId ?? '',
+      peak: m.peak,
+      endpoints: prepared.endpoints,
+      createdBy: by,
+    });
     return written.keyId ? [written.keyId] : [];
   }
 
-  async install(by: string | null, body: { key: string; version: string; connectionId?: string | undefined; planHash: string; settings?: Record<string, unknown> | undefined }): Promise<InstalledAddon> {
+  async install(
+    by: string | null,
+    body: { key: string; version: string; connectionId?: string | undefined; planHash: string; settings?: Record<string, unknown> | undefined },
+  ): Promise<InstalledAddon> {
     if (await this.installed.get(body.key)) throw new AppError('ADDON_INSTALLED', { params: { key: body.key } });
     const staged = await this.packages.require(body.key, body.version);
     const outcome = await planInstall(this.kernel, staged, null, body.connectionId ?? null);
@@ -210,7 +241,16 @@ export class AddonService {
       false,
       () => this.prepareEndpoints(m, connectionId, settings),
       async (trx, prepared) => {
-        await this.installed.insert(addonsDb(trx), { key: m.key, version: m.version, enabled: true, connectionId, manifest: m, settings, by, now: this.kernel.now() });
+        await this.installed.insert(addonsDb(trx), {
+          key: m.key,
+          version: m.version,
+          enabled: true,
+          connectionId,
+          manifest: m,
+          settings,
+          by,
+          now: this.kernel.now(),
+        });
         return this.writeEndpoints(trx, m, connectionId, prepared, by);
       },
     );
@@ -218,7 +258,11 @@ export class AddonService {
     return this.require(m.key);
   }
 
-  async upgrade(by: string | null, key: string, body: { version: string; planHash: string; allowDestructive?: boolean | undefined; settings?: Record<string, unknown> | undefined }): Promise<InstalledAddon> {
+  async upgrade(
+    by: string | null,
+    key: string,
+    body: { version: string; planHash: string; allowDestructive?: boolean | undefined; settings?: Record<string, unknown> | undefined },
+  ): Promise<InstalledAddon> {
     const installed = await this.require(key);
     const staged = await this.packages.require(key, body.version);
     const outcome = await planInstall(this.kernel, staged, installed, null);
@@ -239,16 +283,25 @@ export class AddonService {
   }
 
   /** PATCH: enable, disable, settings (checked against the manifest; secrets write-only). */
-  async patch(key: string, body: { enabled?: boolean | undefined; settings?: Record<string, unknown> | undefined }): Promise<{ before: InstalledAddon; after: InstalledAddon }> {
+  async patch(
+    key: string,
+    body: { enabled?: boolean | undefined; settings?: Record<string, unknown> | undefined },
+  ): Promise<{ before: InstalledAddon; after: InstalledAddon }> {
     const before = await this.require(key);
-    const settings: StoredSettings | undefined = body.settings === undefined ? undefined : settingsToStore(before.manifest.settings, body.settings, before.settings, this.box);
+    const settings: StoredSettings | undefined =
+      body.settings === undefined ? undefined : settingsToStore(before.manifest.settings, body.settings, before.settings, this.box);
     const m = before.manifest;
     // Settings that booking rules take (withBookingSettings) change the endpoints with them.
     const prepared = settings !== undefined && m.endpoints.some((e) => e.booking) ? await this.prepareEndpoints(m, before.connectionId, settings) : null;
     const keyIds: string[] = [];
     try {
       await this.kernel.db.transaction().execute(async (trx) => {
-        await this.installed.update(addonsDb(trx), key, { ...(body.enabled === undefined ? {} : { enabled: body.enabled }), ...(settings === undefined ? {} : { settings }) }, this.kernel.now());
+        await this.installed.update(
+          addonsDb(trx),
+          key,
+          { ...(body.enabled === undefined ? {} : { enabled: body.enabled }), ...(settings === undefined ? {} : { settings }) },
+          this.kernel.now(),
+        );
         if (prepared) keyIds.push(...(await this.writeEndpoints(trx, m, before.connectionId, prepared, null)));
         if (body.enabled !== undefined && body.enabled !== before.enabled) {
           const keyId = await this.publicAdmin.apps.setSuspended(trx, key, !body.enabled);

@@ -107,7 +107,9 @@ export function withBookingSettings<D extends { booking?: unknown; timeZone?: st
     try {
       next.openingHours = JSON.parse(settings.openingHours);
     } catch {
-      throw new AppError('ADDON_SETTINGS_INVALID', { issues: [{ path: 'body.settings.openingHours', code: 'invalid_setting', message: 'openingHours is JSON: {"mon": [["09:00","17:00"]], …}.' }] });
+      throw new AppError('ADDON_SETTINGS_INVALID', {
+        issues: [{ path: 'body.settings.openingHours', code: 'invalid_setting', message: 'openingHours is JSON: {"mon": [["09:00","17:00"]], …}.' }],
+      });
     }
   }
   return { ...definition, ...timeZone, booking: next };

@@ -6,7 +6,11 @@ import type { AddonManifestInput } from '../../addons-sdk/src/manifest/index.js'
 import type { HttpClient } from '../../test/helpers/client.js';
 
 /** Writes an add-on folder (addon.json, server.ts, other files) and packs it with the SDK, as an author would. */
-export async function packFixture(manifest: AddonManifestInput, server: string | null, files: Record<string, string> = {}): Promise<{ file: string; bytes: Buffer; sha256: string }> {
+export async function packFixture(
+  manifest: AddonManifestInput,
+  server: string | null,
+  files: Record<string, string> = {},
+): Promise<{ file: string; bytes: Buffer; sha256: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'addon-src-'));
   writeFileSync(join(dir, 'addon.json'), JSON.stringify(manifest, null, 2));
   if (server !== null) writeFileSync(join(dir, 'server.ts'), server);
@@ -22,7 +26,11 @@ export async function packFixture(manifest: AddonManifestInput, server: string |
 export async function uploadPackage(baseUrl: string, client: HttpClient, bytes: Uint8Array, name = 'package.tgz') {
   const form = new FormData();
   form.append('file', new Blob([bytes as BlobPart], { type: 'application/gzip' }), name);
-  const res = await fetch(`${baseUrl}/api/v1/add-ons/upload`, { method: 'POST', body: form, headers: { cookie: `svc_session=${client.cookie('svc_session')}`, origin: baseUrl } });
+  const res = await fetch(`${baseUrl}/api/v1/add-ons/upload`, {
+    method: 'POST',
+    body: form,
+    headers: { cookie: `svc_session=${client.cookie('svc_session')}`, origin: baseUrl },
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }

@@ -116,7 +116,11 @@ export class DataService {
     return this.connections.withSource(connectionId, (db, info) => {
       const d = rowDialect(info.dialect);
       return reading(d, async () => {
-        const page = await listRows(db, d, table, params, { output: params.fields ?? view.readable, searchable: view.readable, cursors: this.kernel.signer('data.cursor') });
+        const page = await listRows(db, d, table, params, {
+          output: params.fields ?? view.readable,
+          searchable: view.readable,
+          cursors: this.kernel.signer('data.cursor'),
+        });
         const count = await countRows(db, d, table, whereSql(d, params.filters, params.search, view.readable), {
           estimates: { cache: this.estimates, scope: connectionId },
         });
@@ -161,7 +165,14 @@ export class DataService {
   }
 
   /** Creates, updates and deletes in one transaction; all of them or none. */
-  async write(principal: Principal, connectionId: string, ref: string, kind: WriteKind, ops: OpInput[], audit: (e: AuditEntryInput) => void): Promise<WriteAnswer> {
+  async write(
+    principal: Principal,
+    connectionId: string,
+    ref: string,
+    kind: WriteKind,
+    ops: OpInput[],
+    audit: (e: AuditEntryInput) => void,
+  ): Promise<WriteAnswer> {
     const { table, view } = await this.target(principal, connectionId, ref, 'write');
     const bulk = kind === 'bulk';
     const actor = actorOf(principal);
@@ -186,7 +197,11 @@ export class DataService {
         return { results, undoToken, steps };
       });
     });
-    audit({ action: `data.${kind}`, target: { type: 'data.table', id: `${connectionId}/${ref}`.slice(0, 200) }, diff: changeDiff(connectionId, table, answer.steps) });
+    audit({
+      action: `data.${kind}`,
+      target: { type: 'data.table', id: `${connectionId}/${ref}`.slice(0, 200) },
+      diff: changeDiff(connectionId, table, answer.steps),
+    });
     await this.publish({ connectionId, table: ref, recordIds: answer.results.map((r) => r.recordId), op: kind });
     for (const s of answer.steps) {
       const row = s.after ?? s.before;
@@ -221,7 +236,11 @@ export class DataService {
           return { results, undoToken, steps };
         });
       });
-      audit({ action: 'data.undo', target: { type: 'data.table', id: `${record.connectionId}/${ref}`.slice(0, 200) }, diff: changeDiff(record.connectionId, table, answer.steps) });
+      audit({
+        action: 'data.undo',
+        target: { type: 'data.table', id: `${record.connectionId}/${ref}`.slice(0, 200) },
+        diff: changeDiff(record.connectionId, table, answer.steps),
+      });
       await this.publish({ connectionId: record.connectionId, table: ref, recordIds: answer.results.map((r) => r.recordId), op: 'undo' });
       return { results: answer.results, undoToken: answer.undoToken, connectionId: record.connectionId, table: ref };
     } catch (err) {

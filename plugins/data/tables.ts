@@ -23,7 +23,6 @@ export type DataTables = {
 export type DataDb = Kysely<KernelTables & DataTables>;
 export const dataDb = (db: MetaDb): DataDb => db.withTables<DataTables>();
 
-
 /** MySQL commits DDL at once (K10): a rerun after a crash between the two statements must pass. */
 async function rerunnable(step: Promise<unknown>): Promise<void> {
   await step.catch((err: { errno?: number; message?: string }) => {

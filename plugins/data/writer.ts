@@ -85,7 +85,10 @@ export class RowWriter {
       const at = `${path}.values.${name}`;
       const c = columnOf(this.table, name);
       if (!c || !this.view.writable?.has(name)) {
-        const why = c?.generated && this.view.readableNames.has(name) ? 'A generated column: the database computes it.' : `No column "${name}" you may write in this table.`;
+        const why =
+          c?.generated && this.view.readableNames.has(name)
+            ? 'A generated column: the database computes it.'
+            : `No column "${name}" you may write in this table.`;
         issues.push({ path: at, message: why });
         continue;
       }
@@ -111,7 +114,12 @@ export class RowWriter {
       const values = this.assignments(await this.beforeHook('insert', input.values ?? {}, null), path);
       const missing = keysToGive(this.d, this.table, new Set(values.map(([c]) => c.name)));
       if (missing.length) {
-        throw new RowInputError(missing.map((c) => ({ path: `${path}.values.${c.name}`, message: 'Give the key: MySQL cannot report a key the database chose unless it is AUTO_INCREMENT.' })));
+        throw new RowInputError(
+          missing.map((c) => ({
+            path: `${path}.values.${c.name}`,
+            message: 'Give the key: MySQL cannot report a key the database chose unless it is AUTO_INCREMENT.',
+          })),
+        );
       }
       const after = this.wire(await insertRow(db, this.d, this.table, values, this.all));
       return {
@@ -135,7 +143,10 @@ export class RowWriter {
       };
     }
     if (!this.view.writesWholeRows) {
-      throw new AppError('FORBIDDEN', { message: 'Deleting a row needs a write grant on the whole table, not on some columns.', params: { permission: 'data.write', reason: 'columns', ...(index === undefined ? {} : { index }) } });
+      throw new AppError('FORBIDDEN', {
+        message: 'Deleting a row needs a write grant on the whole table, not on some columns.',
+        params: { permission: 'data.write', reason: 'columns', ...(index === undefined ? {} : { index }) },
+      });
     }
     const before = await this.current(db, key);
     if (!before) throw rowNotFound(index);
@@ -191,10 +202,16 @@ export class RowWriter {
     if (compared.some((name) => !same(now[name], expected[name]))) throw this.conflict(expected, 'row-changed');
     if (step.op === 'create') {
       await deleteRow(db, this.d, this.table, key);
-      return { result: { op: 'delete', recordId: recordIdOf(this.table, now)!, row: null }, step: { op: 'delete', table: step.table, before: now, after: null, columns: [] } };
+      return {
+        result: { op: 'delete', recordId: recordIdOf(this.table, now)!, row: null },
+        step: { op: 'delete', table: step.table, before: now, after: null, columns: [] },
+      };
     }
     const before = step.before!;
-    const values = step.columns.map((name) => columnOf(this.table, name)).filter((c): c is Column => !!c).map((c) => [c, this.restore(c, before[c.name])] as const);
+    const values = step.columns
+      .map((name) => columnOf(this.table, name))
+      .filter((c): c is Column => !!c)
+      .map((c) => [c, this.restore(c, before[c.name])] as const);
     const raw = await updateRow(db, this.d, this.table, key, values, this.all);
     if (!raw) throw this.conflict(expected, 'row-deleted');
     const after = this.wire(raw);

@@ -177,7 +177,11 @@ export class BatchWriter {
           for (const r of out.refused) refusals.push([r.row.line, r.reason, r.row.raw]);
         }
       } catch (err) {
-        if (!whole) await trx.rollback().execute().catch(() => undefined);
+        if (!whole)
+          await trx
+            .rollback()
+            .execute()
+            .catch(() => undefined);
         throw err;
       }
     }

@@ -35,7 +35,10 @@ describe('COPY text', () => {
     const rows = [row(2, [1, 'a']), row(3, [2, USE_DEFAULT]), row(4, [3, 'c']), row(5, [USE_DEFAULT, USE_DEFAULT])];
     const groups = copyGroups(target(['id', 'name']), rows);
     expect(groups.map((g) => [g.at, g.rows.map((r) => r.line)])).toEqual([
-      [[0, 1], [2, 4]],
+      [
+        [0, 1],
+        [2, 4],
+      ],
       [[0], [3]],
       [[], [5]],
     ]);
@@ -45,7 +48,9 @@ describe('COPY text', () => {
 
   it('gives a unit held as lines the text its values would give, past the Buffer it starts with', () => {
     // ~1 MB of text over 3 000 rows: several spills and the Buffer grown from 256 KiB; multi-byte characters included.
-    const rows = Array.from({ length: 3_000 }, (_, i) => row(i + 2, [i, `é😀\t${'x'.repeat(i % 600)}`, i % 3 === 0 ? null : i / 4, i % 2 === 0, Buffer.from([i % 256])]));
+    const rows = Array.from({ length: 3_000 }, (_, i) =>
+      row(i + 2, [i, `é😀\t${'x'.repeat(i % 600)}`, i % 3 === 0 ? null : i / 4, i % 2 === 0, Buffer.from([i % 256])]),
+    );
     const lines = new CopyLines();
     rows.forEach((r, i) => lines.add(i + 1, copyLine(r.values)!));
     expect(lines.size).toBe(3_000);
@@ -203,7 +208,11 @@ describe.each(hasPg ? ['postgres'] : [])('imports into %s by COPY', () => {
 
   it('stores what the INSERT path stores, defaults included', async () => {
     const uploadId = await upload(EDGE_CSV);
-    const mapping = Object.fromEntries(EDGE_CSV.split('\r\n')[0]!.split(',').map((c) => [c, c]));
+    const mapping = Object.fromEntries(
+      EDGE_CSV.split('\r\n')[0]!
+        .split(',')
+        .map((c) => [c, c]),
+    );
     for (const table of ['by_copy', 'by_insert']) {
       const imp = await runImport(inst, admin, { uploadId, connectionId, table, mapping, atomic: true });
       expect(imp, table).toMatchObject({ state: 'succeeded', counts: { total: 4, inserted: 4, refused: 0 } });
@@ -213,10 +222,36 @@ describe.each(hasPg ? ['postgres'] : [])('imports into %s by COPY', () => {
     const cols = 'id, t, v, n, tz, ts, d, ok, j, by, u, f, big, code, tags';
     expect(await rows(`select ${cols} from by_copy except select ${cols} from by_insert`)).toEqual([]);
     expect(await rows(`select ${cols} from by_insert except select ${cols} from by_copy`)).toEqual([]);
-    const got = await rows(`select id, t, n::text as n, tz = '2024-03-01 08:00:00Z' as tz_ok, ts::text as ts, ok, j::text as j, encode(by, 'hex') as by, big::text as big, code, tags from by_copy order by id`);
+    const got = await rows(
+      `select id, t, n::text as n, tz = '2024-03-01 08:00:00Z' as tz_ok, ts::text as ts, ok, j::text as j, encode(by, 'hex') as by, big::text as big, code, tags from by_copy order by id`,
+    );
     expect(got).toEqual([
-      { id: 1, t: 'tab\there, "quoted"', n: '12.35', tz_ok: true, ts: '2024-03-01 10:00:00', ok: true, j: '{"a": [1, "x"]}', by: '000102ff', big: '9007199254740993', code: 'dflt', tags: ['a', 'b c'] },
-      { id: 2, t: 'two\nlines\\ and \\N', n: '-0.50', tz_ok: true, ts: '2024-03-01 10:00:00.123456', ok: false, j: 'null', by: null, big: '-42', code: 'dflt', tags: [] },
+      {
+        id: 1,
+        t: 'tab\there, "quoted"',
+        n: '12.35',
+        tz_ok: true,
+        ts: '2024-03-01 10:00:00',
+        ok: true,
+        j: '{"a": [1, "x"]}',
+        by: '000102ff',
+        big: '9007199254740993',
+        code: 'dflt',
+        tags: ['a', 'b c'],
+      },
+      {
+        id: 2,
+        t: 'two\nlines\\ and \\N',
+        n: '-0.50',
+        tz_ok: true,
+        ts: '2024-03-01 10:00:00.123456',
+        ok: false,
+        j: 'null',
+        by: null,
+        big: '-42',
+        code: 'dflt',
+        tags: [],
+      },
       { id: 3, t: null, n: '0.00', tz_ok: null, ts: null, ok: true, j: null, by: null, big: null, code: 'dflt', tags: null },
       { id: 4, t: '\\.', n: '1.00', tz_ok: null, ts: null, ok: true, j: '"s"', by: null, big: null, code: 'dflt', tags: null },
     ]);

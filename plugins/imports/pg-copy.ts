@@ -146,7 +146,14 @@ export class CopyLines {
 /** Writes the lines with one COPY over every column, all or nothing as copyRows: a refusal undoes them and rejects with the server's error. */
 export async function copyLines(client: pg.ClientBase, target: WriteTarget, lines: CopyLines): Promise<void> {
   try {
-    await copyIn(client, target, target.columns.map((_, j) => j), lines.text(), 'savepoint svc_copy; ', '; release savepoint svc_copy');
+    await copyIn(
+      client,
+      target,
+      target.columns.map((_, j) => j),
+      lines.text(),
+      'savepoint svc_copy; ',
+      '; release savepoint svc_copy',
+    );
   } catch (err) {
     await client.query('rollback to savepoint svc_copy; release savepoint svc_copy');
     throw err;

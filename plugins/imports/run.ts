@@ -24,7 +24,6 @@ export interface ImportPayload {
   importId: string;
 }
 
-
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Trx = ControlledTransaction<any>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -49,18 +48,31 @@ export async function runImport(ctx: JobContext<ImportPayload>, service: Imports
   const sourceColumns = (JSON.parse(upload.columns) as DetectedColumn[]).map((c) => c.name);
   const issues: ErrorIssue[] = [];
   const mode = row.mode;
-  const plan = planImport(table, sourceColumns, () => true, { mapping: JSON.parse(row.mapping), mode, upsertKey: row.upsert_key ? JSON.parse(row.upsert_key) : null }, issues);
-  if (issues.length) throw new JobError('IMPORT_SCHEMA_CHANGED', `The table changed since the import was set up: ${issues.map((i) => i.message).join(' ')}`, false);
+  const plan = planImport(
+    table,
+    sourceColumns,
+    () => true,
+    { mapping: JSON.parse(row.mapping), mode, upsertKey: row.upsert_key ? JSON.parse(row.upsert_key) : null },
+    issues,
+  );
+  if (issues.length)
+    throw new JobError('IMPORT_SCHEMA_CHANGED', `The table changed since the import was set up: ${issues.map((i) => i.message).join(' ')}`, false);
   const { db, info } = await kernel.plugin<ConnectionsProvides>('connections').source(row.connection_id);
 
   const atomic = Boolean(Number(row.atomic));
   const dryRun = Boolean(Number(row.dry_run));
   const resumable = !atomic && !dryRun;
   const resumeLine = resumable ? Number(row.checkpoint_line) : 0;
-  const counts: Counts = resumable ? { total: Number(row.total), inserted: Number(row.inserted), updated: Number(row.updated), refused: Number(row.refused) } : { total: 0, inserted: 0, updated: 0, refused: 0 };
+  const counts: Counts = resumable
+    ? { total: Number(row.total), inserted: Number(row.inserted), updated: Number(row.updated), refused: Number(row.refused) }
+    : { total: 0, inserted: 0, updated: 0, refused: 0 };
   const report = new ErrorReport(service.reportPath(row.id), sourceColumns, resumable ? Number(row.report_bytes) : 0);
   const set = (patch: Partial<ImportRow>) => service.db.updateTable('imports').set(patch).where('id', '=', row.id).execute();
-  await set({ state: 'running', started_at: kernel.now(), ...(resumable ? {} : { total: 0, inserted: 0, updated: 0, refused: 0, checkpoint_line: 0, report_bytes: 0 }) });
+  await set({
+    state: 'running',
+    started_at: kernel.now(),
+    ...(resumable ? {} : { total: 0, inserted: 0, updated: 0, refused: 0, checkpoint_line: 0, report_bytes: 0 }),
+  });
 
   const target: WriteTarget = {
     dialect: info.dialect,
@@ -76,7 +88,12 @@ export async function runImport(ctx: JobContext<ImportPayload>, service: Imports
     USE_DEFAULT,
     upload.format === 'json',
   );
-  const read = () => readRows(upload.format, service.uploadPath(upload.id), sourceColumns, { delimiter: upload.delimiter, signal: ctx.signal, xlsxLimits: service.xlsxLimits() });
+  const read = () =>
+    readRows(upload.format, service.uploadPath(upload.id), sourceColumns, {
+      delimiter: upload.delimiter,
+      signal: ctx.signal,
+      xlsxLimits: service.xlsxLimits(),
+    });
   /** The rows at these places of the file (the nth record read, ascending) as values, read again (IM7). */
   const reread = async (seqs: number[]): Promise<PendingRow[]> => {
     const out: PendingRow[] = [];
@@ -110,7 +127,10 @@ export async function runImport(ctx: JobContext<ImportPayload>, service: Imports
       // All or nothing by COPY: several batches a statement (a checkpoint needs each batch on its own),
       // held as COPY text rather than values (IM7).
       ...(client && !resumable
-        ? { unit: Math.max(batchSize, Math.floor(COPY_UNIT_VALUES / Math.max(1, target.columns.length))), lines: { write: (lines) => copyLines(client, target, lines), reread } }
+        ? {
+            unit: Math.max(batchSize, Math.floor(COPY_UNIT_VALUES / Math.max(1, target.columns.length))),
+            lines: { write: (lines) => copyLines(client, target, lines), reread },
+          }
         : {}),
       overlap: !resumable,
       report,
@@ -161,7 +181,11 @@ export async function runImport(ctx: JobContext<ImportPayload>, service: Imports
       }
     } catch (err) {
       await writer.settle();
-      if (whole) await whole.rollback().execute().catch(() => undefined);
+      if (whole)
+        await whole
+          .rollback()
+          .execute()
+          .catch(() => undefined);
       throw err;
     }
   };

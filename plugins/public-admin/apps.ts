@@ -74,7 +74,14 @@ export class AppEndpoints {
     const now = Date.now();
     const old = await db.selectFrom('public_scopes').select('id').where('addon_key', '=', input.addonKey).execute();
     if (old.length) {
-      await db.deleteFrom('public_key_grants').where('scope_id', 'in', old.map((o) => o.id)).execute();
+      await db
+        .deleteFrom('public_key_grants')
+        .where(
+          'scope_id',
+          'in',
+          old.map((o) => o.id),
+        )
+        .execute();
       await db.deleteFrom('public_scopes').where('addon_key', '=', input.addonKey).execute();
     }
     const grants: Array<{ scopeId: string; methods: PublicMethod[] }> = [];
@@ -105,7 +112,13 @@ export class AppEndpoints {
       return { keyId: key.id, secret: null };
     }
     if (grants.length === 0) return { keyId: null, secret: null };
-    const created = await this.service.keys.createAppKey(db, { addonKey: input.addonKey, name: input.name, peak: input.peak, grants, createdBy: input.createdBy });
+    const created = await this.service.keys.createAppKey(db, {
+      addonKey: input.addonKey,
+      name: input.name,
+      peak: input.peak,
+      grants,
+      createdBy: input.createdBy,
+    });
     return { keyId: created.id, secret: created.secret };
   }
 
@@ -114,10 +127,34 @@ export class AppEndpoints {
     const db = publicAdminDb(trx);
     const scopes = await db.selectFrom('public_scopes').select('id').where('addon_key', '=', addonKey).execute();
     const keys = await db.selectFrom('public_keys').select('id').where('addon_key', '=', addonKey).execute();
-    if (scopes.length) await db.deleteFrom('public_key_grants').where('scope_id', 'in', scopes.map((s) => s.id)).execute();
+    if (scopes.length)
+      await db
+        .deleteFrom('public_key_grants')
+        .where(
+          'scope_id',
+          'in',
+          scopes.map((s) => s.id),
+        )
+        .execute();
     if (keys.length) {
-      await db.deleteFrom('public_key_grants').where('key_id', 'in', keys.map((k) => k.id)).execute();
-      await db.updateTable('public_keys').set({ revoked_at: Date.now() }).where('id', 'in', keys.map((k) => k.id)).where('revoked_at', 'is', null).execute();
+      await db
+        .deleteFrom('public_key_grants')
+        .where(
+          'key_id',
+          'in',
+          keys.map((k) => k.id),
+        )
+        .execute();
+      await db
+        .updateTable('public_keys')
+        .set({ revoked_at: Date.now() })
+        .where(
+          'id',
+          'in',
+          keys.map((k) => k.id),
+        )
+        .where('revoked_at', 'is', null)
+        .execute();
     }
     await db.deleteFrom('public_scopes').where('addon_key', '=', addonKey).execute();
     return { endpoints: scopes.length, keys: keys.length };
@@ -128,7 +165,11 @@ export class AppEndpoints {
     const db = publicAdminDb(trx);
     const key = await db.selectFrom('public_keys').select('id').where('addon_key', '=', addonKey).where('revoked_at', 'is', null).executeTakeFirst();
     if (!key) return null;
-    await db.updateTable('public_keys').set({ suspended_at: suspended ? Date.now() : null }).where('id', '=', key.id).execute();
+    await db
+      .updateTable('public_keys')
+      .set({ suspended_at: suspended ? Date.now() : null })
+      .where('id', '=', key.id)
+      .execute();
     return key.id;
   }
 

@@ -148,7 +148,11 @@ export class KeyStore {
   /** Replaces a key's grants (an app key's, when its app is upgraded). */
   async writeGrants(trx: PublicAdminDb, keyId: string, grants: Array<{ scopeId: string; methods: PublicMethod[] }>): Promise<void> {
     await trx.deleteFrom('public_key_grants').where('key_id', '=', keyId).execute();
-    for (const g of grants) await trx.insertInto('public_key_grants').values({ key_id: keyId, scope_id: g.scopeId, methods: JSON.stringify(g.methods) }).execute();
+    for (const g of grants)
+      await trx
+        .insertInto('public_key_grants')
+        .values({ key_id: keyId, scope_id: g.scopeId, methods: JSON.stringify(g.methods) })
+        .execute();
   }
 
   /** Keys not revoked (expired ones included, marked by expiresAt), in creation order. */
@@ -233,7 +237,12 @@ export class KeyStore {
       .selectFrom('public_keys')
       .select('id')
       .where((eb) =>
-        eb.or([eb('revoked_at', '>=', since), eb('rotated_at', '>=', since), eb('suspended_at', '>=', since), eb.and([eb('expires_at', '>=', since), eb('expires_at', '<=', this.now())])]),
+        eb.or([
+          eb('revoked_at', '>=', since),
+          eb('rotated_at', '>=', since),
+          eb('suspended_at', '>=', since),
+          eb.and([eb('expires_at', '>=', since), eb('expires_at', '<=', this.now())]),
+        ]),
       )
       .execute();
     return rows.map((r) => r.id);

@@ -53,7 +53,6 @@ export type PublicAdminTables = {
 export type PublicAdminDb = Kysely<KernelTables & PublicAdminTables>;
 export const publicAdminDb = (db: MetaDb): PublicAdminDb => db.withTables<PublicAdminTables>();
 
-
 // `ifNotExists` and indexes declared inside CREATE TABLE (unique columns, primary keys): MySQL
 // commits DDL implicitly, so a migration there must survive a rerun (K10).
 export const publicAdminMigrations: Migration[] = [

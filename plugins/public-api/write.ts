@@ -1,6 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../kernel/errors.js';
-import { insertRow, parseRecordId, primaryKeyColumns, recordIdOf, toWireRow, type AnyDb, type PortableValue, type RowDialect } from '../../kernel/rows/index.js';
+import {
+  insertRow,
+  parseRecordId,
+  primaryKeyColumns,
+  recordIdOf,
+  toWireRow,
+  type AnyDb,
+  type PortableValue,
+  type RowDialect,
+} from '../../kernel/rows/index.js';
 import type { RowWriteOp } from '../../kernel/rows/write-hooks.js';
 import { onSource, openEndpoint, type Opened } from './access.js';
 import { confirmBooking } from './booking/confirm-row.js';
@@ -58,7 +67,13 @@ async function runInsert(trx: AnyDb, d: RowDialect, opened: Opened, plan: Insert
   if (rules && plan.booking) await ensureRoom(trx, d, opened, rules, plan.booking, null);
   const columns = opened.table.columns;
   const byName = new Map(columns.map((c) => [c.name, c]));
-  const raw = await insertRow(trx, d, opened.table, [...plan.values].map(([name, v]) => [byName.get(name)!, v] as const), columns);
+  const raw = await insertRow(
+    trx,
+    d,
+    opened.table,
+    [...plan.values].map(([name, v]) => [byName.get(name)!, v] as const),
+    columns,
+  );
   const row = toWireRow(d, columns, raw);
   await ensureInside(trx, d, opened, row);
   return row;
@@ -73,7 +88,8 @@ async function runInsert(trx: AnyDb, d: RowDialect, opened: Opened, plan: Insert
 async function ensureInside(trx: AnyDb, d: RowDialect, opened: Opened, row: Record<string, unknown>): Promise<void> {
   if (opened.scope.filters.length === 0) return;
   const id = recordIdOf(opened.table, row);
-  const inside = id !== null && (await readInScope(trx, d, opened.table, parseRecordId(opened.table, id, 'row'), opened.scope.filters, primaryKeyColumns(opened.table)));
+  const inside =
+    id !== null && (await readInScope(trx, d, opened.table, parseRecordId(opened.table, id, 'row'), opened.scope.filters, primaryKeyColumns(opened.table)));
   if (!inside) throw writeRefused(null, 'outside-filter');
 }
 
@@ -112,7 +128,15 @@ async function runUpdate(trx: AnyDb, d: RowDialect, opened: Opened, plan: Update
     await ensureRoom(trx, d, opened, rules, bookingTarget(opened.endpoint, rules, at, party, now), wireKey(opened, old));
   }
   const byName = new Map(columns.map((c) => [c.name, c]));
-  const updated = await updateInScope(trx, d, opened.table, plan.key, opened.scope.filters, [...plan.values].map(([n, v]) => [byName.get(n)!, v] as const), columns);
+  const updated = await updateInScope(
+    trx,
+    d,
+    opened.table,
+    plan.key,
+    opened.scope.filters,
+    [...plan.values].map(([n, v]) => [byName.get(n)!, v] as const),
+    columns,
+  );
   if (!updated) missing(opened);
   const row = toWireRow(d, columns, updated);
   await ensureInside(trx, d, opened, row);
@@ -124,7 +148,13 @@ async function runUpdate(trx: AnyDb, d: RowDialect, opened: Opened, plan: Update
  * values before the endpoint's rules, and what it answers goes through them (writable columns,
  * defaults, filters) like the caller's own values. `previous` is the row as read before the write.
  */
-async function beforeHook(api: PublicApi, opened: Opened, op: RowWriteOp, values: Record<string, unknown>, key: PortableValue[] | null): Promise<Record<string, unknown>> {
+async function beforeHook(
+  api: PublicApi,
+  opened: Opened,
+  op: RowWriteOp,
+  values: Record<string, unknown>,
+  key: PortableValue[] | null,
+): Promise<Record<string, unknown>> {
   const hooks = api.kernel.rowWrites;
   const connectionId = opened.endpoint.connectionId;
   if (!hooks.active(connectionId, opened.table.name)) return values;
@@ -141,10 +171,16 @@ async function beforeHook(api: PublicApi, opened: Opened, op: RowWriteOp, values
 
 function afterHook(api: PublicApi, opened: Opened, op: RowWriteOp, row: Record<string, unknown>): void {
   const hooks = api.kernel.rowWrites;
-  if (hooks.active(opened.endpoint.connectionId, opened.table.name)) hooks.after({ connectionId: opened.endpoint.connectionId, table: opened.table.name, op, row });
+  if (hooks.active(opened.endpoint.connectionId, opened.table.name))
+    hooks.after({ connectionId: opened.endpoint.connectionId, table: opened.table.name, op, row });
 }
 
-export async function createRecord(api: PublicApi, req: FastifyRequest, ref: string, given: Record<string, unknown>): Promise<{ row: Record<string, unknown>; id: string | null }> {
+export async function createRecord(
+  api: PublicApi,
+  req: FastifyRequest,
+  ref: string,
+  given: Record<string, unknown>,
+): Promise<{ row: Record<string, unknown>; id: string | null }> {
   const opened = await openEndpoint(api, req, ref, 'POST', 'write');
   const input = await beforeHook(api, opened, 'insert', given, null);
   const row = await onSource(api, opened, async (db, d) => {
@@ -156,7 +192,14 @@ export async function createRecord(api: PublicApi, req: FastifyRequest, ref: str
   return { row: pick(row, opened.readable), id: recordIdOf(opened.table, row) };
 }
 
-export async function updateRecord(api: PublicApi, req: FastifyRequest, ref: string, id: string, given: Record<string, unknown>, put: boolean): Promise<Record<string, unknown>> {
+export async function updateRecord(
+  api: PublicApi,
+  req: FastifyRequest,
+  ref: string,
+  id: string,
+  given: Record<string, unknown>,
+  put: boolean,
+): Promise<Record<string, unknown>> {
   const opened = await openEndpoint(api, req, ref, put ? 'PUT' : 'PATCH', 'write');
   const input = await beforeHook(api, opened, 'update', given, keyOf(opened, id));
   const plan = planUpdate(opened, keyOf(opened, id), input, put);
@@ -195,7 +238,14 @@ function rowRefusal(err: unknown, row: number): unknown {
 type Planned = { plan: InsertPlan } | { plan: UpdatePlan; currentAt: number | null };
 
 /** Plans every batch row before anything is written; a refusal names the row it is about. */
-async function planBatch(api: PublicApi, db: AnyDb, d: RowDialect, opened: Opened, rows: unknown[], now: number): Promise<{ planned: Planned[]; lockKeys: string[] }> {
+async function planBatch(
+  api: PublicApi,
+  db: AnyDb,
+  d: RowDialect,
+  opened: Opened,
+  rows: unknown[],
+  now: number,
+): Promise<{ planned: Planned[]; lockKeys: string[] }> {
   const planned: Planned[] = [];
   const lockKeys: string[] = [];
   for (const [i, item] of rows.entries()) {

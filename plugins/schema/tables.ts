@@ -28,7 +28,6 @@ export type SchemaTables = {
 export type SchemaDb = Kysely<KernelTables & SchemaTables>;
 export const schemaDb = (db: MetaDb): SchemaDb => db.withTables<SchemaTables>();
 
-
 // `ifNotExists` and no separate CREATE INDEX: MySQL commits DDL implicitly, so a migration there
 // must survive a rerun (K10). The (connection_id, id) primary key is the index every list and
 // lookup uses: snapshots are always read through their connection.

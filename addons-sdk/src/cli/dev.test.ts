@@ -19,7 +19,10 @@ async function installedAddons(session: DevSession): Promise<Array<{ key: string
     body: JSON.stringify(saved),
   });
   expect(login.status).toBe(200);
-  const cookie = login.headers.getSetCookie().find((c) => c.startsWith('svc_session='))!.split(';')[0]!;
+  const cookie = login.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('svc_session='))!
+    .split(';')[0]!;
   const res = await fetch(`${session.url}/api/v1/add-ons`, { headers: { cookie } });
   expect(res.status).toBe(200);
   return ((await res.json()) as { data: { addons: Array<{ key: string; name: string; version: string }> } }).data.addons;
@@ -66,7 +69,9 @@ describe('svc-addon dev', () => {
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     try {
       const port = (server.address() as AddressInfo).port;
-      await expect(startDev({ dir, port, instance: repo, env: {}, out: () => undefined, err: () => undefined })).rejects.toThrow(`Port ${port} of 127.0.0.1 is in use`);
+      await expect(startDev({ dir, port, instance: repo, env: {}, out: () => undefined, err: () => undefined })).rejects.toThrow(
+        `Port ${port} of 127.0.0.1 is in use`,
+      );
       expect(existsSync(join(dir, '.svc-dev', 'instance.log'))).toBe(false);
     } finally {
       server.close();

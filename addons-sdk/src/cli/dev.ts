@@ -157,7 +157,10 @@ async function once(file: string, make: () => string): Promise<{ value: string; 
 
 interface Reply {
   status: number;
-  body: { data?: Record<string, unknown>; error?: { code?: string; message?: string; params?: Record<string, unknown>; issues?: Array<{ path?: string; message?: string }> } } | null;
+  body: {
+    data?: Record<string, unknown>;
+    error?: { code?: string; message?: string; params?: Record<string, unknown>; issues?: Array<{ path?: string; message?: string }> };
+  } | null;
 }
 
 /** HTTP to the instance as a signed-in operator: a cookie, and Origin on unsafe requests. */
@@ -388,10 +391,16 @@ async function signIn(op: Operator, devDir: string, out: (line: string) => void)
 async function devConnection(op: Operator, devDir: string): Promise<string> {
   const file = join(devDir, 'dev.sqlite');
   const list = expectStatus('listing connections', await op.request('GET', '/connections?limit=200'), 200);
-  const found = (list['connections'] as Array<{ id: string; name: string; database: string | null }>).find((c) => c.name === CONNECTION_NAME || c.database === file);
+  const found = (list['connections'] as Array<{ id: string; name: string; database: string | null }>).find(
+    (c) => c.name === CONNECTION_NAME || c.database === file,
+  );
   if (found) return found.id;
   if (!existsSync(file)) await writeFile(file, ''); // an empty file is an empty SQLite database
-  const made = expectStatus('creating the dev SQLite connection', await op.request('POST', '/connections', { name: CONNECTION_NAME, dialect: 'sqlite', url: `sqlite:${file}` }), 201);
+  const made = expectStatus(
+    'creating the dev SQLite connection',
+    await op.request('POST', '/connections', { name: CONNECTION_NAME, dialect: 'sqlite', url: `sqlite:${file}` }),
+    201,
+  );
   return (made['connection'] as { id: string }).id;
 }
 
@@ -477,7 +486,11 @@ class Installer {
     for (const p of problems) this.err(`  ${p}`);
     if (this.current) {
       const kept = await this.restore();
-      this.err(kept ? `  The instance keeps running ${this.current.key} ${this.current.version} (the last good version).` : '  The last good version could not be put back; fix the problem and save again.');
+      this.err(
+        kept
+          ? `  The instance keeps running ${this.current.key} ${this.current.version} (the last good version).`
+          : '  The last good version could not be put back; fix the problem and save again.',
+      );
     } else this.err('  Fix the problem and save again.');
     return { ok: false, problems };
   }
@@ -521,7 +534,10 @@ class Installer {
     }
     const planned = expectStatus(
       'planning the install',
-      await op.request('GET', `/add-ons/${encodeURIComponent(key)}/plan?version=${encodeURIComponent(version)}&connectionId=${encodeURIComponent(this.connectionId)}`),
+      await op.request(
+        'GET',
+        `/add-ons/${encodeURIComponent(key)}/plan?version=${encodeURIComponent(version)}&connectionId=${encodeURIComponent(this.connectionId)}`,
+      ),
       200,
     );
     const plan = planned['plan'] as { hash: string; warnings?: string[] };
@@ -537,16 +553,22 @@ class Installer {
     for (const s of addon.surfaces) {
       const entry = manifest.surfaces?.find((m) => m.name === s.name)?.entry ?? 'index.html';
       const url = `${this.url}/api/v1/add-ons/${key}/bundle/${s.name}/${entry}`;
-      const served = await fetch(url, { method: 'HEAD' }).then((r) => r.ok, () => false);
+      const served = await fetch(url, { method: 'HEAD' }).then(
+        (r) => r.ok,
+        () => false,
+      );
       surfaces.push({ name: s.name, kind: s.kind, url, served });
     }
     return { key, version, appKey, endpoints: addon.endpoints, surfaces };
   }
 
   private print(i: DevInstalled): void {
-    this.out(`svc-addon dev: installed ${i.key} ${i.version} on ${join(DEV_FOLDER, 'dev.sqlite')} (earlier rows of the add-on's tables are gone: dev data is disposable)`);
+    this.out(
+      `svc-addon dev: installed ${i.key} ${i.version} on ${join(DEV_FOLDER, 'dev.sqlite')} (earlier rows of the add-on's tables are gone: dev data is disposable)`,
+    );
     if (i.appKey) this.out(`  app key    ${i.appKey}`);
     for (const ref of i.endpoints) this.out(`  endpoint   ${ref}  ${this.url}/api/v1/public/records/${ref}`);
-    for (const s of i.surfaces) this.out(`  surface    ${s.name} (${s.kind})  ${s.url}${s.served ? '' : '  (this instance does not serve add-on bundles yet)'}`);
+    for (const s of i.surfaces)
+      this.out(`  surface    ${s.name} (${s.kind})  ${s.url}${s.served ? '' : '  (this instance does not serve add-on bundles yet)'}`);
   }
 }

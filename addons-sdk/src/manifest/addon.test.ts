@@ -150,7 +150,10 @@ describe('addon.json schema', () => {
     expect(problem(variant((m) => (m.endpoints[0].defaults = { nope: 1 }))).path).toBe('endpoints.0.defaults.nope');
     expect(problem(variant((m) => (m.endpoints[0].filters = [{ column: 'nope', op: 'eq', value: 1 }]))).path).toBe('endpoints.0.filters.0.column');
     const booking = { timeColumn: 'party', capacity: 10, slotMinutes: 30, openingHours: { mon: [['09:00', '17:00']] } };
-    expect(problem(variant((m) => (m.endpoints[0].booking = booking)))).toEqual({ path: 'endpoints.0.booking.timeColumn', message: 'party must hold a date and time.' });
+    expect(problem(variant((m) => (m.endpoints[0].booking = booking)))).toEqual({
+      path: 'endpoints.0.booking.timeColumn',
+      message: 'party must hold a date and time.',
+    });
     expect(problem(variant((m) => (m.endpoints[0].needsSession = true) && (m.endpoints[0].identity = [])))).toMatchObject({ path: 'endpoints.0.needsSession' });
   });
 

@@ -31,7 +31,11 @@ const settingField = z
     type: z.enum(['string', 'number', 'integer', 'boolean']),
     title: z.string().max(200).optional(),
     description: z.string().max(2000).optional(),
-    enum: z.array(z.union([z.string().max(200), z.number()])).min(1).max(100).optional(),
+    enum: z
+      .array(z.union([z.string().max(200), z.number()]))
+      .min(1)
+      .max(100)
+      .optional(),
     default: z.union([z.string().max(10_000), z.number(), z.boolean()]).optional(),
     minimum: z.number().optional(),
     maximum: z.number().optional(),
@@ -72,7 +76,13 @@ const connectSchema = z.discriminatedUnion('kind', [
   z.strictObject({
     kind: z.literal('secret'),
     fields: z
-      .array(z.strictObject({ name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/), label: z.string().min(1).max(200), description: z.string().max(2000).optional() }))
+      .array(
+        z.strictObject({
+          name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/),
+          label: z.string().min(1).max(200),
+          description: z.string().max(2000).optional(),
+        }),
+      )
       .min(1)
       .max(20),
   }),
@@ -90,7 +100,10 @@ const connectSchema = z.discriminatedUnion('kind', [
 const outboundHost = z
   .string()
   .max(253)
-  .regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/, 'an outbound host is a lower-case DNS name (e.g. api.example.com or *.example.com), not an IP address');
+  .regex(
+    /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/,
+    'an outbound host is a lower-case DNS name (e.g. api.example.com or *.example.com), not an IP address',
+  );
 
 /** `<table>.beforeWrite`, `<table>.afterWrite` or `schedule:<cron>` (five or six fields). */
 export const HOOK_NAME = /^([a-z][a-z0-9_]{0,47})\.(beforeWrite|afterWrite)$|^schedule:(.+)$/;
@@ -193,9 +206,11 @@ export const addonManifestSchema = z
       if (b) {
         const typeOf = (c: string) => table.columns.find((x) => x.name === c)?.type;
         if (!columns.has(b.timeColumn)) issue(['booking', 'timeColumn'], `${b.timeColumn} is not a column of ${e.table}.`);
-        else if (!['datetime', 'date', 'string', 'text'].includes(typeOf(b.timeColumn) ?? '')) issue(['booking', 'timeColumn'], `${b.timeColumn} must hold a date and time.`);
+        else if (!['datetime', 'date', 'string', 'text'].includes(typeOf(b.timeColumn) ?? ''))
+          issue(['booking', 'timeColumn'], `${b.timeColumn} must hold a date and time.`);
         if (b.partyColumn && !columns.has(b.partyColumn)) issue(['booking', 'partyColumn'], `${b.partyColumn} is not a column of ${e.table}.`);
-        else if (b.partyColumn && !['integer', 'bigint', 'decimal', 'float'].includes(typeOf(b.partyColumn) ?? '')) issue(['booking', 'partyColumn'], `${b.partyColumn} must hold a number.`);
+        else if (b.partyColumn && !['integer', 'bigint', 'decimal', 'float'].includes(typeOf(b.partyColumn) ?? ''))
+          issue(['booking', 'partyColumn'], `${b.partyColumn} must hold a number.`);
         for (const k of ['emailColumn', 'codeColumn', 'localeColumn'] as const) {
           const c = b[k];
           if (c && !columns.has(c)) issue(['booking', k], `${c} is not a column of ${e.table}.`);

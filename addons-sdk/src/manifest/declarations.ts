@@ -28,7 +28,23 @@ export type ErrorCodeDeclaration = z.infer<typeof errorCodeDeclarationSchema>;
 export const errorCodeField = z.string().regex(ERROR_CODE, 'error codes are UPPER_SNAKE_CASE');
 
 /** The small portable type set every dialect maps onto (introspection, schema import, add-on tables). */
-export const PORTABLE_TYPES = ['string', 'text', 'integer', 'bigint', 'decimal', 'float', 'boolean', 'date', 'datetime', 'time', 'json', 'uuid', 'binary', 'enum', 'other'] as const;
+export const PORTABLE_TYPES = [
+  'string',
+  'text',
+  'integer',
+  'bigint',
+  'decimal',
+  'float',
+  'boolean',
+  'date',
+  'datetime',
+  'time',
+  'json',
+  'uuid',
+  'binary',
+  'enum',
+  'other',
+] as const;
 export const portableType = z.enum(PORTABLE_TYPES);
 export type PortableType = z.infer<typeof portableType>;
 
@@ -63,7 +79,8 @@ export const tableColumnSchema = z
     if (c.maxLength !== undefined && c.type !== 'string') ctx.addIssue({ code: 'custom', path: ['maxLength'], message: 'maxLength is for string columns.' });
     if ((c.precision !== undefined || c.scale !== undefined) && c.type !== 'decimal')
       ctx.addIssue({ code: 'custom', path: ['precision'], message: 'precision and scale are for decimal columns.' });
-    if ((c.type === 'enum') !== (c.values !== undefined)) ctx.addIssue({ code: 'custom', path: ['values'], message: 'An enum column lists its values, and only an enum column does.' });
+    if ((c.type === 'enum') !== (c.values !== undefined))
+      ctx.addIssue({ code: 'custom', path: ['values'], message: 'An enum column lists its values, and only an enum column does.' });
     if (c.autoIncrement && c.type !== 'integer' && c.type !== 'bigint')
       ctx.addIssue({ code: 'custom', path: ['autoIncrement'], message: 'Only integer and bigint columns are numbered by the database.' });
     if (c.default === 'now()' && !['date', 'datetime', 'time'].includes(c.type))
@@ -76,7 +93,10 @@ export const tableDeclarationSchema = z
     name: sqlName,
     columns: z.array(tableColumnSchema).min(1).max(200),
     primaryKey: z.array(sqlName).min(1).max(8),
-    indexes: z.array(z.strictObject({ columns: z.array(sqlName).min(1).max(8), unique: z.boolean().default(false) })).max(32).default([]),
+    indexes: z
+      .array(z.strictObject({ columns: z.array(sqlName).min(1).max(8), unique: z.boolean().default(false) }))
+      .max(32)
+      .default([]),
   })
   .superRefine((t, ctx) => {
     const names = new Set<string>();

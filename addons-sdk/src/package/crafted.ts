@@ -52,4 +52,5 @@ export function pax(path: string): Buffer {
 export const TAR_END = Buffer.alloc(1024);
 
 /** A gzip'd tar of the entries (or ready-made blocks), with the end-of-archive blocks. */
-export const craftedTgz = (parts: Array<RawEntry | Buffer>): Buffer => gzipSync(Buffer.concat([...parts.map((p) => (Buffer.isBuffer(p) ? p : tarEntry(p))), TAR_END]));
+export const craftedTgz = (parts: Array<RawEntry | Buffer>): Buffer =>
+  gzipSync(Buffer.concat([...parts.map((p) => (Buffer.isBuffer(p) ? p : tarEntry(p))), TAR_END]));

@@ -22,7 +22,16 @@ export function QrCode({ value, label }: { value: string; label: 'security.qrLab
     return { size: n + 2 * QUIET_ZONE, path: d };
   }, [value]);
   return (
-    <svg className="qr" role="img" aria-label={t(label)} viewBox={`0 0 ${size} ${size}`} width={size * 5} height={size * 5} shapeRendering="crispEdges" data-testid="totp-qr">
+    <svg
+      className="qr"
+      role="img"
+      aria-label={t(label)}
+      viewBox={`0 0 ${size} ${size}`}
+      width={size * 5}
+      height={size * 5}
+      shapeRendering="crispEdges"
+      data-testid="totp-qr"
+    >
       <rect width={size} height={size} fill="#fff" />
       <path d={path} fill="#000" />
     </svg>

@@ -16,7 +16,10 @@ const APP_ACTIONS_PREFIX = `${PUBLIC_PREFIX}apps/`;
 /** The gate as an async hook (it may answer synchronously through `done`). */
 function promised(hook: RequestHook): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
   if (hook.length < 3) return hook as (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
-  return (req, reply) => new Promise<void>((resolve, reject) => (hook as (r: FastifyRequest, p: FastifyReply, d: (e?: Error) => void) => void)(req, reply, (e) => (e ? reject(e) : resolve())));
+  return (req, reply) =>
+    new Promise<void>((resolve, reject) =>
+      (hook as (r: FastifyRequest, p: FastifyReply, d: (e?: Error) => void) => void)(req, reply, (e) => (e ? reject(e) : resolve())),
+    );
 }
 
 type Hooks = NonNullable<RouteOptions['onRequest']>;
@@ -53,7 +56,8 @@ export function installPublicHttp(app: FastifyInstance, kernel: Kernel, deps: { 
   if (kernel.config.publicApiOrigins.length === 0) {
     // After body parsing, as for a path with no route at all: even a malformed body answers alike.
     app.addHook('onRoute', (opts) => {
-      if (isPublic(opts)) opts.preValidation = withHook(opts.preValidation, isAppAction(opts) ? unlessStaff(notServed) : notServed) as RouteOptions['preValidation'];
+      if (isPublic(opts))
+        opts.preValidation = withHook(opts.preValidation, isAppAction(opts) ? unlessStaff(notServed) : notServed) as RouteOptions['preValidation'];
     });
     return;
   }
