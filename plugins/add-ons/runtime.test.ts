@@ -150,6 +150,18 @@ describe('add-on runtime: hooks on writes, actions, schedules, host functions', 
     expect((await action('tix', 'peek', { table: 'other__tickets' }, { authorization: `Bearer ${appKey}` })).body.data.result).toBe('ADDON_HOST_DENIED');
   });
 
+  it("the app's key and endpoints are the app's: not revoked, edited or deleted on their own (D27)", async () => {
+    const addon = (await admin.get('/api/v1/add-ons')).body.data.addons.find((a: { key: string }) => a.key === 'tix');
+    const revoke = await admin.delete(`/api/v1/public-keys/${addon.appKeyId}`);
+    expect(revoke.status).toBe(409);
+    expect(revoke.body.error).toMatchObject({ code: 'PUBLIC_KEY_APP_OWNED', params: { addonKey: 'tix' } });
+    const widen = await admin.patch('/api/v1/public-scopes/tix-tickets', { methods: ['GET', 'POST', 'PATCH', 'DELETE'] });
+    expect(widen.status).toBe(409);
+    expect(widen.body.error.code).toBe('PUBLIC_ENDPOINT_APP_OWNED');
+    expect((await admin.delete('/api/v1/public-scopes/tix-tickets')).body.error.code).toBe('PUBLIC_ENDPOINT_APP_OWNED');
+    expect((await publicWrite({ title: 'still', seats: 1 })).status).toBe(201);
+  });
+
   it('a disabled add-on runs nothing', async () => {
     expect((await admin.patch('/api/v1/add-ons/tix', { enabled: false })).status).toBe(200);
     const dataOk = await admin.post(`/api/v1/data/${connectionId}/tix__tickets`, { values: { title: 'late', seats: 12 } });

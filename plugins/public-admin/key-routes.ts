@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { noBody, reply, route } from '../../kernel/contract/route.js';
 import { cursorField, encodeCursor } from '../../kernel/contract/cursor.js';
-import { dataOf, listQuery, okSchema } from '../../kernel/contract/shapes.js';
+import { dataOf, errorEnvelopeSchema, listQuery, okSchema } from '../../kernel/contract/shapes.js';
+import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import { PUBLIC_API_READ, PUBLIC_API_WRITE } from './access.js';
 import { createKey } from './key-ops.js';
@@ -101,11 +102,13 @@ export const keyRoutes = [
     url: '/public-keys/:id',
     tags,
     summary: 'Revoke a key: refused from the very next request (other replicas within 5 seconds)',
-    description: 'Unknown or already revoked: 404.',
+    description: "Unknown or already revoked: 404. An app's key goes with its app: 409 PUBLIC_KEY_APP_OWNED (disable or remove the add-on).",
     permission: PUBLIC_API_WRITE,
-    schema: { params: idParams, response: { 200: okSchema } },
+    schema: { params: idParams, response: { 200: okSchema, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema } },
     handler: async ({ kernel, params, audit }) => {
       const s = service(kernel);
+      const owned = await s.keys.get(params.id);
+      if (owned.appKey) throw new AppError('PUBLIC_KEY_APP_OWNED', { params: { addonKey: owned.appKey.addonKey } });
       const key = await s.keys.revoke(params.id);
       await s.revoked(key.id);
       audit({ action: 'public-keys.revoke', target: { type: 'publicKey', id: key.id }, diff: described(key) });

@@ -17,6 +17,11 @@ export function scopeOf(catalog: Catalog, entry: CatalogEntry): PublicScope {
   return toScope(entry, offered);
 }
 
+/** An app's endpoint is the app's (D27: its key can never be widened through it). */
+function appOwned(entry: CatalogEntry): void {
+  if (entry.def.addonKey) throw new AppError('PUBLIC_ENDPOINT_APP_OWNED', { params: { addonKey: entry.def.addonKey } });
+}
+
 /** A stored scope by id, else any endpoint by ref (a virtual endpoint has no id), else 404. */
 export function findEntry(catalog: Catalog, idOrRef: string): CatalogEntry {
   const entry =
@@ -118,6 +123,7 @@ async function insertOrConflict(service: PublicAdminService, input: Parameters<P
 export async function patchScope(service: PublicAdminService, idOrRef: string, body: PatchScopeBody): Promise<{ before: PublicScope; after: PublicScope }> {
   const catalog = await service.catalog();
   const entry = findEntry(catalog, idOrRef);
+  appOwned(entry);
   const before = scopeOf(catalog, entry);
   const ctx = catalog.context(entry.def.connectionId, entry.def.table);
   if (!ctx) throw new AppError('CONFLICT', { message: 'The table behind this endpoint is gone; delete the endpoint.', params: { reason: 'table-missing' } });
@@ -153,6 +159,7 @@ export async function patchScope(service: PublicAdminService, idOrRef: string, b
 export async function deleteScope(service: PublicAdminService, idOrRef: string): Promise<{ before: PublicScope; after: PublicScope | null }> {
   const catalog = await service.catalog();
   const entry = findEntry(catalog, idOrRef);
+  appOwned(entry);
   const before = scopeOf(catalog, entry);
   const { id, connectionId, table } = entry.def;
   if (id === null) return { before, after: before };

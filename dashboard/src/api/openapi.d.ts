@@ -1458,7 +1458,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key: refused from the very next request (other replicas within 5 seconds)
-         * @description Unknown or already revoked: 404.
+         * @description Unknown or already revoked: 404. An app's key goes with its app: 409 PUBLIC_KEY_APP_OWNED (disable or remove the add-on).
          */
         delete: operations["deletePublicKeysById"];
         options?: never;
@@ -9400,6 +9400,24 @@ export interface operations {
             };
             /** @description The caller lacks the permission, or the origin is refused */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
