@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ok, type Schemas } from '../api/client';
+import { api, ApiError, ok, type Schemas } from '../api/client';
 import { t } from '../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
 
@@ -21,7 +21,14 @@ export function Sessions() {
   const list = useQuery({ queryKey: MY_SESSIONS, queryFn: async () => (await ok(api.GET('/auth/sessions'))).data.sessions });
   const end = useMutation({
     mutationFn: async (ids: string[]) => {
-      for (const id of ids) await ok(api.DELETE('/auth/sessions/{id}', { params: { path: { id } } }));
+      for (const id of ids) {
+        try {
+          await ok(api.DELETE('/auth/sessions/{id}', { params: { path: { id } } }));
+        } catch (err) {
+          // Already ended (expired, or signed out meanwhile): that is what was asked.
+          if (!(err instanceof ApiError && err.status === 404)) throw err;
+        }
+      }
     },
     onSettled: () => queryClient.invalidateQueries({ queryKey: MY_SESSIONS }),
   });
