@@ -128,6 +128,8 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my sessions
     await first.page.getByRole('status').filter({ hasText: one('sessions.ended') }).waitFor({ state: 'visible' });
     await expect.poll(() => items.count()).toBe(1);
     await first.page.getByText(msg('sessions.noOthers')).waitFor({ state: 'visible' });
+    // The pressed button went away with its session: the focus is on the outcome, not lost to <body>.
+    expect(await first.page.evaluate(() => document.activeElement?.textContent ?? '')).toContain(one('sessions.ended'));
     await onScreen(first.page, 'sessions-after', msg('sessions.title'));
 
     // The second device's next click finds its session gone: sign-in, with "your session has ended".

@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import { api, ApiError, ok, type Schemas } from '../api/client';
 import { t } from '../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
@@ -33,6 +34,13 @@ export function Sessions() {
     onSettled: () => queryClient.invalidateQueries({ queryKey: MY_SESSIONS }),
   });
 
+  // The button that was pressed goes away with its session: the focus goes to the outcome, not to <body>.
+  const outcome = useRef<HTMLDivElement>(null);
+  const settled = end.isSuccess || end.isError ? end.submittedAt : 0;
+  useEffect(() => {
+    if (settled) outcome.current?.focus();
+  }, [settled]);
+
   if (list.isPending) return <Loading />;
   if (list.isError) return <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />;
   const sessions = list.data;
@@ -42,16 +50,18 @@ export function Sessions() {
     <>
       <h1>{t('sessions.title')}</h1>
       <p>{t('sessions.intro')}</p>
-      {end.isError && (
-        <div className="form-error" role="alert">
-          <p>{errorText(end.error)}</p>
-        </div>
-      )}
-      {end.isSuccess && (
-        <p className="notice" role="status">
-          {t('sessions.ended', { count: end.variables.length })}
-        </p>
-      )}
+      <div ref={outcome} tabIndex={-1} className="outcome">
+        {end.isError && (
+          <div className="form-error" role="alert">
+            <p>{errorText(end.error)}</p>
+          </div>
+        )}
+        {end.isSuccess && (
+          <p className="notice" role="status">
+            {t('sessions.ended', { count: end.variables.length })}
+          </p>
+        )}
+      </div>
       {sessions.length === 0 ? (
         <p>{t('sessions.empty')}</p>
       ) : (
