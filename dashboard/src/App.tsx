@@ -13,6 +13,7 @@ const SignIn = lazy(() => import('./screens/SignIn').then((m) => ({ default: m.S
 const ForgotPassword = lazy(() => import('./screens/ForgotPassword').then((m) => ({ default: m.ForgotPassword })));
 const SetPassword = lazy(() => import('./screens/SetPassword').then((m) => ({ default: m.SetPassword })));
 const TwoFactor = lazy(() => import('./screens/TwoFactor').then((m) => ({ default: m.TwoFactor })));
+const Sessions = lazy(() => import('./screens/Sessions').then((m) => ({ default: m.Sessions })));
 const Home = lazy(() => import('./screens/Home').then((m) => ({ default: m.Home })));
 const AreaPlaceholder = lazy(() => import('./screens/Placeholder').then((m) => ({ default: m.AreaPlaceholder })));
 const NotFound = lazy(() => import('./screens/Placeholder').then((m) => ({ default: m.NotFound })));
@@ -56,6 +57,7 @@ function Routes() {
             <Switch>
               <Route path="/" component={Home} />
               <Route path="/account/two-factor" component={TwoFactor} />
+              <Route path="/account/sessions" component={Sessions} />
               {AREAS.map((area) => (
                 <Route key={area.path} path={area.path}>
                   <AreaPlaceholder area={area.label} />

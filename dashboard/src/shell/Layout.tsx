@@ -59,6 +59,9 @@ function UserMenu({ name, email }: { name: string; email: string }) {
         <p>
           <Link href="/account/two-factor">{t('security.link')}</Link>
         </p>
+        <p>
+          <Link href="/account/sessions">{t('sessions.link')}</Link>
+        </p>
         {error !== null && (
           <p className="field-error" role="alert">
             {errorText(error)}

@@ -1,0 +1,110 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
+import { api, ApiError, ok, type Schemas } from '../api/client';
+import { t } from '../i18n/t';
+import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
+
+type Session = Schemas['Session'];
+
+export const MY_SESSIONS = ['auth', 'sessions'] as const;
+
+/** Dates in the person's own locale (the browser's), not the catalogue's. */
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const when = (ms: number) => dateFormat.format(new Date(ms));
+
+/**
+ * The signed-in person's live sessions: which one is this device, and signing out any other one
+ * (or all of them at once: one DELETE per session, the API has no bulk route).
+ */
+export function Sessions() {
+  useTitle('sessions.title');
+  const queryClient = useQueryClient();
+  const list = useQuery({ queryKey: MY_SESSIONS, queryFn: async () => (await ok(api.GET('/auth/sessions'))).data.sessions });
+  const end = useMutation({
+    mutationFn: async (ids: string[]) => {
+      for (const id of ids) {
+        try {
+          await ok(api.DELETE('/auth/sessions/{id}', { params: { path: { id } } }));
+        } catch (err) {
+          // Already ended (expired, or signed out meanwhile): that is what was asked.
+          if (!(err instanceof ApiError && err.status === 404)) throw err;
+        }
+      }
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: MY_SESSIONS }),
+  });
+
+  // The button that was pressed goes away with its session: the focus goes to the outcome, not to <body>.
+  const outcome = useRef<HTMLDivElement>(null);
+  const settled = end.isSuccess || end.isError ? end.submittedAt : 0;
+  useEffect(() => {
+    if (settled) outcome.current?.focus();
+  }, [settled]);
+
+  if (list.isPending) return <Loading />;
+  if (list.isError) return <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />;
+  const sessions = list.data;
+  const others = sessions.filter((s) => !s.current);
+
+  return (
+    <>
+      <h1>{t('sessions.title')}</h1>
+      <p>{t('sessions.intro')}</p>
+      <div ref={outcome} tabIndex={-1} className="outcome">
+        {end.isError && (
+          <div className="form-error" role="alert">
+            <p>{errorText(end.error)}</p>
+          </div>
+        )}
+        {end.isSuccess && (
+          <p className="notice" role="status">
+            {t('sessions.ended', { count: end.variables.length })}
+          </p>
+        )}
+      </div>
+      {sessions.length === 0 ? (
+        <p>{t('sessions.empty')}</p>
+      ) : (
+        <ul className="sessions" aria-label={t('sessions.listLabel')}>
+          {sessions.map((s) => (
+            <SessionItem key={s.id} session={s} pending={end.isPending} onEnd={() => end.mutate([s.id])} />
+          ))}
+        </ul>
+      )}
+      {others.length > 0 ? (
+        <button type="button" disabled={end.isPending} onClick={() => end.mutate(others.map((s) => s.id))}>
+          {end.isPending ? t('sessions.ending') : t('sessions.endOthers', { count: others.length })}
+        </button>
+      ) : (
+        sessions.length > 0 && <p>{t('sessions.noOthers')}</p>
+      )}
+    </>
+  );
+}
+
+function SessionItem({ session, pending, onEnd }: { session: Session; pending: boolean; onEnd: () => void }) {
+  const device = session.userAgent ?? t('sessions.unknownDevice');
+  return (
+    <li className="session" data-testid="session">
+      <p className="session-device">
+        <strong>{device}</strong>
+        {session.current && <span className="badge"> {t('sessions.current')}</span>}
+      </p>
+      <dl>
+        <dt>{t('sessions.ip')}</dt>
+        <dd>{session.ip ?? t('sessions.unknownIp')}</dd>
+        <dt>{t('sessions.createdAt')}</dt>
+        <dd>{when(session.createdAt)}</dd>
+        <dt>{t('sessions.lastSeenAt')}</dt>
+        <dd>{when(session.lastSeenAt)}</dd>
+        <dt>{t('sessions.expiresAt')}</dt>
+        <dd>{when(session.expiresAt)}</dd>
+      </dl>
+      {!session.current && (
+        <button type="button" disabled={pending} onClick={onEnd} aria-label={t('sessions.endOneLabel', { device, when: when(session.lastSeenAt) })}>
+          {t('sessions.endOne')}
+        </button>
+      )}
+    </li>
+  );
+}
