@@ -222,6 +222,8 @@ for (const meta of ['sqlite', 'postgres', 'mysql'] as const) {
       });
       const job = await worker.app.kernel.jobs.enqueue('jobtest.wait', null);
       await until(async () => (await observer.app.kernel.jobs.get(job.id))?.state === 'running', 'the job to run');
+      // The claim marks it running a moment before the handler is called: wait for the handler.
+      await until(async () => record.runs.length > 0, 'its handler to start');
       await worker.close();
       const after = (await observer.app.kernel.jobs.get(job.id)) as Job;
       expect(after).toMatchObject({ state: 'queued', attempts: 0, finishedAt: null });
