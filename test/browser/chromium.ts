@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 
 /** Debian's chromium (`apt-get install -y chromium`); playwright-core drives it, it downloads no browser. */
@@ -62,4 +63,23 @@ export function recordPageProblems(page: Page): string[] {
   });
   page.on('requestfailed', (req) => problems.push(`requestfailed: ${req.url()} (${req.failure()?.errorText ?? '?'})`));
   return problems;
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * axe-core's violations on the page as it is now (injected by the driver, so the page's CSP
+ * does not block it): id, impact and the targets of each.
+ */
+export async function axeViolations(page: Page): Promise<Array<{ id: string; impact: string | null; targets: string[] }>> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const axe = (
+      window as unknown as {
+        axe: { run(ctx: Document, opts: object): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> }> };
+      }
+    ).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => JSON.stringify(n.target)) }));
+  });
 }

@@ -1,5 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import qrcode from 'qrcode-generator';
@@ -10,13 +9,12 @@ import { signedIn, totpAt, turnOnTwoFactor } from '../../plugins/auth/testing.js
 import type { HttpClient } from '../helpers/client.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 import { TestSmtpServer } from '../helpers/smtp.js';
-import { browserAvailable, launchChromium, recordForeignRequests, recordPageProblems } from './chromium.js';
+import { browserAvailable, launchChromium, recordForeignRequests, recordPageProblems, axeViolations } from './chromium.js';
 
 /** Upper bound for any single wait on the browser (navigation, selector, network). */
 const WAIT_MS = 15_000;
 /** Screenshots of the screens a failed test had open. */
 const OUTPUT_DIR = join(process.cwd(), 'test-results', 'dashboard');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const ADMIN = { email: 'ada@example.com', name: 'Ada Lovelace', password: 'first-password-1' };
 
@@ -100,16 +98,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
   async function onScreen(page: Page, name: string, heading: string): Promise<void> {
     screens.set(page, name);
     await page.getByRole('heading', { level: 1, name: heading }).waitFor({ state: 'visible' });
-    await page.evaluate(AXE_SOURCE); // evaluated by the driver, so the page's CSP does not block it
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        window as unknown as {
-          axe: { run(ctx: Document, opts: object): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> }> };
-        }
-      ).axe;
-      const result = await axe.run(document, { resultTypes: ['violations'] });
-      return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => JSON.stringify(n.target)) }));
-    });
+    const violations = await axeViolations(page);
     expect(
       violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
       `axe on ${name}`,

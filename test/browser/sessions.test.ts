@@ -1,16 +1,14 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { messages, type MessageId } from '../../dashboard/src/i18n/messages.en.js';
 import { createUser, setupAdmin, signedIn } from '../../plugins/auth/testing.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
-import { browserAvailable, launchChromium, recordPageProblems } from './chromium.js';
+import { browserAvailable, launchChromium, recordPageProblems, axeViolations } from './chromium.js';
 
 const WAIT_MS = 15_000;
 const OUTPUT_DIR = join(process.cwd(), 'test-results', 'sessions');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const USER = { email: 'grace@example.com', name: 'Grace Hopper', password: 'grace-password-1' };
 
 /** The catalogue's text with `{name}`-style placeholders filled (no plural or select). */
@@ -75,16 +73,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my sessions
   async function onScreen(page: Page, name: string, heading: string): Promise<void> {
     screens.set(page, name);
     await page.getByRole('heading', { level: 1, name: heading }).waitFor({ state: 'visible' });
-    await page.evaluate(AXE_SOURCE);
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        window as unknown as {
-          axe: { run(ctx: Document, opts: object): Promise<{ violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: unknown }> }> }> };
-        }
-      ).axe;
-      const result = await axe.run(document, { resultTypes: ['violations'] });
-      return result.violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map((n) => JSON.stringify(n.target)) }));
-    });
+    const violations = await axeViolations(page);
     expect(
       violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
       `axe on ${name}`,
