@@ -4,7 +4,8 @@ import { Redirect, Route, Switch, useLocation } from 'wouter';
 import { ApiError, setSignedOutHandler } from './api/client';
 import { goToSignIn } from './navigation';
 import { useSetupState } from './session';
-import { Layout, AREAS } from './shell/Layout';
+import { AREA_ROUTES } from './areas';
+import { Layout } from './shell/Layout';
 import { ErrorPanel, Loading } from './ui';
 
 // Each screen is its own chunk, loaded when first shown.
@@ -15,7 +16,6 @@ const SetPassword = lazy(() => import('./screens/SetPassword').then((m) => ({ de
 const TwoFactor = lazy(() => import('./screens/TwoFactor').then((m) => ({ default: m.TwoFactor })));
 const Sessions = lazy(() => import('./screens/Sessions').then((m) => ({ default: m.Sessions })));
 const Home = lazy(() => import('./screens/Home').then((m) => ({ default: m.Home })));
-const AreaPlaceholder = lazy(() => import('./screens/Placeholder').then((m) => ({ default: m.AreaPlaceholder })));
 const NotFound = lazy(() => import('./screens/Placeholder').then((m) => ({ default: m.NotFound })));
 
 export function createQueryClient(): QueryClient {
@@ -58,10 +58,8 @@ function Routes() {
               <Route path="/" component={Home} />
               <Route path="/account/two-factor" component={TwoFactor} />
               <Route path="/account/sessions" component={Sessions} />
-              {AREAS.map((area) => (
-                <Route key={area.path} path={area.path}>
-                  <AreaPlaceholder area={area.label} />
-                </Route>
+              {AREA_ROUTES.map((route) => (
+                <Route key={route.path} path={route.path} component={route.component} />
               ))}
               <Route component={NotFound} />
             </Switch>

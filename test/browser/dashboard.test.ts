@@ -1,46 +1,16 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import qrcode from 'qrcode-generator';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { messages, type MessageId } from '../../dashboard/src/i18n/messages.en.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messages } from '../../dashboard/src/i18n/messages.en.js';
 import { PRODUCT_NAME } from '../../kernel/version.js';
 import { signedIn, totpAt, turnOnTwoFactor } from '../../plugins/auth/testing.js';
 import type { HttpClient } from '../helpers/client.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 import { TestSmtpServer } from '../helpers/smtp.js';
-import { browserAvailable, launchChromium, recordForeignRequests, recordPageProblems, axeViolations } from './chromium.js';
-
-/** Upper bound for any single wait on the browser (navigation, selector, network). */
-const WAIT_MS = 15_000;
-/** Screenshots of the screens a failed test had open. */
-const OUTPUT_DIR = join(process.cwd(), 'test-results', 'dashboard');
+import { browserAvailable } from './chromium.js';
+import { expectNoProblems, msg, useDashboardBrowser, WAIT_MS } from './harness.js';
 
 const ADMIN = { email: 'ada@example.com', name: 'Ada Lovelace', password: 'first-password-1' };
-
-/** The catalogue's text, with `{name}`-style placeholders filled (the tests use no plural or select). */
-function msg(id: MessageId, values: Record<string, string> = {}): string {
-  return messages[id].replace(/\{(\w+)\}/g, (_m, key: string) => values[key] ?? `{${key}}`);
-}
-
-/**
- * No page error, CSP violation or failed request. Chromium logs every 4xx answer as a console
- * error; a test lists the statuses it provoked on purpose (a wrong password, a refused field).
- */
-function expectNoProblems(problems: string[], expectedStatuses: number[] = []): void {
-  const expected = (p: string) => expectedStatuses.some((s) => p.startsWith('console.error: Failed to load resource') && p.includes(`status of ${s} `));
-  expect(problems.filter((p) => !expected(p))).toEqual([]);
-}
-
-interface OpenedPage {
-  page: Page;
-  /** Requests to a host that is not loopback. */
-  foreign: string[];
-  /** Page errors, console errors (CSP violations included) and failed requests. */
-  problems: string[];
-  /** Every URL the page requested. */
-  requested: string[];
-}
 
 /**
  * One instance, one story told in order: the first test sets the instance up, later ones use
@@ -49,61 +19,22 @@ interface OpenedPage {
  */
 describe.runIf(browserAvailable())('the dashboard in a real browser: first visit and sign-in', () => {
   let inst: TestInstance;
-  let browser: Browser;
   const smtp = new TestSmtpServer();
-  const contexts: BrowserContext[] = [];
-  /** The screen each open page last showed, for the screenshot names. */
-  const screens = new Map<Page, string>();
+  const { openPage: open, onScreen } = useDashboardBrowser('dashboard');
   /** The admin's password as the tests change it. */
   let password = ADMIN.password;
 
   beforeAll(async () => {
     await smtp.start();
     inst = await startInstance();
-    browser = await launchChromium();
-  });
-
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail') {
-      mkdirSync(OUTPUT_DIR, { recursive: true });
-      const slug = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-      for (const [page, screen] of screens) {
-        await page.screenshot({ path: join(OUTPUT_DIR, `${slug}--${screen}.png`), fullPage: true, timeout: WAIT_MS }).catch(() => undefined);
-      }
-    }
-    screens.clear();
-    await Promise.all(contexts.splice(0).map((c) => c.close().catch(() => undefined)));
   });
 
   afterAll(async () => {
-    await browser?.close().catch(() => undefined);
     await inst?.close();
     await smtp.stop();
   });
 
-  /** A fresh context (own cookies and cache) with recorders attached before the first request. */
-  async function openPage(colorScheme: 'light' | 'dark' = 'light'): Promise<OpenedPage> {
-    const context = await browser.newContext({ viewport: { width: 1024, height: 700 }, colorScheme });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.setDefaultTimeout(WAIT_MS);
-    page.setDefaultNavigationTimeout(WAIT_MS);
-    screens.set(page, 'opened');
-    const requested: string[] = [];
-    page.on('request', (r) => requested.push(r.url()));
-    return { page, foreign: recordForeignRequests(page), problems: recordPageProblems(page), requested };
-  }
-
-  /** Waits for a screen's heading, then checks it with axe-core: no serious or critical violation. */
-  async function onScreen(page: Page, name: string, heading: string): Promise<void> {
-    screens.set(page, name);
-    await page.getByRole('heading', { level: 1, name: heading }).waitFor({ state: 'visible' });
-    const violations = await axeViolations(page);
-    expect(
-      violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
-      `axe on ${name}`,
-    ).toEqual([]);
-  }
+  const openPage = (colorScheme: 'light' | 'dark' = 'light') => open({ colorScheme });
 
   async function signInWithPassword(page: Page, email: string, pass: string): Promise<void> {
     await onScreen(page, 'sign-in', msg('signIn.title'));

@@ -1,92 +1,29 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { messages, type MessageId } from '../../dashboard/src/i18n/messages.en.js';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { messages } from '../../dashboard/src/i18n/messages.en.js';
 import { createUser, setupAdmin, signedIn } from '../../plugins/auth/testing.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
-import { browserAvailable, launchChromium, recordPageProblems, axeViolations } from './chromium.js';
+import { browserAvailable } from './chromium.js';
+import { expectNoProblems, msg, one, useDashboardBrowser } from './harness.js';
 
-const WAIT_MS = 15_000;
-const OUTPUT_DIR = join(process.cwd(), 'test-results', 'sessions');
 const USER = { email: 'grace@example.com', name: 'Grace Hopper', password: 'grace-password-1' };
-
-/** The catalogue's text with `{name}`-style placeholders filled (no plural or select). */
-function msg(id: MessageId, values: Record<string, string> = {}): string {
-  return messages[id].replace(/\{(\w+)\}/g, (_m, key: string) => values[key] ?? `{${key}}`);
-}
-
-/** A plural message's `one` branch (`{count, plural, one {…} other {…}}`). */
-function one(id: MessageId): string {
-  const m = /one \{([^}]*)\}/.exec(messages[id]);
-  if (!m) throw new Error(`${id} has no "one" branch`);
-  return m[1]!;
-}
-
-/** Chromium logs every 4xx as a console error; a test names the statuses it provoked. */
-function expectNoProblems(problems: string[], expectedStatuses: number[] = []): void {
-  const expected = (p: string) => expectedStatuses.some((s) => p.startsWith('console.error: Failed to load resource') && p.includes(`status of ${s} `));
-  expect(problems.filter((p) => !expected(p))).toEqual([]);
-}
 
 describe.runIf(browserAvailable())('the dashboard in a real browser: my sessions', () => {
   let inst: TestInstance;
-  let browser: Browser;
-  const contexts: BrowserContext[] = [];
-  const screens = new Map<Page, string>();
+  const { openPage, onScreen, signIn } = useDashboardBrowser('sessions');
 
   beforeAll(async () => {
     inst = await startInstance();
     await setupAdmin(inst); // closes first-run setup
     await createUser(inst, { ...USER, roles: ['viewer'] });
-    browser = await launchChromium();
-  });
-
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail') {
-      mkdirSync(OUTPUT_DIR, { recursive: true });
-      const slug = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
-      for (const [page, screen] of screens) {
-        await page.screenshot({ path: join(OUTPUT_DIR, `${slug}--${screen}.png`), fullPage: true, timeout: WAIT_MS }).catch(() => undefined);
-      }
-    }
-    screens.clear();
-    await Promise.all(contexts.splice(0).map((c) => c.close().catch(() => undefined)));
   });
 
   afterAll(async () => {
-    await browser?.close().catch(() => undefined);
     await inst?.close();
   });
 
-  async function openPage(): Promise<{ page: Page; problems: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 1024, height: 700 }, locale: 'en-GB' });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.setDefaultTimeout(WAIT_MS);
-    page.setDefaultNavigationTimeout(WAIT_MS);
-    screens.set(page, 'opened');
-    return { page, problems: recordPageProblems(page) };
-  }
-
-  /** Waits for a screen's heading, then runs axe-core: no serious or critical violation. */
-  async function onScreen(page: Page, name: string, heading: string): Promise<void> {
-    screens.set(page, name);
-    await page.getByRole('heading', { level: 1, name: heading }).waitFor({ state: 'visible' });
-    const violations = await axeViolations(page);
-    expect(
-      violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
-      `axe on ${name}`,
-    ).toEqual([]);
-  }
-
   async function signInAt(page: Page): Promise<void> {
-    await page.goto(inst.url + '/sign-in', { waitUntil: 'load' });
-    await onScreen(page, 'sign-in', msg('signIn.title'));
-    await page.getByLabel(msg('field.email')).fill(USER.email);
-    await page.getByLabel(msg('field.password'), { exact: true }).fill(USER.password);
-    await page.getByRole('button', { name: msg('signIn.submit') }).click();
-    await onScreen(page, 'home', msg('home.greeting', { name: USER.name }));
+    await signIn(page, inst.url, USER);
   }
 
   async function openMySessions(page: Page): Promise<void> {
@@ -97,8 +34,8 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my sessions
   }
 
   it('lists two sessions, marks this device, signs the other out; the other device lands on sign-in', async () => {
-    const first = await openPage();
-    const second = await openPage();
+    const first = await openPage({ locale: 'en-GB' });
+    const second = await openPage({ locale: 'en-GB' });
     await signInAt(first.page);
     await signInAt(second.page);
 
@@ -140,7 +77,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my sessions
     // Two more devices of the same person, signed in over the API.
     const phone = await signedIn(inst, USER.email, USER.password);
     const laptop = await signedIn(inst, USER.email, USER.password);
-    const { page, problems } = await openPage();
+    const { page, problems } = await openPage({ locale: 'en-GB' });
     await signInAt(page);
     await openMySessions(page);
     const items = page.getByTestId('session');

@@ -1,8 +1,16 @@
+import { messages as addOns } from '../areas/add-ons/messages.en.js';
+import { messages as connections } from '../areas/connections/messages.en.js';
+import { messages as data } from '../areas/data/messages.en.js';
+import { messages as people } from '../areas/people/messages.en.js';
+import { messages as publicApi } from '../areas/public-api/messages.en.js';
+import { messages as settings } from '../areas/settings/messages.en.js';
+import { messages as transfer } from '../areas/transfer/messages.en.js';
+
 /**
  * Every string a person can see or hear (aria labels included), in ICU message format.
  * English is the source catalogue; the i18n namespace of the API will serve other locales later.
  */
-export const messages = {
+const core = {
   'app.name': 'Admin',
   'app.skipToContent': 'Skip to content',
   'app.loading': 'Loading…',
@@ -120,5 +128,8 @@ export const messages = {
   'sessions.ended': '{count, plural, one {The session was signed out.} other {# sessions were signed out.}}',
   'sessions.noOthers': 'This device is your only session.',
 } as const;
+
+/** One catalogue: the shell's strings and each area's (areas/<name>/messages.en.ts). */
+export const messages = { ...core, ...connections, ...data, ...transfer, ...publicApi, ...addOns, ...people, ...settings };
 
 export type MessageId = keyof typeof messages;

@@ -2,20 +2,11 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, ApiError } from '../api/client';
+import { NAV } from '../areas';
 import { t, type MessageId } from '../i18n/t';
 import { navigate } from '../navigation';
 import { ME, useMe } from '../session';
 import { ErrorPanel, errorText, Loading } from '../ui';
-
-/** The areas to come (DESIGN §8, issue 14); each is a placeholder until its part lands. */
-export const AREAS: ReadonlyArray<{ path: string; label: MessageId }> = [
-  { path: '/connections', label: 'nav.connections' },
-  { path: '/public-api', label: 'nav.publicApi' },
-  { path: '/add-ons', label: 'nav.addons' },
-  { path: '/users', label: 'nav.users' },
-  { path: '/audit', label: 'nav.audit' },
-  { path: '/settings', label: 'nav.settings' },
-];
 
 function NavLink({ path, label }: { path: string; label: MessageId }) {
   const [location] = useLocation();
@@ -117,9 +108,9 @@ export function Layout({ children }: { children: ReactNode }) {
           <li>
             <NavLink path="/" label="nav.home" />
           </li>
-          {AREAS.map((area) => (
-            <li key={area.path}>
-              <NavLink {...area} />
+          {NAV.map((entry) => (
+            <li key={entry.path}>
+              <NavLink {...entry} />
             </li>
           ))}
         </ul>

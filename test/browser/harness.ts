@@ -1,0 +1,125 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { messages, type MessageId } from '../../dashboard/src/i18n/messages.en.js';
+import { axeViolations, launchChromium, recordForeignRequests, recordPageProblems } from './chromium.js';
+
+/** Upper bound for any single wait on the browser (navigation, selector, network). */
+export const WAIT_MS = 15_000;
+
+/** The catalogue's text with `{name}`-style placeholders filled (no plural or select). */
+export function msg(id: MessageId, values: Record<string, string> = {}): string {
+  return messages[id].replace(/\{(\w+)\}/g, (_m, key: string) => values[key] ?? `{${key}}`);
+}
+
+/** A plural message's `one` branch (`{count, plural, one {…} other {…}}`). */
+export function one(id: MessageId): string {
+  const m = /one \{([^}]*)\}/.exec(messages[id]);
+  if (!m) throw new Error(`${id} has no "one" branch`);
+  return m[1]!;
+}
+
+/**
+ * No page error, CSP violation or failed request. Chromium logs every 4xx answer as a console
+ * error; a test lists the statuses it provoked on purpose (a wrong password, a refused field).
+ */
+export function expectNoProblems(problems: string[], expectedStatuses: number[] = []): void {
+  const expected = (p: string) => expectedStatuses.some((s) => p.startsWith('console.error: Failed to load resource') && p.includes(`status of ${s} `));
+  expect(problems.filter((p) => !expected(p))).toEqual([]);
+}
+
+export interface OpenedPage {
+  page: Page;
+  /** Requests to a host that is not loopback. */
+  foreign: string[];
+  /** Page errors, console errors (CSP violations included) and failed requests. */
+  problems: string[];
+  /** Every URL the page requested. */
+  requested: string[];
+}
+
+export interface OpenPageOptions {
+  colorScheme?: 'light' | 'dark';
+  locale?: string;
+  viewport?: { width: number; height: number };
+}
+
+export interface DashboardBrowser {
+  /** A fresh context (own cookies and cache) with recorders attached before the first request. */
+  openPage(options?: OpenPageOptions): Promise<OpenedPage>;
+  /** Waits for a screen's level-1 heading, then runs axe-core: no serious or critical violation. */
+  onScreen(page: Page, name: string, heading: string | RegExp): Promise<void>;
+  /** Signs in on the sign-in screen (no 2FA) and waits for the home screen. */
+  signIn(page: Page, baseUrl: string, user: { email: string; password: string; name: string }): Promise<void>;
+}
+
+/**
+ * Call inside a `describe`: launches Chromium for the suite, closes every context after each
+ * test, and saves a full-page screenshot of each open page under `test-results/<output>/` when
+ * a test fails (named after the test and the screen the page last showed).
+ */
+export function useDashboardBrowser(output: string): DashboardBrowser {
+  const outputDir = join(process.cwd(), 'test-results', output);
+  let browser: Browser | undefined;
+  const contexts: BrowserContext[] = [];
+  const screens = new Map<Page, string>();
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail') {
+      mkdirSync(outputDir, { recursive: true });
+      const slug = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
+      for (const [page, screen] of screens) {
+        await page.screenshot({ path: join(outputDir, `${slug}--${screen}.png`), fullPage: true, timeout: WAIT_MS }).catch(() => undefined);
+      }
+    }
+    screens.clear();
+    await Promise.all(contexts.splice(0).map((c) => c.close().catch(() => undefined)));
+  });
+
+  afterAll(async () => {
+    await browser?.close().catch(() => undefined);
+  });
+
+  async function openPage(options: OpenPageOptions = {}): Promise<OpenedPage> {
+    if (!browser) throw new Error('the browser is not launched yet (call openPage inside a test)');
+    const context = await browser.newContext({
+      viewport: options.viewport ?? { width: 1024, height: 700 },
+      colorScheme: options.colorScheme ?? 'light',
+      ...(options.locale ? { locale: options.locale } : {}),
+    });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.setDefaultTimeout(WAIT_MS);
+    page.setDefaultNavigationTimeout(WAIT_MS);
+    screens.set(page, 'opened');
+    const requested: string[] = [];
+    page.on('request', (r) => requested.push(r.url()));
+    return { page, foreign: recordForeignRequests(page), problems: recordPageProblems(page), requested };
+  }
+
+  async function onScreen(page: Page, name: string, heading: string | RegExp): Promise<void> {
+    screens.set(page, name);
+    await page.getByRole('heading', { level: 1, name: heading }).waitFor({ state: 'visible' });
+    const violations = await axeViolations(page);
+    expect(
+      violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
+      `axe on ${name}`,
+    ).toEqual([]);
+  }
+
+  async function signIn(page: Page, baseUrl: string, user: { email: string; password: string; name: string }): Promise<void> {
+    await page.goto(baseUrl + '/sign-in', { waitUntil: 'load' });
+    await onScreen(page, 'sign-in', msg('signIn.title'));
+    await page.getByLabel(msg('field.email')).fill(user.email);
+    await page.getByLabel(msg('field.password'), { exact: true }).fill(user.password);
+    await page.getByRole('button', { name: msg('signIn.submit') }).click();
+    await onScreen(page, 'home', msg('home.greeting', { name: user.name }));
+  }
+
+  return { openPage, onScreen, signIn };
+}
