@@ -41,6 +41,8 @@ describe('the start command (what `npm start` runs)', () => {
   it('runs compiled JavaScript with source maps, no TypeScript loader', () => {
     const args = startCommand();
     expect(args).toContain('--enable-source-maps');
+    // The idle collector (kernel/memory/idle-collector.ts, decisions K35) needs gc().
+    expect(args).toContain('--expose-gc');
     expect(args.join(' ')).not.toMatch(/tsx|ts-node|\.ts\b/);
     const entry = args.find((a) => a.endsWith('.js'))!;
     expect(existsSync(join(root, entry))).toBe(true);
