@@ -20,6 +20,8 @@ interface Listener {
 const READY = 'ready';
 /** Events the channel itself uses (not given to listeners unless asked for). */
 export const LIVE_RECONNECTED = 'live.reconnected';
+/** The server closed the channel because the session ended (WebSocket close code 4401). */
+export const LIVE_CLOSED = 'live.closed';
 const READY_TIMEOUT_MS = 8_000;
 const BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000];
 /** After the last listener leaves, the connection is kept this long (a screen change re-subscribes at once). */
@@ -132,8 +134,13 @@ class LiveChannel {
         this.connectSse();
         return;
       }
-      // 4401: the session ended; whoever listens for `live.closed` (the shell) asks who is signed in.
-      if (close.code === 4401) this.dispatch({ kind: 'live.closed', at: Date.now(), data: { code: close.code } });
+      if (close.code === 4401) {
+        // The session ended: no reconnect with it. The shell (listening for `live.closed`) asks who
+        // is signed in, which leads to sign-in; the next sign-in's shell subscribes afresh.
+        this.stop();
+        this.dispatch({ kind: LIVE_CLOSED, at: Date.now(), data: { code: close.code } });
+        return;
+      }
       this.retry();
     };
   }
@@ -192,15 +199,21 @@ class LiveChannel {
   stopNow(): void {
     if (this.lingerTimer) clearTimeout(this.lingerTimer);
     this.lingerTimer = null;
+    // No reconnect here: the old session is gone; the next subscriber (the next sign-in's shell) connects.
     this.stop();
-    if (this.listeners.size > 0) this.connect();
   }
 
   private stop(): void {
     this.clearTimers();
     const ws = this.ws;
     this.ws = null;
-    ws?.close();
+    if (ws) {
+      ws.onmessage = null;
+      ws.onclose = null;
+      // Closing a socket still opening makes the browser log an error; it closes once open instead.
+      if (ws.readyState === WebSocket.CONNECTING) ws.onopen = () => ws.close();
+      else ws.close();
+    }
     this.es?.close();
     this.es = null;
     this.attempts = 0;

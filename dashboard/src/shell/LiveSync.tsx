@@ -1,6 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { LIVE_RECONNECTED, useLiveEvents, useLiveState, type LiveEvent } from '../live/events';
+import { LIVE_CLOSED, LIVE_RECONNECTED, useLiveEvents, useLiveState, type LiveEvent } from '../live/events';
 import { t } from '../i18n/t';
 import { ME } from '../session';
 import { NOTIFICATION_CREATED, NOTIFICATIONS } from './notifications';
@@ -11,7 +11,7 @@ import { NOTIFICATION_CREATED, NOTIFICATIONS } from './notifications';
  * that need finer handling subscribe with useLiveEvents themselves.
  */
 const AREA_KINDS = ['connections.changed', 'data.changed', 'schema.changed', 'public.changed'] as const;
-const KINDS = [NOTIFICATION_CREATED, LIVE_RECONNECTED, 'live.closed', ...AREA_KINDS];
+const KINDS = [NOTIFICATION_CREATED, LIVE_RECONNECTED, LIVE_CLOSED, ...AREA_KINDS];
 
 /**
  * The shell's use of the realtime channel: notifications refresh the bell (and are announced),
@@ -33,7 +33,7 @@ export function LiveSync() {
       void queryClient.invalidateQueries({ type: 'active' });
       return;
     }
-    if (event.kind === 'live.closed') {
+    if (event.kind === LIVE_CLOSED) {
       // The server closed the channel because the session ended: asking who is signed in leads to sign-in.
       void queryClient.invalidateQueries({ queryKey: ME });
       return;
