@@ -179,4 +179,24 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: shell (pref
     await page.getByRole('link', { name: bellName(1) }).waitFor({ state: 'visible' });
     expectNoProblems(problems);
   });
+
+  it('reconnects after the WebSocket drops and still delivers', async () => {
+    const { page, problems } = await openPage();
+    let opened = 0;
+    // The first socket is cut a moment after it opened (a proxy timeout, a server restart).
+    await page.routeWebSocket(/\/ws$/, (ws) => {
+      opened += 1;
+      ws.connectToServer();
+      if (opened === 1) setTimeout(() => void ws.close({ code: 1001, reason: 'going away' }), 1_000);
+    });
+    const grace = { email: 'grace@example.com', name: 'Grace Hopper', password: 'grace-password-1' };
+    const graceId = await createUser(inst, { ...grace, roles: ['viewer'] });
+    await signIn(page, inst.url, grace);
+    await page.getByRole('link', { name: bellName(0) }).waitFor({ state: 'visible' });
+    await expect.poll(() => opened, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    await channelsOpen(1);
+    await inst.app.kernel.notifications.notify(graceId, { kind: 'export.ready', title: 'After the drop' });
+    await page.getByRole('link', { name: bellName(1) }).waitFor({ state: 'visible' });
+    expectNoProblems(problems);
+  });
 });
