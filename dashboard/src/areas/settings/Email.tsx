@@ -120,7 +120,7 @@ function EmailForm({ view }: { view: EmailView }) {
           <p>{isDenied(turnOff.error) ? t('settings.deniedWrite') : errorText(turnOff.error)}</p>
         </div>
       )}
-      <p className="hint">{t('settings.email.noTestSend')}</p>
+      <p className="hint settings-note">{t('settings.email.noTestSend')}</p>
     </>
   );
 }
