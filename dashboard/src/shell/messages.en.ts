@@ -24,7 +24,7 @@ export const messages = {
   'prefs.densityComfortable': 'Comfortable',
   'prefs.densityCompact': 'Compact',
   'prefs.locale': 'Language and region',
-  'prefs.localeHint': 'Sets the language of the page and how dates are written.',
+  'prefs.localeHint': 'The language of the dashboard. Its text is in English until other languages are available.',
   'prefs.dir': 'Text direction',
   'prefs.dirLtr': 'Left to right',
   'prefs.dirRtl': 'Right to left',
