@@ -4,7 +4,24 @@ import { api, ok, type Schemas } from '../api/client';
 import { t, type MessageId } from '../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
 import { Breadcrumbs } from './Breadcrumbs';
-import { ACCENTS, applyLook, DENSITIES, DIRS, LOCALES, localeName, PREFS, THEMES, usePrefs, type PrefKey, type Prefs, type ResolvedPrefs } from './prefs';
+import {
+  ACCENT_LABEL,
+  ACCENTS,
+  applyLook,
+  DENSITIES,
+  DENSITY_LABEL,
+  DIR_LABEL,
+  DIRS,
+  LOCALES,
+  localeName,
+  PREFS,
+  THEME_LABEL,
+  THEMES,
+  usePrefs,
+  type PrefKey,
+  type Prefs,
+  type ResolvedPrefs,
+} from './prefs';
 import { kindLabel } from './notifications';
 import './shell.css';
 
@@ -12,20 +29,6 @@ type PrefsData = { prefs: Prefs; resolved: Schemas['ResolvedPrefs'] };
 type NotificationPref = Schemas['NotificationPref'];
 
 export const NOTIFICATION_PREFS = ['me', 'notification-prefs'] as const;
-
-const THEME_LABEL: Record<(typeof THEMES)[number], MessageId> = { system: 'prefs.themeSystem', light: 'prefs.themeLight', dark: 'prefs.themeDark' };
-const ACCENT_LABEL: Record<(typeof ACCENTS)[number], MessageId> = {
-  indigo: 'prefs.accentIndigo',
-  blue: 'prefs.accentBlue',
-  teal: 'prefs.accentTeal',
-  violet: 'prefs.accentViolet',
-  rose: 'prefs.accentRose',
-  red: 'prefs.accentRed',
-  orange: 'prefs.accentOrange',
-  black: 'prefs.accentBlack',
-};
-const DENSITY_LABEL: Record<(typeof DENSITIES)[number], MessageId> = { comfortable: 'prefs.densityComfortable', compact: 'prefs.densityCompact' };
-const DIR_LABEL: Record<(typeof DIRS)[number], MessageId> = { ltr: 'prefs.dirLtr', rtl: 'prefs.dirRtl' };
 
 /**
  * /account/preferences: the person's look (theme, accent, density, locale, direction), each

@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { api, ok, type Schemas } from '../api/client';
+import type { MessageId } from '../i18n/t';
 
 export type Prefs = Schemas['Prefs'];
 export type ResolvedPrefs = Schemas['ResolvedPrefs'];
@@ -14,6 +15,21 @@ export const ACCENTS = ['indigo', 'blue', 'teal', 'violet', 'rose', 'red', 'oran
 export const DENSITIES = ['comfortable', 'compact'] as const;
 export const DIRS = ['ltr', 'rtl'] as const;
 /** Locales offered in the lists; a stored one outside it is shown too. */
+/** The catalogue's name of each value. */
+export const THEME_LABEL: Record<(typeof THEMES)[number], MessageId> = { system: 'prefs.themeSystem', light: 'prefs.themeLight', dark: 'prefs.themeDark' };
+export const ACCENT_LABEL: Record<(typeof ACCENTS)[number], MessageId> = {
+  indigo: 'prefs.accentIndigo',
+  blue: 'prefs.accentBlue',
+  teal: 'prefs.accentTeal',
+  violet: 'prefs.accentViolet',
+  rose: 'prefs.accentRose',
+  red: 'prefs.accentRed',
+  orange: 'prefs.accentOrange',
+  black: 'prefs.accentBlack',
+};
+export const DENSITY_LABEL: Record<(typeof DENSITIES)[number], MessageId> = { comfortable: 'prefs.densityComfortable', compact: 'prefs.densityCompact' };
+export const DIR_LABEL: Record<(typeof DIRS)[number], MessageId> = { ltr: 'prefs.dirLtr', rtl: 'prefs.dirRtl' };
+
 export const LOCALES = ['en', 'en_GB', 'de', 'fr', 'es', 'it', 'nl', 'pt_BR', 'pl', 'sv', 'ja', 'zh_CN', 'ar', 'he', 'fa'] as const;
 
 /** The seed writes locales with `_` (pt_BR); HTML's lang wants BCP 47 (pt-BR). */

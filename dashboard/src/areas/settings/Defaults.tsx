@@ -1,30 +1,16 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../../api/client';
 import { t, type MessageId } from '../../i18n/t';
-import { ACCENTS, DENSITIES, DIRS, LOCALES, localeName, PREFS, THEMES } from '../../shell/prefs';
-import { Loading } from '../../ui';
-import { LoadError, SaveError, Saved, SelectField, SettingsScreen, useSettingsSubmit } from './common';
+import { ACCENT_LABEL, ACCENTS, DENSITIES, DENSITY_LABEL, DIR_LABEL, DIRS, LOCALES, localeName, PREFS, THEME_LABEL, THEMES } from '../../shell/prefs';
+import { Loading, SelectField } from '../../ui';
+import { LoadError, SaveError, Saved, SettingsScreen, useSettingsSubmit } from './common';
 
 type Prefs = Schemas['Prefs'];
 export const DEFAULTS = ['settings', 'defaults'] as const;
 
-const THEME: Record<string, MessageId> = { system: 'prefs.themeSystem', light: 'prefs.themeLight', dark: 'prefs.themeDark' };
-const ACCENT: Record<string, MessageId> = {
-  indigo: 'prefs.accentIndigo',
-  blue: 'prefs.accentBlue',
-  teal: 'prefs.accentTeal',
-  violet: 'prefs.accentViolet',
-  rose: 'prefs.accentRose',
-  red: 'prefs.accentRed',
-  orange: 'prefs.accentOrange',
-  black: 'prefs.accentBlack',
-};
-const DENSITY: Record<string, MessageId> = { comfortable: 'prefs.densityComfortable', compact: 'prefs.densityCompact' };
-const DIR: Record<string, MessageId> = { ltr: 'prefs.dirLtr', rtl: 'prefs.dirRtl' };
-
 /** "" is the system default (null on the wire). */
 const withDefault = (options: Array<{ value: string; label: string }>) => [{ value: '', label: t('settings.defaults.system') }, ...options];
-const labelled = (values: readonly string[], labels: Record<string, MessageId>) => withDefault(values.map((v) => ({ value: v, label: t(labels[v]!) })));
+const labelled = <V extends string>(values: readonly V[], labels: Record<V, MessageId>) => withDefault(values.map((v) => ({ value: v, label: t(labels[v]) })));
 
 /** /settings/defaults: the global preference defaults (D10), each a value or the system's. */
 export function Defaults() {
@@ -57,12 +43,18 @@ function DefaultsForm({ defaults, form }: { defaults: Prefs; form: ReturnType<ty
   return (
     <form className="settings-form" onSubmit={(e) => void form.onSubmit(e)} noValidate>
       <SaveError error={form.error} />
-      <SelectField label="prefs.theme" name="theme" options={labelled(THEMES, THEME)} defaultValue={defaults.theme ?? ''} error={form.fields.theme} />
-      <SelectField label="prefs.accent" name="accent" options={labelled(ACCENTS, ACCENT)} defaultValue={defaults.accent ?? ''} error={form.fields.accent} />
+      <SelectField label="prefs.theme" name="theme" options={labelled(THEMES, THEME_LABEL)} defaultValue={defaults.theme ?? ''} error={form.fields.theme} />
+      <SelectField
+        label="prefs.accent"
+        name="accent"
+        options={labelled(ACCENTS, ACCENT_LABEL)}
+        defaultValue={defaults.accent ?? ''}
+        error={form.fields.accent}
+      />
       <SelectField
         label="prefs.density"
         name="density"
-        options={labelled(DENSITIES, DENSITY)}
+        options={labelled(DENSITIES, DENSITY_LABEL)}
         defaultValue={defaults.density ?? ''}
         error={form.fields.density}
       />
@@ -73,7 +65,7 @@ function DefaultsForm({ defaults, form }: { defaults: Prefs; form: ReturnType<ty
         defaultValue={defaults.locale ?? ''}
         error={form.fields.locale}
       />
-      <SelectField label="prefs.dir" name="dir" options={labelled(DIRS, DIR)} defaultValue={defaults.dir ?? ''} error={form.fields.dir} />
+      <SelectField label="prefs.dir" name="dir" options={labelled(DIRS, DIR_LABEL)} defaultValue={defaults.dir ?? ''} error={form.fields.dir} />
       <button type="submit" disabled={form.pending}>
         {form.pending ? t('settings.saving') : t('settings.defaults.save')}
       </button>

@@ -2,8 +2,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, ok, type Schemas } from '../../api/client';
 import { t, type MessageId } from '../../i18n/t';
-import { errorText, Field, Loading } from '../../ui';
-import { isDenied, LoadError, SaveError, Saved, SelectField, SettingsScreen, useSettingsSubmit } from './common';
+import { errorText, Field, Loading, SelectField } from '../../ui';
+import { isDenied, LoadError, SaveError, Saved, SettingsScreen, useSettingsSubmit } from './common';
 import { SYSTEM_INFO } from './Overview';
 
 type EmailView = { configured: boolean; smtp: Schemas['SmtpSettings'] | null };

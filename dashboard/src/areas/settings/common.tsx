@@ -1,4 +1,4 @@
-import { useId, useState, type ReactNode, type SelectHTMLAttributes } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { ApiError } from '../../api/client';
 import { t, type MessageId } from '../../i18n/t';
@@ -70,42 +70,6 @@ export function Saved({ show, text = 'settings.saved' }: { show: boolean; text?:
       {show && (
         <p className="notice" role="status">
           {t(text)}
-        </p>
-      )}
-    </div>
-  );
-}
-
-interface SelectFieldProps extends Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id'> {
-  label: MessageId;
-  name: string;
-  options: ReadonlyArray<{ value: string; label: string }>;
-  error?: string;
-  hint?: MessageId;
-}
-
-/** A labelled select; the server's message for it is tied to it like ui.tsx's Field. */
-export function SelectField({ label, name, options, error, hint, ...select }: SelectFieldProps) {
-  const id = useId();
-  const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ');
-  return (
-    <div className="field">
-      <label htmlFor={id}>{t(label)}</label>
-      {hint && (
-        <p className="hint" id={`${id}-hint`}>
-          {t(hint)}
-        </p>
-      )}
-      <select id={id} name={name} aria-invalid={error ? true : undefined} aria-describedby={described || undefined} {...select}>
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-      {error && (
-        <p className="field-error" id={`${id}-error`}>
-          {error}
         </p>
       )}
     </div>
