@@ -279,17 +279,22 @@ export async function countRows(db: AnyDb, d: RowDialect, table: RowTable, where
   const exactBelow = opts.exactBelow ?? 100_000;
   const filter = where ? sql` where ${where}` : sql``;
   if (d.name !== 'sqlite') {
-    const statement = sql`select 1 from ${d.table(table)}${filter}`.compile(db);
-    const explain = () => d.explainRows(db, statement).catch(() => null);
-    const estimate = opts.estimates ? await opts.estimates.cache.read(estimateKey(opts.estimates.scope, statement), explain) : await explain();
+    // Compiled only when needed: an unfiltered page's figure is known by the table's name alone,
+    // and the planner is asked only when the cache has no fresh figure.
+    let statement: CompiledQuery | undefined;
+    const compiled = () => (statement ??= sql`select 1 from ${d.table(table)}${filter}`.compile(db));
+    const explain = () => d.explainRows(db, compiled()).catch(() => null);
+    const estimate = opts.estimates ? await opts.estimates.cache.read(estimateKey(opts.estimates.scope, table, where ? compiled() : null), explain) : await explain();
     if (estimate !== null && estimate >= exactBelow) return { total: estimate, exact: false };
   }
   const res = await sql<{ n: number | string | bigint }>`select count(*) as ${sql.id('n')} from ${d.table(table)}${filter}`.execute(db);
   return { total: Number(res.rows[0]?.n ?? 0), exact: true };
 }
 
-function estimateKey(scope: string, q: CompiledQuery): string {
-  return `${scope}\u0000${q.sql}\u0000${JSON.stringify(q.parameters, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`;
+/** The cache key of a figure: the whole table by its name, a filtered one by its statement and values. */
+function estimateKey(scope: string, table: RowTable, filtered: CompiledQuery | null): string {
+  if (!filtered) return `${scope}\u0000table\u0000${table.schema ?? ''}\u0000${table.name}`;
+  return `${scope}\u0000sql\u0000${filtered.sql}\u0000${JSON.stringify(filtered.parameters, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`;
 }
 
 /** `pk1 = ? and pk2 = ?` for a row's key. */
