@@ -2,9 +2,15 @@ import { lazy } from 'react';
 import type { Area } from '../area';
 
 const Overview = lazy(() => import('./Overview').then((m) => ({ default: m.Overview })));
+const Endpoints = lazy(() => import('./Endpoints').then((m) => ({ default: m.Endpoints })));
+const EndpointEditor = lazy(() => import('./EndpointEditor').then((m) => ({ default: m.EndpointEditor })));
 
 /** Screen 7 (issue 14): the switch and its origins, endpoints, keys, e-mail templates. */
 export const publicApiArea: Area = {
   nav: [{ path: '/public-api', label: 'nav.publicApi' }],
-  routes: [{ path: '/public-api', component: Overview }],
+  routes: [
+    { path: '/public-api', component: Overview },
+    { path: '/public-api/endpoints', component: Endpoints },
+    { path: '/public-api/endpoints/:ref', component: EndpointEditor },
+  ],
 };
