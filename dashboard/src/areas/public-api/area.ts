@@ -4,6 +4,7 @@ import type { Area } from '../area';
 const Overview = lazy(() => import('./Overview').then((m) => ({ default: m.Overview })));
 const Endpoints = lazy(() => import('./Endpoints').then((m) => ({ default: m.Endpoints })));
 const EndpointEditor = lazy(() => import('./EndpointEditor').then((m) => ({ default: m.EndpointEditor })));
+const Keys = lazy(() => import('./Keys').then((m) => ({ default: m.Keys })));
 
 /** Screen 7 (issue 14): the switch and its origins, endpoints, keys, e-mail templates. */
 export const publicApiArea: Area = {
@@ -12,5 +13,6 @@ export const publicApiArea: Area = {
     { path: '/public-api', component: Overview },
     { path: '/public-api/endpoints', component: Endpoints },
     { path: '/public-api/endpoints/:ref', component: EndpointEditor },
+    { path: '/public-api/keys', component: Keys },
   ],
 };
