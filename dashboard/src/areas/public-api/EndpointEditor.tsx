@@ -58,6 +58,8 @@ export function EndpointEditor() {
   const ref = decodeRef(params.ref);
   useTitle('publicApi.editor.documentTitle');
   const scopes = useScopes();
+  // A save brings a new version of the endpoint and both editors start again from it; the notice outlives them.
+  const [saved, setSaved] = useState<'form' | 'json' | null>(null);
   const connections = useConnectionNames();
   const apps = useAppNames();
   const scope = scopes.data?.find((s) => s.ref === ref) ?? scopes.data?.find((s) => s.ref.toLowerCase() === ref.toLowerCase());
@@ -84,6 +86,7 @@ export function EndpointEditor() {
   const table = schema.data?.tables.find((tb) => tb.ref === scope.table);
   const readOnly = scope.addonKey !== null;
   const version = `${scope.ref}:${scope.updatedAt ?? 'virtual'}`;
+  const onSaving = () => setSaved(null);
 
   return (
     <>
@@ -125,20 +128,30 @@ export function EndpointEditor() {
         </div>
       )}
       {schema.isError && <ErrorPanel error={schema.error} onRetry={() => void schema.refetch()} />}
-      <DefinitionForm key={`form-${version}`} scope={scope} columns={table?.columns ?? null} readOnly={readOnly} />
-      <JsonEditor key={`json-${version}`} scope={scope} readOnly={readOnly} />
+      <DefinitionForm
+        key={`form-${version}`}
+        scope={scope}
+        columns={table?.columns ?? null}
+        readOnly={readOnly}
+        saved={saved === 'form'}
+        onSaving={onSaving}
+        onSaved={() => setSaved('form')}
+      />
+      <JsonEditor key={`json-${version}`} scope={scope} readOnly={readOnly} saved={saved === 'json'} onSaving={onSaving} onSaved={() => setSaved('json')} />
       {!readOnly && !scope.virtual && <RemoveEndpoint scope={scope} />}
     </>
   );
 }
 
 /** PATCH with the edits; the list is read again and the editor follows a renamed ref. */
-function useSave(scope: Scope) {
+function useSave(scope: Scope, onSaving: () => void, onSaved: () => void) {
   const queryClient = useQueryClient();
   return useMutation({
+    onMutate: onSaving,
     mutationFn: async (body: Record<string, unknown>) =>
       (await ok(api.PATCH('/public-scopes/{id}', { params: { path: { id: scope.id ?? scope.ref } }, body: body as never }))).data.scope,
     onSuccess: async (saved) => {
+      onSaved();
       await queryClient.invalidateQueries({ queryKey: SCOPES });
       if (saved.ref !== scope.ref) navigate(endpointPath(saved.ref), { replace: true });
     },
@@ -173,9 +186,18 @@ function filterValue(row: FilterRow, column: Column | undefined): Filter['value'
 }
 
 /** The common keys as a form: columns (readable, writable), methods, default filters, response shape, rate limit. */
-function DefinitionForm({ scope, columns, readOnly }: { scope: Scope; columns: Column[] | null; readOnly: boolean }) {
+interface EditorProps {
+  scope: Scope;
+  readOnly: boolean;
+  /** This editor's save was the last one (the notice to show after it starts again). */
+  saved: boolean;
+  onSaving: () => void;
+  onSaved: () => void;
+}
+
+function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: EditorProps & { columns: Column[] | null }) {
   const id = useId();
-  const save = useSave(scope);
+  const save = useSave(scope, onSaving, onSaved);
   const all: Array<{ name: string; column?: Column }> = columns ? columns.map((c) => ({ name: c.name, column: c })) : scope.columns.map((name) => ({ name }));
   const [readable, setReadable] = useState(() => new Set(scope.columns));
   const [writable, setWritable] = useState(() => new Set(scope.writable));
@@ -187,10 +209,10 @@ function DefinitionForm({ scope, columns, readOnly }: { scope: Scope; columns: C
   const [rateLimit, setRateLimit] = useState(String(scope.rateLimit));
   const [sent, setSent] = useState<{ columns: string[]; writable: string[]; methods: Method[] } | null>(null);
   const outcome = useRef<HTMLDivElement>(null);
-  const settled = save.isSuccess || save.isError ? save.submittedAt : 0;
+  const settled = save.isError ? save.submittedAt : 0;
   useEffect(() => {
-    if (settled) outcome.current?.focus();
-  }, [settled]);
+    if (settled || saved) outcome.current?.focus();
+  }, [settled, saved]);
 
   const error = save.error instanceof ApiError ? save.error : null;
   // Every issue goes to the field it names; the ones no field of this form shows are listed at the top.
@@ -259,7 +281,7 @@ function DefinitionForm({ scope, columns, readOnly }: { scope: Scope; columns: C
               )}
             </div>
           )}
-          {save.isSuccess && (
+          {saved && !save.isError && !save.isPending && (
             <p className="notice" role="status">
               {t('publicApi.editor.saved')}
             </p>
@@ -479,17 +501,17 @@ function FilterEditor({
 const definitionOf = (scope: Scope) => Object.fromEntries(DEFINITION_KEYS.map((k) => [k, scope[k]]));
 
 /** The whole definition as JSON; the server's messages are listed by path, each one selecting its place in the text. */
-function JsonEditor({ scope, readOnly }: { scope: Scope; readOnly: boolean }) {
+function JsonEditor({ scope, readOnly, saved, onSaving, onSaved }: EditorProps) {
   const id = useId();
-  const save = useSave(scope);
+  const save = useSave(scope, onSaving, onSaved);
   const [text, setText] = useState(() => JSON.stringify(definitionOf(scope), null, 2));
   const [parseError, setParseError] = useState<string | null>(null);
   const area = useRef<HTMLTextAreaElement>(null);
   const outcome = useRef<HTMLDivElement>(null);
-  const settled = save.isSuccess || save.isError ? save.submittedAt : 0;
+  const settled = save.isError ? save.submittedAt : 0;
   useEffect(() => {
-    if (settled || parseError) outcome.current?.focus();
-  }, [settled, parseError]);
+    if (settled || parseError || saved) outcome.current?.focus();
+  }, [settled, parseError, saved]);
 
   const error = save.error instanceof ApiError ? save.error : null;
   const issues = (error?.issues ?? []).map((i) => ({ path: fieldPath(i.path), message: i.message }));
@@ -570,7 +592,7 @@ function JsonEditor({ scope, readOnly }: { scope: Scope; readOnly: boolean }) {
               )}
             </div>
           )}
-          {save.isSuccess && (
+          {saved && !save.isError && !save.isPending && (
             <p className="notice" role="status">
               {t('publicApi.editor.saved')}
             </p>

@@ -47,7 +47,7 @@ export function TemplateEditor() {
       ) : query.isError ? (
         <ErrorPanel error={query.error} onRetry={() => void query.refetch()} />
       ) : (
-        <Editor key={`${query.data.updatedAt ?? 'default'}`} template={query.data} />
+        <Editor key={`${key}/${locale}`} template={query.data} />
       )}
     </>
   );
