@@ -122,7 +122,7 @@ export function EndpointEditor() {
           <p>{t('publicApi.editor.problemsIntro')}</p>
           <ul>
             {scope.problems.map((p, i) => (
-              <li key={i}>{t('publicApi.editor.problem', { reason: p.reason, column: p.column ?? '' })}</li>
+              <li key={i}>{t('publicApi.editor.problem', { reason: p.reason.replace(/-/g, '_'), column: p.column ?? '' })}</li>
             ))}
           </ul>
         </div>
@@ -482,8 +482,8 @@ function FilterEditor({
         <label htmlFor={`${id}-value`}>{t('publicApi.editor.filterValue', { n })}</label>
         {row.op === 'null' ? (
           <select id={`${id}-value`} value={row.value} onChange={(e) => onChange({ ...row, value: e.target.value })} {...aria('value')}>
-            <option value="true">{t('publicApi.editor.isNull')}</option>
-            <option value="false">{t('publicApi.editor.isNotNull')}</option>
+            <option value={String(true)}>{t('publicApi.editor.isNull')}</option>
+            <option value={String(false)}>{t('publicApi.editor.isNotNull')}</option>
           </select>
         ) : (
           <input id={`${id}-value`} value={row.value} onChange={(e) => onChange({ ...row, value: e.target.value })} {...aria('value')} />

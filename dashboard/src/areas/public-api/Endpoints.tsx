@@ -7,6 +7,9 @@ import { navigate } from '../../navigation';
 import { ErrorPanel, Field, FormError, Loading, useTitle } from '../../ui';
 import { SCOPES, SectionNav, useAppNames, useConnectionNames, useScopes, type Scope } from './shared';
 
+/** The connection filter's value for every connection. */
+const ALL = '';
+
 export const endpointPath = (ref: string) => `/public-api/endpoints/${encodeURIComponent(ref)}`;
 
 /** What an endpoint is, in a word: the app's, an extra one, the table's generated one (stored, edited or not). */
@@ -23,7 +26,7 @@ export function Endpoints() {
   const scopes = useScopes();
   const connections = useConnectionNames();
   const apps = useAppNames();
-  const [connection, setConnection] = useState('');
+  const [connection, setConnection] = useState(ALL);
   const filterId = useId();
 
   if (scopes.isPending) return <Loading />;
@@ -31,7 +34,7 @@ export function Endpoints() {
   const connectionName = (id: string) => connections.data?.get(id) ?? id;
   const appName = (key: string) => apps.data?.get(key) ?? key;
   const connectionIds = [...new Set(scopes.data.map((s) => s.connectionId))];
-  const shown = scopes.data.filter((s) => connection === '' || s.connectionId === connection);
+  const shown = scopes.data.filter((s) => connection === ALL || s.connectionId === connection);
 
   return (
     <>
@@ -45,7 +48,7 @@ export function Endpoints() {
           <div className="field pa-inline">
             <label htmlFor={filterId}>{t('publicApi.endpoints.filterConnection')}</label>
             <select id={filterId} value={connection} onChange={(e) => setConnection(e.target.value)}>
-              <option value="">{t('publicApi.endpoints.allConnections')}</option>
+              <option value={ALL}>{t('publicApi.endpoints.allConnections')}</option>
               {connectionIds.map((id) => (
                 <option key={id} value={id}>
                   {connectionName(id)}

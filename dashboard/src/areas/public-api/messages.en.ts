@@ -72,7 +72,7 @@ export const messages = {
   'publicApi.editor.path': 'Address',
   'publicApi.editor.problemsIntro': 'The table changed since this endpoint was defined:',
   'publicApi.editor.problem':
-    '{reason, select, table-missing {the table is gone} column-missing {column {column} is gone} column-secret {column {column} is now secret} column-personal {column {column} is now personal data} other {{reason} {column}}}',
+    '{reason, select, table_missing {the table is gone} column_missing {column {column} is gone} column_secret {column {column} is now secret} column_personal {column {column} is now personal data} other {{reason} {column}}}',
   'publicApi.editor.formTitle': 'Definition',
   'publicApi.editor.columns': 'Columns',
   'publicApi.editor.columnsHint': 'Readable columns are answered; writable ones can be set by POST, PATCH, PUT and batches. Secret columns are never exposed.',
