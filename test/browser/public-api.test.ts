@@ -118,6 +118,9 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
     await page.getByLabel(msg('publicApi.editor.filterColumn', { n: '1' })).selectOption('visible');
     await page.getByLabel(msg('publicApi.editor.filterOp', { n: '1' })).selectOption('eq');
     await page.getByLabel(msg('publicApi.editor.filterValue', { n: '1' })).fill('true');
+    await page.getByRole('button', { name: msg('publicApi.editor.addDefault'), exact: true }).click();
+    await page.getByLabel(msg('publicApi.editor.defaultColumn', { n: '1' })).selectOption('name');
+    await page.getByLabel(msg('publicApi.editor.defaultValue', { n: '1' })).fill('Unnamed');
     await page.getByRole('button', { name: msg('publicApi.editor.save'), exact: true }).click();
     await page
       .getByRole('status')
@@ -125,6 +128,9 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
       .first()
       .waitFor();
     await onScreen(page, 'endpoint-saved', msg('publicApi.editor.title', { ref: 'products' }));
+    // The whole definition, as stored, shows both.
+    const stored = JSON.parse(await page.getByLabel(msg('publicApi.json.label')).inputValue());
+    expect(stored).toMatchObject({ filters: [{ column: 'visible', op: 'eq', value: true }], defaults: { name: 'Unnamed' } });
 
     // 3. A browser key granted GET on it, shown again, and used from the test like a shop page would.
     await section(page, msg('publicApi.section.keys'), 'keys', msg('publicApi.keys.title'));

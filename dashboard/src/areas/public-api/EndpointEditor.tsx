@@ -205,6 +205,9 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
   const [filters, setFilters] = useState<FilterRow[]>(() =>
     scope.filters.map((f) => ({ column: f.column, op: f.op, value: f.op === 'null' ? String(f.value) : filterText(f) })),
   );
+  const [defaults, setDefaults] = useState<Array<{ column: string; value: string }>>(() =>
+    Object.entries(scope.defaults).map(([column, value]) => ({ column, value: value === null || value === undefined ? '' : String(value) })),
+  );
   const [shape, setShape] = useState(scope.shape);
   const [rateLimit, setRateLimit] = useState(String(scope.rateLimit));
   const [sent, setSent] = useState<{ columns: string[]; writable: string[]; methods: Method[] } | null>(null);
@@ -227,6 +230,7 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
       if (name !== undefined) at = `${head}:${name}`;
     } else if (head === 'methods') at = 'methods';
     else if (head === 'filters' && index !== undefined) at = `filters:${index}:${sub ?? 'row'}`;
+    else if (head === 'defaults') at = index === undefined ? 'defaults' : `defaults:${index}`;
     else if (head === 'shape' || head === 'rateLimit') at = head;
     if (at && !placed.has(at)) placed.set(at, issue.message);
     else if (!at) unplaced.push({ path, message: issue.message });
@@ -256,6 +260,7 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
       writable: order.filter((c) => writable.has(c)),
       methods: METHODS.filter((m) => methods.has(m)),
       filters: filters.map((f) => ({ column: f.column, op: f.op, value: filterValue(f, byName.get(f.column)) })),
+      defaults: Object.fromEntries(defaults.map((d) => [d.column, d.value === '' ? null : typed(d.value, byName.get(d.column))])),
       shape,
       rateLimit: /^\s*-?\d+(\.\d+)?\s*$/.test(rateLimit) ? Number(rateLimit) : rateLimit,
     };
@@ -377,6 +382,56 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
             ))}
             <button type="button" className="pa-secondary" onClick={() => setFilters([...filters, { column: all[0]?.name ?? '', op: 'eq', value: '' }])}>
               {t('publicApi.editor.addFilter')}
+            </button>
+          </fieldset>
+
+          <fieldset className="pa-group" aria-describedby={described('defaults')} aria-invalid={err('defaults') ? true : undefined}>
+            <legend>{t('publicApi.editor.defaults')}</legend>
+            <p className="hint">{t('publicApi.editor.defaultsHint')}</p>
+            {defaults.map((d, n) => {
+              const at = `defaults:${d.column}`;
+              return (
+                <div key={n} className="pa-filter" data-testid="default-row">
+                  <div className="field">
+                    <label htmlFor={`${id}-default-${n}-column`}>{t('publicApi.editor.defaultColumn', { n: n + 1 })}</label>
+                    <select
+                      id={`${id}-default-${n}-column`}
+                      value={d.column}
+                      onChange={(e) => setDefaults(defaults.map((x, k) => (k === n ? { ...x, column: e.target.value } : x)))}
+                    >
+                      {(all.some((c) => c.name === d.column) ? all.map((c) => c.name) : [d.column, ...all.map((c) => c.name)]).map((c) => (
+                        <option key={c} value={c}>
+                          {c}
+                        </option>
+                      ))}
+                    </select>
+                  </div>
+                  <div className="field">
+                    <label htmlFor={`${id}-default-${n}-value`}>{t('publicApi.editor.defaultValue', { n: n + 1 })}</label>
+                    <input
+                      id={`${id}-default-${n}-value`}
+                      value={d.value}
+                      onChange={(e) => setDefaults(defaults.map((x, k) => (k === n ? { ...x, value: e.target.value } : x)))}
+                      aria-invalid={err(at) ? true : undefined}
+                      aria-describedby={described(at)}
+                    />
+                    {errorLine(at)}
+                  </div>
+                  <button type="button" className="pa-secondary" onClick={() => setDefaults(defaults.filter((_, k) => k !== n))}>
+                    {t('publicApi.editor.removeDefault', { n: n + 1 })}
+                  </button>
+                </div>
+              );
+            })}
+            {errorLine('defaults')}
+            <button
+              type="button"
+              className="pa-secondary"
+              onClick={() =>
+                setDefaults([...defaults, { column: all.find((c) => !defaults.some((d) => d.column === c.name))?.name ?? all[0]?.name ?? '', value: '' }])
+              }
+            >
+              {t('publicApi.editor.addDefault')}
             </button>
           </fieldset>
 

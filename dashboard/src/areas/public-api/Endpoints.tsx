@@ -105,9 +105,13 @@ function CreateEndpoint({ scopes, connectionIds, connectionName }: { scopes: Sco
   const chosen = tables.find((s) => s.table === table) ?? tables[0];
   const connectionField = useId();
   const tableField = useId();
+  const [ref, setRef] = useState('');
+  // The table's generated endpoint is stored already: there is nothing to create, the editor opens.
+  const opens = chosen !== undefined && !chosen.virtual && ref.trim() === '';
   const create = useMutation({
-    mutationFn: async ({ ref }: { ref: string }) => {
+    mutationFn: async () => {
       if (!chosen) throw new ApiError(400, 'VALIDATION_FAILED', t('publicApi.create.noTable'));
+      if (opens) return chosen;
       const body = { ref: ref.trim() || chosen.ref, connectionId, table: chosen.table };
       return (await ok(api.POST('/public-scopes', { body }))).data.scope;
     },
@@ -118,10 +122,11 @@ function CreateEndpoint({ scopes, connectionIds, connectionName }: { scopes: Sco
   });
   const error = create.error instanceof ApiError ? create.error : null;
   const fields = error?.fieldErrors() ?? {};
+  // A name another endpoint has (409 CONFLICT ref-taken) is the name field's problem.
+  if (error?.params.reason === 'ref-taken') fields.ref = error.message;
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const ref = String(new FormData(event.currentTarget).get('ref') ?? '');
-    create.mutate({ ref });
+    create.mutate();
   };
 
   if (connectionIds.length === 0) return <p>{t('publicApi.create.noConnections')}</p>;
@@ -171,9 +176,19 @@ function CreateEndpoint({ scopes, connectionIds, connectionName }: { scopes: Sco
             )}
           </div>
         </div>
-        <Field label="publicApi.create.ref" hint="publicApi.create.refHint" name="ref" autoComplete="off" placeholder={chosen?.ref ?? ''} error={fields.ref} />
+        <Field
+          label="publicApi.create.ref"
+          hint="publicApi.create.refHint"
+          name="ref"
+          autoComplete="off"
+          placeholder={chosen?.ref ?? ''}
+          value={ref}
+          onChange={(e) => setRef(e.target.value)}
+          error={fields.ref}
+        />
+        {opens && <p className="hint">{t('publicApi.create.alreadyStored', { ref: chosen.ref })}</p>}
         <button type="submit" disabled={create.isPending || !chosen}>
-          {create.isPending ? t('publicApi.create.submitting') : t('publicApi.create.submit')}
+          {create.isPending ? t('publicApi.create.submitting') : opens ? t('publicApi.create.open', { ref: chosen.ref }) : t('publicApi.create.submit')}
         </button>
       </form>
     </section>

@@ -58,6 +58,9 @@ export const messages = {
   'publicApi.create.refHint': 'The name in /public/records/…: one path segment. Empty: the generated name shown.',
   'publicApi.create.submit': 'Create endpoint',
   'publicApi.create.submitting': 'Creating…',
+  'publicApi.create.alreadyStored':
+    'The generated endpoint {ref} of this table is stored already; open it to edit it, or give a new name to add another endpoint.',
+  'publicApi.create.open': 'Open endpoint {ref}',
   'publicApi.create.noTable': 'Choose a table.',
   'publicApi.create.noConnections': 'There are no connections with tables yet.',
 
@@ -99,6 +102,12 @@ export const messages = {
   'publicApi.editor.inHint': 'Values separated by commas.',
   'publicApi.editor.addFilter': 'Add a default filter',
   'publicApi.editor.removeFilter': 'Remove filter {n}',
+  'publicApi.editor.defaults': 'Defaults',
+  'publicApi.editor.defaultsHint': 'Values written into a new row when the caller gives none. An empty value sets NULL.',
+  'publicApi.editor.defaultColumn': 'Default {n}: column',
+  'publicApi.editor.defaultValue': 'Default {n}: value',
+  'publicApi.editor.addDefault': 'Add a default',
+  'publicApi.editor.removeDefault': 'Remove default {n}',
   'publicApi.editor.shape': 'Response shape of a list',
   'publicApi.editor.shapeOption':
     '{shape, select, wrapped {Wrapped: data, page and cursor} array {Bare array, next cursor in X-Next-Cursor} single {Exactly one row} other {{shape}}}',
