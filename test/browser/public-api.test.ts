@@ -56,6 +56,7 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
     await db.connect();
     await db.query(`create table products (id serial primary key, name text not null, visible boolean not null default true)`);
     await db.query(`insert into products (name, visible) values ('Apple', true), ('Secret plan', false), ('Pear', true)`);
+    await db.query(`create table reservations (id serial primary key, at timestamptz not null, party integer not null, email text)`);
     await db.end();
 
     inst = await startInstance({ env: { SVC_PUBLIC_API_ORIGINS: SHOP } });
@@ -273,5 +274,54 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
     // The app's key is a browser key: it can be shown.
     expect(await key.getByRole('button', { name: new RegExp(msg('publicApi.keys.reveal')) }).count()).toBe(1);
     expectNoProblems(problems);
+  });
+  it('sets booking rules in the form; a refused capacity is shown at its field', async () => {
+    const { page, problems } = await openPage();
+    await signIn(page, inst.url, ADMIN);
+    await page.goto(inst.url + '/public-api/endpoints', { waitUntil: 'load' });
+    await onScreen(page, 'endpoints', msg('publicApi.endpoints.title'));
+    await page.getByTestId('endpoint-row').getByRole('link', { name: 'reservations', exact: true }).click();
+    await onScreen(page, 'reservations', msg('publicApi.editor.title', { ref: 'reservations' }));
+    await page.getByLabel(msg('publicApi.booking.on')).check();
+    await page.getByLabel(msg('publicApi.booking.timeColumn')).selectOption('at');
+    await page.getByLabel(msg('publicApi.booking.partyColumn')).selectOption('party');
+    await page.getByLabel(msg('publicApi.booking.emailColumn')).selectOption('email');
+    const capacity = page.getByLabel(msg('publicApi.booking.capacity'));
+    await capacity.fill('0');
+    await page.getByLabel('Friday').fill('18:00-22:00');
+    await page.getByLabel('Saturday').fill('12:00-14:30, 18:00-23:00');
+    await page.getByLabel(msg('publicApi.booking.timeZone')).fill('Europe/Vienna');
+    await onScreen(page, 'reservations-booking', msg('publicApi.editor.title', { ref: 'reservations' }));
+    const save = page.getByRole('button', { name: msg('publicApi.editor.save'), exact: true });
+    await save.click();
+    await page.getByRole('alert').first().waitFor();
+    expect(await capacity.getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator(`[id="${await capacity.getAttribute('aria-describedby')}"]`).textContent()).toMatch(/>=\s*1/);
+    await capacity.fill('12');
+    await save.click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: msg('publicApi.editor.saved') })
+      .first()
+      .waitFor();
+    const stored = JSON.parse(await page.getByLabel(msg('publicApi.json.label')).inputValue());
+    expect(stored).toMatchObject({
+      timeZone: 'Europe/Vienna',
+      booking: {
+        timeColumn: 'at',
+        partyColumn: 'party',
+        emailColumn: 'email',
+        capacity: 12,
+        openingHours: {
+          fri: [['18:00', '22:00']],
+          sat: [
+            ['12:00', '14:30'],
+            ['18:00', '23:00'],
+          ],
+        },
+      },
+    });
+    await onScreen(page, 'reservations-saved', msg('publicApi.editor.title', { ref: 'reservations' }));
+    expectNoProblems(problems, [400]);
   });
 });

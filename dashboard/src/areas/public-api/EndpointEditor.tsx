@@ -6,6 +6,7 @@ import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
 import { endpointPath, scopeState } from './Endpoints';
+import { BookingFields, bookingBody, bookingDraft, bookingSpot } from './BookingFields';
 import { jsonSpans, lineOf, spanOf } from './json-paths';
 import { SCOPES, SectionNav, useAppNames, useConnectionNames, useScopes, type Scope } from './shared';
 
@@ -208,6 +209,7 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
   const [defaults, setDefaults] = useState<Array<{ column: string; value: string }>>(() =>
     Object.entries(scope.defaults).map(([column, value]) => ({ column, value: value === null || value === undefined ? '' : String(value) })),
   );
+  const [booking, setBooking] = useState(() => bookingDraft(scope, all[0]?.name ?? ''));
   const [shape, setShape] = useState(scope.shape);
   const [rateLimit, setRateLimit] = useState(String(scope.rateLimit));
   const [sent, setSent] = useState<{ columns: string[]; writable: string[]; methods: Method[] } | null>(null);
@@ -231,7 +233,8 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
     } else if (head === 'methods') at = 'methods';
     else if (head === 'filters' && index !== undefined) at = `filters:${index}:${sub ?? 'row'}`;
     else if (head === 'defaults') at = index === undefined ? 'defaults' : `defaults:${index}`;
-    else if (head === 'shape' || head === 'rateLimit') at = head;
+    else if (head === 'shape' || head === 'rateLimit' || head === 'timeZone') at = head;
+    else if (head === 'booking') at = bookingSpot(path);
     if (at && !placed.has(at)) placed.set(at, issue.message);
     else if (!at) unplaced.push({ path, message: issue.message });
   }
@@ -261,6 +264,8 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
       methods: METHODS.filter((m) => methods.has(m)),
       filters: filters.map((f) => ({ column: f.column, op: f.op, value: filterValue(f, byName.get(f.column)) })),
       defaults: Object.fromEntries(defaults.map((d) => [d.column, d.value === '' ? null : typed(d.value, byName.get(d.column))])),
+      booking: bookingBody(booking),
+      ...(booking.timeZone !== scope.timeZone ? { timeZone: booking.timeZone } : {}),
       shape,
       rateLimit: /^\s*-?\d+(\.\d+)?\s*$/.test(rateLimit) ? Number(rateLimit) : rateLimit,
     };
@@ -434,6 +439,8 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
               {t('publicApi.editor.addDefault')}
             </button>
           </fieldset>
+
+          <BookingFields draft={booking} onChange={setBooking} columns={all.map((c) => c.name)} error={err} describedBy={described} errorLine={errorLine} />
 
           <div className="pa-row">
             <div className="field">
