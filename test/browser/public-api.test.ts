@@ -324,4 +324,36 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
     await onScreen(page, 'reservations-saved', msg('publicApi.editor.title', { ref: 'reservations' }));
     expectNoProblems(problems, [400]);
   });
+  it('a server key is shown once, works without an origin, and is revoked', async () => {
+    const { page, problems } = await openPage();
+    await signIn(page, inst.url, ADMIN);
+    await page.goto(inst.url + '/public-api/keys', { waitUntil: 'load' });
+    await onScreen(page, 'keys', msg('publicApi.keys.title'));
+    await page.getByLabel(msg('publicApi.keys.create.name')).fill('Backend');
+    await page.getByLabel(msg('publicApi.keys.kind.server')).check();
+    await page.getByLabel(msg('publicApi.keys.create.expires')).selectOption({ label: msg('publicApi.keys.lifetime.30d') });
+    await page.getByLabel(msg('publicApi.keys.create.endpoint', { n: '1' })).selectOption('products');
+    await page.getByRole('button', { name: msg('publicApi.keys.create.submit') }).click();
+    await page.getByText(msg('publicApi.keys.secret.created', { name: 'Backend' })).waitFor();
+    await page.getByText(msg('publicApi.keys.secret.serverOnce')).waitFor();
+    const secret = await page.getByTestId('key-secret').inputValue();
+    expect(secret).toMatch(/^adm_srv_/);
+    const read = () => fetch(`${inst.url}/api/v1/public/records/products`, { headers: { authorization: `Bearer ${secret}` } });
+    expect((await read()).status).toBe(200);
+
+    const key = page.getByTestId('key').filter({ hasText: 'Backend' });
+    expect(await key.textContent()).toContain(msg('publicApi.keys.notRevealable'));
+    expect(await key.getByRole('button', { name: msg('publicApi.keys.revealLabel', { name: 'Backend' }) }).count()).toBe(0);
+    await onScreen(page, 'keys-server', msg('publicApi.keys.title'));
+    await key.getByRole('button', { name: msg('publicApi.keys.revokeLabel', { name: 'Backend' }) }).click();
+    await key.getByRole('button', { name: msg('publicApi.keys.confirm.revoke', { name: 'Backend' }) }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: msg('publicApi.keys.revoked', { name: 'Backend' }) })
+      .waitFor();
+    await expect.poll(() => key.count()).toBe(0);
+    expect((await read()).status).toBe(401);
+    await onScreen(page, 'keys-revoked', msg('publicApi.keys.title'));
+    expectNoProblems(problems);
+  });
 });
