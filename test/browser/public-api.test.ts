@@ -322,6 +322,18 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
       },
     });
     await onScreen(page, 'reservations-saved', msg('publicApi.editor.title', { ref: 'reservations' }));
+
+    // Back to the generated form: no key grants it, so it is virtual again, without booking rules.
+    await page.getByRole('button', { name: msg('publicApi.remove.reset') }).click();
+    await page.getByRole('button', { name: msg('publicApi.remove.confirm', { ref: 'reservations' }) }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: msg('publicApi.remove.done') })
+      .waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent ?? '')).toContain(msg('publicApi.remove.done'));
+    await page.getByText(msg('publicApi.endpoints.state.virtual')).waitFor();
+    expect(await page.getByLabel(msg('publicApi.booking.on')).isChecked()).toBe(false);
+    expect(await page.getByRole('button', { name: msg('publicApi.remove.reset') }).count()).toBe(0);
     expectNoProblems(problems, [400]);
   });
   it('a server key is shown once, works without an origin, and is revoked', async () => {

@@ -60,7 +60,12 @@ export function EndpointEditor() {
   useTitle('publicApi.editor.documentTitle');
   const scopes = useScopes();
   // A save brings a new version of the endpoint and both editors start again from it; the notice outlives them.
-  const [saved, setSaved] = useState<'form' | 'json' | null>(null);
+  const [saved, setSaved] = useState<'form' | 'json' | 'reset' | null>(null);
+  // The pressed button goes away with the stored endpoint: the focus goes to the outcome.
+  const resetOutcome = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (saved === 'reset') resetOutcome.current?.focus();
+  }, [saved]);
   const connections = useConnectionNames();
   const apps = useAppNames();
   const scope = scopes.data?.find((s) => s.ref === ref) ?? scopes.data?.find((s) => s.ref.toLowerCase() === ref.toLowerCase());
@@ -139,7 +144,14 @@ export function EndpointEditor() {
         onSaved={() => setSaved('form')}
       />
       <JsonEditor key={`json-${version}`} scope={scope} readOnly={readOnly} saved={saved === 'json'} onSaving={onSaving} onSaved={() => setSaved('json')} />
-      {!readOnly && !scope.virtual && <RemoveEndpoint scope={scope} />}
+      {!readOnly && !scope.virtual && <RemoveEndpoint scope={scope} onReset={() => setSaved('reset')} />}
+      <div ref={resetOutcome} tabIndex={-1} className="outcome">
+        {saved === 'reset' && (
+          <p className="notice" role="status">
+            {t('publicApi.remove.done')}
+          </p>
+        )}
+      </div>
     </>
   );
 }
@@ -671,12 +683,13 @@ function JsonEditor({ scope, readOnly, saved, onSaving, onSaved }: EditorProps) 
 }
 
 /** DELETE: a generated endpoint returns to its generated form; an extra one is removed (409 while a key grants it). */
-function RemoveEndpoint({ scope }: { scope: Scope }) {
+function RemoveEndpoint({ scope, onReset }: { scope: Scope; onReset: () => void }) {
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const remove = useMutation({
     mutationFn: async () => (await ok(api.DELETE('/public-scopes/{id}', { params: { path: { id: scope.id ?? scope.ref } } }))).data.scope,
     onSuccess: async (after) => {
+      if (after) onReset();
       await queryClient.invalidateQueries({ queryKey: SCOPES });
       if (!after) navigate('/public-api/endpoints', { replace: true });
     },

@@ -148,6 +148,7 @@ export const messages = {
   'publicApi.remove.resetHint': 'Drops your edits. The endpoint stays stored while a key grants it.',
   'publicApi.remove.delete': 'Delete endpoint',
   'publicApi.remove.deleteHint': 'Removes the endpoint. While a key grants it, revoke the key or take the endpoint out of it first.',
+  'publicApi.remove.done': 'The endpoint is back in its generated form.',
   'publicApi.remove.confirm': 'Yes, go ahead with {ref}',
 
   'publicApi.keys.title': 'Public keys',
