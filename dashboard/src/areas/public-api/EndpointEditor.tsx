@@ -367,7 +367,7 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
             </table>
           </div>
 
-          <fieldset className="pa-group" aria-describedby={described('methods')} aria-invalid={err('methods') ? true : undefined}>
+          <fieldset className="pa-group" aria-describedby={described('methods')}>
             <legend>{t('publicApi.editor.methods')}</legend>
             <p className="hint">{t('publicApi.editor.methodsHint')}</p>
             <div className="pa-checks">
@@ -402,7 +402,7 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
             </button>
           </fieldset>
 
-          <fieldset className="pa-group" aria-describedby={described('defaults')} aria-invalid={err('defaults') ? true : undefined}>
+          <fieldset className="pa-group" aria-describedby={described('defaults')}>
             <legend>{t('publicApi.editor.defaults')}</legend>
             <p className="hint">{t('publicApi.editor.defaultsHint')}</p>
             {defaults.map((d, n) => {
