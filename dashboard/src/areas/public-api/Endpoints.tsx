@@ -1,0 +1,196 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useId, useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
+import { api, ApiError, ok } from '../../api/client';
+import { t } from '../../i18n/t';
+import { navigate } from '../../navigation';
+import { ErrorPanel, Field, FormError, Loading, useTitle } from '../../ui';
+import { SCOPES, SectionNav, useAppNames, useConnectionNames, useScopes, type Scope } from './shared';
+
+/** The connection filter's value for every connection. */
+const ALL = '';
+
+export const endpointPath = (ref: string) => `/public-api/endpoints/${encodeURIComponent(ref)}`;
+
+/** What an endpoint is, in a word: the app's, an extra one, the table's generated one (stored, edited or not). */
+export function scopeState(scope: Scope, appName: (key: string) => string): string {
+  if (scope.addonKey) return t('publicApi.endpoints.state.app', { app: appName(scope.addonKey) });
+  if (!scope.generated) return t('publicApi.endpoints.state.extra');
+  if (scope.virtual) return t('publicApi.endpoints.state.virtual');
+  return scope.edited ? t('publicApi.endpoints.state.edited') : t('publicApi.endpoints.state.stored');
+}
+
+/** Every endpoint of every connection, and a form to store a table's generated one or add another over a table. */
+export function Endpoints() {
+  useTitle('publicApi.endpoints.title');
+  const scopes = useScopes();
+  const connections = useConnectionNames();
+  const apps = useAppNames();
+  const [connection, setConnection] = useState(ALL);
+  const filterId = useId();
+
+  if (scopes.isPending) return <Loading />;
+  if (scopes.isError) return <ErrorPanel error={scopes.error} onRetry={() => void scopes.refetch()} />;
+  const connectionName = (id: string) => connections.data?.get(id) ?? id;
+  const appName = (key: string) => apps.data?.get(key) ?? key;
+  const connectionIds = [...new Set(scopes.data.map((s) => s.connectionId))];
+  const shown = scopes.data.filter((s) => connection === ALL || s.connectionId === connection);
+
+  return (
+    <>
+      <h1>{t('publicApi.endpoints.title')}</h1>
+      <SectionNav />
+      <p>{t('publicApi.endpoints.intro')}</p>
+      <CreateEndpoint scopes={scopes.data} connectionIds={connectionIds} connectionName={connectionName} />
+      <section aria-labelledby="pa-endpoint-list">
+        <h2 id="pa-endpoint-list">{t('publicApi.endpoints.listTitle')}</h2>
+        {connectionIds.length > 1 && (
+          <div className="field pa-inline">
+            <label htmlFor={filterId}>{t('publicApi.endpoints.filterConnection')}</label>
+            <select id={filterId} value={connection} onChange={(e) => setConnection(e.target.value)}>
+              <option value={ALL}>{t('publicApi.endpoints.allConnections')}</option>
+              {connectionIds.map((id) => (
+                <option key={id} value={id}>
+                  {connectionName(id)}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+        {shown.length === 0 ? (
+          <p>{t('publicApi.endpoints.empty')}</p>
+        ) : (
+          <div className="pa-table-wrap">
+            <table className="pa-table">
+              <caption className="pa-sr-only">{t('publicApi.endpoints.listTitle')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('publicApi.endpoints.col.ref')}</th>
+                  <th scope="col">{t('publicApi.endpoints.col.connection')}</th>
+                  <th scope="col">{t('publicApi.endpoints.col.table')}</th>
+                  <th scope="col">{t('publicApi.endpoints.col.methods')}</th>
+                  <th scope="col">{t('publicApi.endpoints.col.state')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((s) => (
+                  <tr key={s.ref} data-testid="endpoint-row">
+                    <th scope="row">
+                      <Link href={endpointPath(s.ref)}>{s.ref}</Link>
+                    </th>
+                    <td>{connectionName(s.connectionId)}</td>
+                    <td>{s.table}</td>
+                    <td>{s.methods.length ? s.methods.join(', ') : t('publicApi.endpoints.noMethods')}</td>
+                    <td>
+                      {scopeState(s, appName)}
+                      {s.filters.length > 0 && <span className="pa-tag">{t('publicApi.endpoints.filtered', { count: s.filters.length })}</span>}
+                      {s.problems.length > 0 && <span className="pa-tag pa-tag-warn">{t('publicApi.endpoints.problems', { count: s.problems.length })}</span>}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  );
+}
+
+function CreateEndpoint({ scopes, connectionIds, connectionName }: { scopes: Scope[]; connectionIds: string[]; connectionName: (id: string) => string }) {
+  const queryClient = useQueryClient();
+  const [connectionId, setConnectionId] = useState(connectionIds[0] ?? '');
+  const tables = scopes.filter((s) => s.generated && s.connectionId === connectionId && !s.addonKey);
+  const [table, setTable] = useState('');
+  const chosen = tables.find((s) => s.table === table) ?? tables[0];
+  const connectionField = useId();
+  const tableField = useId();
+  const [ref, setRef] = useState('');
+  // The table's generated endpoint is stored already: there is nothing to create, the editor opens.
+  const opens = chosen !== undefined && !chosen.virtual && ref.trim() === '';
+  const create = useMutation({
+    mutationFn: async () => {
+      if (!chosen) throw new ApiError(400, 'VALIDATION_FAILED', t('publicApi.create.noTable'));
+      if (opens) return chosen;
+      const body = { ref: ref.trim() || chosen.ref, connectionId, table: chosen.table };
+      return (await ok(api.POST('/public-scopes', { body }))).data.scope;
+    },
+    onSuccess: async (scope) => {
+      await queryClient.invalidateQueries({ queryKey: SCOPES });
+      navigate(endpointPath(scope.ref));
+    },
+  });
+  const error = create.error instanceof ApiError ? create.error : null;
+  const fields = error?.fieldErrors() ?? {};
+  // A name another endpoint has (409 CONFLICT ref-taken) is the name field's problem.
+  if (error?.params.reason === 'ref-taken') fields.ref = error.message;
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    create.mutate();
+  };
+
+  if (connectionIds.length === 0) return <p>{t('publicApi.create.noConnections')}</p>;
+  return (
+    <section className="pa-card" aria-labelledby="pa-create-endpoint">
+      <h2 id="pa-create-endpoint">{t('publicApi.create.title')}</h2>
+      <p className="hint">{t('publicApi.create.intro')}</p>
+      <form noValidate onSubmit={onSubmit}>
+        <FormError error={error} />
+        <div className="pa-row">
+          <div className="field">
+            <label htmlFor={connectionField}>{t('publicApi.create.connection')}</label>
+            <select
+              id={connectionField}
+              value={connectionId}
+              onChange={(e) => {
+                setConnectionId(e.target.value);
+                setTable('');
+              }}
+            >
+              {connectionIds.map((id) => (
+                <option key={id} value={id}>
+                  {connectionName(id)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor={tableField}>{t('publicApi.create.table')}</label>
+            <select
+              id={tableField}
+              value={chosen?.table ?? ''}
+              onChange={(e) => setTable(e.target.value)}
+              aria-invalid={fields.table ? true : undefined}
+              aria-describedby={fields.table ? `${tableField}-error` : undefined}
+            >
+              {tables.map((s) => (
+                <option key={s.ref} value={s.table}>
+                  {s.table}
+                </option>
+              ))}
+            </select>
+            {fields.table && (
+              <p className="field-error" id={`${tableField}-error`}>
+                {fields.table}
+              </p>
+            )}
+          </div>
+        </div>
+        <Field
+          label="publicApi.create.ref"
+          hint="publicApi.create.refHint"
+          name="ref"
+          autoComplete="off"
+          placeholder={chosen?.ref ?? ''}
+          value={ref}
+          onChange={(e) => setRef(e.target.value)}
+          error={fields.ref}
+        />
+        {opens && <p className="hint">{t('publicApi.create.alreadyStored', { ref: chosen.ref })}</p>}
+        <button type="submit" disabled={create.isPending || !chosen}>
+          {create.isPending ? t('publicApi.create.submitting') : opens ? t('publicApi.create.open', { ref: chosen.ref }) : t('publicApi.create.submit')}
+        </button>
+      </form>
+    </section>
+  );
+}
