@@ -82,7 +82,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: import, exp
     // The type preview: the file's Quantity holds text ("many"), the column takes integers.
     const mappingRow = (column: string) => page.getByTestId('mapping-row').filter({ has: page.getByRole('rowheader', { name: column, exact: true }) });
     const quantityRow = mappingRow('Quantity');
-    expect(await quantityRow.textContent()).toContain(msg('transfer.import.fit.check', { guessed: 'string', type: 'integer' }));
+    expect(await quantityRow.textContent()).toContain(msg('transfer.import.fit.check', { guessed: 'text', type: 'integer' }));
     expect(await mappingRow('code').textContent()).toContain(msg('transfer.import.fit.ok'));
 
     // Refused records are skipped rather than failing the whole import.
@@ -131,7 +131,8 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: import, exp
     const heading = msg('transfer.export.heading', { table: humanize('people') });
     await onScreen(page, 'export', heading);
     const conditions = await page.getByTestId('export-conditions').getByRole('listitem').allTextContents();
-    expect(conditions).toEqual(['active is true', 'id is at most 10']);
+    expect(conditions).toEqual(['Active is true', 'ID is at most 10']);
+    await page.getByText('Sorted by ID (descending).').waitFor();
     // The search cannot be part of an export, and the screen says so.
     await page.getByText(msg('transfer.export.searchIgnored', { search: 'ann' })).waitFor();
     // The grid's columns are chosen; the others are not.
@@ -197,7 +198,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: import, exp
     // A job's detail: the import behind it and its error report.
     const importRow = rows.filter({ hasText: 'items: 2 rows added' });
     await importRow.getByRole('link', { name: 'Import' }).click();
-    await onScreen(page, 'job', msg('transfer.job.heading', { kind: 'Import' }));
+    await onScreen(page, 'job', msg('transfer.job.heading', { kind: 'Import into items' }));
     expect(await page.getByTestId('job-state').textContent()).toBe('Done');
     await page.getByRole('heading', { level: 2, name: msg('transfer.job.import') }).waitFor();
     await page.getByRole('link', { name: /^Download the error report/ }).waitFor();

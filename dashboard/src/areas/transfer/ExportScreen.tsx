@@ -19,6 +19,7 @@ import {
   TRANSFER,
   useJobEvents,
   useTable,
+  type Column,
   type Table,
 } from './shared';
 
@@ -141,7 +142,7 @@ function ExportForm({ conn, connectionName, table, search }: { conn: string; con
             {chosen.size === 0 && <p className="field-error">{t('transfer.export.noColumns')}</p>}
           </fieldset>
         </fieldset>
-        <RowsFromGrid query={query} />
+        <RowsFromGrid query={query} columns={exportable} />
         {start.isError && <FormError error={asApiError(start.error)} />}
         {exportId === null && (
           <button type="submit" disabled={start.isPending || chosen.size === 0}>
@@ -164,8 +165,17 @@ function ExportForm({ conn, connectionName, table, search }: { conn: string; con
 }
 
 /** Which rows: the grid's filter and sort, as conditions a person reads. */
-function RowsFromGrid({ query }: { query: GridQuery }) {
+function RowsFromGrid({ query, columns }: { query: GridQuery; columns: readonly Column[] }) {
   const id = useId();
+  const label = (name: string) => {
+    const column = columns.find((c) => c.name === name);
+    return column ? columnLabel(column) : name;
+  };
+  const keys = (query.sort ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((k) => t('transfer.export.sortKey', { column: label(k.replace(/^-/, '')), desc: String(k.startsWith('-')) }))
+    .join(', ');
   return (
     <section className="transfer-step" aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>{t('transfer.export.rows')}</h2>
@@ -176,12 +186,18 @@ function RowsFromGrid({ query }: { query: GridQuery }) {
           <p>{t('transfer.export.filtered')}</p>
           <ul data-testid="export-conditions">
             {query.conditions.map((c, i) => (
-              <li key={i}>{t('transfer.export.condition', { column: c.column, op: c.op, value: c.value })}</li>
+              <li key={i}>
+                {t('transfer.export.condition', {
+                  column: label(c.column),
+                  op: c.op,
+                  value: c.op === 'null' ? String(c.value.trim().toLowerCase() === 'true') : c.value,
+                })}
+              </li>
             ))}
           </ul>
         </>
       )}
-      {query.sort && <p>{t('transfer.export.sort', { sort: query.sort })}</p>}
+      {keys && <p>{t('transfer.export.sort', { keys })}</p>}
       {query.search && <p className="transfer-warning">{t('transfer.export.searchIgnored', { search: query.search })}</p>}
       {query.dropped.length > 0 && <p className="transfer-warning">{t('transfer.export.dropped', { params: query.dropped.join(', ') })}</p>}
     </section>

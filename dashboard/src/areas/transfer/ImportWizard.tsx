@@ -99,14 +99,14 @@ function ImportWizard({ conn, connectionName, table }: { conn: string; connectio
       <p className="transfer-context">
         {t('transfer.import.intro', { connection: connectionName })} <Link href={tablePath(conn, table.ref)}>{t('transfer.openTable')}</Link>
       </p>
-      <FileStep key={round} upload={upload} onUploaded={setUpload} />
+      <FileStep key={round} upload={upload} onUploaded={setUpload} onRestart={restart} />
       {upload && <FileSummary upload={upload} />}
       {upload && <MappingStep key={upload.id} conn={conn} table={table} upload={upload} onRestart={restart} />}
     </>
   );
 }
 
-function FileStep({ upload, onUploaded }: { upload: Upload | null; onUploaded: (u: Upload) => void }) {
+function FileStep({ upload, onUploaded, onRestart }: { upload: Upload | null; onUploaded: (u: Upload) => void; onRestart: () => void }) {
   const id = useId();
   const [file, setFile] = useState<File | null>(null);
   const [sent, setSent] = useState<number | null>(null);
@@ -145,6 +145,11 @@ function FileStep({ upload, onUploaded }: { upload: Upload | null; onUploaded: (
           </button>
         )}
         {sent !== null && (send.isPending || send.isSuccess) && <Progress value={sent} label={t('transfer.import.uploadProgress')} />}
+        {upload !== null && (
+          <button type="button" className="link" onClick={onRestart}>
+            {t('transfer.import.otherFile')}
+          </button>
+        )}
       </form>
     </section>
   );
@@ -306,7 +311,9 @@ function MappingStep({ conn, table, upload, onRestart }: { conn: string; table: 
                         ) : fits(source.type, target) ? (
                           <span className="transfer-ok">{t('transfer.import.fit.ok')}</span>
                         ) : (
-                          <span className="transfer-warning">{t('transfer.import.fit.check', { guessed: source.type, type: target.type })}</span>
+                          <span className="transfer-warning">
+                            {t('transfer.import.fit.check', { guessed: t('transfer.guessed', { type: source.type }), type: target.nativeType })}
+                          </span>
                         )}
                       </td>
                     </tr>

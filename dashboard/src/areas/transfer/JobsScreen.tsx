@@ -77,6 +77,13 @@ function ResultLink({ result }: { result: { import?: Import; export?: Export } |
   return null;
 }
 
+/** "Import into items", "Export of people"; the kind alone until the import or export behind the job is known. */
+function jobName(job: Job, result: { import?: Import; export?: Export } | undefined): string {
+  const table = result?.import?.table ?? result?.export?.table;
+  if (table === undefined) return kindText(job.kind);
+  return t('transfer.jobs.what', { kind: result?.import ? 'import' : 'export', table, raw: job.kind });
+}
+
 /** Screen 5, jobs: the jobs the person may see, newest first, with their progress; cancel what still runs. */
 export function JobsScreen() {
   useTitle('transfer.jobs.title');
@@ -131,7 +138,7 @@ export function JobsScreen() {
               {jobs.map((job) => (
                 <tr key={job.id} data-testid="job-row" data-kind={job.kind}>
                   <th scope="row">
-                    <Link href={`/jobs/${encodeURIComponent(job.id)}`}>{kindText(job.kind)}</Link>
+                    <Link href={`/jobs/${encodeURIComponent(job.id)}`}>{jobName(job, results.data?.get(job.id))}</Link>
                     <span className="transfer-id">{job.id}</span>
                   </th>
                   <td>{stateText(job.state)}</td>
@@ -146,9 +153,9 @@ export function JobsScreen() {
                       <Progress value={job.progress} label={t('transfer.jobs.progressOf', { kind: kindText(job.kind) })} />
                     )}
                   </td>
-                  <td>{when(job.createdAt)}</td>
-                  <td>{when(job.startedAt)}</td>
-                  <td>{when(job.finishedAt)}</td>
+                  <td className="transfer-when">{when(job.createdAt)}</td>
+                  <td className="transfer-when">{when(job.startedAt)}</td>
+                  <td className="transfer-when">{when(job.finishedAt)}</td>
                   <td>
                     <ResultLink result={results.data?.get(job.id)} />
                   </td>
@@ -199,7 +206,7 @@ export function JobScreen() {
   const result = results.data?.get(j.id);
   return (
     <>
-      <h1>{t('transfer.job.heading', { kind: kindText(j.kind) })}</h1>
+      <h1>{t('transfer.job.heading', { kind: jobName(j, result) })}</h1>
       <p>
         <Link href="/jobs">{t('transfer.job.back')}</Link>
       </p>

@@ -32,6 +32,7 @@ export const messages = {
   'transfer.import.upload': 'Upload',
   'transfer.import.uploading': 'Uploading…',
   'transfer.import.uploadProgress': 'Upload',
+  'transfer.import.otherFile': 'Choose another file',
   'transfer.import.sniffed':
     '{name}: {format, select, csv {CSV} json {JSON} xlsx {Excel (XLSX)} other {{format}}}, {rows, plural, one {# record} other {# records}}, {columns, plural, one {# column} other {# columns}}.',
   'transfer.import.delimiter': 'Separated by “{delimiter}”.',
@@ -55,7 +56,7 @@ export const messages = {
   'transfer.import.targetType': '{type}{nullable, select, false { (required)} other {}}',
   'transfer.import.fit.ok': 'Fits',
   'transfer.import.fit.skipped': 'Not imported',
-  'transfer.import.fit.check': 'Check: the file holds {guessed}, the column takes {type}; rows that do not convert are refused.',
+  'transfer.import.fit.check': 'Check: the file holds {guessed} here, the column takes {type}; records whose value does not convert are refused.',
   'transfer.import.mode': 'Rows',
   'transfer.import.mode.insert': 'Add every record as a new row',
   'transfer.import.mode.upsert': 'Update rows that already exist (matched on a key), add the others',
@@ -95,8 +96,9 @@ export const messages = {
   'transfer.export.allRows': 'Every row of the table.',
   'transfer.export.filtered': 'The rows the table showed, that is those where:',
   'transfer.export.condition':
-    '{column} {op, select, eq {is} ne {is not} lt {is less than} lte {is at most} gt {is more than} gte {is at least} in {is one of} like {matches} null {is empty:} other {{op}}} {value}',
-  'transfer.export.sort': 'Sorted by {sort} (a minus sorts descending).',
+    '{column} {op, select, eq {is {value}} ne {is not {value}} lt {is less than {value}} lte {is at most {value}} gt {is more than {value}} gte {is at least {value}} in {is one of {value}} like {matches “{value}”} null {{value, select, true {is empty} other {is not empty}}} other {{op} {value}}}',
+  'transfer.export.sort': 'Sorted by {keys}.',
+  'transfer.export.sortKey': '{column} ({desc, select, true {descending} other {ascending}})',
   'transfer.export.searchIgnored':
     'The table’s search for “{search}” is not part of the export: an export filters on columns only. Every row that passes the other conditions is exported.',
   'transfer.export.dropped': 'Not carried over from the table: {params}.',
@@ -115,6 +117,7 @@ export const messages = {
   'transfer.jobs.empty': 'No jobs yet.',
   'transfer.jobs.caption': '{count, plural, one {# job} other {# jobs}}',
   'transfer.jobs.col.job': 'Job',
+  'transfer.jobs.what': '{kind, select, import {Import into {table}} export {Export of {table}} other {{raw}}}',
   'transfer.jobs.col.state': 'Status',
   'transfer.jobs.col.progress': 'Progress',
   'transfer.jobs.col.created': 'Created',
