@@ -1,10 +1,14 @@
-import type { Schemas } from '../../api/client';
+// No imports: the tests (node16 resolution) read this file too.
 
-type Column = Schemas['EffectiveSchemaColumn'];
-/** The exports' filter body (D12 ops as JSON): `{col: {op: value}}`. */
-export type ExportFilter = NonNullable<Schemas['Export']['filter']>;
-type Ops = ExportFilter[string];
+/** What this needs of a column of the schema. */
+interface Column {
+  name: string;
+  type: string;
+}
 type Scalar = string | number | boolean;
+/** The exports' filter body (D12 ops as JSON): `{col: {op: value}}`; the typed client's `Export['filter']` takes it. */
+type Ops = { eq?: Scalar; ne?: Scalar; lt?: Scalar; lte?: Scalar; gt?: Scalar; gte?: Scalar; in?: Scalar[]; like?: string; null?: boolean };
+export type ExportFilter = Record<string, Ops>;
 
 const OPS = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'like', 'null'] as const;
 type Op = (typeof OPS)[number];
