@@ -172,6 +172,8 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: import, exp
       .filter({ hasText: msg('transfer.export.cancelled') })
       .waitFor();
     expect(await run.getByRole('link', { name: /^Download / }).count()).toBe(0);
+    // The pressed button went away with the run: the focus is on the export's heading, not lost to <body>.
+    expect(await page.evaluate(() => document.activeElement?.textContent ?? '')).toBe(msg('transfer.export.step.run'));
     await onScreen(page, 'export-cancelled', heading);
 
     // Another long export, started elsewhere (over the API), is cancelled from the jobs page.
@@ -188,6 +190,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: import, exp
     const running = rows.filter({ hasText: otherJob });
     await running.getByRole('button', { name: /^Cancel the Export job/ }).click();
     await running.getByText('Cancelled').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent ?? '')).toBe(msg('transfer.jobs.cancelAsked', { kind: 'Export' }));
     expect(await rows.filter({ hasText: 'Cancelled' }).count()).toBe(2);
     expect(await rows.filter({ hasText: 'Import' }).count()).toBe(2);
     // The ready export links to its file; the import to its counts.

@@ -220,6 +220,11 @@ function ExportProgress({ id, onAgain }: { id: string; onAgain: () => void }) {
     onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
   });
   const exp = query.data;
+  // The cancel button goes away with the run: the focus goes back to the section, not to <body>.
+  const final = exp ? isFinal(exp.state) : false;
+  useEffect(() => {
+    if (final && (document.activeElement === null || document.activeElement === document.body)) heading.current?.focus();
+  }, [final]);
   return (
     <section className="transfer-step" aria-labelledby={`${hid}-h`} data-testid="export-run">
       <h2 id={`${hid}-h`} ref={heading} tabIndex={-1}>

@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useId } from 'react';
+import { useEffect, useId, useRef } from 'react';
 import { Link, useParams } from 'wouter';
 import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
@@ -103,6 +103,12 @@ export function JobsScreen() {
     active,
   );
   const cancel = useCancel();
+  // The pressed Cancel goes away with the running job: the focus goes to the outcome, not to <body>.
+  const outcome = useRef<HTMLDivElement>(null);
+  const settled = cancel.isSuccess ? cancel.submittedAt : 0;
+  useEffect(() => {
+    if (settled) outcome.current?.focus();
+  }, [settled]);
 
   if (list.isPending) return <Loading />;
   if (list.isError) return <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />;
@@ -111,11 +117,13 @@ export function JobsScreen() {
       <h1>{t('transfer.jobs.title')}</h1>
       <p>{t('transfer.jobs.intro')}</p>
       {cancel.isError && <FormError error={asApiError(cancel.error)} />}
-      {cancel.isSuccess && (
-        <p className="notice" role="status">
-          {t('transfer.jobs.cancelAsked', { kind: kindText(cancel.data.kind) })}
-        </p>
-      )}
+      <div ref={outcome} tabIndex={-1} className="outcome">
+        {cancel.isSuccess && (
+          <p className="notice" role="status">
+            {t('transfer.jobs.cancelAsked', { kind: kindText(cancel.data.kind) })}
+          </p>
+        )}
+      </div>
       {jobs.length === 0 ? (
         <p>{t('transfer.jobs.empty')}</p>
       ) : (
