@@ -197,6 +197,14 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: import, exp
     expect(await rows.getByRole('link', { name: /^Download people/ }).count()).toBe(1);
     await rows.filter({ hasText: 'Dry run of items' }).waitFor();
     await onScreen(page, 'jobs-after', msg('transfer.jobs.title'));
+    // Only the cancelled ones, then only imports.
+    await page.getByLabel(msg('transfer.jobs.filterState')).selectOption('cancelled');
+    await expect.poll(() => rows.count()).toBe(2);
+    await page.getByLabel(msg('transfer.jobs.filterKind')).selectOption('import.run');
+    await page.getByText(msg('transfer.jobs.noneMatch')).waitFor();
+    await page.getByLabel(msg('transfer.jobs.filterState')).selectOption('');
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await rows.filter({ hasText: 'Export' }).count()).toBe(0);
 
     // A job's detail: the import behind it and its error report.
     const importRow = rows.filter({ hasText: 'items: 2 rows added' });

@@ -1,5 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useRef } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
@@ -23,6 +23,12 @@ import {
 } from './shared';
 
 const JOBS = [...TRANSFER, 'jobs'] as const;
+const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+type JobState = (typeof JOB_STATES)[number];
+/** The kinds this area knows by name; others show in the list all the same. */
+const KINDS = ['import.run', 'export.run'] as const;
+/** The filter's value for "any". */
+const ANY = '';
 const PAGE = 50;
 /** How many of the newest imports and exports are searched for the one a job ran (the job does not name it, J1). */
 const RESULTS_PAGE = 500;
@@ -89,10 +95,20 @@ export function JobsScreen() {
   useTitle('transfer.jobs.title');
   useJobEvents();
   const id = useId();
+  const [state, setState] = useState<JobState | ''>('');
+  const [kind, setKind] = useState('');
   const list = useInfiniteQuery({
-    queryKey: JOBS,
+    queryKey: [...JOBS, 'list', state, kind],
     initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) => (await ok(api.GET('/jobs', { params: { query: { limit: PAGE, ...(pageParam ? { cursor: pageParam } : {}) } } }))).data,
+    queryFn: async ({ pageParam }) =>
+      (
+        await ok(
+          api.GET('/jobs', {
+            params: { query: { limit: PAGE, ...(pageParam ? { cursor: pageParam } : {}), ...(state ? { state } : {}), ...(kind ? { kind } : {}) } },
+          }),
+        )
+      ).data,
+    placeholderData: (previous) => previous,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
     refetchInterval: (q) => (q.state.data?.pages.some((p) => p.jobs.some((j) => !isFinal(j.state))) ? POLL_MS : false),
   });
@@ -116,6 +132,30 @@ export function JobsScreen() {
     <>
       <h1>{t('transfer.jobs.title')}</h1>
       <p>{t('transfer.jobs.intro')}</p>
+      <div className="transfer-filters">
+        <div className="field">
+          <label htmlFor={`${id}-state`}>{t('transfer.jobs.filterState')}</label>
+          <select id={`${id}-state`} value={state} onChange={(e) => setState(e.currentTarget.value as JobState | '')}>
+            <option value={ANY}>{t('transfer.jobs.any')}</option>
+            {JOB_STATES.map((s) => (
+              <option key={s} value={s}>
+                {stateText(s)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-kind`}>{t('transfer.jobs.filterKind')}</label>
+          <select id={`${id}-kind`} value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+            <option value={ANY}>{t('transfer.jobs.any')}</option>
+            {KINDS.map((k) => (
+              <option key={k} value={k}>
+                {kindText(k)}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
       {cancel.isError && <FormError error={asApiError(cancel.error)} />}
       <div ref={outcome} tabIndex={-1} className="outcome">
         {cancel.isSuccess && (
@@ -125,7 +165,7 @@ export function JobsScreen() {
         )}
       </div>
       {jobs.length === 0 ? (
-        <p>{t('transfer.jobs.empty')}</p>
+        <p>{t(state || kind ? 'transfer.jobs.noneMatch' : 'transfer.jobs.empty')}</p>
       ) : (
         <div className="transfer-scroll" tabIndex={0} role="region" aria-labelledby={`${id}-c`}>
           <table className="transfer-table">
