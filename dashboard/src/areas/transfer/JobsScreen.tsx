@@ -271,6 +271,14 @@ export function JobScreen() {
         <dd>{when(j.finishedAt)}</dd>
         <dt>{t('transfer.job.attempts')}</dt>
         <dd>{t('transfer.job.attemptsOf', { attempts: j.attempts, max: j.maxAttempts })}</dd>
+        {j.kind !== 'import.run' && j.kind !== 'export.run' && j.result !== null && j.result !== undefined && (
+          <>
+            <dt>{t('transfer.job.result')}</dt>
+            <dd>
+              <code>{JSON.stringify(j.result)}</code>
+            </dd>
+          </>
+        )}
         {j.progressMessage && (
           <>
             <dt>{t('transfer.job.message')}</dt>

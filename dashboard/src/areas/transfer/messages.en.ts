@@ -145,6 +145,7 @@ export const messages = {
   'transfer.job.attempts': 'Attempts',
   'transfer.job.attemptsOf': '{attempts} of {max}',
   'transfer.job.message': 'Last progress',
+  'transfer.job.result': 'Result',
   'transfer.job.cancelled': 'This job was cancelled.',
   'transfer.job.import': 'The import',
   'transfer.job.export': 'The export',
