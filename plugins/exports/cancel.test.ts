@@ -45,7 +45,7 @@ describe.each(dialects)('cancelling a running export on %s', (dialect) => {
     await source?.cleanup();
   });
 
-  it.each(['csv', 'jsonl'])('stops a %s export mid-way, leaves no file and keeps the source usable', async (format) => {
+  it.each(['csv', 'jsonl', 'xlsx'])('stops a %s export mid-way, leaves no file and keeps the source usable', async (format) => {
     const res = await call(inst, admin, 'POST', '/api/v1/exports', { connectionId, table: 'people', format });
     expect(res.status, res.text).toBe(202);
     const { id, jobId } = res.body.data.export;

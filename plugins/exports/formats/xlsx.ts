@@ -25,7 +25,11 @@ export async function writeXlsx(chunks: RowChunks, columns: OutColumn[], out: Wr
   // Without this, a failing file stream would leave `finished` waiting forever.
   const failed = once(out, 'error').then(([err]) => Promise.reject(err as Error));
   failed.catch(() => undefined);
-  for await (const chunk of chunks)
+  for await (const chunk of chunks) {
+    // exceljs serialises synchronously and its zip stream rarely asks to drain, and a SQLite read
+    // resolves without I/O: without a turn of the event loop per chunk, the process would answer
+    // nothing (a cancel included) until the whole file is written.
+    await new Promise<void>((resolve) => setImmediate(resolve));
     for (const row of chunk) {
       signal.throwIfAborted();
       if (!sheet || inSheet === sheetRows) {
@@ -40,6 +44,7 @@ export async function writeXlsx(chunks: RowChunks, columns: OutColumn[], out: Wr
       // The zip stream has no backpressure of its own: wait for the file when it falls behind.
       if (out.writableNeedDrain) await Promise.race([once(out, 'drain'), failed]);
     }
+  }
   if (!sheet) book.addWorksheet('Sheet1').addRow(header).commit();
   else sheet.commit();
   await Promise.race([book.commit(), failed]);

@@ -1,0 +1,547 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
+import { Link, useParams } from 'wouter';
+import { api, ApiError, ok } from '../../api/client';
+import { t } from '../../i18n/t';
+import { ErrorPanel, errorText, FormError, Loading, useTitle } from '../../ui';
+import { parseCsv } from './csv';
+import {
+  columnLabel,
+  importReportUrl,
+  isFinal,
+  param,
+  POLL_MS,
+  Progress,
+  asApiError,
+  stateText,
+  tableLabel,
+  tablePath,
+  TRANSFER,
+  useJobEvents,
+  useTable,
+  type Column,
+  type Import,
+  type Table,
+} from './shared';
+import { uploadFile, type Upload } from './upload';
+
+type Guessed = Upload['columns'][number]['type'];
+/** The select's value for "skip this column" (no column name is empty). */
+const SKIP = '';
+
+/** Which table column types take a value the file's column was guessed to hold without surprise. */
+const FITS: Record<Guessed, readonly string[] | 'any'> = {
+  empty: 'any',
+  string: ['string', 'text', 'enum', 'uuid', 'json', 'other'],
+  integer: ['integer', 'bigint', 'decimal', 'float', 'string', 'text', 'other'],
+  decimal: ['decimal', 'float', 'string', 'text', 'other'],
+  boolean: ['boolean', 'string', 'text', 'other'],
+  date: ['date', 'datetime', 'string', 'text', 'other'],
+  datetime: ['datetime', 'string', 'text', 'other'],
+  json: ['json', 'string', 'text', 'other'],
+};
+const fits = (guessed: Guessed, column: Column) => {
+  const ok = FITS[guessed];
+  return ok === 'any' || ok.includes(column.type);
+};
+
+/** The mapping a person would start from: each file column into the table column of the same name (case aside). */
+function initialMapping(upload: Upload, writable: readonly Column[]): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  const taken = new Set<string>();
+  for (const source of upload.columns) {
+    const match = writable.find((c) => c.name === source.name) ?? writable.find((c) => c.name.toLowerCase() === source.name.toLowerCase());
+    out[source.name] = match && !taken.has(match.name) ? match.name : null;
+    if (match) taken.add(match.name);
+  }
+  return out;
+}
+
+/** The keys an upsert may match on: the primary key and each unique constraint. */
+function keyCandidates(table: Table): string[][] {
+  return [table.primaryKey?.columns ?? [], ...table.uniques.map((u) => u.columns)].filter((k) => k.length > 0);
+}
+
+const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+/** Screen 5, import: upload, what the file holds, the mapping with its types, a dry run, the run, the error report. */
+export function ImportScreen() {
+  useTitle('transfer.import.title');
+  useJobEvents();
+  const params = useParams<{ conn: string; table: string }>();
+  const conn = param(params.conn);
+  const ref = param(params.table);
+  const info = useTable(conn, ref);
+  if (info.isPending) return <Loading />;
+  if (info.isError) return <ErrorPanel error={info.error} onRetry={() => void info.refetch()} />;
+  const { table, connection } = info.data;
+  if (!table) {
+    return (
+      <>
+        <h1>{t('transfer.import.title')}</h1>
+        <p role="alert">{t('transfer.noTable', { table: ref })}</p>
+      </>
+    );
+  }
+  return <ImportWizard key={`${conn}/${ref}`} conn={conn} connectionName={connection.name} table={table} />;
+}
+
+function ImportWizard({ conn, connectionName, table }: { conn: string; connectionName: string; table: Table }) {
+  const [upload, setUpload] = useState<Upload | null>(null);
+  const [round, setRound] = useState(0);
+  const restart = () => {
+    setUpload(null);
+    setRound((r) => r + 1);
+  };
+  return (
+    <>
+      <h1>{t('transfer.import.heading', { table: tableLabel(table) })}</h1>
+      <p className="transfer-context">
+        {t('transfer.import.intro', { connection: connectionName })} <Link href={tablePath(conn, table.ref)}>{t('transfer.openTable')}</Link>
+      </p>
+      <FileStep key={round} upload={upload} onUploaded={setUpload} onRestart={restart} />
+      {upload && <FileSummary upload={upload} />}
+      {upload && <MappingStep key={upload.id} conn={conn} table={table} upload={upload} onRestart={restart} />}
+    </>
+  );
+}
+
+function FileStep({ upload, onUploaded, onRestart }: { upload: Upload | null; onUploaded: (u: Upload) => void; onRestart: () => void }) {
+  const id = useId();
+  const [file, setFile] = useState<File | null>(null);
+  const [sent, setSent] = useState<number | null>(null);
+  const send = useMutation({
+    mutationFn: (f: File) => uploadFile(f, setSent),
+    onSuccess: onUploaded,
+  });
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!file || send.isPending) return;
+    setSent(0);
+    send.mutate(file);
+  };
+  return (
+    <section className="transfer-step" aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`}>{t('transfer.import.step.file')}</h2>
+      <form onSubmit={onSubmit} noValidate>
+        <div className="field">
+          <label htmlFor={`${id}-file`}>{t('transfer.import.file')}</label>
+          <p className="hint" id={`${id}-hint`}>
+            {t('transfer.import.fileHint')}
+          </p>
+          <input
+            id={`${id}-file`}
+            type="file"
+            accept=".csv,.tsv,.txt,.json,.jsonl,.ndjson,.xlsx,text/csv,application/json,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+            aria-describedby={`${id}-hint`}
+            disabled={send.isPending || upload !== null}
+            onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
+          />
+        </div>
+        {send.isError && <FormError error={asApiError(send.error)} />}
+        {upload === null && (
+          <button type="submit" disabled={!file || send.isPending}>
+            {send.isPending ? t('transfer.import.uploading') : t('transfer.import.upload')}
+          </button>
+        )}
+        {sent !== null && (send.isPending || send.isSuccess) && <Progress value={sent} label={t('transfer.import.uploadProgress')} />}
+        {upload !== null && (
+          <button type="button" className="link" onClick={onRestart}>
+            {t('transfer.import.otherFile')}
+          </button>
+        )}
+      </form>
+    </section>
+  );
+}
+
+function FileSummary({ upload }: { upload: Upload }) {
+  const id = useId();
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  const sample = upload.sampleRows.slice(0, 5);
+  return (
+    <section className="transfer-step" aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`} ref={heading} tabIndex={-1}>
+        {t('transfer.import.step.summary')}
+      </h2>
+      <p role="status">
+        {t('transfer.import.sniffed', {
+          name: upload.fileName,
+          format: upload.format,
+          rows: upload.rowCount,
+          columns: upload.columns.length,
+        })}
+        {upload.delimiter !== null &&
+          ` ${t('transfer.import.delimiter', { delimiter: upload.delimiter === '\t' ? t('transfer.import.tab') : upload.delimiter })}`}
+      </p>
+      {upload.problems > 0 && <p className="transfer-warning">{t('transfer.import.problems', { count: upload.problems })}</p>}
+      <div className="transfer-scroll" tabIndex={0} role="region" aria-labelledby={`${id}-sample`}>
+        <table className="transfer-table">
+          <caption id={`${id}-sample`}>{t('transfer.import.sample', { count: sample.length })}</caption>
+          <thead>
+            <tr>
+              {upload.columns.map((c) => (
+                <th key={c.name} scope="col">
+                  {c.name}
+                  <span className="transfer-type">{t('transfer.guessed', { type: c.type })}</span>
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {sample.map((row, i) => (
+              <tr key={i}>
+                {upload.columns.map((c) => (
+                  <td key={c.name}>{cell(row[c.name])}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+interface Options {
+  mode: 'insert' | 'upsert';
+  key: number;
+  atomic: boolean;
+}
+
+function MappingStep({ conn, table, upload, onRestart }: { conn: string; table: Table; upload: Upload; onRestart: () => void }) {
+  const id = useId();
+  const writable = useMemo(() => table.columns.filter((c) => !c.generated), [table]);
+  const candidates = useMemo(() => keyCandidates(table), [table]);
+  const [mapping, setMapping] = useState(() => initialMapping(upload, writable));
+  const [options, setOptions] = useState<Options>({ mode: 'insert', key: 0, atomic: true });
+  const [dryRunId, setDryRunId] = useState<string | null>(null);
+  const [runId, setRunId] = useState<string | null>(null);
+
+  const start = useMutation({
+    mutationFn: async (dryRun: boolean) => {
+      const body = {
+        uploadId: upload.id,
+        connectionId: conn,
+        table: table.ref,
+        mapping,
+        mode: options.mode,
+        ...(options.mode === 'upsert' && candidates[options.key] ? { upsertKey: candidates[options.key] } : {}),
+        atomic: options.atomic,
+        dryRun,
+      };
+      const created = await ok(api.POST('/imports', { body }));
+      const run = await ok(api.POST('/imports/{id}/run', { params: { path: { id: created.data.import.id } } }));
+      return run.data.import;
+    },
+    onSuccess: (imp) => (imp.dryRun ? setDryRunId(imp.id) : setRunId(imp.id)),
+  });
+  const fieldErrors = start.error instanceof ApiError ? start.error.fieldErrors() : {};
+  const locked = runId !== null || start.isPending;
+  const change = (next: () => void) => {
+    next();
+    setDryRunId(null);
+    start.reset();
+  };
+  const sampleOf = (name: string) =>
+    upload.sampleRows
+      .slice(0, 3)
+      .map((r) => cell(r[name]))
+      .filter((v) => v !== '')
+      .join(', ');
+
+  return (
+    <>
+      <section className="transfer-step" aria-labelledby={`${id}-h`}>
+        <h2 id={`${id}-h`}>{t('transfer.import.step.mapping')}</h2>
+        <p>{t('transfer.import.mappingIntro')}</p>
+        <fieldset disabled={locked} className="transfer-plain">
+          <legend className="transfer-sr">{t('transfer.import.step.mapping')}</legend>
+          <div className="transfer-scroll" tabIndex={0} role="region" aria-labelledby={`${id}-map`}>
+            <table className="transfer-table">
+              <caption id={`${id}-map`}>{t('transfer.import.mappingCaption')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('transfer.import.col.source')}</th>
+                  <th scope="col">{t('transfer.import.col.guessed')}</th>
+                  <th scope="col">{t('transfer.import.col.sample')}</th>
+                  <th scope="col">{t('transfer.import.col.target')}</th>
+                  <th scope="col">{t('transfer.import.col.targetType')}</th>
+                  <th scope="col">{t('transfer.import.col.fit')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {upload.columns.map((source) => {
+                  const target = writable.find((c) => c.name === mapping[source.name]) ?? null;
+                  const error = fieldErrors[`mapping.${source.name}`];
+                  return (
+                    <tr key={source.name} data-testid="mapping-row">
+                      <th scope="row">{source.name}</th>
+                      <td>{t('transfer.guessed', { type: source.type })}</td>
+                      <td className="transfer-sample">{sampleOf(source.name)}</td>
+                      <td>
+                        <select
+                          aria-label={t('transfer.import.mapInto', { column: source.name })}
+                          value={mapping[source.name] ?? SKIP}
+                          aria-invalid={error ? true : undefined}
+                          aria-describedby={error ? `${id}-err-${source.name}` : undefined}
+                          onChange={(e) => {
+                            const value = e.currentTarget.value;
+                            change(() => setMapping((m) => ({ ...m, [source.name]: value === SKIP ? null : value })));
+                          }}
+                        >
+                          <option value={SKIP}>{t('transfer.import.skip')}</option>
+                          {writable.map((c) => (
+                            <option key={c.name} value={c.name}>
+                              {columnLabel(c)}
+                            </option>
+                          ))}
+                        </select>
+                        {error && (
+                          <p className="field-error" id={`${id}-err-${source.name}`}>
+                            {error}
+                          </p>
+                        )}
+                      </td>
+                      <td>{target ? t('transfer.import.targetType', { type: target.nativeType, nullable: String(target.nullable) }) : ''}</td>
+                      <td>
+                        {target === null ? (
+                          t('transfer.import.fit.skipped')
+                        ) : fits(source.type, target) ? (
+                          <span className="transfer-ok">{t('transfer.import.fit.ok')}</span>
+                        ) : (
+                          <span className="transfer-warning">
+                            {t('transfer.import.fit.check', { guessed: t('transfer.guessed', { type: source.type }), type: target.nativeType })}
+                          </span>
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+          {fieldErrors['mapping'] && <p className="field-error">{fieldErrors['mapping']}</p>}
+
+          <fieldset className="transfer-choice">
+            <legend>{t('transfer.import.mode')}</legend>
+            <label>
+              <input
+                type="radio"
+                name={`${id}-mode`}
+                checked={options.mode === 'insert'}
+                onChange={() => change(() => setOptions((o) => ({ ...o, mode: 'insert' })))}
+              />
+              {t('transfer.import.mode.insert')}
+            </label>
+            <label>
+              <input
+                type="radio"
+                name={`${id}-mode`}
+                checked={options.mode === 'upsert'}
+                disabled={candidates.length === 0}
+                onChange={() => change(() => setOptions((o) => ({ ...o, mode: 'upsert' })))}
+              />
+              {t('transfer.import.mode.upsert')}
+            </label>
+            {options.mode === 'upsert' && (
+              <div className="field">
+                <label htmlFor={`${id}-key`}>{t('transfer.import.key')}</label>
+                <select id={`${id}-key`} value={options.key} onChange={(e) => change(() => setOptions((o) => ({ ...o, key: Number(e.currentTarget.value) })))}>
+                  {candidates.map((k, i) => (
+                    <option key={k.join(',')} value={i}>
+                      {k.join(', ')}
+                    </option>
+                  ))}
+                </select>
+                {fieldErrors['upsertKey'] && <p className="field-error">{fieldErrors['upsertKey']}</p>}
+              </div>
+            )}
+          </fieldset>
+
+          <fieldset className="transfer-choice">
+            <legend>{t('transfer.import.refused')}</legend>
+            <label>
+              <input type="radio" name={`${id}-atomic`} checked={options.atomic} onChange={() => change(() => setOptions((o) => ({ ...o, atomic: true })))} />
+              {t('transfer.import.atomic')}
+            </label>
+            <label>
+              <input type="radio" name={`${id}-atomic`} checked={!options.atomic} onChange={() => change(() => setOptions((o) => ({ ...o, atomic: false })))} />
+              {t('transfer.import.perRow')}
+            </label>
+          </fieldset>
+        </fieldset>
+
+        {start.isError && <FormError error={asApiError(start.error)} />}
+        {runId === null && (
+          <div className="actions">
+            <button type="button" disabled={start.isPending} onClick={() => start.mutate(true)}>
+              {t('transfer.import.dryRun')}
+            </button>
+            <button type="button" disabled={start.isPending} onClick={() => start.mutate(false)}>
+              {t('transfer.import.run')}
+            </button>
+          </div>
+        )}
+      </section>
+      {dryRunId && runId === null && <ImportProgress key={dryRunId} id={dryRunId} columns={upload.columns.map((c) => c.name)} />}
+      {runId && <ImportProgress key={runId} id={runId} columns={upload.columns.map((c) => c.name)} conn={conn} table={table} onRestart={onRestart} />}
+    </>
+  );
+}
+
+/** One import (a dry run or the real one) as it runs, then its outcome and refused rows. */
+function ImportProgress({ id, columns, conn, table, onRestart }: { id: string; columns: string[]; conn?: string; table?: Table; onRestart?: () => void }) {
+  const hid = useId();
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  const query = useQuery({
+    queryKey: [...TRANSFER, 'import', id],
+    queryFn: async () => (await ok(api.GET('/imports/{id}', { params: { path: { id } } }))).data.import,
+    refetchInterval: (q) => (q.state.data && isFinal(q.state.data.state) ? false : POLL_MS),
+  });
+  const imp = query.data;
+  const final = imp ? isFinal(imp.state) : false;
+  const dry = imp?.dryRun ?? false;
+  return (
+    <section className="transfer-step" aria-labelledby={`${hid}-h`} data-testid={dry ? 'dry-run' : 'import-run'}>
+      <h2 id={`${hid}-h`} ref={heading} tabIndex={-1}>
+        {t(dry ? 'transfer.import.step.dryRun' : 'transfer.import.step.run')}
+      </h2>
+      {query.isError && <ErrorPanel error={query.error} onRetry={() => void query.refetch()} />}
+      {!imp ? (
+        <Loading />
+      ) : (
+        <>
+          <p>
+            {t('transfer.stateIs', { state: stateText(imp.state) })}
+            {imp.jobId && (
+              <>
+                {' '}
+                <Link href={`/jobs/${encodeURIComponent(imp.jobId)}`}>{t('transfer.jobLink')}</Link>
+              </>
+            )}
+          </p>
+          {!final && <Progress value={imp.progress} label={t('transfer.import.progress')} />}
+          <ImportCounts imp={imp} />
+          {final && <ImportOutcome imp={imp} />}
+          {final && imp.state !== 'cancelled' && <RefusedRows imp={imp} columns={columns} />}
+          {final && !dry && (
+            <div className="actions">
+              {conn && table && <Link href={tablePath(conn, table.ref)}>{t('transfer.import.openRows')}</Link>}
+              {onRestart && (
+                <button type="button" onClick={onRestart}>
+                  {t('transfer.import.another')}
+                </button>
+              )}
+            </div>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function ImportCounts({ imp }: { imp: Import }) {
+  const c = imp.counts;
+  return (
+    <dl className="transfer-counts">
+      <dt>{t('transfer.import.count.total')}</dt>
+      <dd>{c.total}</dd>
+      <dt>{t(imp.dryRun ? 'transfer.import.count.wouldImport' : 'transfer.import.count.inserted')}</dt>
+      <dd>{imp.dryRun ? c.total - c.refused : c.inserted}</dd>
+      {!imp.dryRun && imp.mode === 'upsert' && (
+        <>
+          <dt>{t('transfer.import.count.updated')}</dt>
+          <dd>{c.updated}</dd>
+        </>
+      )}
+      <dt>{t('transfer.import.count.refused')}</dt>
+      <dd>{c.refused}</dd>
+    </dl>
+  );
+}
+
+function ImportOutcome({ imp }: { imp: Import }) {
+  const c = imp.counts;
+  if (imp.state === 'succeeded') {
+    return (
+      <p className="notice" role="status">
+        {imp.dryRun
+          ? t('transfer.import.dryRunDone', { total: c.total, refused: c.refused })
+          : t('transfer.import.done', { inserted: c.inserted, updated: c.updated, refused: c.refused })}
+      </p>
+    );
+  }
+  if (imp.state === 'cancelled') {
+    return (
+      <p className="notice" role="status">
+        {t('transfer.import.cancelled')}
+      </p>
+    );
+  }
+  return (
+    <div className="form-error" role="alert">
+      <p>{imp.error?.message ?? stateText(imp.state)}</p>
+    </div>
+  );
+}
+
+const SHOWN_REFUSALS = 100;
+
+/** The error report (line, reason, the source values), read once the run is over, shown as a table, and offered as a file. */
+function RefusedRows({ imp, columns }: { imp: Import; columns: string[] }) {
+  const hid = useId();
+  const report = useQuery({
+    queryKey: [...TRANSFER, 'import-report', imp.id],
+    staleTime: Infinity,
+    queryFn: async () => {
+      const { data } = await api.GET('/imports/{id}/error-report', { params: { path: { id: imp.id } }, parseAs: 'text' });
+      return parseCsv(typeof data === 'string' ? data : '').slice(1);
+    },
+  });
+  if (imp.counts.refused === 0) return null;
+  return (
+    <div className="transfer-refused">
+      <p>
+        <a href={importReportUrl(imp.id)} download>
+          {t('transfer.import.report', { count: imp.counts.refused })}
+        </a>
+      </p>
+      {report.isPending && <Loading />}
+      {report.isError && <p className="field-error">{errorText(report.error)}</p>}
+      {report.data && (
+        <div className="transfer-scroll" tabIndex={0} role="region" aria-labelledby={`${hid}-c`}>
+          <table className="transfer-table">
+            <caption id={`${hid}-c`}>
+              {t('transfer.import.refusedCaption', { shown: Math.min(report.data.length, SHOWN_REFUSALS), count: imp.counts.refused })}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('transfer.import.col.line')}</th>
+                <th scope="col">{t('transfer.import.col.reason')}</th>
+                {columns.map((c) => (
+                  <th key={c} scope="col">
+                    {c}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {report.data.slice(0, SHOWN_REFUSALS).map((row, i) => (
+                <tr key={i} data-testid="refused-row">
+                  <td>{row[0]}</td>
+                  <td>{row[1]}</td>
+                  {columns.map((c, j) => (
+                    <td key={c}>{row[j + 2] ?? ''}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
+  );
+}

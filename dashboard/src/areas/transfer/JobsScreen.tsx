@@ -1,0 +1,366 @@
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useRef, useState } from 'react';
+import { Link, useParams } from 'wouter';
+import { api, ok } from '../../api/client';
+import { t } from '../../i18n/t';
+import { ErrorPanel, FormError, Loading, useTitle } from '../../ui';
+import {
+  asApiError,
+  exportDownloadUrl,
+  importReportUrl,
+  isFinal,
+  kindText,
+  param,
+  POLL_MS,
+  Progress,
+  stateText,
+  TRANSFER,
+  useJobEvents,
+  when,
+  type Export,
+  type Import,
+  type Job,
+} from './shared';
+
+const JOBS = [...TRANSFER, 'jobs'] as const;
+const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+type JobState = (typeof JOB_STATES)[number];
+/** The kinds this area knows by name; others show in the list all the same. */
+const KINDS = ['import.run', 'export.run'] as const;
+/** The filter's value for "any". */
+const ANY = '';
+const PAGE = 50;
+/** How many of the newest imports and exports are searched for the one a job ran (the job does not name it, J1). */
+const RESULTS_PAGE = 500;
+
+/**
+ * The imports and exports behind jobs, by job id. A job's payload stays out of the API
+ * (decisions J1), so the link goes the other way: each import and export names its job.
+ */
+function useResults(enabled: boolean, refresh: boolean) {
+  return useQuery({
+    queryKey: [...TRANSFER, 'results'],
+    enabled,
+    refetchInterval: refresh ? POLL_MS * 2 : false,
+    queryFn: async () => {
+      const [imports, exports] = await Promise.all([
+        ok(api.GET('/imports', { params: { query: { limit: RESULTS_PAGE, all: 'true' } } })).catch(() => null),
+        ok(api.GET('/exports', { params: { query: { limit: RESULTS_PAGE, all: 'true' } } })).catch(() => null),
+      ]);
+      const byJob = new Map<string, { import?: Import; export?: Export }>();
+      for (const i of imports?.data.imports ?? []) if (i.jobId) byJob.set(i.jobId, { import: i });
+      for (const e of exports?.data.exports ?? []) if (e.jobId) byJob.set(e.jobId, { export: e });
+      return byJob;
+    },
+  });
+}
+
+function useCancel() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (id: string) => (await ok(api.POST('/jobs/{id}/cancel', { params: { path: { id } } }))).data.job,
+    onSettled: () => queryClient.invalidateQueries({ queryKey: TRANSFER }),
+  });
+}
+
+/** What a job produced, as a link: the export's file, an import's error report, else nothing. */
+function ResultLink({ result }: { result: { import?: Import; export?: Export } | undefined }) {
+  if (result?.export?.state === 'ready') {
+    return (
+      <a href={exportDownloadUrl(result.export.id)} download>
+        {t('transfer.jobs.download', { name: result.export.fileName ?? result.export.table })}
+      </a>
+    );
+  }
+  const imp = result?.import;
+  if (imp && isFinal(imp.state) && imp.state !== 'cancelled') {
+    return (
+      <span>
+        {t('transfer.jobs.importResult', { table: imp.table, inserted: imp.counts.inserted, refused: imp.counts.refused, dryRun: String(imp.dryRun) })}
+      </span>
+    );
+  }
+  return null;
+}
+
+/** "Import into items", "Export of people"; the kind alone until the import or export behind the job is known. */
+function jobName(job: Job, result: { import?: Import; export?: Export } | undefined): string {
+  const table = result?.import?.table ?? result?.export?.table;
+  if (table === undefined) return kindText(job.kind);
+  return t('transfer.jobs.what', { kind: result?.import ? 'import' : 'export', table, raw: job.kind });
+}
+
+/** Screen 5, jobs: the jobs the person may see, newest first, with their progress; cancel what still runs. */
+export function JobsScreen() {
+  useTitle('transfer.jobs.title');
+  useJobEvents();
+  const id = useId();
+  const [state, setState] = useState<JobState | ''>('');
+  const [kind, setKind] = useState('');
+  const list = useInfiniteQuery({
+    queryKey: [...JOBS, 'list', state, kind],
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) =>
+      (
+        await ok(
+          api.GET('/jobs', {
+            params: { query: { limit: PAGE, ...(pageParam ? { cursor: pageParam } : {}), ...(state ? { state } : {}), ...(kind ? { kind } : {}) } },
+          }),
+        )
+      ).data,
+    placeholderData: (previous) => previous,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+    refetchInterval: (q) => (q.state.data?.pages.some((p) => p.jobs.some((j) => !isFinal(j.state))) ? POLL_MS : false),
+  });
+  const jobs = list.data?.pages.flatMap((p) => p.jobs) ?? [];
+  const active = jobs.some((j) => !isFinal(j.state));
+  const results = useResults(
+    jobs.some((j) => j.kind === 'import.run' || j.kind === 'export.run'),
+    active,
+  );
+  const cancel = useCancel();
+  // The pressed Cancel goes away with the running job: the focus goes to the outcome, not to <body>.
+  const outcome = useRef<HTMLDivElement>(null);
+  const settled = cancel.isSuccess ? cancel.submittedAt : 0;
+  useEffect(() => {
+    if (settled) outcome.current?.focus();
+  }, [settled]);
+
+  if (list.isPending) return <Loading />;
+  if (list.isError) return <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />;
+  return (
+    <>
+      <h1>{t('transfer.jobs.title')}</h1>
+      <p>{t('transfer.jobs.intro')}</p>
+      <div className="transfer-filters">
+        <div className="field">
+          <label htmlFor={`${id}-state`}>{t('transfer.jobs.filterState')}</label>
+          <select id={`${id}-state`} value={state} onChange={(e) => setState(e.currentTarget.value as JobState | '')}>
+            <option value={ANY}>{t('transfer.jobs.any')}</option>
+            {JOB_STATES.map((s) => (
+              <option key={s} value={s}>
+                {stateText(s)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-kind`}>{t('transfer.jobs.filterKind')}</label>
+          <select id={`${id}-kind`} value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+            <option value={ANY}>{t('transfer.jobs.any')}</option>
+            {KINDS.map((k) => (
+              <option key={k} value={k}>
+                {kindText(k)}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {cancel.isError && <FormError error={asApiError(cancel.error)} />}
+      <div ref={outcome} tabIndex={-1} className="outcome">
+        {cancel.isSuccess && (
+          <p className="notice" role="status">
+            {t('transfer.jobs.cancelAsked', { kind: kindText(cancel.data.kind) })}
+          </p>
+        )}
+      </div>
+      {jobs.length === 0 ? (
+        <p>{t(state || kind ? 'transfer.jobs.noneMatch' : 'transfer.jobs.empty')}</p>
+      ) : (
+        <div className="transfer-scroll" tabIndex={0} role="region" aria-labelledby={`${id}-c`}>
+          <table className="transfer-table">
+            <caption id={`${id}-c`}>{t('transfer.jobs.caption', { count: jobs.length })}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('transfer.jobs.col.job')}</th>
+                <th scope="col">{t('transfer.jobs.col.state')}</th>
+                <th scope="col">{t('transfer.jobs.col.progress')}</th>
+                <th scope="col">{t('transfer.jobs.col.created')}</th>
+                <th scope="col">{t('transfer.jobs.col.started')}</th>
+                <th scope="col">{t('transfer.jobs.col.finished')}</th>
+                <th scope="col">{t('transfer.jobs.col.result')}</th>
+                <th scope="col">{t('transfer.jobs.col.actions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {jobs.map((job) => (
+                <tr key={job.id} data-testid="job-row" data-kind={job.kind}>
+                  <th scope="row">
+                    <Link href={`/jobs/${encodeURIComponent(job.id)}`}>{jobName(job, results.data?.get(job.id))}</Link>
+                    <span className="transfer-id">{job.id}</span>
+                  </th>
+                  <td>{stateText(job.state)}</td>
+                  <td>
+                    {isFinal(job.state) ? (
+                      job.state === 'succeeded' ? (
+                        t('transfer.percent', { value: 1 })
+                      ) : (
+                        ''
+                      )
+                    ) : (
+                      <Progress value={job.progress} label={t('transfer.jobs.progressOf', { kind: kindText(job.kind) })} />
+                    )}
+                  </td>
+                  <td className="transfer-when">{when(job.createdAt)}</td>
+                  <td className="transfer-when">{when(job.startedAt)}</td>
+                  <td className="transfer-when">{when(job.finishedAt)}</td>
+                  <td>
+                    <ResultLink result={results.data?.get(job.id)} />
+                  </td>
+                  <td>
+                    {!isFinal(job.state) && (
+                      <button
+                        type="button"
+                        disabled={cancel.isPending || job.cancelRequested}
+                        onClick={() => cancel.mutate(job.id)}
+                        aria-label={t('transfer.jobs.cancelOne', { kind: kindText(job.kind), when: when(job.createdAt) })}
+                      >
+                        {job.cancelRequested ? t('transfer.cancelling') : t('transfer.jobs.cancel')}
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.hasNextPage && (
+        <button type="button" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
+          {t('transfer.jobs.more')}
+        </button>
+      )}
+    </>
+  );
+}
+
+/** One job: its state and progress, what it produced, and cancel while it runs. */
+export function JobScreen() {
+  useTitle('transfer.job.title');
+  useJobEvents();
+  const params = useParams<{ id: string }>();
+  const id = param(params.id);
+  const query = useQuery({
+    queryKey: [...JOBS, id],
+    queryFn: async () => (await ok(api.GET('/jobs/{id}', { params: { path: { id } } }))).data.job,
+    refetchInterval: (q) => (q.state.data && isFinal(q.state.data.state) ? false : POLL_MS),
+  });
+  const job = query.data;
+  const results = useResults(job !== undefined && (job.kind === 'import.run' || job.kind === 'export.run'), job !== undefined && !isFinal(job.state));
+  const cancel = useCancel();
+  if (query.isPending) return <Loading />;
+  if (query.isError) return <ErrorPanel error={query.error} onRetry={() => void query.refetch()} />;
+  const j = job!;
+  const result = results.data?.get(j.id);
+  return (
+    <>
+      <h1>{t('transfer.job.heading', { kind: jobName(j, result) })}</h1>
+      <p>
+        <Link href="/jobs">{t('transfer.job.back')}</Link>
+      </p>
+      <dl className="transfer-counts">
+        <dt>{t('transfer.job.id')}</dt>
+        <dd>{j.id}</dd>
+        <dt>{t('transfer.jobs.col.state')}</dt>
+        <dd data-testid="job-state">{stateText(j.state)}</dd>
+        <dt>{t('transfer.jobs.col.created')}</dt>
+        <dd>{when(j.createdAt)}</dd>
+        <dt>{t('transfer.jobs.col.started')}</dt>
+        <dd>{when(j.startedAt)}</dd>
+        <dt>{t('transfer.jobs.col.finished')}</dt>
+        <dd>{when(j.finishedAt)}</dd>
+        <dt>{t('transfer.job.attempts')}</dt>
+        <dd>{t('transfer.job.attemptsOf', { attempts: j.attempts, max: j.maxAttempts })}</dd>
+        {j.kind !== 'import.run' && j.kind !== 'export.run' && j.result !== null && j.result !== undefined && (
+          <>
+            <dt>{t('transfer.job.result')}</dt>
+            <dd>
+              <code>{JSON.stringify(j.result)}</code>
+            </dd>
+          </>
+        )}
+        {j.progressMessage && (
+          <>
+            <dt>{t('transfer.job.message')}</dt>
+            <dd>{j.progressMessage}</dd>
+          </>
+        )}
+      </dl>
+      {!isFinal(j.state) && (
+        <>
+          <Progress value={j.progress} label={t('transfer.jobs.progressOf', { kind: kindText(j.kind) })} />
+          <button type="button" disabled={cancel.isPending || j.cancelRequested} onClick={() => cancel.mutate(j.id)}>
+            {j.cancelRequested || cancel.isPending ? t('transfer.cancelling') : t('transfer.jobs.cancel')}
+          </button>
+        </>
+      )}
+      {cancel.isError && <FormError error={asApiError(cancel.error)} />}
+      {j.state === 'cancelled' && (
+        <p className="notice" role="status">
+          {t('transfer.job.cancelled')}
+        </p>
+      )}
+      {j.state === 'failed' && j.error && (
+        <div className="form-error" role="alert">
+          <p>{j.error.message}</p>
+        </div>
+      )}
+      {result && <JobResult job={j} result={result} />}
+    </>
+  );
+}
+
+function JobResult({ job, result }: { job: Job; result: { import?: Import; export?: Export } }) {
+  const id = useId();
+  const imp = result.import;
+  const exp = result.export;
+  return (
+    <section className="transfer-step" aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`}>{t(imp ? 'transfer.job.import' : 'transfer.job.export')}</h2>
+      {imp && (
+        <>
+          <dl className="transfer-counts">
+            <dt>{t('transfer.job.table')}</dt>
+            <dd>{imp.table}</dd>
+            <dt>{t('transfer.job.dryRun')}</dt>
+            <dd>{t('transfer.yesNo', { value: String(imp.dryRun) })}</dd>
+            <dt>{t('transfer.import.count.total')}</dt>
+            <dd>{imp.counts.total}</dd>
+            <dt>{t('transfer.import.count.inserted')}</dt>
+            <dd>{imp.counts.inserted}</dd>
+            <dt>{t('transfer.import.count.updated')}</dt>
+            <dd>{imp.counts.updated}</dd>
+            <dt>{t('transfer.import.count.refused')}</dt>
+            <dd>{imp.counts.refused}</dd>
+          </dl>
+          {imp.counts.refused > 0 && isFinal(job.state) && (
+            <p>
+              <a href={importReportUrl(imp.id)} download>
+                {t('transfer.import.report', { count: imp.counts.refused })}
+              </a>
+            </p>
+          )}
+        </>
+      )}
+      {exp && (
+        <>
+          <dl className="transfer-counts">
+            <dt>{t('transfer.job.table')}</dt>
+            <dd>{exp.table}</dd>
+            <dt>{t('transfer.export.format')}</dt>
+            <dd>{t('transfer.export.formatName', { format: exp.format })}</dd>
+            <dt>{t('transfer.job.rows')}</dt>
+            <dd>{exp.rowCount ?? ''}</dd>
+          </dl>
+          {exp.state === 'ready' && (
+            <p>
+              <a href={exportDownloadUrl(exp.id)} download>
+                {t('transfer.export.download', { name: exp.fileName ?? '' })}
+              </a>
+            </p>
+          )}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,93 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiError, NETWORK_ERROR, ok, type Schemas } from '../../api/client';
+import { t } from '../../i18n/t';
+import { useLiveEvents } from '../../live/events';
+import './transfer.css';
+
+export type Job = Schemas['Job'];
+export type Import = Schemas['Import'];
+export type Export = Schemas['Export'];
+export type Table = Schemas['EffectiveSchemaTable'];
+export type Column = Schemas['EffectiveSchemaColumn'];
+
+/** Every query of this area starts with this key: one invalidation refreshes them all. */
+export const TRANSFER = ['transfer'] as const;
+/** While something runs, how often its state is asked again (the live channel, when up, is quicker). */
+export const POLL_MS = 700;
+
+const FINAL = new Set(['succeeded', 'failed', 'cancelled', 'ready', 'expired']);
+export const isFinal = (state: string) => FINAL.has(state);
+
+/** Dates in the person's own locale (the browser's), as Sessions shows them. */
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+export const when = (ms: number | null) => (ms === null ? t('transfer.never') : dateFormat.format(new Date(ms)));
+
+/** A job's, an import's or an export's state in words. */
+export const stateText = (state: string) => t('transfer.state', { state });
+
+/** "Import" / "Export" / the raw kind. */
+export function kindText(kind: string): string {
+  return t('transfer.kind', { kind: kind === 'import.run' ? 'import' : kind === 'export.run' ? 'export' : 'other', raw: kind });
+}
+
+/** The grid of a table (the data area's screen). */
+export const tablePath = (conn: string, table: string) => `/connections/${encodeURIComponent(conn)}/tables/${encodeURIComponent(table)}`;
+
+/** A route parameter as written, whether or not the router decoded it. */
+export function param(raw: string | undefined): string {
+  if (raw === undefined) return '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * Progress of a job: a native progress bar (its value is read out by screen readers) and the
+ * percentage as text; without a known total, an indeterminate bar.
+ */
+export function Progress({ value, label }: { value: number | null; label: string }) {
+  return (
+    <div className="transfer-progress">
+      <progress max={1} value={value ?? undefined} aria-label={label} />
+      <span>{value === null ? t('transfer.progressUnknown') : t('transfer.percent', { value })}</span>
+    </div>
+  );
+}
+
+/** Job events (D14) refresh what this area shows, on top of its polling. */
+export function useJobEvents(): void {
+  const queryClient = useQueryClient();
+  useLiveEvents(['job.progress', 'job.finished'], () => {
+    void queryClient.invalidateQueries({ queryKey: TRANSFER });
+  });
+}
+
+/** A connection's table (the latest introspection with the overrides), and the connection. */
+export function useTable(conn: string, ref: string) {
+  return useQuery({
+    queryKey: [...TRANSFER, 'table', conn, ref],
+    staleTime: 60_000,
+    queryFn: async () => {
+      const [schema, connection] = await Promise.all([
+        ok(api.GET('/connections/{id}/schema', { params: { path: { id: conn } } })),
+        ok(api.GET('/connections/{id}', { params: { path: { id: conn } } })),
+      ]);
+      const table = schema.data.model.tables.find((x) => x.ref === ref) ?? null;
+      return { table, connection: connection.data.connection };
+    },
+  });
+}
+
+/** The label a person knows a table or a column by. */
+export const tableLabel = (table: Table) => table.display.label || table.name;
+export const columnLabel = (column: Column) => column.display.label || column.name;
+
+export const importReportUrl = (id: string) => `/api/v1/imports/${encodeURIComponent(id)}/error-report`;
+export const exportDownloadUrl = (id: string) => `/api/v1/exports/${encodeURIComponent(id)}/download`;
+
+/** Any failure as an ApiError, for FormError (the typed client already throws only these). */
+export function asApiError(error: unknown): ApiError {
+  return error instanceof ApiError ? error : new ApiError(0, NETWORK_ERROR, String(error));
+}
