@@ -115,13 +115,14 @@ describe.runIf(browserAvailable() && pgUp && myUp)('the dashboard in a real brow
     await page.getByLabel(msg('connections.form.user')).fill(warehouseUser.user);
     await page.getByLabel(msg('connections.form.password'), { exact: true }).fill('not-the-password');
     await page.getByRole('button', { name: msg('connections.form.test') }).click();
-    const refused = page.getByRole('alert').filter({ hasText: 'The database refused the user name or password.' });
+    const refused = page.getByTestId('test-outcome').getByRole('alert').filter({ hasText: 'The database refused the user name or password.' });
     await refused.waitFor();
-    expect(await refused.textContent()).toContain(msg('connections.failureReason', { reason: msg('connections.reason.authFailed'), code: 'auth-failed' }));
+    expect(await refused.textContent()).toContain(msg('connections.failureReason', { code: 'auth-failed' }));
     await onScreen(page, 'new-refused', msg('connections.new.title'));
     // Saving tests again: refused the same way, nothing stored.
     await page.getByRole('button', { name: msg('connections.form.save') }).click();
-    await page.getByRole('alert').filter({ hasText: 'auth-failed' }).waitFor();
+    await page.getByTestId('save-outcome').getByRole('alert').filter({ hasText: 'auth-failed' }).waitFor();
+    expect(await page.getByRole('alert').count()).toBe(1);
     expect(new URL(page.url()).pathname).toBe('/connections/new');
     await openConnections(page);
     await page.getByRole('heading', { level: 2, name: msg('connections.empty.title') }).waitFor();
@@ -377,5 +378,50 @@ describe.runIf(browserAvailable() && pgUp && myUp)('the dashboard in a real brow
     await expect.poll(() => rows.count()).toBe(1);
     expect(await rows.first().textContent()).toContain('Notes');
     expectNoProblems(problems);
+  });
+
+  it('renames a connection and makes it writable; a new address that fails is refused and changes nothing', async () => {
+    const { page, problems } = await openPage({ colorScheme: 'dark' });
+    await signInAt(page);
+    await openConnections(page);
+    await page.getByRole('link', { name: 'Notes', exact: true }).click();
+    await onScreen(page, 'notes', 'Notes');
+    await page
+      .getByRole('navigation', { name: msg('connections.sections') })
+      .getByRole('link', { name: msg('connections.tab.edit') })
+      .click();
+    const editTitle = msg('connections.sectionTitle', { section: msg('connections.tab.edit'), name: 'Notes' });
+    await onScreen(page, 'edit', editTitle);
+    // The stored URL is never shown: the address stays unless the person asks to replace it.
+    expect(await page.getByLabel(msg('connections.form.file')).count()).toBe(0);
+    await page.getByLabel(msg('connections.form.replaceUrl')).check();
+    const file = page.getByLabel(msg('connections.form.file'));
+    expect(await file.inputValue()).toBe(sqliteFile);
+    await file.fill(join(dir, 'missing.db'));
+    await page.getByRole('button', { name: msg('connections.form.test') }).click();
+    await page.getByTestId('test-outcome').getByRole('alert').filter({ hasText: 'file-not-found' }).waitFor();
+    await page.getByRole('button', { name: msg('connections.form.saveChanges') }).click();
+    await page.getByTestId('save-outcome').getByRole('alert').filter({ hasText: 'file-not-found' }).waitFor();
+    expect(await page.getByRole('alert').count()).toBe(1);
+    await onScreen(page, 'edit-refused', editTitle);
+
+    await page.getByLabel(msg('connections.form.replaceUrl')).uncheck();
+    await page.getByLabel(msg('connections.form.name'), { exact: true }).fill('Field notes');
+    await page.getByLabel(msg('connections.form.readOnly')).uncheck();
+    await page.getByRole('button', { name: msg('connections.form.saveChanges') }).click();
+    await onScreen(page, 'field-notes', 'Field notes');
+    const about = (await page.getByRole('region', { name: msg('connections.about') }).textContent()) ?? '';
+    expect(about).toContain(msg('connections.readWrite'));
+    expect(about).toContain(sqliteFile);
+
+    // Tested now: the outcome is the connection's health in the list.
+    await page.getByRole('button', { name: msg('connections.testNow') }).click();
+    await page.getByRole('status').filter({ hasText: 'Connected:' }).waitFor();
+    await openConnections(page);
+    const rows = page.getByTestId('connection');
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain('Field notes');
+    expect(await rows.first().textContent()).toContain(msg('connections.readWrite'));
+    expectNoProblems(problems, [400]);
   });
 });

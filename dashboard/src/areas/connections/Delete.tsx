@@ -99,7 +99,7 @@ export function DeleteConnection() {
               <p>{errorText(remove.error)}</p>
             </div>
           )}
-          <div className="actions">
+          <div className="conn-actions">
             <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate(c)}>
               {remove.isPending ? t('connections.delete.running') : t('connections.delete.confirm', { name: c.name })}
             </button>

@@ -79,7 +79,7 @@ function GenerateForm({ id, tables }: { id: string; tables: EffectiveTable[] }) 
             ))}
           </ul>
         </fieldset>
-        <div className="actions">
+        <div className="conn-actions">
           <button type="button" className="secondary" disabled={run.isPending || chosen.size === 0} onClick={() => run.mutate(true)}>
             {t('connections.generate.preview')}
           </button>

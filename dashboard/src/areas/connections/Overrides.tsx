@@ -169,9 +169,9 @@ function TableForm({ id, table, overrides }: { id: string; table: EffectiveTable
             <tr>
               <th scope="col">{t('connections.schema.col.name')}</th>
               <th scope="col">{t('connections.overrides.label')}</th>
-              <th scope="col">{t('connections.flag.hidden')}</th>
-              <th scope="col">{t('connections.flag.personal')}</th>
-              <th scope="col">{t('connections.flag.secret')}</th>
+              <th scope="col">{t('connections.overrides.col.hidden')}</th>
+              <th scope="col">{t('connections.overrides.col.personal')}</th>
+              <th scope="col">{t('connections.overrides.col.secret')}</th>
               <th scope="col">{t('connections.overrides.format')}</th>
             </tr>
           </thead>
@@ -236,7 +236,7 @@ function TableForm({ id, table, overrides }: { id: string; table: EffectiveTable
         </table>
       </div>
       <p className="hint">{t('connections.overrides.personalHint')}</p>
-      <div className="actions">
+      <div className="conn-actions">
         <button type="submit" disabled={save.isPending}>
           {save.isPending ? t('connections.form.saving') : t('connections.overrides.save')}
         </button>

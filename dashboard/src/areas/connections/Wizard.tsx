@@ -127,14 +127,14 @@ function ConnectionForm({ connection }: { connection: Connection | null }) {
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (!save.isPending) save.mutate();
+    if (save.isPending) return;
+    test.reset(); // the save tests again: one answer on screen, the save's
+    save.mutate();
   };
   const ids = useId();
 
   return (
     <form onSubmit={onSubmit} noValidate className="conn-form">
-      <FormError error={save.error instanceof ApiError && !save.error.params.reason ? save.error : null} />
-      {save.isError && reasonOf(save.error) && <ConnectionFailure error={save.error} />}
       <Field
         label="connections.form.name"
         hint="connections.form.nameHint"
@@ -279,7 +279,7 @@ function ConnectionForm({ connection }: { connection: Connection | null }) {
             <button type="button" className="secondary" disabled={test.isPending || !url} onClick={() => test.mutate()}>
               {test.isPending ? t('connections.form.testing') : t('connections.form.test')}
             </button>
-            <div className="conn-test-outcome">
+            <div className="conn-test-outcome" data-testid="test-outcome">
               {test.isSuccess && (
                 <p className="notice" role="status">
                   {t('connections.form.testOk', { version: test.data.serverVersion, latency: Math.round(test.data.latencyMs) })}
@@ -296,7 +296,11 @@ function ConnectionForm({ connection }: { connection: Connection | null }) {
       </label>
       <p className="hint">{t('connections.form.readOnlyHint')}</p>
 
-      <div className="actions">
+      <div data-testid="save-outcome">
+        <FormError error={save.error instanceof ApiError && !reasonOf(save.error) ? save.error : null} />
+        {save.isError && reasonOf(save.error) && <ConnectionFailure error={save.error} />}
+      </div>
+      <div className="conn-actions">
         <button type="submit" disabled={save.isPending}>
           {save.isPending ? t('connections.form.saving') : editing ? t('connections.form.saveChanges') : t('connections.form.save')}
         </button>

@@ -43,7 +43,7 @@ export const messages = {
   'connections.reason.invalidUrl': 'the address is not a valid database URL',
   'connections.reason.metaStore': 'this is the database the service keeps its own data in',
   'connections.reason.unknown': 'an unexpected error',
-  'connections.failureReason': 'Reason: {reason} ({code}).',
+  'connections.failureReason': 'Reason code: {code}.',
 
   'connections.tab.overview': 'Tables',
   'connections.tab.schema': 'Schema',
@@ -203,6 +203,9 @@ export const messages = {
   'connections.overrides.displayColumnAuto': 'Chosen automatically',
   'connections.overrides.columns': 'Columns',
   'connections.overrides.format': 'Shown as',
+  'connections.overrides.col.hidden': 'Hidden',
+  'connections.overrides.col.personal': 'Personal data',
+  'connections.overrides.col.secret': 'Secret',
   'connections.overrides.formatAuto': 'By its type',
   'connections.overrides.columnLabel': 'Label of {column}',
   'connections.overrides.columnHidden': 'Hide {column}',

@@ -107,7 +107,7 @@ export function ConnectionFailure({ error }: { error: unknown }) {
   return (
     <div className="form-error" role="alert">
       <p>{errorText(error)}</p>
-      {reason && <p>{t('connections.failureReason', { reason: t(REASON_LABELS[reason]), code: reason })}</p>}
+      {reason && <p>{t('connections.failureReason', { code: reason })}</p>}
     </div>
   );
 }
