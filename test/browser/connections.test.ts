@@ -405,6 +405,22 @@ describe.runIf(browserAvailable() && pgUp && myUp)('the dashboard in a real brow
     expect(await page.getByRole('alert').count()).toBe(1);
     await onScreen(page, 'edit-refused', editTitle);
 
+    // The connection's own settings: a colour the server refuses names the field; then saved.
+    const settings = page.getByRole('region', { name: msg('connections.settings.title') });
+    await settings.getByText(msg('connections.settings.sqliteNote')).waitFor();
+    await settings.getByLabel(msg('connections.settings.label')).fill('Notebook');
+    await settings.getByLabel(msg('connections.settings.color')).fill('blue');
+    await settings.getByRole('button', { name: msg('connections.settings.save') }).click();
+    const colour = settings.getByLabel(msg('connections.settings.color'));
+    await expect.poll(() => colour.getAttribute('aria-invalid')).toBe('true');
+    await colour.fill('#AABBCC');
+    await settings.getByRole('button', { name: msg('connections.settings.save') }).click();
+    await settings
+      .getByRole('status')
+      .filter({ hasText: msg('connections.settings.saved') })
+      .waitFor();
+    await onScreen(page, 'edit-settings', editTitle);
+
     await page.getByLabel(msg('connections.form.replaceUrl')).uncheck();
     await page.getByLabel(msg('connections.form.name'), { exact: true }).fill('Field notes');
     await page.getByLabel(msg('connections.form.readOnly')).uncheck();

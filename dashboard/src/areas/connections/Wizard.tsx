@@ -7,6 +7,7 @@ import { navigate } from '../../navigation';
 import { Field, FormError, useTitle } from '../../ui';
 import { CONNECTIONS, connectionKey, DIALECT_LABELS, DIALECTS, paths, reasonOf, type Connection, type Dialect } from './data';
 import { ConnectionFailure, ConnectionScreen, Trail } from './parts';
+import { ConnectionSettings } from './Settings';
 import './connections.css';
 
 type Entry = 'url' | 'fields';
@@ -78,7 +79,15 @@ export function EditConnection() {
   const { id = '' } = useParams<{ id: string }>();
   return (
     <ConnectionScreen id={id} section="connections.tab.edit">
-      {(c) => <ConnectionForm key={c.updatedAt} connection={c} />}
+      {(c) => (
+        <>
+          <section aria-labelledby="conn-edit-main">
+            <h2 id="conn-edit-main">{t('connections.edit.main')}</h2>
+            <ConnectionForm key={c.updatedAt} connection={c} />
+          </section>
+          <ConnectionSettings connection={c} />
+        </>
+      )}
     </ConnectionScreen>
   );
 }
