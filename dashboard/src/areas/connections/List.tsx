@@ -3,13 +3,14 @@ import { Link } from 'wouter';
 import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, Loading, useTitle } from '../../ui';
-import { CONNECTIONS, DIALECT_LABELS, paths, whereOf } from './data';
+import { CONNECTIONS, DIALECT_LABELS, paths, useConnectionsLive, whereOf } from './data';
 import { Health } from './parts';
 import './connections.css';
 
 /** Every connection: name, dialect, where it points, read-only, its health (the last test). */
 export function ConnectionList() {
   useTitle('connections.title');
+  useConnectionsLive();
   const list = useInfiniteQuery({
     queryKey: [...CONNECTIONS, 'list'],
     initialPageParam: undefined as string | undefined,

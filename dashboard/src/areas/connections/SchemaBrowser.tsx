@@ -90,9 +90,9 @@ function TableSchema({ id, table, anchor }: { id: string; table: EffectiveTable;
         <Link href={paths.table(id, table.ref)}>{t('connections.schema.openGrid', { table: table.display.label })}</Link>
       </p>
       {table.comment && <p className="hint">{table.comment}</p>}
-      <div className="conn-scroll">
+      <div className="conn-scroll" tabIndex={0} role="group" aria-labelledby={`${anchor}-caption`}>
         <table className="conn-table">
-          <caption>{t('connections.schema.columnsOf', { table: table.ref })}</caption>
+          <caption id={`${anchor}-caption`}>{t('connections.schema.columnsOf', { table: table.ref })}</caption>
           <thead>
             <tr>
               <th scope="col">{t('connections.schema.col.name')}</th>

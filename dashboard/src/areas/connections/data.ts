@@ -1,4 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useLiveEvents } from '../../live/events';
 import { api, ApiError, ok, type Schemas } from '../../api/client';
 import type { MessageId } from '../../i18n/t';
 
@@ -111,3 +112,19 @@ export function whereOf(c: Connection): string {
 /** Dates in the person's own locale (the browser's). */
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 export const when = (ms: number) => dateFormat.format(new Date(ms));
+
+const LIVE_KINDS = ['connections.changed', 'schema.changed'] as const;
+
+/**
+ * Keeps the screens current when a connection or its schema changes elsewhere (another person,
+ * another tab, a background introspection): the realtime events invalidate what they touch.
+ */
+export function useConnectionsLive(): void {
+  const queryClient = useQueryClient();
+  useLiveEvents(LIVE_KINDS, (event) => {
+    const data = (event.data ?? {}) as { id?: unknown; connectionId?: unknown };
+    const id = event.kind === 'schema.changed' ? data.connectionId : data.id;
+    if (typeof id === 'string') void queryClient.invalidateQueries({ queryKey: connectionKey(id) });
+    if (event.kind === 'connections.changed') void queryClient.invalidateQueries({ queryKey: [...CONNECTIONS, 'list'] });
+  });
+}

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { t, type MessageId } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
-import { DIALECT_LABELS, paths, REASON_LABELS, reasonOf, useConnection, when, type Connection } from './data';
+import { DIALECT_LABELS, paths, REASON_LABELS, reasonOf, useConnection, useConnectionsLive, when, type Connection } from './data';
 import './connections.css';
 
 /**
@@ -58,6 +58,7 @@ function Sections({ id }: { id: string }) {
  */
 export function ConnectionScreen({ id, section, children }: { id: string; section: MessageId; children: (connection: Connection) => ReactNode }) {
   const connection = useConnection(id);
+  useConnectionsLive();
   const name = connection.data?.name;
   useTitle(section);
   if (connection.isPending) return <Loading />;
