@@ -23,7 +23,8 @@
  *   BENCH_ONLY=data|healthz …                                 # one of the two comparisons
  *   BENCH_PROFILE=/tmp/prof BENCH_ONLY=data npm run bench -- data-list; node --import tsx bench/lib/profile-diff.ts /tmp/prof
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { DEFAULT_SOURCE_SETTINGS } from '../kernel/sources/types.js';
@@ -33,7 +34,8 @@ import { ROOT } from '../test/helpers/identity.js';
 import { abba, ratioLines, runsTable, type AbbaRuns, type Contender, type Summary } from './lib/abba.js';
 import { bareHealthz, benchMain, startBare, startOurs, type Served } from './lib/child.js';
 import { positiveInt, printMachine } from './lib/env.js';
-import { forkTarget, load, table, type LoadRequest, type Target } from './lib/harness.js';
+import { forkTarget, load, processTarget, table, type LoadRequest, type Target } from './lib/harness.js';
+import { startServerProcess } from './lib/server-process.js';
 
 const TABLE = 'products';
 const QUERY = '?limit=20&sort=-id';
@@ -118,6 +120,26 @@ interface Measured {
   label: string;
 }
 
+/**
+ * Ours as `npm start` runs it: the compiled server (build/server, built first) in a process of
+ * its own, CPU read from /proc. With BENCH_PROFILE (or BENCH_OURS=source) it runs from the
+ * sources under tsx in a forked child instead, which the profiler needs; tsx wraps every named
+ * closure in esbuild's `__name()`, so that costs more per request than what users run.
+ */
+async function startOursTarget(): Promise<Target> {
+  if (process.env.BENCH_PROFILE || process.env.BENCH_OURS === 'source') return forkTarget('ours', '../data-list.ts', ['ours']);
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const proc = await startServerProcess({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'silent', SVC_NETWORK_FEATURES: 'false' });
+  const target = processTarget('ours', proc);
+  return {
+    ...target,
+    async stop() {
+      await target.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 async function parent(): Promise<void> {
   const rows = positiveInt('BENCH_ROWS', 1_000_000);
   const duration = positiveInt('BENCH_DURATION', 5);
@@ -145,7 +167,7 @@ async function parent(): Promise<void> {
     console.log(`filled ${rows} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     // kernel/rows countRows: exact below 100,000 rows by the planner's figure, the estimate above.
     if (rows < 100_000) console.log(`note: below 100,000 rows ours counts the table exactly on every page, a query the issue's 1,000,000 rows do not pay`);
-    const ours = await forkTarget('ours', '../data-list.ts', ['ours']);
+    const ours = await startOursTarget();
     targets.push(ours);
     const bare = await forkTarget('bare', '../data-list.ts', ['bare', temp.url]);
     targets.push(bare);

@@ -37,6 +37,7 @@ import { generateOpenApi, openApiInfo } from './openapi/generate.js';
 import { installDocsHost } from './openapi/docs-host.js';
 import type { PluginDefinition } from './plugin/manifest.js';
 import { buildRouteTree } from './plugin/route-tree.js';
+import { IdleCollector } from './memory/idle-collector.js';
 import { RowWriteHooks } from './rows/write-hooks.js';
 import { SettingsStore } from './settings.js';
 import { VERSION } from './version.js';
@@ -78,12 +79,13 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const now = opts.now ?? Date.now;
   const { plugins, catalog, routes } = buildRouteTree(opts.plugins);
 
+  const idle = new IdleCollector();
   const http = Fastify({
     logger:
       opts.logger === false || config.logLevel === 'silent'
         ? false
         : { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, ...(opts.logStream ? { stream: opts.logStream } : {}) },
-    genReqId: () => randomUUID(),
+    genReqId: () => (idle.requests++, randomUUID()),
     requestIdHeader: false,
     // fastify accepts a hop count too; its types only list the other forms.
     trustProxy: config.trustProxy as boolean | string[],
@@ -274,9 +276,12 @@ export async function createApp(opts: AppOptions): Promise<App> {
     kernel,
     openapi,
     async listen() {
-      return http.listen({ host: config.host, port: config.port });
+      const address = await http.listen({ host: config.host, port: config.port });
+      idle.start();
+      return address;
     },
     async close() {
+      idle.stop();
       await http.close();
     },
   };

@@ -13,7 +13,12 @@ import { ROOT } from './helpers/identity.js';
 const NORMAL_XLSX = [
   ...WORKBOOK_PARTS,
   { name: 'xl/sharedStrings.xml', data: sharedStringsXml(['ID', 'Name', 'first']) },
-  { name: 'xl/worksheets/sheet1.xml', data: sheetXml('<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row><row r="2"><c r="A2"><v>1</v></c><c r="B2" t="s"><v>2</v></c></row>') },
+  {
+    name: 'xl/worksheets/sheet1.xml',
+    data: sheetXml(
+      '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row><row r="2"><c r="A2"><v>1</v></c><c r="B2" t="s"><v>2</v></c></row>',
+    ),
+  },
 ];
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -41,6 +46,8 @@ describe('the start command (what `npm start` runs)', () => {
   it('runs compiled JavaScript with source maps, no TypeScript loader', () => {
     const args = startCommand();
     expect(args).toContain('--enable-source-maps');
+    // The idle collector (kernel/memory/idle-collector.ts, decisions K35) needs gc().
+    expect(args).toContain('--expose-gc');
     expect(args.join(' ')).not.toMatch(/tsx|ts-node|\.ts\b/);
     const entry = args.find((a) => a.endsWith('.js'))!;
     expect(existsSync(join(root, entry))).toBe(true);

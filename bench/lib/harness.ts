@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import type { ServerProcess } from './server-process.js';
 
 export interface Target {
   name: string;
@@ -11,6 +12,11 @@ export interface Target {
 }
 
 const STARTUP_MS = 30_000;
+
+/** A server started as `npm start` runs it (bench/lib/server-process.ts) as a load target: CPU read from /proc. */
+export function processTarget(name: string, proc: ServerProcess): Target {
+  return { name, url: proc.url, cpu: async () => proc.cpu(), stop: () => proc.stop() };
+}
 const IPC_MS = 5_000;
 const STOP_MS = 10_000;
 

@@ -15,6 +15,8 @@ export interface ServerProcess {
   peakRss(): number;
   /** Starts a new peak from the present (Linux: /proc/<pid>/clear_refs). */
   resetPeak(): void;
+  /** The process's CPU time so far (user + system), in microseconds (/proc/<pid>/stat, 10 ms resolution). */
+  cpu(): number;
   stop(): Promise<void>;
 }
 
@@ -32,6 +34,17 @@ function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!m) throw new Error(`no ${field} for process ${pid}`);
   return Number(m[1]) * 1024;
+}
+
+/** Linux reports CPU time in clock ticks; 100 a second on every kernel this runs on (`getconf CLK_TCK`). */
+const TICK_MICROS = 10_000;
+
+function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const [utime, stime] = [Number(fields[11]), Number(fields[12])];
+  return (utime + stime) * TICK_MICROS;
 }
 
 let built = false;
@@ -90,6 +103,7 @@ export async function startServerProcess(env: Record<string, string>, opts: { ex
     rss: () => status(pid, 'VmRSS'),
     peakRss: () => status(pid, 'VmHWM'),
     resetPeak: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'),
+    cpu: () => cpuMicros(pid),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise<void>((res) => child.once('exit', () => res()));

@@ -6,6 +6,7 @@ import { goToSignIn } from './navigation';
 import { useSetupState } from './session';
 import { AREA_ROUTES } from './areas';
 import { Layout } from './shell/Layout';
+import { SHELL_ROUTES } from './shell/routes';
 import { ErrorPanel, Loading } from './ui';
 
 // Each screen is its own chunk, loaded when first shown.
@@ -58,7 +59,7 @@ function Routes() {
               <Route path="/" component={Home} />
               <Route path="/account/two-factor" component={TwoFactor} />
               <Route path="/account/sessions" component={Sessions} />
-              {AREA_ROUTES.map((route) => (
+              {[...SHELL_ROUTES, ...AREA_ROUTES].map((route) => (
                 <Route key={route.path} path={route.path} component={route.component} />
               ))}
               <Route component={NotFound} />

@@ -4,6 +4,7 @@ import { messages as data } from '../areas/data/messages.en.js';
 import { messages as people } from '../areas/people/messages.en.js';
 import { messages as publicApi } from '../areas/public-api/messages.en.js';
 import { messages as settings } from '../areas/settings/messages.en.js';
+import { messages as shell } from '../shell/messages.en.js';
 import { messages as transfer } from '../areas/transfer/messages.en.js';
 
 /**
@@ -130,6 +131,6 @@ const core = {
 } as const;
 
 /** One catalogue: the shell's strings and each area's (areas/<name>/messages.en.ts). */
-export const messages = { ...core, ...connections, ...data, ...transfer, ...publicApi, ...addOns, ...people, ...settings };
+export const messages = { ...core, ...connections, ...data, ...transfer, ...publicApi, ...addOns, ...people, ...settings, ...shell };
 
 export type MessageId = keyof typeof messages;

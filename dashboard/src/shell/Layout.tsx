@@ -6,7 +6,15 @@ import { NAV } from '../areas';
 import { t, type MessageId } from '../i18n/t';
 import { navigate } from '../navigation';
 import { ME, useMe } from '../session';
+import { restartLiveChannel } from '../live/events';
 import { ErrorPanel, errorText, Loading } from '../ui';
+import { Bell } from './Bell';
+import { LiveSync } from './LiveSync';
+import { applyRememberedLook, useAppliedPrefs } from './prefs';
+import './shell.css';
+
+// The look of the last visit at once (no light flash for a dark choice); /me/prefs confirms it.
+applyRememberedLook();
 
 function NavLink({ path, label }: { path: string; label: MessageId }) {
   const [location] = useLocation();
@@ -40,6 +48,7 @@ function UserMenu({ name, email }: { name: string; email: string }) {
       }
     }
     queryClient.clear();
+    restartLiveChannel();
     navigate('/sign-in', { replace: true });
   };
   return (
@@ -52,6 +61,12 @@ function UserMenu({ name, email }: { name: string; email: string }) {
         </p>
         <p>
           <Link href="/account/sessions">{t('sessions.link')}</Link>
+        </p>
+        <p>
+          <Link href="/account/preferences">{t('prefs.link')}</Link>
+        </p>
+        <p>
+          <Link href="/account/notifications">{t('notifications.link')}</Link>
         </p>
         {error !== null && (
           <p className="field-error" role="alert">
@@ -73,6 +88,7 @@ function UserMenu({ name, email }: { name: string; email: string }) {
  */
 export function Layout({ children }: { children: ReactNode }) {
   const me = useMe();
+  useAppliedPrefs();
   const [location] = useLocation();
   const queryClient = useQueryClient();
   const shown = useRef(location);
@@ -101,7 +117,11 @@ export function Layout({ children }: { children: ReactNode }) {
         <Link href="/" className="product">
           {t('app.name')}
         </Link>
-        <UserMenu name={user.name} email={user.email} />
+        <div className="top-actions">
+          <LiveSync />
+          <Bell />
+          <UserMenu name={user.name} email={user.email} />
+        </div>
       </header>
       <nav className="side" aria-label={t('nav.label')}>
         <ul>

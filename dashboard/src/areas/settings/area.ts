@@ -1,9 +1,17 @@
 import { lazy } from 'react';
 import type { Area } from '../area';
 
-const Placeholder = lazy(() => import('../../screens/Placeholder').then((m) => ({ default: () => m.AreaPlaceholder({ area: 'nav.settings' }) })));
+const Overview = lazy(() => import('./Overview').then((m) => ({ default: m.Overview })));
+const Defaults = lazy(() => import('./Defaults').then((m) => ({ default: m.Defaults })));
+const Email = lazy(() => import('./Email').then((m) => ({ default: m.Email })));
+const Security = lazy(() => import('./Security').then((m) => ({ default: m.Security })));
 
 export const settingsArea: Area = {
   nav: [{ path: '/settings', label: 'nav.settings' }],
-  routes: [{ path: '/settings', component: Placeholder }],
+  routes: [
+    { path: '/settings', component: Overview },
+    { path: '/settings/defaults', component: Defaults },
+    { path: '/settings/email', component: Email },
+    { path: '/settings/security', component: Security },
+  ],
 };

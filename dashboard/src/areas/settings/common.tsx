@@ -1,0 +1,124 @@
+import { useId, useState, type ReactNode, type SelectHTMLAttributes } from 'react';
+import { Link, useLocation } from 'wouter';
+import { ApiError } from '../../api/client';
+import { t, type MessageId } from '../../i18n/t';
+import { Breadcrumbs, type Crumb } from '../../shell/Breadcrumbs';
+import { ErrorPanel, FormError, useSubmit, useTitle } from '../../ui';
+import './settings.css';
+
+const SECTIONS: ReadonlyArray<{ path: string; label: MessageId }> = [
+  { path: '/settings', label: 'settings.overview' },
+  { path: '/settings/defaults', label: 'settings.defaults.link' },
+  { path: '/settings/email', label: 'settings.email.link' },
+  { path: '/settings/security', label: 'settings.security.link' },
+];
+
+/** A settings screen: breadcrumbs, its one h1, the links between the sections, then the content. */
+export function SettingsScreen({ title, children }: { title: MessageId; children: ReactNode }) {
+  useTitle(title);
+  const [location] = useLocation();
+  const crumbs: Crumb[] =
+    title === 'settings.title' ? [{ label: t('settings.title') }] : [{ label: t('settings.title'), href: '/settings' }, { label: t(title) }];
+  return (
+    <>
+      <Breadcrumbs items={crumbs} />
+      <h1>{t(title)}</h1>
+      <nav className="settings-sections" aria-label={t('settings.sectionsLabel')}>
+        <ul>
+          {SECTIONS.map((s) => (
+            <li key={s.path}>
+              <Link href={s.path} aria-current={location === s.path ? 'page' : undefined}>
+                {t(s.label)}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {children}
+    </>
+  );
+}
+
+export const isDenied = (error: unknown) => error instanceof ApiError && error.status === 403;
+
+/** A failed read: a clear word when the person lacks the permission, the usual panel otherwise. */
+export function LoadError({ error, onRetry }: { error: unknown; onRetry: () => void }) {
+  if (isDenied(error))
+    return (
+      <div className="form-error" role="alert">
+        <p>{t('settings.denied')}</p>
+      </div>
+    );
+  return <ErrorPanel error={error} onRetry={onRetry} />;
+}
+
+/** A failed save: the server's message, and what a 403 means here. */
+export function SaveError({ error }: { error: ApiError | null }) {
+  if (!error) return null;
+  if (isDenied(error))
+    return (
+      <div className="form-error" role="alert">
+        <p>{t('settings.deniedWrite')}</p>
+      </div>
+    );
+  return <FormError error={error} />;
+}
+
+export function Saved({ show, text = 'settings.saved' }: { show: boolean; text?: MessageId }) {
+  return (
+    <div aria-live="polite">
+      {show && (
+        <p className="notice" role="status">
+          {t(text)}
+        </p>
+      )}
+    </div>
+  );
+}
+
+interface SelectFieldProps extends Omit<SelectHTMLAttributes<HTMLSelectElement>, 'id'> {
+  label: MessageId;
+  name: string;
+  options: ReadonlyArray<{ value: string; label: string }>;
+  error?: string;
+  hint?: MessageId;
+}
+
+/** A labelled select; the server's message for it is tied to it like ui.tsx's Field. */
+export function SelectField({ label, name, options, error, hint, ...select }: SelectFieldProps) {
+  const id = useId();
+  const described = [hint ? `${id}-hint` : null, error ? `${id}-error` : null].filter(Boolean).join(' ');
+  return (
+    <div className="field">
+      <label htmlFor={id}>{t(label)}</label>
+      {hint && (
+        <p className="hint" id={`${id}-hint`}>
+          {t(hint)}
+        </p>
+      )}
+      <select id={id} name={name} aria-invalid={error ? true : undefined} aria-describedby={described || undefined} {...select}>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      {error && (
+        <p className="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** ui.tsx's useSubmit, plus whether the last submit succeeded (for the "Saved." status). */
+export function useSettingsSubmit(action: (values: Record<string, string>) => Promise<void>) {
+  const [saved, setSaved] = useState(false);
+  const form = useSubmit(async (values) => {
+    setSaved(false);
+    await action(values);
+    setSaved(true);
+  });
+  return { ...form, saved: saved && !form.pending && !form.error };
+}

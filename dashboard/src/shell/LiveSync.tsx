@@ -1,0 +1,52 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { LIVE_CLOSED, LIVE_RECONNECTED, useLiveEvents, useLiveState, type LiveEvent } from '../live/events';
+import { t } from '../i18n/t';
+import { ME } from '../session';
+import { NOTIFICATION_CREATED, NOTIFICATIONS } from './notifications';
+
+/**
+ * Event kinds whose arrival makes cached answers stale. A kind `<area>.<what>` invalidates the
+ * queries whose key starts with `<area>` (['connections', …] for connections.changed); screens
+ * that need finer handling subscribe with useLiveEvents themselves.
+ */
+const AREA_KINDS = ['connections.changed', 'data.changed', 'schema.changed', 'public.changed'] as const;
+const KINDS = [NOTIFICATION_CREATED, LIVE_RECONNECTED, LIVE_CLOSED, ...AREA_KINDS];
+
+/**
+ * The shell's use of the realtime channel: notifications refresh the bell (and are announced),
+ * area events invalidate their queries, and a reconnect refreshes what is on screen (events may
+ * have been missed while the channel was down).
+ */
+export function LiveSync() {
+  const queryClient = useQueryClient();
+  const [announcement, setAnnouncement] = useState('');
+  const state = useLiveState();
+  useLiveEvents(KINDS, (event: LiveEvent) => {
+    if (event.kind === NOTIFICATION_CREATED) {
+      void queryClient.invalidateQueries({ queryKey: NOTIFICATIONS });
+      const title = (event.data as { title?: unknown } | null)?.title;
+      if (typeof title === 'string') setAnnouncement(t('notifications.arrived', { title }));
+      return;
+    }
+    if (event.kind === LIVE_RECONNECTED) {
+      void queryClient.invalidateQueries({ type: 'active' });
+      return;
+    }
+    if (event.kind === LIVE_CLOSED) {
+      // The server closed the channel because the session ended: asking who is signed in leads to sign-in.
+      void queryClient.invalidateQueries({ queryKey: ME });
+      return;
+    }
+    const area = event.kind.split('.')[0]!;
+    void queryClient.invalidateQueries({ queryKey: [area] });
+  });
+  return (
+    <>
+      <div className="visually-hidden" aria-live="polite">
+        {announcement}
+      </div>
+      {state === 'waiting' && <p className="live-paused">{t('live.paused')}</p>}
+    </>
+  );
+}

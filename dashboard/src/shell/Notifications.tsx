@@ -1,0 +1,130 @@
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { api, ok, type Schemas } from '../api/client';
+import { t } from '../i18n/t';
+import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
+import { Breadcrumbs } from './Breadcrumbs';
+import { kindLabel, NOTIFICATIONS } from './notifications';
+import './shell.css';
+
+type Notification = Schemas['Notification'];
+
+const LIST = [...NOTIFICATIONS, 'list'] as const;
+const PAGE_SIZE = 50;
+
+const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+function isInternal(link: string): boolean {
+  return link.startsWith('/') && !link.startsWith('//');
+}
+
+/** /account/notifications: newest first, unread marked, mark one or all as read. */
+export function Notifications() {
+  useTitle('notifications.title');
+  const queryClient = useQueryClient();
+  const list = useInfiniteQuery({
+    queryKey: LIST,
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) =>
+      (await ok(api.GET('/me/notifications', { params: { query: { limit: PAGE_SIZE, ...(pageParam ? { cursor: pageParam } : {}) } } }))).data,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: NOTIFICATIONS });
+  const markOne = useMutation({
+    mutationFn: async (id: string) => (await ok(api.POST('/me/notifications/{id}/read', { params: { path: { id } } }))).data.notification,
+    onSettled: refresh,
+  });
+  const markAll = useMutation({
+    mutationFn: async () => (await ok(api.POST('/me/notifications/read-all'))).data.count,
+    onSettled: refresh,
+  });
+
+  const crumbs = <Breadcrumbs items={[{ label: t('breadcrumbs.account') }, { label: t('notifications.title') }]} />;
+  if (list.isPending)
+    return (
+      <>
+        {crumbs}
+        <h1>{t('notifications.title')}</h1>
+        <Loading />
+      </>
+    );
+  if (list.isError)
+    return (
+      <>
+        {crumbs}
+        <h1>{t('notifications.title')}</h1>
+        <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
+      </>
+    );
+  const items = list.data.pages.flatMap((p) => p.notifications);
+  const unread = list.data.pages[0]?.unreadCount ?? 0;
+  const error = markOne.error ?? markAll.error;
+
+  return (
+    <>
+      {crumbs}
+      <h1>{t('notifications.title')}</h1>
+      <p>{t('notifications.unreadCount', { count: unread })}</p>
+      <div className="actions">
+        <button type="button" disabled={markAll.isPending || unread === 0} onClick={() => markAll.mutate()}>
+          {t('notifications.markAll')}
+        </button>
+        <Link href="/account/preferences#prefs-notifications">{t('notifications.prefsLink')}</Link>
+      </div>
+      <div className="outcome" aria-live="polite">
+        {markAll.isSuccess && (
+          <p className="notice" role="status">
+            {t('notifications.markedAll', { count: markAll.data })}
+          </p>
+        )}
+      </div>
+      {error && (
+        <div className="form-error" role="alert">
+          <p>{errorText(error)}</p>
+        </div>
+      )}
+      {items.length === 0 ? (
+        <p>{t('notifications.empty')}</p>
+      ) : (
+        <ul className="notifications" aria-label={t('notifications.listLabel')}>
+          {items.map((n) => (
+            <NotificationItem key={n.id} n={n} pending={markOne.isPending && markOne.variables === n.id} onRead={() => markOne.mutate(n.id)} />
+          ))}
+        </ul>
+      )}
+      {list.hasNextPage && (
+        <button type="button" className="secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
+          {t('notifications.more')}
+        </button>
+      )}
+    </>
+  );
+}
+
+function NotificationItem({ n, pending, onRead }: { n: Notification; pending: boolean; onRead: () => void }) {
+  const unread = n.readAt === null;
+  return (
+    <li className={unread ? 'notification unread' : 'notification'} data-testid="notification">
+      <p className="notification-title">
+        {unread && <span className="badge">{t('notifications.unread')} </span>}
+        <strong>{n.title}</strong>
+      </p>
+      {n.body && <p>{n.body}</p>}
+      <p className="hint">
+        {kindLabel(n.kind)} · <time dateTime={new Date(n.createdAt).toISOString()}>{dateFormat.format(new Date(n.createdAt))}</time>
+      </p>
+      <div className="actions">
+        {n.link && isInternal(n.link) && (
+          <Link href={n.link} onClick={() => unread && onRead()}>
+            {t('notifications.open')}
+          </Link>
+        )}
+        {unread && (
+          <button type="button" className="secondary" disabled={pending} onClick={onRead} aria-label={t('notifications.markReadLabel', { title: n.title })}>
+            {t('notifications.markRead')}
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}

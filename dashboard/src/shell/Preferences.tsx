@@ -1,0 +1,276 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useId, useState, type FormEvent } from 'react';
+import { api, ok, type Schemas } from '../api/client';
+import { t, type MessageId } from '../i18n/t';
+import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
+import { Breadcrumbs } from './Breadcrumbs';
+import { ACCENTS, applyLook, DENSITIES, DIRS, LOCALES, localeName, PREFS, THEMES, usePrefs, type PrefKey, type Prefs, type ResolvedPrefs } from './prefs';
+import { kindLabel } from './notifications';
+import './shell.css';
+
+type PrefsData = { prefs: Prefs; resolved: Schemas['ResolvedPrefs'] };
+type NotificationPref = Schemas['NotificationPref'];
+
+export const NOTIFICATION_PREFS = ['me', 'notification-prefs'] as const;
+
+const THEME_LABEL: Record<(typeof THEMES)[number], MessageId> = { system: 'prefs.themeSystem', light: 'prefs.themeLight', dark: 'prefs.themeDark' };
+const ACCENT_LABEL: Record<(typeof ACCENTS)[number], MessageId> = {
+  indigo: 'prefs.accentIndigo',
+  blue: 'prefs.accentBlue',
+  teal: 'prefs.accentTeal',
+  violet: 'prefs.accentViolet',
+  rose: 'prefs.accentRose',
+  red: 'prefs.accentRed',
+  orange: 'prefs.accentOrange',
+  black: 'prefs.accentBlack',
+};
+const DENSITY_LABEL: Record<(typeof DENSITIES)[number], MessageId> = { comfortable: 'prefs.densityComfortable', compact: 'prefs.densityCompact' };
+const DIR_LABEL: Record<(typeof DIRS)[number], MessageId> = { ltr: 'prefs.dirLtr', rtl: 'prefs.dirRtl' };
+
+/**
+ * /account/preferences: the person's look (theme, accent, density, locale, direction), each
+ * saved and applied as soon as it is chosen, and which notifications they receive.
+ */
+export function Preferences() {
+  useTitle('prefs.title');
+  const prefs = usePrefs();
+  return (
+    <>
+      <Breadcrumbs items={[{ label: t('breadcrumbs.account') }, { label: t('prefs.title') }]} />
+      <h1>{t('prefs.title')}</h1>
+      <p>{t('prefs.intro')}</p>
+      {prefs.isPending ? <Loading /> : prefs.isError ? <ErrorPanel error={prefs.error} onRetry={() => void prefs.refetch()} /> : <LookForm data={prefs.data} />}
+      <NotificationPrefsForm />
+    </>
+  );
+}
+
+function LookForm({ data }: { data: PrefsData }) {
+  const queryClient = useQueryClient();
+  const [last, setLast] = useState<'field' | 'reset'>('field');
+  const save = useMutation({
+    mutationFn: async (patch: Partial<Prefs>) => (await ok(api.PATCH('/me/prefs', { body: patch }))).data,
+    onMutate: (patch) => {
+      // Applied at once; the server's answer (or the old look, on failure) follows.
+      const before = queryClient.getQueryData<PrefsData>(PREFS);
+      const concrete = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== null)) as Partial<ResolvedPrefs>;
+      if (before) {
+        const source = { ...before.resolved.source, ...Object.fromEntries(Object.keys(concrete).map((k) => [k, 'user' as const])) };
+        const resolved = { ...before.resolved, ...concrete, source };
+        applyLook(resolved);
+        queryClient.setQueryData<PrefsData>(PREFS, { prefs: { ...before.prefs, ...patch }, resolved });
+      }
+      return { before };
+    },
+    onSuccess: (answer) => queryClient.setQueryData(PREFS, answer),
+    onError: (_err, _patch, context) => {
+      if (context?.before) queryClient.setQueryData(PREFS, context.before);
+    },
+  });
+  const set = (key: PrefKey, value: string) => {
+    setLast('field');
+    save.mutate({ [key]: value } as Partial<Prefs>);
+  };
+  const resolved = data.resolved;
+  const locales: string[] = LOCALES.includes(resolved.locale as (typeof LOCALES)[number]) ? [...LOCALES] : [resolved.locale, ...LOCALES];
+
+  return (
+    <section className="prefs-section" aria-labelledby="prefs-look">
+      <h2 id="prefs-look">{t('prefs.lookTitle')}</h2>
+      <Choice
+        legend="prefs.theme"
+        name="theme"
+        options={THEMES}
+        labels={THEME_LABEL}
+        value={resolved.theme}
+        source={resolved.source.theme}
+        onChange={(v) => set('theme', v)}
+      />
+      <SelectChoice
+        label="prefs.accent"
+        options={ACCENTS.map((a) => ({ value: a, label: t(ACCENT_LABEL[a]) }))}
+        value={resolved.accent}
+        source={resolved.source.accent}
+        onChange={(v) => set('accent', v)}
+      />
+      <Choice
+        legend="prefs.density"
+        name="density"
+        options={DENSITIES}
+        labels={DENSITY_LABEL}
+        value={resolved.density}
+        source={resolved.source.density}
+        onChange={(v) => set('density', v)}
+      />
+      <SelectChoice
+        label="prefs.locale"
+        hint="prefs.localeHint"
+        options={locales.map((l) => ({ value: l, label: localeName(l), lang: l }))}
+        value={resolved.locale}
+        source={resolved.source.locale}
+        onChange={(v) => set('locale', v)}
+      />
+      <Choice
+        legend="prefs.dir"
+        name="dir"
+        options={DIRS}
+        labels={DIR_LABEL}
+        value={resolved.dir}
+        source={resolved.source.dir}
+        onChange={(v) => set('dir', v)}
+      />
+      <div className="actions">
+        <button
+          type="button"
+          className="secondary"
+          disabled={save.isPending}
+          onClick={() => {
+            setLast('reset');
+            save.mutate({ theme: null, accent: null, density: null, locale: null, dir: null });
+          }}
+        >
+          {t('prefs.reset')}
+        </button>
+      </div>
+      <div className="outcome" aria-live="polite">
+        {save.isPending && <p role="status">{t('prefs.saving')}</p>}
+        {save.isSuccess && (
+          <p className="notice" role="status">
+            {last === 'reset' ? t('prefs.resetDone') : t('prefs.saved')}
+          </p>
+        )}
+      </div>
+      {save.isError && (
+        <div className="form-error" role="alert">
+          <p>{errorText(save.error)}</p>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Choice<V extends string>(props: {
+  legend: MessageId;
+  name: string;
+  options: readonly V[];
+  labels: Record<V, MessageId>;
+  value: string;
+  source: string;
+  onChange: (value: V) => void;
+}) {
+  const id = useId();
+  return (
+    <fieldset className="choice" aria-describedby={`${id}-source`}>
+      <legend>{t(props.legend)}</legend>
+      <div className="choice-options">
+        {props.options.map((option) => (
+          <label key={option}>
+            <input type="radio" name={props.name} value={option} checked={props.value === option} onChange={() => props.onChange(option)} />
+            {t(props.labels[option])}
+          </label>
+        ))}
+      </div>
+      <p className="hint" id={`${id}-source`}>
+        {t('prefs.source', { source: props.source })}
+      </p>
+    </fieldset>
+  );
+}
+
+function SelectChoice(props: {
+  label: MessageId;
+  hint?: MessageId;
+  options: Array<{ value: string; label: string; lang?: string }>;
+  value: string;
+  source: string;
+  onChange: (value: string) => void;
+}) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{t(props.label)}</label>
+      {props.hint && (
+        <p className="hint" id={`${id}-hint`}>
+          {t(props.hint)}
+        </p>
+      )}
+      <select
+        id={id}
+        value={props.value}
+        onChange={(e) => props.onChange(e.currentTarget.value)}
+        aria-describedby={[props.hint ? `${id}-hint` : '', `${id}-source`].join(' ').trim()}
+      >
+        {props.options.map((o) => (
+          <option key={o.value} value={o.value} lang={o.lang?.replace(/_/g, '-')}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      <p className="hint" id={`${id}-source`}>
+        {t('prefs.source', { source: props.source })}
+      </p>
+    </div>
+  );
+}
+
+function NotificationPrefsForm() {
+  const queryClient = useQueryClient();
+  const query = useQuery({ queryKey: NOTIFICATION_PREFS, queryFn: async () => (await ok(api.GET('/me/notification-prefs'))).data.prefs });
+  const save = useMutation({
+    mutationFn: async (prefs: NotificationPref[]) => (await ok(api.PUT('/me/notification-prefs', { body: { prefs } }))).data.prefs,
+    onSuccess: (prefs) => queryClient.setQueryData(NOTIFICATION_PREFS, prefs),
+  });
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!query.data) return;
+    const form = new FormData(event.currentTarget);
+    save.mutate(query.data.map((p) => ({ kind: p.kind, inApp: form.has(`inApp:${p.kind}`), email: form.has(`email:${p.kind}`) })));
+  };
+  return (
+    <section className="prefs-section" aria-labelledby="prefs-notifications">
+      <h2 id="prefs-notifications">{t('notifPrefs.title')}</h2>
+      <p>{t('notifPrefs.intro')}</p>
+      {query.isPending ? (
+        <Loading />
+      ) : query.isError ? (
+        <ErrorPanel error={query.error} onRetry={() => void query.refetch()} />
+      ) : query.data.length === 0 ? (
+        <p>{t('notifPrefs.empty')}</p>
+      ) : (
+        <form onSubmit={onSubmit} noValidate>
+          {/* Keyed by the stored answer so the boxes show what the server kept after a save. */}
+          <div key={JSON.stringify(query.data)}>
+            {query.data.map((p) => (
+              <fieldset key={p.kind} className="choice">
+                <legend>{kindLabel(p.kind)}</legend>
+                <div className="choice-options">
+                  <label>
+                    <input type="checkbox" name={`inApp:${p.kind}`} defaultChecked={p.inApp} />
+                    {t('notifPrefs.inApp')}
+                  </label>
+                  <label>
+                    <input type="checkbox" name={`email:${p.kind}`} defaultChecked={p.email} />
+                    {t('notifPrefs.email')}
+                  </label>
+                </div>
+              </fieldset>
+            ))}
+          </div>
+          {save.isError && (
+            <div className="form-error" role="alert">
+              <p>{errorText(save.error)}</p>
+            </div>
+          )}
+          <button type="submit" disabled={save.isPending}>
+            {save.isPending ? t('notifPrefs.saving') : t('notifPrefs.save')}
+          </button>
+          {save.isSuccess && (
+            <p className="notice" role="status">
+              {t('notifPrefs.saved')}
+            </p>
+          )}
+        </form>
+      )}
+    </section>
+  );
+}
