@@ -5,7 +5,8 @@ import { api, ApiError, ok } from '../../api/client';
 import { t, type MessageId } from '../../i18n/t';
 import { errorText, Loading } from '../../ui';
 import { CONNECTIONS, connectionKey, paths, type Connection } from './data';
-import { ConnectionScreen, Trail } from './parts';
+import { ConnectionScreen } from './parts';
+import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import './connections.css';
 
 /** What a deletion takes with it, by the names the API counts them under (the audit entry's `removed`). */
@@ -61,7 +62,7 @@ export function DeleteConnection() {
     const entries = Object.entries(removed ?? {}).filter(([, n]) => n > 0);
     return (
       <>
-        <Trail items={[{ label: t('connections.title'), href: paths.list }, { label: t('connections.delete.doneTitle') }]} />
+        <Breadcrumbs items={[{ label: t('connections.title'), href: paths.list }, { label: t('connections.delete.doneTitle') }]} />
         <h1>{t('connections.delete.doneTitle')}</h1>
         <div ref={outcome} tabIndex={-1} className="outcome">
           <p className="notice" role="status">
@@ -90,10 +91,10 @@ export function DeleteConnection() {
   }
 
   return (
-    <ConnectionScreen id={id} section="connections.tab.delete">
+    <ConnectionScreen id={id} section="connections.tab.delete" paused={remove.isPending}>
       {(c) => (
         <>
-          <WhatGoes connection={c} />
+          <WhatGoes connection={c} paused={remove.isPending} />
           {remove.isError && (
             <div className="form-error" role="alert">
               <p>{errorText(remove.error)}</p>
@@ -112,9 +113,10 @@ export function DeleteConnection() {
 }
 
 /** The counts the dashboard can read before deleting; null where it may not read them. */
-function useWhatGoes(id: string) {
+function useWhatGoes(id: string, enabled: boolean) {
   return useQuery({
     queryKey: [...connectionKey(id), 'what-goes'],
+    enabled,
     staleTime: 0,
     queryFn: async () => {
       const soft = async <T,>(read: () => Promise<T>): Promise<T | null> => {
@@ -148,8 +150,8 @@ function useWhatGoes(id: string) {
   });
 }
 
-function WhatGoes({ connection: c }: { connection: Connection }) {
-  const goes = useWhatGoes(c.id);
+function WhatGoes({ connection: c, paused }: { connection: Connection; paused: boolean }) {
+  const goes = useWhatGoes(c.id, !paused);
   return (
     <section aria-labelledby="conn-what-goes" className="conn-card conn-danger-zone">
       <h2 id="conn-what-goes">{t('connections.delete.whatGoes')}</h2>

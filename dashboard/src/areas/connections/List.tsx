@@ -3,14 +3,14 @@ import { Link } from 'wouter';
 import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, Loading, useTitle } from '../../ui';
-import { CONNECTIONS, DIALECT_LABELS, paths, useConnectionsLive, whereOf } from './data';
+import { CONNECTIONS, DIALECT_LABELS, paths, whereOf } from './data';
 import { Health } from './parts';
+import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import './connections.css';
 
 /** Every connection: name, dialect, where it points, read-only, its health (the last test). */
 export function ConnectionList() {
   useTitle('connections.title');
-  useConnectionsLive();
   const list = useInfiniteQuery({
     queryKey: [...CONNECTIONS, 'list'],
     initialPageParam: undefined as string | undefined,
@@ -23,6 +23,7 @@ export function ConnectionList() {
   if (list.isError)
     return (
       <>
+        <Breadcrumbs items={[{ label: t('connections.title') }]} />
         <h1>{t('connections.title')}</h1>
         <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
       </>
@@ -31,6 +32,7 @@ export function ConnectionList() {
 
   return (
     <>
+      <Breadcrumbs items={[{ label: t('connections.title') }]} />
       <h1>{t('connections.title')}</h1>
       {connections.length === 0 ? (
         <div className="conn-empty">

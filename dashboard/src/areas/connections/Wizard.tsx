@@ -6,7 +6,8 @@ import { t, type MessageId } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { Field, FormError, useTitle } from '../../ui';
 import { CONNECTIONS, connectionKey, DIALECT_LABELS, DIALECTS, paths, reasonOf, type Connection, type Dialect } from './data';
-import { ConnectionFailure, ConnectionScreen, Trail } from './parts';
+import { ConnectionFailure, ConnectionScreen } from './parts';
+import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import { ConnectionSettings } from './Settings';
 import './connections.css';
 
@@ -66,7 +67,7 @@ export function NewConnection() {
   useTitle('connections.new.title');
   return (
     <>
-      <Trail items={[{ label: t('connections.title'), href: paths.list }, { label: t('connections.new.title') }]} />
+      <Breadcrumbs items={[{ label: t('connections.title'), href: paths.list }, { label: t('connections.new.title') }]} />
       <h1>{t('connections.new.title')}</h1>
       <p>{t('connections.new.intro')}</p>
       <ConnectionForm connection={null} />

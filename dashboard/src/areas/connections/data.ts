@@ -78,9 +78,11 @@ export const paths = {
   table: (id: string, ref: string) => `/connections/${encodeURIComponent(id)}/tables/${encodeURIComponent(ref)}`,
 };
 
-export function useConnection(id: string) {
+/** `enabled: false` while the connection is being deleted: a refresh then would only find it gone. */
+export function useConnection(id: string, enabled = true) {
   return useQuery({
     queryKey: connectionKey(id),
+    enabled,
     queryFn: async () => (await ok(api.GET('/connections/{id}', { params: { path: { id } } }))).data.connection,
   });
 }
@@ -113,18 +115,18 @@ export function whereOf(c: Connection): string {
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 export const when = (ms: number) => dateFormat.format(new Date(ms));
 
-const LIVE_KINDS = ['connections.changed', 'schema.changed'] as const;
+const LIVE_KINDS = ['schema.changed'] as const;
 
 /**
- * Keeps the screens current when a connection or its schema changes elsewhere (another person,
- * another tab, a background introspection): the realtime events invalidate what they touch.
+ * Keeps a connection's screens current when its schema is read again elsewhere (another person,
+ * another tab, a background introspection). The shell's LiveSync already refreshes every
+ * `['connections', …]` query on `connections.changed`; `schema.changed` names the connection in
+ * `data.connectionId`, and only that connection's queries are refreshed.
  */
 export function useConnectionsLive(): void {
   const queryClient = useQueryClient();
   useLiveEvents(LIVE_KINDS, (event) => {
-    const data = (event.data ?? {}) as { id?: unknown; connectionId?: unknown };
-    const id = event.kind === 'schema.changed' ? data.connectionId : data.id;
+    const id = (event.data as { connectionId?: unknown } | null)?.connectionId;
     if (typeof id === 'string') void queryClient.invalidateQueries({ queryKey: connectionKey(id) });
-    if (event.kind === 'connections.changed') void queryClient.invalidateQueries({ queryKey: [...CONNECTIONS, 'list'] });
   });
 }

@@ -18,7 +18,6 @@ export const messages = {
   'connections.unknown': 'unknown',
   'connections.yes': 'yes',
   'connections.no': 'no',
-  'connections.trail': 'Breadcrumb',
   'connections.sections': 'Sections of this connection',
   'connections.sectionTitle': '{section} · {name}',
   'connections.notFoundTitle': 'Connection not available',

@@ -1,25 +1,10 @@
 import type { ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { t, type MessageId } from '../../i18n/t';
+import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
 import { DIALECT_LABELS, paths, REASON_LABELS, reasonOf, useConnection, useConnectionsLive, when, type Connection } from './data';
 import './connections.css';
-
-/**
- * Where the person is: Connections › a connection › a section. A plain nav (the shell has no
- * Breadcrumbs component yet); the last entry is the current page.
- */
-export function Trail({ items }: { items: ReadonlyArray<{ label: string; href?: string }> }) {
-  return (
-    <nav aria-label={t('connections.trail')} className="conn-trail">
-      <ol>
-        {items.map((item, i) => (
-          <li key={i}>{item.href ? <Link href={item.href}>{item.label}</Link> : <span aria-current="page">{item.label}</span>}</li>
-        ))}
-      </ol>
-    </nav>
-  );
-}
 
 const SECTIONS: ReadonlyArray<{ label: MessageId; path: (id: string) => string }> = [
   { label: 'connections.tab.overview', path: paths.one },
@@ -56,8 +41,19 @@ function Sections({ id }: { id: string }) {
  * The frame of every screen of one connection: trail, the section's heading (the one h1),
  * the sections' links, then the screen. Loads the connection once for all of them.
  */
-export function ConnectionScreen({ id, section, children }: { id: string; section: MessageId; children: (connection: Connection) => ReactNode }) {
-  const connection = useConnection(id);
+export function ConnectionScreen({
+  id,
+  section,
+  paused = false,
+  children,
+}: {
+  id: string;
+  section: MessageId;
+  /** Stop refreshing the connection (it is being deleted). */
+  paused?: boolean;
+  children: (connection: Connection) => ReactNode;
+}) {
+  const connection = useConnection(id, !paused);
   useConnectionsLive();
   const name = connection.data?.name;
   useTitle(section);
@@ -65,7 +61,7 @@ export function ConnectionScreen({ id, section, children }: { id: string; sectio
   if (connection.isError)
     return (
       <>
-        <Trail items={[{ label: t('connections.title'), href: paths.list }, { label: id }]} />
+        <Breadcrumbs items={[{ label: t('connections.title'), href: paths.list }, { label: id }]} />
         <h1>{t('connections.notFoundTitle')}</h1>
         <ErrorPanel error={connection.error} onRetry={() => void connection.refetch()} />
       </>
@@ -74,7 +70,7 @@ export function ConnectionScreen({ id, section, children }: { id: string; sectio
   const overview = section === 'connections.tab.overview';
   return (
     <>
-      <Trail
+      <Breadcrumbs
         items={[
           { label: t('connections.title'), href: paths.list },
           ...(overview ? [{ label: c.name }] : [{ label: c.name, href: paths.one(id) }, { label: t(section) }]),
