@@ -284,7 +284,7 @@ describe.runIf(browserAvailable() && pgUp && myUp)('the dashboard in a real brow
     await page.getByRole('button', { name: msg('connections.introspect.run') }).click();
     await page
       .getByRole('status')
-      .filter({ hasText: /The schema changed: a new snapshot was stored \(1 tables added, 0 removed, 1 changed\)/ })
+      .filter({ hasText: /The schema changed: a new snapshot was stored \(1 table added, 0 removed, 1 changed\)/ })
       .waitFor();
     // The new table is listed at once.
     await page

@@ -131,7 +131,8 @@ export const messages = {
   'connections.introspect.run': 'Read the schema again',
   'connections.introspect.running': 'Reading the schema…',
   'connections.introspect.unchanged': 'Nothing changed since the snapshot of {when}.',
-  'connections.introspect.changed': 'The schema changed: a new snapshot was stored ({added} tables added, {removed} removed, {changed} changed).',
+  'connections.introspect.changed':
+    'The schema changed: a new snapshot was stored ({added, plural, one {1 table} other {# tables}} added, {removed} removed, {changed} changed).',
   'connections.introspect.seeDiff': 'See what changed',
   'connections.introspect.background': 'This schema is large: it is being read in the background. Come back in a moment.',
 
