@@ -1,0 +1,246 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Link, useParams, useSearch } from 'wouter';
+import { api, ok } from '../../api/client';
+import { t } from '../../i18n/t';
+import { ErrorPanel, FormError, Loading } from '../../ui';
+import { ApiError } from '../../api/client';
+import {
+  connectionKey,
+  FORMATS,
+  paths,
+  useSchema,
+  type ColumnFormat,
+  type ColumnOverride,
+  type EffectiveTable,
+  type SchemaOverrides,
+  type TableOverride,
+} from './data';
+import { ConnectionScreen } from './parts';
+import './connections.css';
+
+/** The option for "no choice" (the API's default). */
+const NONE = '';
+
+/**
+ * Display overrides (PUT /connections/{id}/schema/overrides), one table at a time: its label,
+ * hidden, display column; each column's label, hidden, personal data, secret, format.
+ */
+export function Overrides() {
+  const { id = '' } = useParams<{ id: string }>();
+  return (
+    <ConnectionScreen id={id} section="connections.tab.overrides">
+      {() => <OverridesOf id={id} />}
+    </ConnectionScreen>
+  );
+}
+
+function OverridesOf({ id }: { id: string }) {
+  const schema = useSchema(id);
+  const search = new URLSearchParams(useSearch());
+  if (schema.isPending) return <Loading />;
+  if (schema.isError) return <ErrorPanel error={schema.error} onRetry={() => void schema.refetch()} />;
+  if (schema.data === null) return <p>{t('connections.schema.notRead')}</p>;
+  const tables = schema.data.model.tables;
+  if (tables.length === 0) return <p>{t('connections.tables.none')}</p>;
+  const chosen = tables.find((x) => x.ref === search.get('table')) ?? tables[0]!;
+  const href = (ref: string) => `${paths.overrides(id)}?table=${encodeURIComponent(ref)}`;
+  return (
+    <div className="conn-split">
+      <nav aria-label={t('connections.overrides.tables')}>
+        <ul className="conn-picker">
+          {tables.map((x) => (
+            <li key={x.ref}>
+              <Link href={href(x.ref)} aria-current={x.ref === chosen.ref ? 'true' : undefined}>
+                {x.display.label}
+              </Link>{' '}
+              {x.display.hidden && <span className="conn-tag">{t('connections.flag.hidden')}</span>}
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <TableForm key={chosen.ref} id={id} table={chosen} overrides={schema.data.overrides} />
+    </div>
+  );
+}
+
+interface ColumnState {
+  label: string;
+  hidden: boolean;
+  personal: boolean;
+  secret: boolean;
+  format: ColumnFormat | '';
+}
+
+function TableForm({ id, table, overrides }: { id: string; table: EffectiveTable; overrides: SchemaOverrides }) {
+  const queryClient = useQueryClient();
+  const current = overrides.tables.find((o) => o.table === table.ref);
+  const [label, setLabel] = useState(current?.label ?? '');
+  const [hidden, setHidden] = useState(current?.hidden ?? false);
+  const [displayColumn, setDisplayColumn] = useState(current?.displayColumn ?? '');
+  const [columns, setColumns] = useState<Record<string, ColumnState>>(() =>
+    Object.fromEntries(
+      table.columns.map((c) => {
+        const o = current?.columns?.find((x) => x.column === c.name);
+        return [
+          c.name,
+          { label: o?.label ?? '', hidden: o?.hidden ?? false, personal: o?.personal ?? false, secret: o?.secret ?? false, format: o?.format ?? '' },
+        ];
+      }),
+    ),
+  );
+  const setColumn = (name: string, patch: Partial<ColumnState>) => setColumns((all) => ({ ...all, [name]: { ...all[name]!, ...patch } }));
+
+  const save = useMutation({
+    mutationFn: async () => {
+      const next: TableOverride = { table: table.ref };
+      if (label.trim()) next.label = label.trim();
+      if (hidden) next.hidden = true;
+      if (displayColumn) next.displayColumn = displayColumn;
+      const cols: ColumnOverride[] = [];
+      for (const c of table.columns) {
+        const s = columns[c.name]!;
+        const o: ColumnOverride = { column: c.name };
+        if (s.label.trim()) o.label = s.label.trim();
+        if (s.hidden) o.hidden = true;
+        if (s.personal) o.personal = true;
+        if (s.secret) o.secret = true;
+        if (s.format) o.format = s.format;
+        if (Object.keys(o).length > 1) cols.push(o);
+      }
+      // Overrides of columns this snapshot lacks are kept as they were (the API reports them as problems).
+      const known = new Set(table.columns.map((c) => c.name));
+      for (const o of current?.columns ?? []) if (!known.has(o.column)) cols.push(o);
+      if (cols.length) next.columns = cols;
+      const others = overrides.tables.filter((o) => o.table !== table.ref);
+      const tables = Object.keys(next).length > 1 ? [...others, next] : others;
+      return (await ok(api.PUT('/connections/{id}/schema/overrides', { params: { path: { id } }, body: { tables } }))).data;
+    },
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: connectionKey(id) }),
+  });
+
+  const outcome = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (save.isSuccess) outcome.current?.focus();
+  }, [save.isSuccess]);
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!save.isPending) save.mutate();
+  };
+  const fid = `conn-ov-${table.ref}`;
+
+  return (
+    <form onSubmit={onSubmit} noValidate className="conn-form conn-overrides" aria-labelledby={`${fid}-title`}>
+      <h2 id={`${fid}-title`}>{t('connections.overrides.of', { table: table.ref })}</h2>
+      <div ref={outcome} tabIndex={-1} className="outcome">
+        {save.isSuccess && (
+          <p className="notice" role="status">
+            {t('connections.overrides.saved', { table: table.ref })}
+          </p>
+        )}
+        <FormError error={save.error instanceof ApiError ? save.error : null} />
+      </div>
+      <div className="field">
+        <label htmlFor={`${fid}-label`}>{t('connections.overrides.label')}</label>
+        <p className="hint" id={`${fid}-label-hint`}>
+          {t('connections.overrides.labelHint')}
+        </p>
+        <input id={`${fid}-label`} value={label} onChange={(e) => setLabel(e.target.value)} aria-describedby={`${fid}-label-hint`} autoComplete="off" />
+      </div>
+      <label className="conn-check">
+        <input type="checkbox" checked={hidden} onChange={(e) => setHidden(e.target.checked)} /> {t('connections.overrides.hidden')}
+      </label>
+      <div className="field">
+        <label htmlFor={`${fid}-display`}>{t('connections.overrides.displayColumn')}</label>
+        <select id={`${fid}-display`} value={displayColumn} onChange={(e) => setDisplayColumn(e.target.value)}>
+          <option value={NONE}>{t('connections.overrides.displayColumnAuto')}</option>
+          {table.columns.map((c) => (
+            <option key={c.name} value={c.name}>
+              {c.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="conn-scroll">
+        <table className="conn-table">
+          <caption>{t('connections.overrides.columns')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('connections.schema.col.name')}</th>
+              <th scope="col">{t('connections.overrides.label')}</th>
+              <th scope="col">{t('connections.overrides.col.hidden')}</th>
+              <th scope="col">{t('connections.overrides.col.personal')}</th>
+              <th scope="col">{t('connections.overrides.col.secret')}</th>
+              <th scope="col">{t('connections.overrides.format')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {table.columns.map((c) => {
+              const s = columns[c.name]!;
+              return (
+                <tr key={c.name}>
+                  <th scope="row">
+                    <code>{c.name}</code>
+                  </th>
+                  <td>
+                    <input
+                      value={s.label}
+                      onChange={(e) => setColumn(c.name, { label: e.target.value })}
+                      aria-label={t('connections.overrides.columnLabel', { column: c.name })}
+                      autoComplete="off"
+                    />
+                  </td>
+                  <td>
+                    <input
+                      type="checkbox"
+                      checked={s.hidden}
+                      onChange={(e) => setColumn(c.name, { hidden: e.target.checked })}
+                      aria-label={t('connections.overrides.columnHidden', { column: c.name })}
+                    />
+                  </td>
+                  <td>
+                    <input
+                      type="checkbox"
+                      checked={s.personal}
+                      onChange={(e) => setColumn(c.name, { personal: e.target.checked })}
+                      aria-label={t('connections.overrides.columnPersonal', { column: c.name })}
+                    />
+                  </td>
+                  <td>
+                    <input
+                      type="checkbox"
+                      checked={s.secret}
+                      onChange={(e) => setColumn(c.name, { secret: e.target.checked })}
+                      aria-label={t('connections.overrides.columnSecret', { column: c.name })}
+                    />
+                  </td>
+                  <td>
+                    <select
+                      value={s.format}
+                      onChange={(e) => setColumn(c.name, { format: e.target.value as ColumnFormat | '' })}
+                      aria-label={t('connections.overrides.columnFormat', { column: c.name })}
+                    >
+                      <option value={NONE}>{t('connections.overrides.formatAuto')}</option>
+                      {FORMATS.map((f) => (
+                        <option key={f} value={f}>
+                          {f}
+                        </option>
+                      ))}
+                    </select>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+      <p className="hint">{t('connections.overrides.personalHint')}</p>
+      <div className="conn-actions">
+        <button type="submit" disabled={save.isPending}>
+          {save.isPending ? t('connections.form.saving') : t('connections.overrides.save')}
+        </button>
+      </div>
+    </form>
+  );
+}
