@@ -16,10 +16,12 @@ import './shell.css';
 // The look of the last visit at once (no light flash for a dark choice); /me/prefs confirms it.
 applyRememberedLook();
 
+/** An entry is current on its own path ("page") and below it ("location": a connection's table is under Connections). */
 function NavLink({ path, label }: { path: string; label: MessageId }) {
   const [location] = useLocation();
+  const current = location === path ? 'page' : path !== '/' && location.startsWith(`${path}/`) ? 'location' : undefined;
   return (
-    <Link href={path} aria-current={location === path ? 'page' : undefined}>
+    <Link href={path} aria-current={current}>
       {t(label)}
     </Link>
   );
