@@ -121,8 +121,7 @@ export const surfaceRoutes = [
         )
         // The sandboxed page has an opaque origin: its module scripts and styles are cross-origin loads.
         .header('cross-origin-resource-policy', 'cross-origin')
-        .header('access-control-allow-origin', '*')
-        .header('vary', 'Accept-Encoding');
+        .header('access-control-allow-origin', '*');
       if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) {
         await res.code(304).send();
         return HANDLED;
