@@ -120,7 +120,7 @@ const INVENTORY: Record<string, string[]> = {
   'Public API switch': ['GET /public-api', 'PUT /public-api'],
   'Public keys': ['GET /public-keys', 'POST /public-keys', 'GET /public-keys/{id}/reveal', 'POST /public-keys/{id}/rotate', 'DELETE /public-keys/{id}'],
   'Public scopes': ['GET /public-scopes', 'POST /public-scopes', 'PATCH /public-scopes/{id}', 'DELETE /public-scopes/{id}'],
-  // Twelve of the seventeen (issue 13); bundle and the four connect operations come with surfaces.
+  // Thirteen of the seventeen (issues 13, 15); the four connect operations are still to come.
   'Add-ons': [
     'GET /add-ons/catalog',
     'PUT /add-ons/catalog',
@@ -132,10 +132,13 @@ const INVENTORY: Record<string, string[]> = {
     'GET /add-ons',
     'POST /add-ons',
     'GET /add-ons/{key}/plan',
+    'GET /add-ons/{key}/bundle/{*}',
     'PATCH /add-ons/{key}',
     'DELETE /add-ons/{key}',
   ],
   'App actions': ['POST /public/apps/{key}/actions/{name}'],
+  // Three of the five (issue 15); instances and domains are still to come.
+  Surfaces: ['GET /surfaces', 'PUT /surfaces/{appKey}/placement', 'PUT /surfaces/{appKey}/connection'],
 };
 
 describe('the seed inventory', () => {

@@ -8,8 +8,10 @@ export class RouteContractError extends Error {
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
+/** The path parameters of a fastify URL; a trailing `/*` (the rest of the path) is the parameter `*`. */
 export function urlParams(url: string): string[] {
-  return [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
+  const names = [...url.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
+  return url.endsWith('/*') ? [...names, '*'] : names;
 }
 
 function objectKeys(schema: z.ZodType): string[] | null {

@@ -39,7 +39,14 @@ const withRoute = (r: unknown) =>
 
 describe('the route contract: the server refuses to start', () => {
   it('starts with a well-formed route (control case)', async () => {
-    const r = route({ method: 'GET', url: '/probe/:id', summary: 'x', permission: 'probe.read', schema: { params: z.object({ id: z.string() }), response: { 200: ok } }, handler: () => ({ ok: true }) });
+    const r = route({
+      method: 'GET',
+      url: '/probe/:id',
+      summary: 'x',
+      permission: 'probe.read',
+      schema: { params: z.object({ id: z.string() }), response: { 200: ok } },
+      handler: () => ({ ok: true }),
+    });
     expect((await start(withRoute(r))).outcome).toBe('started');
   });
 
@@ -51,7 +58,16 @@ describe('the route contract: the server refuses to start', () => {
   });
 
   it('with a permission no plugin declares', async () => {
-    const res = await start(withRoute({ method: 'GET', url: '/probe', summary: 'x', permission: 'nobody.declares', schema: { response: { 200: ok } }, handler: () => ({ ok: true }) }));
+    const res = await start(
+      withRoute({
+        method: 'GET',
+        url: '/probe',
+        summary: 'x',
+        permission: 'nobody.declares',
+        schema: { response: { 200: ok } },
+        handler: () => ({ ok: true }),
+      }),
+    );
     expect(res.outcome).toContain('uses permission nobody.declares, which no loaded plugin declares');
   });
 
@@ -61,27 +77,50 @@ describe('the route contract: the server refuses to start', () => {
   });
 
   it('with a response that is not a zod schema', async () => {
-    const res = await start(withRoute({ method: 'GET', url: '/probe', summary: 'x', public: true, schema: { response: { 200: { type: 'object' } } }, handler: () => ({ ok: true }) }));
+    const res = await start(
+      withRoute({ method: 'GET', url: '/probe', summary: 'x', public: true, schema: { response: { 200: { type: 'object' } } }, handler: () => ({ ok: true }) }),
+    );
     expect(res.outcome).toMatch(/response/);
     expect(res.outcome).not.toBe('started');
   });
 
   it('without a body schema on a POST', async () => {
-    const res = await start(withRoute({ method: 'POST', url: '/probe', summary: 'x', public: true, schema: { response: { 200: ok } }, handler: () => ({ ok: true }) }));
+    const res = await start(
+      withRoute({ method: 'POST', url: '/probe', summary: 'x', public: true, schema: { response: { 200: ok } }, handler: () => ({ ok: true }) }),
+    );
     expect(res.outcome).toContain('is POST but declares no body schema');
   });
 
   it('without a params schema matching the path parameters', async () => {
-    const missing = await start(withRoute({ method: 'GET', url: '/probe/:id', summary: 'x', public: true, schema: { response: { 200: ok } }, handler: () => ({ ok: true }) }));
+    const missing = await start(
+      withRoute({ method: 'GET', url: '/probe/:id', summary: 'x', public: true, schema: { response: { 200: ok } }, handler: () => ({ ok: true }) }),
+    );
     expect(missing.outcome).toContain('has path parameters (id) but no params schema');
     const wrong = await start(
-      withRoute({ method: 'GET', url: '/probe/:id', summary: 'x', public: true, schema: { params: z.object({ key: z.string() }), response: { 200: ok } }, handler: () => ({ ok: true }) }),
+      withRoute({
+        method: 'GET',
+        url: '/probe/:id',
+        summary: 'x',
+        public: true,
+        schema: { params: z.object({ key: z.string() }), response: { 200: ok } },
+        handler: () => ({ ok: true }),
+      }),
     );
     expect(wrong.outcome).toContain('do not match the path parameters');
   });
 
   it('with both a permission and public: true', async () => {
-    const res = await start(withRoute({ method: 'GET', url: '/probe', summary: 'x', public: true, permission: 'probe.read', schema: { response: { 200: ok } }, handler: () => ({ ok: true }) }));
+    const res = await start(
+      withRoute({
+        method: 'GET',
+        url: '/probe',
+        summary: 'x',
+        public: true,
+        permission: 'probe.read',
+        schema: { response: { 200: ok } },
+        handler: () => ({ ok: true }),
+      }),
+    );
     expect(res.outcome).toContain('declares both a permission and public: true');
   });
 
@@ -101,12 +140,22 @@ describe('the route contract: the server refuses to start', () => {
   });
 
   it('with an event kind whose permission no plugin declares', async () => {
-    const res = await start(definePlugin({ name: 'probe', version: '1.0.0', events: { 'probe.happened': { schema: z.object({}), permission: 'nobody.declares' } } }));
+    const res = await start(
+      definePlugin({ name: 'probe', version: '1.0.0', events: { 'probe.happened': { schema: z.object({}), permission: 'nobody.declares' } } }),
+    );
     expect(res.outcome).toBe('event probe.happened of plugin probe needs permission nobody.declares, which no loaded plugin declares');
   });
 
   it('on a malformed manifest', async () => {
     const res = await start({ name: 'Bad Name', version: '1' } as PluginDefinition);
     expect(res.outcome).toMatch(/^plugin Bad Name: manifest field name/);
+  });
+});
+
+describe('urlParams', () => {
+  it('names a trailing wildcard (the rest of the path) `*`', async () => {
+    const { urlParams } = await import('./check.js');
+    expect(urlParams('/add-ons/:key/bundle/*')).toEqual(['key', '*']);
+    expect(urlParams('/users/:id')).toEqual(['id']);
   });
 });

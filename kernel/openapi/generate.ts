@@ -53,14 +53,14 @@ function toSchema(schema: z.ZodType, io: 'input' | 'output', components: Record<
 }
 
 function openApiPath(url: string): string {
-  return API_PREFIX + url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  return API_PREFIX + url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/\*$/, '/{*}');
 }
 
 function operationId(def: RouteDefinition): string {
   const words = def.url
     .split('/')
     .filter(Boolean)
-    .map((seg) => (seg.startsWith(':') ? `by-${seg.slice(1)}` : seg))
+    .map((seg) => (seg.startsWith(':') ? `by-${seg.slice(1)}` : seg === '*' ? 'by-path' : seg))
     .join('-')
     .split(/[-_.]/)
     .filter(Boolean)

@@ -15,6 +15,10 @@ export const ADDON_ERRORS = {
   ADDON_INSTALLED: { status: 409, message: 'The add-on is already installed; upgrade it instead.' },
   ADDON_DESTRUCTIVE: { status: 409, message: 'The upgrade drops or retypes a column: confirm with allowDestructive.' },
   ADDON_DISABLED: { status: 409, message: 'The add-on is disabled.' },
+  ADDON_TABLES_NOT_EMPTY: {
+    status: 409,
+    message: "The app's tables hold rows: it can move to another connection only while they are empty.",
+  },
   ADDON_CONNECTION_REQUIRED: { status: 409, message: 'The add-on declares tables: choose the connection they go on.' },
   ADDON_SOURCE_UNREACHABLE: { status: 502, message: 'A catalog source could not be fetched.' },
 } as const;

@@ -5,6 +5,7 @@ import { ADDON_ERRORS } from './errors.js';
 import { addonRoutes, ADDONS_MANAGE, ADDONS_READ } from './routes.js';
 import { AddonService } from './service.js';
 import { SCHEDULE_JOB } from './runtime.js';
+import { surfaceRoutes } from './surface-routes.js';
 import { addonMigrations } from './tables.js';
 
 /** close() gets no kernel: it stops the runtimes this module started (one per app; tests start several). */
@@ -33,7 +34,7 @@ export default definePlugin<AddonService>({
   ],
   migrations: addonMigrations,
   errors: ADDON_ERRORS,
-  routes: [...addonRoutes, ...actionRoutes],
+  routes: [...addonRoutes, ...actionRoutes, ...surfaceRoutes],
   jobs: {
     [SCHEDULE_JOB]: {
       permission: ADDONS_READ,

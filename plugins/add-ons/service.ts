@@ -4,10 +4,12 @@ import type { SecretBox } from '../../kernel/crypto.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { MetaDb } from '../../kernel/meta/types.js';
-import { applyTables, dropTables, undoTables, type UndoStep } from '../../kernel/schema/ddl/index.js';
+import { applyTables, dropTables, planTables, undoTables, type UndoStep } from '../../kernel/schema/ddl/index.js';
+import { introspect } from '../../kernel/schema/introspect/index.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
+import { SurfaceFiles } from './bundle.js';
 import { Catalog } from './catalog.js';
 import { InstalledStore, type InstalledAddon } from './installed.js';
 import { PackageStore } from './packages.js';
@@ -59,6 +61,8 @@ export class AddonService {
   readonly installed: InstalledStore;
   readonly box: SecretBox;
   readonly runtime: AddonRuntime;
+  /** The files of installed add-ons' surfaces (GET /add-ons/{key}/bundle/…). */
+  readonly surfaceFiles = new SurfaceFiles();
   private readonly listeners = new Set<ChangeListener>();
 
   constructor(private readonly kernel: Kernel) {
@@ -149,7 +153,7 @@ export class AddonService {
    * so the instance is as it was: the previous version keeps working, nothing is half-made.
    */
   private async carryOut<P>(
-    outcome: PlanOutcome,
+    outcome: { plan: Pick<AddonPlan, 'key' | 'connectionId' | 'destructive' | 'tables'>; ddl: PlanOutcome['ddl'] },
     allowDestructive: boolean,
     prepare: () => Promise<P>,
     metaWrites: (trx: MetaDb, prepared: P) => Promise<string[]>,
@@ -280,6 +284,86 @@ export class AddonService {
     );
     await this.changed(key);
     return this.require(key);
+  }
+
+  /**
+   * PUT /surfaces/{appKey}/connection (D23, D28): the app's tables are made on `connectionId`
+   * (by the install's DDL path: tables the target already holds in the declared shape are
+   * kept) and its endpoints follow them. Refused with 409 ADDON_TABLES_NOT_EMPTY while a table
+   * on the current connection holds rows; the old, empty tables are left where they are.
+   */
+  async moveConnection(by: string | null, key: string, connectionId: string): Promise<{ before: InstalledAddon; after: InstalledAddon }> {
+    const installed = await this.require(key);
+    const m = installed.manifest;
+    if (installed.connectionId === connectionId) return { before: installed, after: installed };
+    const info = await this.connections.info(connectionId);
+    if (info.readOnly)
+      throw new AppError('CONFLICT', { message: 'The connection is read-only: an add-on cannot create its tables there.', params: { reason: 'read-only' } });
+    const names = m.tables.map((t) => physicalTableName(key, t.name));
+    if (installed.connectionId && names.length) {
+      const from = installed.connectionId;
+      const fromInfo = await this.connections.info(from);
+      const holding = await this.connections.withSource(from, async (db) => {
+        const present = new Set((await introspect(db, fromInfo.dialect)).model.tables.map((t) => t.name));
+        const out: Array<{ table: string; rows: number }> = [];
+        for (const name of names.filter((n) => present.has(n))) {
+          const row = await db
+            .selectFrom(name)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirst();
+          const rows = Number((row as { n?: unknown } | undefined)?.n ?? 0);
+          if (rows > 0) out.push({ table: name, rows });
+        }
+        return out;
+      });
+      if (holding.length)
+        throw new AppError('ADDON_TABLES_NOT_EMPTY', {
+          message: `${holding[0]!.table} holds ${holding[0]!.rows} row(s): an app moves to another connection only while its tables are empty.`,
+          params: { tables: holding.map((h) => h.table) },
+        });
+    }
+    let ddl: PlanOutcome['ddl'] = null;
+    if (m.tables.length) {
+      const existing = await this.connections.withSource(connectionId, async (db) => (await introspect(db, info.dialect)).model.tables);
+      ddl = planTables(
+        m.tables.map((t) => ({ physicalName: physicalTableName(key, t.name), table: t })),
+        existing,
+        m.tables,
+        { physicalName: (t) => physicalTableName(key, t), dialect: info.dialect },
+      );
+      if (ddl.conflicts.length)
+        throw new AppError('ADDON_CONFLICT', {
+          message: `The connection already has a table ${ddl.conflicts[0]!.table}.`,
+          params: { what: 'table', name: ddl.conflicts[0]!.table },
+        });
+      if (ddl.refusals.length) throw new AppError('CONFLICT', { message: ddl.refusals[0]!, params: { reason: 'ddl-refused' } });
+      if (ddl.destructive)
+        throw new AppError('ADDON_CONFLICT', {
+          message: 'The connection holds tables of this app in another shape; they would have to be altered destructively.',
+          params: { what: 'table', name: ddl.tables.find((t) => t.action !== 'keep' && t.action !== 'create')?.name ?? names[0] },
+        });
+    }
+    const plan = {
+      key,
+      connectionId,
+      destructive: false,
+      tables: (ddl?.tables ?? []).map((t) => ({
+        name: t.name,
+        action: t.action,
+        columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: c.action })),
+      })),
+    };
+    await this.carryOut(
+      { plan, ddl },
+      false,
+      () => this.prepareEndpoints(m, connectionId, installed.settings),
+      async (trx, prepared) => {
+        await this.installed.update(addonsDb(trx), key, { connectionId }, this.kernel.now());
+        return this.writeEndpoints(trx, m, connectionId, prepared, by);
+      },
+    );
+    await this.changed(key);
+    return { before: installed, after: await this.require(key) };
   }
 
   /** PATCH: enable, disable, settings (checked against the manifest; secrets write-only). */

@@ -39,6 +39,14 @@ export type AddonTables = {
     v: string;
     size: number;
   };
+  /** Where a dashboard-page surface sits in the dashboard's navigation (D28; none: not placed). */
+  addon_placements: {
+    addon_key: string;
+    surface: string;
+    nav_section: string;
+    nav_order: number;
+    updated_at: number;
+  };
   /** One row per scheduled run that started, so replicas sharing the meta store run it once. */
   addon_schedule_runs: {
     addon_key: string;
@@ -98,6 +106,21 @@ export const addonMigrations: Migration[] = [
         .addColumn('hook', 'varchar(120)', (c) => c.notNull())
         .addColumn('due_at', 'bigint', (c) => c.notNull())
         .addPrimaryKeyConstraint('addon_schedule_runs_pk', ['addon_key', 'hook', 'due_at'])
+        .execute();
+    },
+  },
+  {
+    name: '0002_addon_placements',
+    async up(db) {
+      await db.schema
+        .createTable('addon_placements')
+        .ifNotExists()
+        .addColumn('addon_key', 'varchar(40)', (c) => c.notNull())
+        .addColumn('surface', 'varchar(64)', (c) => c.notNull())
+        .addColumn('nav_section', 'varchar(40)', (c) => c.notNull())
+        .addColumn('nav_order', 'integer', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('addon_placements_pk', ['addon_key', 'surface'])
         .execute();
     },
   },
