@@ -81,6 +81,7 @@ export function Audit() {
   };
 
   const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
+  const listPath = search.size ? `/audit?${search.toString()}` : '/audit';
   const filtered = FILTERS.some((k) => filters[k]);
   return (
     <>
@@ -163,7 +164,7 @@ export function Audit() {
               {entries.map((e) => (
                 <tr key={e.id} data-testid="audit-row">
                   <th scope="row">
-                    <Link href={`/audit/${e.id}`} aria-label={t('people.audit.open', { action: e.action, when: when(e.at) })}>
+                    <Link href={`/audit/${e.id}`} state={{ back: listPath }} aria-label={t('people.audit.open', { action: e.action, when: when(e.at) })}>
                       {when(e.at)}
                     </Link>
                   </th>
@@ -286,9 +287,13 @@ export function AuditEntryPage() {
     queryKey: [...PEOPLE_KEYS.audit, 'entry', id],
     queryFn: async () => (await ok(api.GET('/audit/{id}', { params: { path: { id } } }))).data.entry,
   });
+  // Back to the list as it was filtered when the entry was opened from it.
+  const state: unknown = window.history.state;
+  const from =
+    typeof state === 'object' && state !== null && 'back' in state && typeof state.back === 'string' && state.back.startsWith('/audit') ? state.back : '/audit';
   const back = (
     <p className="people-crumb">
-      <Link href="/audit">{t('people.audit.back')}</Link>
+      <Link href={from}>{t('people.audit.back')}</Link>
     </p>
   );
   if (entry.isPending) return <Loading />;

@@ -113,7 +113,11 @@ export function Users() {
                   <td>
                     <span className={`people-status people-status-${u.status}`}>{statusLabel(u.status)}</span>
                   </td>
-                  <td>{rolesOf.data ? (rolesOf.data.get(u.id) ?? []).map((id) => roleName(roles.data, id)).join(', ') || t('people.users.noRoles') : '…'}</td>
+                  <td>
+                    {rolesOf.data
+                      ? (rolesOf.data.get(u.id) ?? []).map((id) => roleName(roles.data, id)).join(', ') || t('people.users.noRoles')
+                      : t(roles.isError ? 'people.users.rolesHidden' : 'app.loading')}
+                  </td>
                   <td>{u.lastLoginAt ? when(u.lastLoginAt) : t('people.users.never')}</td>
                 </tr>
               ))}

@@ -27,6 +27,7 @@ export const messages = {
   'people.users.lastSeen': 'Last signed in',
   'people.users.never': 'Never',
   'people.users.noRoles': 'No role',
+  'people.users.rolesHidden': 'Not shown to you',
   'people.users.empty': 'No user matches.',
 
   'people.invite.title': 'Invite someone',
@@ -165,7 +166,7 @@ export const messages = {
   'people.audit.empty': 'Nothing is recorded yet.',
   'people.audit.noMatch': 'No entry matches these filters.',
   'people.audit.open': 'Open the entry {action} of {when}',
-  'people.audit.back': 'Audit log',
+  'people.audit.back': 'Back to the audit log',
   'people.audit.entryTitle': 'Audit entry',
   'people.audit.entryHeading': 'Audit entry: {action}',
   'people.audit.ip': 'Address',
