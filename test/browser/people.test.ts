@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messages } from '../../dashboard/src/i18n/messages.en.js';
 import { setupAdmin } from '../../plugins/auth/testing.js';
+import { sqliteDatabase } from '../../plugins/connections/testing.js';
 import type { HttpClient } from '../helpers/client.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 import { TestSmtpServer } from '../helpers/smtp.js';
@@ -27,6 +31,8 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
   let inst: TestInstance;
   let admin: HttpClient;
   let helpdeskId = '';
+  let shopId = '';
+  let dir = '';
   const smtp = new TestSmtpServer();
   const { openPage, onScreen, signIn } = useDashboardBrowser('people');
 
@@ -40,11 +46,17 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
     expect(role.status, role.text).toBe(201);
     helpdeskId = role.body.data.role.id as string;
     expect((await admin.put(`/api/v1/roles/${helpdeskId}/permissions`, { grants: [{ permission: 'users.read' }] })).status).toBe(200);
+    // A connection (a SQLite file with a table `items`) for a scoped grant.
+    dir = mkdtempSync(join(tmpdir(), 'people-'));
+    const shop = await admin.post('/api/v1/connections', { name: 'Shop', dialect: 'sqlite', url: `sqlite:${sqliteDatabase(dir, 'shop.db')}` });
+    expect(shop.status, shop.text).toBe(201);
+    shopId = shop.body.data.connection.id as string;
   });
 
   afterAll(async () => {
     await inst?.close();
     await smtp.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   async function go(page: Page, label: string, name: string, heading: string | RegExp): Promise<void> {
@@ -174,6 +186,46 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
     await onScreen(page, 'roles-saved', msg('people.roles.title'));
     const saved = (await admin.get(`/api/v1/roles/${helpdeskId}/permissions`)).body.data.grants as Array<{ permission: string }>;
     expect(saved.map((g) => g.permission)).toEqual(['audit.read']);
+
+    // A scoped grant on the role's page: reading the label column of Shop's items only.
+    await page.getByRole('link', { name: HELPDESK, exact: true }).click();
+    await onScreen(page, 'role-helpdesk', HELPDESK);
+    const scoped = page.getByRole('region', { name: msg('people.scope.title') });
+    await scoped.getByLabel(msg('people.matrix.permission')).selectOption('data.read');
+    await scoped.getByLabel(msg('people.scope.connection')).selectOption({ label: 'Shop' });
+    await scoped.getByLabel(msg('people.scope.table')).fill('items');
+    await scoped.getByLabel(msg('people.scope.columns')).fill('label');
+    await scoped.getByRole('button', { name: msg('people.scope.add') }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: msg('people.role.grantsSaved') })
+      .waitFor();
+    const where = msg('people.role.scope', { connection: 'Shop', table: 'items', columns: 'label' });
+    await page.getByRole('row', { name: new RegExp(where) }).waitFor();
+    await onScreen(page, 'role-scoped', HELPDESK);
+    const withScope = (await admin.get(`/api/v1/roles/${helpdeskId}/permissions`)).body.data.grants;
+    expect(withScope).toContainEqual({ permission: 'data.read', scope: { connectionId: shopId, table: 'items', columns: ['label'] } });
+    // The built-in role's page is read-only.
+    await page.getByRole('link', { name: msg('people.role.back') }).click();
+    await onScreen(page, 'roles-2', msg('people.roles.title'));
+    await page.getByRole('link', { name: 'viewer', exact: true }).click();
+    await onScreen(page, 'role-viewer', 'viewer');
+    await page.getByText(msg('people.role.builtinNote')).waitFor();
+    expect(await page.getByRole('button', { name: msg('people.role.delete') }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: msg('people.role.remove') }).count()).toBe(0);
+    await page.goBack();
+    await onScreen(page, 'roles-3', msg('people.roles.title'));
+    // The matrix shows the scoped grant beside the (unticked) unscoped one, and keeps it when saving.
+    await page.getByRole('link', { name: one('people.matrix.scoped') }).waitFor();
+    expect(await cell('Read rows', HELPDESK).isChecked()).toBe(false);
+    await cell('Export data', HELPDESK).check();
+    await page.getByRole('button', { name: one('people.matrix.save') }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: one('people.matrix.saved') })
+      .waitFor();
+    const after = (await admin.get(`/api/v1/roles/${helpdeskId}/permissions`)).body.data.grants as Array<{ permission: string }>;
+    expect(after.map((g) => g.permission).sort()).toEqual(['audit.read', 'data.read', 'exports.run']);
 
     await go(colleague.page, msg('nav.users'), 'colleague-users-after', msg('nav.users'));
     await colleague.page

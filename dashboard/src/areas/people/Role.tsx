@@ -11,6 +11,19 @@ import { grantKey } from './Roles';
 /** The permissions the server narrows by a scope (DESIGN D9: data permissions). */
 export const SCOPABLE = ['data.read', 'data.write'];
 
+/** The connections a scope may name (only when the signed-in person may list them). */
+function useConnections() {
+  return useQuery({
+    queryKey: PEOPLE_KEYS.connections,
+    retry: false,
+    queryFn: () =>
+      allPages(async (cursor) => {
+        const d = (await ok(api.GET('/connections', { params: { query: { limit: 500, ...(cursor ? { cursor } : {}) } } }))).data;
+        return { items: d.connections, nextCursor: d.nextCursor };
+      }),
+  });
+}
+
 /** One role: rename, delete, its grants, scoped grants. A built-in role is shown read-only. */
 export function RolePage() {
   useTitle('people.role.title');
@@ -36,10 +49,10 @@ export function RolePage() {
   return <RoleView role={role} grants={grants.data.grants} />;
 }
 
-function scopeText(scope: Grant['scope']): string {
+function scopeText(scope: Grant['scope'], connectionName: (id: string) => string): string {
   if (!scope) return t('people.role.everywhere');
   return t('people.role.scope', {
-    connection: scope.connectionId,
+    connection: connectionName(scope.connectionId),
     table: scope.table ?? t('people.role.anyTable'),
     columns: scope.columns?.join(', ') ?? t('people.role.anyColumn'),
   });
@@ -50,7 +63,9 @@ function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
   const catalog = useCatalog();
   const [confirming, setConfirming] = useState(false);
   const [outcome, setOutcome] = useState<{ message: string | null; error: unknown; at: number }>({ message: null, error: null, at: 0 });
+  const connections = useConnections();
   const label = (permission: string) => catalog.data?.find((p) => p.name === permission)?.label ?? permission;
+  const connectionName = (cid: string) => connections.data?.find((c) => c.id === cid)?.name ?? cid;
 
   const saveGrants = useMutation({
     mutationFn: async (next: Grant[]) => ok(api.PUT('/roles/{id}/permissions', { params: { path: { id: role.id } }, body: { grants: next } })),
@@ -127,14 +142,14 @@ function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
                   <th scope="row">
                     {label(g.permission)} <code>{g.permission}</code>
                   </th>
-                  <td>{scopeText(g.scope)}</td>
+                  <td>{scopeText(g.scope, connectionName)}</td>
                   {!role.builtin && (
                     <td>
                       <button
                         type="button"
                         className="people-secondary"
                         disabled={saveGrants.isPending}
-                        aria-label={t('people.role.removeGrant', { permission: label(g.permission), where: scopeText(g.scope) })}
+                        aria-label={t('people.role.removeGrant', { permission: label(g.permission), where: scopeText(g.scope, connectionName) })}
                         onClick={() => saveGrants.mutate(grants.filter((x) => grantKey(x) !== grantKey(g)))}
                       >
                         {t('people.role.remove')}
@@ -165,14 +180,7 @@ function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
 
 /** Adds a grant narrowed to a connection, and optionally a table and some of its columns. */
 function ScopedGrant({ grants, pending, onAdd, label }: { grants: Grant[]; pending: boolean; onAdd: (g: Grant) => void; label: (p: string) => string }) {
-  const connections = useQuery({
-    queryKey: PEOPLE_KEYS.connections,
-    queryFn: () =>
-      allPages(async (cursor) => {
-        const d = (await ok(api.GET('/connections', { params: { query: { limit: 500, ...(cursor ? { cursor } : {}) } } }))).data;
-        return { items: d.connections, nextCursor: d.nextCursor };
-      }),
-  });
+  const connections = useConnections();
   const formRef = useRef<HTMLFormElement>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
