@@ -125,7 +125,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
 
     expectNoProblems(problems);
     expectNoProblems(colleague.problems, [403]);
-  });
+  }, 120_000);
 
   it('creates, renames and deletes a role; the matrix keeps built-in roles read-only and its change is real for the colleague', async () => {
     const { page, problems } = await openPage();
@@ -237,7 +237,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
 
     expectNoProblems(problems);
     expectNoProblems(colleague.problems, [403]);
-  });
+  }, 120_000);
 
   it('suspends the colleague: her session stops at once; resends and withdraws another invitation', async () => {
     const colleague = await openPage();
@@ -307,7 +307,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
 
     expectNoProblems(problems);
     expectNoProblems(colleague.problems, [401]);
-  });
+  }, 120_000);
 
   it('creates an API key, copies the secret, uses it over HTTP, deletes it (then 401)', async () => {
     const { page, problems } = await openPage();
@@ -357,7 +357,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
     await onScreen(page, 'api-keys-after', msg('people.keys.title'));
     expect((await call()).status).toBe(401);
     expectNoProblems(problems);
-  });
+  }, 120_000);
 
   it('filters the audit log, loads more, and opens an entry with its before/after diff', async () => {
     // 55 renames: more than one page of the filtered log.
@@ -402,7 +402,10 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
     await filters.getByLabel(msg('people.audit.action'), { exact: true }).fill('users.update');
     await filters.getByRole('button', { name: msg('people.filter.apply') }).click();
     await expect.poll(() => rows.count()).toBe(2); // suspended, then active again
-    await rows.last().getByRole('link').click();
+    await rows
+      .last()
+      .getByRole('link', { name: new RegExp(`^${msg('people.audit.open', { action: 'users.update', when: '' })}`) })
+      .click();
     await onScreen(page, 'audit-entry', msg('people.audit.entryHeading', { action: 'users.update' }));
     const diff = page.getByRole('table', { name: msg('people.audit.diffCaption') });
     const status = diff.getByRole('row', { name: /status/ });
@@ -412,6 +415,18 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
     // The list is as it was filtered.
     expect(new URL(page.url()).searchParams.get('action')).toBe('users.update');
     await expect.poll(() => rows.count()).toBe(2);
+
+    // A target leads to everything recorded about it: Grace's invitation, suspension, roles, return.
+    await rows
+      .first()
+      .getByRole('link', { name: msg('people.audit.targetHistory', { target: `user ${GRACE.name}` }) })
+      .click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('targetType')).toBe('user');
+    await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(4);
+    const history = await rows.allTextContents();
+    for (const text of history) expect(text).toContain(`user ${GRACE.name}`);
+    for (const action of ['users.create', 'users.update', 'users.roles.set', 'auth.login']) expect(history.join('\n')).toContain(action);
+    await onScreen(page, 'audit-target', msg('nav.audit'));
     expectNoProblems(problems);
-  });
+  }, 120_000);
 });

@@ -6,6 +6,7 @@ import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
 import { ConfirmDialog, LoadError, Outcome, PEOPLE_KEYS, roleName, ScreenTitle, useRoles, when } from './common';
 
 type ApiKey = Schemas['ApiKey'];
+const NONE = '';
 
 /** Role-bound API keys (adm_sk_): list, create (the secret shown once), revoke. */
 export function ApiKeys() {
@@ -127,6 +128,7 @@ function NewKey({ roles, onCreated }: { roles: Schemas['Role'][]; onCreated: (ke
             aria-invalid={form.fields.roleId ? true : undefined}
             aria-describedby={form.fields.roleId ? 'key-role-error' : undefined}
           >
+            <option value={NONE}>{t('people.keys.chooseRole')}</option>
             {roles.map((r) => (
               <option key={r.id} value={r.id}>
                 {r.name}

@@ -5,7 +5,7 @@ import { api, ok, type Schemas } from '../../api/client';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { Loading, useTitle } from '../../ui';
-import { LoadError, PEOPLE_KEYS, ScreenTitle, when } from './common';
+import { LoadError, PEOPLE_KEYS, ScreenTitle, useRoles, when, type Role } from './common';
 
 type Entry = Schemas['AuditEntry'];
 type ActorType = Entry['actor']['type'];
@@ -31,7 +31,25 @@ function actorText(actor: Entry['actor'], names: Map<string, string> | undefined
   return t('people.audit.actorWho', { type, who: names?.get(actor.id) ?? actor.id });
 }
 
-const targetText = (target: Entry['target']) => (target ? (target.id ? `${target.type} ${target.id}` : target.type) : t('people.audit.noTarget'));
+/** Known names of targets (users, roles), else the id as recorded. */
+function targetText(target: Entry['target'], names: Map<string, string> | undefined, roles: Role[] | undefined): string {
+  if (!target) return t('people.audit.noTarget');
+  if (!target.id) return target.type;
+  const known = target.type === 'user' ? names?.get(target.id) : target.type === 'role' ? roles?.find((r) => r.id === target.id)?.name : undefined;
+  return `${target.type} ${known ?? target.id}`;
+}
+
+/** A target, as a link to everything recorded about it. */
+function Target({ target, names, roles }: { target: Entry['target']; names: Map<string, string> | undefined; roles: Role[] | undefined }) {
+  const text = targetText(target, names, roles);
+  if (!target?.id) return <>{text}</>;
+  const qs = new URLSearchParams({ targetType: target.type, targetId: target.id });
+  return (
+    <Link href={`/audit?${qs.toString()}`} aria-label={t('people.audit.targetHistory', { target: text })}>
+      {text}
+    </Link>
+  );
+}
 
 /** `datetime-local` values (the person's own time zone) and back. */
 const toLocalInput = (ms: number) => {
@@ -45,6 +63,7 @@ export function Audit() {
   const search = new URLSearchParams(useSearch());
   const filters = Object.fromEntries(FILTERS.map((k) => [k, search.get(k) ?? ''])) as Record<(typeof FILTERS)[number], string>;
   const names = usePeopleNames();
+  const roles = useRoles();
 
   const query = {
     ...(filters.actorId ? { actorId: filters.actorId } : {}),
@@ -81,6 +100,8 @@ export function Audit() {
   };
 
   const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
+  // The actions seen so far, and their families (`users.`), as suggestions.
+  const actions = [...new Set(entries.flatMap((e) => [e.action, e.action.replace(/[^.]+$/, '')]))].filter((a) => a !== '').sort();
   const listPath = search.size ? `/audit?${search.toString()}` : '/audit';
   const filtered = FILTERS.some((k) => filters[k]);
   return (
@@ -115,7 +136,12 @@ export function Audit() {
           <p className="hint" id="audit-action-hint">
             {t('people.audit.actionHint')}
           </p>
-          <input id="audit-action" name="action" defaultValue={filters.action} aria-describedby="audit-action-hint" />
+          <input id="audit-action" name="action" list="audit-actions" autoComplete="off" defaultValue={filters.action} aria-describedby="audit-action-hint" />
+          <datalist id="audit-actions">
+            {actions.map((a) => (
+              <option key={a} value={a} />
+            ))}
+          </datalist>
         </div>
         <div className="field">
           <label htmlFor="audit-target-type">{t('people.audit.targetType')}</label>
@@ -172,7 +198,9 @@ export function Audit() {
                   <td>
                     <code>{e.action}</code>
                   </td>
-                  <td>{targetText(e.target)}</td>
+                  <td>
+                    <Target target={e.target} names={names.data} roles={roles.data} />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -283,6 +311,7 @@ export function AuditEntryPage() {
   useTitle('people.audit.entryTitle');
   const { id = '' } = useParams<{ id: string }>();
   const names = usePeopleNames();
+  const roles = useRoles();
   const entry = useQuery({
     queryKey: [...PEOPLE_KEYS.audit, 'entry', id],
     queryFn: async () => (await ok(api.GET('/audit/{id}', { params: { path: { id } } }))).data.entry,
@@ -316,7 +345,9 @@ export function AuditEntryPage() {
         <dt>{t('people.audit.actor')}</dt>
         <dd>{actorText(e.actor, names.data)}</dd>
         <dt>{t('people.audit.target')}</dt>
-        <dd>{targetText(e.target)}</dd>
+        <dd>
+          <Target target={e.target} names={names.data} roles={roles.data} />
+        </dd>
         <dt>{t('people.audit.ip')}</dt>
         <dd>{e.ip ?? t('people.audit.unknown')}</dd>
         <dt>{t('people.audit.userAgent')}</dt>

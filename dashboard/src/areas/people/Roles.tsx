@@ -191,7 +191,7 @@ function Matrix({ roles, catalog }: { roles: Role[]; catalog: CatalogEntry[] }) 
           </tbody>
         </table>
       </div>
-      <div className="actions people-sticky">
+      <div className="actions">
         <button type="button" disabled={saving || changed.length === 0} onClick={() => void save()}>
           {saving ? t('people.saving') : t('people.matrix.save', { count: changed.length })}
         </button>

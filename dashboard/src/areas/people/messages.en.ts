@@ -129,6 +129,7 @@ export const messages = {
   'people.keys.newIntro':
     'The key acts with the role you choose, and stops while you are suspended. It does not expire: delete it when it is no longer needed.',
   'people.keys.create': 'Create key',
+  'people.keys.chooseRole': 'Choose a role',
   'people.keys.secretTitle': 'The key {name}',
   'people.keys.secretWarning': 'Copy this key now and keep it somewhere safe. It will not be shown again.',
   'people.keys.copy': 'Copy the key',
@@ -162,6 +163,7 @@ export const messages = {
   'people.audit.at': 'When',
   'people.audit.target': 'Target',
   'people.audit.noTarget': '—',
+  'people.audit.targetHistory': 'Everything recorded about {target}',
   'people.audit.caption': '{count, plural, one {One entry shown} other {# entries shown}}',
   'people.audit.empty': 'Nothing is recorded yet.',
   'people.audit.noMatch': 'No entry matches these filters.',
