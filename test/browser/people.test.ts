@@ -40,7 +40,6 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
     await smtp.start();
     inst = await startInstance();
     admin = await setupAdmin(inst);
-    expect((await admin.put('/api/v1/settings/email', smtp.settings())).status).toBe(200);
     // The stage: a custom role that may see users (and nothing about API keys or the audit log).
     const role = await admin.post('/api/v1/roles', { name: HELPDESK, description: 'Answers questions about accounts' });
     expect(role.status, role.text).toBe(201);
@@ -73,6 +72,13 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
     await go(page, msg('nav.users'), 'users', msg('nav.users'));
     const rows = page.getByTestId('user-row');
     await expect.poll(() => rows.count()).toBe(1);
+    // Without outgoing e-mail, the screen says so before anyone is invited.
+    await page.getByText(msg('people.invite.mailOff')).waitFor();
+    expect((await admin.put('/api/v1/settings/email', smtp.settings())).status).toBe(200);
+    await page.reload({ waitUntil: 'load' });
+    await onScreen(page, 'users-mail-on', msg('nav.users'));
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await page.getByText(msg('people.invite.mailOff')).count()).toBe(0);
 
     const before = smtp.received.length;
     const invite = page.getByRole('region', { name: msg('people.invite.title') });

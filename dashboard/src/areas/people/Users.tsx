@@ -138,6 +138,9 @@ export function Users() {
 /** Invite: e-mail, name and roles; the server mails the set-password link. */
 function Invite({ roles }: { roles: Role[] | undefined }) {
   const queryClient = useQueryClient();
+  // The answer to POST /users is the same with or without e-mail: say beforehand when none will go out.
+  const info = useQuery({ queryKey: ['system-info'], queryFn: async () => ok(api.GET('/system/info')) });
+  const mailOff = info.data?.smtpConfigured === false;
   const [sent, setSent] = useState<{ email: string; at: number } | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const form = useSubmit(async (values) => {
@@ -151,7 +154,12 @@ function Invite({ roles }: { roles: Role[] | undefined }) {
     <section className="people-section" aria-labelledby="invite-title">
       <h2 id="invite-title">{t('people.invite.title')}</h2>
       <p>{t('people.invite.intro')}</p>
-      <Outcome message={sent ? t('people.invite.sent', { email: sent.email }) : null} error={null} stamp={sent?.at ?? 0} />
+      {mailOff && (
+        <p className="people-info">
+          {t('people.invite.mailOff')} <Link href="/settings">{t('people.invite.mailSettings')}</Link>
+        </p>
+      )}
+      <Outcome message={sent ? t(mailOff ? 'people.invite.created' : 'people.invite.sent', { email: sent.email }) : null} error={null} stamp={sent?.at ?? 0} />
       <form ref={formRef} noValidate onSubmit={(e) => void form.onSubmit(e)}>
         <FormError error={form.error} />
         <Field label="field.email" name="email" type="email" autoComplete="off" required error={form.fields.email} />

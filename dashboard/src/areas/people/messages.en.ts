@@ -35,6 +35,9 @@ export const messages = {
   'people.invite.submit': 'Send the invitation',
   'people.invite.sending': 'Sending…',
   'people.invite.sent': 'Invitation sent to {email}.',
+  'people.invite.created': '{email} is invited, but no e-mail went out. Send the invitation again from their page once e-mail is set up.',
+  'people.invite.mailOff': 'Outgoing e-mail is not set up, so invitations cannot be mailed yet.',
+  'people.invite.mailSettings': 'Set up e-mail in Settings',
 
   'people.user.title': 'User',
   'people.user.back': 'All users',
