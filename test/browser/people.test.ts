@@ -95,6 +95,15 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
       .filter({ hasText: msg('people.status.invited') })
       .filter({ hasText: HELPDESK })
       .waitFor();
+    // Filtered by role, the list shows only Grace.
+    const filters = page.getByRole('search', { name: msg('people.users.filterLabel') });
+    await filters.getByLabel(msg('people.users.roleFilter')).selectOption({ label: HELPDESK });
+    await filters.getByRole('button', { name: msg('people.filter.apply') }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.textContent()).toContain(GRACE.email);
+    await filters.getByLabel(msg('people.users.roleFilter')).selectOption({ label: msg('people.users.anyRole') });
+    await filters.getByRole('button', { name: msg('people.filter.apply') }).click();
+    await expect.poll(() => rows.count()).toBe(2);
     // The form is empty again for the next person.
     expect(await invite.getByLabel(msg('field.email')).inputValue()).toBe('');
     await onScreen(page, 'users-invited', msg('nav.users'));
@@ -292,13 +301,23 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
     await onScreen(page, 'users-2', msg('nav.users'));
     await page.getByRole('link', { name: 'Alan Turing' }).click();
     await onScreen(page, 'user-invited', 'Alan Turing');
+    // A corrected address gets a new invitation; then it is sent once more.
+    await page.getByLabel(msg('field.email'), { exact: true }).fill('alan.turing@example.com');
+    await page.getByRole('button', { name: msg('people.user.saveDetails') }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: msg('people.user.done.edit', { name: 'Alan Turing' }) })
+      .waitFor();
+    const [moved] = (await smtp.waitFor(before + 2)).slice(before + 1);
+    expect(moved!.to).toEqual(['alan.turing@example.com']);
     await page.getByRole('button', { name: msg('people.user.resend') }).click();
     await page
       .getByRole('status')
-      .filter({ hasText: msg('people.user.done.resend', { email: 'alan@example.com' }) })
+      .filter({ hasText: msg('people.user.done.resend', { email: 'alan.turing@example.com' }) })
       .waitFor();
-    const [again] = (await smtp.waitFor(before + 2)).slice(before + 1);
-    expect(again!.to).toEqual(['alan@example.com']);
+    const [again] = (await smtp.waitFor(before + 3)).slice(before + 2);
+    expect(again!.to).toEqual(['alan.turing@example.com']);
+    await onScreen(page, 'user-resent', 'Alan Turing');
     await page.getByRole('button', { name: msg('people.user.delete') }).click();
     const dialog = page.getByRole('dialog', { name: msg('people.user.deleteTitle', { name: 'Alan Turing' }) });
     await dialog.waitFor();
@@ -407,7 +426,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
     // The suspension's entry: status before and after.
     await filters.getByLabel(msg('people.audit.action'), { exact: true }).fill('users.update');
     await filters.getByRole('button', { name: msg('people.filter.apply') }).click();
-    await expect.poll(() => rows.count()).toBe(2); // suspended, then active again
+    await expect.poll(() => rows.count()).toBe(3); // Grace suspended, then active again; Alan's new address
     await rows
       .last()
       .getByRole('link', { name: new RegExp(`^${msg('people.audit.open', { action: 'users.update', when: '' })}`) })
@@ -420,12 +439,12 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
     await onScreen(page, 'audit-back', msg('nav.audit'));
     // The list is as it was filtered.
     expect(new URL(page.url()).searchParams.get('action')).toBe('users.update');
-    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(() => rows.count()).toBe(3);
 
     // A target leads to everything recorded about it: Grace's invitation, suspension, roles, return.
     await rows
-      .first()
       .getByRole('link', { name: msg('people.audit.targetHistory', { target: `user ${GRACE.name}` }) })
+      .first()
       .click();
     await expect.poll(() => new URL(page.url()).searchParams.get('targetType')).toBe('user');
     await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(4);

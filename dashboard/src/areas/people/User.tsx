@@ -4,7 +4,8 @@ import { Link, useParams } from 'wouter';
 import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
-import { Loading, useTitle } from '../../ui';
+import { useMe } from '../../session';
+import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
 import { ConfirmDialog, LoadError, Outcome, PEOPLE_KEYS, useRoles, when } from './common';
 import { statusLabel } from './Users';
 
@@ -17,7 +18,15 @@ export function UserPage() {
   const queryClient = useQueryClient();
   const user = useQuery({ queryKey: PEOPLE_KEYS.user(id), queryFn: async () => (await ok(api.GET('/users/{id}', { params: { path: { id } } }))).data });
   const roles = useRoles();
+  const me = useMe();
   const [confirming, setConfirming] = useState(false);
+  const [edited, setEdited] = useState<{ at: number } | null>(null);
+  const edit = useSubmit(async (values) => {
+    await ok(api.PATCH('/users/{id}', { params: { path: { id } }, body: { name: values.name ?? '', email: values.email ?? '' } }));
+    act.reset();
+    setEdited({ at: Date.now() });
+    await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.users });
+  });
 
   const act = useMutation({
     mutationFn: async ({ action, roleIds }: { action: Action; roleIds?: string[] }) => {
@@ -48,6 +57,7 @@ export function UserPage() {
       }
       await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.users });
     },
+    onMutate: () => setEdited(null),
     onSettled: () => setConfirming(false),
   });
 
@@ -64,7 +74,13 @@ export function UserPage() {
     );
   const { user: u, roleIds } = user.data;
   const pending = act.isPending;
-  const done = act.isSuccess ? t(`people.user.done.${act.data}`, { name: u.name, email: u.email }) : null;
+  const done = act.isSuccess
+    ? t(`people.user.done.${act.data}`, { name: u.name, email: u.email })
+    : edited
+      ? t('people.user.done.edit', { name: u.name })
+      : null;
+  const stamp = edited ? edited.at : act.isIdle || act.isPending ? 0 : act.submittedAt;
+  const self = me.data?.id === u.id;
 
   const onRoles = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -78,7 +94,7 @@ export function UserPage() {
         <Link href="/users">{t('people.user.back')}</Link>
       </p>
       <h1>{u.name}</h1>
-      <Outcome message={done} error={act.isError ? act.error : null} stamp={act.isIdle || act.isPending ? 0 : act.submittedAt} />
+      <Outcome message={done} error={act.isError ? act.error : null} stamp={stamp} />
       <dl className="people-details">
         <dt>{t('field.email')}</dt>
         <dd>{u.email}</dd>
@@ -102,7 +118,7 @@ export function UserPage() {
               {t('people.user.resend')}
             </button>
           )}
-          {u.status === 'active' && (
+          {u.status === 'active' && !self && (
             <button type="button" disabled={pending} onClick={() => act.mutate({ action: 'suspend' })}>
               {t('people.user.suspend')}
             </button>
@@ -112,11 +128,27 @@ export function UserPage() {
               {t('people.user.reactivate')}
             </button>
           )}
-          <button type="button" className="people-danger" disabled={pending} onClick={() => setConfirming(true)}>
-            {t('people.user.delete')}
-          </button>
+          {!self && (
+            <button type="button" className="people-danger" disabled={pending} onClick={() => setConfirming(true)}>
+              {t('people.user.delete')}
+            </button>
+          )}
         </div>
+        {self && <p className="hint">{t('people.user.selfHint')}</p>}
         {u.status === 'suspended' && <p className="hint">{t('people.user.suspendedHint')}</p>}
+      </section>
+
+      <section className="people-section" aria-labelledby="user-edit">
+        <h2 id="user-edit">{t('people.user.edit')}</h2>
+        {u.status === 'invited' && <p className="hint">{t('people.user.editInvitedHint')}</p>}
+        <form noValidate onSubmit={(e) => void edit.onSubmit(e)} key={u.updatedAt}>
+          <FormError error={edit.error} />
+          <Field label="field.name" name="name" defaultValue={u.name} autoComplete="off" required error={edit.fields.name} />
+          <Field label="field.email" name="email" type="email" defaultValue={u.email} autoComplete="off" required error={edit.fields.email} />
+          <button type="submit" disabled={edit.pending}>
+            {t('people.user.saveDetails')}
+          </button>
+        </form>
       </section>
 
       <section className="people-section" aria-labelledby="user-roles">

@@ -38,14 +38,23 @@ export function Users() {
   useTitle('nav.users');
   const [status, setStatus] = useState<Status | ''>('');
   const [q, setQ] = useState('');
+  const [roleId, setRoleId] = useState('');
   const list = useInfiniteQuery({
-    queryKey: [...PEOPLE_KEYS.users, 'list', status, q],
+    queryKey: [...PEOPLE_KEYS.users, 'list', status, q, roleId],
     initialPageParam: undefined as string | undefined,
     queryFn: async ({ pageParam }) =>
       (
         await ok(
           api.GET('/users', {
-            params: { query: { limit: 50, ...(status ? { status } : {}), ...(q ? { q } : {}), ...(pageParam ? { cursor: pageParam } : {}) } },
+            params: {
+              query: {
+                limit: 50,
+                ...(status ? { status } : {}),
+                ...(q ? { q } : {}),
+                ...(roleId ? { roleId } : {}),
+                ...(pageParam ? { cursor: pageParam } : {}),
+              },
+            },
           }),
         )
       ).data,
@@ -59,6 +68,7 @@ export function Users() {
     const form = new FormData(event.currentTarget);
     setStatus((form.get('status') as Status | '') ?? '');
     setQ(String(form.get('q') ?? '').trim());
+    setRoleId(String(form.get('roleId') ?? ''));
   };
 
   const users = list.data?.pages.flatMap((p) => p.users) ?? [];
@@ -82,6 +92,19 @@ export function Users() {
             ))}
           </select>
         </div>
+        {roles.data && (
+          <div className="field">
+            <label htmlFor="users-role">{t('people.users.roleFilter')}</label>
+            <select className="people-select" id="users-role" name="roleId" defaultValue={roleId}>
+              <option value={ANY}>{t('people.users.anyRole')}</option>
+              {roles.data.map((r) => (
+                <option key={r.id} value={r.id}>
+                  {r.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
         <button type="submit">{t('people.filter.apply')}</button>
       </form>
       {list.isPending ? (
