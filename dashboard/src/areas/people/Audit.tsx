@@ -25,6 +25,26 @@ function usePeopleNames() {
   });
 }
 
+/** Live API keys by id, to name a key acting or acted on (when the person may list keys; revoked keys keep their id). */
+function useKeyNames() {
+  return useQuery({
+    queryKey: [...PEOPLE_KEYS.apiKeys, 'names'],
+    retry: false,
+    queryFn: async () => {
+      const d = (await ok(api.GET('/api-keys', { params: { query: { limit: 500 } } }))).data;
+      return new Map(d.apiKeys.map((k) => [k.id, k.name]));
+    },
+  });
+}
+
+/** Names of users and API keys (their ids never collide). */
+function useNames(): Map<string, string> | undefined {
+  const people = usePeopleNames();
+  const keys = useKeyNames();
+  if (!people.data && !keys.data) return undefined;
+  return new Map([...(people.data ?? []), ...(keys.data ?? [])]);
+}
+
 function actorText(actor: Entry['actor'], names: Map<string, string> | undefined): string {
   const type = t(`people.audit.actorType.${actor.type}`);
   if (!actor.id) return type;
@@ -35,7 +55,12 @@ function actorText(actor: Entry['actor'], names: Map<string, string> | undefined
 function targetText(target: Entry['target'], names: Map<string, string> | undefined, roles: Role[] | undefined): string {
   if (!target) return t('people.audit.noTarget');
   if (!target.id) return target.type;
-  const known = target.type === 'user' ? names?.get(target.id) : target.type === 'role' ? roles?.find((r) => r.id === target.id)?.name : undefined;
+  const known =
+    target.type === 'user' || target.type === 'apiKey'
+      ? names?.get(target.id)
+      : target.type === 'role'
+        ? roles?.find((r) => r.id === target.id)?.name
+        : undefined;
   return `${target.type} ${known ?? target.id}`;
 }
 
@@ -63,6 +88,7 @@ export function Audit() {
   const search = new URLSearchParams(useSearch());
   const filters = Object.fromEntries(FILTERS.map((k) => [k, search.get(k) ?? ''])) as Record<(typeof FILTERS)[number], string>;
   const names = usePeopleNames();
+  const allNames = useNames();
   const roles = useRoles();
 
   const query = {
@@ -194,12 +220,12 @@ export function Audit() {
                       {when(e.at)}
                     </Link>
                   </th>
-                  <td>{actorText(e.actor, names.data)}</td>
+                  <td>{actorText(e.actor, allNames)}</td>
                   <td>
                     <code>{e.action}</code>
                   </td>
                   <td>
-                    <Target target={e.target} names={names.data} roles={roles.data} />
+                    <Target target={e.target} names={allNames} roles={roles.data} />
                   </td>
                 </tr>
               ))}
@@ -310,7 +336,7 @@ function Diff({ diff }: { diff: unknown }) {
 export function AuditEntryPage() {
   useTitle('people.audit.entryTitle');
   const { id = '' } = useParams<{ id: string }>();
-  const names = usePeopleNames();
+  const names = useNames();
   const roles = useRoles();
   const entry = useQuery({
     queryKey: [...PEOPLE_KEYS.audit, 'entry', id],
@@ -343,10 +369,10 @@ export function AuditEntryPage() {
         <dt>{t('people.audit.at')}</dt>
         <dd>{when(e.at)}</dd>
         <dt>{t('people.audit.actor')}</dt>
-        <dd>{actorText(e.actor, names.data)}</dd>
+        <dd>{actorText(e.actor, names)}</dd>
         <dt>{t('people.audit.target')}</dt>
         <dd>
-          <Target target={e.target} names={names.data} roles={roles.data} />
+          <Target target={e.target} names={names} roles={roles.data} />
         </dd>
         <dt>{t('people.audit.ip')}</dt>
         <dd>{e.ip ?? t('people.audit.unknown')}</dd>
