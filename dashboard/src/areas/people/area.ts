@@ -1,16 +1,29 @@
 import { lazy } from 'react';
 import type { Area } from '../area';
 
-const Users = lazy(() => import('../../screens/Placeholder').then((m) => ({ default: () => m.AreaPlaceholder({ area: 'nav.users' }) })));
-const Audit = lazy(() => import('../../screens/Placeholder').then((m) => ({ default: () => m.AreaPlaceholder({ area: 'nav.audit' }) })));
+const Users = lazy(() => import('./Users').then((m) => ({ default: m.Users })));
+const UserPage = lazy(() => import('./User').then((m) => ({ default: m.UserPage })));
+const Roles = lazy(() => import('./Roles').then((m) => ({ default: m.Roles })));
+const RolePage = lazy(() => import('./Role').then((m) => ({ default: m.RolePage })));
+const ApiKeys = lazy(() => import('./ApiKeys').then((m) => ({ default: m.ApiKeys })));
+const Audit = lazy(() => import('./Audit').then((m) => ({ default: m.Audit })));
+const AuditEntryPage = lazy(() => import('./Audit').then((m) => ({ default: m.AuditEntryPage })));
 
+/** People and access (DESIGN §8, screen 6): users, roles and their permissions, API keys, the audit log. */
 export const peopleArea: Area = {
   nav: [
     { path: '/users', label: 'nav.users' },
+    { path: '/roles', label: 'people.nav.roles' },
+    { path: '/api-keys', label: 'people.nav.apiKeys' },
     { path: '/audit', label: 'nav.audit' },
   ],
   routes: [
     { path: '/users', component: Users },
+    { path: '/users/:id', component: UserPage },
+    { path: '/roles', component: Roles },
+    { path: '/roles/:id', component: RolePage },
+    { path: '/api-keys', component: ApiKeys },
     { path: '/audit', component: Audit },
+    { path: '/audit/:id', component: AuditEntryPage },
   ],
 };

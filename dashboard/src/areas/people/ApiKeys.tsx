@@ -1,0 +1,191 @@
+import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { api, ok, type Schemas } from '../../api/client';
+import { t } from '../../i18n/t';
+import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
+import { ConfirmDialog, LoadError, Outcome, PEOPLE_KEYS, roleName, ScreenTitle, useRoles, when } from './common';
+
+type ApiKey = Schemas['ApiKey'];
+const NONE = '';
+
+/** Role-bound API keys (adm_sk_): list, create (the secret shown once), revoke. */
+export function ApiKeys() {
+  useTitle('people.keys.title');
+  const queryClient = useQueryClient();
+  const roles = useRoles();
+  const list = useInfiniteQuery({
+    queryKey: PEOPLE_KEYS.apiKeys,
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) => (await ok(api.GET('/api-keys', { params: { query: { limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } } }))).data,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+  const [created, setCreated] = useState<{ key: ApiKey; secret: string } | null>(null);
+  const [deleting, setDeleting] = useState<ApiKey | null>(null);
+  const [outcome, setOutcome] = useState<{ message: string | null; error: unknown; at: number }>({ message: null, error: null, at: 0 });
+
+  const revoke = useMutation({
+    mutationFn: async (key: ApiKey) => {
+      await ok(api.DELETE('/api-keys/{id}', { params: { path: { id: key.id } } }));
+      return key;
+    },
+    onSuccess: (key) => setOutcome({ message: t('people.keys.deleted', { name: key.name }), error: null, at: Date.now() }),
+    onError: (error) => setOutcome({ message: null, error, at: Date.now() }),
+    onSettled: async () => {
+      setDeleting(null);
+      await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.apiKeys });
+    },
+  });
+
+  const keys = list.data?.pages.flatMap((p) => p.apiKeys) ?? [];
+  return (
+    <>
+      <ScreenTitle id="people.keys.title" />
+      <p>{t('people.keys.intro')}</p>
+      {created && <Secret name={created.key.name} secret={created.secret} onDone={() => setCreated(null)} />}
+      <Outcome message={outcome.message} error={outcome.error} stamp={outcome.at} />
+      {list.isPending ? (
+        <Loading />
+      ) : list.isError ? (
+        <LoadError error={list.error} onRetry={() => void list.refetch()} />
+      ) : keys.length === 0 ? (
+        <p>{t('people.keys.empty')}</p>
+      ) : (
+        <div className="people-table-wrap">
+          <table className="people-table">
+            <caption>{t('people.keys.caption')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('people.keys.name')}</th>
+                <th scope="col">{t('people.keys.role')}</th>
+                <th scope="col">{t('people.keys.prefix')}</th>
+                <th scope="col">{t('people.keys.createdAt')}</th>
+                <th scope="col">{t('people.keys.lastUsedAt')}</th>
+                <th scope="col">{t('people.role.actions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.map((k) => (
+                <tr key={k.id} data-testid="api-key-row">
+                  <th scope="row">{k.name}</th>
+                  <td>{roleName(roles.data, k.roleId)}</td>
+                  <td>
+                    <code>{k.prefix}…</code>
+                  </td>
+                  <td>{when(k.createdAt)}</td>
+                  <td>{k.lastUsedAt ? when(k.lastUsedAt) : t('people.keys.neverUsed')}</td>
+                  <td>
+                    <button type="button" className="people-danger" aria-label={t('people.keys.deleteLabel', { name: k.name })} onClick={() => setDeleting(k)}>
+                      {t('people.keys.delete')}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.hasNextPage && (
+        <button type="button" className="people-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
+          {t('people.loadMore')}
+        </button>
+      )}
+      <NewKey roles={roles.data ?? []} onCreated={(key, secret) => setCreated({ key, secret })} />
+      <ConfirmDialog
+        open={deleting !== null}
+        title={t('people.keys.deleteTitle', { name: deleting?.name ?? '' })}
+        body={t('people.keys.deleteBody')}
+        confirm={t('people.keys.deleteConfirm')}
+        pending={revoke.isPending}
+        onConfirm={() => deleting && revoke.mutate(deleting)}
+        onCancel={() => setDeleting(null)}
+      />
+    </>
+  );
+}
+
+function NewKey({ roles, onCreated }: { roles: Schemas['Role'][]; onCreated: (key: ApiKey, secret: string) => void }) {
+  const queryClient = useQueryClient();
+  const formRef = useRef<HTMLFormElement>(null);
+  const form = useSubmit(async (values) => {
+    const { apiKey, secret } = (await ok(api.POST('/api-keys', { body: { name: values.name ?? '', roleId: values.roleId ?? '' } }))).data;
+    formRef.current?.reset();
+    onCreated(apiKey, secret);
+    await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.apiKeys });
+  });
+  return (
+    <section className="people-section" aria-labelledby="keys-new">
+      <h2 id="keys-new">{t('people.keys.new')}</h2>
+      <p className="hint">{t('people.keys.newIntro')}</p>
+      <form ref={formRef} noValidate onSubmit={(e) => void form.onSubmit(e)}>
+        <FormError error={form.error} />
+        <Field label="people.keys.name" name="name" autoComplete="off" required error={form.fields.name} />
+        <div className="field">
+          <label htmlFor="key-role">{t('people.keys.role')}</label>
+          <select
+            className="people-select"
+            id="key-role"
+            name="roleId"
+            aria-invalid={form.fields.roleId ? true : undefined}
+            aria-describedby={form.fields.roleId ? 'key-role-error' : undefined}
+          >
+            <option value={NONE}>{t('people.keys.chooseRole')}</option>
+            {roles.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.name}
+              </option>
+            ))}
+          </select>
+          {form.fields.roleId && (
+            <p className="field-error" id="key-role-error">
+              {form.fields.roleId}
+            </p>
+          )}
+        </div>
+        <button type="submit" disabled={form.pending}>
+          {t('people.keys.create')}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** The new key's secret, once: a copy button and the warning that it will not be shown again. */
+function Secret({ name, secret, onDone }: { name: string; secret: string; onDone: () => void }) {
+  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+  }, [secret]);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(secret);
+      setCopied('yes');
+    } catch {
+      setCopied('failed');
+    }
+  };
+  return (
+    <section className="people-secret" aria-labelledby="secret-title" ref={ref} tabIndex={-1}>
+      <h2 id="secret-title">{t('people.keys.secretTitle', { name })}</h2>
+      <p className="people-warning" role="alert">
+        {t('people.keys.secretWarning')}
+      </p>
+      <p>
+        <code className="people-secret-value" data-testid="api-key-secret">
+          {secret}
+        </code>
+      </p>
+      <div className="actions">
+        <button type="button" onClick={() => void copy()}>
+          {t('people.keys.copy')}
+        </button>
+        <button type="button" className="people-secondary" onClick={onDone}>
+          {t('people.keys.secretDone')}
+        </button>
+      </div>
+      <p role="status" className="notice">
+        {copied === 'yes' ? t('people.keys.copied') : copied === 'failed' ? t('people.keys.copyFailed') : ''}
+      </p>
+    </section>
+  );
+}

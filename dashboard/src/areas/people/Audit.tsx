@@ -1,0 +1,392 @@
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import type { FormEvent } from 'react';
+import { Link, useParams, useSearch } from 'wouter';
+import { api, ok, type Schemas } from '../../api/client';
+import { t } from '../../i18n/t';
+import { navigate } from '../../navigation';
+import { Loading, useTitle } from '../../ui';
+import { LoadError, PEOPLE_KEYS, ScreenTitle, useRoles, when, type Role } from './common';
+
+type Entry = Schemas['AuditEntry'];
+type ActorType = Entry['actor']['type'];
+const ACTOR_TYPES: ActorType[] = ['user', 'apiKey', 'anonymous', 'system'];
+const ANY = '';
+const FILTERS = ['actorId', 'actorType', 'action', 'targetType', 'targetId', 'from', 'to'] as const;
+
+/** People by id, to name actors (only when the signed-in person may list users). */
+function usePeopleNames() {
+  return useQuery({
+    queryKey: [...PEOPLE_KEYS.users, 'names'],
+    retry: false,
+    queryFn: async () => {
+      const d = (await ok(api.GET('/users', { params: { query: { limit: 500 } } }))).data;
+      return new Map(d.users.map((u) => [u.id, u.name]));
+    },
+  });
+}
+
+/** Live API keys by id, to name a key acting or acted on (when the person may list keys; revoked keys keep their id). */
+function useKeyNames() {
+  return useQuery({
+    queryKey: [...PEOPLE_KEYS.apiKeys, 'names'],
+    retry: false,
+    queryFn: async () => {
+      const d = (await ok(api.GET('/api-keys', { params: { query: { limit: 500 } } }))).data;
+      return new Map(d.apiKeys.map((k) => [k.id, k.name]));
+    },
+  });
+}
+
+/** Names of users and API keys (their ids never collide). */
+function useNames(): Map<string, string> | undefined {
+  const people = usePeopleNames();
+  const keys = useKeyNames();
+  if (!people.data && !keys.data) return undefined;
+  return new Map([...(people.data ?? []), ...(keys.data ?? [])]);
+}
+
+function actorText(actor: Entry['actor'], names: Map<string, string> | undefined): string {
+  const type = t(`people.audit.actorType.${actor.type}`);
+  if (!actor.id) return type;
+  return t('people.audit.actorWho', { type, who: names?.get(actor.id) ?? actor.id });
+}
+
+/** Known names of targets (users, roles), else the id as recorded. */
+function targetText(target: Entry['target'], names: Map<string, string> | undefined, roles: Role[] | undefined): string {
+  if (!target) return t('people.audit.noTarget');
+  if (!target.id) return target.type;
+  const known =
+    target.type === 'user' || target.type === 'apiKey'
+      ? names?.get(target.id)
+      : target.type === 'role'
+        ? roles?.find((r) => r.id === target.id)?.name
+        : undefined;
+  return `${target.type} ${known ?? target.id}`;
+}
+
+/** A target, as a link to everything recorded about it. */
+function Target({ target, names, roles }: { target: Entry['target']; names: Map<string, string> | undefined; roles: Role[] | undefined }) {
+  const text = targetText(target, names, roles);
+  if (!target?.id) return <>{text}</>;
+  const qs = new URLSearchParams({ targetType: target.type, targetId: target.id });
+  return (
+    <Link href={`/audit?${qs.toString()}`} aria-label={t('people.audit.targetHistory', { target: text })}>
+      {text}
+    </Link>
+  );
+}
+
+/** `datetime-local` values (the person's own time zone) and back. */
+const toLocalInput = (ms: number) => {
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 16);
+};
+
+/** The audit trail, newest first: filters in the address (so back returns to them), "load more". */
+export function Audit() {
+  useTitle('nav.audit');
+  const search = new URLSearchParams(useSearch());
+  const filters = Object.fromEntries(FILTERS.map((k) => [k, search.get(k) ?? ''])) as Record<(typeof FILTERS)[number], string>;
+  const names = usePeopleNames();
+  const allNames = useNames();
+  const roles = useRoles();
+
+  const query = {
+    ...(filters.actorId ? { actorId: filters.actorId } : {}),
+    ...(filters.actorType ? { actorType: filters.actorType as ActorType } : {}),
+    ...(filters.action ? { action: filters.action } : {}),
+    ...(filters.targetType ? { targetType: filters.targetType } : {}),
+    ...(filters.targetId ? { targetId: filters.targetId } : {}),
+    ...(filters.from ? { from: Number(filters.from) } : {}),
+    ...(filters.to ? { to: Number(filters.to) } : {}),
+  };
+  const list = useInfiniteQuery({
+    queryKey: [...PEOPLE_KEYS.audit, query],
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam }) =>
+      (await ok(api.GET('/audit', { params: { query: { limit: 50, ...query, ...(pageParam ? { cursor: pageParam } : {}) } } }))).data,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+
+  const onFilter = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const f = new FormData(event.currentTarget);
+    const out = new URLSearchParams();
+    for (const k of ['actorId', 'actorType', 'action', 'targetType', 'targetId'] as const) {
+      const v = String(f.get(k) ?? '').trim();
+      if (v) out.set(k, v);
+    }
+    for (const k of ['from', 'to'] as const) {
+      const v = String(f.get(k) ?? '');
+      const ms = v ? new Date(v).getTime() : NaN;
+      if (Number.isFinite(ms)) out.set(k, String(ms));
+    }
+    const qs = out.toString();
+    navigate(qs ? `/audit?${qs}` : '/audit');
+  };
+
+  const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
+  // The actions seen so far, and their families (`users.`), as suggestions.
+  const actions = [...new Set(entries.flatMap((e) => [e.action, e.action.replace(/[^.]+$/, '')]))].filter((a) => a !== '').sort();
+  const listPath = search.size ? `/audit?${search.toString()}` : '/audit';
+  const filtered = FILTERS.some((k) => filters[k]);
+  return (
+    <>
+      <ScreenTitle id="nav.audit" />
+      <p>{t('people.audit.intro')}</p>
+      <form className="people-filters" role="search" aria-label={t('people.audit.filterLabel')} onSubmit={onFilter} key={search.toString()}>
+        <div className="field">
+          <label htmlFor="audit-actor">{t('people.audit.actor')}</label>
+          <select className="people-select" id="audit-actor" name="actorId" defaultValue={filters.actorId}>
+            <option value={ANY}>{t('people.audit.anyone')}</option>
+            {[...(names.data ?? new Map<string, string>())].map(([id, name]) => (
+              <option key={id} value={id}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="audit-actor-type">{t('people.audit.actorKind')}</label>
+          <select className="people-select" id="audit-actor-type" name="actorType" defaultValue={filters.actorType}>
+            <option value={ANY}>{t('people.audit.anyKind')}</option>
+            {ACTOR_TYPES.map((a) => (
+              <option key={a} value={a}>
+                {t(`people.audit.actorType.${a}`)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="audit-action">{t('people.audit.action')}</label>
+          <p className="hint" id="audit-action-hint">
+            {t('people.audit.actionHint')}
+          </p>
+          <input id="audit-action" name="action" list="audit-actions" autoComplete="off" defaultValue={filters.action} aria-describedby="audit-action-hint" />
+          <datalist id="audit-actions">
+            {actions.map((a) => (
+              <option key={a} value={a} />
+            ))}
+          </datalist>
+        </div>
+        <div className="field">
+          <label htmlFor="audit-target-type">{t('people.audit.targetType')}</label>
+          <input id="audit-target-type" name="targetType" defaultValue={filters.targetType} />
+        </div>
+        <div className="field">
+          <label htmlFor="audit-target-id">{t('people.audit.targetId')}</label>
+          <input id="audit-target-id" name="targetId" defaultValue={filters.targetId} />
+        </div>
+        <div className="field">
+          <label htmlFor="audit-from">{t('people.audit.from')}</label>
+          <input id="audit-from" name="from" type="datetime-local" defaultValue={filters.from ? toLocalInput(Number(filters.from)) : ''} />
+        </div>
+        <div className="field">
+          <label htmlFor="audit-to">{t('people.audit.to')}</label>
+          <input id="audit-to" name="to" type="datetime-local" defaultValue={filters.to ? toLocalInput(Number(filters.to)) : ''} />
+        </div>
+        <div className="actions">
+          <button type="submit">{t('people.filter.apply')}</button>
+          {filtered && (
+            <button type="button" className="people-secondary" onClick={() => navigate('/audit')}>
+              {t('people.filter.clear')}
+            </button>
+          )}
+        </div>
+      </form>
+      {list.isPending ? (
+        <Loading />
+      ) : list.isError ? (
+        <LoadError error={list.error} onRetry={() => void list.refetch()} />
+      ) : entries.length === 0 ? (
+        <p role="status">{filtered ? t('people.audit.noMatch') : t('people.audit.empty')}</p>
+      ) : (
+        <div className="people-table-wrap">
+          <table className="people-table">
+            <caption>{t('people.audit.caption', { count: entries.length })}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('people.audit.at')}</th>
+                <th scope="col">{t('people.audit.actor')}</th>
+                <th scope="col">{t('people.audit.action')}</th>
+                <th scope="col">{t('people.audit.target')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((e) => (
+                <tr key={e.id} data-testid="audit-row">
+                  <th scope="row">
+                    <Link href={`/audit/${e.id}`} state={{ back: listPath }} aria-label={t('people.audit.open', { action: e.action, when: when(e.at) })}>
+                      {when(e.at)}
+                    </Link>
+                  </th>
+                  <td>{actorText(e.actor, allNames)}</td>
+                  <td>
+                    <code>{e.action}</code>
+                  </td>
+                  <td>
+                    <Target target={e.target} names={allNames} roles={roles.data} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {list.hasNextPage && (
+        <button type="button" className="people-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
+          {list.isFetchingNextPage ? t('app.loading') : t('people.loadMore')}
+        </button>
+      )}
+    </>
+  );
+}
+
+const show = (v: unknown) => (v === undefined ? t('people.audit.absent') : JSON.stringify(v));
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A diff as recorded: before/after per column when it has both, else the recorded values. */
+function Diff({ diff }: { diff: unknown }) {
+  if (diff === null || diff === undefined) return <p>{t('people.audit.noDiff')}</p>;
+  if (isRecord(diff) && 'before' in diff && 'after' in diff) {
+    const before = diff.before;
+    const after = diff.after;
+    if (isRecord(before) || isRecord(after)) {
+      const b = isRecord(before) ? before : {};
+      const a = isRecord(after) ? after : {};
+      const columns = [...new Set([...Object.keys(b), ...Object.keys(a)])];
+      return (
+        <table className="people-table people-diff">
+          <caption>{t('people.audit.diffCaption')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('people.audit.column')}</th>
+              <th scope="col">{t('people.audit.before')}</th>
+              <th scope="col">{t('people.audit.after')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {columns.map((c) => {
+              const same = JSON.stringify(b[c]) === JSON.stringify(a[c]);
+              return (
+                <tr key={c} className={same ? undefined : 'people-changed'}>
+                  <th scope="row">{c}</th>
+                  <td>
+                    <code>{show(b[c])}</code>
+                  </td>
+                  <td>
+                    <code>{show(a[c])}</code>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      );
+    }
+    return (
+      <table className="people-table people-diff">
+        <caption>{t('people.audit.diffCaption')}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('people.audit.before')}</th>
+            <th scope="col">{t('people.audit.after')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          <tr>
+            <td>
+              <pre>{JSON.stringify(before, null, 2)}</pre>
+            </td>
+            <td>
+              <pre>{JSON.stringify(after, null, 2)}</pre>
+            </td>
+          </tr>
+        </tbody>
+      </table>
+    );
+  }
+  if (isRecord(diff)) {
+    return (
+      <table className="people-table people-diff">
+        <caption>{t('people.audit.recordedCaption')}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('people.audit.column')}</th>
+            <th scope="col">{t('people.audit.value')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {Object.entries(diff).map(([k, v]) => (
+            <tr key={k}>
+              <th scope="row">{k}</th>
+              <td>
+                <code>{show(v)}</code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    );
+  }
+  return <pre>{JSON.stringify(diff, null, 2)}</pre>;
+}
+
+/** One entry of the trail: who, what, when, from where, and its diff. */
+export function AuditEntryPage() {
+  useTitle('people.audit.entryTitle');
+  const { id = '' } = useParams<{ id: string }>();
+  const names = useNames();
+  const roles = useRoles();
+  const entry = useQuery({
+    queryKey: [...PEOPLE_KEYS.audit, 'entry', id],
+    queryFn: async () => (await ok(api.GET('/audit/{id}', { params: { path: { id } } }))).data.entry,
+  });
+  // Back to the list as it was filtered when the entry was opened from it.
+  const state: unknown = window.history.state;
+  const from =
+    typeof state === 'object' && state !== null && 'back' in state && typeof state.back === 'string' && state.back.startsWith('/audit') ? state.back : '/audit';
+  const back = (
+    <p className="people-crumb">
+      <Link href={from}>{t('people.audit.back')}</Link>
+    </p>
+  );
+  if (entry.isPending) return <Loading />;
+  if (entry.isError)
+    return (
+      <>
+        {back}
+        <h1>{t('people.audit.entryTitle')}</h1>
+        <LoadError error={entry.error} onRetry={() => void entry.refetch()} />
+      </>
+    );
+  const e = entry.data;
+  return (
+    <>
+      {back}
+      <h1>{t('people.audit.entryHeading', { action: e.action })}</h1>
+      <dl className="people-details">
+        <dt>{t('people.audit.at')}</dt>
+        <dd>{when(e.at)}</dd>
+        <dt>{t('people.audit.actor')}</dt>
+        <dd>{actorText(e.actor, names)}</dd>
+        <dt>{t('people.audit.target')}</dt>
+        <dd>
+          <Target target={e.target} names={names} roles={roles.data} />
+        </dd>
+        <dt>{t('people.audit.ip')}</dt>
+        <dd>{e.ip ?? t('people.audit.unknown')}</dd>
+        <dt>{t('people.audit.userAgent')}</dt>
+        <dd>{e.userAgent ?? t('people.audit.unknown')}</dd>
+        <dt>{t('people.audit.requestId')}</dt>
+        <dd>
+          <code>{e.requestId ?? t('people.audit.unknown')}</code>
+        </dd>
+      </dl>
+      <section className="people-section" aria-labelledby="audit-diff">
+        <h2 id="audit-diff">{t('people.audit.diff')}</h2>
+        <Diff diff={e.diff} />
+      </section>
+    </>
+  );
+}

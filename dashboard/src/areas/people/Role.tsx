@@ -1,0 +1,256 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useRef, useState, type FormEvent } from 'react';
+import { Link, useParams } from 'wouter';
+import { api, ok } from '../../api/client';
+import { t } from '../../i18n/t';
+import { navigate } from '../../navigation';
+import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
+import { allPages, ConfirmDialog, isForbidden, LoadError, Outcome, PEOPLE_KEYS, useCatalog, useRoles, type Grant, type Role } from './common';
+import { grantKey } from './Roles';
+
+/** The permissions the server narrows by a scope (DESIGN D9: data permissions). */
+export const SCOPABLE = ['data.read', 'data.write'];
+
+/** The connections a scope may name (only when the signed-in person may list them). */
+function useConnections() {
+  return useQuery({
+    queryKey: PEOPLE_KEYS.connections,
+    retry: false,
+    queryFn: () =>
+      allPages(async (cursor) => {
+        const d = (await ok(api.GET('/connections', { params: { query: { limit: 500, ...(cursor ? { cursor } : {}) } } }))).data;
+        return { items: d.connections, nextCursor: d.nextCursor };
+      }),
+  });
+}
+
+/** One role: rename, delete, its grants, scoped grants. A built-in role is shown read-only. */
+export function RolePage() {
+  useTitle('people.role.title');
+  const { id = '' } = useParams<{ id: string }>();
+  const roles = useRoles();
+  const grants = useQuery({
+    queryKey: [...PEOPLE_KEYS.grants, id],
+    queryFn: async () => (await ok(api.GET('/roles/{id}/permissions', { params: { path: { id } } }))).data,
+  });
+  if (roles.isPending || grants.isPending) return <Loading />;
+  const role = roles.data?.find((r) => r.id === id);
+  if (roles.isError || grants.isError || !role) {
+    return (
+      <>
+        <h1>{t('people.role.title')}</h1>
+        <LoadError error={roles.error ?? grants.error} onRetry={() => void grants.refetch()} />
+        <p>
+          <Link href="/roles">{t('people.role.back')}</Link>
+        </p>
+      </>
+    );
+  }
+  return <RoleView role={role} grants={grants.data.grants} />;
+}
+
+function scopeText(scope: Grant['scope'], connectionName: (id: string) => string): string {
+  if (!scope) return t('people.role.everywhere');
+  return t('people.role.scope', {
+    connection: connectionName(scope.connectionId),
+    table: scope.table ?? t('people.role.anyTable'),
+    columns: scope.columns?.join(', ') ?? t('people.role.anyColumn'),
+  });
+}
+
+function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
+  const queryClient = useQueryClient();
+  const catalog = useCatalog();
+  const [confirming, setConfirming] = useState(false);
+  const [outcome, setOutcome] = useState<{ message: string | null; error: unknown; at: number }>({ message: null, error: null, at: 0 });
+  const connections = useConnections();
+  const label = (permission: string) => catalog.data?.find((p) => p.name === permission)?.label ?? permission;
+  const connectionName = (cid: string) => connections.data?.find((c) => c.id === cid)?.name ?? cid;
+
+  const saveGrants = useMutation({
+    mutationFn: async (next: Grant[]) => ok(api.PUT('/roles/{id}/permissions', { params: { path: { id: role.id } }, body: { grants: next } })),
+    onSuccess: async () => {
+      setOutcome({ message: t('people.role.grantsSaved'), error: null, at: Date.now() });
+      await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.grants });
+    },
+    onError: (error) => setOutcome({ message: null, error, at: Date.now() }),
+  });
+
+  const remove = useMutation({
+    mutationFn: async () => ok(api.DELETE('/roles/{id}', { params: { path: { id: role.id } } })),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.roles });
+      navigate('/roles');
+    },
+    onError: (error) => setOutcome({ message: null, error, at: Date.now() }),
+    onSettled: () => setConfirming(false),
+  });
+
+  const rename = useSubmit(async (values) => {
+    const description = (values.description ?? '').trim();
+    await ok(api.PATCH('/roles/{id}', { params: { path: { id: role.id } }, body: { name: values.name ?? '', description: description || null } }));
+    setOutcome({ message: t('people.role.renamed'), error: null, at: Date.now() });
+    await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.roles });
+  });
+
+  return (
+    <>
+      <p className="people-crumb">
+        <Link href="/roles">{t('people.role.back')}</Link>
+      </p>
+      <h1>{role.name}</h1>
+      {role.builtin && <p className="people-info">{t('people.role.builtinNote')}</p>}
+      {role.description && <p>{role.description}</p>}
+      <Outcome message={outcome.message} error={outcome.error} stamp={outcome.at} />
+
+      {!role.builtin && (
+        <section className="people-section" aria-labelledby="role-edit">
+          <h2 id="role-edit">{t('people.role.edit')}</h2>
+          <form noValidate onSubmit={(e) => void rename.onSubmit(e)} key={role.updatedAt}>
+            <FormError error={rename.error} />
+            <Field label="people.roles.name" name="name" defaultValue={role.name} required error={rename.fields.name} />
+            <Field label="people.roles.description" name="description" defaultValue={role.description ?? ''} error={rename.fields.description} />
+            <div className="actions">
+              <button type="submit" disabled={rename.pending}>
+                {t('people.role.save')}
+              </button>
+              <button type="button" className="people-danger" onClick={() => setConfirming(true)}>
+                {t('people.role.delete')}
+              </button>
+            </div>
+          </form>
+        </section>
+      )}
+
+      <section className="people-section" aria-labelledby="role-grants">
+        <h2 id="role-grants">{t('people.role.grants')}</h2>
+        {grants.length === 0 ? (
+          <p>{t('people.role.noGrants')}</p>
+        ) : (
+          <table className="people-table">
+            <caption>{t('people.role.grantsCaption', { role: role.name })}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('people.matrix.permission')}</th>
+                <th scope="col">{t('people.role.where')}</th>
+                {!role.builtin && <th scope="col">{t('people.role.actions')}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {grants.map((g) => (
+                <tr key={grantKey(g)}>
+                  <th scope="row">
+                    {label(g.permission)} <code>{g.permission}</code>
+                  </th>
+                  <td>{scopeText(g.scope, connectionName)}</td>
+                  {!role.builtin && (
+                    <td>
+                      <button
+                        type="button"
+                        className="people-secondary"
+                        disabled={saveGrants.isPending}
+                        aria-label={t('people.role.removeGrant', { permission: label(g.permission), where: scopeText(g.scope, connectionName) })}
+                        onClick={() => saveGrants.mutate(grants.filter((x) => grantKey(x) !== grantKey(g)))}
+                      >
+                        {t('people.role.remove')}
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+
+      {!role.builtin && <ScopedGrant grants={grants} pending={saveGrants.isPending} onAdd={(g) => saveGrants.mutate([...grants, g])} label={label} />}
+
+      <ConfirmDialog
+        open={confirming}
+        title={t('people.role.deleteTitle', { name: role.name })}
+        body={t('people.role.deleteBody')}
+        confirm={t('people.role.deleteConfirm')}
+        pending={remove.isPending}
+        onConfirm={() => remove.mutate()}
+        onCancel={() => setConfirming(false)}
+      />
+    </>
+  );
+}
+
+/** Adds a grant narrowed to a connection, and optionally a table and some of its columns. */
+function ScopedGrant({ grants, pending, onAdd, label }: { grants: Grant[]; pending: boolean; onAdd: (g: Grant) => void; label: (p: string) => string }) {
+  const connections = useConnections();
+  const formRef = useRef<HTMLFormElement>(null);
+  const [problem, setProblem] = useState<string | null>(null);
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const f = new FormData(event.currentTarget);
+    const connectionId = String(f.get('connectionId') ?? '');
+    const table = String(f.get('table') ?? '').trim();
+    const columns = String(f.get('columns') ?? '')
+      .split(',')
+      .map((c) => c.trim())
+      .filter(Boolean);
+    if (!connectionId) return setProblem(t('people.scope.needConnection'));
+    if (columns.length && !table) return setProblem(t('people.scope.needTable'));
+    const grant: Grant = {
+      permission: String(f.get('permission')),
+      scope: { connectionId, ...(table ? { table } : {}), ...(columns.length ? { columns } : {}) },
+    };
+    if (grants.some((g) => grantKey(g) === grantKey(grant))) return setProblem(t('people.scope.duplicate'));
+    setProblem(null);
+    onAdd(grant);
+    formRef.current?.reset();
+  };
+  return (
+    <section className="people-section" aria-labelledby="role-scoped">
+      <h2 id="role-scoped">{t('people.scope.title')}</h2>
+      <p className="hint">{t('people.scope.intro')}</p>
+      {connections.isPending ? (
+        <Loading />
+      ) : connections.isError ? (
+        isForbidden(connections.error) ? (
+          <p>{t('people.scope.noConnections')}</p>
+        ) : (
+          <LoadError error={connections.error} />
+        )
+      ) : connections.data.length === 0 ? (
+        <p>{t('people.scope.noConnections')}</p>
+      ) : (
+        <form ref={formRef} noValidate onSubmit={onSubmit}>
+          {problem && (
+            <p className="form-error" role="alert">
+              {problem}
+            </p>
+          )}
+          <div className="field">
+            <label htmlFor="scope-permission">{t('people.matrix.permission')}</label>
+            <select className="people-select" id="scope-permission" name="permission">
+              {SCOPABLE.map((p) => (
+                <option key={p} value={p}>
+                  {label(p)}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div className="field">
+            <label htmlFor="scope-connection">{t('people.scope.connection')}</label>
+            <select className="people-select" id="scope-connection" name="connectionId">
+              {connections.data.map((c) => (
+                <option key={c.id} value={c.id}>
+                  {c.name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <Field label="people.scope.table" name="table" hint="people.scope.tableHint" autoComplete="off" />
+          <Field label="people.scope.columns" name="columns" hint="people.scope.columnsHint" autoComplete="off" />
+          <button type="submit" disabled={pending}>
+            {t('people.scope.add')}
+          </button>
+        </form>
+      )}
+    </section>
+  );
+}

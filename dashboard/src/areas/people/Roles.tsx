@@ -1,0 +1,206 @@
+import { useQueries, useQueryClient } from '@tanstack/react-query';
+import { useMemo, useRef, useState } from 'react';
+import { Link } from 'wouter';
+import { api, ok } from '../../api/client';
+import { t } from '../../i18n/t';
+import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
+import { LoadError, Outcome, PEOPLE_KEYS, ScreenTitle, useCatalog, useRoles, type CatalogEntry, type Grant, type Role } from './common';
+
+/** A grant's identity (permission and scope), to compare sets of grants. */
+export const grantKey = (g: { permission: string; scope?: Grant['scope'] }) => JSON.stringify([g.permission, g.scope ?? null]);
+
+export function useGrants(roles: Role[] | undefined) {
+  return useQueries({
+    queries: (roles ?? []).map((r) => ({
+      queryKey: [...PEOPLE_KEYS.grants, r.id],
+      queryFn: async () => (await ok(api.GET('/roles/{id}/permissions', { params: { path: { id: r.id } } }))).data,
+    })),
+  });
+}
+
+/** Roles: the list, a new role, and the permission matrix (permissions × roles). */
+export function Roles() {
+  useTitle('people.roles.title');
+  const roles = useRoles();
+  const catalog = useCatalog();
+  return (
+    <>
+      <ScreenTitle id="people.roles.title" />
+      <p>{t('people.roles.intro')}</p>
+      {roles.isPending ? (
+        <Loading />
+      ) : roles.isError ? (
+        <LoadError error={roles.error} onRetry={() => void roles.refetch()} />
+      ) : (
+        <>
+          <RoleList roles={roles.data} />
+          <NewRole />
+          {catalog.isPending ? <Loading /> : catalog.isError ? <LoadError error={catalog.error} /> : <Matrix roles={roles.data} catalog={catalog.data} />}
+        </>
+      )}
+    </>
+  );
+}
+
+function RoleList({ roles }: { roles: Role[] }) {
+  return (
+    <section className="people-section" aria-labelledby="roles-list">
+      <h2 id="roles-list">{t('people.roles.list')}</h2>
+      <ul className="people-roles">
+        {roles.map((r) => (
+          <li key={r.id}>
+            <Link href={`/roles/${r.id}`}>{r.name}</Link>
+            {r.builtin && <span className="badge"> {t('people.roles.builtin')}</span>}
+            {r.description && <span className="hint"> {r.description}</span>}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function NewRole() {
+  const queryClient = useQueryClient();
+  const formRef = useRef<HTMLFormElement>(null);
+  const [created, setCreated] = useState<{ name: string; id: string; at: number } | null>(null);
+  const form = useSubmit(async (values) => {
+    const description = (values.description ?? '').trim();
+    const role = (await ok(api.POST('/roles', { body: { name: values.name ?? '', ...(description ? { description } : {}) } }))).data.role;
+    formRef.current?.reset();
+    setCreated({ name: role.name, id: role.id, at: Date.now() });
+    await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.roles });
+  });
+  return (
+    <section className="people-section" aria-labelledby="roles-new">
+      <h2 id="roles-new">{t('people.roles.new')}</h2>
+      <Outcome message={created ? t('people.roles.created', { name: created.name }) : null} error={null} stamp={created?.at ?? 0} />
+      <form ref={formRef} noValidate onSubmit={(e) => void form.onSubmit(e)} className="people-inline-form">
+        <FormError error={form.error} />
+        <Field label="people.roles.name" name="name" autoComplete="off" required error={form.fields.name} />
+        <Field label="people.roles.description" name="description" autoComplete="off" error={form.fields.description} />
+        <button type="submit" disabled={form.pending}>
+          {t('people.roles.create')}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/**
+ * Permissions down, roles across; a checkbox per cell. A built-in role's column is read-only
+ * (its grants are declared by the plugins). A checkbox is an unscoped grant; a custom role's
+ * scoped grants (a connection, table, columns) are edited on the role's page and kept here.
+ */
+function Matrix({ roles, catalog }: { roles: Role[]; catalog: CatalogEntry[] }) {
+  const queryClient = useQueryClient();
+  const grants = useGrants(roles);
+  const [edits, setEdits] = useState<Record<string, Record<string, boolean>>>({});
+  const [saving, setSaving] = useState(false);
+  const [outcome, setOutcome] = useState<{ message: string | null; error: unknown; at: number }>({ message: null, error: null, at: 0 });
+
+  const byRole = useMemo(() => {
+    const map = new Map<string, Grant[]>();
+    roles.forEach((r, i) => {
+      const g = grants[i]?.data;
+      if (g) map.set(r.id, g.grants);
+    });
+    return map;
+  }, [roles, grants]);
+
+  if (grants.some((g) => g.isPending)) return <Loading />;
+  const failed = grants.find((g) => g.isError);
+  if (failed) return <LoadError error={failed.error} />;
+
+  const held = (role: Role, permission: string) => {
+    const edited = edits[role.id]?.[permission];
+    if (edited !== undefined) return edited;
+    return (byRole.get(role.id) ?? []).some((g) => g.permission === permission && g.scope === null);
+  };
+  const scopedCount = (role: Role, permission: string) => (byRole.get(role.id) ?? []).filter((g) => g.permission === permission && g.scope !== null).length;
+  const changed = roles.filter(
+    (r) => !r.builtin && Object.entries(edits[r.id] ?? {}).some(([p, v]) => v !== (byRole.get(r.id) ?? []).some((g) => g.permission === p && g.scope === null)),
+  );
+
+  const toggle = (role: Role, permission: string, value: boolean) => setEdits((e) => ({ ...e, [role.id]: { ...e[role.id], [permission]: value } }));
+
+  const save = async () => {
+    setSaving(true);
+    try {
+      for (const role of changed) {
+        const scoped = (byRole.get(role.id) ?? []).filter((g) => g.scope !== null);
+        const plain = catalog.filter((p) => held(role, p.name)).map((p) => ({ permission: p.name }));
+        await ok(api.PUT('/roles/{id}/permissions', { params: { path: { id: role.id } }, body: { grants: [...plain, ...scoped] } }));
+        await queryClient.invalidateQueries({ queryKey: [...PEOPLE_KEYS.grants, role.id] });
+        setEdits((e) => ({ ...e, [role.id]: {} }));
+      }
+      setOutcome({ message: t('people.matrix.saved', { count: changed.length }), error: null, at: Date.now() });
+    } catch (err) {
+      setOutcome({ message: null, error: err, at: Date.now() });
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <section className="people-section" aria-labelledby="matrix-title">
+      <h2 id="matrix-title">{t('people.matrix.title')}</h2>
+      <p className="hint">{t('people.matrix.intro')}</p>
+      <Outcome message={outcome.message} error={outcome.error} stamp={outcome.at} />
+      <div className="people-table-wrap">
+        <table className="people-table people-matrix">
+          <caption>{t('people.matrix.caption')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('people.matrix.permission')}</th>
+              {roles.map((r) => (
+                <th scope="col" key={r.id}>
+                  {r.name}
+                  {r.builtin && <span className="people-readonly"> {t('people.matrix.readOnly')}</span>}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {catalog.map((p) => (
+              <tr key={p.name}>
+                <th scope="row">
+                  <span className="people-perm-label">{p.label}</span> <code>{p.name}</code>
+                  <span className="hint people-perm-desc">{p.description}</span>
+                </th>
+                {roles.map((r) => {
+                  const scoped = r.builtin ? 0 : scopedCount(r, p.name);
+                  return (
+                    <td key={r.id}>
+                      <input
+                        type="checkbox"
+                        aria-label={t('people.matrix.cell', { permission: p.label, role: r.name })}
+                        checked={r.builtin ? p.builtinRoles.includes(r.id as 'admin' | 'editor' | 'viewer') : held(r, p.name)}
+                        disabled={r.builtin || saving}
+                        onChange={(e) => toggle(r, p.name, e.currentTarget.checked)}
+                      />
+                      {scoped > 0 && (
+                        <Link href={`/roles/${r.id}`} className="people-scoped">
+                          {t('people.matrix.scoped', { count: scoped })}
+                        </Link>
+                      )}
+                    </td>
+                  );
+                })}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="actions">
+        <button type="button" disabled={saving || changed.length === 0} onClick={() => void save()}>
+          {saving ? t('people.saving') : t('people.matrix.save', { count: changed.length })}
+        </button>
+        {changed.length > 0 && (
+          <button type="button" className="people-secondary" disabled={saving} onClick={() => setEdits({})}>
+            {t('people.matrix.discard')}
+          </button>
+        )}
+      </div>
+    </section>
+  );
+}

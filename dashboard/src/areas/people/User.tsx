@@ -1,0 +1,186 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link, useParams } from 'wouter';
+import { api, ok } from '../../api/client';
+import { t } from '../../i18n/t';
+import { navigate } from '../../navigation';
+import { useMe } from '../../session';
+import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
+import { ConfirmDialog, LoadError, Outcome, PEOPLE_KEYS, useRoles, when } from './common';
+import { statusLabel } from './Users';
+
+type Action = 'resend' | 'suspend' | 'reactivate' | 'roles' | 'delete';
+
+/** One person: details, invitation, suspension, roles, deletion. */
+export function UserPage() {
+  useTitle('people.user.title');
+  const { id = '' } = useParams<{ id: string }>();
+  const queryClient = useQueryClient();
+  const user = useQuery({ queryKey: PEOPLE_KEYS.user(id), queryFn: async () => (await ok(api.GET('/users/{id}', { params: { path: { id } } }))).data });
+  const roles = useRoles();
+  const me = useMe();
+  const [confirming, setConfirming] = useState(false);
+  const [edited, setEdited] = useState<{ at: number } | null>(null);
+  const edit = useSubmit(async (values) => {
+    await ok(api.PATCH('/users/{id}', { params: { path: { id } }, body: { name: values.name ?? '', email: values.email ?? '' } }));
+    act.reset();
+    setEdited({ at: Date.now() });
+    await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.users });
+  });
+
+  const act = useMutation({
+    mutationFn: async ({ action, roleIds }: { action: Action; roleIds?: string[] }) => {
+      const path = { params: { path: { id } } };
+      switch (action) {
+        case 'resend':
+          await ok(api.POST('/users/{id}/invite/resend', path));
+          break;
+        case 'suspend':
+        case 'reactivate':
+          await ok(api.PATCH('/users/{id}', { ...path, body: { status: action === 'suspend' ? 'suspended' : 'active' } }));
+          break;
+        case 'roles':
+          await ok(api.PUT('/users/{id}/roles', { ...path, body: { roleIds: roleIds ?? [] } }));
+          break;
+        case 'delete':
+          await ok(api.DELETE('/users/{id}', path));
+          break;
+      }
+      return action;
+    },
+    onSuccess: async (action) => {
+      if (action === 'delete') {
+        queryClient.removeQueries({ queryKey: PEOPLE_KEYS.user(id) });
+        await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.users });
+        navigate('/users');
+        return;
+      }
+      await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.users });
+    },
+    onMutate: () => setEdited(null),
+    onSettled: () => setConfirming(false),
+  });
+
+  if (user.isPending) return <Loading />;
+  if (user.isError)
+    return (
+      <>
+        <h1>{t('people.user.title')}</h1>
+        <LoadError error={user.error} onRetry={() => void user.refetch()} />
+        <p>
+          <Link href="/users">{t('people.user.back')}</Link>
+        </p>
+      </>
+    );
+  const { user: u, roleIds } = user.data;
+  const pending = act.isPending;
+  const done = act.isSuccess
+    ? t(`people.user.done.${act.data}`, { name: u.name, email: u.email })
+    : edited
+      ? t('people.user.done.edit', { name: u.name })
+      : null;
+  const stamp = edited ? edited.at : act.isIdle || act.isPending ? 0 : act.submittedAt;
+  const self = me.data?.id === u.id;
+
+  const onRoles = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    act.mutate({ action: 'roles', roleIds: form.getAll('roleIds').map(String) });
+  };
+
+  return (
+    <>
+      <p className="people-crumb">
+        <Link href="/users">{t('people.user.back')}</Link>
+      </p>
+      <h1>{u.name}</h1>
+      <Outcome message={done} error={act.isError ? act.error : null} stamp={stamp} />
+      <dl className="people-details">
+        <dt>{t('field.email')}</dt>
+        <dd>{u.email}</dd>
+        <dt>{t('people.users.status')}</dt>
+        <dd>
+          <span className={`people-status people-status-${u.status}`}>{statusLabel(u.status)}</span>
+        </dd>
+        <dt>{t('people.users.lastSeen')}</dt>
+        <dd>{u.lastLoginAt ? when(u.lastLoginAt) : t('people.users.never')}</dd>
+        <dt>{t('people.user.createdAt')}</dt>
+        <dd>{when(u.createdAt)}</dd>
+        <dt>{t('people.user.twoFactor')}</dt>
+        <dd>{u.totpEnabled ? t('people.yes') : t('people.no')}</dd>
+      </dl>
+
+      <section className="people-section" aria-labelledby="user-access">
+        <h2 id="user-access">{t('people.user.access')}</h2>
+        <div className="actions">
+          {u.status === 'invited' && (
+            <button type="button" disabled={pending} onClick={() => act.mutate({ action: 'resend' })}>
+              {t('people.user.resend')}
+            </button>
+          )}
+          {u.status === 'active' && !self && (
+            <button type="button" disabled={pending} onClick={() => act.mutate({ action: 'suspend' })}>
+              {t('people.user.suspend')}
+            </button>
+          )}
+          {u.status === 'suspended' && (
+            <button type="button" disabled={pending} onClick={() => act.mutate({ action: 'reactivate' })}>
+              {t('people.user.reactivate')}
+            </button>
+          )}
+          {!self && (
+            <button type="button" className="people-danger" disabled={pending} onClick={() => setConfirming(true)}>
+              {t('people.user.delete')}
+            </button>
+          )}
+        </div>
+        {self && <p className="hint">{t('people.user.selfHint')}</p>}
+        {u.status === 'suspended' && <p className="hint">{t('people.user.suspendedHint')}</p>}
+      </section>
+
+      <section className="people-section" aria-labelledby="user-edit">
+        <h2 id="user-edit">{t('people.user.edit')}</h2>
+        {u.status === 'invited' && <p className="hint">{t('people.user.editInvitedHint')}</p>}
+        <form noValidate onSubmit={(e) => void edit.onSubmit(e)} key={u.updatedAt}>
+          <FormError error={edit.error} />
+          <Field label="field.name" name="name" defaultValue={u.name} autoComplete="off" required error={edit.fields.name} />
+          <Field label="field.email" name="email" type="email" defaultValue={u.email} autoComplete="off" required error={edit.fields.email} />
+          <button type="submit" disabled={edit.pending}>
+            {t('people.user.saveDetails')}
+          </button>
+        </form>
+      </section>
+
+      <section className="people-section" aria-labelledby="user-roles">
+        <h2 id="user-roles">{t('people.users.roles')}</h2>
+        {roles.isError ? (
+          <LoadError error={roles.error} />
+        ) : (
+          <form onSubmit={onRoles} key={roleIds.join(',')}>
+            <fieldset className="people-checks">
+              <legend>{t('people.user.rolesLegend', { name: u.name })}</legend>
+              {roles.data?.map((r) => (
+                <label key={r.id}>
+                  <input type="checkbox" name="roleIds" value={r.id} defaultChecked={roleIds.includes(r.id)} /> {r.name}
+                </label>
+              ))}
+            </fieldset>
+            <button type="submit" disabled={pending}>
+              {t('people.user.saveRoles')}
+            </button>
+          </form>
+        )}
+      </section>
+
+      <ConfirmDialog
+        open={confirming}
+        title={t('people.user.deleteTitle', { name: u.name })}
+        body={t('people.user.deleteBody', { name: u.name })}
+        confirm={t('people.user.deleteConfirm')}
+        pending={pending}
+        onConfirm={() => act.mutate({ action: 'delete' })}
+        onCancel={() => setConfirming(false)}
+      />
+    </>
+  );
+}
