@@ -13,7 +13,15 @@ import { InstalledStore, type InstalledAddon } from './installed.js';
 import { PackageStore } from './packages.js';
 import { AddonRuntime } from './runtime.js';
 import { planInstall, planRemoval, type AddonPlan, type PlanOutcome } from './plan.js';
-import { openSettings, settingsToStore, settingsView, withBookingSettings, type StoredSettings } from './settings-values.js';
+import {
+  openSettings,
+  settingsForm,
+  settingsToStore,
+  settingsView,
+  withBookingSettings,
+  type SettingFormField,
+  type StoredSettings,
+} from './settings-values.js';
 import { addonsDb, type AddonsDb } from './tables.js';
 
 /**
@@ -39,6 +47,7 @@ export interface AddonView {
   appKeyId: string | null;
   settings: Record<string, string | number | boolean>;
   secretsSet: string[];
+  settingsSchema: SettingFormField[];
   installedAt: number;
   updatedAt: number;
 }
@@ -114,6 +123,7 @@ export class AddonService {
       appKeyId: m.endpoints.length ? await this.publicAdminKeyId(a.key) : null,
       settings: values,
       secretsSet,
+      settingsSchema: settingsForm(m.settings),
       installedAt: a.installedAt,
       updatedAt: a.updatedAt,
     };
