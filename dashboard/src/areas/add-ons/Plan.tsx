@@ -10,6 +10,9 @@ import { PlanView } from './PlanView';
 import { useDocumentTitle } from './title';
 import './addons.css';
 
+/** The value of the "none" option of a list (not a text a person reads). */
+const NONE = '';
+
 /** What the add-on page says after the plan screen carried out an install or upgrade. */
 export type Outcome = { outcome: 'installed' | 'upgraded'; version: string };
 
@@ -85,7 +88,7 @@ function ConnectionPicker({
         {t('addOns.plan.connectionHint')}
       </p>
       <select id={id} value={value ?? ''} onChange={(e) => onChange(e.target.value)} aria-describedby={`${id}-hint`}>
-        <option value="">{t('addOns.connection.none')}</option>
+        <option value={NONE}>{t('addOns.connection.none')}</option>
         {connections.map((c) => (
           <option key={c.id} value={c.id} disabled={c.readOnly}>
             {c.readOnly
@@ -120,6 +123,8 @@ function Confirm({
   const [, navigate] = useLocation();
   const [allowDestructive, setAllowDestructive] = useState(false);
   const [changedFrom, setChangedFrom] = useState<string | null>(null);
+  const [settings, setSettings] = useState<Record<string, string | boolean>>({});
+  const required = upgrade ? [] : plan.settings.filter((s) => s.required);
   const destructiveId = useId();
   const alert = useRef<HTMLDivElement>(null);
 
@@ -133,7 +138,18 @@ function Confirm({
           }),
         );
       } else {
-        await ok(api.POST('/add-ons', { body: { key: plan.key, version, planHash: hash, ...(plan.connectionId ? { connectionId: plan.connectionId } : {}) } }));
+        const given = requiredInput(required, settings);
+        await ok(
+          api.POST('/add-ons', {
+            body: {
+              key: plan.key,
+              version,
+              planHash: hash,
+              ...(plan.connectionId ? { connectionId: plan.connectionId } : {}),
+              ...(Object.keys(given).length ? { settings: given } : {}),
+            },
+          }),
+        );
       }
     },
     onSuccess: async () => {
@@ -173,6 +189,14 @@ function Confirm({
       <h2>{stale ? t('addOns.plan.newPlan') : t('addOns.plan.whatItDoes')}</h2>
       <PlanView plan={plan} />
       <div className="addons-confirm">
+        {required.length > 0 && (
+          <RequiredSettings
+            fields={required}
+            values={settings}
+            errors={confirm.error instanceof ApiError ? confirm.error.fieldErrors() : {}}
+            onChange={(name, value) => setSettings((v) => ({ ...v, [name]: value }))}
+          />
+        )}
         {plan.destructive && (
           <div className="addons-check">
             <input id={destructiveId} type="checkbox" checked={allowDestructive} onChange={(e) => setAllowDestructive(e.target.checked)} />
@@ -190,5 +214,73 @@ function Confirm({
         </button>
       </div>
     </>
+  );
+}
+
+type PlanSetting = AddonPlan['settings'][number];
+
+/** The required settings typed on the plan screen, as POST /add-ons takes them (an empty one is left to its default). */
+function requiredInput(fields: readonly PlanSetting[], values: Record<string, string | boolean>): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const f of fields) {
+    const v = values[f.name];
+    if (f.type === 'boolean') out[f.name] = v === true;
+    else if (typeof v === 'string' && v !== '') out[f.name] = f.type === 'string' || !Number.isFinite(Number(v)) ? v : Number(v);
+  }
+  return out;
+}
+
+/**
+ * The settings an install cannot do without (the plan lists which are required). The others,
+ * and the rules of each, are on the add-on's page once it is installed.
+ */
+function RequiredSettings({
+  fields,
+  values,
+  errors,
+  onChange,
+}: {
+  fields: readonly PlanSetting[];
+  values: Record<string, string | boolean>;
+  errors: Record<string, string>;
+  onChange: (name: string, value: string | boolean) => void;
+}) {
+  const id = useId();
+  return (
+    <fieldset className="addons-choice">
+      <legend>{t('addOns.plan.requiredSettings')}</legend>
+      <p className="hint">{t('addOns.plan.requiredSettingsHint')}</p>
+      {fields.map((f) => {
+        const fid = `${id}-${f.name}`;
+        const error = errors[`settings.${f.name}`];
+        const common = { id: fid, name: f.name, 'aria-invalid': error ? true : undefined, 'aria-describedby': error ? `${fid}-error` : undefined } as const;
+        return (
+          <div key={f.name} className={f.type === 'boolean' ? 'field addons-check' : 'field'}>
+            {f.type === 'boolean' ? (
+              <>
+                <input {...common} type="checkbox" checked={values[f.name] === true} onChange={(e) => onChange(f.name, e.target.checked)} />
+                <label htmlFor={fid}>{f.name}</label>
+              </>
+            ) : (
+              <>
+                <label htmlFor={fid}>{f.secret ? t('addOns.plan.secretSetting', { name: f.name }) : f.name}</label>
+                <input
+                  {...common}
+                  type={f.secret ? 'password' : f.type === 'string' ? 'text' : 'number'}
+                  autoComplete={f.secret ? 'new-password' : 'off'}
+                  value={String(values[f.name] ?? '')}
+                  onChange={(e) => onChange(f.name, e.target.value)}
+                />
+              </>
+            )}
+            {error && (
+              <p className="field-error" id={`${fid}-error`}>
+                {error}
+              </p>
+            )}
+          </div>
+        );
+      })}
+    </fieldset>
   );
 }

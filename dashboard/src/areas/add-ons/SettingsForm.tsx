@@ -5,6 +5,9 @@ import { t } from '../../i18n/t';
 import { FormError } from '../../ui';
 import { ADDONS, INSTALLED, type Addon, type SettingField } from './api';
 
+/** The value of the "none" option of a list (not a text a person reads). */
+const NONE = '';
+
 type Values = Record<string, string | boolean>;
 type Input = Record<string, string | number | boolean | null>;
 
@@ -139,7 +142,7 @@ function SettingInput({
   } else if (field.enum && !field.secret) {
     control = (
       <select {...common} value={String(value)} onChange={(e) => onChange(e.target.value)}>
-        {(!field.required || value === '') && <option value="">{t('addOns.settings.notChosen')}</option>}
+        {(!field.required || value === '') && <option value={NONE}>{t('addOns.settings.notChosen')}</option>}
         {field.enum.map((option) => (
           <option key={String(option)} value={String(option)}>
             {String(option)}

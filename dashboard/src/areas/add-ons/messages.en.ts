@@ -100,6 +100,10 @@ export const messages = {
   'addOns.plan.settings': '{count, plural, =0 {Settings} one {Setting (1)} other {Settings (#)}}',
   'addOns.plan.setting': '{type}{required, select, true {, required} other {}}{secret, select, true {, secret (write-only)} other {}}',
   'addOns.plan.none': 'None',
+  'addOns.plan.requiredSettings': 'Required settings',
+  'addOns.plan.requiredSettingsHint':
+    'It cannot be installed without these (one left empty takes its default, when it has one). Its other settings are on its page once installed.',
+  'addOns.plan.secretSetting': '{name} (secret, never shown again)',
   'addOns.plan.install': 'Install {name} {version} on {connection}',
   'addOns.plan.installing': 'Installing…',
   'addOns.plan.upgrade': 'Upgrade {name} to {version}',
