@@ -198,6 +198,10 @@ for (const dialect of ['sqlite', 'postgres'] as const)
       expect(await page.getByTestId('addon-status').textContent()).toBe(msg('addOns.status.enabled'));
       expect(await page.getByTestId('addon-facts').textContent()).toContain('Bistro');
       expect(await tablesOf(dialect, source)).toEqual(TB.tables);
+      // The outcome is said once: a reload does not say it again.
+      await page.reload();
+      await onScreen(page, 'add-on-reloaded-after-install', exactly(TB.name));
+      expect(await page.getByText(msg('addOns.page.installed', { version: '1.0.0' })).count()).toBe(0);
 
       // The list shows it installed: status, version, connection.
       await page.getByRole('link', { name: msg('addOns.backToList') }).click();
@@ -213,6 +217,8 @@ for (const dialect of ['sqlite', 'postgres'] as const)
     it('fills its settings from the form its schema generates, a refused value shown on its field', async () => {
       const { page, problems } = await openPage();
       await openTableBooking(page);
+      // Nothing on the page takes the focus by itself (the screen's main region has it).
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
       const seats = page.getByLabel('Seats per slot');
       expect(await seats.inputValue()).toBe('20');
       expect(await seats.getAttribute('type')).toBe('number');
@@ -312,6 +318,7 @@ for (const dialect of ['sqlite', 'postgres'] as const)
       // Cancel first: nothing happens.
       await dialog.getByRole('button', { name: msg('addOns.remove.cancel') }).click();
       await dialog.waitFor({ state: 'hidden' });
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(msg('addOns.remove.open', { name: TB.name }));
       expect(await tablesOf(dialect, source)).toEqual(TB.tables);
 
       await page.getByRole('button', { name: msg('addOns.remove.open', { name: TB.name }) }).click();
@@ -340,7 +347,8 @@ for (const dialect of ['sqlite', 'postgres'] as const)
       await page.getByLabel(msg('addOns.plan.connection')).selectOption('');
 
       const install = page.getByRole('button', {
-        name: msg('addOns.plan.install', { name: 'Shop sync', version: '1.0.0', connection: msg('addOns.connection.none') }),
+        name: msg('addOns.plan.installNoConnection', { name: 'Shop sync', version: '1.0.0' }),
+        exact: true,
       });
       // Meanwhile someone uploads another package of the same version, reaching one more host:
       // the plan read is stale, the install is refused and the new plan is shown instead.

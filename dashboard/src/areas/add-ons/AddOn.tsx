@@ -8,8 +8,8 @@ import { ADDONS, connectionName, newer, useCatalog, useConnections, useInstalled
 import { ConfirmDialog } from './ConfirmDialog';
 import type { Outcome } from './Plan';
 import { planPath } from './paths';
+import { useDocumentTitle, useHistoryOnce } from './title';
 import { SettingsForm } from './SettingsForm';
-import { useDocumentTitle } from './title';
 import './addons.css';
 
 /** What the list says after a removal. */
@@ -27,8 +27,8 @@ export function AddOn() {
   const connections = useConnections();
   const addon = list.data?.addons.find((a) => a.key === key) ?? null;
   useDocumentTitle(addon?.name ?? key);
-  // An install or upgrade just done on the plan screen (history state: gone on reload).
-  const [outcome] = useState<Outcome | null>(() => ((history.state as Outcome | null)?.outcome ? (history.state as Outcome) : null));
+  // An install or upgrade just done on the plan screen (history state, read once: a reload does not repeat it).
+  const outcome = useHistoryOnce<Outcome>('outcome');
 
   if (list.isPending) return <Loading />;
   if (list.isError) return <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />;
@@ -177,8 +177,11 @@ function Remove({ addon }: { addon: Addon }) {
       navigate('/add-ons', { state });
     },
   });
+  const wasAsking = useRef(false);
   useEffect(() => {
-    if (!asking) opener.current?.focus({ preventScroll: true });
+    // Back to the button that opened the dialog once it closes (never on the first render).
+    if (wasAsking.current && !asking) opener.current?.focus();
+    wasAsking.current = asking;
   }, [asking]);
   const hasTables = addon.tables.length > 0;
   return (

@@ -8,6 +8,7 @@ import {
   ADDONS,
   CATALOG,
   connectionName,
+  newer,
   uploadPackage,
   useCatalog,
   useConnections,
@@ -20,6 +21,7 @@ import {
 } from './api';
 import type { Removed } from './AddOn';
 import { planPath } from './paths';
+import { useHistoryOnce } from './title';
 import './addons.css';
 
 /**
@@ -31,13 +33,14 @@ export function AddOns() {
   useTitle('addOns.title');
   const installed = useInstalled();
   const connections = useConnections();
-  // A removal just done on the add-on's page (history state: gone on reload).
-  const [removed] = useState<Removed | null>(() => ((history.state as Removed | null)?.removed ? (history.state as Removed) : null));
+  // A removal just done on the add-on's page (history state, read once: a reload does not repeat it).
+  const removed = useHistoryOnce<Removed>('removed');
 
   if (installed.isPending) return <Loading />;
   if (installed.isError) return <ErrorPanel error={installed.error} onRetry={() => void installed.refetch()} />;
   const { addons, staged } = installed.data;
   const waiting = staged.filter((s) => !addons.some((a) => a.key === s.key && a.version === s.version));
+  const installedVersion = (key: string) => addons.find((a) => a.key === key)?.version ?? null;
 
   return (
     <>
@@ -62,7 +65,7 @@ export function AddOns() {
           </ul>
         )}
       </section>
-      <StagedSection staged={waiting} />
+      <StagedSection staged={waiting} installedVersion={installedVersion} />
       <CatalogSection />
       <UploadSection />
     </>
@@ -90,13 +93,18 @@ function InstalledItem({ addon, connections }: { addon: Addon; connections: read
   );
 }
 
-function StagedSection({ staged }: { staged: Staged[] }) {
+function StagedSection({ staged, installedVersion }: { staged: Staged[]; installedVersion: (key: string) => string | null }) {
   const queryClient = useQueryClient();
   const forget = useMutation({
     mutationFn: async (s: Staged) => ok(api.DELETE('/add-ons/staged/{key}/{version}', { params: { path: { key: s.key, version: s.version } } })),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ADDONS }),
   });
   if (staged.length === 0 && !forget.isSuccess && !forget.isError) return null;
+  // A version not newer than the one installed cannot be installed (no downgrade): it can only be forgotten.
+  const stale = (s: Staged) => {
+    const current = installedVersion(s.key);
+    return current !== null && !newer(s.version, current);
+  };
   return (
     <section className="addons-section" aria-labelledby="addons-staged">
       <h2 id="addons-staged">{t('addOns.staged.title')}</h2>
@@ -117,9 +125,15 @@ function StagedSection({ staged }: { staged: Staged[] }) {
             <p className="addons-item-head">
               <strong>{t('addOns.nameVersion', { name: s.name, version: s.version })}</strong> <VerifiedBadge verified={s.verified} />
             </p>
-            <p className="hint">{t('addOns.staged.stagedAt', { when: when(s.stagedAt), source: s.source })}</p>
+            <p className="hint">
+              {t('addOns.staged.stagedAt', { when: when(s.stagedAt), source: s.source === 'built-in' ? t('addOns.catalog.builtIn') : s.source })}
+            </p>
             <div className="actions">
-              <Link href={planPath(s.key, s.version)}>{t('addOns.staged.review', { name: s.name, version: s.version })}</Link>
+              {stale(s) ? (
+                <span className="hint">{t('addOns.staged.older', { version: installedVersion(s.key) ?? '' })}</span>
+              ) : (
+                <Link href={planPath(s.key, s.version)}>{t('addOns.staged.review', { name: s.name, version: s.version })}</Link>
+              )}
               <button
                 type="button"
                 className="link"

@@ -210,7 +210,9 @@ function Confirm({
               : t('addOns.plan.installing')
             : upgrade
               ? t('addOns.plan.upgrade', { name, version })
-              : t('addOns.plan.install', { name, version, connection: connectionName })}
+              : plan.connectionId
+                ? t('addOns.plan.install', { name, version, connection: connectionName })
+                : t('addOns.plan.installNoConnection', { name, version })}
         </button>
       </div>
     </>

@@ -148,7 +148,7 @@ export function PlanView({ plan }: { plan: AddonPlan }) {
             </tbody>
           </table>
         )}
-        <p className="hint">{t('addOns.plan.appKey', { peak: plan.peak })}</p>
+        {plan.endpoints.some((e) => e.action !== 'remove') && <p className="hint">{t('addOns.plan.appKey', { peak: plan.peak })}</p>}
       </Part>
       <Part title={t('addOns.plan.capabilities')}>
         <Names items={plan.capabilities} empty={t('addOns.plan.noCapabilities')} />
