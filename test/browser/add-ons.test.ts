@@ -165,7 +165,7 @@ for (const dialect of ['sqlite', 'postgres'] as const)
       await entry.getByRole('button', { name: msg('addOns.catalog.download', { name: TB.name, version: '1.0.0' }) }).click();
       const title = msg('addOns.plan.installTitle', { name: TB.name, version: '1.0.0' });
       await onScreen(page, 'install-plan', title);
-      expect(new URL(page.url()).pathname).toBe('/add-ons/table-booking/plan/1.0.0');
+      expect(new URL(page.url()).pathname).toBe('/add-ons/table-booking/versions/1.0.0/plan');
 
       // The connection is chosen: the only one there is.
       expect(await page.getByLabel(msg('addOns.plan.connection')).inputValue()).toBe(connectionId);
@@ -401,5 +401,21 @@ for (const dialect of ['sqlite', 'postgres'] as const)
       const view = (await admin.get('/api/v1/add-ons')).body.data.addons.find((a: { key: string }) => a.key === 'shop-sync');
       expect(view).toMatchObject({ settings: { region: 'us', batch: 10, dryRun: false }, secretsSet: ['apiToken'] });
       expectNoProblems(problems, [400, 409]);
+    });
+
+    it('passes axe in dark mode, keyboard only: list, plan and an add-on page', async () => {
+      const { page, problems } = await openPage({ colorScheme: 'dark' });
+      await openAddOns(page);
+      // From the list to the add-on with the keyboard alone.
+      const link = page.getByTestId('installed-addon').getByRole('link', { name: 'Shop sync' });
+      await link.focus();
+      await page.keyboard.press('Enter');
+      await onScreen(page, 'shop-sync-dark', exactly('Shop sync'));
+      // table-booking 1.0.0 is still staged after its removal: its plan can be read again (a deep link).
+      await page.goto(`${inst.url}/add-ons/table-booking/versions/1.0.0/plan`);
+      await onScreen(page, 'plan-dark', msg('addOns.plan.installTitle', { name: TB.name, version: '1.0.0' }));
+      await page.getByTestId('plan-verified').waitFor();
+      await onScreen(page, 'plan-dark-loaded', msg('addOns.plan.installTitle', { name: TB.name, version: '1.0.0' }));
+      expectNoProblems(problems);
     });
   });

@@ -9,7 +9,7 @@ export const addOnsArea: Area = {
   nav: [{ path: '/add-ons', label: 'nav.addons' }],
   routes: [
     { path: '/add-ons', component: AddOns },
-    { path: '/add-ons/:key/plan/:version', component: Plan },
+    { path: '/add-ons/:key/versions/:version/plan', component: Plan },
     { path: '/add-ons/:key', component: AddOn },
   ],
 };
