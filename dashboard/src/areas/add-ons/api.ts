@@ -46,6 +46,10 @@ export function usePlan(key: string, version: string | null, connectionId: strin
     queryKey: [...ADDONS, 'plan', key, version, connectionId],
     enabled,
     staleTime: 0,
+    // The plan on screen is the plan confirmed (its hash): it never changes under the person's
+    // eyes. It is asked again only when they pick another connection or the server says it changed.
+    refetchOnWindowFocus: false,
+    refetchOnReconnect: false,
     queryFn: async () =>
       (
         await ok(
