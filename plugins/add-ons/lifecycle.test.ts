@@ -138,6 +138,11 @@ describe('add-on lifecycle: upload, plan, install, upgrade, settings, remove', (
       secretsSet: ['token'],
     });
     expect(JSON.stringify(res.body)).not.toContain('s3cret-value');
+    // What a settings form needs, in the manifest's order; a secret is marked, never valued.
+    expect(res.body.data.addon.settingsSchema).toEqual([
+      { name: 'title', type: 'string', default: 'My notes', required: false, secret: false },
+      { name: 'token', type: 'string', required: false, secret: true },
+    ]);
     expect(tablesOf(source.database)).toEqual(['notes__notes']);
     const keyId = res.body.data.addon.appKeyId;
     expect(keyId).toBeTruthy();

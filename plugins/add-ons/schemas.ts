@@ -106,6 +106,22 @@ export const upgradeBody = z.strictObject({
 export const patchBody = z.strictObject({ enabled: z.boolean().optional(), settings: settingsInput.optional() });
 export const removeQuery = z.strictObject({ dropData: z.enum(['true', 'false']).optional() });
 
+const settingFormField = z.strictObject({
+  name: z.string(),
+  type: z.enum(['string', 'number', 'integer', 'boolean']),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  enum: z.array(z.union([z.string(), z.number()])).optional(),
+  default: z.union([z.string(), z.number(), z.boolean()]).optional().describe('Never given for a secret setting.'),
+  minimum: z.number().optional(),
+  maximum: z.number().optional(),
+  minLength: z.number().int().optional(),
+  maxLength: z.number().int().optional(),
+  pattern: z.string().optional(),
+  required: z.boolean(),
+  secret: z.boolean().describe('Write-only: its value is never returned; `secretsSet` says whether it holds one.'),
+});
+
 export const addonSchema = z
   .strictObject({
     key: z.string(),
@@ -124,6 +140,9 @@ export const addonSchema = z
     appKeyId: z.string().nullable(),
     settings: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
     secretsSet: z.array(z.string()).describe('Secret settings that hold a value (their values are never returned).'),
+    settingsSchema: z
+      .array(settingFormField)
+      .describe("The manifest's settings, in its order, with what a form needs to ask for each (a secret's default is left out)."),
     installedAt: z.number().int(),
     updatedAt: z.number().int(),
   })

@@ -15,7 +15,15 @@ import { InstalledStore, type InstalledAddon } from './installed.js';
 import { PackageStore } from './packages.js';
 import { AddonRuntime } from './runtime.js';
 import { planInstall, planRemoval, type AddonPlan, type PlanOutcome } from './plan.js';
-import { openSettings, settingsToStore, settingsView, withBookingSettings, type StoredSettings } from './settings-values.js';
+import {
+  openSettings,
+  settingsForm,
+  settingsToStore,
+  settingsView,
+  withBookingSettings,
+  type SettingFormField,
+  type StoredSettings,
+} from './settings-values.js';
 import { addonsDb, type AddonsDb } from './tables.js';
 
 /**
@@ -41,6 +49,7 @@ export interface AddonView {
   appKeyId: string | null;
   settings: Record<string, string | number | boolean>;
   secretsSet: string[];
+  settingsSchema: SettingFormField[];
   installedAt: number;
   updatedAt: number;
 }
@@ -118,6 +127,7 @@ export class AddonService {
       appKeyId: m.endpoints.length ? await this.publicAdminKeyId(a.key) : null,
       settings: values,
       secretsSet,
+      settingsSchema: settingsForm(m.settings),
       installedAt: a.installedAt,
       updatedAt: a.updatedAt,
     };

@@ -80,6 +80,40 @@ export function settingsView(schema: SettingsSchema, stored: StoredSettings): { 
   return { values, secretsSet };
 }
 
+/** One setting as a form shows it (the manifest's field, without a secret's default). */
+export interface SettingFormField {
+  name: string;
+  type: SettingField['type'];
+  title?: string;
+  description?: string;
+  enum?: Array<string | number>;
+  default?: SettingValue;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  required: boolean;
+  secret: boolean;
+}
+
+/**
+ * The settings schema as a form needs it, in the manifest's order: every field's rules, and no
+ * secret's default (a secret is write-only, its default included).
+ */
+export function settingsForm(schema: SettingsSchema): SettingFormField[] {
+  return Object.entries(schema.properties).map(([name, f]) => {
+    const { secret, default: dflt, ...rest } = f;
+    return {
+      name,
+      ...rest,
+      ...(dflt !== undefined && !secret ? { default: dflt } : {}),
+      required: schema.required.includes(name),
+      secret: secret === true,
+    };
+  });
+}
+
 /** The plain values, secrets opened: only for the add-on's own sandbox calls. */
 export function openSettings(stored: StoredSettings, box: SecretBox): Record<string, SettingValue> {
   const out: Record<string, SettingValue> = {};

@@ -2153,6 +2153,25 @@ export interface components {
             };
             /** @description Secret settings that hold a value (their values are never returned). */
             secretsSet: string[];
+            /** @description The manifest's settings, in its order, with what a form needs to ask for each (a secret's default is left out). */
+            settingsSchema: {
+                name: string;
+                /** @enum {string} */
+                type: "string" | "number" | "integer" | "boolean";
+                title?: string;
+                description?: string;
+                enum?: (string | number)[];
+                /** @description Never given for a secret setting. */
+                default?: string | number | boolean;
+                minimum?: number;
+                maximum?: number;
+                minLength?: number;
+                maxLength?: number;
+                pattern?: string;
+                required: boolean;
+                /** @description Write-only: its value is never returned; `secretsSet` says whether it holds one. */
+                secret: boolean;
+            }[];
             installedAt: number;
             updatedAt: number;
         };

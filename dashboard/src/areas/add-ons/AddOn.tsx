@@ -1,0 +1,245 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useRef, useState } from 'react';
+import { Link, useLocation, useParams } from 'wouter';
+import { api, ok } from '../../api/client';
+import { t } from '../../i18n/t';
+import { ErrorPanel, errorText, Loading } from '../../ui';
+import { ADDONS, connectionName, newer, useCatalog, useConnections, useInstalled, when, type Addon } from './api';
+import { ConfirmDialog } from './ConfirmDialog';
+import type { Outcome } from './Plan';
+import { planPath } from './paths';
+import { useDocumentTitle, useHistoryOnce } from './title';
+import { SettingsForm } from './SettingsForm';
+import './addons.css';
+
+/** What the list says after a removal. */
+export type Removed = { removed: string; droppedTables: string[] };
+
+/**
+ * One installed add-on: what it is and where, enable/disable, its settings (a form generated
+ * from its settings schema), upgrading to a newer version, and removing it (keeping or dropping
+ * its data, confirmed with the tables named).
+ */
+export function AddOn() {
+  const params = useParams<{ key: string }>();
+  const key = decodeURIComponent(params.key ?? '');
+  const list = useInstalled();
+  const connections = useConnections();
+  const addon = list.data?.addons.find((a) => a.key === key) ?? null;
+  useDocumentTitle(addon?.name ?? key);
+  // An install or upgrade just done on the plan screen (history state, read once: a reload does not repeat it).
+  const outcome = useHistoryOnce<Outcome>('outcome');
+
+  if (list.isPending) return <Loading />;
+  if (list.isError) return <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />;
+  if (!addon)
+    return (
+      <>
+        <p className="addons-back">
+          <Link href="/add-ons">{t('addOns.backToList')}</Link>
+        </p>
+        <h1>{t('addOns.page.notFound')}</h1>
+        <p>{t('addOns.page.notFoundBody', { key })}</p>
+      </>
+    );
+
+  return (
+    <>
+      <p className="addons-back">
+        <Link href="/add-ons">{t('addOns.backToList')}</Link>
+      </p>
+      <h1>{addon.name}</h1>
+      {outcome && (
+        <p className="notice" role="status">
+          {outcome.outcome === 'installed' ? t('addOns.page.installed', { version: outcome.version }) : t('addOns.page.upgraded', { version: outcome.version })}
+        </p>
+      )}
+      <p>{addon.description}</p>
+      <Status addon={addon} connection={connectionName(connections.data ?? [], addon.connectionId)} />
+      <section className="addons-section" aria-labelledby="addon-settings">
+        <h2 id="addon-settings">{t('addOns.settings.title')}</h2>
+        <SettingsForm addon={addon} />
+      </section>
+      <Upgrade addon={addon} staged={list.data.staged.filter((s) => s.key === addon.key && newer(s.version, addon.version))} />
+      <Remove addon={addon} />
+    </>
+  );
+}
+
+function Status({ addon, connection }: { addon: Addon; connection: string }) {
+  const queryClient = useQueryClient();
+  const toggle = useMutation({
+    mutationFn: async (enabled: boolean) => ok(api.PATCH('/add-ons/{key}', { params: { path: { key: addon.key } }, body: { enabled } })),
+    onSuccess: (data) =>
+      queryClient.setQueryData(['add-ons', 'installed'], (old: { addons: Addon[] } | undefined) =>
+        old ? { ...old, addons: old.addons.map((a) => (a.key === addon.key ? data.data.addon : a)) } : old,
+      ),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ADDONS }),
+  });
+  return (
+    <section className="addons-section" aria-labelledby="addon-status">
+      <h2 id="addon-status">{t('addOns.page.about')}</h2>
+      <dl className="addons-facts" data-testid="addon-facts">
+        <dt>{t('addOns.fact.status')}</dt>
+        <dd>
+          <span className={addon.enabled ? 'addons-badge addons-on' : 'addons-badge addons-off'} data-testid="addon-status">
+            {addon.enabled ? t('addOns.status.enabled') : t('addOns.status.disabled')}
+          </span>
+        </dd>
+        <dt>{t('addOns.fact.version')}</dt>
+        <dd data-testid="addon-version">{addon.version}</dd>
+        <dt>{t('addOns.fact.connection')}</dt>
+        <dd>{connection}</dd>
+        <dt>{t('addOns.fact.tables')}</dt>
+        <dd>{addon.tables.length ? addon.tables.join(', ') : t('addOns.plan.none')}</dd>
+        <dt>{t('addOns.fact.endpoints')}</dt>
+        <dd>{addon.endpoints.length ? addon.endpoints.join(', ') : t('addOns.plan.none')}</dd>
+        <dt>{t('addOns.fact.capabilities')}</dt>
+        <dd>{addon.capabilities.length ? addon.capabilities.join(', ') : t('addOns.plan.none')}</dd>
+        <dt>{t('addOns.fact.installedAt')}</dt>
+        <dd>{when(addon.installedAt)}</dd>
+      </dl>
+      <p className="hint">{addon.enabled ? t('addOns.page.enabledHint') : t('addOns.page.disabledHint')}</p>
+      {toggle.isError && (
+        <div className="form-error" role="alert">
+          <p>{errorText(toggle.error)}</p>
+        </div>
+      )}
+      {toggle.isSuccess && (
+        <p className="notice" role="status">
+          {toggle.variables ? t('addOns.page.wasEnabled') : t('addOns.page.wasDisabled')}
+        </p>
+      )}
+      <button type="button" disabled={toggle.isPending} onClick={() => toggle.mutate(!addon.enabled)}>
+        {addon.enabled ? t('addOns.page.disable', { name: addon.name }) : t('addOns.page.enable', { name: addon.name })}
+      </button>
+    </section>
+  );
+}
+
+function Upgrade({ addon, staged }: { addon: Addon; staged: Array<{ version: string; verified: boolean }> }) {
+  const catalog = useCatalog();
+  const queryClient = useQueryClient();
+  const [, navigate] = useLocation();
+  const download = useMutation({
+    mutationFn: async (version: string) => (await ok(api.POST('/add-ons/download', { body: { key: addon.key, version } }))).data.staged,
+    onSuccess: async (s) => {
+      await queryClient.invalidateQueries({ queryKey: ADDONS });
+      navigate(planPath(s.key, s.version));
+    },
+  });
+  const entry = catalog.data?.addons.find((e) => e.key === addon.key);
+  const offered = (entry?.versions ?? []).filter((v) => v.compatible && newer(v.version, addon.version) && !staged.some((s) => s.version === v.version));
+  return (
+    <section className="addons-section" aria-labelledby="addon-upgrade">
+      <h2 id="addon-upgrade">{t('addOns.upgrade.title')}</h2>
+      {staged.length === 0 && offered.length === 0 && <p>{t('addOns.upgrade.none', { version: addon.version })}</p>}
+      {download.isError && (
+        <div className="form-error" role="alert">
+          <p>{errorText(download.error)}</p>
+        </div>
+      )}
+      <ul className="addons-versions">
+        {staged.map((s) => (
+          <li key={s.version}>
+            <Link href={planPath(addon.key, s.version)}>{t('addOns.upgrade.review', { version: s.version })}</Link>
+          </li>
+        ))}
+        {offered.map((v) => (
+          <li key={v.version}>
+            <button type="button" disabled={download.isPending} onClick={() => download.mutate(v.version)}>
+              {t('addOns.upgrade.download', { version: v.version })}
+            </button>
+          </li>
+        ))}
+      </ul>
+      <p className="hint">
+        <Link href="/add-ons">{t('addOns.upgrade.uploadHint')}</Link>
+      </p>
+    </section>
+  );
+}
+
+function Remove({ addon }: { addon: Addon }) {
+  const queryClient = useQueryClient();
+  const [, navigate] = useLocation();
+  const [drop, setDrop] = useState(false);
+  const [asking, setAsking] = useState(false);
+  const opener = useRef<HTMLButtonElement>(null);
+  const groupId = useId();
+  const remove = useMutation({
+    mutationFn: async () =>
+      (await ok(api.DELETE('/add-ons/{key}', { params: { path: { key: addon.key }, query: { dropData: drop ? 'true' : 'false' } } }))).data,
+    onSuccess: async (data) => {
+      const state: Removed = { removed: addon.name, droppedTables: data.droppedTables };
+      queryClient.removeQueries({ queryKey: [...ADDONS, 'plan', addon.key] });
+      await queryClient.invalidateQueries({ queryKey: ADDONS });
+      navigate('/add-ons', { state });
+    },
+  });
+  const wasAsking = useRef(false);
+  useEffect(() => {
+    // Back to the button that opened the dialog once it closes (never on the first render).
+    if (wasAsking.current && !asking) opener.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+  const hasTables = addon.tables.length > 0;
+  return (
+    <section className="addons-section" aria-labelledby="addon-remove">
+      <h2 id="addon-remove">{t('addOns.remove.title')}</h2>
+      <p>{t('addOns.remove.intro')}</p>
+      {hasTables && (
+        <fieldset className="addons-choice" aria-describedby={`${groupId}-tables`}>
+          <legend>{t('addOns.remove.dataLegend')}</legend>
+          <p className="hint" id={`${groupId}-tables`}>
+            {t('addOns.remove.tables', { tables: addon.tables.join(', ') })}
+          </p>
+          <div className="addons-check">
+            <input id={`${groupId}-keep`} type="radio" name="data" checked={!drop} onChange={() => setDrop(false)} />
+            <label htmlFor={`${groupId}-keep`}>{t('addOns.remove.keep')}</label>
+          </div>
+          <div className="addons-check">
+            <input id={`${groupId}-drop`} type="radio" name="data" checked={drop} onChange={() => setDrop(true)} />
+            <label htmlFor={`${groupId}-drop`}>{t('addOns.remove.drop')}</label>
+          </div>
+        </fieldset>
+      )}
+      <button ref={opener} type="button" className="addons-danger" onClick={() => setAsking(true)}>
+        {t('addOns.remove.open', { name: addon.name })}
+      </button>
+      {asking && (
+        <ConfirmDialog
+          title={t('addOns.remove.confirmTitle', { name: addon.name })}
+          confirm={remove.isPending ? t('addOns.remove.removing') : drop ? t('addOns.remove.confirmDrop') : t('addOns.remove.confirmKeep')}
+          cancel={t('addOns.remove.cancel')}
+          pending={remove.isPending}
+          onConfirm={() => remove.mutate()}
+          onCancel={() => setAsking(false)}
+        >
+          {drop ? (
+            <>
+              <p>{t('addOns.remove.willDrop', { count: addon.tables.length })}</p>
+              <ul className="addons-names" data-testid="drop-tables">
+                {addon.tables.map((table) => (
+                  <li key={table}>
+                    <code>{table}</code>
+                  </li>
+                ))}
+              </ul>
+            </>
+          ) : hasTables ? (
+            <p>{t('addOns.remove.willKeep', { tables: addon.tables.join(', ') })}</p>
+          ) : (
+            <p>{t('addOns.remove.noData')}</p>
+          )}
+          <p>{t('addOns.remove.endpointsGo', { count: addon.endpoints.length })}</p>
+          {remove.isError && (
+            <div className="form-error" role="alert">
+              <p>{errorText(remove.error)}</p>
+            </div>
+          )}
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

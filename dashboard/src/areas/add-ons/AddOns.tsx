@@ -1,0 +1,332 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useId, useRef, useState, type FormEvent } from 'react';
+import { Link, useLocation } from 'wouter';
+import { api, ok } from '../../api/client';
+import { t } from '../../i18n/t';
+import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
+import {
+  ADDONS,
+  CATALOG,
+  connectionName,
+  newer,
+  uploadPackage,
+  useCatalog,
+  useConnections,
+  useInstalled,
+  when,
+  type Addon,
+  type CatalogEntry,
+  type Connection,
+  type Staged,
+} from './api';
+import type { Removed } from './AddOn';
+import { planPath } from './paths';
+import { useHistoryOnce } from './title';
+import './addons.css';
+
+/**
+ * Screen 8, Add-ons: what is installed (status, version, connection), the packages waiting to
+ * be installed, the catalog (searched, refreshed, a version downloaded) and a package upload.
+ * A downloaded or uploaded package goes straight to its plan: nothing is installed unread.
+ */
+export function AddOns() {
+  useTitle('addOns.title');
+  const installed = useInstalled();
+  const connections = useConnections();
+  // A removal just done on the add-on's page (history state, read once: a reload does not repeat it).
+  const removed = useHistoryOnce<Removed>('removed');
+
+  if (installed.isPending) return <Loading />;
+  if (installed.isError) return <ErrorPanel error={installed.error} onRetry={() => void installed.refetch()} />;
+  const { addons, staged } = installed.data;
+  const waiting = staged.filter((s) => !addons.some((a) => a.key === s.key && a.version === s.version));
+  const installedVersion = (key: string) => addons.find((a) => a.key === key)?.version ?? null;
+
+  return (
+    <>
+      <h1>{t('addOns.title')}</h1>
+      <p>{t('addOns.intro')}</p>
+      {removed && (
+        <p className="notice" role="status">
+          {removed.droppedTables.length
+            ? t('addOns.removed.dropped', { name: removed.removed, tables: removed.droppedTables.join(', ') })
+            : t('addOns.removed.kept', { name: removed.removed })}
+        </p>
+      )}
+      <section className="addons-section" aria-labelledby="addons-installed">
+        <h2 id="addons-installed">{t('addOns.installed.title')}</h2>
+        {addons.length === 0 ? (
+          <p>{t('addOns.installed.empty')}</p>
+        ) : (
+          <ul className="addons-list">
+            {addons.map((a) => (
+              <InstalledItem key={a.key} addon={a} connections={connections.data ?? []} />
+            ))}
+          </ul>
+        )}
+      </section>
+      <StagedSection staged={waiting} installedVersion={installedVersion} />
+      <CatalogSection />
+      <UploadSection />
+    </>
+  );
+}
+
+function InstalledItem({ addon, connections }: { addon: Addon; connections: readonly Connection[] }) {
+  return (
+    <li className="addons-item" data-testid="installed-addon">
+      <p className="addons-item-head">
+        <Link href={`/add-ons/${addon.key}`}>{addon.name}</Link>{' '}
+        <span className={addon.enabled ? 'addons-badge addons-on' : 'addons-badge addons-off'}>
+          {addon.enabled ? t('addOns.status.enabled') : t('addOns.status.disabled')}
+        </span>
+      </p>
+      <dl className="addons-facts">
+        <dt>{t('addOns.fact.version')}</dt>
+        <dd>{addon.version}</dd>
+        <dt>{t('addOns.fact.connection')}</dt>
+        <dd>{connectionName(connections, addon.connectionId)}</dd>
+        <dt>{t('addOns.fact.updatedAt')}</dt>
+        <dd>{when(addon.updatedAt)}</dd>
+      </dl>
+    </li>
+  );
+}
+
+function StagedSection({ staged, installedVersion }: { staged: Staged[]; installedVersion: (key: string) => string | null }) {
+  const queryClient = useQueryClient();
+  const forget = useMutation({
+    mutationFn: async (s: Staged) => ok(api.DELETE('/add-ons/staged/{key}/{version}', { params: { path: { key: s.key, version: s.version } } })),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ADDONS }),
+  });
+  if (staged.length === 0 && !forget.isSuccess && !forget.isError) return null;
+  // A version not newer than the one installed cannot be installed (no downgrade): it can only be forgotten.
+  const stale = (s: Staged) => {
+    const current = installedVersion(s.key);
+    return current !== null && !newer(s.version, current);
+  };
+  return (
+    <section className="addons-section" aria-labelledby="addons-staged">
+      <h2 id="addons-staged">{t('addOns.staged.title')}</h2>
+      <p>{t('addOns.staged.intro')}</p>
+      {forget.isError && (
+        <div className="form-error" role="alert">
+          <p>{errorText(forget.error)}</p>
+        </div>
+      )}
+      {forget.isSuccess && (
+        <p className="notice" role="status">
+          {t('addOns.staged.forgotten', { name: forget.variables.name, version: forget.variables.version })}
+        </p>
+      )}
+      <ul className="addons-list">
+        {staged.map((s) => (
+          <li key={`${s.key}@${s.version}`} className="addons-item" data-testid="staged-addon">
+            <p className="addons-item-head">
+              <strong>{t('addOns.nameVersion', { name: s.name, version: s.version })}</strong> <VerifiedBadge verified={s.verified} />
+            </p>
+            <p className="hint">
+              {t('addOns.staged.stagedAt', { when: when(s.stagedAt), source: s.source === 'built-in' ? t('addOns.catalog.builtIn') : s.source })}
+            </p>
+            <div className="actions">
+              {stale(s) ? (
+                <span className="hint">{t('addOns.staged.older', { version: installedVersion(s.key) ?? '' })}</span>
+              ) : (
+                <Link href={planPath(s.key, s.version)}>{t('addOns.staged.review', { name: s.name, version: s.version })}</Link>
+              )}
+              <button
+                type="button"
+                className="link"
+                disabled={forget.isPending}
+                onClick={() => forget.mutate(s)}
+                aria-label={t('addOns.staged.forgetLabel', { name: s.name, version: s.version })}
+              >
+                {t('addOns.staged.forget')}
+              </button>
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export function VerifiedBadge({ verified }: { verified: boolean }) {
+  return (
+    <span className={verified ? 'addons-badge addons-on' : 'addons-badge addons-warn'}>{verified ? t('addOns.verified.yes') : t('addOns.verified.no')}</span>
+  );
+}
+
+function matches(entry: CatalogEntry, query: string): boolean {
+  const q = query.trim().toLowerCase();
+  if (!q) return true;
+  return [entry.key, entry.name, entry.description].some((s) => s.toLowerCase().includes(q));
+}
+
+function CatalogSection() {
+  const catalog = useCatalog();
+  const queryClient = useQueryClient();
+  const [, navigate] = useLocation();
+  const [query, setQuery] = useState('');
+  const searchId = useId();
+  const refresh = useMutation({
+    mutationFn: async () => (await ok(api.POST('/add-ons/catalog/refresh'))).data,
+    onSuccess: (data) => queryClient.setQueryData(CATALOG, data),
+  });
+  const download = useMutation({
+    mutationFn: async (v: { key: string; version: string }) => (await ok(api.POST('/add-ons/download', { body: v }))).data.staged,
+    onSuccess: async (staged) => {
+      await queryClient.invalidateQueries({ queryKey: ADDONS });
+      navigate(planPath(staged.key, staged.version));
+    },
+  });
+
+  const failed = refresh.data?.refresh?.filter((r) => !r.ok) ?? [];
+  const entries = catalog.data?.addons.filter((e) => matches(e, query)) ?? [];
+  return (
+    <section className="addons-section" aria-labelledby="addons-catalog">
+      <h2 id="addons-catalog">{t('addOns.catalog.title')}</h2>
+      <div className="addons-toolbar">
+        <div className="field">
+          <label htmlFor={searchId}>{t('addOns.catalog.search')}</label>
+          <input id={searchId} type="search" value={query} onChange={(e) => setQuery(e.target.value)} />
+        </div>
+        <button type="button" onClick={() => refresh.mutate()} disabled={refresh.isPending}>
+          {refresh.isPending ? t('addOns.catalog.refreshing') : t('addOns.catalog.refresh')}
+        </button>
+      </div>
+      {refresh.isError && (
+        <div className="form-error" role="alert">
+          <p>{errorText(refresh.error)}</p>
+        </div>
+      )}
+      {refresh.isSuccess && (
+        <div role="status">
+          <p className="notice">{t('addOns.catalog.refreshed', { count: refresh.data.sources.length })}</p>
+          {failed.map((f) => (
+            <p key={f.url} className="field-error">
+              {t('addOns.catalog.sourceFailed', { url: f.url, error: f.error ?? '' })}
+            </p>
+          ))}
+        </div>
+      )}
+      {download.isError && (
+        <div className="form-error" role="alert">
+          <p>{errorText(download.error)}</p>
+        </div>
+      )}
+      {catalog.isPending ? (
+        <Loading />
+      ) : catalog.isError ? (
+        <ErrorPanel error={catalog.error} onRetry={() => void catalog.refetch()} />
+      ) : (
+        <>
+          <p role="status" className="hint">
+            {t('addOns.catalog.count', { count: entries.length })}
+          </p>
+          <ul className="addons-list">
+            {entries.map((e) => (
+              <CatalogItem
+                key={`${e.source}:${e.key}`}
+                entry={e}
+                pending={download.isPending}
+                onDownload={(version) => download.mutate({ key: e.key, version })}
+              />
+            ))}
+          </ul>
+        </>
+      )}
+    </section>
+  );
+}
+
+function CatalogItem({ entry, pending, onDownload }: { entry: CatalogEntry; pending: boolean; onDownload: (version: string) => void }) {
+  const headingId = useId();
+  return (
+    <li className="addons-item" data-testid="catalog-addon" aria-labelledby={headingId}>
+      <h3 id={headingId}>{entry.name}</h3>
+      <p>{entry.description}</p>
+      <p className="hint">
+        {entry.source === 'built-in' ? t('addOns.catalog.builtIn') : t('addOns.catalog.from', { source: entry.source })}
+        {entry.installed && (
+          <>
+            {' · '}
+            <Link href={`/add-ons/${entry.key}`}>{t('addOns.catalog.installed', { version: entry.installed.version })}</Link>
+          </>
+        )}
+      </p>
+      <ul className="addons-versions">
+        {entry.versions.map((v) => {
+          const staged = entry.staged.find((s) => s.version === v.version);
+          return (
+            <li key={v.version}>
+              <span>{t('addOns.catalog.version', { version: v.version, engine: v.engine })}</span>{' '}
+              {!v.compatible ? (
+                <span className="addons-badge addons-warn">{t('addOns.catalog.incompatible')}</span>
+              ) : entry.installed?.version === v.version ? (
+                <span className="addons-badge addons-on">{t('addOns.catalog.isInstalled')}</span>
+              ) : staged ? (
+                <Link href={planPath(entry.key, v.version)}>{t('addOns.staged.review', { name: entry.name, version: v.version })}</Link>
+              ) : (
+                <button type="button" disabled={pending} onClick={() => onDownload(v.version)}>
+                  {t('addOns.catalog.download', { name: entry.name, version: v.version })}
+                </button>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </li>
+  );
+}
+
+function UploadSection() {
+  const queryClient = useQueryClient();
+  const [, navigate] = useLocation();
+  const fileId = useId();
+  const input = useRef<HTMLInputElement>(null);
+  const upload = useMutation({
+    mutationFn: uploadPackage,
+    onSuccess: async (staged) => {
+      await queryClient.invalidateQueries({ queryKey: ADDONS });
+      navigate(planPath(staged.key, staged.version));
+    },
+  });
+  const [missing, setMissing] = useState(false);
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    const file = input.current?.files?.[0];
+    setMissing(!file);
+    if (file) upload.mutate(file);
+  };
+  return (
+    <section className="addons-section" aria-labelledby="addons-upload">
+      <h2 id="addons-upload">{t('addOns.upload.title')}</h2>
+      <form onSubmit={onSubmit} noValidate>
+        <div className="field">
+          <label htmlFor={fileId}>{t('addOns.upload.file')}</label>
+          <p className="hint" id={`${fileId}-hint`}>
+            {t('addOns.upload.hint')}
+          </p>
+          <input
+            ref={input}
+            id={fileId}
+            name="file"
+            type="file"
+            accept=".tgz,application/gzip"
+            aria-describedby={`${fileId}-hint`}
+            aria-invalid={missing || undefined}
+          />
+        </div>
+        {(missing || upload.isError) && (
+          <div className="form-error" role="alert">
+            <p>{missing ? t('addOns.upload.missing') : errorText(upload.error)}</p>
+          </div>
+        )}
+        <button type="submit" disabled={upload.isPending}>
+          {upload.isPending ? t('addOns.upload.uploading') : t('addOns.upload.submit')}
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,56 @@
+import { useEffect, useId, useRef, type ReactNode } from 'react';
+
+/**
+ * A modal confirmation (the native <dialog>: focus kept inside, Escape cancels), its title
+ * naming what is confirmed. The focus starts on Cancel: the safe choice.
+ */
+export function ConfirmDialog({
+  title,
+  confirm,
+  cancel,
+  pending,
+  onConfirm,
+  onCancel,
+  children,
+}: {
+  title: string;
+  confirm: string;
+  cancel: string;
+  pending: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+  children: ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  const id = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (!dialog.open) dialog.showModal();
+    cancelRef.current?.focus();
+    return () => dialog.close();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      className="addons-dialog"
+      aria-labelledby={`${id}-title`}
+      onCancel={(e) => {
+        e.preventDefault();
+        if (!pending) onCancel();
+      }}
+    >
+      <h2 id={`${id}-title`}>{title}</h2>
+      {children}
+      <div className="actions">
+        <button type="button" className="addons-danger" disabled={pending} onClick={onConfirm}>
+          {confirm}
+        </button>
+        <button ref={cancelRef} type="button" className="addons-secondary" disabled={pending} onClick={onCancel}>
+          {cancel}
+        </button>
+      </div>
+    </dialog>
+  );
+}
