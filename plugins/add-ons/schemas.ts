@@ -126,8 +126,43 @@ export const addonSchema = z
     secretsSet: z.array(z.string()).describe('Secret settings that hold a value (their values are never returned).'),
     installedAt: z.number().int(),
     updatedAt: z.number().int(),
+    connect: z
+      .strictObject({
+        kind: z.enum(['secret', 'oauth2']),
+        fields: z
+          .array(z.strictObject({ name: z.string(), label: z.string(), description: z.string().optional() }))
+          .describe('The fields a secret connection asks for (empty for OAuth 2).'),
+        scopes: z.array(z.string()).describe('The scopes an OAuth 2 connection asks for (empty for secret).'),
+      })
+      .nullable()
+      .describe('What connect asks for (D29); null when the add-on declares no connect.'),
+    connected: z.boolean().describe('Whether connect stored fields or tokens (they are never returned).'),
+    connectedAt: z.number().int().nullable(),
+    connectionExpiresAt: z
+      .number()
+      .int()
+      .nullable()
+      .describe('When the stored OAuth access token expires; it is refreshed when the add-on next runs. Null otherwise.'),
   })
   .meta({ id: 'Addon' });
 export const addonData = dataOf(z.strictObject({ addon: addonSchema }));
 export const addonListData = dataOf(z.strictObject({ addons: z.array(addonSchema), staged: z.array(stagedSchema) }));
 export const removedData = dataOf(z.strictObject({ removed: z.literal(true), key: z.string(), droppedTables: z.array(z.string()) }));
+
+export const connectBody = z.strictObject({
+  fields: z
+    .record(z.string().max(64), z.string().max(10_000))
+    .describe("A value for every field the add-on's connect declares; stored encrypted, never returned."),
+});
+export const oauthStartData = dataOf(
+  z.strictObject({
+    authorizeUrl: z.string().describe("The provider's authorize URL with client_id, redirect_uri, scope, state and the PKCE S256 challenge."),
+    state: z.string().describe('Opens POST …/connect/oauth/complete once, from this session, for 10 minutes.'),
+    redirectUri: z.string().describe('Where the provider sends the browser back (register it with the provider): the dashboard, which completes.'),
+    expiresAt: z.number().int(),
+  }),
+);
+export const oauthCompleteBody = z.strictObject({
+  code: z.string().min(1).max(4096),
+  state: z.string().min(1).max(256),
+});
