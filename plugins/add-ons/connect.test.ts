@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddonManifestInput } from '../../addons-sdk/src/manifest/index.js';
 import type { HttpClient } from '../../test/helpers/client.js';
-import { bootWithAdmin, sessionFor } from '../../test/helpers/identity.js';
+import { addApiKey, bootWithAdmin, sessionFor } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
 import { runtimeTestHooks } from './runtime.js';
 import { packFixture, uploadPackage } from './testing.js';
@@ -322,6 +322,50 @@ describe('connect (D29): secret fields and OAuth 2, reaching only the add-on tha
     }
   });
 
+  it('OAuth needs a signed-in session: an API key cannot start or complete', async () => {
+    const key = await addApiKey(inst, 'admin');
+    const c = inst.client();
+    const started = await c.post('/api/v1/add-ons/oauthy/connect/oauth/start', undefined, { headers: key });
+    expect(started.status).toBe(403);
+    expect(started.body.error.code).toBe('SESSION_REQUIRED');
+    const completed = await c.post('/api/v1/add-ons/oauthy/connect/oauth/complete', { code: 'x', state: 'y' }, { headers: key });
+    expect(completed.body.error.code).toBe('SESSION_REQUIRED');
+  });
+
+  it('an upgrade keeps a connection of the same kind and forgets one of another kind', async () => {
+    const upgrade = async (manifest: AddonManifestInput) => {
+      const pkg = await packFixture(manifest, PEEK);
+      expect((await uploadPackage(inst.url, admin, pkg.bytes)).status).toBe(201);
+      const plan = (await admin.get(`/api/v1/add-ons/${manifest.key}/plan?version=${manifest.version}`)).body.data.plan;
+      const res = await admin.post(`/api/v1/add-ons/${manifest.key}/upgrade`, { version: manifest.version, planHash: plan.hash });
+      expect(res.status, res.text).toBe(200);
+      return res.body.data.addon;
+    };
+    const vault = await upgrade(
+      base('vault', {
+        version: '1.1.0',
+        connect: {
+          kind: 'secret',
+          fields: [
+            { name: 'apiKey', label: 'API key' },
+            { name: 'account', label: 'Account' },
+          ],
+        },
+      }),
+    );
+    expect(vault).toMatchObject({ version: '1.1.0', connected: true });
+    expect((await peek('vault')).apiKey).toBe(SECRETS.apiKey);
+    const oauthy = await upgrade(
+      base('oauthy', {
+        version: '1.1.0',
+        settings: { type: 'object', properties: { clientId: { type: 'string' }, clientSecret: { type: 'string', secret: true } }, required: [] },
+        connect: { kind: 'secret', fields: [{ name: 'token', label: 'Token' }] },
+      }),
+    );
+    expect(oauthy).toMatchObject({ version: '1.1.0', connected: false, connectedAt: null, connect: { kind: 'secret' } });
+    expect(await peek('oauthy')).toBeNull();
+  });
+
   it('removing an add-on forgets its connection', async () => {
     expect((await admin.delete('/api/v1/add-ons/vault')).status).toBe(200);
     const rows = await inst.app.kernel.db
@@ -329,6 +373,6 @@ describe('connect (D29): secret fields and OAuth 2, reaching only the add-on tha
       .selectFrom('addon_connections')
       .select('addon_key')
       .execute();
-    expect(rows.map((r) => r.addon_key)).toEqual(['oauthy']);
+    expect(rows).toEqual([]);
   });
 });
