@@ -101,6 +101,7 @@ describe('connect (D29): secret fields and OAuth 2, reaching only the add-on tha
     const plan = (await admin.get(`/api/v1/add-ons/${manifest.key}/plan?version=1.0.0`)).body.data.plan;
     const res = await admin.post('/api/v1/add-ons', { key: manifest.key, version: '1.0.0', planHash: plan.hash, settings });
     expect(res.status, res.text).toBe(201);
+    return plan;
   };
   const call = async (c: HttpClient, method: 'get' | 'post' | 'delete', path: string, body?: unknown) => {
     const res = method === 'get' ? await c.get(path) : method === 'delete' ? await c.delete(path) : await c.post(path, body);
@@ -141,7 +142,7 @@ describe('connect (D29): secret fields and OAuth 2, reaching only the add-on tha
         },
       }),
     );
-    await install(
+    const oauthPlan = await install(
       base('oauthy', {
         settings: {
           type: 'object',
@@ -160,6 +161,14 @@ describe('connect (D29): secret fields and OAuth 2, reaching only the add-on tha
       { clientId: CLIENT_ID, clientSecret: SECRETS.clientSecret },
     );
     await install(base('plain', {}));
+    // The operator saw where the instance will go for tokens before installing.
+    expect(oauthPlan.connect).toEqual({
+      kind: 'oauth2',
+      fields: [],
+      authorizeUrl: 'https://provider.example/authorize?audience=api',
+      tokenUrl: provider.tokenUrl,
+      scopes: ['read', 'write'],
+    });
   }, 60_000);
   afterAll(async () => {
     runtimeTestHooks.allowLoopbackFetch = false;

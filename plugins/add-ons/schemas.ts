@@ -78,7 +78,15 @@ export const planSchema = z
     hooks: z.array(z.string()),
     actions: z.array(z.string()),
     peak: z.number().int(),
-    connect: z.strictObject({ kind: z.enum(['secret', 'oauth2']) }).nullable(),
+    connect: z
+      .strictObject({
+        kind: z.enum(['secret', 'oauth2']),
+        fields: z.array(z.string()).describe("A secret connection's field names."),
+        authorizeUrl: z.string().nullable(),
+        tokenUrl: z.string().nullable().describe('The instance exchanges codes and refreshes tokens here (under the outbound rules of ctx.fetch).'),
+        scopes: z.array(z.string()),
+      })
+      .nullable(),
     settings: z.array(z.strictObject({ name: z.string(), type: z.string(), required: z.boolean(), secret: z.boolean() })),
     warnings: z.array(z.string()),
     destructive: z.boolean(),

@@ -2219,6 +2219,12 @@ export interface components {
             connect: {
                 /** @enum {string} */
                 kind: "secret" | "oauth2";
+                /** @description A secret connection's field names. */
+                fields: string[];
+                authorizeUrl: string | null;
+                /** @description The instance exchanges codes and refreshes tokens here (under the outbound rules of ctx.fetch). */
+                tokenUrl: string | null;
+                scopes: string[];
             } | null;
             settings: {
                 name: string;
