@@ -27,6 +27,8 @@ interface Provider {
   /** code → the code_challenge of the authorize request that made it. */
   codes: Map<string, string>;
   requests: Array<{ authorization: string | undefined; form: Record<string, string> }>;
+  /** Refresh grants answer invalid_grant (a revoked grant). */
+  refuseRefresh: boolean;
   close(): Promise<void>;
 }
 
@@ -56,7 +58,7 @@ async function fakeProvider(): Promise<Provider> {
         codes.delete(form.code!);
         return answer(200, { access_token: SECRETS.access1, token_type: 'Bearer', expires_in: 3600, refresh_token: SECRETS.refresh, scope: 'read write' });
       }
-      if (form.grant_type === 'refresh_token' && form.refresh_token === SECRETS.refresh)
+      if (form.grant_type === 'refresh_token' && form.refresh_token === SECRETS.refresh && !provider.refuseRefresh)
         return answer(200, { access_token: SECRETS.access2, token_type: 'Bearer', expires_in: 3600 });
       return answer(400, { error: 'unsupported_grant_type' });
     });
@@ -64,12 +66,14 @@ async function fakeProvider(): Promise<Provider> {
   // No host: dual-stack, so `localhost` reaches it whether it resolves to ::1 or 127.0.0.1.
   await new Promise<void>((resolve) => server.listen(0, resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  const provider: Provider = {
     tokenUrl: `http://localhost:${port}/token`,
     codes,
     requests,
+    refuseRefresh: false,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+  return provider;
 }
 
 const PEEK = `
@@ -317,6 +321,54 @@ describe('connect (D29): secret fields and OAuth 2, reaching only the add-on tha
     // Still only its own: the other add-ons see theirs or nothing.
     expect(await peek('plain')).toBeNull();
     expect((await peek('vault')).apiKey).toBe(SECRETS.apiKey);
+  });
+
+  it('a refresh the provider refuses is logged (without a token) and the call goes on with the stored token', async () => {
+    provider.refuseRefresh = true;
+    const stored = await peek('oauthy');
+    clock = Date.parse(stored.expiresAt) + 1000;
+    const stale = await peek('oauthy');
+    expect(stale).toEqual({ ...stored });
+    expect(logLines.some((l) => l.includes("refreshing an add-on's OAuth token failed") && l.includes('ADDON_OAUTH_PROVIDER_ERROR'))).toBe(true);
+    provider.refuseRefresh = false;
+    expect((await peek('oauthy')).accessToken).toBe(SECRETS.access2);
+  });
+
+  it('reaches the token endpoint under the outbound rules: an unreachable provider, an IP literal', async () => {
+    const oauth = (key: string, tokenUrl: string) =>
+      install(
+        base(key, {
+          settings: { type: 'object', properties: { clientId: { type: 'string' }, clientSecret: { type: 'string', secret: true } }, required: [] },
+          connect: {
+            kind: 'oauth2',
+            authorizeUrl: 'https://provider.example/authorize',
+            tokenUrl,
+            scopes: [],
+            clientIdSetting: 'clientId',
+            clientSecretSetting: 'clientSecret',
+          },
+        }),
+        { clientId: CLIENT_ID },
+      );
+    await oauth('gone', 'http://localhost:1/token');
+    await oauth('literal', `http://127.0.0.1:${new URL(provider.tokenUrl).port}/token`);
+    const attempt = async (key: string) => {
+      const started = await call(admin, 'post', `/api/v1/add-ons/${key}/connect/oauth/start`);
+      expect(started.status, started.text).toBe(200);
+      return call(admin, 'post', `/api/v1/add-ons/${key}/connect/oauth/complete`, { code: 'c', state: started.body.data.state });
+    };
+    const gone = await attempt('gone');
+    expect(gone.status).toBe(502);
+    expect(gone.body.error).toMatchObject({ code: 'ADDON_OAUTH_PROVIDER_ERROR', params: { reason: 'unreachable' } });
+    const literal = await attempt('literal');
+    expect(literal.status).toBe(403);
+    expect(literal.body.error).toMatchObject({ code: 'ADDON_OUTBOUND_REFUSED', params: { reason: 'ip_literal' } });
+    // Without a client id there is nothing to start.
+    expect((await admin.patch('/api/v1/add-ons/gone', { settings: { clientId: null } })).status).toBe(200);
+    expect((await call(admin, 'post', '/api/v1/add-ons/gone/connect/oauth/start')).body.error).toMatchObject({
+      code: 'ADDON_NOT_CONNECTABLE',
+      params: { reason: 'client_settings', setting: 'clientId' },
+    });
   });
 
   it('never returns a secret to staff nor writes one to the log or the audit trail', async () => {
