@@ -1,4 +1,4 @@
-/** The Add-ons namespace's error codes (DESIGN D22–D26). */
+/** The Add-ons namespace's error codes (DESIGN D22–D26, D29). */
 export const ADDON_ERRORS = {
   ADDON_PACKAGE_INVALID: { status: 400, message: 'The add-on package is not valid.' },
   ADDON_INTEGRITY: { status: 400, message: 'The downloaded package does not match the size or sha256 its catalog index gives.' },
@@ -21,4 +21,15 @@ export const ADDON_ERRORS = {
   },
   ADDON_CONNECTION_REQUIRED: { status: 409, message: 'The add-on declares tables: choose the connection they go on.' },
   ADDON_SOURCE_UNREACHABLE: { status: 502, message: 'A catalog source could not be fetched.' },
+  ADDON_NOT_CONNECTABLE: {
+    status: 409,
+    message: 'The add-on declares no connect of this kind, or its OAuth client settings are not set.',
+  },
+  ADDON_OAUTH_STATE_INVALID: {
+    status: 400,
+    message: 'The OAuth state is unknown, or was issued for another add-on or another session: start the connection again.',
+  },
+  ADDON_OAUTH_STATE_USED: { status: 409, message: 'The OAuth state has already been used: start the connection again.' },
+  ADDON_OAUTH_STATE_EXPIRED: { status: 409, message: 'The OAuth state has expired (10 minutes): start the connection again.' },
+  ADDON_OAUTH_PROVIDER_ERROR: { status: 502, message: 'The OAuth provider refused the exchange or answered something that is not a token.' },
 } as const;

@@ -29,7 +29,8 @@ export interface AddonPlan {
   hooks: string[];
   actions: string[];
   peak: number;
-  connect: { kind: 'secret' | 'oauth2' } | null;
+  /** What connect asks for: a secret connection's field names, an OAuth connection's provider URLs (the instance reaches tokenUrl) and scopes. */
+  connect: { kind: 'secret' | 'oauth2'; fields: string[]; authorizeUrl: string | null; tokenUrl: string | null; scopes: string[] } | null;
   settings: Array<{ name: string; type: string; required: boolean; secret: boolean }>;
   warnings: string[];
   destructive: boolean;
@@ -130,7 +131,11 @@ export async function planInstall(kernel: Kernel, staged: StagedPackage, install
     hooks: [...m.hooks],
     actions: [...m.actions],
     peak: m.peak,
-    connect: m.connect ? { kind: m.connect.kind } : null,
+    connect: m.connect
+      ? m.connect.kind === 'secret'
+        ? { kind: 'secret', fields: m.connect.fields.map((f) => f.name), authorizeUrl: null, tokenUrl: null, scopes: [] }
+        : { kind: 'oauth2', fields: [], authorizeUrl: m.connect.authorizeUrl, tokenUrl: m.connect.tokenUrl, scopes: [...m.connect.scopes] }
+      : null,
     settings: Object.entries(m.settings.properties).map(([name, f]) => ({
       name,
       type: f.type,

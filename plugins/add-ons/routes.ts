@@ -6,6 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import { noBody, reply, route } from '../../kernel/contract/route.js';
 import { errorEnvelopeSchema } from '../../kernel/contract/shapes.js';
 import { AppError } from '../../kernel/errors.js';
+import { requireUser } from '../../kernel/identity/principal.js';
+import { linkBase } from '../../kernel/http/trusted-host.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import { multipartBodyError, multipartFile } from '../../kernel/http/multipart.js';
 import { PACKAGE_MAX_BYTES } from './catalog.js';
@@ -14,9 +16,12 @@ import {
   addonData,
   addonListData,
   catalogData,
+  connectBody,
   downloadBody,
   installBody,
   keyParams,
+  oauthCompleteBody,
+  oauthStartData,
   patchBody,
   planData,
   planQuery,
@@ -270,6 +275,78 @@ export const addonRoutes = [
         },
       });
       return { data: { addon: a } };
+    },
+  }),
+  route({
+    method: 'POST',
+    url: '/add-ons/:key/connect',
+    summary: 'Connect an add-on with the secret fields it declares',
+    description:
+      "For an add-on whose connect is `secret`: a value for every declared field (400 VALIDATION_FAILED names a missing or unknown one). They are stored encrypted, replace what was stored, are never returned nor logged, and reach only this add-on's code as `ctx.connection`. 409 ADDON_NOT_CONNECTABLE when the add-on declares no secret connect.",
+    permission: ADDONS_MANAGE,
+    tags,
+    schema: { params: keyParams, body: connectBody, response: { 200: addonData, ...errors } },
+    handler: async ({ kernel, params, body, audit }) => {
+      const s = service(kernel);
+      const addon = await s.require(params.key);
+      await s.connects.connectSecret(addon, body.fields);
+      audit({ action: 'add-ons.connect', target: { type: 'addon', id: params.key }, diff: { kind: 'secret', fieldNames: Object.keys(body.fields).sort() } });
+      return { data: { addon: await s.view(addon) } };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    url: '/add-ons/:key/connect',
+    summary: "Forget an add-on's connection",
+    description: 'The stored fields or tokens are deleted (the provider is not told: revoke the grant there too). The add-on then sees `ctx.connection` null.',
+    permission: ADDONS_MANAGE,
+    tags,
+    schema: { params: keyParams, response: { 200: addonData, 404: errorEnvelopeSchema } },
+    handler: async ({ kernel, params, audit }) => {
+      const s = service(kernel);
+      const addon = await s.require(params.key);
+      const forgotten = await s.connects.forget(params.key);
+      audit({ action: 'add-ons.disconnect', target: { type: 'addon', id: params.key }, diff: { forgotten } });
+      return { data: { addon: await s.view(addon) } };
+    },
+  }),
+  route({
+    method: 'POST',
+    url: '/add-ons/:key/connect/oauth/start',
+    summary: 'Start connecting an add-on with OAuth 2',
+    description:
+      "For an add-on whose connect is `oauth2`: the provider's authorize URL (the manifest's `authorizeUrl` with client_id from the add-on's client id setting, redirect_uri, scope, state and a PKCE S256 challenge; the verifier stays on the instance). The state is bound to this session, opens `complete` once and lasts 10 minutes. The provider sends the browser back to `redirectUri` (the dashboard's `/add-ons/{key}/connect/callback`, under SVC_BASE_URL when set), which completes. Needs a signed-in session (403 SESSION_REQUIRED for an API key). 409 ADDON_NOT_CONNECTABLE when the add-on declares no OAuth connect or its client id setting is empty.",
+    permission: ADDONS_MANAGE,
+    tags,
+    schema: { params: keyParams, body: noBody, response: { 200: oauthStartData, ...errors, 403: errorEnvelopeSchema } },
+    handler: async ({ kernel, params, principal, request, audit }) => {
+      const { sessionId } = requireUser(principal);
+      if (!sessionId) throw new AppError('SESSION_REQUIRED');
+      const s = service(kernel);
+      const addon = await s.require(params.key);
+      const redirectUri = `${linkBase(request, kernel.config)}/add-ons/${params.key}/connect/callback`;
+      const started = await s.connects.startOAuth(addon, sessionId, redirectUri);
+      audit({ action: 'add-ons.connect.start', target: { type: 'addon', id: params.key }, diff: { kind: 'oauth2', redirectUri } });
+      return { data: { ...started, redirectUri } };
+    },
+  }),
+  route({
+    method: 'POST',
+    url: '/add-ons/:key/connect/oauth/complete',
+    summary: 'Finish connecting an add-on with OAuth 2',
+    description:
+      "The `code` and `state` the provider sent back. The state must be one this session started for this add-on (400 ADDON_OAUTH_STATE_INVALID), not used before (409 ADDON_OAUTH_STATE_USED) and not older than 10 minutes (409 ADDON_OAUTH_STATE_EXPIRED); it is spent by this call whatever its outcome. The code is exchanged at the manifest's `tokenUrl` with the PKCE verifier, under the instance's outbound rules (409 NETWORK_FEATURES_DISABLED, 403 ADDON_OUTBOUND_REFUSED); a refusal or an answer without a token is 502 ADDON_OAUTH_PROVIDER_ERROR (params.error: the provider's error code). The tokens are stored encrypted, never returned, and refreshed when they expire.",
+    permission: ADDONS_MANAGE,
+    tags,
+    schema: { params: keyParams, body: oauthCompleteBody, response: { 200: addonData, ...errors, 403: errorEnvelopeSchema, 502: errorEnvelopeSchema } },
+    handler: async ({ kernel, params, body, principal, audit }) => {
+      const { sessionId } = requireUser(principal);
+      if (!sessionId) throw new AppError('SESSION_REQUIRED');
+      const s = service(kernel);
+      const addon = await s.require(params.key);
+      const status = await s.connects.completeOAuth(addon, sessionId, body.code, body.state);
+      audit({ action: 'add-ons.connect', target: { type: 'addon', id: params.key }, diff: { kind: 'oauth2', expiresAt: status.expiresAt } });
+      return { data: { addon: await s.view(addon) } };
     },
   }),
   route({

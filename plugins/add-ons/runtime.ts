@@ -155,7 +155,9 @@ export class AddonRuntime implements RowWriteHookProvider {
   private async call(l: Loaded, target: { kind: 'hook' | 'action'; name: string }, input: Json, instance: string | null = null): Promise<Json> {
     if (!l.sandbox) throw new AppError('ADDON_HANDLER_MISSING', { params: { name: target.name } });
     const settings = openSettings(l.addon.settings, this.service.box) as Record<string, Json>;
-    return this.kernel.sandbox.call({ addon: l.sandbox, target, context: { instance, settings, connection: null }, input });
+    // What connect stored for this add-on's own key, and nothing of another's (D25, D29).
+    const connection = await this.service.connects.forAddon(l.addon);
+    return this.kernel.sandbox.call({ addon: l.sandbox, target, context: { instance, settings, connection }, input });
   }
 
   // RowWriteHookProvider

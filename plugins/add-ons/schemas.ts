@@ -78,7 +78,15 @@ export const planSchema = z
     hooks: z.array(z.string()),
     actions: z.array(z.string()),
     peak: z.number().int(),
-    connect: z.strictObject({ kind: z.enum(['secret', 'oauth2']) }).nullable(),
+    connect: z
+      .strictObject({
+        kind: z.enum(['secret', 'oauth2']),
+        fields: z.array(z.string()).describe("A secret connection's field names."),
+        authorizeUrl: z.string().nullable(),
+        tokenUrl: z.string().nullable().describe('The instance exchanges codes and refreshes tokens here (under the outbound rules of ctx.fetch).'),
+        scopes: z.array(z.string()),
+      })
+      .nullable(),
     settings: z.array(z.strictObject({ name: z.string(), type: z.string(), required: z.boolean(), secret: z.boolean() })),
     warnings: z.array(z.string()),
     destructive: z.boolean(),
@@ -145,8 +153,43 @@ export const addonSchema = z
       .describe("The manifest's settings, in its order, with what a form needs to ask for each (a secret's default is left out)."),
     installedAt: z.number().int(),
     updatedAt: z.number().int(),
+    connect: z
+      .strictObject({
+        kind: z.enum(['secret', 'oauth2']),
+        fields: z
+          .array(z.strictObject({ name: z.string(), label: z.string(), description: z.string().optional() }))
+          .describe('The fields a secret connection asks for (empty for OAuth 2).'),
+        scopes: z.array(z.string()).describe('The scopes an OAuth 2 connection asks for (empty for secret).'),
+      })
+      .nullable()
+      .describe('What connect asks for (D29); null when the add-on declares no connect.'),
+    connected: z.boolean().describe('Whether connect stored fields or tokens (they are never returned).'),
+    connectedAt: z.number().int().nullable(),
+    connectionExpiresAt: z
+      .number()
+      .int()
+      .nullable()
+      .describe('When the stored OAuth access token expires; it is refreshed when the add-on next runs. Null otherwise.'),
   })
   .meta({ id: 'Addon' });
 export const addonData = dataOf(z.strictObject({ addon: addonSchema }));
 export const addonListData = dataOf(z.strictObject({ addons: z.array(addonSchema), staged: z.array(stagedSchema) }));
 export const removedData = dataOf(z.strictObject({ removed: z.literal(true), key: z.string(), droppedTables: z.array(z.string()) }));
+
+export const connectBody = z.strictObject({
+  fields: z
+    .record(z.string().max(64), z.string().max(10_000))
+    .describe("A value for every field the add-on's connect declares; stored encrypted, never returned."),
+});
+export const oauthStartData = dataOf(
+  z.strictObject({
+    authorizeUrl: z.string().describe("The provider's authorize URL with client_id, redirect_uri, scope, state and the PKCE S256 challenge."),
+    state: z.string().describe('Opens POST …/connect/oauth/complete once, from this session, for 10 minutes.'),
+    redirectUri: z.string().describe('Where the provider sends the browser back (register it with the provider): the dashboard, which completes.'),
+    expiresAt: z.number().int(),
+  }),
+);
+export const oauthCompleteBody = z.strictObject({
+  code: z.string().min(1).max(4096),
+  state: z.string().min(1).max(256),
+});

@@ -11,6 +11,7 @@ import type { PublicAdminProvides } from '../public-admin/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
 import { SurfaceFiles } from './bundle.js';
 import { Catalog } from './catalog.js';
+import { AddonConnections } from './connect.js';
 import { InstalledStore, type InstalledAddon } from './installed.js';
 import { PackageStore } from './packages.js';
 import { AddonRuntime } from './runtime.js';
@@ -52,6 +53,16 @@ export interface AddonView {
   settingsSchema: SettingFormField[];
   installedAt: number;
   updatedAt: number;
+  /** What connect asks for (D29): its kind, a secret connection's fields (names and labels), an OAuth connection's scopes; null when the add-on declares none. */
+  connect: {
+    kind: 'secret' | 'oauth2';
+    fields: Array<{ name: string; label: string; description?: string }>;
+    scopes: string[];
+  } | null;
+  connected: boolean;
+  connectedAt: number | null;
+  /** When the stored OAuth access token expires (it is refreshed when the add-on next runs); null otherwise. */
+  connectionExpiresAt: number | null;
 }
 
 /** Listeners told when an add-on was installed, changed or removed (the runtime reloads it). */
@@ -72,6 +83,7 @@ export class AddonService {
   readonly runtime: AddonRuntime;
   /** The files of installed add-ons' surfaces (GET /add-ons/{key}/bundle/…). */
   readonly surfaceFiles = new SurfaceFiles();
+  readonly connects: AddonConnections;
   private readonly listeners = new Set<ChangeListener>();
 
   constructor(private readonly kernel: Kernel) {
@@ -80,6 +92,7 @@ export class AddonService {
     this.catalog = new Catalog(kernel);
     this.installed = new InstalledStore(this.db);
     this.box = kernel.secrets('addon-settings');
+    this.connects = new AddonConnections(kernel, this.db, this.box);
     this.runtime = new AddonRuntime(kernel, this);
   }
 
@@ -130,6 +143,26 @@ export class AddonService {
       settingsSchema: settingsForm(m.settings),
       installedAt: a.installedAt,
       updatedAt: a.updatedAt,
+      ...(await this.connectView(a)),
+    };
+  }
+
+  private async connectView(a: InstalledAddon): Promise<Pick<AddonView, 'connect' | 'connected' | 'connectedAt' | 'connectionExpiresAt'>> {
+    const c = a.manifest.connect;
+    if (!c) return { connect: null, connected: false, connectedAt: null, connectionExpiresAt: null };
+    const status = await this.connects.status(a.key);
+    return {
+      connect: {
+        kind: c.kind,
+        fields:
+          c.kind === 'secret'
+            ? c.fields.map((f) => ({ name: f.name, label: f.label, ...(f.description === undefined ? {} : { description: f.description }) }))
+            : [],
+        scopes: c.kind === 'oauth2' ? [...c.scopes] : [],
+      },
+      connected: status !== null,
+      connectedAt: status?.connectedAt ?? null,
+      connectionExpiresAt: status?.expiresAt ?? null,
     };
   }
 
@@ -289,6 +322,8 @@ export class AddonService {
       () => this.prepareEndpoints(m, installed.connectionId, settings),
       async (trx, prepared) => {
         await this.installed.update(addonsDb(trx), key, { version: m.version, manifest: m, settings }, this.kernel.now());
+        // A connection made for another kind of connect (or none) means nothing to this version.
+        if (m.connect?.kind !== installed.manifest.connect?.kind) await this.connects.forget(key, addonsDb(trx));
         return this.writeEndpoints(trx, m, installed.connectionId, prepared, by);
       },
     );
@@ -418,6 +453,7 @@ export class AddonService {
       await this.kernel.db.transaction().execute(async (trx) => {
         await this.publicAdmin.apps.remove(trx, key);
         await this.installed.remove(addonsDb(trx), key);
+        await this.connects.forget(key, addonsDb(trx));
       });
     } finally {
       await this.publicAdmin.apps.changed(keyIds).catch(() => undefined);

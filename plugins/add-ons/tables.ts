@@ -53,6 +53,30 @@ export type AddonTables = {
     hook: string;
     due_at: number;
   };
+  /** What connect stored (D29): secret fields or OAuth tokens, sealed as one JSON value. */
+  addon_connections: {
+    addon_key: string;
+    kind: string;
+    /** Sealed JSON (`addon-connections` box); never returned, never logged. */
+    sealed: string;
+    connected_at: number;
+    /** When the OAuth access token expires (ms), or null (a secret, or no expiry given). */
+    expires_at: number | null;
+    updated_at: number;
+  };
+  /** OAuth 2 authorizations under way (D29): single use, bound to the session, 10 minutes. */
+  addon_oauth_states: {
+    /** sha256 (hex) of the state handed out: the store never holds a live state. */
+    state_hash: string;
+    addon_key: string;
+    session_id: string;
+    /** The PKCE code_verifier, sealed. */
+    verifier: string;
+    redirect_uri: string;
+    created_at: number;
+    expires_at: number;
+    used_at: number | null;
+  };
 };
 
 export type AddonsDb = Kysely<KernelTables & AddonTables>;
@@ -121,6 +145,33 @@ export const addonMigrations: Migration[] = [
         .addColumn('nav_order', 'integer', (c) => c.notNull())
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .addPrimaryKeyConstraint('addon_placements_pk', ['addon_key', 'surface'])
+        .execute();
+    },
+  },
+  {
+    name: '0003_addon_connect',
+    async up(db) {
+      await db.schema
+        .createTable('addon_connections')
+        .ifNotExists()
+        .addColumn('addon_key', 'varchar(40)', (c) => c.primaryKey())
+        .addColumn('kind', 'varchar(16)', (c) => c.notNull())
+        .addColumn('sealed', largeText(db), (c) => c.notNull())
+        .addColumn('connected_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint')
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('addon_oauth_states')
+        .ifNotExists()
+        .addColumn('state_hash', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('addon_key', 'varchar(40)', (c) => c.notNull())
+        .addColumn('session_id', 'varchar(64)', (c) => c.notNull())
+        .addColumn('verifier', 'varchar(512)', (c) => c.notNull())
+        .addColumn('redirect_uri', 'varchar(2048)', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('used_at', 'bigint')
         .execute();
     },
   },

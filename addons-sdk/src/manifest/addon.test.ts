@@ -193,6 +193,11 @@ describe('addon.json schema', () => {
     expect(parseAddonManifest(secret).ok).toBe(true);
   });
 
+  it('oauth2 connect may say how the client authenticates at tokenUrl: basic (default) or body', () => {
+    expect(parseAddonManifest(variant((m) => (m.connect.clientAuth = 'body'))).ok).toBe(true);
+    expect(problem(variant((m) => (m.connect.clientAuth = 'jwt'))).path).toBe('connect.clientAuth');
+  });
+
   it('settings are a small JSON Schema subset', () => {
     expect(problem(variant((m) => m.settings.required.push('nope'))).path).toBe('settings.required.1');
     expect(problem(variant((m) => (m.settings.properties.tone.type = 'array'))).path).toBe('settings.properties.tone.type');

@@ -93,8 +93,14 @@ const connectSchema = z.discriminatedUnion('kind', [
     scopes: z.array(z.string().min(1).max(200)).max(50).default([]),
     clientIdSetting: z.string().min(1),
     clientSecretSetting: z.string().min(1),
+    /**
+     * How the instance authenticates at `tokenUrl` (RFC 6749 §2.3.1): `basic` (HTTP Basic, what
+     * every server must support; the default) or `body` (client_id and client_secret as form fields).
+     */
+    clientAuth: z.enum(['basic', 'body']).optional(),
   }),
 ]);
+export type AddonConnect = z.infer<typeof connectSchema>;
 
 /** A host name `fetch` may reach: a DNS name, optionally with a leading `*.` for its subdomains. No IPs. */
 const outboundHost = z

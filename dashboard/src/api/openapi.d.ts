@@ -103,6 +103,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/add-ons/{key}/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect an add-on with the secret fields it declares
+         * @description For an add-on whose connect is `secret`: a value for every declared field (400 VALIDATION_FAILED names a missing or unknown one). They are stored encrypted, replace what was stored, are never returned nor logged, and reach only this add-on's code as `ctx.connection`. 409 ADDON_NOT_CONNECTABLE when the add-on declares no secret connect.
+         */
+        post: operations["postAddOnsByKeyConnect"];
+        /**
+         * Forget an add-on's connection
+         * @description The stored fields or tokens are deleted (the provider is not told: revoke the grant there too). The add-on then sees `ctx.connection` null.
+         */
+        delete: operations["deleteAddOnsByKeyConnect"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/add-ons/{key}/connect/oauth/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish connecting an add-on with OAuth 2
+         * @description The `code` and `state` the provider sent back. The state must be one this session started for this add-on (400 ADDON_OAUTH_STATE_INVALID), not used before (409 ADDON_OAUTH_STATE_USED) and not older than 10 minutes (409 ADDON_OAUTH_STATE_EXPIRED); it is spent by this call whatever its outcome. The code is exchanged at the manifest's `tokenUrl` with the PKCE verifier, under the instance's outbound rules (409 NETWORK_FEATURES_DISABLED, 403 ADDON_OUTBOUND_REFUSED); a refusal or an answer without a token is 502 ADDON_OAUTH_PROVIDER_ERROR (params.error: the provider's error code). The tokens are stored encrypted, never returned, and refreshed when they expire.
+         */
+        post: operations["postAddOnsByKeyConnectOauthComplete"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/add-ons/{key}/connect/oauth/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start connecting an add-on with OAuth 2
+         * @description For an add-on whose connect is `oauth2`: the provider's authorize URL (the manifest's `authorizeUrl` with client_id from the add-on's client id setting, redirect_uri, scope, state and a PKCE S256 challenge; the verifier stays on the instance). The state is bound to this session, opens `complete` once and lasts 10 minutes. The provider sends the browser back to `redirectUri` (the dashboard's `/add-ons/{key}/connect/callback`, under SVC_BASE_URL when set), which completes. Needs a signed-in session (403 SESSION_REQUIRED for an API key). 409 ADDON_NOT_CONNECTABLE when the add-on declares no OAuth connect or its client id setting is empty.
+         */
+        post: operations["postAddOnsByKeyConnectOauthStart"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/add-ons/{key}/plan": {
         parameters: {
             query?: never;
@@ -2174,6 +2238,24 @@ export interface components {
             }[];
             installedAt: number;
             updatedAt: number;
+            /** @description What connect asks for (D29); null when the add-on declares no connect. */
+            connect: {
+                /** @enum {string} */
+                kind: "secret" | "oauth2";
+                /** @description The fields a secret connection asks for (empty for OAuth 2). */
+                fields: {
+                    name: string;
+                    label: string;
+                    description?: string;
+                }[];
+                /** @description The scopes an OAuth 2 connection asks for (empty for secret). */
+                scopes: string[];
+            } | null;
+            /** @description Whether connect stored fields or tokens (they are never returned). */
+            connected: boolean;
+            connectedAt: number | null;
+            /** @description When the stored OAuth access token expires; it is refreshed when the add-on next runs. Null otherwise. */
+            connectionExpiresAt: number | null;
         };
         AddonCatalogEntry: {
             key: string;
@@ -2236,6 +2318,12 @@ export interface components {
             connect: {
                 /** @enum {string} */
                 kind: "secret" | "oauth2";
+                /** @description A secret connection's field names. */
+                fields: string[];
+                authorizeUrl: string | null;
+                /** @description The instance exchanges codes and refreshes tokens here (under the outbound rules of ctx.fetch). */
+                tokenUrl: string | null;
+                scopes: string[];
             } | null;
             settings: {
                 name: string;
@@ -3744,6 +3832,348 @@ export interface operations {
             };
             /** @description Error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAddOnsByKeyConnect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A value for every field the add-on's connect declares; stored encrypted, never returned. */
+                    fields: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            addon: components["schemas"]["Addon"];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAddOnsByKeyConnect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            addon: components["schemas"]["Addon"];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAddOnsByKeyConnectOauthComplete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    code: string;
+                    state: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            addon: components["schemas"]["Addon"];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAddOnsByKeyConnectOauthStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The provider's authorize URL with client_id, redirect_uri, scope, state and the PKCE S256 challenge. */
+                            authorizeUrl: string;
+                            /** @description Opens POST …/connect/oauth/complete once, from this session, for 10 minutes. */
+                            state: string;
+                            /** @description Where the provider sends the browser back (register it with the provider): the dashboard, which completes. */
+                            redirectUri: string;
+                            expiresAt: number;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
