@@ -132,14 +132,11 @@ const INVENTORY: Record<string, string[]> = {
     'GET /add-ons',
     'POST /add-ons',
     'GET /add-ons/{key}/plan',
-<<<<<<< HEAD
     'GET /add-ons/{key}/bundle/{*}',
-=======
     'POST /add-ons/{key}/connect',
     'DELETE /add-ons/{key}/connect',
     'POST /add-ons/{key}/connect/oauth/start',
     'POST /add-ons/{key}/connect/oauth/complete',
->>>>>>> i15-connect
     'PATCH /add-ons/{key}',
     'DELETE /add-ons/{key}',
   ],
