@@ -29,6 +29,7 @@ type PrefsData = { prefs: Prefs; resolved: Schemas['ResolvedPrefs'] };
 type NotificationPref = Schemas['NotificationPref'];
 
 export const NOTIFICATION_PREFS = ['me', 'notification-prefs'] as const;
+const SAVE_PREFS = ['save-prefs'] as const;
 
 /**
  * /account/preferences: the person's look (theme, accent, density, locale, direction), each
@@ -52,8 +53,11 @@ function LookForm({ data }: { data: PrefsData }) {
   const queryClient = useQueryClient();
   const [last, setLast] = useState<'field' | 'reset'>('field');
   const save = useMutation({
+    mutationKey: SAVE_PREFS,
     mutationFn: async (patch: Partial<Prefs>) => (await ok(api.PATCH('/me/prefs', { body: patch }))).data,
-    onMutate: (patch) => {
+    onMutate: async (patch) => {
+      // A read in flight (a navigation refetches /me/…) must not land over the choice just made.
+      await queryClient.cancelQueries({ queryKey: PREFS });
       // Applied at once; the server's answer (or the old look, on failure) follows.
       const before = queryClient.getQueryData<PrefsData>(PREFS);
       const concrete = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== null)) as Partial<ResolvedPrefs>;
@@ -65,7 +69,11 @@ function LookForm({ data }: { data: PrefsData }) {
       }
       return { before };
     },
-    onSuccess: (answer) => queryClient.setQueryData(PREFS, answer),
+    // Quick choices overlap: an earlier answer would put back a look a later choice changed, so
+    // only the answer to the last save in flight is taken as is.
+    onSuccess: (answer) => {
+      if (queryClient.isMutating({ mutationKey: SAVE_PREFS }) <= 1) queryClient.setQueryData(PREFS, answer);
+    },
     onError: (_err, _patch, context) => {
       if (context?.before) queryClient.setQueryData(PREFS, context.before);
     },
