@@ -5,7 +5,7 @@ import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading } from '../../ui';
 import { ADDONS, connectionName, newer, useCatalog, useConnections, useInstalled, when, type Addon } from './api';
-import { ConfirmDialog } from './ConfirmDialog';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import type { Outcome } from './Plan';
 import { planPath } from './paths';
 import { useDocumentTitle, useHistoryOnce } from './title';
@@ -204,7 +204,7 @@ function Remove({ addon }: { addon: Addon }) {
           </div>
         </fieldset>
       )}
-      <button ref={opener} type="button" className="addons-danger" onClick={() => setAsking(true)}>
+      <button ref={opener} type="button" className="danger" onClick={() => setAsking(true)}>
         {t('addOns.remove.open', { name: addon.name })}
       </button>
       {asking && (

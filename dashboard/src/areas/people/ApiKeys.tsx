@@ -3,7 +3,8 @@ import { useEffect, useRef, useState } from 'react';
 import { api, ok, type Schemas } from '../../api/client';
 import { t } from '../../i18n/t';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
-import { ConfirmDialog, LoadError, Outcome, PEOPLE_KEYS, roleName, ScreenTitle, useRoles, when } from './common';
+import { LoadError, Outcome, PEOPLE_KEYS, roleName, ScreenTitle, useRoles, when } from './common';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
 
 type ApiKey = Schemas['ApiKey'];
 const NONE = '';
@@ -74,7 +75,7 @@ export function ApiKeys() {
                   <td>{when(k.createdAt)}</td>
                   <td>{k.lastUsedAt ? when(k.lastUsedAt) : t('people.keys.neverUsed')}</td>
                   <td>
-                    <button type="button" className="people-danger" aria-label={t('people.keys.deleteLabel', { name: k.name })} onClick={() => setDeleting(k)}>
+                    <button type="button" className="danger" aria-label={t('people.keys.deleteLabel', { name: k.name })} onClick={() => setDeleting(k)}>
                       {t('people.keys.delete')}
                     </button>
                   </td>
@@ -85,20 +86,23 @@ export function ApiKeys() {
         </div>
       )}
       {list.hasNextPage && (
-        <button type="button" className="people-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
+        <button type="button" className="secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
           {t('people.loadMore')}
         </button>
       )}
       <NewKey roles={roles.data ?? []} onCreated={(key, secret) => setCreated({ key, secret })} />
-      <ConfirmDialog
-        open={deleting !== null}
-        title={t('people.keys.deleteTitle', { name: deleting?.name ?? '' })}
-        body={t('people.keys.deleteBody')}
-        confirm={t('people.keys.deleteConfirm')}
-        pending={revoke.isPending}
-        onConfirm={() => deleting && revoke.mutate(deleting)}
-        onCancel={() => setDeleting(null)}
-      />
+      {deleting !== null && (
+        <ConfirmDialog
+          title={t('people.keys.deleteTitle', { name: deleting?.name ?? '' })}
+          confirm={t('people.keys.deleteConfirm')}
+          pending={revoke.isPending}
+          onConfirm={() => deleting && revoke.mutate(deleting)}
+          onCancel={() => setDeleting(null)}
+          cancel={t('people.cancel')}
+        >
+          <p>{t('people.keys.deleteBody')}</p>
+        </ConfirmDialog>
+      )}
     </>
   );
 }
@@ -179,7 +183,7 @@ function Secret({ name, secret, onDone }: { name: string; secret: string; onDone
         <button type="button" onClick={() => void copy()}>
           {t('people.keys.copy')}
         </button>
-        <button type="button" className="people-secondary" onClick={onDone}>
+        <button type="button" className="secondary" onClick={onDone}>
           {t('people.keys.secretDone')}
         </button>
       </div>

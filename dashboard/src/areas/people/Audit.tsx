@@ -188,7 +188,7 @@ export function Audit() {
         <div className="actions">
           <button type="submit">{t('people.filter.apply')}</button>
           {filtered && (
-            <button type="button" className="people-secondary" onClick={() => navigate('/audit')}>
+            <button type="button" className="secondary" onClick={() => navigate('/audit')}>
               {t('people.filter.clear')}
             </button>
           )}
@@ -234,7 +234,7 @@ export function Audit() {
         </div>
       )}
       {list.hasNextPage && (
-        <button type="button" className="people-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
+        <button type="button" className="secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
           {list.isFetchingNextPage ? t('app.loading') : t('people.loadMore')}
         </button>
       )}

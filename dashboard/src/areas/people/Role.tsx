@@ -5,7 +5,8 @@ import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
-import { allPages, ConfirmDialog, isForbidden, LoadError, Outcome, PEOPLE_KEYS, useCatalog, useRoles, type Grant, type Role } from './common';
+import { allPages, isForbidden, LoadError, Outcome, PEOPLE_KEYS, useCatalog, useRoles, type Grant, type Role } from './common';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { grantKey } from './Roles';
 
 /** The permissions the server narrows by a scope (DESIGN D9: data permissions). */
@@ -114,7 +115,7 @@ function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
               <button type="submit" disabled={rename.pending}>
                 {t('people.role.save')}
               </button>
-              <button type="button" className="people-danger" onClick={() => setConfirming(true)}>
+              <button type="button" className="danger" onClick={() => setConfirming(true)}>
                 {t('people.role.delete')}
               </button>
             </div>
@@ -147,7 +148,7 @@ function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
                     <td>
                       <button
                         type="button"
-                        className="people-secondary"
+                        className="secondary"
                         disabled={saveGrants.isPending}
                         aria-label={t('people.role.removeGrant', { permission: label(g.permission), where: scopeText(g.scope, connectionName) })}
                         onClick={() => saveGrants.mutate(grants.filter((x) => grantKey(x) !== grantKey(g)))}
@@ -165,15 +166,18 @@ function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
 
       {!role.builtin && <ScopedGrant grants={grants} pending={saveGrants.isPending} onAdd={(g) => saveGrants.mutate([...grants, g])} label={label} />}
 
-      <ConfirmDialog
-        open={confirming}
-        title={t('people.role.deleteTitle', { name: role.name })}
-        body={t('people.role.deleteBody')}
-        confirm={t('people.role.deleteConfirm')}
-        pending={remove.isPending}
-        onConfirm={() => remove.mutate()}
-        onCancel={() => setConfirming(false)}
-      />
+      {confirming && (
+        <ConfirmDialog
+          title={t('people.role.deleteTitle', { name: role.name })}
+          confirm={t('people.role.deleteConfirm')}
+          pending={remove.isPending}
+          onConfirm={() => remove.mutate()}
+          onCancel={() => setConfirming(false)}
+          cancel={t('people.cancel')}
+        >
+          <p>{t('people.role.deleteBody')}</p>
+        </ConfirmDialog>
+      )}
     </>
   );
 }

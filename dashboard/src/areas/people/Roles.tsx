@@ -196,7 +196,7 @@ function Matrix({ roles, catalog }: { roles: Role[]; catalog: CatalogEntry[] }) 
           {saving ? t('people.saving') : t('people.matrix.save', { count: changed.length })}
         </button>
         {changed.length > 0 && (
-          <button type="button" className="people-secondary" disabled={saving} onClick={() => setEdits({})}>
+          <button type="button" className="secondary" disabled={saving} onClick={() => setEdits({})}>
             {t('people.matrix.discard')}
           </button>
         )}

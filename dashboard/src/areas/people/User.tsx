@@ -6,7 +6,8 @@ import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { useMe } from '../../session';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
-import { ConfirmDialog, LoadError, Outcome, PEOPLE_KEYS, useRoles, when } from './common';
+import { LoadError, Outcome, PEOPLE_KEYS, useRoles, when } from './common';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { statusLabel } from './Users';
 
 type Action = 'resend' | 'suspend' | 'reactivate' | 'roles' | 'delete';
@@ -129,7 +130,7 @@ export function UserPage() {
             </button>
           )}
           {!self && (
-            <button type="button" className="people-danger" disabled={pending} onClick={() => setConfirming(true)}>
+            <button type="button" className="danger" disabled={pending} onClick={() => setConfirming(true)}>
               {t('people.user.delete')}
             </button>
           )}
@@ -172,15 +173,18 @@ export function UserPage() {
         )}
       </section>
 
-      <ConfirmDialog
-        open={confirming}
-        title={t('people.user.deleteTitle', { name: u.name })}
-        body={t('people.user.deleteBody', { name: u.name })}
-        confirm={t('people.user.deleteConfirm')}
-        pending={pending}
-        onConfirm={() => act.mutate({ action: 'delete' })}
-        onCancel={() => setConfirming(false)}
-      />
+      {confirming && (
+        <ConfirmDialog
+          title={t('people.user.deleteTitle', { name: u.name })}
+          confirm={t('people.user.deleteConfirm')}
+          pending={pending}
+          onConfirm={() => act.mutate({ action: 'delete' })}
+          onCancel={() => setConfirming(false)}
+          cancel={t('people.cancel')}
+        >
+          <p>{t('people.user.deleteBody', { name: u.name })}</p>
+        </ConfirmDialog>
+      )}
     </>
   );
 }

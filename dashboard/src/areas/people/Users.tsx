@@ -149,7 +149,7 @@ export function Users() {
         </div>
       )}
       {list.hasNextPage && (
-        <button type="button" className="people-secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
+        <button type="button" className="secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
           {list.isFetchingNextPage ? t('app.loading') : t('people.loadMore')}
         </button>
       )}

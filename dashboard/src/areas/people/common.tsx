@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { api, ApiError, ok, type Schemas } from '../../api/client';
 import { t, type MessageId } from '../../i18n/t';
 import { errorText, Loading } from '../../ui';
@@ -126,51 +126,6 @@ export function Outcome({ message, error, stamp }: { message: string | null; err
         </p>
       )}
     </div>
-  );
-}
-
-/**
- * A modal confirmation (native <dialog>: focus stays inside, Escape cancels). `open` shows it;
- * the confirm button runs `onConfirm`.
- */
-export function ConfirmDialog({
-  open,
-  title,
-  body,
-  confirm,
-  pending,
-  onConfirm,
-  onCancel,
-}: {
-  open: boolean;
-  title: string;
-  body: string;
-  confirm: string;
-  pending?: boolean;
-  onConfirm: () => void;
-  onCancel: () => void;
-}) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const id = useId();
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
-  return (
-    <dialog ref={ref} className="people-dialog" aria-labelledby={`${id}-title`} aria-describedby={`${id}-body`} onCancel={onCancel} onClose={onCancel}>
-      <h2 id={`${id}-title`}>{title}</h2>
-      <p id={`${id}-body`}>{body}</p>
-      <div className="actions">
-        <button type="button" className="people-danger" disabled={pending} onClick={onConfirm}>
-          {confirm}
-        </button>
-        <button type="button" className="people-secondary" onClick={onCancel}>
-          {t('people.cancel')}
-        </button>
-      </div>
-    </dialog>
   );
 }
 

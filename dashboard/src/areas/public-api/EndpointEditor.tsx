@@ -397,7 +397,7 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
                 onRemove={() => setFilters(filters.filter((_, k) => k !== n))}
               />
             ))}
-            <button type="button" className="pa-secondary" onClick={() => setFilters([...filters, { column: all[0]?.name ?? '', op: 'eq', value: '' }])}>
+            <button type="button" className="secondary" onClick={() => setFilters([...filters, { column: all[0]?.name ?? '', op: 'eq', value: '' }])}>
               {t('publicApi.editor.addFilter')}
             </button>
           </fieldset>
@@ -434,7 +434,7 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
                     />
                     {errorLine(at)}
                   </div>
-                  <button type="button" className="pa-secondary" onClick={() => setDefaults(defaults.filter((_, k) => k !== n))}>
+                  <button type="button" className="secondary" onClick={() => setDefaults(defaults.filter((_, k) => k !== n))}>
                     {t('publicApi.editor.removeDefault', { n: n + 1 })}
                   </button>
                 </div>
@@ -443,7 +443,7 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
             {errorLine('defaults')}
             <button
               type="button"
-              className="pa-secondary"
+              className="secondary"
               onClick={() =>
                 setDefaults([...defaults, { column: all.find((c) => !defaults.some((d) => d.column === c.name))?.name ?? all[0]?.name ?? '', value: '' }])
               }
@@ -565,7 +565,7 @@ function FilterEditor({
         {row.op === 'in' && <p className="hint">{t('publicApi.editor.inHint')}</p>}
         {errorOf('value')}
       </div>
-      <button type="button" className="pa-secondary" onClick={onRemove}>
+      <button type="button" className="secondary" onClick={onRemove}>
         {t('publicApi.editor.removeFilter', { n })}
       </button>
     </div>
@@ -706,15 +706,15 @@ function RemoveEndpoint({ scope, onReset }: { scope: Scope; onReset: () => void 
       )}
       {confirming ? (
         <div className="actions">
-          <button type="button" className="pa-danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
+          <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
             {t('publicApi.remove.confirm', { ref: scope.ref })}
           </button>
-          <button type="button" className="pa-secondary" onClick={() => setConfirming(false)}>
+          <button type="button" className="secondary" onClick={() => setConfirming(false)}>
             {t('publicApi.cancel')}
           </button>
         </div>
       ) : (
-        <button type="button" className="pa-secondary" onClick={() => setConfirming(true)}>
+        <button type="button" className="secondary" onClick={() => setConfirming(true)}>
           {label}
         </button>
       )}

@@ -116,7 +116,7 @@ function SecretPanel({ shown, onDone }: { shown: Shown; onDone: () => void }) {
         <input id={id} readOnly value={shown.secret} className="pa-code" onFocus={(e) => e.currentTarget.select()} data-testid="key-secret" />
       </div>
       <p className="hint">{shown.kind === 'server' ? t('publicApi.keys.secret.serverOnce') : t('publicApi.keys.secret.browserAgain')}</p>
-      <button type="button" className="pa-secondary" onClick={onDone}>
+      <button type="button" className="secondary" onClick={onDone}>
         {t('publicApi.keys.secret.hide')}
       </button>
     </div>
@@ -174,10 +174,10 @@ function KeyItem({
       {!item.revealable && !item.appKey && <p className="hint">{t('publicApi.keys.notRevealable')}</p>}
       {confirm ? (
         <div className="actions">
-          <button type="button" className="pa-danger" disabled={pending} onClick={() => (onAct(confirm), setConfirm(null))}>
+          <button type="button" className="danger" disabled={pending} onClick={() => (onAct(confirm), setConfirm(null))}>
             {t(`publicApi.keys.confirm.${confirm}`, { name: item.name })}
           </button>
-          <button type="button" className="pa-secondary" onClick={() => setConfirm(null)}>
+          <button type="button" className="secondary" onClick={() => setConfirm(null)}>
             {t('publicApi.cancel')}
           </button>
         </div>
@@ -190,7 +190,7 @@ function KeyItem({
           )}
           <button
             type="button"
-            className="pa-secondary"
+            className="secondary"
             disabled={pending}
             onClick={() => setConfirm('rotate')}
             aria-label={t('publicApi.keys.rotateLabel', { name: item.name })}
@@ -200,7 +200,7 @@ function KeyItem({
           {!item.appKey && (
             <button
               type="button"
-              className="pa-secondary"
+              className="secondary"
               disabled={pending}
               onClick={() => setConfirm('revoke')}
               aria-label={t('publicApi.keys.revokeLabel', { name: item.name })}
@@ -324,14 +324,14 @@ function CreateKey({ onCreated }: { onCreated: (shown: Shown) => void }) {
                   </p>
                 )}
                 {grants.length > 1 && (
-                  <button type="button" className="pa-secondary" onClick={() => setGrants(grants.filter((_, k) => k !== n))}>
+                  <button type="button" className="secondary" onClick={() => setGrants(grants.filter((_, k) => k !== n))}>
                     {t('publicApi.keys.create.removeGrant', { n: n + 1 })}
                   </button>
                 )}
               </div>
             );
           })}
-          <button type="button" className="pa-secondary" onClick={() => setGrants([...grants, { ref: '', methods: ['GET'] }])}>
+          <button type="button" className="secondary" onClick={() => setGrants([...grants, { ref: '', methods: ['GET'] }])}>
             {t('publicApi.keys.create.addGrant')}
           </button>
         </fieldset>

@@ -70,7 +70,7 @@ function OtherLocale({ templateKey }: { templateKey: string }) {
         </p>
         <input id={id} value={locale} onChange={(e) => setLocale(e.target.value)} aria-describedby={`${id}-hint`} autoComplete="off" />
       </div>
-      <button type="submit" className="pa-secondary">
+      <button type="submit" className="secondary">
         {t('publicApi.templates.open')}
       </button>
     </form>

@@ -34,7 +34,7 @@ export function ConfirmDialog({
   return (
     <dialog
       ref={ref}
-      className="addons-dialog"
+      className="confirm-dialog"
       aria-labelledby={`${id}-title`}
       onCancel={(e) => {
         e.preventDefault();
@@ -44,10 +44,10 @@ export function ConfirmDialog({
       <h2 id={`${id}-title`}>{title}</h2>
       {children}
       <div className="actions">
-        <button type="button" className="addons-danger" disabled={pending} onClick={onConfirm}>
+        <button type="button" className="danger" disabled={pending} onClick={onConfirm}>
           {confirm}
         </button>
-        <button ref={cancelRef} type="button" className="addons-secondary" disabled={pending} onClick={onCancel}>
+        <button ref={cancelRef} type="button" className="secondary" disabled={pending} onClick={onCancel}>
           {cancel}
         </button>
       </div>
