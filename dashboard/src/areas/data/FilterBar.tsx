@@ -3,6 +3,11 @@ import { t, type MessageId } from '../../i18n/t';
 import type { Column } from './data-api';
 import { FILTER_OPS, type Filter, type FilterOp, type View } from './view';
 
+/** Option values (the API's words, not text a person reads). */
+const TRUE = 'true';
+const FALSE = 'false';
+const NONE = '';
+
 const OP_LABEL: Record<FilterOp, MessageId> = {
   eq: 'data.filter.op.eq',
   ne: 'data.filter.op.ne',
@@ -78,14 +83,14 @@ export function FilterBar({ columns, view, onApply }: { columns: Column[]; view:
             </select>
             {f.op === 'null' ? (
               <select aria-label={t('data.filter.value', { n })} value={f.value} onChange={(e) => set(i, { value: e.target.value })}>
-                <option value="true">{t('data.filter.isEmpty')}</option>
-                <option value="false">{t('data.filter.isNotEmpty')}</option>
+                <option value={TRUE}>{t('data.filter.isEmpty')}</option>
+                <option value={FALSE}>{t('data.filter.isNotEmpty')}</option>
               </select>
             ) : column?.type === 'boolean' ? (
               <select aria-label={t('data.filter.value', { n })} value={f.value} onChange={(e) => set(i, { value: e.target.value })}>
-                <option value="">{t('data.value.choose')}</option>
-                <option value="true">{t('data.value.true')}</option>
-                <option value="false">{t('data.value.false')}</option>
+                <option value={NONE}>{t('data.value.choose')}</option>
+                <option value={TRUE}>{t('data.value.true')}</option>
+                <option value={FALSE}>{t('data.value.false')}</option>
               </select>
             ) : (
               <input

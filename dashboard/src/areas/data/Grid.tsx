@@ -409,7 +409,7 @@ function GridView({ conn, info }: { conn: string; info: TableInfo }) {
           <div role="rowgroup" className="data-head" style={{ width }}>
             <div role="row" aria-rowindex={1} className="data-row" style={{ gridTemplateColumns: template }}>
               <div role="columnheader" aria-colindex={1} className="data-cell data-select">
-                <input type="checkbox" aria-label={t('data.grid.selectAll')} checked={allSelected} onChange={selectAll} />
+                {canWrite && <input type="checkbox" aria-label={t('data.grid.selectAll')} checked={allSelected} onChange={selectAll} />}
               </div>
               {columns.map((c, i) => (
                 <div
@@ -448,7 +448,12 @@ function GridView({ conn, info }: { conn: string; info: TableInfo }) {
                   aria-busy={entry ? undefined : true}
                   className="data-row"
                   data-record={id ?? undefined}
-                  style={{ transform: `translateY(${item.start}px)`, gridTemplateColumns: template, height: ROW_H }}
+                  style={{
+                    transform: `translateY(${item.start}px)`,
+                    gridTemplateColumns: template,
+                    height: ROW_H,
+                    zIndex: editing?.index === item.index ? 5 : undefined,
+                  }}
                 >
                   <div
                     role="gridcell"

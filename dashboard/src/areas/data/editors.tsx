@@ -11,6 +11,10 @@ export interface Draft {
   zone: string;
 }
 
+/** Option values of the select editors (not text a person reads). */
+const NULL_OPTION = '\u0000null';
+const NONE = '';
+
 const NUMBER_TYPES = new Set(['integer', 'bigint', 'float', 'decimal']);
 
 export const hasZone = (c: Column) => c.type === 'datetime' && /with time zone|timestamptz/i.test(c.nativeType);
@@ -123,12 +127,12 @@ export function ValueEditor(props: EditorProps) {
       <select
         {...common}
         ref={inputRef}
-        value={draft.isNull ? '\u0000null' : draft.text}
-        onChange={(e) => (e.target.value === '\u0000null' ? onChange({ ...draft, isNull: true, text: '' }) : set(e.target.value))}
+        value={draft.isNull ? NULL_OPTION : draft.text}
+        onChange={(e) => (e.target.value === NULL_OPTION ? onChange({ ...draft, isNull: true, text: '' }) : set(e.target.value))}
       >
-        {(column.nullable || draft.isNull) && <option value={'\u0000null'}>{t('data.value.null')}</option>}
+        {(column.nullable || draft.isNull) && <option value={NULL_OPTION}>{t('data.value.null')}</option>}
         {!draft.isNull && draft.text !== '' && !options.includes(draft.text) && <option value={draft.text}>{draft.text}</option>}
-        {draft.text === '' && !draft.isNull && <option value="">{t('data.value.choose')}</option>}
+        {draft.text === '' && !draft.isNull && <option value={NONE}>{t('data.value.choose')}</option>}
         {options.map((o) => (
           <option key={o} value={o}>
             {labelOf(o)}
@@ -171,9 +175,14 @@ export function ValueEditor(props: EditorProps) {
   );
 }
 
+/** Every offset in use, -12:00 to +14:00 by quarter hours where zones have them. */
+const OFFSETS = Array.from({ length: 27 * 4 + 1 }, (_, k) => k * 15 - 12 * 60)
+  .filter((m) => m % 60 === 0 || [-570, -210, 210, 270, 330, 345, 390, 525, 570, 630, 765].includes(m))
+  .map((m) => `${m < 0 ? '-' : '+'}${String(Math.floor(Math.abs(m) / 60)).padStart(2, '0')}:${String(Math.abs(m) % 60).padStart(2, '0')}`);
+
 function ZonePicker({ draft, onChange, label }: { draft: Draft; onChange: (d: Draft) => void; label: string }) {
   const local = localZone();
-  const zones = [...new Set(['Z', local, draft.zone])];
+  const zones = [...new Set(['Z', local, draft.zone, ...OFFSETS])];
   const change = (zone: string) => {
     // The same instant, shown in the other zone.
     const value = valueOf({ type: 'datetime', nativeType: 'timestamptz' } as Column, draft);
@@ -204,7 +213,7 @@ function ForeignKeyPicker(props: EditorProps & { fk: NonNullable<ReturnType<type
   const options = useQuery({
     queryKey: ['data', 'fk-options', conn, target?.ref, query],
     enabled: open && !!target,
-    queryFn: async ({ signal }) => {
+    queryFn: async () => {
       const q = [
         `limit=10`,
         query.trim() ? `search=${encodeURIComponent(query.trim())}` : '',
@@ -212,7 +221,8 @@ function ForeignKeyPicker(props: EditorProps & { fk: NonNullable<ReturnType<type
       ]
         .filter(Boolean)
         .join('&');
-      return (await listRows(conn, target!.ref, q, signal)).rows;
+      // Not aborted when the text changes: an answer arriving late is kept for that text.
+      return (await listRows(conn, target!.ref, q)).rows;
     },
   });
   const rows = options.data ?? [];
