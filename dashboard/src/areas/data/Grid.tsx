@@ -15,6 +15,7 @@ import {
   visibleColumns,
   type Column,
   type OpResult,
+  type Page,
   type Row,
   type Table,
   type TableInfo,
@@ -53,6 +54,13 @@ export function GridScreen() {
   const { conn, table } = useDataParams();
   const info = useTableInfo(conn, table);
   useTitle('data.grid.title');
+  // The first page is asked for with the schema, not after it: one round trip less before rows show.
+  const search = useSearch();
+  const firstPage = useMemo(() => {
+    const p = listRows(conn, table, RowWindow.firstQuery(viewQuery(parseView(search))));
+    p.catch(() => undefined);
+    return { key: `${conn}\u0000${table}\u0000${search}`, page: p };
+  }, [conn, table, search]);
   if (info.isPending) return <Loading />;
   if (info.isError) {
     if (info.error instanceof TableMissing)
@@ -69,10 +77,10 @@ export function GridScreen() {
       </>
     );
   }
-  return <GridView conn={conn} info={info.data} />;
+  return <GridView conn={conn} info={info.data} firstPage={firstPage.page} />;
 }
 
-function GridView({ conn, info }: { conn: string; info: TableInfo }) {
+function GridView({ conn, info, firstPage }: { conn: string; info: TableInfo; firstPage: Promise<Page> }) {
   const { table, tables, canWrite: mayWrite } = info;
   const [forbidden, setForbidden] = useState(false);
   const canWrite = mayWrite && !forbidden;
@@ -99,8 +107,11 @@ function GridView({ conn, info }: { conn: string; info: TableInfo }) {
     return new RowWindow((q, signal) => listRows(conn, table.ref, q, signal), query, reversed, seek);
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [conn, table.ref, query]);
+  const prefetched = useRef<Promise<Page> | null>(firstPage);
   useEffect(() => {
-    void store.load();
+    // The prefetched page serves the first window only; a later view reads its own.
+    void store.load(prefetched.current ?? undefined);
+    prefetched.current = null;
     return () => store.dispose();
   }, [store]);
   useSyncExternalStore(store.subscribe, store.getVersion);

@@ -122,10 +122,26 @@ export class RowWindow {
     }
   }
 
-  /** Reads the first page (again). */
-  async load(): Promise<void> {
+  /** The first page's query, for a caller that asks for it before the window exists. */
+  static firstQuery(base: string): string {
+    return base ? `${base}&limit=${FIRST_PAGE}` : `limit=${FIRST_PAGE}`;
+  }
+
+  /** Reads the first page (again); `prefetched` is that page already asked for (its failure asks again). */
+  async load(prefetched?: Promise<Page>): Promise<void> {
     this.error = null;
-    const page = await this.request('first', this.q(`limit=${FIRST_PAGE}`));
+    // A window is loaded again after a dispose when React runs an effect twice (StrictMode).
+    this.disposed = false;
+    let page: Page | null;
+    if (prefetched) {
+      try {
+        page = await prefetched;
+      } catch {
+        page = null;
+      }
+      if (this.disposed) return;
+    } else page = null;
+    page ??= await this.request('first', this.q(`limit=${FIRST_PAGE}`));
     if (!page) return;
     this.segments = [{ start: 0, rows: page.rows, ids: page.recordIds, next: page.nextCursor }];
     this.total = page.nextCursor === null ? page.rows.length : Math.max(page.total ?? 0, page.rows.length + 1);
