@@ -226,8 +226,8 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       // Bulk delete of a selection, and its undo.
       const first = await page.locator('[role="row"][aria-rowindex="2"]').getAttribute('data-record');
       const second = await page.locator('[role="row"][aria-rowindex="3"]').getAttribute('data-record');
-      await page.getByLabel(msg('data.grid.selectRow', { id: first! })).check();
-      await page.getByLabel(msg('data.grid.selectRow', { id: second! })).check();
+      await page.getByLabel(msg('data.grid.selectRow', { id: first! }), { exact: true }).check();
+      await page.getByLabel(msg('data.grid.selectRow', { id: second! }), { exact: true }).check();
       await page.getByRole('button', { name: msg('data.selection.delete') }).click();
       await countText(page).getByText('3 rows').waitFor();
       await page.getByRole('status').getByText('2 rows deleted.').waitFor();
@@ -301,6 +301,81 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       await onScreen(page, 'grid-referring', 'Product');
       await countText(page).getByText('4 rows').waitFor();
       expect(decodeURIComponent(new URL(page.url()).search)).toBe('?filter[customer_id][eq]=1');
+      expectNoProblems(problems);
+    });
+
+    it('creates a row, duplicates and bulk-edits a selection, each with its undo', async (ctx) => {
+      if (!available) return ctx.skip();
+      const { page, problems } = await openPage();
+      await signIn(page, inst.url, EDITOR);
+      await page.goto(gridUrl('product', '?sort=id'));
+      await onScreen(page, 'grid', 'Product');
+      await countText(page).getByText('30 rows').waitFor();
+
+      await page.getByRole('button', { name: msg('data.grid.newRow') }).click();
+      const form = page.getByRole('region', { name: msg('data.create.title') });
+      await form.getByLabel('Name', { exact: true }).fill('Brand new');
+      await form.getByLabel('Qty', { exact: true }).fill('7');
+      await onScreen(page, 'grid-create', 'Product');
+      await form.getByRole('button', { name: msg('data.create.submit') }).click();
+      await page.getByRole('status').getByText(msg('data.toast.created')).waitFor();
+      await countText(page).getByText('31 rows').waitFor();
+      await page.getByRole('button', { name: msg('data.toast.undo') }).click();
+      await countText(page).getByText('30 rows').waitFor();
+
+      const ids = await Promise.all([2, 3].map((i) => page.locator(`[role="row"][aria-rowindex="${i}"]`).getAttribute('data-record')));
+      for (const id of ids) await page.getByLabel(msg('data.grid.selectRow', { id: id! }), { exact: true }).check();
+      await page.getByRole('button', { name: msg('data.selection.edit') }).click();
+      const bulkForm = page.getByRole('region', { name: 'Edit 2 rows' });
+      await bulkForm.getByLabel(msg('data.bulk.column')).selectOption({ label: 'Qty' });
+      await bulkForm.getByRole('textbox', { name: msg('data.bulk.value') }).fill('555');
+      await onScreen(page, 'grid-bulk-edit', 'Product');
+      await bulkForm.getByRole('button', { name: 'Update 2 rows' }).click();
+      await page.getByRole('status').getByText('2 rows updated.').waitFor();
+      await expect.poll(() => cell(page, 0, 'qty').textContent()).toBe('555');
+      expect(await cell(page, 1, 'qty').textContent()).toBe('555');
+      await page.getByRole('button', { name: msg('data.toast.undo') }).click();
+      await page.getByRole('status').getByText(msg('data.toast.undone')).waitFor();
+      await expect.poll(() => cell(page, 0, 'qty').textContent()).toBe('1');
+
+      await page.getByRole('button', { name: msg('data.selection.duplicate') }).click();
+      await page.getByRole('status').getByText('2 rows duplicated.').waitFor();
+      await countText(page).getByText('32 rows').waitFor();
+      await page.getByRole('button', { name: msg('data.toast.undo') }).click();
+      await countText(page).getByText('30 rows').waitFor();
+      expectNoProblems(problems);
+    });
+
+    it.runIf(dialect === 'postgres')('jumps far down a long table without loading what lies between', async (ctx) => {
+      if (!available) return ctx.skip();
+      const c = new pg.Client({ connectionString: src!.url });
+      await c.connect();
+      await c.query(
+        `create table big (id serial primary key, name text not null); insert into big (name) select 'big ' || g from generate_series(1, 50000) g; analyze big`,
+      );
+      await c.end();
+      await post(admin, `/api/v1/connections/${conn}/introspect`, undefined);
+      const { page, problems, requested } = await openPage();
+      await signIn(page, inst.url, EDITOR);
+      await page.goto(gridUrl('big'));
+      await onScreen(page, 'grid-big', 'Big');
+      await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('big 1');
+      const before = requested.length;
+      const height = await page.locator('[role="row"][aria-rowindex="2"]').evaluate((el) => el.getBoundingClientRect().height);
+      await page.getByRole('grid').evaluate((el, top) => {
+        el.scrollTop = top;
+      }, 40_000 * height);
+      await expect.poll(() => cell(page, 40_000, 'name').textContent()).toBe('big 40001');
+      const reads = requested.slice(before).filter((u) => u.includes('/api/v1/data/'));
+      // The last row once, then the page there: never the 40,000 rows before it, never an offset.
+      expect(reads.length).toBeLessThanOrEqual(3);
+      expect(reads.some((u) => decodeURIComponent(u).includes('filter[id][gte]='))).toBe(true);
+      expect(await page.locator('[role="row"]').count()).toBeLessThan(60);
+      // Keyboard: Ctrl+End and Ctrl+Home reach both ends.
+      await cell(page, 40_000, 'name').click();
+      await page.keyboard.press('Control+Home');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-cell'))).toBe('0:0');
+      await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('big 1');
       expectNoProblems(problems);
     });
 

@@ -273,9 +273,11 @@ function GridView({ conn, info, firstPage }: { conn: string; info: TableInfo; fi
   };
   useEffect(() => {
     if (!focusCell.current) return;
-    focusCell.current = false;
+    // A far row is drawn only once the scroll reaches it: keep trying on the next renders.
     const cell = scroller.current?.querySelector<HTMLElement>(`[data-cell="${active.row}:${active.col}"]`);
-    cell?.focus({ preventScroll: false });
+    if (!cell) return;
+    focusCell.current = false;
+    cell.focus({ preventScroll: false });
   });
 
   // ---- selection and bulk actions ----
