@@ -104,9 +104,10 @@ async function stage(dialect: 'postgres' | 'sqlite') {
       };
     }),
   });
+  const readOnly = await post(admin, '/api/v1/connections', { name: `Shop ${dialect} (read-only)`, dialect, url: src.url, readOnly: true });
   await createUser(inst, { ...EDITOR, roles: ['editor'] });
   await createUser(inst, { ...VIEWER, roles: ['viewer'] });
-  return { inst, admin, conn, src };
+  return { inst, admin, conn, src, readOnlyConn: readOnly.data.connection.id as string };
 }
 
 const cell = (page: Page, rowIndex: number, column: string) => page.locator(`[role="row"][aria-rowindex="${rowIndex + 2}"] [data-column="${column}"]`);
@@ -119,6 +120,7 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
     let inst: TestInstance;
     let admin: HttpClient;
     let conn: string;
+    let readOnlyConn: string;
     let src: Source | undefined;
     let available = true;
     const { openPage, onScreen, signIn } = useDashboardBrowser(`grid-${dialect}`);
@@ -128,7 +130,7 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
         available = false;
         return;
       }
-      ({ inst, admin, conn, src } = await stage(dialect));
+      ({ inst, admin, conn, src, readOnlyConn } = await stage(dialect));
     }, 60_000);
 
     afterAll(async () => {
@@ -396,6 +398,20 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       await onScreen(page, 'row-viewer', msg('data.row.heading', { table: 'Customer', id: '2' }));
       expect(await page.getByRole('button', { name: msg('data.row.save') }).count()).toBe(0);
       expect(await page.getByRole('button', { name: msg('data.row.delete') }).count()).toBe(0);
+      expectNoProblems(problems);
+    });
+
+    it('offers an editor no edit control on a read-only connection', async (ctx) => {
+      if (!available) return ctx.skip();
+      const { page, problems } = await openPage();
+      await signIn(page, inst.url, EDITOR);
+      await page.goto(`${inst.url}/connections/${readOnlyConn}/tables/product`);
+      await onScreen(page, 'grid-read-only', 'Product');
+      await expect.poll(() => cell(page, 0, 'name').textContent()).not.toBe('');
+      expect(await page.getByRole('button', { name: msg('data.grid.newRow') }).count()).toBe(0);
+      expect(await page.getByRole('checkbox').count()).toBe(0);
+      await cell(page, 0, 'name').dblclick();
+      expect(await page.locator('.data-cell-editor').count()).toBe(0);
       expectNoProblems(problems);
     });
 

@@ -66,6 +66,8 @@ export class RowWindow {
   private segments: Segment[] = [];
   private inflight = new Map<string, AbortController>();
   private seekController: AbortController | null = null;
+  private seekTarget: { from: number; limit: number } | null = null;
+  private seeks = 0;
   private lastValue: unknown = undefined;
   private listeners = new Set<() => void>();
   private disposed = false;
@@ -235,10 +237,14 @@ export class RowWindow {
 
   private async seekTo(i: number, to: number): Promise<void> {
     const seek = this.seek!;
-    // Only the latest jump matters: a newer one cancels the one still under way.
+    const limit = Math.min(MAX_LIMIT, Math.max(PAGE, to - i + 1 + PAGE / 2));
+    // A seek under way that will cover this place is waited for; any other is cancelled: only the latest jump matters.
+    const current = this.seekTarget;
+    if (current && this.seekController && !this.seekController.signal.aborted && i >= current.from && to < current.from + current.limit) return;
     this.seekController?.abort();
     const controller = new AbortController();
     this.seekController = controller;
+    this.seekTarget = { from: i, limit };
     try {
       const firstRow = this.segments.find((s) => s.start === 0)?.rows[0];
       const first = firstRow ? toNumber(seek.column, firstRow[seek.column.name]) : null;
@@ -253,8 +259,7 @@ export class RowWindow {
       }
       const value = fromNumber(seek.column, first + ((last - first) * i) / (this.total - 1), lastRaw, seek.desc);
       const filter = `filter[${encodeURIComponent(seek.column.name)}][${seek.desc ? 'lte' : 'gte'}]=${encodeURIComponent(value)}`;
-      const limit = Math.min(MAX_LIMIT, Math.max(PAGE, to - i + 1 + PAGE / 2));
-      const page = await this.request(`seek:${i}`, this.q(`${filter}&limit=${limit}`), controller);
+      const page = await this.request(`seek:${i}:${++this.seeks}`, this.q(`${filter}&limit=${limit}`), controller);
       if (!page || this.segmentAt(i)) return;
       const seg: Segment = { start: i, rows: [], ids: [], next: null };
       this.segments = [...this.segments, seg].sort((a, b) => a.start - b.start);
@@ -265,6 +270,8 @@ export class RowWindow {
         this.error = err;
         this.changed();
       }
+    } finally {
+      if (this.seekController === controller) this.seekTarget = null;
     }
   }
 
