@@ -303,6 +303,12 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       await onScreen(page, 'grid-referring', 'Product');
       await countText(page).getByText('4 rows').waitFor();
       expect(decodeURIComponent(new URL(page.url()).search)).toBe('?filter[customer_id][eq]=1');
+      // A referring row links back to the row it refers to.
+      const id = await page.locator('[role="row"][aria-rowindex="2"]').getAttribute('data-record');
+      await page.getByRole('link', { name: msg('data.grid.openRow', { id: id! }) }).click();
+      await onScreen(page, 'row-product', msg('data.row.heading', { table: 'Product', id: id! }));
+      await page.getByRole('link', { name: msg('data.refs.out', { column: 'customer_id', table: 'Customer', id: '1' }) }).click();
+      await onScreen(page, 'row-customer', msg('data.row.heading', { table: 'Customer', id: '1' }));
       expectNoProblems(problems);
     });
 

@@ -523,6 +523,7 @@ function GridView({ conn, info, firstPage }: { conn: string; info: TableInfo; fi
                             onChange={(draft) => setEditing({ ...editing, draft })}
                             onSave={() => void saveEdit()}
                             onCancel={cancelEdit}
+                            alignEnd={ci >= columns.length - 2 && ci > 0}
                           />
                         )}
                       </div>
@@ -540,6 +541,7 @@ function GridView({ conn, info, firstPage }: { conn: string; info: TableInfo; fi
 }
 
 function CellEditor(props: {
+  alignEnd?: boolean;
   conn: string;
   table: Table;
   tables: readonly Table[];
@@ -559,7 +561,7 @@ function CellEditor(props: {
   const label = t('data.edit.label', { column: column.display.label || column.name });
   return (
     <div
-      className="data-cell-editor"
+      className={props.alignEnd ? 'data-cell-editor data-cell-editor-end' : 'data-cell-editor'}
       role="group"
       aria-label={label}
       onKeyDown={(e) => {

@@ -4,7 +4,7 @@ import { Link, useLocation } from 'wouter';
 import { t } from '../../i18n/t';
 import { useLiveEvents } from '../../live/events';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
-import { deleteRow, getRow, patchRow, references, TableMissing, useTableInfo, visibleColumns, type Row, type TableInfo } from './data-api';
+import { deleteRow, findTable, getRow, patchRow, references, TableMissing, useTableInfo, visibleColumns, type Row, type TableInfo } from './data-api';
 import { RowForm } from './RowForm';
 import { columnErrors, useDataParams, useToasts } from './shared';
 import { paths, viewQuery } from './view';
@@ -80,6 +80,14 @@ function RowDetail({ conn, info, recordId }: { conn: string; info: TableInfo; re
   const values = row.data.row;
   const columns = visibleColumns(table, values);
   const editableColumns = columns.filter((c) => c.generated === null && !pk.includes(c.name));
+  // The rows this one points at: single-column keys onto another table's primary key.
+  const outbound = table.foreignKeys.flatMap((fk) => {
+    const target = findTable(tables, fk.referencedTable, fk.referencedSchema);
+    const value = values[fk.columns[0]!];
+    if (fk.columns.length !== 1 || !target || target.primaryKey?.columns.join() !== fk.referencedColumns.join() || value === null || value === undefined)
+      return [];
+    return [{ column: fk.columns[0]!, table: target, id: String(value) }];
+  });
 
   const save = async (changed: Row) => {
     if (Object.keys(changed).length === 0) return;
@@ -156,6 +164,20 @@ function RowDetail({ conn, info, recordId }: { conn: string; info: TableInfo; re
             )}
           </section>
         </>
+      )}
+      {!deleted && outbound.length > 0 && (
+        <section aria-labelledby="data-out-title" className="data-refs">
+          <h2 id="data-out-title">{t('data.refs.outTitle')}</h2>
+          <ul>
+            {outbound.map((o) => (
+              <li key={o.column}>
+                <Link href={paths.row(conn, o.table.ref, o.id)}>
+                  {t('data.refs.out', { column: o.column, table: o.table.display.label || o.table.name, id: o.id })}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </section>
       )}
       <section aria-labelledby="data-refs-title" className="data-refs">
         <h2 id="data-refs-title">{t('data.refs.title')}</h2>

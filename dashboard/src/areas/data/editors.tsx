@@ -248,6 +248,7 @@ function ForeignKeyPicker(props: EditorProps & { fk: NonNullable<ReturnType<type
           <input
             role="combobox"
             aria-label={t('data.edit.fkSearch', { table: target.display.label || target.name })}
+            placeholder={t('data.edit.fkSearchPlaceholder', { table: target.display.label || target.name })}
             aria-expanded={open}
             aria-controls={listId}
             aria-autocomplete="list"

@@ -59,6 +59,7 @@ export const messages = {
   'data.edit.setNull': 'Leave {column} empty (NULL)',
   'data.edit.setNullShort': 'Empty (NULL)',
   'data.edit.fkSearch': 'Search {table}',
+  'data.edit.fkSearchPlaceholder': 'Find in {table}…',
   'data.edit.fkOptions': 'Matching rows',
   'data.edit.fkOption': '{id} — {name}',
   'data.edit.fkNone': 'No matching row',
@@ -100,6 +101,8 @@ export const messages = {
   'data.row.deleted': 'This row has been deleted.',
 
   'data.refs.title': 'Rows that refer to this one',
+  'data.refs.outTitle': 'Rows this one refers to',
+  'data.refs.out': '{column}: {table} row {id}',
   'data.refs.none': 'No other row refers to this one.',
   'data.refs.rows': '{count, plural, one {# row} other {# rows}} of {table} ({columns})',
   'data.refs.row': '{table} row {id}',
