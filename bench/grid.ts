@@ -7,8 +7,8 @@
  * 2. time to the first rendered grid page after navigation: from the moment the route changes
  *    (in-app navigation, the home already loaded) and from a full page load, until the first
  *    row's cells hold their values. Goal < 500 ms.
- * 3. a jump to row 900,000 and back to the top (scrollTop set, as a dragged scrollbar does),
- *    then a wheel scroll over 3,000 rows: the time until the rows are shown, the requests made
+ * 3. a jump to row 900,000 and back to the top (the scrollbar set where it stands for that row),
+ *    then 100 wheel steps of 30 rows' height: the time until the rows are shown, the requests made
  *    and the slowest of them (Chromium's timing, request start to response end). Goal: no
  *    request over 50 ms.
  *
@@ -164,9 +164,16 @@ async function main(): Promise<void> {
     let landed = '';
     const jump = await watchRequests(page, async () => {
       const shownDown = rowShown(page, target);
-      await page.locator('[role="grid"]').evaluate((el, top) => {
-        el.scrollTop = top;
-      }, target * rowHeight);
+      // Where the scrollbar stands for row `target` (the body's height is capped and scaled past 15 million px).
+      await page.locator('[role="grid"]').evaluate(
+        (el, [row, rows, h]) => {
+          const header = el.querySelector<HTMLElement>('.data-head')?.offsetHeight ?? 0;
+          const avail = el.clientHeight - header;
+          const virtualMax = rows * h - avail;
+          el.scrollTop = Math.round(((row * h) / virtualMax) * (el.scrollHeight - el.clientHeight));
+        },
+        [target, ROWS, rowHeight] as const,
+      );
       downMs = await shownDown;
       landed = (await page.locator(`[role="row"][aria-rowindex="${target + 2}"] [data-column="name"]`).textContent()) ?? '';
       const shownUp = rowShown(page, 0);
@@ -177,6 +184,7 @@ async function main(): Promise<void> {
     });
     const shownAt = await page.locator(`[role="row"][aria-rowindex="2"] [data-column="name"]`).textContent();
     let wheelMs = 0;
+    let wheelTop = 0;
     const wheel = await watchRequests(page, async () => {
       await page.locator('[role="grid"]').hover();
       const t0 = process.hrtime.bigint();
@@ -184,7 +192,9 @@ async function main(): Promise<void> {
         await page.mouse.wheel(0, 30 * rowHeight);
         await page.waitForTimeout(16);
       }
-      await rowShown(page, Math.floor(3000 - 5));
+      // Wherever the wheel stopped (a wheel step is scaled too past 15 million px): every drawn row filled.
+      await page.waitForFunction(`document.querySelectorAll('[role="row"][aria-busy="true"]').length === 0`, undefined, { polling: 'raf' });
+      wheelTop = Number(await page.locator('[role="rowgroup"].data-body [role="row"]').first().getAttribute('aria-rowindex')) - 2;
       wheelMs = ms(t0);
     });
     const memory = await page.evaluate(() => document.querySelectorAll('[role="row"]').length);
@@ -196,7 +206,10 @@ async function main(): Promise<void> {
       ['first grid page, full load', `${median(cold).toFixed(0)} ms (document, scripts, session, schema, page)`],
       ['jump to row 900,000', `${downMs.toFixed(0)} ms to show it ("${landed}"); back to the top ${upMs.toFixed(0)} ms (first row "${shownAt}")`],
       ['requests of the jump', `${jump.count}, slowest ${jump.slowest.toFixed(1)} ms | ${verdict(jump.slowest <= 50)} (goal none over 50 ms)`],
-      ['wheel over 3,000 rows', `${wheelMs.toFixed(0)} ms, ${wheel.count} requests, slowest ${wheel.slowest.toFixed(1)} ms | ${verdict(wheel.slowest <= 50)}`],
+      [
+        '100 wheel steps',
+        `to row ${wheelTop}: ${wheelMs.toFixed(0)} ms, ${wheel.count} requests, slowest ${wheel.slowest.toFixed(1)} ms | ${verdict(wheel.slowest <= 50)}`,
+      ],
       ['rows in the DOM', `${memory}`],
     ];
     for (const [label, line] of lines) console.log(`${label.padEnd(28)} ${line}`);

@@ -1,4 +1,3 @@
-import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react';
 import { Link, useLocation, useSearch } from 'wouter';
 import { t } from '../../i18n/t';
@@ -24,6 +23,7 @@ import { cellText, draftOf, DraftError, isNumeric, valueOf, ValueEditor, type Dr
 import { FilterBar } from './FilterBar';
 import { RowForm } from './RowForm';
 import { RowWindow, seekable, PAGE } from './row-window';
+import { useVirtualRows } from './rows-virtual';
 import { columnError, columnErrors, useDataParams, useToasts } from './shared';
 import { parseView, paths, toggleSort, viewQuery, type View } from './view';
 import './data.css';
@@ -122,10 +122,9 @@ function GridView({ conn, info, firstPage }: { conn: string; info: TableInfo; fi
   const width = SELECT_W + columns.reduce((n, c) => n + widthOf(c), 0);
 
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: store.total, getScrollElement: () => scroller.current, estimateSize: () => ROW_H, overscan: 10 });
-  const items = virtualizer.getVirtualItems();
-  const first = items[0]?.index ?? 0;
-  const last = items[items.length - 1]?.index ?? 0;
+  const virtual = useVirtualRows(scroller, store.ready, store.total, ROW_H);
+  const items = virtual.rows;
+  const { first, last } = virtual;
   useEffect(() => {
     store.ensure(Math.max(0, first - PAGE / 4), last + PAGE / 4);
   }, [store, first, last, store.version]);
@@ -240,7 +239,7 @@ function GridView({ conn, info, firstPage }: { conn: string; info: TableInfo; fi
     const r = Math.max(0, Math.min(store.total - 1, row));
     const c = Math.max(0, Math.min(colCount - 1, col));
     setActive({ row: r, col: c });
-    virtualizer.scrollToIndex(r, { align: 'auto' });
+    virtual.scrollToIndex(r);
     focusCell.current = true;
   };
   const onGridKey = (e: KeyboardEvent<HTMLDivElement>) => {
@@ -448,14 +447,14 @@ function GridView({ conn, info, firstPage }: { conn: string; info: TableInfo; fi
             </div>
           </div>
           {store.total === 0 && <p className="data-empty">{t('data.grid.empty')}</p>}
-          <div role="rowgroup" className="data-body" style={{ height: virtualizer.getTotalSize(), width }}>
+          <div role="rowgroup" className="data-body" style={{ height: virtual.bodyHeight, width }}>
             {items.map((item) => {
               const entry = store.rowAt(item.index);
               const id = entry?.id ?? null;
               return (
                 <div
                   role="row"
-                  key={item.key}
+                  key={item.index}
                   aria-rowindex={item.index + 2}
                   aria-selected={id !== null ? selected.has(id) : undefined}
                   aria-busy={entry ? undefined : true}
