@@ -1,4 +1,16 @@
-import type { Column, Page, Row } from './data-api';
+/** What the window needs of the data API's answers and of a column (structurally: data-api.ts's types fit). */
+type Row = Record<string, unknown>;
+export interface Page {
+  rows: Row[];
+  recordIds: Array<string | null>;
+  nextCursor: string | null;
+  total: number | null;
+  totalExact: boolean;
+}
+interface Column {
+  name: string;
+  type: string;
+}
 
 /** Rows per request while scrolling; the first page is small so the grid shows quickly. */
 export const FIRST_PAGE = 100;
@@ -280,19 +292,21 @@ export class RowWindow {
     let count = this.loadedCount;
     if (count <= MAX_ROWS) return;
     const distance = (s: Segment) => (s.start > to ? s.start - to : s.start + s.rows.length < from ? from - (s.start + s.rows.length) : 0);
-    const far = [...this.segments].filter((s) => distance(s) > 0).sort((a, b) => distance(b) - distance(a));
+    // Whole segments far from the viewport first (one just behind it is still being extended).
+    const far = [...this.segments].filter((s) => distance(s) > NEAR).sort((a, b) => distance(b) - distance(a));
     for (const s of far) {
       if (count <= MAX_ROWS) break;
       this.segments = this.segments.filter((x) => x !== s);
       count -= s.rows.length;
     }
-    const here = this.segmentAt(from);
-    if (count > MAX_ROWS && here) {
-      const cut = Math.min(count - MAX_ROWS, Math.max(0, from - PAGE - here.start));
+    // Then the rows well above the viewport in the nearest segment.
+    const near = [...this.segments].sort((a, b) => distance(a) - distance(b))[0];
+    if (count > MAX_ROWS && near) {
+      const cut = Math.min(count - MAX_ROWS, Math.max(0, from - PAGE - near.start), near.rows.length - 1);
       if (cut > 0) {
-        here.rows.splice(0, cut);
-        here.ids.splice(0, cut);
-        here.start += cut;
+        near.rows.splice(0, cut);
+        near.ids.splice(0, cut);
+        near.start += cut;
       }
     }
     this.changed();
