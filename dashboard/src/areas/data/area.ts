@@ -1,7 +1,14 @@
+import { lazy } from 'react';
 import type { Area } from '../area';
+
+const GridScreen = lazy(() => import('./Grid').then((m) => ({ default: m.GridScreen })));
+const RowDetailScreen = lazy(() => import('./RowDetail').then((m) => ({ default: m.RowDetailScreen })));
 
 /** The grid of a table and a row's detail (reached from a connection's tables, not the main navigation). */
 export const dataArea: Area = {
   nav: [],
-  routes: [],
+  routes: [
+    { path: '/connections/:conn/tables/:table/rows/:recordId', component: RowDetailScreen },
+    { path: '/connections/:conn/tables/:table', component: GridScreen },
+  ],
 };

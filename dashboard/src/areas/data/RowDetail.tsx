@@ -1,0 +1,216 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useLocation } from 'wouter';
+import { t } from '../../i18n/t';
+import { useLiveEvents } from '../../live/events';
+import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
+import { deleteRow, findTable, getRow, patchRow, references, TableMissing, useTableInfo, visibleColumns, type Row, type TableInfo } from './data-api';
+import { RowForm } from './RowForm';
+import { columnErrors, useDataParams, useToasts } from './shared';
+import { paths, viewQuery } from './view';
+import './data.css';
+
+/** One row: `/connections/:conn/tables/:table/rows/:recordId`: its values (edited with the grid's editors) and the rows of other tables that point at it. */
+export function RowDetailScreen() {
+  const { conn, table, recordId } = useDataParams();
+  useTitle('data.row.title');
+  const info = useTableInfo(conn, table);
+  if (info.isPending) return <Loading />;
+  if (info.isError)
+    return (
+      <>
+        <h1>{t(info.error instanceof TableMissing ? 'data.grid.missing' : 'data.row.title')}</h1>
+        <ErrorPanel error={info.error} onRetry={() => void info.refetch()} />
+      </>
+    );
+  return <RowDetail conn={conn} info={info.data} recordId={recordId} />;
+}
+
+function RowDetail({ conn, info, recordId }: { conn: string; info: TableInfo; recordId: string }) {
+  const { table, tables, canWrite } = info;
+  const queryClient = useQueryClient();
+  const [, navigate] = useLocation();
+  const key = ['data', 'row', conn, table.ref, recordId];
+  const row = useQuery({ queryKey: key, queryFn: () => getRow(conn, table.ref, recordId), staleTime: 0 });
+  const refs = useQuery({ queryKey: ['data', 'refs', conn, table.ref, recordId], queryFn: () => references(conn, table.ref, recordId), staleTime: 0 });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [error, setError] = useState<unknown>(null);
+  const [pending, setPending] = useState(false);
+  const [deleted, setDeleted] = useState(false);
+  const [formKey, setFormKey] = useState(0);
+  const refetch = () => {
+    void queryClient.invalidateQueries({ queryKey: ['data', 'row', conn, table.ref] });
+    void queryClient.invalidateQueries({ queryKey: ['data', 'refs', conn, table.ref] });
+    setFormKey((k) => k + 1);
+  };
+  const toasts = useToasts(() => {
+    setDeleted(false);
+    refetch();
+  });
+  useLiveEvents(['data.changed'], (event) => {
+    const d = event.data as { connectionId?: string; table?: string; recordIds?: string[] };
+    if (d.connectionId === conn && d.table === table.ref && d.recordIds?.includes(recordId) && !pending) refetch();
+  });
+  const label = table.display.label || table.name;
+  const pk = table.primaryKey?.columns ?? [];
+
+  const heading = <h1>{t('data.row.heading', { table: label, id: recordId })}</h1>;
+  const back = (
+    <p className="data-crumbs">
+      <Link href={paths.grid(conn, table.ref)}>{t('data.row.back', { table: label })}</Link>
+    </p>
+  );
+  if (row.isPending)
+    return (
+      <>
+        {back}
+        {heading}
+        <Loading />
+      </>
+    );
+  if (row.isError)
+    return (
+      <>
+        {back}
+        {heading}
+        {toasts.view}
+        <ErrorPanel error={row.error} onRetry={() => void row.refetch()} />
+      </>
+    );
+  const values = row.data.row;
+  const columns = visibleColumns(table, values);
+  const editableColumns = columns.filter((c) => c.generated === null && !pk.includes(c.name));
+  // The rows this one points at: single-column keys onto another table's primary key.
+  const outbound = table.foreignKeys.flatMap((fk) => {
+    const target = findTable(tables, fk.referencedTable, fk.referencedSchema);
+    const value = values[fk.columns[0]!];
+    if (fk.columns.length !== 1 || !target || target.primaryKey?.columns.join() !== fk.referencedColumns.join() || value === null || value === undefined)
+      return [];
+    return [{ column: fk.columns[0]!, table: target, id: String(value) }];
+  });
+
+  const save = async (changed: Row) => {
+    if (Object.keys(changed).length === 0) return;
+    setPending(true);
+    setError(null);
+    try {
+      const out = await patchRow(conn, table.ref, recordId, changed);
+      queryClient.setQueryData(key, { row: out.row, recordId: out.recordId });
+      setErrors({});
+      toasts.show(t('data.toast.saved'), out.undoToken);
+      if (out.recordId !== recordId) navigate(paths.row(conn, table.ref, out.recordId), { replace: true });
+    } catch (err) {
+      setError(err);
+      setErrors(columnErrors(err));
+    } finally {
+      setPending(false);
+    }
+  };
+  const remove = async () => {
+    setPending(true);
+    setError(null);
+    try {
+      const out = await deleteRow(conn, table.ref, recordId);
+      setDeleted(true);
+      toasts.show(t('data.toast.deleted', { count: 1 }), out.undoToken);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setPending(false);
+    }
+  };
+
+  return (
+    <div className="data-row-screen">
+      {back}
+      {heading}
+      {toasts.view}
+      {error !== null && (
+        <div className="form-error" role="alert">
+          <p>{errorText(error)}</p>
+        </div>
+      )}
+      {deleted ? (
+        <p>{t('data.row.deleted')}</p>
+      ) : (
+        <>
+          <section aria-labelledby="data-values-title">
+            <h2 id="data-values-title">{t('data.row.values')}</h2>
+            {pk.map((name) => (
+              <p key={name} className="data-key">
+                {t('data.row.key', { column: name, value: String(values[name] ?? '') })}
+              </p>
+            ))}
+            <RowForm
+              key={formKey}
+              conn={conn}
+              table={table}
+              tables={tables}
+              columns={canWrite ? editableColumns : columns}
+              initial={values}
+              readOnly={!canWrite}
+              errors={errors}
+              pending={pending}
+              submitLabel={t('data.row.save')}
+              onLocalErrors={setErrors}
+              onSubmit={(v) => void save(v)}
+            />
+            {canWrite && (
+              <div className="actions">
+                <button type="button" className="danger" disabled={pending} onClick={() => void remove()}>
+                  {t('data.row.delete')}
+                </button>
+              </div>
+            )}
+          </section>
+        </>
+      )}
+      {!deleted && outbound.length > 0 && (
+        <section aria-labelledby="data-out-title" className="data-refs">
+          <h2 id="data-out-title">{t('data.refs.outTitle')}</h2>
+          <ul>
+            {outbound.map((o) => (
+              <li key={o.column}>
+                <Link href={paths.row(conn, o.table.ref, o.id)}>
+                  {t('data.refs.out', { column: o.column, table: o.table.display.label || o.table.name, id: o.id })}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <section aria-labelledby="data-refs-title" className="data-refs">
+        <h2 id="data-refs-title">{t('data.refs.title')}</h2>
+        {refs.isPending && <Loading />}
+        {refs.isError && <ErrorPanel error={refs.error} onRetry={() => void refs.refetch()} />}
+        {refs.isSuccess && refs.data.length === 0 && <p>{t('data.refs.none')}</p>}
+        {refs.isSuccess && refs.data.length > 0 && (
+          <ul>
+            {refs.data.map((r) => {
+              const from = tables.find((x) => x.ref === r.table);
+              const fromLabel = from?.display.label || r.table;
+              const filters = r.columns.map((c, i) => ({ column: c, op: 'eq' as const, value: String(values[r.referencedColumns[i]!] ?? '') }));
+              const q = viewQuery({ sort: [], search: '', filters });
+              return (
+                <li key={`${r.table}:${r.columns.join(',')}`} data-testid="reference">
+                  <Link href={`${paths.grid(conn, r.table)}?${q}`}>
+                    {t('data.refs.rows', { count: r.count, table: fromLabel, columns: r.columns.join(', ') })}
+                  </Link>
+                  {r.recordIds.length > 0 && (
+                    <ul className="data-ref-ids">
+                      {r.recordIds.map((id) => (
+                        <li key={id}>
+                          <Link href={paths.row(conn, r.table, id)}>{t('data.refs.row', { table: fromLabel, id })}</Link>
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                </li>
+              );
+            })}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,108 @@
+import { useId, useState, type FormEvent } from 'react';
+import { t } from '../../i18n/t';
+import type { Column, Row, Table } from './data-api';
+import { draftOf, DraftError, valueOf, ValueEditor, type Draft } from './editors';
+
+interface RowFormProps {
+  conn: string;
+  table: Table;
+  tables: readonly Table[];
+  columns: readonly Column[];
+  /** The row's current values (empty for a new row). */
+  initial: Row;
+  /** A new row: fields left empty are not sent, so the database's defaults apply. */
+  creating?: boolean;
+  readOnly?: boolean;
+  errors: Record<string, string>;
+  submitLabel: string;
+  pending: boolean;
+  onSubmit: (values: Row) => void;
+  onLocalErrors: (errors: Record<string, string>) => void;
+}
+
+/** Every column of a row, each with its type's editor and its own error; only changed values are sent. */
+export function RowForm({ conn, table, tables, columns, initial, creating, readOnly, errors, submitLabel, pending, onSubmit, onLocalErrors }: RowFormProps) {
+  const id = useId();
+  const [drafts, setDrafts] = useState<Record<string, Draft>>(() =>
+    Object.fromEntries(columns.map((c) => [c.name, creating ? { text: '', isNull: false, zone: 'Z' } : draftOf(c, initial[c.name])])),
+  );
+  const [touched, setTouched] = useState<Set<string>>(new Set());
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (pending) return;
+    const values: Row = {};
+    const local: Record<string, string> = {};
+    for (const c of columns) {
+      if (!touched.has(c.name)) continue;
+      const d = drafts[c.name]!;
+      if (creating && !d.isNull && d.text === '') continue;
+      try {
+        values[c.name] = valueOf(c, d);
+      } catch (err) {
+        if (err instanceof DraftError) local[c.name] = err.message;
+        else throw err;
+      }
+    }
+    onLocalErrors(local);
+    if (Object.keys(local).length === 0) onSubmit(values);
+  };
+  return (
+    <form className="data-form" onSubmit={submit} noValidate>
+      {columns.map((c) => {
+        const fieldId = `${id}-${c.name}`;
+        const error = errors[c.name];
+        return (
+          <div className="field data-field" key={c.name}>
+            <label htmlFor={fieldId}>{c.display.label || c.name}</label>
+            {readOnly ? (
+              <output id={fieldId} className="data-readonly-value">
+                {drafts[c.name]!.isNull ? t('data.value.null') : drafts[c.name]!.text}
+              </output>
+            ) : (
+              <ValueEditor
+                conn={conn}
+                table={table}
+                tables={tables}
+                column={c}
+                id={fieldId}
+                label={c.display.label || c.name}
+                draft={drafts[c.name]!}
+                invalid={!!error}
+                describedBy={error ? `${fieldId}-error` : undefined}
+                onChange={(d) => {
+                  setDrafts((all) => ({ ...all, [c.name]: d }));
+                  setTouched((s) => new Set(s).add(c.name));
+                }}
+              />
+            )}
+            {!readOnly && c.nullable && (
+              <label className="data-null">
+                <input
+                  type="checkbox"
+                  checked={drafts[c.name]!.isNull}
+                  onChange={(e) => {
+                    setDrafts((all) => ({ ...all, [c.name]: { ...all[c.name]!, isNull: e.target.checked } }));
+                    setTouched((s) => new Set(s).add(c.name));
+                  }}
+                />{' '}
+                {t('data.edit.setNull', { column: c.display.label || c.name })}
+              </label>
+            )}
+            {error && (
+              <p className="field-error" id={`${fieldId}-error`}>
+                {error}
+              </p>
+            )}
+          </div>
+        );
+      })}
+      {!readOnly && (
+        <div className="actions">
+          <button type="submit" disabled={pending}>
+            {submitLabel}
+          </button>
+        </div>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,119 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, ok, type Schemas } from '../../api/client';
+
+export type Table = Schemas['EffectiveSchemaTable'];
+export type Column = Schemas['EffectiveSchemaColumn'];
+export type Row = Record<string, unknown>;
+export type Reference = Schemas['DataReference'];
+export type OpResult = Schemas['DataOpResult'];
+
+export interface Page {
+  rows: Row[];
+  recordIds: Array<string | null>;
+  nextCursor: string | null;
+  total: number | null;
+  totalExact: boolean;
+}
+
+/** One page of rows; `query` is the view's query string (view.ts) plus limit/cursor/fields. */
+export async function listRows(conn: string, table: string, query: string, signal?: AbortSignal): Promise<Page> {
+  return (
+    await ok(
+      api.GET('/data/{connectionId}/{table}', {
+        params: { path: { connectionId: conn, table } },
+        // Filters are flat `filter[col][op]` keys: the string is already in the API's syntax.
+        querySerializer: () => query,
+        signal,
+      }),
+    )
+  ).data;
+}
+
+export async function getRow(conn: string, table: string, recordId: string): Promise<{ row: Row; recordId: string }> {
+  return (await ok(api.GET('/data/{connectionId}/{table}/{recordId}', { params: { path: { connectionId: conn, table, recordId } } }))).data;
+}
+
+export async function patchRow(conn: string, table: string, recordId: string, values: Row) {
+  return (await ok(api.PATCH('/data/{connectionId}/{table}/{recordId}', { params: { path: { connectionId: conn, table, recordId } }, body: { values } }))).data;
+}
+
+export async function createRow(conn: string, table: string, values: Row) {
+  return (await ok(api.POST('/data/{connectionId}/{table}', { params: { path: { connectionId: conn, table } }, body: { values } }))).data;
+}
+
+export async function deleteRow(conn: string, table: string, recordId: string) {
+  return (await ok(api.DELETE('/data/{connectionId}/{table}/{recordId}', { params: { path: { connectionId: conn, table, recordId } } }))).data;
+}
+
+export type BulkOp = { op: 'create'; values: Row } | { op: 'update'; recordId: string; values: Row } | { op: 'delete'; recordId: string };
+
+export async function bulk(conn: string, table: string, operations: BulkOp[]) {
+  return (await ok(api.POST('/data/{connectionId}/{table}/bulk', { params: { path: { connectionId: conn, table } }, body: { operations } }))).data;
+}
+
+export async function undo(token: string) {
+  return (await ok(api.POST('/data/undo/{token}', { params: { path: { token } } }))).data;
+}
+
+export async function references(conn: string, table: string, recordId: string): Promise<Reference[]> {
+  return (await ok(api.GET('/data/{connectionId}/{table}/{recordId}/references', { params: { path: { connectionId: conn, table, recordId } } }))).data
+    .references;
+}
+
+export interface TableInfo {
+  table: Table;
+  tables: Table[];
+  connectionName: string;
+  /** Whether to offer writes at all: a writable connection and table, and a role that may write. */
+  canWrite: boolean;
+}
+
+/**
+ * The table as the schema describes it (types, keys, display), its connection, and whether
+ * edit controls are offered. Roles, not permissions, are what the session tells the dashboard:
+ * admin and editor write, viewer does not; a custom role is offered the controls and the
+ * server's 403 is shown if it may not (decisions-pending/grid.md).
+ */
+export function useTableInfo(conn: string, ref: string) {
+  return useQuery({
+    queryKey: ['data', 'table', conn, ref],
+    queryFn: async (): Promise<TableInfo> => {
+      const [schema, connection, session] = await Promise.all([
+        ok(api.GET('/connections/{id}/schema', { params: { path: { id: conn } } })),
+        ok(api.GET('/connections/{id}', { params: { path: { id: conn } } })),
+        ok(api.GET('/auth/session')),
+      ]);
+      const tables = schema.data.model.tables;
+      const table = tables.find((t) => t.ref === ref);
+      if (!table) throw new TableMissing();
+      const roles = session.data.roles;
+      const roleMayWrite = roles.some((r) => r !== 'viewer');
+      const canWrite = roleMayWrite && !connection.data.connection.readOnly && table.kind === 'table' && table.primaryKey !== null;
+      return { table, tables, connectionName: connection.data.connection.name, canWrite };
+    },
+    staleTime: 60_000,
+  });
+}
+
+export class TableMissing extends Error {}
+
+/** Columns a person sees in the grid: not secret, not hidden by the schema's display settings. */
+export function visibleColumns(table: Table, sample?: Row): Column[] {
+  return table.columns.filter((c) => !c.display.secret && !c.display.hidden && (!sample || c.name in sample));
+}
+
+/** The single-column foreign key a column belongs to, if any. */
+export function foreignKeyOf(table: Table, column: string) {
+  return table.foreignKeys.find((fk) => fk.columns.length === 1 && fk.columns[0] === column) ?? null;
+}
+
+/** The column that names a row of `table` to a person: its display column, else its first text column, else its key. */
+export function displayColumn(table: Table): string {
+  if (table.display.displayColumn) return table.display.displayColumn;
+  const text = table.columns.find((c) => (c.type === 'string' || c.type === 'text') && !c.display.secret && !c.display.personal);
+  return text?.name ?? table.primaryKey?.columns[0] ?? table.columns[0]!.name;
+}
+
+export function findTable(tables: readonly Table[], name: string, schema: string | null): Table | undefined {
+  return tables.find((t) => t.name === name && (schema === null || t.schema === null || t.schema === schema));
+}
