@@ -124,6 +124,7 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
     let src: Source | undefined;
     let available = true;
     const { openPage, onScreen, signIn } = useDashboardBrowser(`grid-${dialect}`);
+    const postgresOnly = dialect === 'postgres' ? it : () => undefined;
 
     beforeAll(async () => {
       if (dialect === 'postgres' && !(await databaseAvailable('postgres'))) {
@@ -354,7 +355,8 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       expectNoProblems(problems);
     });
 
-    it.runIf(dialect === 'postgres')('jumps far down a long table without loading what lies between', async (ctx) => {
+    // Defined for PostgreSQL only (the long table is filled there); not a skipped test on SQLite.
+    postgresOnly('jumps far down a long table without loading what lies between', async (ctx) => {
       if (!available) return ctx.skip();
       const c = new pg.Client({ connectionString: src!.url });
       await c.connect();
