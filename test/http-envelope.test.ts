@@ -66,7 +66,8 @@ describe('the error envelope (D4) for fastify-level failures', () => {
 
 describe('the SPA host', () => {
   it('serves index.html with 200 for bare /healthz and any deep link', async () => {
-    for (const path of ['/', '/healthz', '/users/42/edit']) {
+    // Dotted segments are the app's own values (a table outside the default schema, a version), not files.
+    for (const path of ['/', '/healthz', '/users/42/edit', '/connections/c1/tables/sales.orders', '/add-ons/board/versions/1.1.0']) {
       const res = await inst.client().get(path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-type')).toContain('text/html');
@@ -81,7 +82,7 @@ describe('the SPA host', () => {
   });
 
   it('answers 404 for a missing file instead of the app (a stale chunk after a redeploy)', async () => {
-    for (const path of ['/assets/index-OLDHASH.js', '/favicon.ico', '/robots.txt']) {
+    for (const path of ['/assets/index-OLDHASH.js', '/favicon.ico', '/robots.txt', '/logo.svg', '/chunk-abc.mjs']) {
       const res = await inst.client().get(path);
       expect(res.status, path).toBe(404);
       expect(res.body.error.code).toBe('NOT_FOUND');

@@ -12,12 +12,17 @@ function isReserved(path: string): boolean {
   return path.startsWith('/api/') || path === '/api' || path === '/ws' || path === '/docs' || path.startsWith('/docs/');
 }
 
+/** The kinds of file a built dashboard serves (and browsers ask for on their own: favicon, robots). */
+const FILE_EXTENSIONS = /\.(?:js|mjs|css|map|html|json|webmanifest|txt|xml|ico|png|jpe?g|gif|svg|webp|avif|woff2?|ttf|otf|wasm)$/i;
+
 /**
  * A missing file is a 404, not the app: a stale hashed chunk after a redeploy must fail as a
- * missing script, not as HTML the browser refuses to run.
+ * missing script, not as HTML the browser refuses to run. Only file types a dashboard serves
+ * count: the app's own addresses carry dotted values (a table `sales.orders`, a version
+ * `1.1.0`), and those are deep links.
  */
 function looksLikeFile(path: string): boolean {
-  return path.startsWith('/assets/') || /\/[^/]+\.[A-Za-z0-9]{1,8}$/.test(path);
+  return path.startsWith('/assets/') || FILE_EXTENSIONS.test(path);
 }
 
 /**
