@@ -73,8 +73,18 @@ export class AddonConnections {
   }
 
   async status(key: string): Promise<ConnectionStatus | null> {
-    const row = await this.db.selectFrom('addon_connections').select(['connected_at', 'expires_at']).where('addon_key', '=', key).executeTakeFirst();
-    return row ? { connectedAt: Number(row.connected_at), expiresAt: row.expires_at === null ? null : Number(row.expires_at) } : null;
+    return (await this.statuses([key])).get(key) ?? null;
+  }
+
+  /** The connections of these add-ons, by key (one query for a list). */
+  async statuses(keys: readonly string[]): Promise<Map<string, ConnectionStatus>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('addon_connections')
+      .select(['addon_key', 'connected_at', 'expires_at'])
+      .where('addon_key', 'in', [...keys])
+      .execute();
+    return new Map(rows.map((r) => [r.addon_key, { connectedAt: Number(r.connected_at), expiresAt: r.expires_at === null ? null : Number(r.expires_at) }]));
   }
 
   private async store(key: string, stored: Stored, db: AddonsDb = this.db): Promise<ConnectionStatus> {

@@ -197,7 +197,7 @@ export const addonRoutes = [
     handler: async ({ kernel }) => {
       const s = service(kernel);
       const installed = await s.installed.list();
-      return { data: { addons: await Promise.all(installed.map((a) => s.view(a))), staged: (await s.packages.list()).map(stagedView) } };
+      return { data: { addons: await s.views(installed), staged: (await s.packages.list()).map(stagedView) } };
     },
   }),
   route({

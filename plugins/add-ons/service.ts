@@ -11,7 +11,7 @@ import type { PublicAdminProvides } from '../public-admin/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
 import { SurfaceFiles } from './bundle.js';
 import { Catalog } from './catalog.js';
-import { AddonConnections } from './connect.js';
+import { AddonConnections, type ConnectionStatus } from './connect.js';
 import { InstalledStore, type InstalledAddon } from './installed.js';
 import { PackageStore } from './packages.js';
 import { AddonRuntime } from './runtime.js';
@@ -121,6 +121,20 @@ export class AddonService {
   }
 
   async view(a: InstalledAddon): Promise<AddonView> {
+    return (await this.views([a]))[0]!;
+  }
+
+  /** The views of installed add-ons, with their app keys and connections read in one query each. */
+  async views(list: readonly InstalledAddon[]): Promise<AddonView[]> {
+    const keys = list.map((a) => a.key);
+    const [appKeyIds, connections] = await Promise.all([
+      this.publicAdmin.apps.appKeyIds(keys.filter((_k, i) => list[i]!.manifest.endpoints.length > 0)),
+      this.connects.statuses(keys.filter((_k, i) => list[i]!.manifest.connect)),
+    ]);
+    return list.map((a) => this.viewOf(a, appKeyIds.get(a.key) ?? null, connections.get(a.key) ?? null));
+  }
+
+  private viewOf(a: InstalledAddon, appKeyId: string | null, connection: ConnectionStatus | null): AddonView {
     const m = a.manifest;
     const { values, secretsSet } = settingsView(m.settings, a.settings);
     return {
@@ -137,37 +151,18 @@ export class AddonService {
       actions: [...m.actions],
       hooks: [...m.hooks],
       peak: m.peak,
-      appKeyId: m.endpoints.length ? await this.publicAdminKeyId(a.key) : null,
+      appKeyId,
       settings: values,
       secretsSet,
       settingsSchema: settingsForm(m.settings),
       installedAt: a.installedAt,
       updatedAt: a.updatedAt,
-      ...(await this.connectView(a)),
-    };
-  }
-
-  private async connectView(a: InstalledAddon): Promise<Pick<AddonView, 'connect' | 'connected' | 'connectedAt' | 'connectionExpiresAt'>> {
-    const c = a.manifest.connect;
-    if (!c) return { connect: null, connected: false, connectedAt: null, connectionExpiresAt: null };
-    const status = await this.connects.status(a.key);
-    return {
-      connect: {
-        kind: c.kind,
-        fields:
-          c.kind === 'secret'
-            ? c.fields.map((f) => ({ name: f.name, label: f.label, ...(f.description === undefined ? {} : { description: f.description }) }))
-            : [],
-        scopes: c.kind === 'oauth2' ? [...c.scopes] : [],
-      },
-      connected: status !== null,
-      connectedAt: status?.connectedAt ?? null,
-      connectionExpiresAt: status?.expiresAt ?? null,
+      ...connectView(a, connection),
     };
   }
 
   private async publicAdminKeyId(key: string): Promise<string | null> {
-    return (await this.publicAdmin.apps.appKeySecret(key).catch(() => null))?.id ?? null;
+    return (await this.publicAdmin.apps.appKeyIds([key])).get(key) ?? null;
   }
 
   /** GET /add-ons/{key}/plan: an install or upgrade plan with `version`, the removal plan without. */
@@ -470,4 +465,23 @@ export class AddonService {
     }
     return { removed: installed, droppedTables };
   }
+}
+
+/** What the view says of an add-on's connect (D29): never the fields' values. */
+function connectView(a: InstalledAddon, status: ConnectionStatus | null): Pick<AddonView, 'connect' | 'connected' | 'connectedAt' | 'connectionExpiresAt'> {
+  const c = a.manifest.connect;
+  if (!c) return { connect: null, connected: false, connectedAt: null, connectionExpiresAt: null };
+  return {
+    connect: {
+      kind: c.kind,
+      fields:
+        c.kind === 'secret'
+          ? c.fields.map((f) => ({ name: f.name, label: f.label, ...(f.description === undefined ? {} : { description: f.description }) }))
+          : [],
+      scopes: c.kind === 'oauth2' ? [...c.scopes] : [],
+    },
+    connected: status !== null,
+    connectedAt: status?.connectedAt ?? null,
+    connectionExpiresAt: status?.expiresAt ?? null,
+  };
 }

@@ -182,6 +182,11 @@ export class AppEndpoints {
   }
 
   /** The app key's secret (a browser key, so it can be revealed). */
+  /** The live app keys of these add-ons, by add-on key, without opening their secrets. */
+  appKeyIds(addonKeys: readonly string[]): Promise<Map<string, string>> {
+    return this.service.keys.appKeyIds(addonKeys);
+  }
+
   async appKeySecret(addonKey: string): Promise<{ id: string; secret: string } | null> {
     const id = await this.service.keys.appKeyId(addonKey);
     return id === null ? null : { id, secret: (await this.service.keys.reveal(id)).secret };

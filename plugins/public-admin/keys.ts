@@ -145,6 +145,18 @@ export class KeyStore {
     return row?.id ?? null;
   }
 
+  /** The live app keys of these add-ons, by add-on key (one query for a list of add-ons). */
+  async appKeyIds(addonKeys: readonly string[]): Promise<Map<string, string>> {
+    if (addonKeys.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('public_keys')
+      .select(['id', 'addon_key'])
+      .where('addon_key', 'in', [...addonKeys])
+      .where('revoked_at', 'is', null)
+      .execute();
+    return new Map(rows.map((r) => [r.addon_key!, r.id]));
+  }
+
   /** Replaces a key's grants (an app key's, when its app is upgraded). */
   async writeGrants(trx: PublicAdminDb, keyId: string, grants: Array<{ scopeId: string; methods: PublicMethod[] }>): Promise<void> {
     await trx.deleteFrom('public_key_grants').where('key_id', '=', keyId).execute();
