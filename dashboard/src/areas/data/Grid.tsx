@@ -153,8 +153,10 @@ function GridView({ conn, info, firstPage }: { conn: string; info: TableInfo; fi
   const refresh = useCallback(
     async (ids: readonly string[], op: string) => {
       const loaded = ids.filter((id) => store.has(id));
-      if (op === 'create' || (loaded.length < ids.length && op !== 'update' && op !== 'delete')) return reload();
       if (op === 'delete') return store.remove(loaded);
+      // A bulk write or an undo may have created, changed or deleted its rows: reading them one by
+      // one would ask for rows that are gone. Only a plain update is read row by row.
+      if (op !== 'update') return reload();
       for (const id of loaded.slice(0, 50)) {
         try {
           const { row, recordId } = await getRow(conn, table.ref, id);
