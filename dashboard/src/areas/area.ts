@@ -7,8 +7,12 @@ import type { MessageId } from '../i18n/t';
  * `areas/index.ts`; the shell knows areas only through this shape.
  */
 export interface Area {
-  /** Entries of the main navigation, in order. */
-  nav: ReadonlyArray<{ path: string; label: MessageId }>;
+  /**
+   * Entries of the main navigation, in order; `below` is drawn under the entry (the
+   * connections and their tables under Connections). It is in the first load of the app, so
+   * it stays small.
+   */
+  nav: ReadonlyArray<{ path: string; label: MessageId; below?: ComponentType }>;
   /**
    * wouter path patterns (`/connections/:id`) and the screen each shows. Components should be
    * `lazy()` so an area's code loads when one of its screens is first shown.

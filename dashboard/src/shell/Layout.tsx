@@ -130,9 +130,10 @@ export function Layout({ children }: { children: ReactNode }) {
           <li>
             <NavLink path="/" label="nav.home" />
           </li>
-          {NAV.map((entry) => (
+          {NAV.map(({ below: Below, ...entry }) => (
             <li key={entry.path}>
               <NavLink {...entry} />
+              {Below && <Below />}
             </li>
           ))}
         </ul>

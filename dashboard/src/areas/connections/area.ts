@@ -1,5 +1,6 @@
 import { lazy } from 'react';
 import type { Area } from '../area';
+import { ConnectionsNavTree } from './NavTree';
 
 const ConnectionList = lazy(() => import('./List').then((m) => ({ default: m.ConnectionList })));
 const NewConnection = lazy(() => import('./Wizard').then((m) => ({ default: m.NewConnection })));
@@ -16,7 +17,7 @@ const DeleteConnection = lazy(() => import('./Delete').then((m) => ({ default: m
  * with its sections. `/connections/:id/tables/:table` is the data area's grid.
  */
 export const connectionsArea: Area = {
-  nav: [{ path: '/connections', label: 'nav.connections' }],
+  nav: [{ path: '/connections', label: 'nav.connections', below: ConnectionsNavTree }],
   routes: [
     { path: '/connections', component: ConnectionList },
     { path: '/connections/new', component: NewConnection },

@@ -276,4 +276,6 @@ export const messages = {
   'connections.delete.removedTitle': 'Removed with it',
   'connections.delete.removedNothing': 'Nothing else was kept about it.',
   'connections.delete.back': 'Back to connections',
+  'connections.nav.more': 'All connections…',
+  'connections.nav.open': 'Open the connection',
 } as const;
