@@ -1,6 +1,6 @@
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, setupAdmin } from '../../plugins/auth/testing.js';
+import { createUser, setupAdmin, signedIn } from '../../plugins/auth/testing.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
 import { expectNoProblems, msg, one, useDashboardBrowser } from './harness.js';
@@ -98,6 +98,9 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my profile'
     await page.getByText(msg('user.signedInAs', { email: 'ada.king@example.com' })).waitFor({ state: 'visible' });
     await page.locator('header summary').click();
 
+    // Another device of the same person, signed in over the API: the password change ends it.
+    const phone = await signedIn(inst, 'ada.king@example.com', USER.password);
+
     // A new password: the current one first wrong, then right.
     const change = passwordSection(page);
     const current = change.getByLabel(msg('profile.currentPassword'));
@@ -116,6 +119,13 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my profile'
     expect(await current.inputValue()).toBe('');
     expect(await next.inputValue()).toBe('');
     await onScreen(page, 'profile-password-changed', msg('profile.title'));
+    expect((await phone.get('/api/v1/me')).status).toBe(401);
+    // This device stays signed in.
+    await page
+      .getByRole('navigation', { name: msg('nav.label') })
+      .getByRole('link', { name: msg('nav.home') })
+      .click();
+    await onScreen(page, 'home', msg('home.greeting', { name: 'Ada King' }));
 
     // Signed out, and in again with the new e-mail and the new password; the old password no longer works.
     await page.locator('header summary').click();
