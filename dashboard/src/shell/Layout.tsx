@@ -65,6 +65,9 @@ function UserMenu({ name, email }: { name: string; email: string }) {
           <Link href="/account/sessions">{t('sessions.link')}</Link>
         </p>
         <p>
+          <Link href="/account/profile">{t('profile.link')}</Link>
+        </p>
+        <p>
           <Link href="/account/preferences">{t('prefs.link')}</Link>
         </p>
         <p>
