@@ -389,6 +389,25 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       expectNoProblems(problems);
     });
 
+    it('lists the connections and their tables in the navigation while working there; a table there opens its grid', async (ctx) => {
+      if (!available) return ctx.skip();
+      const { page, problems } = await openPage();
+      await signIn(page, inst.url, EDITOR);
+      const nav = page.getByRole('navigation', { name: msg('nav.label') });
+      // Elsewhere the navigation asks for no connection.
+      expect(await nav.getByText(`Shop ${dialect}`, { exact: true }).count()).toBe(0);
+      await nav.getByRole('link', { name: msg('nav.connections'), exact: true }).click();
+      await onScreen(page, 'connections', msg('connections.title'));
+      const shop = nav.locator('details').filter({ has: page.getByText(`Shop ${dialect}`, { exact: true }) });
+      await shop.locator('summary').click();
+      await nav.getByRole('link', { name: 'Product', exact: true }).click();
+      await onScreen(page, 'grid-from-nav', 'Product');
+      expect(new URL(page.url()).pathname).toBe(`/connections/${conn}/tables/product`);
+      expect(await nav.getByRole('link', { name: 'Product', exact: true }).getAttribute('aria-current')).toBe('page');
+      expect(await nav.getByRole('link', { name: msg('nav.connections'), exact: true }).getAttribute('aria-current')).toBe('location');
+      expectNoProblems(problems);
+    });
+
     it('offers a viewer no edit control', async (ctx) => {
       if (!available) return ctx.skip();
       const { page, problems } = await openPage();
