@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packAddon } from '../../addons-sdk/src/cli/pack.js';
 import type { AddonContext, Json } from '../../addons-sdk/src/index.js';
 import { sourceFixture, type SourceFixture } from '../../plugins/connections/testing.js';
-import { uploadPackage } from '../../plugins/add-ons/testing.js';
+import { sqliteTablesLike, uploadPackage } from '../../plugins/add-ons/testing.js';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import { TestSmtpServer } from '../../test/helpers/smtp.js';
@@ -22,16 +22,6 @@ const MINE = 'table-booking-my-booking';
 /** The default opening hours of addon.json: 12:00–14:30 and 18:00–22:00, 30-minute slots. */
 const DAY_TIMES = ['12:00', '12:30', '13:00', '13:30', '14:00', '18:00', '18:30', '19:00', '19:30', '20:00', '20:30', '21:00', '21:30'];
 
-function sqliteTables(file: string): string[] {
-  const db = new Database(file, { readonly: true });
-  try {
-    return (
-      db.prepare("select name from sqlite_master where type = 'table' and name like 'table_booking%' order by name").all() as Array<{ name: string }>
-    ).map((r) => r.name);
-  } finally {
-    db.close();
-  }
-}
 function sqliteColumns(file: string, table: string): string[] {
   const db = new Database(file, { readonly: true });
   try {
@@ -121,7 +111,7 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
       endpoints: [BOOKINGS, MINE],
       settings: { ...settings, maxParty: 12, timeZone: 'UTC' },
     });
-    expect(sqliteTables(source.database)).toEqual(['table_booking__bookings', 'table_booking__venue_settings']);
+    expect(sqliteTablesLike(source.database, 'table_booking')).toEqual(['table_booking__bookings', 'table_booking__venue_settings']);
 
     expect((await admin.put('/api/v1/public-api', { enabled: true })).status).toBe(200);
     const revealed = await admin.get(`/api/v1/public-keys/${installed.body.data.addon.appKeyId}/reveal`);
@@ -219,7 +209,7 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
     expect(res.status, res.text).toBe(200);
     expect(res.body.data).toMatchObject({ removed: true, key: 'table-booking' });
     expect([...res.body.data.droppedTables].sort()).toEqual(['table_booking__bookings', 'table_booking__venue_settings']);
-    expect(sqliteTables(source.database)).toEqual([]);
+    expect(sqliteTablesLike(source.database, 'table_booking')).toEqual([]);
     const gone = await pub('GET', `/availability/${BOOKINGS}?date=${date}&party=2`);
     expect(gone.status).toBe(401);
   });

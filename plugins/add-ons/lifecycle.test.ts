@@ -7,7 +7,7 @@ import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
 import { sourceFixture, type SourceFixture } from '../connections/testing.js';
 import { installFaults } from './service.js';
-import { packFixture, uploadPackage } from './testing.js';
+import { packFixture, sqliteTablesLike, uploadPackage } from './testing.js';
 
 const notes = (version: string, extra: Partial<AddonManifestInput> = {}): AddonManifestInput => ({
   key: 'notes',
@@ -31,16 +31,6 @@ const notes = (version: string, extra: Partial<AddonManifestInput> = {}): AddonM
   ...extra,
 });
 
-function tablesOf(file: string): string[] {
-  const db = new Database(file, { readonly: true });
-  try {
-    return (db.prepare("select name from sqlite_master where type = 'table' and name like 'notes%' order by name").all() as Array<{ name: string }>).map(
-      (r) => r.name,
-    );
-  } finally {
-    db.close();
-  }
-}
 function columnsOf(file: string, table: string): string[] {
   const db = new Database(file, { readonly: true });
   try {
@@ -110,7 +100,7 @@ describe('add-on lifecycle: upload, plan, install, upgrade, settings, remove', (
         delete installFaults.ddlSteps;
         delete installFaults.inMetaTransaction;
       }
-      expect(tablesOf(source.database)).toEqual([]);
+      expect(sqliteTablesLike(source.database, 'notes')).toEqual([]);
       expect((await admin.get('/api/v1/add-ons')).body.data.addons).toEqual([]);
       const scopes = await admin.get('/api/v1/public-scopes');
       expect(JSON.stringify(scopes.body)).not.toContain('notes-notes');
@@ -143,7 +133,7 @@ describe('add-on lifecycle: upload, plan, install, upgrade, settings, remove', (
       { name: 'title', type: 'string', default: 'My notes', required: false, secret: false },
       { name: 'token', type: 'string', required: false, secret: true },
     ]);
-    expect(tablesOf(source.database)).toEqual(['notes__notes']);
+    expect(sqliteTablesLike(source.database, 'notes')).toEqual(['notes__notes']);
     const keyId = res.body.data.addon.appKeyId;
     expect(keyId).toBeTruthy();
     const keys = await admin.get('/api/v1/public-keys');
@@ -214,7 +204,7 @@ describe('add-on lifecycle: upload, plan, install, upgrade, settings, remove', (
     const res = await admin.delete('/api/v1/add-ons/notes');
     expect(res.status).toBe(200);
     expect(res.body.data).toEqual({ removed: true, key: 'notes', droppedTables: [] });
-    expect(tablesOf(source.database)).toEqual(['notes__notes']);
+    expect(sqliteTablesLike(source.database, 'notes')).toEqual(['notes__notes']);
     expect(JSON.stringify((await admin.get('/api/v1/public-keys')).body)).not.toContain('"addonKey":"notes"');
     // Installed again over its kept table: a conflict, since the table is no longer the add-on's.
     const p = await admin.get(`/api/v1/add-ons/notes/plan?version=1.1.0&connectionId=${connectionId}`);

@@ -4,18 +4,8 @@ import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
 import { sourceFixture, type SourceFixture } from '../connections/testing.js';
-import { packFixture, uploadPackage } from './testing.js';
+import { packFixture, sqliteTablesLike, uploadPackage } from './testing.js';
 
-function bookingTables(file: string): string[] {
-  const db = new Database(file, { readonly: true });
-  try {
-    return (
-      db.prepare("select name from sqlite_master where type = 'table' and name like 'table_booking%' order by name").all() as Array<{ name: string }>
-    ).map((r) => r.name);
-  } finally {
-    db.close();
-  }
-}
 function run(file: string, sql: string): void {
   const db = new Database(file);
   try {
@@ -136,13 +126,13 @@ describe('surfaces: list, placement and the connection an app is on', () => {
   });
 
   it("moves an app's tables to another connection while they are empty, its endpoints with them", async () => {
-    expect(bookingTables(secondFile())).toEqual([]);
+    expect(sqliteTablesLike(secondFile(), 'table_booking')).toEqual([]);
     const res = await admin.put('/api/v1/surfaces/table-booking/connection', { connectionId: second });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.addon).toMatchObject({ key: 'table-booking', connectionId: second });
-    expect(bookingTables(secondFile())).toEqual(['table_booking__bookings', 'table_booking__venue_settings']);
+    expect(sqliteTablesLike(secondFile(), 'table_booking')).toEqual(['table_booking__bookings', 'table_booking__venue_settings']);
     // The old, empty tables stay where they were.
-    expect(bookingTables(source.database)).toEqual(['table_booking__bookings', 'table_booking__venue_settings']);
+    expect(sqliteTablesLike(source.database, 'table_booking')).toEqual(['table_booking__bookings', 'table_booking__venue_settings']);
     expect((await surfaces()).find((s) => s['appKey'] === 'table-booking')!['connectionId']).toBe(second);
     const scopes = await admin.get(`/api/v1/public-scopes?connectionId=${second}`);
     expect(scopes.status, scopes.text).toBe(200);

@@ -1,4 +1,5 @@
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { packAddon } from '../../addons-sdk/src/cli/pack.js';
@@ -33,4 +34,15 @@ export async function uploadPackage(baseUrl: string, client: HttpClient, bytes: 
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null };
+}
+
+/** The tables of a SQLite file whose names start with `prefix` (an add-on's, `<key>__…`), in name order. */
+export function sqliteTablesLike(file: string, prefix: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    const rows = db.prepare("select name from sqlite_master where type = 'table' and name like ? order by name").all(`${prefix}%`) as Array<{ name: string }>;
+    return rows.map((r) => r.name);
+  } finally {
+    db.close();
+  }
 }

@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packAddon } from '../../addons-sdk/src/cli/pack.js';
 import type { AddonManifestInput } from '../../addons-sdk/src/manifest/index.js';
-import { packFixture, uploadPackage } from '../../plugins/add-ons/testing.js';
+import { packFixture, sqliteTablesLike, uploadPackage } from '../../plugins/add-ons/testing.js';
 import { sourceFixture, type SourceFixture } from '../../plugins/connections/testing.js';
 import type { HttpClient } from '../helpers/client.js';
 import { databaseAvailable } from '../helpers/databases.js';
@@ -50,14 +50,7 @@ const SHOP_SYNC: AddonManifestInput = {
 /** The tables of the add-ons (names starting with table_booking or shop_sync) on the connection. */
 async function tablesOf(dialect: 'sqlite' | 'postgres', source: SourceFixture): Promise<string[]> {
   if (dialect === 'sqlite') {
-    const db = new Database(source.database, { readonly: true });
-    try {
-      return (
-        db.prepare("select name from sqlite_master where type = 'table' and name like 'table_booking%' order by name").all() as Array<{ name: string }>
-      ).map((r) => r.name);
-    } finally {
-      db.close();
-    }
+    return sqliteTablesLike(source.database, 'table_booking');
   }
   const client = new pg.Client({ connectionString: source.url });
   await client.connect();

@@ -6,6 +6,7 @@ import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
 import { Breadcrumbs } from './Breadcrumbs';
 import { kindLabel, NOTIFICATIONS } from './notifications';
 import './shell.css';
+import { LoadMore } from '../ui/LoadMore';
 
 type Notification = Schemas['Notification'];
 
@@ -92,11 +93,7 @@ export function Notifications() {
           ))}
         </ul>
       )}
-      {list.hasNextPage && (
-        <button type="button" className="secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
-          {t('notifications.more')}
-        </button>
-      )}
+      <LoadMore list={list} label={t('notifications.more')} />
     </>
   );
 }

@@ -7,6 +7,7 @@ import { CONNECTIONS, DIALECT_LABELS, paths, whereOf } from './data';
 import { Health } from './parts';
 import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import './connections.css';
+import { LoadMore } from '../../ui/LoadMore';
 
 /** Every connection: name, dialect, where it points, read-only, its health (the last test). */
 export function ConnectionList() {
@@ -77,11 +78,7 @@ export function ConnectionList() {
               ))}
             </tbody>
           </table>
-          {list.hasNextPage && (
-            <button type="button" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-              {t('connections.more')}
-            </button>
-          )}
+          <LoadMore list={list} label={t('connections.more')} />
         </>
       )}
     </>

@@ -8,6 +8,7 @@ import { snapshotsKey, when } from './data';
 import { ConnectionScreen } from './parts';
 import { Introspect } from './Overview';
 import './connections.css';
+import { LoadMore } from '../../ui/LoadMore';
 
 /** The option for "no choice" (the API's default). */
 const NONE = '';
@@ -75,11 +76,7 @@ function SnapshotsOf({ id }: { id: string }) {
                 </tbody>
               </table>
             </div>
-            {list.hasNextPage && (
-              <button type="button" className="secondary" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-                {t('connections.more')}
-              </button>
-            )}
+            <LoadMore list={list} label={t('connections.more')} />
           </section>
           <section aria-labelledby="conn-diff" className="conn-card">
             <h2 id="conn-diff">{t('connections.diff.title')}</h2>

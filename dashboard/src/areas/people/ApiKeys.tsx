@@ -5,6 +5,7 @@ import { t } from '../../i18n/t';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
 import { LoadError, Outcome, PEOPLE_KEYS, roleName, ScreenTitle, useRoles, when } from './common';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { LoadMore } from '../../ui/LoadMore';
 
 type ApiKey = Schemas['ApiKey'];
 const NONE = '';
@@ -85,11 +86,7 @@ export function ApiKeys() {
           </table>
         </div>
       )}
-      {list.hasNextPage && (
-        <button type="button" className="secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
-          {t('people.loadMore')}
-        </button>
-      )}
+      <LoadMore list={list} label={t('people.loadMore')} />
       <NewKey roles={roles.data ?? []} onCreated={(key, secret) => setCreated({ key, secret })} />
       {deleting !== null && (
         <ConfirmDialog

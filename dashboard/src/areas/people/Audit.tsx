@@ -6,6 +6,7 @@ import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { Loading, useTitle } from '../../ui';
 import { LoadError, PEOPLE_KEYS, ScreenTitle, useRoles, when, type Role } from './common';
+import { LoadMore } from '../../ui/LoadMore';
 
 type Entry = Schemas['AuditEntry'];
 type ActorType = Entry['actor']['type'];
@@ -233,11 +234,7 @@ export function Audit() {
           </table>
         </div>
       )}
-      {list.hasNextPage && (
-        <button type="button" className="secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
-          {list.isFetchingNextPage ? t('app.loading') : t('people.loadMore')}
-        </button>
-      )}
+      <LoadMore list={list} label={t('people.loadMore')} busyLabel={t('app.loading')} />
     </>
   );
 }

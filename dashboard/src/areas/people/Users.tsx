@@ -5,6 +5,7 @@ import { api, ok, type User } from '../../api/client';
 import { t } from '../../i18n/t';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
 import { LoadError, Outcome, PEOPLE_KEYS, roleName, ScreenTitle, useRoles, when, type Role } from './common';
+import { LoadMore } from '../../ui/LoadMore';
 
 type Status = User['status'];
 const STATUSES: Status[] = ['active', 'invited', 'suspended'];
@@ -148,11 +149,7 @@ export function Users() {
           </table>
         </div>
       )}
-      {list.hasNextPage && (
-        <button type="button" className="secondary" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
-          {list.isFetchingNextPage ? t('app.loading') : t('people.loadMore')}
-        </button>
-      )}
+      <LoadMore list={list} label={t('people.loadMore')} busyLabel={t('app.loading')} />
       <Invite roles={roles.data} />
     </>
   );

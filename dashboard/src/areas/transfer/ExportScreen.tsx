@@ -6,6 +6,7 @@ import { t } from '../../i18n/t';
 import { ErrorPanel, FormError, Loading, useTitle } from '../../ui';
 import { gridQueryToExport, type GridQuery } from './gridQuery';
 import {
+  StateLine,
   asApiError,
   columnLabel,
   exportDownloadUrl,
@@ -235,15 +236,7 @@ function ExportProgress({ id, onAgain }: { id: string; onAgain: () => void }) {
         <Loading />
       ) : (
         <>
-          <p>
-            {t('transfer.stateIs', { state: stateText(exp.state) })}
-            {exp.jobId && (
-              <>
-                {' '}
-                <Link href={`/jobs/${encodeURIComponent(exp.jobId)}`}>{t('transfer.jobLink')}</Link>
-              </>
-            )}
-          </p>
+          <StateLine state={exp.state} jobId={exp.jobId} />
           {!isFinal(exp.state) && (
             <>
               <Progress value={exp.progress} label={t('transfer.export.progress')} />

@@ -6,6 +6,7 @@ import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, FormError, Loading, useTitle } from '../../ui';
 import { parseCsv } from './csv';
 import {
+  StateLine,
   columnLabel,
   importReportUrl,
   isFinal,
@@ -414,15 +415,7 @@ function ImportProgress({ id, columns, conn, table, onRestart }: { id: string; c
         <Loading />
       ) : (
         <>
-          <p>
-            {t('transfer.stateIs', { state: stateText(imp.state) })}
-            {imp.jobId && (
-              <>
-                {' '}
-                <Link href={`/jobs/${encodeURIComponent(imp.jobId)}`}>{t('transfer.jobLink')}</Link>
-              </>
-            )}
-          </p>
+          <StateLine state={imp.state} jobId={imp.jobId} />
           {!final && <Progress value={imp.progress} label={t('transfer.import.progress')} />}
           <ImportCounts imp={imp} />
           {final && <ImportOutcome imp={imp} />}

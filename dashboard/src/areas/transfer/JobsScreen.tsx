@@ -21,6 +21,7 @@ import {
   type Import,
   type Job,
 } from './shared';
+import { LoadMore } from '../../ui/LoadMore';
 
 const JOBS = [...TRANSFER, 'jobs'] as const;
 const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
@@ -225,11 +226,7 @@ export function JobsScreen() {
           </table>
         </div>
       )}
-      {list.hasNextPage && (
-        <button type="button" disabled={list.isFetchingNextPage} onClick={() => void list.fetchNextPage()}>
-          {t('transfer.jobs.more')}
-        </button>
-      )}
+      <LoadMore list={list} label={t('transfer.jobs.more')} />
     </>
   );
 }

@@ -3,6 +3,7 @@ import { api, ApiError, NETWORK_ERROR, ok, type Schemas } from '../../api/client
 import { t } from '../../i18n/t';
 import { useLiveEvents } from '../../live/events';
 import './transfer.css';
+import { Link } from 'wouter';
 
 export type Job = Schemas['Job'];
 export type Import = Schemas['Import'];
@@ -90,4 +91,19 @@ export const exportDownloadUrl = (id: string) => `/api/v1/exports/${encodeURICom
 /** Any failure as an ApiError, for FormError (the typed client already throws only these). */
 export function asApiError(error: unknown): ApiError {
   return error instanceof ApiError ? error : new ApiError(0, NETWORK_ERROR, String(error));
+}
+
+/** "State: running", and the link to the job behind it once there is one. */
+export function StateLine({ state, jobId }: { state: string; jobId: string | null | undefined }) {
+  return (
+    <p>
+      {t('transfer.stateIs', { state: stateText(state) })}
+      {jobId && (
+        <>
+          {' '}
+          <Link href={`/jobs/${encodeURIComponent(jobId)}`}>{t('transfer.jobLink')}</Link>
+        </>
+      )}
+    </p>
+  );
 }
