@@ -129,7 +129,9 @@ interface Measured {
 async function startOursTarget(): Promise<Target> {
   if (process.env.BENCH_PROFILE || process.env.BENCH_OURS === 'source') return forkTarget('ours', '../data-list.ts', ['ours']);
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const proc = await startServerProcess({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'silent', SVC_NETWORK_FEATURES: 'false' });
+  // BENCH_OURS_FLAGS (say `--cpu-prof --cpu-prof-dir=/tmp/cprof`) for looking into the compiled server, not for results.
+  const extraFlags = (process.env.BENCH_OURS_FLAGS ?? '').split(' ').filter(Boolean);
+  const proc = await startServerProcess({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'silent', SVC_NETWORK_FEATURES: 'false' }, { extraFlags });
   const target = processTarget('ours', proc);
   return {
     ...target,

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { RecentAnswers } from './memo/recent.js';
 
 const VERSION = 'v1';
 
@@ -48,6 +49,8 @@ const MAC_TEXT = Math.ceil((MAC_BYTES * 4) / 3);
  */
 export class TokenSigner {
   private readonly key: Buffer;
+  /** A list's first page hands out the same next cursor on every request: one HMAC, not one each. */
+  private readonly macs = new RecentAnswers<string>(512);
 
   constructor(secret: string, purpose: string) {
     this.key = purposeKey(secret, purpose);
@@ -55,7 +58,7 @@ export class TokenSigner {
 
   /** `<payload>.<mac>`; the payload must be URL-safe text without a dot (base64url is). */
   sign(payload: string, context = ''): string {
-    return `${payload}.${this.mac(payload, context).toString('base64url')}`;
+    return `${payload}.${this.mac(payload, context)}`;
   }
 
   /** The payload of a token this signer made for `context`, or null (forged, altered, truncated, another context). */
@@ -65,11 +68,18 @@ export class TokenSigner {
     const payload = token.slice(0, dot);
     // Compared as text: base64url's unused low bits would let two spellings of one MAC open.
     const given = Buffer.from(token.slice(dot + 1), 'latin1');
-    const expected = Buffer.from(this.mac(payload, context).toString('base64url'), 'latin1');
+    const expected = Buffer.from(this.mac(payload, context), 'latin1');
     return given.length === expected.length && timingSafeEqual(given, expected) ? payload : null;
   }
 
-  private mac(payload: string, context: string): Buffer {
-    return createHmac('sha256', this.key).update(context).update('\n').update(payload).digest().subarray(0, MAC_BYTES);
+  /** The MAC as base64url text. */
+  private mac(payload: string, context: string): string {
+    const input = `${context}\n${payload}`;
+    let mac = this.macs.get(input);
+    if (mac === undefined) {
+      mac = createHmac('sha256', this.key).update(input).digest().subarray(0, MAC_BYTES).toString('base64url');
+      this.macs.set(input, mac);
+    }
+    return mac;
   }
 }

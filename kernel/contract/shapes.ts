@@ -45,3 +45,15 @@ export function rowObjects(items: Record<string, unknown>, description?: string)
     .custom<Record<string, unknown>[]>((v) => Array.isArray(v) && v.every(isRowObject), { message: 'Expected an array of row objects.' })
     .meta({ type: 'array', items, ...(description ? { description } : {}) } as Record<string, unknown>);
 }
+
+/**
+ * The record ids of a page, beside its rows: checked in one pass like rowObjects, not copied
+ * (a parsed array is a new array and a result per item, on every list).
+ */
+export function recordIdList(description: string) {
+  return z
+    .custom<(string | null)[]>((v) => Array.isArray(v) && v.every((id) => id === null || typeof id === 'string'), {
+      message: 'Expected an array of record ids.',
+    })
+    .meta({ type: 'array', items: { type: ['string', 'null'] }, description } as Record<string, unknown>);
+}

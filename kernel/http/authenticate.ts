@@ -1,8 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError, registerErrorCodes } from '../errors.js';
 import type { CachedPrincipals } from '../identity/principal-cache.js';
 import type { Principal } from '../identity/principal.js';
+import { RecentAnswers } from '../memo/recent.js';
 
 export const SESSION_COOKIE = 'svc_session';
 
@@ -34,12 +35,30 @@ export async function authenticate(req: FastifyRequest, identity: CachedPrincipa
   }
   const raw = sessionCookieOf(req);
   if (raw === undefined) return null;
-  const unsigned = req.unsignCookie(raw);
-  if (!unsigned.valid || !unsigned.value) throw new AppError('AUTH_SESSION_INVALID');
-  const principal = await identity.resolveSession(unsigned.value);
+  const token = sessionTokenOf(req, raw);
+  if (token === null) throw new AppError('AUTH_SESSION_INVALID');
+  const principal = await identity.resolveSession(token);
   if (!principal) throw new AppError('AUTH_SESSION_INVALID');
   if (!SAFE_METHODS.has(req.method) || req.headers.upgrade) checkOrigin(req, config);
   return { principal, via: 'cookie' };
+}
+
+/** Per server: each has its own cookie secret. Only cookies that opened are kept. */
+const openedCookies = new WeakMap<FastifyInstance, RecentAnswers<string>>();
+
+/**
+ * The session token inside a signed cookie, or null when the signature does not hold. A browser
+ * sends the same cookie with every request: its HMAC is checked once, not on each.
+ */
+function sessionTokenOf(req: FastifyRequest, raw: string): string | null {
+  let opened = openedCookies.get(req.server);
+  if (!opened) openedCookies.set(req.server, (opened = new RecentAnswers<string>()));
+  const known = opened.get(raw);
+  if (known !== undefined) return known;
+  const unsigned = req.unsignCookie(raw);
+  if (!unsigned.valid || !unsigned.value) return null;
+  opened.set(raw, unsigned.value);
+  return unsigned.value;
 }
 
 /**

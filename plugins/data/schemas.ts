@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf, rowObject, rowObjects } from '../../kernel/contract/shapes.js';
+import { dataOf, recordIdList, rowObject, rowObjects } from '../../kernel/contract/shapes.js';
 import { FILTER_OPS } from '../../kernel/rows/index.js';
 
 export const MAX_BULK = 500;
@@ -26,7 +26,9 @@ export const listQuery = z
     fields: z.string().max(8000).optional().describe('col,col2: the columns to answer (the primary key always comes)'),
     search: z.string().optional().describe('case-insensitive text contained in any readable string or text column'),
   })
-  .describe(`Filters: filter[col][op]=value with op one of ${FILTER_OPS.join(', ')}; filter[col]=value is eq. in takes a comma list, null takes true or false, like is case-insensitive with % and _.`);
+  .describe(
+    `Filters: filter[col][op]=value with op one of ${FILTER_OPS.join(', ')}; filter[col]=value is eq. in takes a comma list, null takes true or false, like is case-insensitive with % and _.`,
+  );
 
 const row = rowObject({ id: 'DataRow', description: 'Column name → wire value (decisions DA3).' });
 const values = z.record(z.string(), z.unknown()).describe('column → value, in the same representation rows are answered in');
@@ -52,7 +54,7 @@ const undoToken = z.string().describe('POST /data/undo/{token} within 10 minutes
 export const listResponse = dataOf(
   z.strictObject({
     rows: rowObjects({ $ref: '#/components/schemas/DataRow' }),
-    recordIds: z.array(z.string().nullable()).describe('the record id of each row, in order; null for a table without a primary key'),
+    recordIds: recordIdList('the record id of each row, in order; null for a table without a primary key'),
     nextCursor: z.string().nullable(),
     total: z.number().int().nullable(),
     totalExact: z.boolean(),

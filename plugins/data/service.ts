@@ -48,9 +48,9 @@ export interface WriteAnswer {
 }
 
 /** Runs `fn`, turning the row code's refusals into the API's 400. */
-async function guarded<T>(fn: () => Promise<T>): Promise<T> {
+function guarded<T>(fn: () => T): T {
   try {
-    return await fn();
+    return fn();
   } catch (err) {
     throw err instanceof RowInputError ? validation(err) : err;
   }
@@ -112,10 +112,11 @@ export class DataService {
 
   async list(principal: Principal, connectionId: string, ref: string, query: Record<string, unknown>): Promise<ListAnswer> {
     const { table, view } = await this.target(principal, connectionId, ref, 'read');
-    const params = await guarded(async () => parseListParams(query, { table, readable: view.readableNames }));
-    return this.connections.withSource(connectionId, (db, info) => {
+    const params = guarded(() => parseListParams(query, { table, readable: view.readableNames }));
+    // One async step per await, not a wrapper each: every list pays for each promise.
+    return this.connections.withSource(connectionId, async (db, info) => {
       const d = rowDialect(info.dialect);
-      return reading(d, async () => {
+      try {
         const page = await listRows(db, d, table, params, {
           output: params.fields ?? view.readable,
           searchable: view.readable,
@@ -124,14 +125,16 @@ export class DataService {
         const count = await countRows(db, d, table, whereSql(d, params.filters, params.search, view.readable), {
           estimates: { cache: this.estimates, scope: connectionId },
         });
-        return { ...page, total: count.total, totalExact: count.exact };
-      });
+        return { rows: page.rows, recordIds: page.recordIds, nextCursor: page.nextCursor, total: count.total, totalExact: count.exact };
+      } catch (err) {
+        throw fromRead(d, err);
+      }
     });
   }
 
   async get(principal: Principal, connectionId: string, ref: string, recordId: string): Promise<{ row: Record<string, unknown>; recordId: string }> {
     const { table, view } = await this.target(principal, connectionId, ref, 'read');
-    const key = await guarded(async () => parseRecordId(table, recordId, 'params.recordId'));
+    const key = guarded(() => parseRecordId(table, recordId, 'params.recordId'));
     return this.connections.withSource(connectionId, async (db, info) => {
       const d = rowDialect(info.dialect);
       const raw = await reading(d, () => readRow(db, d, table, key, view.readable));
@@ -143,7 +146,7 @@ export class DataService {
 
   async references(principal: Principal, connectionId: string, ref: string, recordId: string): Promise<InboundReference[]> {
     const { schema, table } = await this.target(principal, connectionId, ref, 'read');
-    const key = await guarded(async () => parseRecordId(table, recordId, 'params.recordId'));
+    const key = guarded(() => parseRecordId(table, recordId, 'params.recordId'));
     // Only keys the caller could follow: a table it reads, through columns it reads.
     const keys = inboundKeys(schema.model.tables, table).filter(({ from, fk }) => {
       const grant = principal.permissions.grantOn(DATA_READ, connectionId, from.ref);
