@@ -130,6 +130,12 @@ function Disconnect({ addon }: { addon: Addon }) {
   const store = useStoreAddon();
   const [asking, setAsking] = useState(false);
   const opener = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+  useEffect(() => {
+    // Back to the button once the dialog has closed (a modal dialog keeps the focus until then).
+    if (wasAsking.current && !asking) opener.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
   const forget = useMutation({
     mutationFn: async () => (await ok(api.DELETE('/add-ons/{key}/connect', { params: { path: { key: addon.key } } }))).data.addon,
     onSuccess: async (saved) => {
@@ -138,7 +144,7 @@ function Disconnect({ addon }: { addon: Addon }) {
     },
   });
   return (
-    <p>
+    <div>
       <button ref={opener} type="button" className="danger" onClick={() => setAsking(true)}>
         {t('addOns.connect.disconnect', { name: addon.name })}
       </button>
@@ -149,10 +155,7 @@ function Disconnect({ addon }: { addon: Addon }) {
           cancel={t('addOns.remove.cancel')}
           pending={forget.isPending}
           onConfirm={() => forget.mutate()}
-          onCancel={() => {
-            setAsking(false);
-            opener.current?.focus();
-          }}
+          onCancel={() => setAsking(false)}
         >
           <p>{addon.connect?.kind === 'oauth2' ? t('addOns.connect.disconnectOAuth') : t('addOns.connect.disconnectSecret')}</p>
           {forget.isError && (
@@ -162,7 +165,7 @@ function Disconnect({ addon }: { addon: Addon }) {
           )}
         </ConfirmDialog>
       )}
-    </p>
+    </div>
   );
 }
 
