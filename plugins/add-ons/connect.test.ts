@@ -1,13 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddonManifestInput } from '../../addons-sdk/src/manifest/index.js';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { addApiKey, bootWithAdmin, sessionFor } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
 import { runtimeTestHooks } from './runtime.js';
-import { packFixture, uploadPackage } from './testing.js';
+import { fakeOAuthProvider, packFixture, uploadPackage, type FakeOAuthProvider } from './testing.js';
 
 /** Every secret the story handles: none may appear in a response (but an add-on's own action's) or a log line. */
 const SECRETS = {
@@ -20,61 +18,6 @@ const SECRETS = {
   code: `code-${randomBytes(12).toString('hex')}`,
 };
 const CLIENT_ID = 'client-123';
-
-/** A fake OAuth 2 provider's token endpoint on a loopback port, with PKCE checked as a real one would. */
-interface Provider {
-  tokenUrl: string;
-  /** code → the code_challenge of the authorize request that made it. */
-  codes: Map<string, string>;
-  requests: Array<{ authorization: string | undefined; form: Record<string, string> }>;
-  /** Refresh grants answer invalid_grant (a revoked grant). */
-  refuseRefresh: boolean;
-  close(): Promise<void>;
-}
-
-async function fakeProvider(): Promise<Provider> {
-  const codes = new Map<string, string>();
-  const requests: Provider['requests'] = [];
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-    req.on('end', () => {
-      const form = Object.fromEntries(new URLSearchParams(raw));
-      requests.push({ authorization: req.headers.authorization, form });
-      const answer = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(body));
-      };
-      const basic = `Basic ${Buffer.from(`${CLIENT_ID}:${SECRETS.clientSecret}`).toString('base64')}`;
-      if (req.method !== 'POST' || req.url !== '/token' || req.headers.authorization !== basic) return answer(401, { error: 'invalid_client' });
-      if (form.grant_type === 'authorization_code') {
-        const challenge = codes.get(form.code ?? '');
-        const verified =
-          challenge !== undefined &&
-          createHash('sha256')
-            .update(form.code_verifier ?? '')
-            .digest('base64url') === challenge;
-        if (!verified) return answer(400, { error: 'invalid_grant', error_description: `no such code ${form.code} ${SECRETS.clientSecret}` });
-        codes.delete(form.code!);
-        return answer(200, { access_token: SECRETS.access1, token_type: 'Bearer', expires_in: 3600, refresh_token: SECRETS.refresh, scope: 'read write' });
-      }
-      if (form.grant_type === 'refresh_token' && form.refresh_token === SECRETS.refresh && !provider.refuseRefresh)
-        return answer(200, { access_token: SECRETS.access2, token_type: 'Bearer', expires_in: 3600 });
-      return answer(400, { error: 'unsupported_grant_type' });
-    });
-  });
-  // No host: dual-stack, so `localhost` reaches it whether it resolves to ::1 or 127.0.0.1.
-  await new Promise<void>((resolve) => server.listen(0, resolve));
-  const { port } = server.address() as AddressInfo;
-  const provider: Provider = {
-    tokenUrl: `http://localhost:${port}/token`,
-    codes,
-    requests,
-    refuseRefresh: false,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-  return provider;
-}
 
 const PEEK = `
 import { defineAddon } from '@svc/addons-sdk';
@@ -93,7 +36,7 @@ describe('connect (D29): secret fields and OAuth 2, reaching only the add-on tha
   let inst: TestInstance;
   let admin: HttpClient;
   let adminId: string;
-  let provider: Provider;
+  let provider: FakeOAuthProvider;
   let clock = Date.UTC(2026, 0, 5, 9, 0, 0);
   const logLines: string[] = [];
   /** Every response body the API gave staff, to prove no secret ever came back. */
@@ -132,7 +75,12 @@ describe('connect (D29): secret fields and OAuth 2, reaching only the add-on tha
   const complete = (code: string, state: string, c: HttpClient = admin) => call(c, 'post', '/api/v1/add-ons/oauthy/connect/oauth/complete', { code, state });
 
   beforeAll(async () => {
-    provider = await fakeProvider();
+    provider = await fakeOAuthProvider({
+      clientId: CLIENT_ID,
+      clientSecret: SECRETS.clientSecret,
+      access: [SECRETS.access1, SECRETS.access2],
+      refresh: SECRETS.refresh,
+    });
     runtimeTestHooks.allowLoopbackFetch = true;
     ({ inst, admin, adminId } = await bootWithAdmin({ env: { SVC_NETWORK_FEATURES: 'true' }, now: () => clock, logLines }));
     await install(

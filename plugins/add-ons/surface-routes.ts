@@ -7,7 +7,8 @@ import type { Kernel } from '../../kernel/kernel-services.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import { bundlePath, contentTypeOf, frameAncestorsOf, injectAppMeta, isHashedName, matchesIfNoneMatch, notInBundle, strongEtag, surfaceCsp } from './bundle.js';
 import type { InstalledAddon } from './installed.js';
-import { ADDONS_MANAGE, ADDONS_READ } from './routes.js';
+import { ADDONS_USE } from './action-routes.js';
+import { ADDONS_MANAGE } from './routes.js';
 import { addonData } from './schemas.js';
 import type { AddonService } from './service.js';
 
@@ -135,8 +136,8 @@ export const surfaceRoutes = [
     url: '/surfaces',
     summary: "Installed apps' surfaces",
     description:
-      "Each installed app's surfaces with their entry URL, their place in the dashboard's navigation (dashboard-page only) and the connection the app's tables are on. `instances` and `domains` are empty until those operations exist.",
-    permission: ADDONS_READ,
+      "Each installed app's surfaces with their entry URL, their place in the dashboard's navigation (dashboard-page only) and the connection the app's tables are on. `instances` and `domains` are empty until those operations exist. Needs add-ons.use (editor by default): the people who work in the apps' pages are the ones whose navigation lists them.",
+    permission: ADDONS_USE,
     tags: ['Surfaces'],
     schema: { response: { 200: surfacesData } },
     handler: async ({ kernel }) => {

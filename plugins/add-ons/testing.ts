@@ -1,4 +1,7 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -45,4 +48,78 @@ export function sqliteTablesLike(file: string, prefix: string): string[] {
   } finally {
     db.close();
   }
+}
+
+/** A fake OAuth 2 provider on a loopback port: an authorize page and a token endpoint, with PKCE checked as a real one would. */
+export interface FakeOAuthProvider {
+  /** `GET` sends the browser straight back to `redirect_uri` with a fresh code and the state (no consent page). */
+  authorizeUrl: string;
+  tokenUrl: string;
+  /** code → the code_challenge of the authorize request that made it. */
+  codes: Map<string, string>;
+  requests: Array<{ authorization: string | undefined; form: Record<string, string> }>;
+  /** Refresh grants answer invalid_grant (a revoked grant). */
+  refuseRefresh: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * The code grant answers `access[0]` with `refresh`; a refresh grant answers `access[1]`. The
+ * client authenticates with HTTP Basic; an error's description carries the client secret, so a
+ * test can prove the instance never echoes it.
+ */
+export async function fakeOAuthProvider(o: { clientId: string; clientSecret: string; access: [string, string]; refresh: string }): Promise<FakeOAuthProvider> {
+  const codes = new Map<string, string>();
+  const requests: FakeOAuthProvider['requests'] = [];
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method === 'GET' && url.pathname === '/authorize') {
+      const back = new URL(url.searchParams.get('redirect_uri') ?? '');
+      const code = `code-${randomBytes(12).toString('hex')}`;
+      codes.set(code, url.searchParams.get('code_challenge') ?? '');
+      back.searchParams.set('code', code);
+      back.searchParams.set('state', url.searchParams.get('state') ?? '');
+      res.writeHead(302, { location: back.toString() });
+      res.end();
+      return;
+    }
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      const form = Object.fromEntries(new URLSearchParams(raw));
+      requests.push({ authorization: req.headers.authorization, form });
+      const answer = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      const basic = `Basic ${Buffer.from(`${o.clientId}:${o.clientSecret}`).toString('base64')}`;
+      if (req.method !== 'POST' || url.pathname !== '/token' || req.headers.authorization !== basic) return answer(401, { error: 'invalid_client' });
+      if (form.grant_type === 'authorization_code') {
+        const challenge = codes.get(form.code ?? '');
+        const verified =
+          challenge !== undefined &&
+          createHash('sha256')
+            .update(form.code_verifier ?? '')
+            .digest('base64url') === challenge;
+        if (!verified) return answer(400, { error: 'invalid_grant', error_description: `no such code ${form.code} ${o.clientSecret}` });
+        codes.delete(form.code!);
+        return answer(200, { access_token: o.access[0], token_type: 'Bearer', expires_in: 3600, refresh_token: o.refresh, scope: 'read write' });
+      }
+      if (form.grant_type === 'refresh_token' && form.refresh_token === o.refresh && !provider.refuseRefresh)
+        return answer(200, { access_token: o.access[1], token_type: 'Bearer', expires_in: 3600 });
+      return answer(400, { error: 'unsupported_grant_type' });
+    });
+  });
+  // No host: dual-stack, so `localhost` reaches it whether it resolves to ::1 or 127.0.0.1.
+  await new Promise<void>((resolve) => server.listen(0, resolve));
+  const { port } = server.address() as AddressInfo;
+  const provider: FakeOAuthProvider = {
+    authorizeUrl: `http://localhost:${port}/authorize`,
+    tokenUrl: `http://localhost:${port}/token`,
+    codes,
+    requests,
+    refuseRefresh: false,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+  return provider;
 }

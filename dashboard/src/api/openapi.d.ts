@@ -2005,7 +2005,7 @@ export interface paths {
         };
         /**
          * Installed apps' surfaces
-         * @description Each installed app's surfaces with their entry URL, their place in the dashboard's navigation (dashboard-page only) and the connection the app's tables are on. `instances` and `domains` are empty until those operations exist.
+         * @description Each installed app's surfaces with their entry URL, their place in the dashboard's navigation (dashboard-page only) and the connection the app's tables are on. `instances` and `domains` are empty until those operations exist. Needs add-ons.use (editor by default): the people who work in the apps' pages are the ones whose navigation lists them.
          */
         get: operations["getSurfaces"];
         put?: never;

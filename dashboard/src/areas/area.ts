@@ -14,6 +14,11 @@ export interface Area {
    */
   nav: ReadonlyArray<{ path: string; label: MessageId; below?: ComponentType }>;
   /**
+   * Entries the area draws itself after every area's entries, as `<li>` elements: those that
+   * come from the server (the apps' pages an operator placed in the navigation).
+   */
+  navAfter?: ComponentType;
+  /**
    * wouter path patterns (`/connections/:id`) and the screen each shows. Components should be
    * `lazy()` so an area's code loads when one of its screens is first shown.
    */

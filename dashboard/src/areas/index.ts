@@ -11,4 +11,5 @@ import { transferArea } from './transfer/area';
 export const AREAS: readonly Area[] = [connectionsArea, dataArea, transferArea, publicApiArea, addOnsArea, peopleArea, settingsArea];
 
 export const NAV = AREAS.flatMap((area) => area.nav);
+export const NAV_AFTER = AREAS.flatMap((area) => (area.navAfter ? [area.navAfter] : []));
 export const AREA_ROUTES = AREAS.flatMap((area) => area.routes);

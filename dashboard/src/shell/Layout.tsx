@@ -2,7 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { api, ApiError } from '../api/client';
-import { NAV } from '../areas';
+import { NAV, NAV_AFTER } from '../areas';
 import { t, type MessageId } from '../i18n/t';
 import { navigate } from '../navigation';
 import { ME, useMe } from '../session';
@@ -138,6 +138,9 @@ export function Layout({ children }: { children: ReactNode }) {
               <NavLink {...entry} />
               {Below && <Below />}
             </li>
+          ))}
+          {NAV_AFTER.map((After, i) => (
+            <After key={i} />
           ))}
         </ul>
       </nav>

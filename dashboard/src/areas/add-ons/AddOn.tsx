@@ -10,6 +10,8 @@ import type { Outcome } from './Plan';
 import { planPath } from './paths';
 import { useDocumentTitle, useHistoryOnce } from './title';
 import { SettingsForm } from './SettingsForm';
+import { ConnectSection } from './Connect';
+import { PagesSection } from './Pages';
 import './addons.css';
 
 /** What the list says after a removal. */
@@ -60,6 +62,8 @@ export function AddOn() {
         <h2 id="addon-settings">{t('addOns.settings.title')}</h2>
         <SettingsForm addon={addon} />
       </section>
+      <ConnectSection addon={addon} />
+      <PagesSection addon={addon} />
       <Upgrade addon={addon} staged={list.data.staged.filter((s) => s.key === addon.key && newer(s.version, addon.version))} />
       <Remove addon={addon} />
     </>

@@ -1,14 +1,20 @@
 import { lazy } from 'react';
 import type { Area } from '../area';
+import { PlacedPagesNav } from './PlacedNav';
 
 const AddOns = lazy(() => import('./AddOns').then((m) => ({ default: m.AddOns })));
 const AddOn = lazy(() => import('./AddOn').then((m) => ({ default: m.AddOn })));
+const AppPage = lazy(() => import('./AppPage').then((m) => ({ default: m.AppPage })));
+const ConnectCallback = lazy(() => import('./Connect').then((m) => ({ default: m.ConnectCallback })));
 const Plan = lazy(() => import('./Plan').then((m) => ({ default: m.Plan })));
 
 export const addOnsArea: Area = {
   nav: [{ path: '/add-ons', label: 'nav.addons' }],
+  navAfter: PlacedPagesNav,
   routes: [
     { path: '/add-ons', component: AddOns },
+    { path: '/add-ons/:key/connect/callback', component: ConnectCallback },
+    { path: '/apps/:appKey/:surface', component: AppPage },
     { path: '/add-ons/:key/versions/:version/plan', component: Plan },
     { path: '/add-ons/:key', component: AddOn },
   ],

@@ -1,0 +1,252 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { Link, useParams } from 'wouter';
+import { api, ApiError, ok } from '../../api/client';
+import { t } from '../../i18n/t';
+import { errorText, FormError, Loading } from '../../ui';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { ADDONS, INSTALLED, useInstalled, when, type Addon } from './api';
+import { addonPath } from './paths';
+import { useDocumentTitle } from './title';
+import './addons.css';
+
+/** Puts the add-on the server answered in the list the screens read, then refetches the area. */
+function useStoreAddon() {
+  const queryClient = useQueryClient();
+  return async (addon: Addon) => {
+    queryClient.setQueryData(INSTALLED, (old: { addons: Addon[] } | undefined) =>
+      old ? { ...old, addons: old.addons.map((a) => (a.key === addon.key ? addon : a)) } : old,
+    );
+    await queryClient.invalidateQueries({ queryKey: ADDONS });
+  };
+}
+
+/**
+ * How the add-on reaches its provider (D29): for `secret`, a form of the manifest's fields
+ * (all write-only: stored sealed, never shown again, so every one is a password input); for
+ * `oauth2`, a button that sends the person to the provider. Either can be forgotten.
+ */
+export function ConnectSection({ addon }: { addon: Addon }) {
+  if (!addon.connect) return null;
+  return (
+    <section className="addons-section" aria-labelledby="addon-connect">
+      <h2 id="addon-connect">{t('addOns.connect.title')}</h2>
+      <p data-testid="connect-status">
+        {addon.connected && addon.connectedAt !== null ? t('addOns.connect.connectedAt', { when: when(addon.connectedAt) }) : t('addOns.connect.notConnected')}
+      </p>
+      {addon.connect.kind === 'secret' ? <SecretForm addon={addon} /> : <OAuthStart addon={addon} />}
+      {addon.connected && <Disconnect addon={addon} />}
+    </section>
+  );
+}
+
+function SecretForm({ addon }: { addon: Addon }) {
+  const store = useStoreAddon();
+  const fields = addon.connect?.fields ?? [];
+  const empty = () => Object.fromEntries(fields.map((f) => [f.name, '']));
+  const [values, setValues] = useState<Record<string, string>>(empty);
+  const id = useId();
+  const connect = useMutation({
+    mutationFn: async () => (await ok(api.POST('/add-ons/{key}/connect', { params: { path: { key: addon.key } }, body: { fields: values } }))).data.addon,
+    onSuccess: async (saved) => {
+      setValues(empty());
+      await store(saved);
+    },
+  });
+  const errors = connect.error instanceof ApiError ? connect.error.fieldErrors() : {};
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!connect.isPending) connect.mutate();
+  };
+  return (
+    <form onSubmit={onSubmit} noValidate className="addons-settings" aria-label={t('addOns.connect.formLabel', { name: addon.name })}>
+      <p className="hint">{addon.connected ? t('addOns.connect.secretReplace') : t('addOns.connect.secretIntro')}</p>
+      {fields.map((f) => {
+        const error = errors[`fields.${f.name}`];
+        const described = [f.description ? `${id}-${f.name}-hint` : null, error ? `${id}-${f.name}-error` : null].filter(Boolean).join(' ') || undefined;
+        return (
+          <div className="field" key={f.name}>
+            <label htmlFor={`${id}-${f.name}`}>{f.label}</label>
+            {f.description && (
+              <p className="hint" id={`${id}-${f.name}-hint`}>
+                {f.description}
+              </p>
+            )}
+            <input
+              id={`${id}-${f.name}`}
+              name={f.name}
+              type="password"
+              autoComplete="new-password"
+              value={values[f.name] ?? ''}
+              aria-invalid={error ? true : undefined}
+              aria-describedby={described}
+              onChange={(e) => setValues((v) => ({ ...v, [f.name]: e.target.value }))}
+            />
+            {error && (
+              <p className="field-error" id={`${id}-${f.name}-error`}>
+                {error}
+              </p>
+            )}
+          </div>
+        );
+      })}
+      <FormError error={connect.error instanceof ApiError ? connect.error : null} />
+      {connect.isSuccess && (
+        <p className="notice" role="status">
+          {t('addOns.connect.saved')}
+        </p>
+      )}
+      <button type="submit" disabled={connect.isPending}>
+        {connect.isPending ? t('addOns.connect.connecting') : t('addOns.connect.submit', { name: addon.name })}
+      </button>
+    </form>
+  );
+}
+
+function OAuthStart({ addon }: { addon: Addon }) {
+  const start = useMutation({
+    mutationFn: async () => (await ok(api.POST('/add-ons/{key}/connect/oauth/start', { params: { path: { key: addon.key } } }))).data,
+    // The provider sends the person back to /add-ons/{key}/connect/callback (AO15).
+    onSuccess: (started) => window.location.assign(started.authorizeUrl),
+  });
+  const scopes = addon.connect?.scopes ?? [];
+  return (
+    <>
+      <p className="hint">{t('addOns.connect.oauthIntro')}</p>
+      {scopes.length > 0 && <p>{t('addOns.connect.scopes', { scopes: scopes.join(', ') })}</p>}
+      {start.isError && (
+        <div className="form-error" role="alert">
+          <p>{errorText(start.error)}</p>
+        </div>
+      )}
+      <button type="button" disabled={start.isPending || start.isSuccess} onClick={() => start.mutate()}>
+        {addon.connected ? t('addOns.connect.oauthAgain', { name: addon.name }) : t('addOns.connect.oauth', { name: addon.name })}
+      </button>
+    </>
+  );
+}
+
+function Disconnect({ addon }: { addon: Addon }) {
+  const store = useStoreAddon();
+  const [asking, setAsking] = useState(false);
+  const opener = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+  useEffect(() => {
+    // Back to the button once the dialog has closed (a modal dialog keeps the focus until then).
+    if (wasAsking.current && !asking) opener.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+  const forget = useMutation({
+    mutationFn: async () => (await ok(api.DELETE('/add-ons/{key}/connect', { params: { path: { key: addon.key } } }))).data.addon,
+    onSuccess: async (saved) => {
+      setAsking(false);
+      await store(saved);
+    },
+  });
+  return (
+    <div>
+      <button ref={opener} type="button" className="danger" onClick={() => setAsking(true)}>
+        {t('addOns.connect.disconnect', { name: addon.name })}
+      </button>
+      {asking && (
+        <ConfirmDialog
+          title={t('addOns.connect.disconnectTitle', { name: addon.name })}
+          confirm={forget.isPending ? t('addOns.connect.disconnecting') : t('addOns.connect.disconnectConfirm')}
+          cancel={t('addOns.remove.cancel')}
+          pending={forget.isPending}
+          onConfirm={() => forget.mutate()}
+          onCancel={() => setAsking(false)}
+        >
+          <p>{addon.connect?.kind === 'oauth2' ? t('addOns.connect.disconnectOAuth') : t('addOns.connect.disconnectSecret')}</p>
+          {forget.isError && (
+            <div className="form-error" role="alert">
+              <p>{errorText(forget.error)}</p>
+            </div>
+          )}
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}
+
+/** A state opens `complete` once: the call is kept per state so a second render (or React's strict mode) does not spend it twice. */
+const completions = new Map<string, Promise<Addon>>();
+
+function complete(key: string, code: string, state: string): Promise<Addon> {
+  let call = completions.get(state);
+  if (!call) {
+    call = ok(api.POST('/add-ons/{key}/connect/oauth/complete', { params: { path: { key } }, body: { code, state } })).then((r) => r.data.addon);
+    completions.set(state, call);
+  }
+  return call;
+}
+
+/** What the person reads when completing failed: the state's refusals in words, else the server's message. */
+function failureText(error: unknown): string {
+  if (error instanceof ApiError) {
+    if (error.code === 'ADDON_OAUTH_STATE_EXPIRED') return t('addOns.callback.expired');
+    if (error.code === 'ADDON_OAUTH_STATE_USED') return t('addOns.callback.used');
+    if (error.code === 'ADDON_OAUTH_STATE_INVALID') return t('addOns.callback.invalid');
+  }
+  return errorText(error);
+}
+
+type Outcome = { status: 'pending' } | { status: 'done'; addon: Addon } | { status: 'failed'; text: string };
+
+/**
+ * Where the provider sends the person back (`redirect_uri`, AO15): posts the code and state,
+ * then says whether the add-on is connected, with a way back to its page either way. The code
+ * leaves the address bar at once (it is single use, and history should not keep it).
+ */
+export function ConnectCallback() {
+  const params = useParams<{ key: string }>();
+  const key = decodeURIComponent(params.key ?? '');
+  const list = useInstalled();
+  const store = useStoreAddon();
+  const name = list.data?.addons.find((a) => a.key === key)?.name ?? key;
+  useDocumentTitle(t('addOns.callback.title', { name }));
+  const [query] = useState(() => new URLSearchParams(window.location.search));
+  const [outcome, setOutcome] = useState<Outcome>({ status: 'pending' });
+  useEffect(() => {
+    const code = query.get('code');
+    const state = query.get('state');
+    const denied = query.get('error');
+    if (window.location.search) history.replaceState(history.state, '', window.location.pathname);
+    if (denied) return setOutcome({ status: 'failed', text: t('addOns.callback.denied', { error: denied.slice(0, 100) }) });
+    if (!code || !state) return setOutcome({ status: 'failed', text: t('addOns.callback.missing') });
+    let live = true;
+    complete(key, code, state).then(
+      async (addon) => {
+        await store(addon);
+        if (live) setOutcome({ status: 'done', addon });
+      },
+      (error: unknown) => live && setOutcome({ status: 'failed', text: failureText(error) }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [key, query]);
+
+  return (
+    <>
+      <h1>{t('addOns.callback.title', { name })}</h1>
+      {outcome.status === 'pending' && <Loading />}
+      {outcome.status === 'done' && (
+        <p className="notice" role="status">
+          {t('addOns.callback.done', { name: outcome.addon.name })}
+        </p>
+      )}
+      {outcome.status === 'failed' && (
+        <div className="form-error" role="alert">
+          <p>{outcome.text}</p>
+          <p>{t('addOns.callback.again')}</p>
+        </div>
+      )}
+      {outcome.status !== 'pending' && (
+        <p>
+          <Link href={addonPath(key)}>{t('addOns.callback.back', { name })}</Link>
+        </p>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,53 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, ok, type Schemas } from '../../api/client';
+
+export type Surface = Schemas['Surface'];
+
+/** Query key of GET /surfaces: the navigation, an app's page and the placement control share it. */
+export const SURFACES = ['surfaces'] as const;
+
+/**
+ * The built-in roles that hold add-ons.use, which GET /surfaces needs. The session names roles,
+ * not permissions: a viewer or a custom role is not asked for the list (a 403 on every screen
+ * would be noise), so only these see placed pages in the navigation.
+ */
+const USES_APPS = new Set(['admin', 'editor']);
+
+export function useSurfaces(enabled = true) {
+  return useQuery({ queryKey: SURFACES, enabled, queryFn: async () => (await ok(api.GET('/surfaces'))).data.surfaces });
+}
+
+/** Whether the signed-in person's roles let them work in apps' pages (asked once a few minutes). */
+export function useUsesApps(): boolean {
+  const session = useQuery({
+    queryKey: ['session', 'roles'],
+    queryFn: async () => (await ok(api.GET('/auth/session'))).data.roles,
+    staleTime: 5 * 60_000,
+  });
+  return session.data?.some((role) => USES_APPS.has(role)) ?? false;
+}
+
+export const appPagePath = (appKey: string, surface: string) => `/apps/${encodeURIComponent(appKey)}/${encodeURIComponent(surface)}`;
+
+/** A section's kebab-case name as words: `front-desk` → "Front desk" (the operator chose the name; D28). */
+export function sectionLabel(section: string): string {
+  const words = section.replace(/-+/g, ' ').trim();
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The placed pages of enabled apps by section (sections by name), each section's pages by order, then title. */
+export function placedBySection(surfaces: readonly Surface[]): Array<{ section: string; pages: Surface[] }> {
+  const sections = new Map<string, Surface[]>();
+  for (const s of surfaces) {
+    if (s.kind !== 'dashboard-page' || !s.enabled || !s.placement) continue;
+    const list = sections.get(s.placement.section) ?? [];
+    list.push(s);
+    sections.set(s.placement.section, list);
+  }
+  return [...sections.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([section, pages]) => ({
+      section,
+      pages: pages.sort((a, b) => a.placement!.order - b.placement!.order || a.title.localeCompare(b.title)),
+    }));
+}
