@@ -20,7 +20,7 @@
  *   npm run bench -- data-list
  *   BENCH_DURATION=15 BENCH_REPEAT=3 node --no-node-snapshot --import tsx bench/data-list.ts   # the issue's run
  *   BENCH_ROWS=20000 BENCH_DURATION=2 BENCH_WARMUP=1 BENCH_CONNECTIONS=16 node --no-node-snapshot --import tsx bench/data-list.ts   # a quick check
- *   BENCH_ONLY=data|healthz …                                 # one of the two comparisons
+ *   BENCH_ONLY=data|key|session|healthz …                     # one of the comparisons (key or session: that one against bare)
  *   BENCH_PROFILE=/tmp/prof BENCH_ONLY=data npm run bench -- data-list; node --import tsx bench/lib/profile-diff.ts /tmp/prof
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,7 +34,7 @@ import { ROOT } from '../test/helpers/identity.js';
 import { abba, ratioLines, runsTable, type AbbaRuns, type Contender, type Summary } from './lib/abba.js';
 import { bareHealthz, benchMain, startBare, startOurs, type Served } from './lib/child.js';
 import { positiveInt, printMachine } from './lib/env.js';
-import { forkTarget, load, processTarget, table, type LoadRequest, type Target } from './lib/harness.js';
+import { forkTarget, load, pinCores, processTarget, table, type LoadRequest, type Target } from './lib/harness.js';
 import { startServerProcess } from './lib/server-process.js';
 
 const TABLE = 'products';
@@ -149,7 +149,7 @@ async function parent(): Promise<void> {
   const repeat = positiveInt('BENCH_REPEAT', 1);
   const warmup = positiveInt('BENCH_WARMUP', 5);
   const only = process.env.BENCH_ONLY ?? '';
-  if (!['', 'data', 'healthz'].includes(only)) throw new Error(`BENCH_ONLY must be data or healthz (got "${only}")`);
+  if (!['', 'data', 'key', 'session', 'healthz'].includes(only)) throw new Error(`BENCH_ONLY must be data, key, session or healthz (got "${only}")`);
   if (!(await databaseAvailable('postgres'))) {
     console.log('data-list: PostgreSQL is not reachable: nothing to measure.');
     return;
@@ -173,6 +173,7 @@ async function parent(): Promise<void> {
     targets.push(ours);
     const bare = await forkTarget('bare', '../data-list.ts', ['bare', temp.url]);
     targets.push(bare);
+    console.log(pinCores(targets));
     const { connection, key, cookie } = await configureOurs(ours.url, temp.url);
     const dataPath = `/api/v1/data/${connection}/${TABLE}${QUERY}`;
     const withKey = { authorization: `Bearer ${key}` };
@@ -202,8 +203,9 @@ async function parent(): Promise<void> {
     const ping = contender('ping', bare, { path: PING });
 
     const groups: { contenders: Contender[]; measured?: AbbaRuns<Contender> }[] = [];
-    if (only !== 'healthz') groups.push({ contenders: [byKey, bySession, bareData] });
-    if (only !== 'data') groups.push({ contenders: [healthz, ping] });
+    if (only === 'key' || only === 'session') groups.push({ contenders: [only === 'key' ? byKey : bySession, bareData] });
+    else if (only !== 'healthz') groups.push({ contenders: [byKey, bySession, bareData] });
+    if (only === '' || only === 'healthz') groups.push({ contenders: [healthz, ping] });
     for (const group of groups) {
       console.log(`order ${[...group.contenders, ...[...group.contenders].reverse()].map((c) => c.name).join('/')}` + (repeat > 1 ? ` x${repeat}` : ''));
       group.measured = await abba(group.contenders, { repeat, warmup, duration });
@@ -220,15 +222,13 @@ async function parent(): Promise<void> {
     }
 
     // The issue's table: means over the measured runs, ours' req/s with its ratio to the bare baseline.
-    const lines: Measured[] = [];
-    if (only !== 'healthz') {
-      lines.push(
-        { contender: bareData, label: `bare fastify + pg, 20 rows newest first` },
-        { contender: byKey, label: `GET /api/v1/data/{conn}/${TABLE}${QUERY} with an adm_sk_ key` },
-        { contender: bySession, label: `GET /api/v1/data/{conn}/${TABLE}${QUERY} with a session cookie` },
-      );
-    }
-    if (only !== 'data') lines.push({ contender: ping, label: `bare fastify ${PING}` }, { contender: healthz, label: `GET ${HEALTHZ}` });
+    const lines: Measured[] = [
+      { contender: bareData, label: `bare fastify + pg, 20 rows newest first` },
+      { contender: byKey, label: `GET /api/v1/data/{conn}/${TABLE}${QUERY} with an adm_sk_ key` },
+      { contender: bySession, label: `GET /api/v1/data/{conn}/${TABLE}${QUERY} with a session cookie` },
+      { contender: ping, label: `bare fastify ${PING}` },
+      { contender: healthz, label: `GET ${HEALTHZ}` },
+    ].filter((l) => summaries.has(l.contender));
     const baseline = (c: Contender) => (c === byKey || c === bySession ? bareData : c === healthz ? ping : null);
     const summaryRows = lines.map(({ contender: c, label }) => {
       const s = summaries.get(c)!;
@@ -240,11 +240,13 @@ async function parent(): Promise<void> {
     console.log('');
     const named = (c: Contender) => ({ name: c.name, summary: summaries.get(c)! });
     const column = 'ratio bare/session, server CPU/req:  '.length;
-    if (only !== 'healthz') {
-      console.log(ratioLines(named(byKey), named(bareData), DATA_GOAL, column));
-      console.log(ratioLines(named(bySession), named(bareData), DATA_GOAL, column));
+    for (const [c, base, goal] of [
+      [byKey, bareData, DATA_GOAL],
+      [bySession, bareData, DATA_GOAL],
+      [healthz, ping, HEALTHZ_GOAL],
+    ] as const) {
+      if (summaries.has(c)) console.log(ratioLines(named(c), named(base), goal, column));
     }
-    if (only !== 'data') console.log(ratioLines(named(healthz), named(ping), HEALTHZ_GOAL, column));
   } finally {
     await Promise.all(targets.map((t) => t.stop()));
     await temp.drop().catch(() => undefined);

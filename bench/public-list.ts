@@ -31,7 +31,7 @@ import { ROOT } from '../test/helpers/identity.js';
 import { abba, ratioLines, runsTable, type Contender } from './lib/abba.js';
 import { benchMain, startBare, startOurs, type Served } from './lib/child.js';
 import { positiveInt, printMachine } from './lib/env.js';
-import { forkTarget, load, type LoadRequest, type Target } from './lib/harness.js';
+import { forkTarget, load, pinCores, type LoadRequest, type Target } from './lib/harness.js';
 
 const PATH = '/api/v1/public/records/items';
 const GOAL = 0.7;
@@ -127,6 +127,7 @@ async function parent(): Promise<void> {
     targets.push(ours);
     const bare = await forkTarget('bare', '../public-list.ts', ['bare', temp.url]);
     targets.push(bare);
+    console.log(pinCores(targets));
     const keys = await configureOurs(ours.url, temp.url);
     const [oursPage, barePage] = [await firstPage(ours, keys[0]!), await firstPage(bare, keys[0]!)];
     if (JSON.stringify(oursPage) !== JSON.stringify(barePage)) throw new Error(`the two pages differ:\n${JSON.stringify(oursPage).slice(0, 300)}\n${JSON.stringify(barePage).slice(0, 300)}`);

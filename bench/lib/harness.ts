@@ -1,4 +1,5 @@
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { ServerProcess } from './server-process.js';
@@ -8,6 +9,8 @@ export interface Target {
   url: string;
   /** The server process's own CPU time (user + system), in microseconds. */
   cpu(): Promise<number>;
+  /** The server's process id, for pinning it to a core. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -15,7 +18,7 @@ const STARTUP_MS = 30_000;
 
 /** A server started as `npm start` runs it (bench/lib/server-process.ts) as a load target: CPU read from /proc. */
 export function processTarget(name: string, proc: ServerProcess): Target {
-  return { name, url: proc.url, cpu: async () => proc.cpu(), stop: () => proc.stop() };
+  return { name, url: proc.url, pid: proc.pid, cpu: async () => proc.cpu(), stop: () => proc.stop() };
 }
 const IPC_MS = 5_000;
 const STOP_MS = 10_000;
@@ -50,6 +53,7 @@ export async function forkTarget(name: string, script: string, args: string[]): 
   return {
     name,
     url,
+    ...(child.pid ? { pid: child.pid } : {}),
     cpu: () =>
       new Promise<number>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`${name}: no CPU reading within ${IPC_MS} ms`)), IPC_MS);
@@ -124,4 +128,24 @@ export function table(header: string[], rows: string[][]): string {
       .join('  ')
       .trimEnd();
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n');
+}
+
+/**
+ * The issue-12 method: the load generator (this process, autocannon in its event loop) on the
+ * first core, every server on the last, so the two never take turns on one core; the databases
+ * stay where the kernel puts them. Linux with taskset and 2+ cores; BENCH_PIN=0 turns it off.
+ * Returns the line a bench prints about it.
+ */
+export function pinCores(targets: readonly Target[]): string {
+  const cores = availableParallelism();
+  if (process.env.BENCH_PIN === '0') return 'cores: not pinned (BENCH_PIN=0)';
+  if (cores < 2 || process.platform !== 'linux') return `cores: not pinned (${cores} core(s), ${process.platform})`;
+  const last = String(cores - 1);
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
+    for (const t of targets) if (t.pid) execFileSync('taskset', ['-a', '-p', '-c', last, String(t.pid)], { stdio: 'ignore' });
+  } catch {
+    return 'cores: not pinned (taskset failed)';
+  }
+  return `cores: load generator on core 0, servers on core ${last} (BENCH_PIN=0 to leave them free)`;
 }
