@@ -157,6 +157,8 @@ describe('surfaces on their own host names', () => {
     expect(csp).toContain("script-src 'self'");
     expect(page.headers['access-control-allow-origin']).toBeUndefined();
     expect(page.headers['x-frame-options']).toBeUndefined();
+    // Ignored (and complained about) by browsers on a plain-http origin.
+    expect(page.headers['cross-origin-opener-policy']).toBeUndefined();
 
     const js = await on(booking, '/widget.js');
     expect(js.status).toBe(200);
@@ -194,7 +196,13 @@ describe('surfaces on their own host names', () => {
     expect(fromPage.status, fromPage.text).toBe(200);
     // A same-origin GET carries no Origin, only Sec-Fetch-Site.
     expect((await on(booking, availability, { ...bearer(appKey), 'sec-fetch-site': 'same-origin' })).status).toBe(200);
-    expect((await on(booking, availability, { ...bearer(appKey), 'sec-fetch-site': 'cross-site' })).body.error.code).toBe('PUBLIC_ORIGIN_REFUSED');
+    // Over plain http a browser sends no fetch metadata: the page's Referer names it.
+    expect((await on(booking, availability, { ...bearer(appKey), referer: `${origin}/` })).status).toBe(200);
+    expect((await on(booking, availability, { ...bearer(appKey), referer: 'https://evil.example/' })).body.error.code).toBe('PUBLIC_ORIGIN_REFUSED');
+    expect((await on(booking, availability, { ...bearer(appKey) })).body.error.code).toBe('PUBLIC_ORIGIN_REFUSED');
+    expect((await on(booking, availability, { ...bearer(appKey), 'sec-fetch-site': 'cross-site', referer: `${origin}/` })).body.error.code).toBe(
+      'PUBLIC_ORIGIN_REFUSED',
+    );
     expect((await on(booking, availability, { ...bearer(appKey), origin: 'https://evil.example' })).body.error.code).toBe('PUBLIC_ORIGIN_REFUSED');
     // Another browser key is not at home there.
     const other = await on(booking, availability, { ...bearer(otherKey), origin });

@@ -136,6 +136,8 @@ export const surfaceRoutes = [
         .header('x-content-type-options', 'nosniff');
       if (mapped) {
         // Its own origin already keeps it apart from the dashboard: no sandbox, and same-origin loads need no CORS.
+        // A browser ignores COOP on a plain-http origin that is not loopback, and says so in every visitor's console.
+        if (request.protocol === 'http') res.removeHeader('cross-origin-opener-policy');
         res.header('content-security-policy', mappedPageCsp(frameAncestorsOf(surface.kind, "'self'", kernel.config.publicApiOrigins)));
       } else {
         res

@@ -49,15 +49,30 @@ function fromBrowser(req: FastifyRequest): boolean {
 /**
  * An app's own page on the host name mapped to it (D28) is the app key's home: its origin is
  * admitted for that key without being listed. A browser names it in Origin (any non-GET fetch
- * does), or sends no Origin on a same-origin GET and marks it `Sec-Fetch-Site: same-origin`.
+ * does); a same-origin GET carries no Origin, and is marked `Sec-Fetch-Site: same-origin` over
+ * https. Over plain http browsers send no fetch metadata either, so there the Referer (the
+ * kernel's `Referrer-Policy: same-origin` keeps it for same-origin requests) names the page.
  */
 function mappedOrigin(req: FastifyRequest, key: PublicKey, hosts: HostRoutes): string | null {
   const route = key.appKey ? hosts.match(req.headers.host) : null;
   if (!route || route.owner !== key.appKey!.addonKey) return null;
   const host = req.headers.host!.toLowerCase();
+  const own = (origin: string) => origin === `http://${host}` || origin === `https://${host}`;
   const origin = req.headers.origin;
-  if (origin === undefined) return req.headers['sec-fetch-site'] === 'same-origin' ? `${req.protocol}://${host}` : null;
-  return origin === `http://${host}` || origin === `https://${host}` ? origin : null;
+  if (origin !== undefined) return own(origin) ? origin : null;
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin' ? `${req.protocol}://${host}` : null;
+  const referer = originOf(req.headers.referer);
+  return referer !== null && own(referer) ? referer : null;
+}
+
+function originOf(url: string | undefined): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
 }
 
 function checkOrigin(req: FastifyRequest, key: PublicKey, origins: ReadonlySet<string>, hosts: HostRoutes): string | null {
