@@ -237,4 +237,14 @@ describe('surfaces on their own host names', () => {
     }
     expect((await on(booking, '/')).status).toBe(200);
   });
+
+  it("unmaps an app's names when the app is removed", async () => {
+    expect((await admin.delete('/api/v1/add-ons/table-booking')).status).toBe(200);
+    // The name is no longer mapped: it is just another Host of the instance again.
+    expect((await on(booking, '/api/v1/users')).status).toBe(401);
+    expect((await put([])).body.data.domains).toEqual([]);
+    const again = await put([{ host: booking, appKey: 'table-booking', surface: 'widget' }]);
+    expect(again.status).toBe(400);
+    expect(again.body.error.issues[0]).toMatchObject({ path: 'body.domains.0.appKey', code: 'unknown-app' });
+  });
 });
