@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { hostRequest } from '../../test/helpers/host-request.js';
+import { databaseAvailable } from '../../test/helpers/databases.js';
 import { bearer, bootWithAdmin } from '../../test/helpers/identity.js';
-import type { TestInstance } from '../../test/helpers/instance.js';
+import { startInstance, type TestInstance } from '../../test/helpers/instance.js';
 import { sourceFixture, type SourceFixture } from '../connections/testing.js';
 import { packFixture, uploadPackage } from './testing.js';
 
@@ -247,4 +248,52 @@ describe('surfaces on their own host names', () => {
     expect(again.status).toBe(400);
     expect(again.body.error.issues[0]).toMatchObject({ path: 'body.domains.0.appKey', code: 'unknown-app' });
   });
+});
+
+describe.runIf(await databaseAvailable('postgres'))('mapped names across replicas sharing a PostgreSQL meta store', () => {
+  const env = { SVC_SECRET: 'domains-replica-secret-'.padEnd(40, 'x'), SVC_PUBLIC_API_ORIGINS: 'https://venue.example' };
+  let a: TestInstance;
+  let b: TestInstance;
+  let admin: HttpClient;
+  let source: SourceFixture;
+  /** What replica b serves on the shared name, polled until `done` holds (the replicas reload every 5 s). */
+  const onB = async (done: (text: string) => boolean): Promise<string> => {
+    let text = '';
+    for (let i = 0; i < 40; i++) {
+      text = (await hostRequest(b.url, { host: `shared.test:${new URL(b.url).port}`, path: '/' })).text;
+      if (done(text)) return text;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return text;
+  };
+
+  beforeAll(async () => {
+    ({ inst: a, admin } = await bootWithAdmin({ meta: 'postgres', env }));
+    b = await startInstance({ metaUrl: a.metaUrl!, env });
+    source = await sourceFixture('sqlite');
+    const conn = await admin.post('/api/v1/connections', { name: 'Venue', dialect: 'sqlite', url: source.url });
+    expect(conn.status, conn.text).toBe(201);
+    expect((await admin.post('/api/v1/add-ons/download', { key: 'table-booking', version: '1.0.0' })).status).toBe(201);
+    const plan = await admin.get(`/api/v1/add-ons/table-booking/plan?version=1.0.0&connectionId=${conn.body.data.connection.id}`);
+    const installed = await admin.post('/api/v1/add-ons', {
+      key: 'table-booking',
+      version: '1.0.0',
+      connectionId: conn.body.data.connection.id,
+      planHash: plan.body.data.plan.hash,
+    });
+    expect(installed.status, installed.text).toBe(201);
+  });
+  afterAll(async () => {
+    // b first: a drops the temp database.
+    await b?.close();
+    await a?.close();
+    await source?.cleanup();
+  });
+
+  it('serves a name mapped on one replica on the other within seconds, and stops when it is unmapped', async () => {
+    expect((await admin.put('/api/v1/surfaces/domains', { domains: [{ host: 'shared.test', appKey: 'table-booking', surface: 'widget' }] })).status).toBe(200);
+    expect(await onB((t) => t.includes('svc-app'))).toContain('<meta name="svc-app"');
+    expect((await admin.put('/api/v1/surfaces/domains', { domains: [] })).status).toBe(200);
+    expect(await onB((t) => !t.includes('svc-app'))).not.toContain('svc-app');
+  }, 30_000);
 });
