@@ -33,17 +33,9 @@ const PUBLIC_PATH = `${API_PREFIX}/public/`;
 export class HostRoutes {
   private byHost = new Map<string, HostRoute>();
 
-  get size(): number {
-    return this.byHost.size;
-  }
-
   /** Replaces every route at once (the mapping is always written whole). */
   replace(routes: readonly HostRoute[]): void {
     this.byHost = new Map(routes.map((r) => [r.host, r]));
-  }
-
-  list(): HostRoute[] {
-    return [...this.byHost.values()];
   }
 
   /** The route of a raw `Host` header, or null (most requests: nothing is mapped). */
