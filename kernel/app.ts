@@ -14,6 +14,7 @@ import { EventBus, type EventBridge } from './events/bus.js';
 import { startPgBridge } from './events/pg-bridge.js';
 import { installWebSocket } from './events/ws.js';
 import { installErrorHandler } from './http/errors.js';
+import { HostRoutes } from './http/host-routes.js';
 import { mountMultipartRoute } from './http/multipart.js';
 import { API_PREFIX, mountRoute } from './http/routes.js';
 import { schemaCompilersOnFirstUse } from './http/schema-compilers.js';
@@ -80,6 +81,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const { plugins, catalog, routes } = buildRouteTree(opts.plugins);
 
   const idle = new IdleCollector();
+  const hosts = new HostRoutes();
   const http = Fastify({
     logger:
       opts.logger === false || config.logLevel === 'silent'
@@ -95,6 +97,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
     http: serverOptions(config.http),
     requestTimeout: config.http.requestTimeoutMs,
     clientErrorHandler,
+    // Before routing, so a mapped host (D28) reaches only what its owner serves there.
+    rewriteUrl: (req) => hosts.rewrite(req),
     schemaController: { compilersFactory: schemaCompilersOnFirstUse },
   });
   capConnections(http.server, config.http);
@@ -195,6 +199,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     notifications: new NotificationService(store.db, bus, now),
     jobs,
     sandbox,
+    hosts,
     secrets,
     signer,
     version: VERSION,

@@ -1,6 +1,7 @@
 import type { AuditLog } from './audit.js';
 import type { Config } from './config.js';
 import type { SecretBox, TokenSigner } from './crypto.js';
+import type { HostRoutes } from './http/host-routes.js';
 import type { Mailer } from './mail/mailer.js';
 import type { NotificationService } from './notifications.js';
 import type { EventBus } from './events/bus.js';
@@ -42,6 +43,8 @@ export interface Kernel {
    * calls go to the handler the add-ons plugin sets with `setHostCallHandler`.
    */
   readonly sandbox: SandboxHost;
+  /** D28: host names mapped to an add-on's surface; set by the add-ons plugin, applied before routing. */
+  readonly hosts: HostRoutes;
   /** A box that seals secrets at rest under a key for this purpose only. */
   secrets(purpose: string): SecretBox;
   /** Signs tokens handed out and taken back unchanged (list cursors), under a key for this purpose only. */

@@ -78,17 +78,21 @@ describe.runIf(browserAvailable())('the table-booking widget in a real browser',
     await source?.cleanup();
   });
 
-  it('picks a day, shows the free times, books and shows the booking code', async () => {
-    const context = await browser.newContext({ viewport: { width: 480, height: 800 } });
+  /** A guest's booking through the widget at `url`: a day, the party, a time, name and e-mail; the code it shows. */
+  async function bookThroughWidget(
+    url: string,
+    opts: { browser: Browser; local?: string[]; party: number; time: string; name: string; email: string },
+  ): Promise<string> {
+    const context = await opts.browser.newContext({ viewport: { width: 480, height: 800 } });
     try {
       const page = await context.newPage();
       page.setDefaultTimeout(WAIT_MS);
       const problems = recordPageProblems(page);
-      const foreign = recordForeignRequests(page);
-      await page.goto(`${host.origin}/index.html`);
+      const foreign = recordForeignRequests(page, opts.local);
+      await page.goto(url);
       await page.locator('#tb-date').fill(date);
       await page.locator('#tb-date').dispatchEvent('change');
-      await page.locator('#tb-party').fill('3');
+      await page.locator('#tb-party').fill(String(opts.party));
       await page.locator('#tb-party').dispatchEvent('change');
       // The last change's answer is in once the times are no longer busy.
       await page.locator('#tb-times[aria-busy="false"]').waitFor({ state: 'attached' });
@@ -108,25 +112,60 @@ describe.runIf(browserAvailable())('the table-booking widget in a real browser',
         '21:00',
         '21:30',
       ]);
-      await page.getByRole('button', { name: '19:30' }).click();
-      await page.locator('#tb-name').fill('  Katherine Johnson ');
-      await page.locator('#tb-email').fill('katherine@example.com');
+      await page.getByRole('button', { name: opts.time }).click();
+      await page.locator('#tb-name').fill(opts.name);
+      await page.locator('#tb-email').fill(opts.email);
       await page.locator('#tb-submit').click();
       await page.locator('#tb-done').waitFor({ state: 'visible' });
       const code = (await page.locator('#tb-code').textContent())?.trim() ?? '';
       expect(code.length).toBeGreaterThan(3);
-      expect(await page.locator('#tb-when').textContent()).toBe(`3 guests on ${date} at 19:30.`);
+      expect(await page.locator('#tb-when').textContent()).toBe(`${opts.party} guests on ${date} at ${opts.time}.`);
       expect(problems).toEqual([]);
       expect(foreign).toEqual([]);
-
-      const db = new Database(source.database, { readonly: true });
-      try {
-        expect(db.prepare('select party, email, code from table_booking__bookings').all()).toEqual([{ party: 3, email: 'katherine@example.com', code }]);
-      } finally {
-        db.close();
-      }
+      return code;
     } finally {
       await context.close();
+    }
+  }
+
+  const bookingsOf = (email: string) => {
+    const db = new Database(source.database, { readonly: true });
+    try {
+      return db.prepare('select party, email, code from table_booking__bookings where email = ?').all(email);
+    } finally {
+      db.close();
+    }
+  };
+
+  it('picks a day, shows the free times, books and shows the booking code', async () => {
+    const code = await bookThroughWidget(`${host.origin}/index.html`, {
+      browser,
+      party: 3,
+      time: '19:30',
+      name: '  Katherine Johnson ',
+      email: 'katherine@example.com',
+    });
+    expect(bookingsOf('katherine@example.com')).toEqual([{ party: 3, email: 'katherine@example.com', code }]);
+  });
+
+  it('books through its own surface served by the instance on a mapped domain (D28)', async () => {
+    const port = new URL(inst.url).port;
+    const mapped = await admin.put('/api/v1/surfaces/domains', { domains: [{ host: `booking.test:${port}`, appKey: 'table-booking', surface: 'widget' }] });
+    expect(mapped.status, mapped.text).toBe(200);
+    // The browser resolves the name to the instance; the page's origin is http://booking.test:<port>, listed nowhere.
+    const onDomain = await launchChromium(['--host-resolver-rules=MAP booking.test 127.0.0.1']);
+    try {
+      const code = await bookThroughWidget(`http://booking.test:${port}/`, {
+        browser: onDomain,
+        local: ['booking.test'],
+        party: 2,
+        time: '20:00',
+        name: 'Dorothy Vaughan',
+        email: 'dorothy@example.com',
+      });
+      expect(bookingsOf('dorothy@example.com')).toEqual([{ party: 2, email: 'dorothy@example.com', code }]);
+    } finally {
+      await onDomain.close();
     }
   });
 });

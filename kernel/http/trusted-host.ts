@@ -40,6 +40,19 @@ export function isOwnHost(request: FastifyRequest, config: Config): boolean {
   return unmapped(socket.localAddress) === unmapped(host.name);
 }
 
+/**
+ * Whether a host name (no port) is one the instance answers to as itself: SVC_BASE_URL's host, a
+ * loopback name or SVC_HOST. A name mapped to an add-on's surface (D28) must be none of them, or
+ * the mapping would take the dashboard away from its own address.
+ */
+export function isOwnName(name: string, config: Config): boolean {
+  const n = name.toLowerCase();
+  if (LOOPBACK_NAMES.has(n)) return true;
+  if (config.baseUrl && splitHost(new URL(config.baseUrl).host)?.name === n) return true;
+  const listen = config.host.toLowerCase().replace(/^\[|\]$/g, '');
+  return !WILDCARDS.has(listen) && listen === n;
+}
+
 /** POST /setup/super-admin and the like: refuses a request addressed to a name that is not ours (421 HOST_NOT_ALLOWED). */
 export function assertOwnHost(request: FastifyRequest, config: Config): void {
   if (!isOwnHost(request, config)) throw new AppError('HOST_NOT_ALLOWED', { params: { host: request.headers.host ?? null } });

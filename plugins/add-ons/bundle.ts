@@ -85,6 +85,27 @@ export function surfaceCsp(input: { origin: string; key: string; frameAncestors:
   ].join('; ');
 }
 
+/**
+ * The CSP of a public page served on its own mapped host (D28): the host is the page's own
+ * origin, holding only its files and the public API, so `'self'` is exact and no sandbox is
+ * needed to keep it from the dashboard, which is never served there.
+ */
+export function mappedPageCsp(frameAncestors: string[]): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "media-src 'self'",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "object-src 'none'",
+    `frame-ancestors ${frameAncestors.join(' ')}`,
+  ].join('; ');
+}
+
 /** Who may frame a surface: the dashboard (the instance itself) and, for pages meant for sites, the public API's origins. */
 export function frameAncestorsOf(kind: string, origin: string, publicOrigins: readonly string[]): string[] {
   return kind === 'dashboard-page' ? [origin] : [origin, ...publicOrigins];

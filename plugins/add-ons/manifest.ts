@@ -50,12 +50,14 @@ export default definePlugin<AddonService>({
   setup: async (kernel) => {
     const service = new AddonService(kernel);
     await service.runtime.start();
+    await service.domains.start();
     live.add(new WeakRef(service));
     return service;
   },
   close: async () => {
     for (const ref of live) {
       ref.deref()?.runtime.close();
+      ref.deref()?.domains.close();
       live.delete(ref);
     }
   },

@@ -9,6 +9,7 @@ import { introspect } from '../../kernel/schema/introspect/index.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
+import { AddonDomains } from './domains.js';
 import { SurfaceFiles } from './bundle.js';
 import { Catalog } from './catalog.js';
 import { AddonConnections, type ConnectionStatus } from './connect.js';
@@ -84,6 +85,8 @@ export class AddonService {
   /** The files of installed add-ons' surfaces (GET /add-ons/{key}/bundle/…). */
   readonly surfaceFiles = new SurfaceFiles();
   readonly connects: AddonConnections;
+  /** Host names serving a public-page surface (D28). */
+  readonly domains: AddonDomains;
   private readonly listeners = new Set<ChangeListener>();
 
   constructor(private readonly kernel: Kernel) {
@@ -94,6 +97,9 @@ export class AddonService {
     this.box = kernel.secrets('addon-settings');
     this.connects = new AddonConnections(kernel, this.db, this.box);
     this.runtime = new AddonRuntime(kernel, this);
+    this.domains = new AddonDomains(kernel, this.db);
+    // A removed app's names go with it (installed.remove deletes the rows).
+    this.onChange(() => this.domains.reload());
   }
 
   onChange(listener: ChangeListener): void {

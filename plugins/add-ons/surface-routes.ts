@@ -5,7 +5,19 @@ import { dataOf, errorEnvelopeSchema } from '../../kernel/contract/shapes.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
-import { bundlePath, contentTypeOf, frameAncestorsOf, injectAppMeta, isHashedName, matchesIfNoneMatch, notInBundle, strongEtag, surfaceCsp } from './bundle.js';
+import {
+  bundlePath,
+  contentTypeOf,
+  frameAncestorsOf,
+  injectAppMeta,
+  isHashedName,
+  mappedPageCsp,
+  matchesIfNoneMatch,
+  notInBundle,
+  strongEtag,
+  surfaceCsp,
+} from './bundle.js';
+import { domainsBody, domainView, type DomainView } from './domains.js';
 import type { InstalledAddon } from './installed.js';
 import { ADDONS_USE } from './action-routes.js';
 import { ADDONS_MANAGE } from './routes.js';
@@ -54,7 +66,7 @@ async function placements(kernel: Kernel, key?: string): Promise<Map<string, { s
   return new Map(rows.map((r) => [`${r.addon_key}/${r.surface}`, { section: r.nav_section, order: Number(r.nav_order) }]));
 }
 
-function surfacesOf(a: InstalledAddon, placed: Map<string, { section: string; order: number }>): SurfaceView[] {
+function surfacesOf(a: InstalledAddon, placed: Map<string, { section: string; order: number }>, domains: readonly DomainView[]): SurfaceView[] {
   return a.manifest.surfaces.map((s) => ({
     appKey: a.key,
     name: s.name,
@@ -65,7 +77,7 @@ function surfacesOf(a: InstalledAddon, placed: Map<string, { section: string; or
     placement: s.kind === 'dashboard-page' ? (placed.get(`${a.key}/${s.name}`) ?? null) : null,
     connectionId: a.connectionId,
     instances: [],
-    domains: [],
+    domains: domains.filter((d) => d.appKey === a.key && d.surface === s.name).map((d) => ({ host: d.host, surface: d.surface, instance: d.instance })),
   }));
 }
 
@@ -75,7 +87,7 @@ export const surfaceRoutes = [
     url: '/add-ons/:key/bundle/*',
     summary: "A file of an installed add-on's surface",
     description:
-      'Public: serves the files of the surfaces the add-on\'s manifest declares (`surfaces/<name>/…` of its installed package) while it is enabled, and nothing else of the package. Content-Type from the file\'s extension, a strong ETag (304 on If-None-Match), `Cache-Control: public, max-age=31536000, immutable` for names carrying a hex content hash (`app.3f9a1c2b.js`) and `no-cache` otherwise, and a CSP that reaches only the add-on\'s own files and this instance\'s public API, with `sandbox allow-scripts allow-forms`. HTML files get `<meta name="svc-app" content="{appKey, apiBase}">`. 400 BAD_REQUEST (params.reason `path-invalid`) for a malformed path (`..`, encoded dots, `%` left after decoding, backslash, NUL, empty segments); 404 ADDON_NOT_FOUND when the add-on is not installed or disabled; 404 NOT_FOUND for a file that is not in a declared surface.',
+      "Public: serves the files of the surfaces the add-on's manifest declares (`surfaces/<name>/…` of its installed package) while it is enabled, and nothing else of the package. Content-Type from the file's extension, a strong ETag (304 on If-None-Match), `Cache-Control: public, max-age=31536000, immutable` for names carrying a hex content hash (`app.3f9a1c2b.js`) and `no-cache` otherwise, and a CSP that reaches only the add-on's own files and this instance's public API, with `sandbox allow-scripts allow-forms`. HTML files get `<meta name=\"svc-app\" content=\"{appKey, apiBase}\">`. On a host name mapped by `PUT /surfaces/domains` the mapped surface's files are served at that host's root instead (`/` is the entry), with a same-origin CSP (`'self'`, no `sandbox`) and `apiBase` on that host. 400 BAD_REQUEST (params.reason `path-invalid`) for a malformed path (`..`, encoded dots, `%` left after decoding, backslash, NUL, empty segments); 404 ADDON_NOT_FOUND when the add-on is not installed or disabled; 404 NOT_FOUND for a file that is not in a declared surface.",
     public: true,
     tags: ['Add-ons'],
     schema: {
@@ -89,24 +101,31 @@ export const surfaceRoutes = [
     },
     handler: async ({ kernel, params, request, reply: res }): Promise<typeof HANDLED> => {
       const s = service(kernel);
-      const path = params['*'];
-      const target = bundlePath(path);
-      if (!target)
+      // On a mapped host (D28) every path arrives here under the mapped surface (kernel/http/host-routes.ts); `/` as the bare surface.
+      const mapped = kernel.hosts.match(request.headers.host);
+      const root = mapped !== null && params['*'] === mapped.detail?.['surface'];
+      const target = root ? null : bundlePath(params['*']);
+      if (!root && !target)
         throw new AppError('BAD_REQUEST', {
           message: 'The file path is not valid: segments of letters, digits and ._~@+- only, none empty or starting with a dot.',
           params: { reason: 'path-invalid' },
         });
       const installed = await s.installed.get(params.key);
       if (!installed || !installed.enabled) throw new AppError('ADDON_NOT_FOUND', { params: { key: params.key } });
-      const surface = installed.manifest.surfaces.find((x) => x.name === target.surface);
-      if (!surface) throw notInBundle(params.key, path);
+      const surface = installed.manifest.surfaces.find((x) => x.name === (target?.surface ?? params['*']));
+      // A mapping written between the rewrite and here, or an upgrade that made the surface another kind: nothing to serve.
+      if (!surface || (mapped && (mapped.owner !== installed.key || surface.kind !== 'public-page'))) throw notInBundle(params.key, params['*']);
+      const path = target ? params['*'] : `${surface.name}/${surface.entry}`;
+      const fileName = target?.file ?? surface.entry;
       const dir = await s.packages.unpacked(installed.key, installed.version);
       const file = (await s.surfaceFiles.index(dir, installed.manifest)).get(path);
       if (!file) throw notInBundle(params.key, path);
 
-      const origin = kernel.config.baseUrl ?? `${request.protocol}://${request.host}`;
+      const origin = mapped
+        ? `${request.protocol}://${request.headers.host!.toLowerCase()}`
+        : (kernel.config.baseUrl ?? `${request.protocol}://${request.host}`);
       let { bytes, etag } = await s.surfaceFiles.read(file);
-      if (/\.html?$/i.test(target.file)) {
+      if (/\.html?$/i.test(fileName)) {
         const appKey = (await kernel.plugin<PublicAdminProvides>('public-admin').apps.appKeySecret(installed.key))?.secret ?? null;
         bytes = Buffer.from(injectAppMeta(bytes.toString('utf8'), { appKey, apiBase: `${origin}/api/v1/public` }), 'utf8');
         etag = strongEtag(bytes);
@@ -114,20 +133,28 @@ export const surfaceRoutes = [
       res.removeHeader('x-frame-options');
       res
         .header('etag', etag)
-        .header('cache-control', isHashedName(target.file) ? 'public, max-age=31536000, immutable' : 'no-cache')
-        .header('x-content-type-options', 'nosniff')
-        .header(
-          'content-security-policy',
-          surfaceCsp({ origin, key: installed.key, frameAncestors: frameAncestorsOf(surface.kind, origin, kernel.config.publicApiOrigins) }),
-        )
-        // The sandboxed page has an opaque origin: its module scripts and styles are cross-origin loads.
-        .header('cross-origin-resource-policy', 'cross-origin')
-        .header('access-control-allow-origin', '*');
+        .header('cache-control', isHashedName(fileName) ? 'public, max-age=31536000, immutable' : 'no-cache')
+        .header('x-content-type-options', 'nosniff');
+      if (mapped) {
+        // Its own origin already keeps it apart from the dashboard: no sandbox, and same-origin loads need no CORS.
+        // A browser ignores COOP on a plain-http origin that is not loopback, and says so in every visitor's console.
+        if (request.protocol === 'http') res.removeHeader('cross-origin-opener-policy');
+        res.header('content-security-policy', mappedPageCsp(frameAncestorsOf(surface.kind, "'self'", kernel.config.publicApiOrigins)));
+      } else {
+        res
+          .header(
+            'content-security-policy',
+            surfaceCsp({ origin, key: installed.key, frameAncestors: frameAncestorsOf(surface.kind, origin, kernel.config.publicApiOrigins) }),
+          )
+          // The sandboxed page has an opaque origin: its module scripts and styles are cross-origin loads.
+          .header('cross-origin-resource-policy', 'cross-origin')
+          .header('access-control-allow-origin', '*');
+      }
       if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) {
         await res.code(304).send();
         return HANDLED;
       }
-      await res.code(200).header('content-type', contentTypeOf(target.file)).header('content-length', String(bytes.length)).send(bytes);
+      await res.code(200).header('content-type', contentTypeOf(fileName)).header('content-length', String(bytes.length)).send(bytes);
       return HANDLED;
     },
   }),
@@ -136,13 +163,13 @@ export const surfaceRoutes = [
     url: '/surfaces',
     summary: "Installed apps' surfaces",
     description:
-      "Each installed app's surfaces with their entry URL, their place in the dashboard's navigation (dashboard-page only) and the connection the app's tables are on. `instances` and `domains` are empty until those operations exist. Needs add-ons.use (editor by default): the people who work in the apps' pages are the ones whose navigation lists them.",
+      "Each installed app's surfaces with their entry URL, their place in the dashboard's navigation (dashboard-page only), the connection the app's tables are on and the host names mapped to it (`PUT /surfaces/domains`). `instances` is empty until that operation exists. Needs add-ons.use (editor by default): the people who work in the apps' pages are the ones whose navigation lists them.",
     permission: ADDONS_USE,
     tags: ['Surfaces'],
     schema: { response: { 200: surfacesData } },
     handler: async ({ kernel }) => {
-      const [installed, placed] = await Promise.all([service(kernel).installed.list(), placements(kernel)]);
-      return { data: { surfaces: installed.flatMap((a) => surfacesOf(a, placed)) } };
+      const [installed, placed, domains] = await Promise.all([service(kernel).installed.list(), placements(kernel), service(kernel).domains.list()]);
+      return { data: { surfaces: installed.flatMap((a) => surfacesOf(a, placed, domains)) } };
     },
   }),
   route({
@@ -176,7 +203,7 @@ export const surfaceRoutes = [
             .execute();
       });
       audit({ action: 'surfaces.placement', target: { type: 'addon', id: a.key }, diff: { surface: surface.name, before, after: body.nav } });
-      return { data: { surfaces: surfacesOf(a, await placements(kernel, a.key)) } };
+      return { data: { surfaces: surfacesOf(a, await placements(kernel, a.key), await s.domains.list()) } };
     },
   }),
   route({
@@ -197,6 +224,23 @@ export const surfaceRoutes = [
       const { before, after } = await s.moveConnection(principal?.userId ?? null, params.appKey, body.connectionId);
       audit({ action: 'surfaces.connection', target: { type: 'addon', id: params.appKey }, diff: { before: before.connectionId, after: after.connectionId } });
       return { data: { addon: await s.view(after) } };
+    },
+  }),
+  route({
+    method: 'PUT',
+    url: '/surfaces/domains',
+    summary: 'Serve public pages on their own host names',
+    description:
+      "Replaces the whole mapping of host names to `public-page` surfaces (an empty list unmaps every name). A request whose `Host` is a mapped name (exactly, or any port when the name was mapped without one) gets only the surface (`/` is its entry, `/<file>` its files, with the app key and a same-origin `apiBase` in the meta tag, no CSP sandbox) and the public API, where the app's own key is admitted from that origin without SVC_PUBLIC_API_ORIGINS listing it; every other path there answers 404. The public API must be served and switched on as for any page. 400 VALIDATION_FAILED with an issue per refused item at `body.domains.N.<field>`: `host-invalid` (not a lowercase DNS name with an optional :port), `host-own` (the instance's own name: SVC_BASE_URL's host, SVC_HOST, a loopback name), `host-duplicate`, `unknown-app`, `unknown-surface`, `not-public-page`.",
+    permission: ADDONS_MANAGE,
+    tags: ['Surfaces'],
+    schema: { body: domainsBody, response: { 200: dataOf(z.strictObject({ domains: z.array(domainView) })), 400: errorEnvelopeSchema } },
+    handler: async ({ kernel, body, audit }) => {
+      const s = service(kernel);
+      s.domains.check(body.domains, await s.installed.list());
+      const { before, after } = await s.domains.replace(body.domains);
+      audit({ action: 'surfaces.domains', target: null, diff: { before, after } });
+      return { data: { domains: after } };
     },
   }),
 ];

@@ -47,6 +47,16 @@ export type AddonTables = {
     nav_order: number;
     updated_at: number;
   };
+  /** Host names serving a public-page surface (D28 `PUT /surfaces/domains`); the whole set is written at once. */
+  addon_domains: {
+    /** Lowercase DNS name, `:port` kept when given. */
+    host: string;
+    addon_key: string;
+    surface: string;
+    /** The app instance the page is for (`PUT /surfaces/instances`); null: the app itself. */
+    instance_id: string | null;
+    updated_at: number;
+  };
   /** One row per scheduled run that started, so replicas sharing the meta store run it once. */
   addon_schedule_runs: {
     addon_key: string;
@@ -172,6 +182,20 @@ export const addonMigrations: Migration[] = [
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('expires_at', 'bigint', (c) => c.notNull())
         .addColumn('used_at', 'bigint')
+        .execute();
+    },
+  },
+  {
+    name: '0004_addon_domains',
+    async up(db) {
+      await db.schema
+        .createTable('addon_domains')
+        .ifNotExists()
+        .addColumn('host', 'varchar(260)', (c) => c.primaryKey())
+        .addColumn('addon_key', 'varchar(40)', (c) => c.notNull())
+        .addColumn('surface', 'varchar(64)', (c) => c.notNull())
+        .addColumn('instance_id', 'varchar(64)')
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .execute();
     },
   },

@@ -37,19 +37,23 @@ export function browserAvailable(): boolean {
   return false;
 }
 
-export async function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: ARGS, timeout: 30_000 });
+/** `extraArgs`: e.g. `--host-resolver-rules=MAP booking.test 127.0.0.1` to reach the instance under a mapped name. */
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: [...ARGS, ...extraArgs], timeout: 30_000 });
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
-/** Every http(s)/ws(s) request the page makes whose host is not loopback (a CDN, a font service…). */
-export function recordForeignRequests(page: Page): string[] {
+/**
+ * Every http(s)/ws(s) request the page makes whose host is not loopback (a CDN, a font service…)
+ * nor one of `local` (names the browser was told resolve to loopback).
+ */
+export function recordForeignRequests(page: Page, local: readonly string[] = []): string[] {
   const foreign: string[] = [];
   page.on('request', (req: Request) => {
     const url = new URL(req.url());
     if (!['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol)) return;
-    if (!LOOPBACK.has(url.hostname)) foreign.push(req.url());
+    if (!LOOPBACK.has(url.hostname) && !local.includes(url.hostname)) foreign.push(req.url());
   });
   return foreign;
 }

@@ -92,7 +92,7 @@ export interface paths {
         };
         /**
          * A file of an installed add-on's surface
-         * @description Public: serves the files of the surfaces the add-on's manifest declares (`surfaces/<name>/…` of its installed package) while it is enabled, and nothing else of the package. Content-Type from the file's extension, a strong ETag (304 on If-None-Match), `Cache-Control: public, max-age=31536000, immutable` for names carrying a hex content hash (`app.3f9a1c2b.js`) and `no-cache` otherwise, and a CSP that reaches only the add-on's own files and this instance's public API, with `sandbox allow-scripts allow-forms`. HTML files get `<meta name="svc-app" content="{appKey, apiBase}">`. 400 BAD_REQUEST (params.reason `path-invalid`) for a malformed path (`..`, encoded dots, `%` left after decoding, backslash, NUL, empty segments); 404 ADDON_NOT_FOUND when the add-on is not installed or disabled; 404 NOT_FOUND for a file that is not in a declared surface.
+         * @description Public: serves the files of the surfaces the add-on's manifest declares (`surfaces/<name>/…` of its installed package) while it is enabled, and nothing else of the package. Content-Type from the file's extension, a strong ETag (304 on If-None-Match), `Cache-Control: public, max-age=31536000, immutable` for names carrying a hex content hash (`app.3f9a1c2b.js`) and `no-cache` otherwise, and a CSP that reaches only the add-on's own files and this instance's public API, with `sandbox allow-scripts allow-forms`. HTML files get `<meta name="svc-app" content="{appKey, apiBase}">`. On a host name mapped by `PUT /surfaces/domains` the mapped surface's files are served at that host's root instead (`/` is the entry), with a same-origin CSP (`'self'`, no `sandbox`) and `apiBase` on that host. 400 BAD_REQUEST (params.reason `path-invalid`) for a malformed path (`..`, encoded dots, `%` left after decoding, backslash, NUL, empty segments); 404 ADDON_NOT_FOUND when the add-on is not installed or disabled; 404 NOT_FOUND for a file that is not in a declared surface.
          */
         get: operations["getAddOnsByKeyBundleByPath"];
         put?: never;
@@ -2005,7 +2005,7 @@ export interface paths {
         };
         /**
          * Installed apps' surfaces
-         * @description Each installed app's surfaces with their entry URL, their place in the dashboard's navigation (dashboard-page only) and the connection the app's tables are on. `instances` and `domains` are empty until those operations exist. Needs add-ons.use (editor by default): the people who work in the apps' pages are the ones whose navigation lists them.
+         * @description Each installed app's surfaces with their entry URL, their place in the dashboard's navigation (dashboard-page only), the connection the app's tables are on and the host names mapped to it (`PUT /surfaces/domains`). `instances` is empty until that operation exists. Needs add-ons.use (editor by default): the people who work in the apps' pages are the ones whose navigation lists them.
          */
         get: operations["getSurfaces"];
         put?: never;
@@ -2049,6 +2049,26 @@ export interface paths {
          * @description `nav: {section, order}` lists the `dashboard-page` surface in the navigation (rendered in a sandboxed iframe); `nav: null` takes it out. 400 VALIDATION_FAILED (issue at body.surface) for a surface the app does not declare or one of another kind; 404 ADDON_NOT_FOUND.
          */
         put: operations["putSurfacesByAppKeyPlacement"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/surfaces/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Serve public pages on their own host names
+         * @description Replaces the whole mapping of host names to `public-page` surfaces (an empty list unmaps every name). A request whose `Host` is a mapped name (exactly, or any port when the name was mapped without one) gets only the surface (`/` is its entry, `/<file>` its files, with the app key and a same-origin `apiBase` in the meta tag, no CSP sandbox) and the public API, where the app's own key is admitted from that origin without SVC_PUBLIC_API_ORIGINS listing it; every other path there answers 404. The public API must be served and switched on as for any page. 400 VALIDATION_FAILED with an issue per refused item at `body.domains.N.<field>`: `host-invalid` (not a lowercase DNS name with an optional :port), `host-own` (the instance's own name: SVC_BASE_URL's host, SVC_HOST, a loopback name), `host-duplicate`, `unknown-app`, `unknown-surface`, `not-public-page`.
+         */
+        put: operations["putSurfacesDomains"];
         post?: never;
         delete?: never;
         options?: never;
@@ -3331,6 +3351,22 @@ export interface components {
                 surface: string;
                 instance: string | null;
             }[];
+        };
+        SurfaceDomain: {
+            host: string;
+            appKey: string;
+            surface: string;
+            instance: string | null;
+        };
+        SurfaceDomainInput: {
+            /** @description A lowercase DNS name (`booking.example.com`), optionally with `:port`; no scheme, path or wildcard. Matched against the `Host` header. */
+            host: string;
+            /** @description The app's add-on key. */
+            appKey: string;
+            /** @description A `public-page` surface of the app. */
+            surface: string;
+            /** @description The app instance the page is for (`PUT /surfaces/instances`); null or absent: the app itself. */
+            instance?: string | null;
         };
         User: {
             id: string;
@@ -12992,6 +13028,72 @@ export interface operations {
             };
             /** @description Error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSurfacesDomains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    domains: components["schemas"]["SurfaceDomainInput"][];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            domains: components["schemas"]["SurfaceDomain"][];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../../kernel/errors.js';
+import type { HostRoutes } from '../../../kernel/http/host-routes.js';
 import type { PublicAdminProvides, PublicKey } from '../../public-admin/provides.js';
 import type { PublicLimits } from '../limits/policy.js';
 import { applyCors } from './cors.js';
@@ -11,7 +12,7 @@ export interface PublicCaller {
   key: PublicKey;
   /** The client address (SVC_TRUST_PROXY decides whether forwarded headers count). */
   address: string;
-  /** A listed origin for a browser key; null for a server key. */
+  /** A listed origin (or the app's own mapped origin) for a browser key; null for a server key. */
   origin: string | null;
 }
 
@@ -45,14 +46,45 @@ function fromBrowser(req: FastifyRequest): boolean {
   return req.headers.origin !== undefined || req.headers['sec-fetch-site'] !== undefined;
 }
 
-function checkOrigin(req: FastifyRequest, key: PublicKey, origins: ReadonlySet<string>): string | null {
+/**
+ * An app's own page on the host name mapped to it (D28) is the app key's home: its origin is
+ * admitted for that key without being listed. A browser names it in Origin (any non-GET fetch
+ * does); a same-origin GET carries no Origin, and is marked `Sec-Fetch-Site: same-origin` over
+ * https. Over plain http browsers send no fetch metadata either, so there the Referer (the
+ * kernel's `Referrer-Policy: same-origin` keeps it for same-origin requests) names the page.
+ */
+function mappedOrigin(req: FastifyRequest, key: PublicKey, hosts: HostRoutes): string | null {
+  const route = key.appKey ? hosts.match(req.headers.host) : null;
+  if (!route || route.owner !== key.appKey!.addonKey) return null;
+  const host = req.headers.host!.toLowerCase();
+  const own = (origin: string) => origin === `http://${host}` || origin === `https://${host}`;
+  const origin = req.headers.origin;
+  if (origin !== undefined) return own(origin) ? origin : null;
+  const site = req.headers['sec-fetch-site'];
+  if (site !== undefined) return site === 'same-origin' ? `${req.protocol}://${host}` : null;
+  const referer = originOf(req.headers.referer);
+  return referer !== null && own(referer) ? referer : null;
+}
+
+function originOf(url: string | undefined): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}
+
+function checkOrigin(req: FastifyRequest, key: PublicKey, origins: ReadonlySet<string>, hosts: HostRoutes): string | null {
   if (key.kind === 'server') {
     if (fromBrowser(req)) throw new AppError('PUBLIC_ORIGIN_REFUSED', { params: { reason: 'server-key-in-browser' } });
     return null;
   }
   const origin = req.headers.origin;
-  if (origin === undefined || !origins.has(origin)) throw new AppError('PUBLIC_ORIGIN_REFUSED', { params: { reason: 'origin-not-listed' } });
-  return origin;
+  if (origin !== undefined && origins.has(origin)) return origin;
+  const own = mappedOrigin(req, key, hosts);
+  if (own === null) throw new AppError('PUBLIC_ORIGIN_REFUSED', { params: { reason: 'origin-not-listed' } });
+  return own;
 }
 
 export interface GateDeps {
@@ -60,6 +92,8 @@ export interface GateDeps {
   keys: KeyCache;
   limits: PublicLimits;
   origins: ReadonlySet<string>;
+  /** The kernel's mapped host names (D28), whose owner app's key is admitted from them. */
+  hosts: HostRoutes;
 }
 
 function keyInvalid(): AppError {
@@ -85,7 +119,7 @@ function passSwitched(deps: GateDeps, req: FastifyRequest): Promise<void> | null
 }
 
 function admit(deps: GateDeps, req: FastifyRequest, key: PublicKey, address: string): void {
-  const origin = checkOrigin(req, key, deps.origins);
+  const origin = checkOrigin(req, key, deps.origins, deps.hosts);
   deps.admin.recordUsage(key.id);
   req.publicCaller = { key, address, origin };
 }

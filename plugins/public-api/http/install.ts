@@ -62,7 +62,7 @@ export function installPublicHttp(app: FastifyInstance, kernel: Kernel, deps: { 
     return;
   }
   const origins = new Set(kernel.config.publicApiOrigins);
-  const gate = publicGate({ admin: deps.admin, keys: deps.keys, limits: deps.limits, origins });
+  const gate = publicGate({ admin: deps.admin, keys: deps.keys, limits: deps.limits, origins, hosts: kernel.hosts });
   const errorHandler = publicErrorHandler(kernel.meta.helpers);
   app.addHook('onRoute', (opts) => {
     if (!isPublic(opts)) return;
