@@ -32,9 +32,14 @@ export async function surfaceHost(dir: string, config: () => { appKey: string; a
       const meta = `<meta name="svc-app" content='${JSON.stringify({ appKey: c.appKey, apiBase: c.apiBase })}' />`;
       body = body.replace('<meta charset="utf-8" />', `<meta charset="utf-8" />\n    ${meta}`);
     }
+    // Sources are explicit, and files are CORS-readable, as the instance's bundle route has them (AO14): a
+    // page framed with `sandbox` (no allow-same-origin) has an opaque origin, where 'self' matches nothing
+    // and a module script is a cross-origin load.
+    const self = `http://${req.headers.host}`;
     res.writeHead(200, {
       'content-type': TYPES[extname(name)]!,
-      'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src ${c.api}; base-uri 'none'; form-action 'none'`,
+      'content-security-policy': `default-src 'none'; script-src ${self}/; style-src ${self}/; img-src ${self}/ data:; connect-src ${c.api}; base-uri 'none'; form-action 'none'`,
+      'access-control-allow-origin': '*',
       'x-content-type-options': 'nosniff',
     });
     res.end(body);
