@@ -196,7 +196,7 @@ export class AddonRuntime implements RowWriteHookProvider {
   }
 
   /** POST /public/apps/{key}/actions/{name}; `caller` is who the route found calling (AO5). */
-  async action(key: string, name: string, input: Json, caller: 'app' | 'staff' = 'staff'): Promise<Json> {
+  async action(key: string, name: string, input: Json, caller: 'app' | 'staff'): Promise<Json> {
     const l = this.require(key);
     if (!l.addon.manifest.actions.includes(name))
       throw new AppError('ADDON_HANDLER_MISSING', { message: 'The add-on declares no such action.', params: { name } });
