@@ -14,6 +14,8 @@ import { installFromCatalog, surfaceHost, type SurfaceHost } from '../testing.js
 const WAIT_MS = 15_000;
 const SHOP = fileURLToPath(new URL('./surfaces/shop/', import.meta.url));
 const MESSAGES = fileURLToPath(new URL('./surfaces/messages/', import.meta.url));
+/** A product image the page's CSP allows (data:); another host's would be dropped from the card. */
+const APRON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 3"><rect width="4" height="3" fill="#c84"/></svg>')}`;
 
 describe.runIf(browserAvailable())("storefront's pages in a real browser", () => {
   let inst: TestInstance;
@@ -48,7 +50,7 @@ describe.runIf(browserAvailable())("storefront's pages in a real browser", () =>
       { name: 'Blue mug', description: 'Stoneware, 300 ml', price: '12.50', active: true },
       { name: 'Tea towel', description: 'Linen, goes with the mug', price: '9.00', active: true },
       { name: 'Old mug', description: 'No longer sold', price: '5.00', active: false },
-      { name: 'Apron', description: 'Waxed cotton', price: '24.90', active: true },
+      { name: 'Apron', description: 'Waxed cotton', price: '24.90', active: true, image_url: APRON },
     ]) {
       const res = await admin.post(`/api/v1/data/${connectionId}/storefront__products`, { values });
       expect(res.status, res.text).toBe(201);
@@ -75,6 +77,9 @@ describe.runIf(browserAvailable())("storefront's pages in a real browser", () =>
       const status = page.getByRole('status').first();
       await expect.poll(() => status.textContent(), { timeout: WAIT_MS }).toBe('3 products.');
       expect(await page.locator('.sf-card h3').allTextContents()).toEqual(['Apron', 'Blue mug', 'Tea towel']);
+      const loaded = () =>
+        page.locator('.sf-card img').evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0));
+      await expect.poll(loaded, { timeout: WAIT_MS }).toEqual([true]);
       // The name and currency come from the settings through the app's `shop` action.
       await expect.poll(() => page.locator('h1').textContent(), { timeout: WAIT_MS }).toBe('Corner Shop');
       await expect.poll(() => page.locator('.sf-price').first().textContent(), { timeout: WAIT_MS }).toBe('€24.90');
