@@ -1,7 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { Browser } from 'playwright-core';
@@ -11,52 +7,22 @@ import { browserAvailable, launchChromium, recordForeignRequests, recordPageProb
 import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
+import { surfaceHost, type SurfaceHost } from '../testing.js';
 
 const WAIT_MS = 15_000;
 const WIDGET = fileURLToPath(new URL('./surfaces/widget/', import.meta.url));
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
-
-/**
- * The widget's files served as the instance will serve a public-page surface (D28): the app key
- * and the API base in `<meta name="svc-app">`, and a CSP that allows only the page's own files
- * and the instance's public API (so no inline script or style slips in).
- */
-async function widgetHost(config: () => { appKey: string; apiBase: string; api: string }): Promise<{ origin: string; close(): Promise<void> }> {
-  const server: Server = createServer((req, res) => {
-    const name = (req.url ?? '/').split('?')[0]!.replace(/^\/+/, '') || 'index.html';
-    if (!/^[a-z-]+\.(html|js|css)$/.test(name)) {
-      res.writeHead(404).end();
-      return;
-    }
-    let body = readFileSync(join(WIDGET, name), 'utf8');
-    const c = config();
-    if (name === 'index.html') {
-      const meta = `<meta name="svc-app" content='${JSON.stringify({ appKey: c.appKey, apiBase: c.apiBase })}' />`;
-      body = body.replace('<meta charset="utf-8" />', `<meta charset="utf-8" />\n    ${meta}`);
-    }
-    res.writeHead(200, {
-      'content-type': TYPES[extname(name)]!,
-      'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src ${c.api}; base-uri 'none'; form-action 'none'`,
-      'x-content-type-options': 'nosniff',
-    });
-    res.end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { origin: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 describe.runIf(browserAvailable())('the table-booking widget in a real browser', () => {
   let inst: TestInstance;
   let admin: HttpClient;
   let source: SourceFixture;
   let browser: Browser;
-  let host: Awaited<ReturnType<typeof widgetHost>>;
+  let host: SurfaceHost;
   let appKey = '';
   const date = new Date(Date.now() + 4 * 86_400_000).toISOString().slice(0, 10);
 
   beforeAll(async () => {
-    host = await widgetHost(() => ({ appKey, apiBase: `${inst.url}/api/v1`, api: inst.url }));
+    host = await surfaceHost(WIDGET, () => ({ appKey, apiBase: `${inst.url}/api/v1`, api: inst.url }));
     ({ inst, admin } = await bootWithAdmin({ env: { SVC_PUBLIC_API_ORIGINS: host.origin } }));
     source = await sourceFixture('sqlite');
     const conn = await admin.post('/api/v1/connections', { name: 'Venue', dialect: 'sqlite', url: source.url });

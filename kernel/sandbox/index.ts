@@ -9,6 +9,6 @@ export {
   type SandboxLogger,
   type SandboxStats,
 } from './host.js';
-export { hostAllowed, isPublicAddress, outboundFetch, type FetchInit, type FetchResponse, type OutboundOptions } from './outbound-fetch.js';
+export { hostAllowed, isPublicAddress, outboundFetch, outboundHosts, type FetchInit, type FetchResponse, type OutboundOptions } from './outbound-fetch.js';
 export { SANDBOX_ERRORS, type SandboxErrorCode } from './errors.js';
 export type { CallTarget } from './protocol.js';

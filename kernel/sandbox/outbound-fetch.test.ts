@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../errors.js';
-import { hostAllowed, isPublicAddress, outboundFetch, type OutboundOptions } from './outbound-fetch.js';
+import { hostAllowed, isPublicAddress, outboundFetch, outboundHosts, type OutboundOptions } from './outbound-fetch.js';
 
 let server: Server;
 let port: number;
@@ -151,5 +151,32 @@ describe('address and host checks', () => {
     expect(hostAllowed('example.com', ['*.example.com'])).toBe(false);
     expect(hostAllowed('badexample.com', ['*.example.com'])).toBe(false);
     expect(hostAllowed('example.com.evil.test', ['example.com'])).toBe(false);
+  });
+});
+
+describe('outboundHosts', () => {
+  it('adds the host of a connected URL field for each connect:<field> entry, and nothing else', () => {
+    const entries = ['api.example.com', 'connect:webhookUrl'];
+    expect(outboundHosts(entries, null)).toEqual(['api.example.com']);
+    expect(outboundHosts(entries, { webhookUrl: 'https://Hooks.Example.org:8443/in?x=1' })).toEqual(['api.example.com', 'hooks.example.org']);
+    expect(outboundHosts(entries, { other: 'https://x.example.org/' })).toEqual(['api.example.com']);
+    for (const bad of ['not a url', 'ftp://files.example.org/', 'http://127.0.0.1/', 'http://[::1]/', 'mailto:a@b.example'])
+      expect(outboundHosts(entries, { webhookUrl: bad }), bad).toEqual(['api.example.com']);
+  });
+
+  it('a connected host still goes through every rule of outboundFetch', async () => {
+    const allowedHosts = outboundHosts(['connect:webhookUrl'], { webhookUrl: `http://hook.svc.test:${port}/in` });
+    const res = await outboundFetch(`http://hook.svc.test:${port}/in`, { method: 'POST', body: 'x' }, viaTestResolver({ allowedHosts }));
+    expect(JSON.parse(res.body)).toMatchObject({ method: 'POST', url: '/in', body: 'x' });
+    expect((await refusal(outboundFetch(`http://other.svc.test:${port}/`, undefined, viaTestResolver({ allowedHosts })))).params?.reason).toBe(
+      'host_not_listed',
+    );
+    expect(
+      (await refusal(outboundFetch(`http://hook.svc.test:${port}/in`, undefined, viaTestResolver({ allowedHosts, allowLoopbackForTests: false })))).params
+        ?.reason,
+    ).toBe('private_address');
+    expect((await refusal(outboundFetch(`http://hook.svc.test:${port}/in`, undefined, viaTestResolver({ allowedHosts, networkFeatures: false })))).code).toBe(
+      'NETWORK_FEATURES_DISABLED',
+    );
   });
 });

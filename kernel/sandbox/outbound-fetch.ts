@@ -127,6 +127,32 @@ export function hostAllowed(host: string, allowed: readonly string[]): boolean {
   });
 }
 
+/**
+ * The host names an add-on's `outbound` allows now: its host entries, and for each
+ * `connect:<field>` entry the host of the http(s) URL in that field of what connect stored (none
+ * while not connected). Only the exact host is added; every other rule of outboundFetch still
+ * applies to it (network features, no IP literal, no private address).
+ */
+export function outboundHosts(entries: readonly string[], connection: Readonly<Record<string, string>> | null): string[] {
+  const hosts: string[] = [];
+  for (const entry of entries) {
+    if (!entry.startsWith('connect:')) {
+      hosts.push(entry);
+      continue;
+    }
+    const value = connection?.[entry.slice('connect:'.length)];
+    if (!value) continue;
+    try {
+      const url = new URL(value);
+      const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && host && isIP(host) === 0 && !host.startsWith('*')) hosts.push(host);
+    } catch {
+      // Not a URL: it allows nothing, and the add-on's fetch of it is refused.
+    }
+  }
+  return hosts;
+}
+
 const defaultResolve = (host: string) =>
   new Promise<LookupAddress[]>((resolve, reject) =>
     dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),

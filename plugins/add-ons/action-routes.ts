@@ -34,7 +34,7 @@ export const actionRoutes = [
     url: '/public/apps/:key/actions/:name',
     summary: "Call an app's action",
     description:
-      "Runs an action the add-on declares (addon.json `actions`) in its sandbox with `input`, and answers what it returned. Callers: the app's own key (`Authorization: Bearer adm_pub_…`, 401 PUBLIC_KEY_INVALID for any other key) or a signed-in person holding add-ons.use. " +
+      "Runs an action the add-on declares (addon.json `actions`) in its sandbox with `input`, and answers what it returned. Callers: the app's own key (`Authorization: Bearer adm_pub_…`, 401 PUBLIC_KEY_INVALID for any other key) or a signed-in person holding add-ons.use; an action the add-on lists in `staffActions` refuses the app key (403 ADDON_ACTION_STAFF_ONLY). " +
       'Limits of the sandbox apply: 504 ADDON_TIMEOUT, 502 ADDON_MEMORY_LIMIT / ADDON_FAILED / ADDON_CRASHED, 429 ADDON_HOST_CALLS; 404 ADDON_HANDLER_MISSING for an action it does not declare, ADDON_NOT_FOUND when the add-on is not installed and enabled.',
     public: true,
     tags: ['Add-ons'],
@@ -54,8 +54,8 @@ export const actionRoutes = [
       },
     },
     handler: async ({ kernel, params, body, request }) => {
-      await caller(kernel, request, params.key);
-      const result = await kernel.plugin<AddonService>('add-ons').runtime.action(params.key, params.name, (body?.input ?? null) as Json);
+      const who = await caller(kernel, request, params.key);
+      const result = await kernel.plugin<AddonService>('add-ons').runtime.action(params.key, params.name, (body?.input ?? null) as Json, who);
       return { data: { result } };
     },
   }),

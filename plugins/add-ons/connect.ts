@@ -114,7 +114,7 @@ export class AddonConnections {
     return Number(res.numDeletedRows) > 0;
   }
 
-  /** POST /add-ons/{key}/connect: every declared field, a non-empty string; nothing else. */
+  /** POST /add-ons/{key}/connect: every declared field, a non-empty string (an optional one may be left out or empty); nothing else. */
   async connectSecret(addon: InstalledAddon, fields: Record<string, unknown>): Promise<ConnectionStatus> {
     const c: SecretConnect = connectOf(addon, 'secret');
     const declared = new Set(c.fields.map((f) => f.name));
@@ -124,6 +124,7 @@ export class AddonConnections {
     const values: Record<string, string> = {};
     for (const f of c.fields) {
       const v = fields[f.name];
+      if (f.optional === true && (v === undefined || v === '')) continue;
       if (typeof v !== 'string' || !v.length) issues.push({ path: `body.fields.${f.name}`, code: 'required', message: `${f.label} is required.` });
       else if (v.length > FIELD_MAX) issues.push({ path: `body.fields.${f.name}`, code: 'too_big', message: `At most ${FIELD_MAX} characters.` });
       else values[f.name] = v;

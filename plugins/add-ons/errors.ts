@@ -4,6 +4,10 @@ export const ADDON_ERRORS = {
   ADDON_INTEGRITY: { status: 400, message: 'The downloaded package does not match the size or sha256 its catalog index gives.' },
   ADDON_SETTINGS_INVALID: { status: 400, message: 'The settings do not match what the add-on declares.' },
   ADDON_REFUSED: { status: 400, message: 'The add-on refused the write.' },
+  ADDON_ACTION_STAFF_ONLY: {
+    status: 403,
+    message: 'Only a signed-in person with add-ons.use may call this action (the add-on lists it in staffActions), not the app key.',
+  },
   ADDON_HOST_DENIED: { status: 403, message: 'The add-on may not do this: it reaches only its own tables and the capabilities it declared.' },
   ADDON_KV_FULL: { status: 413, message: "The add-on's key-value store is full (1 MiB)." },
   ADDON_NOT_FOUND: { status: 404, message: 'No such add-on.' },

@@ -28,6 +28,8 @@ export interface AddonPlan {
   surfaces: Array<{ name: string; kind: string; title: string }>;
   hooks: string[];
   actions: string[];
+  /** Of `actions`, those the app key may not call (staff only). */
+  staffActions: string[];
   peak: number;
   /** What connect asks for: a secret connection's field names, an OAuth connection's provider URLs (the instance reaches tokenUrl) and scopes. */
   connect: { kind: 'secret' | 'oauth2'; fields: string[]; authorizeUrl: string | null; tokenUrl: string | null; scopes: string[] } | null;
@@ -130,6 +132,7 @@ export async function planInstall(kernel: Kernel, staged: StagedPackage, install
     surfaces: m.surfaces.map((s) => ({ name: s.name, kind: s.kind, title: s.title })),
     hooks: [...m.hooks],
     actions: [...m.actions],
+    staffActions: [...m.staffActions],
     peak: m.peak,
     connect: m.connect
       ? m.connect.kind === 'secret'
@@ -168,6 +171,7 @@ export function planRemoval(installed: InstalledAddon): PlanOutcome {
     surfaces: [],
     hooks: [],
     actions: [],
+    staffActions: [],
     peak: m.peak,
     connect: null,
     settings: [],

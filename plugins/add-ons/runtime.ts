@@ -1,10 +1,10 @@
 import type { Cron } from 'croner';
-import { HOOK_NAME, physicalTableName } from '../../addons-sdk/src/manifest/index.js';
+import { HOOK_NAME, OUTBOUND_CONNECT, physicalTableName } from '../../addons-sdk/src/manifest/index.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { AfterRowWrite, BeforeRowWrite, RowWriteHookProvider } from '../../kernel/rows/write-hooks.js';
 import type { HostCapability, Json, SandboxAddon } from '../../kernel/sandbox/host.js';
-import { outboundFetch } from '../../kernel/sandbox/index.js';
+import { outboundFetch, outboundHosts } from '../../kernel/sandbox/index.js';
 import { HostDb } from './host-db.js';
 import { HostKv } from './host-kv.js';
 import type { InstalledAddon } from './installed.js';
@@ -194,11 +194,12 @@ export class AddonRuntime implements RowWriteHookProvider {
     );
   }
 
-  /** POST /public/apps/{key}/actions/{name}. */
-  async action(key: string, name: string, input: Json): Promise<Json> {
+  /** POST /public/apps/{key}/actions/{name}; `caller` is who the route found calling (AO5). */
+  async action(key: string, name: string, input: Json, caller: 'app' | 'staff'): Promise<Json> {
     const l = this.require(key);
     if (!l.addon.manifest.actions.includes(name))
       throw new AppError('ADDON_HANDLER_MISSING', { message: 'The add-on declares no such action.', params: { name } });
+    if (caller === 'app' && l.addon.manifest.staffActions.includes(name)) throw new AppError('ADDON_ACTION_STAFF_ONLY', { params: { name } });
     return this.call(l, { kind: 'action', name }, input);
   }
 
@@ -236,8 +237,10 @@ export class AddonRuntime implements RowWriteHookProvider {
       case 'fetch': {
         const [url, init] = args;
         if (typeof url !== 'string') throw new AppError('VALIDATION_FAILED', { message: 'fetch(url, init)' });
+        // A `connect:<field>` entry allows the host the operator connected (read now, so a disconnect takes it away at once).
+        const connection = m.outbound.some((o) => OUTBOUND_CONNECT.test(o)) ? await this.service.connects.forAddon(l.addon) : null;
         return (await outboundFetch(url, (init ?? undefined) as Parameters<typeof outboundFetch>[1], {
-          allowedHosts: m.outbound,
+          allowedHosts: outboundHosts(m.outbound, connection),
           networkFeatures: this.kernel.config.networkFeatures,
           ...(runtimeTestHooks.allowLoopbackFetch ? { allowLoopbackForTests: true } : {}),
         })) as unknown as Json;

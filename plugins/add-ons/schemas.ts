@@ -77,6 +77,7 @@ export const planSchema = z
     surfaces: z.array(z.strictObject({ name: z.string(), kind: z.string(), title: z.string() })),
     hooks: z.array(z.string()),
     actions: z.array(z.string()),
+    staffActions: z.array(z.string()).describe('Actions only a signed-in person with add-ons.use may call (the app key is refused).'),
     peak: z.number().int(),
     connect: z
       .strictObject({
@@ -157,7 +158,14 @@ export const addonSchema = z
       .strictObject({
         kind: z.enum(['secret', 'oauth2']),
         fields: z
-          .array(z.strictObject({ name: z.string(), label: z.string(), description: z.string().optional() }))
+          .array(
+            z.strictObject({
+              name: z.string(),
+              label: z.string(),
+              description: z.string().optional(),
+              optional: z.boolean().describe('The operator may leave it empty.'),
+            }),
+          )
           .describe('The fields a secret connection asks for (empty for OAuth 2).'),
         scopes: z.array(z.string()).describe('The scopes an OAuth 2 connection asks for (empty for secret).'),
       })
@@ -179,7 +187,7 @@ export const removedData = dataOf(z.strictObject({ removed: z.literal(true), key
 export const connectBody = z.strictObject({
   fields: z
     .record(z.string().max(64), z.string().max(10_000))
-    .describe("A value for every field the add-on's connect declares; stored encrypted, never returned."),
+    .describe("A value for every field the add-on's connect declares (an optional one may be left out or empty); stored encrypted, never returned."),
 });
 export const oauthStartData = dataOf(
   z.strictObject({

@@ -57,7 +57,7 @@ export interface AddonView {
   /** What connect asks for (D29): its kind, a secret connection's fields (names and labels), an OAuth connection's scopes; null when the add-on declares none. */
   connect: {
     kind: 'secret' | 'oauth2';
-    fields: Array<{ name: string; label: string; description?: string }>;
+    fields: Array<{ name: string; label: string; description?: string; optional: boolean }>;
     scopes: string[];
   } | null;
   connected: boolean;
@@ -482,7 +482,12 @@ function connectView(a: InstalledAddon, status: ConnectionStatus | null): Pick<A
       kind: c.kind,
       fields:
         c.kind === 'secret'
-          ? c.fields.map((f) => ({ name: f.name, label: f.label, ...(f.description === undefined ? {} : { description: f.description }) }))
+          ? c.fields.map((f) => ({
+              name: f.name,
+              label: f.label,
+              ...(f.description === undefined ? {} : { description: f.description }),
+              optional: f.optional === true,
+            }))
           : [],
       scopes: c.kind === 'oauth2' ? [...c.scopes] : [],
     },

@@ -193,6 +193,31 @@ describe('addon.json schema', () => {
     expect(parseAddonManifest(secret).ok).toBe(true);
   });
 
+  it('an outbound entry connect:<field> names a field of a secret connect; staffActions are among the actions', () => {
+    const secret = (m: any) =>
+      (m.connect = {
+        kind: 'secret',
+        fields: [
+          { name: 'webhookUrl', label: 'Webhook URL' },
+          { name: 'sig', label: 'Secret', optional: true },
+        ],
+      });
+    expect(parseAddonManifest(variant((m) => (secret(m), m.outbound.push('connect:webhookUrl')))).ok).toBe(true);
+    expect(problem(variant((m) => (secret(m), m.outbound.push('connect:nope'))))).toEqual({
+      path: 'outbound.2',
+      message: "nope is not a field of the add-on's secret connect.",
+    });
+    // An OAuth connect has no fields to name.
+    expect(problem(variant((m) => m.outbound.push('connect:clientId'))).path).toBe('outbound.2');
+    expect(problem(variant((m) => (secret(m), m.outbound.push('connect:web hook')))).path).toBe('outbound.2');
+    expect(problem(variant((m) => (secret(m), (m.connect.fields[1].optional = 'yes')))).path).toBe('connect.fields.1.optional');
+    expect(parseAddonManifest(variant((m) => (m.staffActions = ['cancel']))).ok).toBe(true);
+    expect(problem(variant((m) => (m.staffActions = ['cancel', 'nope'])))).toEqual({
+      path: 'staffActions.1',
+      message: "nope is not one of the add-on's actions.",
+    });
+  });
+
   it('oauth2 connect may say how the client authenticates at tokenUrl: basic (default) or body', () => {
     expect(parseAddonManifest(variant((m) => (m.connect.clientAuth = 'body'))).ok).toBe(true);
     expect(problem(variant((m) => (m.connect.clientAuth = 'jwt'))).path).toBe('connect.clientAuth');

@@ -81,6 +81,8 @@ const connectSchema = z.discriminatedUnion('kind', [
           name: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/),
           label: z.string().min(1).max(200),
           description: z.string().max(2000).optional(),
+          /** The operator may leave it empty (the add-on sees it absent from ctx.connection). */
+          optional: z.boolean().optional(),
         }),
       )
       .min(1)
@@ -103,13 +105,18 @@ const connectSchema = z.discriminatedUnion('kind', [
 export type AddonConnect = z.infer<typeof connectSchema>;
 
 /** A host name `fetch` may reach: a DNS name, optionally with a leading `*.` for its subdomains. No IPs. */
-const outboundHost = z
+const OUTBOUND_HOST = /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/;
+/**
+ * `connect:<field>`: the host of the URL the operator put in that secret connect field, allowed
+ * while connected (a webhook's host is the operator's choice, not the author's).
+ */
+export const OUTBOUND_CONNECT = /^connect:([A-Za-z][A-Za-z0-9_]{0,63})$/;
+const outboundEntry = z
   .string()
   .max(253)
-  .regex(
-    /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,62}$/,
-    'an outbound host is a lower-case DNS name (e.g. api.example.com or *.example.com), not an IP address',
-  );
+  .refine((o) => OUTBOUND_HOST.test(o) || OUTBOUND_CONNECT.test(o), {
+    message: 'an outbound host is a lower-case DNS name (e.g. api.example.com or *.example.com), not an IP address, or connect:<field>',
+  });
 
 /** `<table>.beforeWrite`, `<table>.afterWrite` or `schedule:<cron>` (five or six fields). */
 export const HOOK_NAME = /^([a-z][a-z0-9_]{0,47})\.(beforeWrite|afterWrite)$|^schedule:(.+)$/;
@@ -164,12 +171,14 @@ export const addonManifestSchema = z
     peak: z.number().int().min(1).max(5).default(1),
     settings: settingsSchema.default({ type: 'object', properties: {}, required: [] }),
     connect: connectSchema.optional(),
-    outbound: z.array(outboundHost).max(50).default([]),
+    outbound: z.array(outboundEntry).max(50).default([]),
     hooks: z.array(hookName).max(100).default([]),
     actions: z
       .array(z.string().regex(/^[a-z][a-zA-Z0-9_-]{0,63}$/, 'action names are identifiers (letters, digits, _ and -)'))
       .max(50)
       .default([]),
+    /** Actions only a signed-in person with add-ons.use may call (the app key is refused): what a dashboard-page asks for. */
+    staffActions: z.array(z.string()).max(50).default([]),
     limits: z
       .strictObject({ memoryMb: z.number().int().min(16).max(128).default(64), cpuMs: z.number().int().min(10).max(2000).default(200) })
       .default({ memoryMb: 64, cpuMs: 200 }),
@@ -236,6 +245,14 @@ export const addonManifestSchema = z
     });
     if (m.outbound.length && !m.capabilities.includes('fetch'))
       ctx.addIssue({ code: 'custom', path: ['outbound'], message: 'outbound hosts need the fetch capability.' });
+    m.outbound.forEach((o, i) => {
+      const field = OUTBOUND_CONNECT.exec(o)?.[1];
+      if (field && !(m.connect?.kind === 'secret' && m.connect.fields.some((f) => f.name === field)))
+        ctx.addIssue({ code: 'custom', path: ['outbound', i], message: `${field} is not a field of the add-on's secret connect.` });
+    });
+    m.staffActions.forEach((a, i) => {
+      if (!m.actions.includes(a)) ctx.addIssue({ code: 'custom', path: ['staffActions', i], message: `${a} is not one of the add-on's actions.` });
+    });
     if (m.connect?.kind === 'oauth2') {
       for (const key of ['clientIdSetting', 'clientSecretSetting'] as const) {
         if (!(m.connect[key] in m.settings.properties))

@@ -1646,7 +1646,7 @@ export interface paths {
         put?: never;
         /**
          * Call an app's action
-         * @description Runs an action the add-on declares (addon.json `actions`) in its sandbox with `input`, and answers what it returned. Callers: the app's own key (`Authorization: Bearer adm_pub_…`, 401 PUBLIC_KEY_INVALID for any other key) or a signed-in person holding add-ons.use. Limits of the sandbox apply: 504 ADDON_TIMEOUT, 502 ADDON_MEMORY_LIMIT / ADDON_FAILED / ADDON_CRASHED, 429 ADDON_HOST_CALLS; 404 ADDON_HANDLER_MISSING for an action it does not declare, ADDON_NOT_FOUND when the add-on is not installed and enabled.
+         * @description Runs an action the add-on declares (addon.json `actions`) in its sandbox with `input`, and answers what it returned. Callers: the app's own key (`Authorization: Bearer adm_pub_…`, 401 PUBLIC_KEY_INVALID for any other key) or a signed-in person holding add-ons.use; an action the add-on lists in `staffActions` refuses the app key (403 ADDON_ACTION_STAFF_ONLY). Limits of the sandbox apply: 504 ADDON_TIMEOUT, 502 ADDON_MEMORY_LIMIT / ADDON_FAILED / ADDON_CRASHED, 429 ADDON_HOST_CALLS; 404 ADDON_HANDLER_MISSING for an action it does not declare, ADDON_NOT_FOUND when the add-on is not installed and enabled.
          */
         post: operations["postPublicAppsByKeyActionsByName"];
         delete?: never;
@@ -2267,6 +2267,8 @@ export interface components {
                     name: string;
                     label: string;
                     description?: string;
+                    /** @description The operator may leave it empty. */
+                    optional: boolean;
                 }[];
                 /** @description The scopes an OAuth 2 connection asks for (empty for secret). */
                 scopes: string[];
@@ -2334,6 +2336,8 @@ export interface components {
             }[];
             hooks: string[];
             actions: string[];
+            /** @description Actions only a signed-in person with add-ons.use may call (the app key is refused). */
+            staffActions: string[];
             peak: number;
             connect: {
                 /** @enum {string} */
@@ -3898,7 +3902,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A value for every field the add-on's connect declares; stored encrypted, never returned. */
+                    /** @description A value for every field the add-on's connect declares (an optional one may be left out or empty); stored encrypted, never returned. */
                     fields: {
                         [key: string]: string;
                     };

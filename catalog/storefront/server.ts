@@ -1,0 +1,176 @@
+import { defineAddon, type AddonContext, type AfterWriteEvent, type BeforeWriteEvent, type Json } from '@svc/addons-sdk';
+
+/**
+ * Storefront's server code. It runs in the instance's sandbox: no Node API, no Web Crypto, no
+ * TextEncoder, only `ctx`. So the webhook's HMAC-SHA256 signature is computed here, in plain
+ * JavaScript (a few hundred bytes per message, well inside the call's CPU budget).
+ */
+
+// --- SHA-256 and HMAC (FIPS 180-4, RFC 2104) --------------------------------------------------
+
+const K = [
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74,
+  0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d,
+  0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e,
+  0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5,
+  0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+];
+
+/** UTF-8 bytes of a string (lone surrogates become U+FFFD, as TextEncoder does). */
+export function utf8(text: string): Uint8Array {
+  const out: number[] = [];
+  for (const ch of text) {
+    let c = ch.codePointAt(0)!;
+    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd;
+    if (c < 0x80) out.push(c);
+    else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+    else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+  }
+  return Uint8Array.from(out);
+}
+
+export function sha256(data: Uint8Array): Uint8Array {
+  const bitLength = data.length * 8;
+  const padded = new Uint8Array((((data.length + 9 + 63) >> 6) << 6) >>> 0);
+  padded.set(data);
+  padded[data.length] = 0x80;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(bitLength / 0x100000000));
+  view.setUint32(padded.length - 4, bitLength >>> 0);
+  const h = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+  const w = new Uint32Array(64);
+  const rotr = (x: number, n: number) => (x >>> n) | (x << (32 - n));
+  for (let off = 0; off < padded.length; off += 64) {
+    for (let i = 0; i < 16; i++) w[i] = view.getUint32(off + i * 4);
+    for (let i = 16; i < 64; i++) {
+      const s0 = rotr(w[i - 15]!, 7) ^ rotr(w[i - 15]!, 18) ^ (w[i - 15]! >>> 3);
+      const s1 = rotr(w[i - 2]!, 17) ^ rotr(w[i - 2]!, 19) ^ (w[i - 2]! >>> 10);
+      w[i] = (w[i - 16]! + s0 + w[i - 7]! + s1) >>> 0;
+    }
+    let [a, b, c, d, e, f, g, hh] = h as [number, number, number, number, number, number, number, number];
+    for (let i = 0; i < 64; i++) {
+      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i]! + w[i]!) >>> 0;
+      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+      hh = g;
+      g = f;
+      f = e;
+      e = (d + t1) >>> 0;
+      d = c;
+      c = b;
+      b = a;
+      a = (t1 + t2) >>> 0;
+    }
+    h[0] = (h[0]! + a) >>> 0;
+    h[1] = (h[1]! + b) >>> 0;
+    h[2] = (h[2]! + c) >>> 0;
+    h[3] = (h[3]! + d) >>> 0;
+    h[4] = (h[4]! + e) >>> 0;
+    h[5] = (h[5]! + f) >>> 0;
+    h[6] = (h[6]! + g) >>> 0;
+    h[7] = (h[7]! + hh) >>> 0;
+  }
+  const out = new Uint8Array(32);
+  const outView = new DataView(out.buffer);
+  h.forEach((v, i) => outView.setUint32(i * 4, v));
+  return out;
+}
+
+export function hmacSha256Hex(key: string, message: string): string {
+  let k = utf8(key);
+  if (k.length > 64) k = sha256(k);
+  const block = new Uint8Array(64);
+  block.set(k);
+  const inner = new Uint8Array(64);
+  const outer = new Uint8Array(64);
+  for (let i = 0; i < 64; i++) {
+    inner[i] = block[i]! ^ 0x36;
+    outer[i] = block[i]! ^ 0x5c;
+  }
+  const msg = utf8(message);
+  const first = new Uint8Array(64 + msg.length);
+  first.set(inner);
+  first.set(msg, 64);
+  const innerHash = sha256(first);
+  const second = new Uint8Array(64 + 32);
+  second.set(outer);
+  second.set(innerHash, 64);
+  return Array.from(sha256(second), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+// --- the app --------------------------------------------------------------------------------
+
+export const SIGNATURE_HEADER = 'x-storefront-signature';
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+const text = (value: unknown, fallback: string): string => (typeof value === 'string' && value ? value : fallback);
+const record = (input: Json): Record<string, Json> => (input && typeof input === 'object' && !Array.isArray(input) ? input : {});
+
+/** What the webhook receives for one message: the message as stored, email included (the operator's own receiver). */
+export function webhookBody(row: Record<string, Json>): string {
+  return JSON.stringify({
+    event: 'contact_message.created',
+    message: { id: row.id ?? null, name: row.name ?? null, email: row.email ?? null, message: row.message ?? null, created_at: row.created_at ?? null },
+  });
+}
+
+export default defineAddon({
+  hooks: {
+    /** A contact message needs a name, an e-mail address that looks like one and a message; all are trimmed. */
+    'contact_messages.beforeWrite': (_ctx: AddonContext, event: BeforeWriteEvent) => {
+      if (event.op === 'delete') return undefined;
+      const values = { ...event.values };
+      for (const column of ['name', 'email', 'message'] as const) {
+        const value = values[column];
+        if (typeof value === 'string') values[column] = column === 'message' ? value.trim() : value.trim().replace(/\s+/g, ' ');
+      }
+      if (event.op === 'insert') {
+        if (!values.name) return { refuse: 'Please give your name.' };
+        if (typeof values.email !== 'string' || !EMAIL.test(values.email)) return { refuse: 'Please give an e-mail address we can answer to.' };
+        if (!values.message) return { refuse: 'Please write a message.' };
+        if (typeof values.message === 'string' && values.message.length > 5000) return { refuse: 'Please keep the message under 5,000 characters.' };
+      }
+      return { values };
+    },
+    /** Each new message is posted to the connected webhook, signed when a signing secret is set. */
+    'contact_messages.afterWrite': async (ctx: AddonContext, event: AfterWriteEvent) => {
+      if (event.op !== 'insert') return;
+      const url = ctx.connection?.webhookUrl;
+      if (!url || !ctx.fetch) return;
+      const body = webhookBody(event.row);
+      const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'svc-admin-storefront/1' };
+      const secret = ctx.connection?.signingSecret;
+      if (secret) headers[SIGNATURE_HEADER] = `sha256=${hmacSha256Hex(secret, body)}`;
+      const id = event.row.id ?? null;
+      try {
+        const res = await ctx.fetch(url, { method: 'POST', headers, body });
+        if (res.status < 200 || res.status > 299) ctx.log.warn('the webhook refused a contact message', { status: res.status, id });
+      } catch (err) {
+        // Network features off, a host not allowed, the receiver down: the message is kept all the same.
+        const e = err as { code?: unknown; message?: unknown };
+        ctx.log.warn('the webhook could not be reached', { code: typeof e.code === 'string' ? e.code : null, message: String(e.message ?? err), id });
+      }
+    },
+  },
+  actions: {
+    /** For the shop page (the app key may call it): the shop's name and currency from the settings. */
+    shop: (ctx: AddonContext) => ({ name: text(ctx.settings.shopName, 'Our shop'), currency: text(ctx.settings.currency, 'EUR') }),
+    /** Staff only: messages, newest first, 50 a page; `{unread: true}` for the unread ones, `{cursor}` for the next page. */
+    listMessages: async (ctx: AddonContext, input: Json) => {
+      const { unread, cursor } = record(input);
+      const res = await ctx.db.list('contact_messages', {
+        ...(unread === true ? { where: { read: false } } : {}),
+        sort: ['-created_at', '-id'],
+        limit: 50,
+        ...(typeof cursor === 'string' && cursor ? { cursor } : {}),
+      });
+      return { messages: res.rows, next: res.next };
+    },
+    /** Staff only: `{id, read?}` marks one message read (or unread with `read: false`); answers the message. */
+    markRead: async (ctx: AddonContext, input: Json) => {
+      const { id, read } = record(input);
+      if (typeof id !== 'number' && typeof id !== 'string') throw new Error('markRead needs the id of a message.');
+      return ctx.db.update('contact_messages', id, { read: read !== false });
+    },
+  },
+});

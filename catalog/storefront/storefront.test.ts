@@ -1,0 +1,337 @@
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AddonContext, Json } from '../../addons-sdk/src/index.js';
+import { sqliteTablesLike } from '../../plugins/add-ons/testing.js';
+import { runtimeTestHooks } from '../../plugins/add-ons/runtime.js';
+import { sourceFixture, type SourceFixture } from '../../plugins/connections/testing.js';
+import type { HttpClient } from '../../test/helpers/client.js';
+import { bootWithAdmin } from '../../test/helpers/identity.js';
+import type { TestInstance } from '../../test/helpers/instance.js';
+import { installFromCatalog } from '../testing.js';
+import app, { hmacSha256Hex, sha256, SIGNATURE_HEADER, utf8, webhookBody } from './server.js';
+
+const ORIGIN = 'https://shop.example';
+const PRODUCTS = 'storefront-products';
+const CONTACT = 'storefront-contact';
+
+/** A webhook receiver on a loopback port (dual-stack, so `localhost` reaches it whichever address it resolves to). */
+interface Receiver {
+  url: string;
+  posts: Array<{ method: string; path: string; headers: IncomingHttpHeaders; body: string }>;
+  /** Resolves with the next post, or null after `ms`. */
+  next(ms?: number): Promise<Receiver['posts'][number] | null>;
+  close(): Promise<void>;
+}
+
+async function receiver(): Promise<Receiver> {
+  const posts: Receiver['posts'] = [];
+  const waiting: Array<(p: Receiver['posts'][number]) => void> = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      const post = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body };
+      posts.push(post);
+      waiting.splice(0).forEach((w) => w(post));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://localhost:${port}/hook?token=abc`,
+    posts,
+    next: (ms = 5000) =>
+      new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(null), ms);
+        waiting.push((p) => (clearTimeout(timer), resolve(p)));
+      }),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('storefront from the built-in catalog on a fresh instance (SQLite)', () => {
+  let inst: TestInstance;
+  let admin: HttpClient;
+  let source: SourceFixture;
+  let connectionId: string;
+  let appKey: string;
+  let hook: Receiver;
+  const logLines: string[] = [];
+  const signingSecret = `whsec-${randomBytes(12).toString('hex')}`;
+
+  const pub = async (method: string, path: string, body?: unknown) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${appKey}`, origin: ORIGIN };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${inst.url}/api/v1/public${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, text, body: text ? JSON.parse(text) : null };
+  };
+  const contact = (values: Record<string, unknown>) => pub('POST', `/records/${CONTACT}`, { values });
+  const names = (res: { body: { data: Array<{ name: string }> } }) => res.body.data.map((p) => p.name);
+  const rows = (sql: string) => {
+    const db = new Database(source.database, { readonly: true });
+    try {
+      return db.prepare(sql).all();
+    } finally {
+      db.close();
+    }
+  };
+
+  beforeAll(async () => {
+    hook = await receiver();
+    runtimeTestHooks.allowLoopbackFetch = true;
+    ({ inst, admin } = await bootWithAdmin({ env: { SVC_PUBLIC_API_ORIGINS: ORIGIN, SVC_NETWORK_FEATURES: 'true' }, logLines }));
+    source = await sourceFixture('sqlite');
+    const created = await admin.post('/api/v1/connections', { name: 'Shop', dialect: 'sqlite', url: source.url });
+    expect(created.status, created.text).toBe(201);
+    connectionId = created.body.data.connection.id;
+  });
+  afterAll(async () => {
+    runtimeTestHooks.allowLoopbackFetch = false;
+    await inst?.close();
+    await source?.cleanup();
+    await hook?.close();
+  });
+
+  it('lists storefront in the catalog offline and installs it from there', async () => {
+    const catalog = await admin.get('/api/v1/add-ons/catalog');
+    expect(catalog.status, catalog.text).toBe(200);
+    const keys = catalog.body.data.addons.filter((a: { source: string }) => a.source === 'built-in').map((a: { key: string }) => a.key);
+    expect(keys).toEqual(expect.arrayContaining(['storefront', 'table-booking']));
+    const entry = catalog.body.data.addons.find((a: { key: string }) => a.key === 'storefront');
+    const index = JSON.parse(readFileSync(fileURLToPath(new URL('../dist/index.json', import.meta.url)), 'utf8'));
+    const built = index.addons.find((a: { key: string }) => a.key === 'storefront').versions[0];
+    expect(entry).toMatchObject({ key: 'storefront', name: 'Storefront', source: 'built-in', installed: null });
+    expect(entry.versions[0]).toMatchObject({ version: '1.0.0', sha256: built.sha256, size: built.size, compatible: true });
+
+    const { addon, plan, appKey: key } = await installFromCatalog(admin, 'storefront', '1.0.0', connectionId, { shopName: 'Test Shop' });
+    appKey = key;
+    expect(appKey).toMatch(/^adm_pub_/);
+    expect(plan).toMatchObject({
+      key: 'storefront',
+      to: '1.0.0',
+      capabilities: ['db', 'fetch'],
+      outbound: ['connect:webhookUrl'],
+      actions: ['shop', 'listMessages', 'markRead'],
+      staffActions: ['listMessages', 'markRead'],
+      connect: { kind: 'secret', fields: ['webhookUrl', 'signingSecret'] },
+      hooks: ['contact_messages.beforeWrite', 'contact_messages.afterWrite'],
+    });
+    expect(plan.tables.map((t: { name: string; action: string }) => [t.name, t.action])).toEqual([
+      ['storefront__products', 'create'],
+      ['storefront__contact_messages', 'create'],
+    ]);
+    expect(plan.endpoints.map((e: { ref: string; methods: string[] }) => [e.ref, e.methods])).toEqual([
+      [PRODUCTS, ['GET']],
+      [CONTACT, ['POST']],
+    ]);
+    expect(plan.surfaces.map((s: { name: string; kind: string }) => [s.name, s.kind])).toEqual([
+      ['shop', 'public-page'],
+      ['messages', 'dashboard-page'],
+    ]);
+    expect(addon).toMatchObject({ key: 'storefront', enabled: true, connectionId, settings: { shopName: 'Test Shop', currency: 'EUR' }, connected: false });
+    expect(addon.connect.fields).toEqual([
+      expect.objectContaining({ name: 'webhookUrl', optional: false }),
+      expect.objectContaining({ name: 'signingSecret', optional: true }),
+    ]);
+    expect(sqliteTablesLike(source.database, 'storefront')).toEqual(['storefront__contact_messages', 'storefront__products']);
+  });
+
+  it('lists only active products with the app key, searchable by name and description, in the order asked', async () => {
+    const products = [
+      { name: 'Blue mug', description: 'Stoneware, 300 ml', price: '12.50', active: true },
+      { name: 'Tea towel', description: 'Linen, goes with the mug', price: '9.00', active: true },
+      { name: 'Old mug', description: 'No longer sold', price: '5.00', active: false },
+      { name: 'Apron', description: null, price: '24.90', active: true },
+    ];
+    for (const values of products) {
+      const res = await admin.post(`/api/v1/data/${connectionId}/storefront__products`, { values });
+      expect(res.status, res.text).toBe(201);
+    }
+    const all = await pub('GET', `/records/${PRODUCTS}?sort=name`);
+    expect(all.status, all.text).toBe(200);
+    expect(names(all)).toEqual(['Apron', 'Blue mug', 'Tea towel']);
+    expect(all.body.data[1]).toMatchObject({ name: 'Blue mug', description: 'Stoneware, 300 ml', image_url: null });
+    expect(Number(all.body.data[1].price)).toBe(12.5);
+    expect(all.body.data[1]).not.toHaveProperty('active');
+
+    const mug = await pub('GET', `/records/${PRODUCTS}?search=mug&sort=-price`);
+    expect(mug.status, mug.text).toBe(200);
+    // "mug" in a name or a description; the inactive "Old mug" never.
+    expect(names(mug)).toEqual(['Blue mug', 'Tea towel']);
+    expect(names(await pub('GET', `/records/${PRODUCTS}?search=old`))).toEqual([]);
+
+    // The default filter is not the caller's to lift, and the endpoint writes nothing.
+    const lifted = await pub('GET', `/records/${PRODUCTS}?filter[active]=false`);
+    expect(lifted.status, lifted.text).toBe(400);
+    expect(lifted.body.error.code).toBe('PUBLIC_QUERY_REFUSED');
+    const write = await pub('POST', `/records/${PRODUCTS}`, { values: { name: 'Free', price: '0' } });
+    expect(write.status, write.text).toBe(404);
+    expect(write.body.error.code).toBe('PUBLIC_REF_NOT_FOUND');
+  });
+
+  it('takes a contact message by POST only, and never reads messages back', async () => {
+    const res = await contact({ name: '  Ada   Lovelace ', email: 'ada@example.com', message: 'Do you ship to Paris?' });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data).toMatchObject({ name: 'Ada Lovelace', message: 'Do you ship to Paris?' });
+    expect(res.body.data).not.toHaveProperty('email');
+    expect(rows('select name, email, message, read from storefront__contact_messages')).toEqual([
+      { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Do you ship to Paris?', read: 0 },
+    ]);
+    // A method the app key does not hold answers as if there were no such endpoint.
+    const read = await pub('GET', `/records/${CONTACT}`);
+    expect(read.status, read.text).toBe(404);
+    expect(read.body.error.code).toBe('PUBLIC_REF_NOT_FOUND');
+    expect(read.text).not.toContain('Paris');
+    // Not connected: the hook posts nothing.
+    expect(hook.posts).toEqual([]);
+
+    const bad = await contact({ name: 'Eve', email: 'not-an-address', message: 'hi' });
+    expect(bad.status, bad.text).toBe(400);
+    expect(bad.body.error.code).toBe('ADDON_REFUSED');
+    expect((await contact({ name: 'Eve', email: 'eve@example.com', message: 'hi', read: true })).status).toBe(400);
+  });
+
+  it("lists and marks messages through the staff-only actions; the app key may call only the shop's", async () => {
+    const act = (name: string, input: Json) => admin.post(`/api/v1/public/apps/storefront/actions/${name}`, { input });
+    const listed = await act('listMessages', { unread: true });
+    expect(listed.status, listed.text).toBe(200);
+    const [message] = listed.body.data.result.messages;
+    expect(message).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com', message: 'Do you ship to Paris?', read: false });
+    expect(listed.body.data.result.next).toBeNull();
+
+    const marked = await act('markRead', { id: message.id });
+    expect(marked.status, marked.text).toBe(200);
+    expect(marked.body.data.result).toMatchObject({ id: message.id, read: true });
+    expect((await act('listMessages', { unread: true })).body.data.result.messages).toEqual([]);
+    expect((await act('listMessages', {})).body.data.result.messages).toHaveLength(1);
+
+    for (const name of ['listMessages', 'markRead']) {
+      const refused = await pub('POST', `/apps/storefront/actions/${name}`, { input: { id: message.id, read: false } });
+      expect(refused.status, refused.text).toBe(403);
+      expect(refused.body.error.code).toBe('ADDON_ACTION_STAFF_ONLY');
+    }
+    expect(rows('select read from storefront__contact_messages')).toEqual([{ read: 1 }]);
+    const shop = await pub('POST', '/apps/storefront/actions/shop', { input: null });
+    expect(shop.status, shop.text).toBe(200);
+    expect(shop.body.data.result).toEqual({ name: 'Test Shop', currency: 'EUR' });
+  });
+
+  it('posts each new message to the connected webhook, signed with the optional secret; disconnected, it posts nothing', async () => {
+    // The signing secret is optional: the webhook URL alone connects.
+    const missing = await admin.post('/api/v1/add-ons/storefront/connect', { fields: { signingSecret } });
+    expect(missing.status).toBe(400);
+    const connected = await admin.post('/api/v1/add-ons/storefront/connect', { fields: { webhookUrl: hook.url, signingSecret } });
+    expect(connected.status, connected.text).toBe(200);
+
+    let next = hook.next();
+    const res = await contact({ name: 'Grace Hopper', email: 'grace@example.com', message: 'A gift card, please.' });
+    expect(res.status, res.text).toBe(201);
+    const post = await next;
+    expect(post, 'the webhook was not reached').not.toBeNull();
+    expect(post).toMatchObject({ method: 'POST', path: '/hook?token=abc' });
+    expect(post!.headers['content-type']).toBe('application/json');
+    const body = JSON.parse(post!.body);
+    expect(body).toEqual({
+      event: 'contact_message.created',
+      message: { id: res.body.data.id, name: 'Grace Hopper', email: 'grace@example.com', message: 'A gift card, please.', created_at: expect.any(String) },
+    });
+    expect(post!.headers[SIGNATURE_HEADER]).toBe(`sha256=${createHmac('sha256', signingSecret).update(post!.body).digest('hex')}`);
+
+    // Connected again without the secret: unsigned posts.
+    expect((await admin.post('/api/v1/add-ons/storefront/connect', { fields: { webhookUrl: hook.url, signingSecret: '' } })).status).toBe(200);
+    next = hook.next();
+    expect((await contact({ name: 'Alan Turing', email: 'alan@example.com', message: 'Hello' })).status).toBe(201);
+    const unsigned = await next;
+    expect(JSON.parse(unsigned!.body).message.name).toBe('Alan Turing');
+    expect(unsigned!.headers[SIGNATURE_HEADER]).toBeUndefined();
+
+    // Disconnected: the host is no longer allowed and the hook has no URL.
+    expect((await admin.delete('/api/v1/add-ons/storefront/connect')).status).toBe(200);
+    next = hook.next(1500);
+    expect((await contact({ name: 'Katherine Johnson', email: 'kj@example.com', message: 'Quiet please' })).status).toBe(201);
+    expect(await next).toBeNull();
+    expect(hook.posts).toHaveLength(2);
+    expect(rows('select count(*) as n from storefront__contact_messages')).toEqual([{ n: 4 }]);
+    expect(logLines.join('\n')).not.toContain(signingSecret);
+  });
+
+  it('uninstalls with dropData: the tables go', async () => {
+    const res = await admin.delete('/api/v1/add-ons/storefront?dropData=true');
+    expect(res.status, res.text).toBe(200);
+    expect(sqliteTablesLike(source.database, 'storefront')).toEqual([]);
+    expect((await pub('GET', `/records/${PRODUCTS}`)).status).toBe(401);
+  });
+});
+
+describe('storefront with network features off', () => {
+  let inst: TestInstance;
+  let admin: HttpClient;
+  let source: SourceFixture;
+  let hook: Receiver;
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    hook = await receiver();
+    runtimeTestHooks.allowLoopbackFetch = true;
+    ({ inst, admin } = await bootWithAdmin({ env: { SVC_PUBLIC_API_ORIGINS: ORIGIN, SVC_NETWORK_FEATURES: 'false' }, logLines }));
+    source = await sourceFixture('sqlite');
+  });
+  afterAll(async () => {
+    runtimeTestHooks.allowLoopbackFetch = false;
+    await inst?.close();
+    await source?.cleanup();
+    await hook?.close();
+  });
+
+  it('takes the message but never reaches the webhook', async () => {
+    const created = await admin.post('/api/v1/connections', { name: 'Shop', dialect: 'sqlite', url: source.url });
+    expect(created.status, created.text).toBe(201);
+    const { appKey } = await installFromCatalog(admin, 'storefront', '1.0.0', created.body.data.connection.id);
+    expect((await admin.post('/api/v1/add-ons/storefront/connect', { fields: { webhookUrl: hook.url } })).status).toBe(200);
+    const next = hook.next(1500);
+    const res = await fetch(`${inst.url}/api/v1/public/records/${CONTACT}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${appKey}`, origin: ORIGIN, 'content-type': 'application/json' },
+      body: JSON.stringify({ values: { name: 'Ada', email: 'ada@example.com', message: 'Offline?' } }),
+    });
+    expect(res.status, await res.text()).toBe(201);
+    expect(await next).toBeNull();
+    expect(hook.posts).toEqual([]);
+    // The add-on says why in the instance's log.
+    expect(logLines.some((l) => l.includes('the webhook could not be reached') && l.includes('NETWORK_FEATURES_DISABLED'))).toBe(true);
+  });
+});
+
+/** The app's own server code, called directly: what the sandbox runs. */
+describe('storefront server code', () => {
+  it('computes SHA-256 and HMAC-SHA256 as node:crypto does (the sandbox has neither crypto nor TextEncoder)', () => {
+    for (const text of ['', 'abc', 'a'.repeat(55), 'a'.repeat(56), 'a'.repeat(64), 'é ü € 😀 \ud800', 'x'.repeat(1000)]) {
+      expect(Buffer.from(utf8(text)).equals(Buffer.from(text, 'utf8')), text).toBe(true);
+      expect(Buffer.from(sha256(utf8(text))).toString('hex'), text).toBe(createHash('sha256').update(text).digest('hex'));
+      for (const key of ['k', 'secret-€', 'K'.repeat(64), 'K'.repeat(100)])
+        expect(hmacSha256Hex(key, text), `${key} ${text}`).toBe(createHmac('sha256', key).update(text).digest('hex'));
+    }
+  });
+
+  it('tidies and checks a message before it is written', async () => {
+    const ctx = {} as AddonContext;
+    const before = app.hooks['contact_messages.beforeWrite'];
+    const event = (values: Record<string, Json>) => ({ table: 'contact_messages', op: 'insert' as const, values, previous: null });
+    expect(await before(ctx, event({ name: ' Ada  L ', email: ' ada@example.com ', message: ' Hi \n there ' }))).toEqual({
+      values: { name: 'Ada L', email: 'ada@example.com', message: 'Hi \n there' },
+    });
+    expect(await before(ctx, event({ name: ' ', email: 'ada@example.com', message: 'x' }))).toEqual({ refuse: expect.any(String) });
+    expect(await before(ctx, event({ name: 'Ada', email: 'ada@example.com', message: '  ' }))).toEqual({ refuse: expect.any(String) });
+    expect(JSON.parse(webhookBody({ id: 1, name: 'A', email: 'a@b.c', message: 'm', created_at: 'now', read: false }))).toEqual({
+      event: 'contact_message.created',
+      message: { id: 1, name: 'A', email: 'a@b.c', message: 'm', created_at: 'now' },
+    });
+  });
+});
