@@ -93,5 +93,6 @@ export class InstalledStore {
     await trx.deleteFrom('addons').where('addon_key', '=', key).execute();
     await trx.deleteFrom('addon_kv').where('addon_key', '=', key).execute();
     await trx.deleteFrom('addon_placements').where('addon_key', '=', key).execute();
+    await trx.deleteFrom('addon_instances').where('addon_key', '=', key).execute();
   }
 }
