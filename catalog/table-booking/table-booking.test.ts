@@ -93,7 +93,7 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
       ['table_booking__bookings', 'create'],
       ['table_booking__venue_settings', 'create'],
     ]);
-    expect(plan.tables[0].columns.map((c: { name: string }) => c.name)).toEqual(['id', 'booked_at', 'party', 'name', 'email', 'code', 'locale', 'created_at']);
+    expect(plan.tables[0].columns.map((c: { name: string }) => c.name)).toEqual(['id', 'booked_at', 'party', 'name', 'email', 'code', 'locale', 'created_at', 'svc_instance']);
     expect(plan.endpoints.map((e: { ref: string }) => e.ref)).toEqual([BOOKINGS, MINE]);
     expect(plan.surfaces).toEqual([expect.objectContaining({ name: 'widget', kind: 'public-page' })]);
 

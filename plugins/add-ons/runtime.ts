@@ -25,7 +25,7 @@ interface Loaded {
   instances: Map<string, StoredSettings>;
 }
 
-/** The instance a row belongs to: the value written, else the row's before the write, else the default. */
+/** The instance a write is for: the first of these rows naming one (the endpoint's pin, the row as it was, the values written), else the default. */
 function instanceOf(...rows: Array<Record<string, unknown> | null | undefined>): string {
   for (const r of rows) {
     const v = r?.[INSTANCE_COLUMN];
@@ -190,7 +190,7 @@ export class AddonRuntime implements RowWriteHookProvider {
       l,
       { kind: 'hook', name: `${t.table}.beforeWrite` },
       { table: t.table, op: e.op, values: e.values as Json, previous: (e.previous ?? null) as Json },
-      instanceOf(e.values, e.previous),
+      instanceOf(e.pinned, e.previous, e.values),
     );
     if (result === null || typeof result !== 'object' || Array.isArray(result)) return null;
     if (typeof result.refuse === 'string') throw refusal(t.key, result.refuse);
