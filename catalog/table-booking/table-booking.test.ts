@@ -95,7 +95,17 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
       ['table_booking__bookings', 'create'],
       ['table_booking__venue_settings', 'create'],
     ]);
-    expect(plan.tables[0].columns.map((c: { name: string }) => c.name)).toEqual(['id', 'booked_at', 'party', 'name', 'email', 'code', 'locale', 'created_at', 'svc_instance']);
+    expect(plan.tables[0].columns.map((c: { name: string }) => c.name)).toEqual([
+      'id',
+      'booked_at',
+      'party',
+      'name',
+      'email',
+      'code',
+      'locale',
+      'created_at',
+      'svc_instance',
+    ]);
     expect(plan.endpoints.map((e: { ref: string }) => e.ref)).toEqual([BOOKINGS, MINE]);
     expect(plan.surfaces).toEqual([expect.objectContaining({ name: 'widget', kind: 'public-page' })]);
 
@@ -181,11 +191,15 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
     // The harbour's hours and capacity; the first venue's full 19:00 is not the harbour's.
     expect(await availability(2, harbourKey)).toEqual({ '10:00': 'free', '10:30': 'free' });
     expect(Object.keys(await availability(2))).toEqual(DAY_TIMES);
-    const booked = await pubAs(harbourKey, 'POST', `/records/${BOOKINGS}`, { values: { booked_at: `${date}T10:00`, party: 4, name: 'Mary', email: 'mary@example.com' } });
+    const booked = await pubAs(harbourKey, 'POST', `/records/${BOOKINGS}`, {
+      values: { booked_at: `${date}T10:00`, party: 4, name: 'Mary', email: 'mary@example.com' },
+    });
     expect(booked.status, booked.text).toBe(201);
     expect((await availability(1, harbourKey))['10:00']).toBe('full');
     expect((await availability(1))['19:30']).toBe('free');
-    const notHere = await pubAs(harbourKey, 'POST', `/records/${BOOKINGS}`, { values: { booked_at: `${date}T19:30`, party: 2, name: 'Nope', email: 'nope@example.com' } });
+    const notHere = await pubAs(harbourKey, 'POST', `/records/${BOOKINGS}`, {
+      values: { booked_at: `${date}T19:30`, party: 2, name: 'Nope', email: 'nope@example.com' },
+    });
     expect(notHere.status, notHere.text).toBe(400);
     // A booking code of one venue is not claimed with the other venue's key.
     const claim = await pubAs(harbourKey, 'POST', '/claim', { ref: MINE, values: { code: booked.body.data.code, email: 'mary@example.com' } });

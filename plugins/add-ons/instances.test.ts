@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddonManifestInput } from '../../addons-sdk/src/manifest/index.js';
 import type { HttpClient } from '../../test/helpers/client.js';
@@ -64,6 +65,7 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const)
     let admin: HttpClient;
     let source: SourceFixture;
     let appKey: string;
+    let connectionId: string;
     const keys: Record<string, string> = {};
 
     const pub = async (key: string, method: string, path: string, body?: unknown) => {
@@ -73,8 +75,8 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const)
       const text = await res.text();
       return { status: res.status, text, body: text ? JSON.parse(text) : null };
     };
-    const authors = async (key: string) => {
-      const res = await pub(key, 'GET', '/records/guests-entries');
+    const authors = async (key: string, ref = 'guests-entries') => {
+      const res = await pub(key, 'GET', `/records/${ref}`);
       expect(res.status, res.text).toBe(200);
       return (res.body.data as Array<{ author: string }>).map((r) => r.author).sort();
     };
@@ -85,7 +87,7 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const)
       source = await sourceFixture(dialect);
       const created = await admin.post('/api/v1/connections', { name: 'Venues', dialect, url: source.url });
       expect(created.status, created.text).toBe(201);
-      const connectionId = created.body.data.connection.id;
+      connectionId = created.body.data.connection.id;
       expect((await admin.put('/api/v1/public-api', { enabled: true })).status).toBe(200);
       const pkg = await packFixture(manifest, SERVER, FILES);
       expect((await uploadPackage(inst.url, admin, pkg.bytes)).status).toBe(201);
@@ -120,7 +122,10 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const)
       const settings = await put([{ id: 'north', name: 'North', settings: { maxStars: 99, colour: 'red' } }]);
       expect(settings.status).toBe(400);
       expect(settings.body.error.code).toBe('ADDON_SETTINGS_INVALID');
-      expect(settings.body.error.issues.map((i: { path: string }) => i.path).sort()).toEqual(['body.instances.0.settings.colour', 'body.instances.0.settings.maxStars']);
+      expect(settings.body.error.issues.map((i: { path: string }) => i.path).sort()).toEqual([
+        'body.instances.0.settings.colour',
+        'body.instances.0.settings.maxStars',
+      ]);
       expect((await admin.put('/api/v1/surfaces/instances', { appKey: 'nope', instances: [] })).body.error.code).toBe('ADDON_NOT_FOUND');
     });
 
@@ -186,7 +191,10 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const)
       const meta = async (query: string) => {
         const res = await fetch(`${inst.url}/api/v1/add-ons/guests/bundle/widget/index.html${query}`);
         const html = await res.text();
-        return { status: res.status, appKey: JSON.parse((/<meta name="svc-app" content="([^"]*)" \/>/.exec(html)?.[1] ?? 'null').replace(/&quot;/g, '"'))?.appKey };
+        return {
+          status: res.status,
+          appKey: JSON.parse((/<meta name="svc-app" content="([^"]*)" \/>/.exec(html)?.[1] ?? 'null').replace(/&quot;/g, '"'))?.appKey,
+        };
       };
       expect(await meta('')).toEqual({ status: 200, appKey });
       expect(await meta('?instance=north')).toEqual({ status: 200, appKey: keys.north });
@@ -207,5 +215,54 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const)
       expect(removed.body.data.created).toEqual([]);
       expect((await pub(keys.south!, 'GET', '/records/guests-entries')).status).toBe(401);
       expect(await authors(keys.north!)).toEqual(['Ann']);
+    });
+
+    // An install made before instances existed: its table has no instance column and its endpoints no instance filter.
+    it.runIf(dialect === 'sqlite')('gives an older install the instance column additively; its rows stay the default instance', async () => {
+      const legacy = { ...manifest, key: 'legacy', hooks: [], actions: [], surfaces: [], capabilities: [] };
+      expect((await uploadPackage(inst.url, admin, (await packFixture(legacy, null)).bytes)).status).toBe(201);
+      const plan = (await admin.get(`/api/v1/add-ons/legacy/plan?version=1.0.0&connectionId=${connectionId}`)).body.data.plan;
+      const installed = await admin.post('/api/v1/add-ons', { key: 'legacy', version: '1.0.0', connectionId, planHash: plan.hash });
+      expect(installed.status, installed.text).toBe(201);
+      const key = (await admin.get(`/api/v1/public-keys/${installed.body.data.addon.appKeyId}/reveal`)).body.data.secret;
+      const file = new Database(source.database);
+      try {
+        for (const { name } of file
+          .prepare("select name from sqlite_master where type = 'index' and tbl_name = 'legacy__entries' and sql like '%svc_instance%'")
+          .all() as Array<{ name: string }>)
+          file.exec(`drop index "${name}"`);
+        file.exec('alter table legacy__entries drop column svc_instance');
+      } finally {
+        file.close();
+      }
+      const meta = inst.app.kernel.db.withTables<{ public_scopes: { addon_key: string | null; definition: string; id: string } }>();
+      for (const row of await meta.selectFrom('public_scopes').select(['id', 'definition']).where('addon_key', '=', 'legacy').execute()) {
+        const d = JSON.parse(row.definition);
+        await meta
+          .updateTable('public_scopes')
+          .set({ definition: JSON.stringify({ ...d, filters: [] }) })
+          .where('id', '=', row.id)
+          .execute();
+      }
+      expect((await admin.post(`/api/v1/connections/${connectionId}/introspect`, {})).status).toBe(200);
+      await new Promise((r) => setTimeout(r, 2_100)); // the data plane's endpoint copy lives 2 s
+      expect((await pub(key, 'POST', '/records/legacy-entries', { values: { author: 'Old' } })).status).toBe(201);
+
+      const res = await admin.put('/api/v1/surfaces/instances', { appKey: 'legacy', instances: [{ id: 'annex', name: 'Annex' }] });
+      expect(res.status, res.text).toBe(200);
+      const columns = new Database(source.database, { readonly: true });
+      try {
+        expect((columns.prepare('select name from pragma_table_info(?)').all('legacy__entries') as Array<{ name: string }>).map((c) => c.name)).toContain(
+          'svc_instance',
+        );
+      } finally {
+        columns.close();
+      }
+      const annex = res.body.data.created[0].secret;
+      expect(await authors(key, 'legacy-entries')).toEqual(['Old']);
+      expect(await authors(annex, 'legacy-entries')).toEqual([]);
+      expect((await pub(annex, 'POST', '/records/legacy-entries', { values: { author: 'New' } })).status).toBe(201);
+      expect(await authors(annex, 'legacy-entries')).toEqual(['New']);
+      expect(await authors(key, 'legacy-entries')).toEqual(['Old']);
     });
   });
