@@ -217,6 +217,21 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const)
       expect(await authors(keys.north!)).toEqual(['Ann']);
     });
 
+    it("stops every instance's key while the app is disabled, a key made meanwhile too", async () => {
+      expect((await admin.patch('/api/v1/add-ons/guests', { enabled: false })).status).toBe(200);
+      expect((await pub(keys.north!, 'GET', '/records/guests-entries')).status).toBe(401);
+      const res = await put([
+        { id: 'north', name: 'North venue' },
+        { id: 'east', name: 'East' },
+      ]);
+      expect(res.status, res.text).toBe(200);
+      const east = res.body.data.created[0].secret;
+      expect((await pub(east, 'GET', '/records/guests-entries')).status).toBe(401);
+      expect((await admin.patch('/api/v1/add-ons/guests', { enabled: true })).status).toBe(200);
+      expect(await authors(east)).toEqual([]);
+      expect(await authors(keys.north!)).toEqual(['Ann']);
+    });
+
     // An install made before instances existed: its table has no instance column and its endpoints no instance filter.
     it.runIf(dialect === 'sqlite')('gives an older install the instance column additively; its rows stay the default instance', async () => {
       const legacy = { ...manifest, key: 'legacy', hooks: [], actions: [], surfaces: [], capabilities: [] };

@@ -551,6 +551,8 @@ export class AddonService {
         await this.installed.update(addonsDb(trx), key, {}, this.kernel.now());
         const written = await this.writeEndpoints(trx, m, connectionId, prepared, by);
         created.push(...written.instanceKeys.filter((k) => k.secret !== null));
+        // A disabled app's keys stop with it (D27), a new instance's too.
+        if (!installed.enabled) await this.publicAdmin.apps.setSuspended(trx, key, true);
         return written.keyIds;
       },
     );
