@@ -34,7 +34,7 @@ const manifest: AddonManifestInput = {
     properties: { venue: { type: 'string', default: 'Main' }, maxStars: { type: 'integer', minimum: 1, maximum: 10, default: 5 } },
     required: [],
   },
-  hooks: ['entries.beforeWrite'],
+  hooks: ['entries.beforeWrite', 'schedule:0 0 1 1 *'],
   actions: ['count'],
   surfaces: [{ name: 'widget', kind: 'public-page', entry: 'index.html', title: 'Guests' }],
 };
@@ -43,6 +43,7 @@ export default defineAddon({
   hooks: {
     'entries.beforeWrite': (ctx, e) =>
       e.op !== 'delete' && e.values.stars > ctx.settings.maxStars ? { refuse: ctx.settings.venue + ' (' + ctx.instance + ') takes ' + ctx.settings.maxStars + ' stars at most.' } : undefined,
+    'schedule:0 0 1 1 *': async (ctx) => ({ venue: ctx.settings.venue, rows: (await ctx.db.list('entries', {})).rows.length }),
   },
   actions: {
     count: async (ctx) => {
@@ -185,6 +186,16 @@ for (const dialect of ['sqlite', 'postgres', 'mysql'] as const)
       expect(staff.status, staff.text).toBe(200);
       expect(staff.body.data.result.venue).toBe('South');
       expect((await admin.post('/api/v1/public/apps/guests/actions/count?instance=west', { input: null })).body.error.code).toBe('ADDON_INSTANCE_NOT_FOUND');
+      // A schedule runs once per instance, each with its settings and rows.
+      const queued = await admin.post('/api/v1/jobs', { kind: 'add-ons.schedule', payload: { key: 'guests', hook: 'schedule:0 0 1 1 *', dueAt: Date.now() } });
+      expect(queued.status, queued.text).toBe(201);
+      const job = await inst.app.kernel.jobs.waitFor(queued.body.data.job.id, 10_000);
+      expect(job.state, JSON.stringify(job.error)).toBe('succeeded');
+      expect(job.result).toEqual({
+        default: { venue: 'Main', rows: 1 },
+        north: { venue: 'North', rows: 1 },
+        south: { venue: 'South', rows: 2 },
+      });
     });
 
     it("serves a surface with the instance's key on ?instance=", async () => {
