@@ -70,7 +70,11 @@ export interface HostLog {
 export interface AddonContext<Settings extends Record<string, Json> = Record<string, Json>> {
   /** The add-on's key and version. */
   addon: { key: string; version: string };
-  /** The instance (venue) this call is for, when the app runs several; null otherwise. */
+  /**
+   * The instance (venue) this call is for (D28): `'default'` for the app's own instance (the only
+   * one while the operator runs the app once), else the id the operator gave it. `ctx.db` sees
+   * that instance's rows alone and `ctx.settings` are its settings.
+   */
   instance: string | null;
   /** The operator's settings, secrets included (read-only). */
   settings: Readonly<Settings>;

@@ -41,16 +41,18 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
   // Three days ahead (UTC, the endpoints' default time zone): in the future and inside the window.
   const date = new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10);
 
-  const pub = async (method: string, path: string, body?: unknown, session?: string) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${appKey}`, origin: ORIGIN };
+  let harbourKey: string;
+  const pub = (method: string, path: string, body?: unknown, session?: string) => pubAs(appKey, method, path, body, session);
+  const pubAs = async (key: string, method: string, path: string, body?: unknown, session?: string) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${key}`, origin: ORIGIN };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (session) headers['x-svc-public-session'] = session;
     const res = await fetch(`${inst.url}/api/v1/public${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
     return { status: res.status, text, body: text ? JSON.parse(text) : null };
   };
-  const availability = async (party: number): Promise<Record<string, string>> => {
-    const res = await pub('GET', `/availability/${BOOKINGS}?date=${date}&party=${party}`);
+  const availability = async (party: number, key = appKey): Promise<Record<string, string>> => {
+    const res = await pubAs(key, 'GET', `/availability/${BOOKINGS}?date=${date}&party=${party}`);
     expect(res.status, res.text).toBe(200);
     return Object.fromEntries(res.body.data.map((s: { time: string; state: string }) => [s.time, s.state]));
   };
@@ -93,7 +95,17 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
       ['table_booking__bookings', 'create'],
       ['table_booking__venue_settings', 'create'],
     ]);
-    expect(plan.tables[0].columns.map((c: { name: string }) => c.name)).toEqual(['id', 'booked_at', 'party', 'name', 'email', 'code', 'locale', 'created_at']);
+    expect(plan.tables[0].columns.map((c: { name: string }) => c.name)).toEqual([
+      'id',
+      'booked_at',
+      'party',
+      'name',
+      'email',
+      'code',
+      'locale',
+      'created_at',
+      'svc_instance',
+    ]);
     expect(plan.endpoints.map((e: { ref: string }) => e.ref)).toEqual([BOOKINGS, MINE]);
     expect(plan.surfaces).toEqual([expect.objectContaining({ name: 'widget', kind: 'public-page' })]);
 
@@ -168,6 +180,34 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
     }
   });
 
+  it('runs for a second venue (D28): its own opening hours, capacity and bookings', async () => {
+    const hours = JSON.stringify(Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['10:00', '11:00']]])));
+    const res = await admin.put('/api/v1/surfaces/instances', {
+      appKey: 'table-booking',
+      instances: [{ id: 'harbour', name: 'Harbour', settings: { venueName: 'Harbour', openingHours: hours, capacity: 4 } }],
+    });
+    expect(res.status, res.text).toBe(200);
+    harbourKey = res.body.data.created[0].secret;
+    // The harbour's hours and capacity; the first venue's full 19:00 is not the harbour's.
+    expect(await availability(2, harbourKey)).toEqual({ '10:00': 'free', '10:30': 'free' });
+    expect(Object.keys(await availability(2))).toEqual(DAY_TIMES);
+    const booked = await pubAs(harbourKey, 'POST', `/records/${BOOKINGS}`, {
+      values: { booked_at: `${date}T10:00`, party: 4, name: 'Mary', email: 'mary@example.com' },
+    });
+    expect(booked.status, booked.text).toBe(201);
+    expect((await availability(1, harbourKey))['10:00']).toBe('full');
+    expect((await availability(1))['19:30']).toBe('free');
+    const notHere = await pubAs(harbourKey, 'POST', `/records/${BOOKINGS}`, {
+      values: { booked_at: `${date}T19:30`, party: 2, name: 'Nope', email: 'nope@example.com' },
+    });
+    expect(notHere.status, notHere.text).toBe(400);
+    // A booking code of one venue is not claimed with the other venue's key.
+    const claim = await pubAs(harbourKey, 'POST', '/claim', { ref: MINE, values: { code: booked.body.data.code, email: 'mary@example.com' } });
+    expect(claim.status, claim.text).toBe(200);
+    const other = await pub('POST', '/claim', { ref: MINE, values: { code: booked.body.data.code, email: 'mary@example.com' } });
+    expect(other.status).not.toBe(200);
+  });
+
   it('upgrades to 1.1.0 (uploaded, packed with the SDK), which adds bookings.notes', async () => {
     const out = mkdtempSync(join(tmpdir(), 'tb-fixture-'));
     try {
@@ -202,6 +242,8 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
     expect(noted.status, noted.text).toBe(201);
     expect(noted.body.data.notes).toBe('window seat');
     expect((await availability(1))['19:00']).toBe('full');
+    // The second venue's key and rules outlive the upgrade.
+    expect(await availability(1, harbourKey)).toEqual({ '10:00': 'full', '10:30': 'free' });
   });
 
   it('uninstalls with dropData: the tables go', async () => {

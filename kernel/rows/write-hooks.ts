@@ -14,6 +14,11 @@ export interface BeforeRowWrite {
   values: Record<string, unknown>;
   /** The row as it is now (update, delete), in wire values; null for insert. */
   previous: Record<string, unknown> | null;
+  /**
+   * Column values the writing endpoint's `eq` default filters fix (a public write; the row
+   * cannot leave them), e.g. the app instance a key writes for (D28). Absent for the data API.
+   */
+  pinned?: Record<string, unknown>;
 }
 
 export interface AfterRowWrite {

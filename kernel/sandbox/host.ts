@@ -38,7 +38,13 @@ export interface SandboxCall {
  * HOST_ERROR and a generic message). `log` calls (`info`/`warn`/`error`, args `[message, fields]`)
  * are fire-and-forget: their result and errors are ignored.
  */
-export type HostCallHandler = (addon: { key: string; version: string }, capability: HostCapability, method: string, args: Json[]) => Promise<Json>;
+/** `instance`: the app instance the call runs for (its context's), so the host answers for that instance alone. */
+export type HostCallHandler = (
+  addon: { key: string; version: string; instance: string | null },
+  capability: HostCapability,
+  method: string,
+  args: Json[],
+) => Promise<Json>;
 
 /** The part of pino's logger the sandbox uses (the kernel's logger fits). */
 export interface SandboxLogger {
@@ -84,7 +90,7 @@ const MAX_HOST_RESULT = 8 * 1024 * 1024;
 interface Pending {
   msg: CallMessage;
   code: string;
-  addon: { key: string; version: string };
+  addon: { key: string; version: string; instance: string | null };
   resolve: (v: Json) => void;
   reject: (e: AppError) => void;
   timer: NodeJS.Timeout;
@@ -183,7 +189,14 @@ export class SandboxHost {
         child.blamed = `${c.addon.key}@${c.addon.version}`;
         child.proc.kill('SIGKILL');
       }, this.wallMs + PARENT_GRACE_MS);
-      child.pending.set(id, { msg, code: c.addon.code, addon: { key: c.addon.key, version: c.addon.version }, resolve, reject, timer });
+      child.pending.set(id, {
+        msg,
+        code: c.addon.code,
+        addon: { key: c.addon.key, version: c.addon.version, instance: c.context.instance },
+        resolve,
+        reject,
+        timer,
+      });
       this.sendCall(child, msg, c.addon.code);
     });
   }

@@ -8,6 +8,7 @@ import type { Kernel } from '../../kernel/kernel-services.js';
 import type { Json } from '../../kernel/sandbox/host.js';
 import type { FastifyRequest } from 'fastify';
 import '../public-api/http/gate.js';
+import { DEFAULT_INSTANCE, instanceIdField } from './instances.js';
 import type { AddonService } from './service.js';
 
 export const ADDONS_USE = 'add-ons.use';
@@ -16,16 +17,17 @@ export const ADDONS_USE = 'add-ons.use';
  * origin and its budget, as for any public request), or a signed-in person holding add-ons.use
  * (the gate lets a session-only request through to here).
  */
-async function caller(kernel: Kernel, req: FastifyRequest, key: string): Promise<'app' | 'staff'> {
+async function caller(kernel: Kernel, req: FastifyRequest, key: string): Promise<{ who: 'app' | 'staff'; instance: string | null }> {
   const publicCaller = req.publicCaller;
   if (publicCaller) {
     if (publicCaller.key.appKey?.addonKey !== key) throw new AppError('PUBLIC_KEY_INVALID');
-    return 'app';
+    // An instance's key runs the action for its instance alone (D28).
+    return { who: 'app', instance: publicCaller.key.appKey.instance };
   }
   const auth = await authenticate(req, kernel.principals, kernel.config);
   if (!auth) throw new AppError('AUTH_REQUIRED');
   if (!auth.principal.permissions.has(ADDONS_USE)) throw new AppError('FORBIDDEN', { params: { permission: ADDONS_USE } });
-  return 'staff';
+  return { who: 'staff', instance: null };
 }
 
 export const actionRoutes = [
@@ -41,6 +43,11 @@ export const actionRoutes = [
     bodyLimit: 64 * 1024,
     schema: {
       params: z.strictObject({ key: addonKeyField, name: z.string().min(1).max(64) }),
+      query: z.strictObject({
+        instance: instanceIdField
+          .optional()
+          .describe("Staff only: the app instance (D28) to run the action for (default: the app's own). An app key always runs it for its own instance."),
+      }),
       body: z.strictObject({ input: z.json().optional() }).optional(),
       response: {
         200: dataOf(z.strictObject({ result: z.json() })),
@@ -53,9 +60,10 @@ export const actionRoutes = [
         504: errorEnvelopeSchema,
       },
     },
-    handler: async ({ kernel, params, body, request }) => {
+    handler: async ({ kernel, params, query, body, request }) => {
       const who = await caller(kernel, request, params.key);
-      const result = await kernel.plugin<AddonService>('add-ons').runtime.action(params.key, params.name, (body?.input ?? null) as Json, who);
+      const instance = who.who === 'app' ? (who.instance ?? DEFAULT_INSTANCE) : (query.instance ?? DEFAULT_INSTANCE);
+      const result = await kernel.plugin<AddonService>('add-ons').runtime.action(params.key, params.name, (body?.input ?? null) as Json, who.who, instance);
       return { data: { result } };
     },
   }),

@@ -85,7 +85,7 @@ describe('an app key with peak 3', () => {
     const keys = await admin.get('/api/v1/public-keys');
     expect(keys.status).toBe(200);
     const owned = (keys.body.data.keys as Array<{ appKey: { addonKey: string; peak: number } | null }>).filter((k) => k.appKey);
-    expect(owned).toEqual([expect.objectContaining({ appKey: { addonKey: 'board', peak: 3 } })]);
+    expect(owned).toEqual([expect.objectContaining({ appKey: { addonKey: 'board', peak: 3, instance: null } })]);
   });
 
   it("tells the page its budget: three times a browser key's, a twelfth of that per visitor", async () => {

@@ -96,7 +96,12 @@ export class AddonDomains {
    * Every refusal at once, as issues at `body.domains.N.<field>`: `host-invalid`, `host-own`,
    * `host-duplicate`, `unknown-app`, `unknown-surface`, `not-public-page`.
    */
-  check(domains: ReadonlyArray<z.infer<typeof domainSchema>>, installed: readonly InstalledAddon[]): void {
+  /** `instances`: each app's named instances (D28); a mapped name may serve one of them, `default` or none meaning the app's own. */
+  check(
+    domains: ReadonlyArray<z.infer<typeof domainSchema>>,
+    installed: readonly InstalledAddon[],
+    instances: ReadonlyMap<string, readonly { id: string }[]>,
+  ): void {
     const issues: ErrorIssue[] = [];
     const apps = new Map(installed.map((a) => [a.key, a]));
     const seen = new Set<string>();
@@ -122,6 +127,8 @@ export class AddonDomains {
           code: 'not-public-page',
           message: `${d.surface} is a ${surface.kind}: only a public-page is served on its own host.`,
         });
+      if (d.instance && d.instance !== 'default' && !(instances.get(d.appKey) ?? []).some((x) => x.id === d.instance))
+        issues.push({ path: at('instance'), code: 'unknown-instance', message: `${d.appKey} has no instance ${d.instance}.` });
     });
     if (issues.length) throw new AppError('VALIDATION_FAILED', { issues });
   }

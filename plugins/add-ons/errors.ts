@@ -23,6 +23,11 @@ export const ADDON_ERRORS = {
     status: 409,
     message: "The app's tables hold rows: it can move to another connection only while they are empty.",
   },
+  ADDON_INSTANCE_NOT_FOUND: { status: 404, message: 'The app has no instance of that id.' },
+  ADDON_INSTANCE_NOT_EMPTY: {
+    status: 409,
+    message: "An instance's rows are still in the app's tables: an instance is removed only while it holds no rows.",
+  },
   ADDON_CONNECTION_REQUIRED: { status: 409, message: 'The add-on declares tables: choose the connection they go on.' },
   ADDON_SOURCE_UNREACHABLE: { status: 502, message: 'A catalog source could not be fetched.' },
   ADDON_NOT_CONNECTABLE: {

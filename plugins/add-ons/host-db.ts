@@ -16,6 +16,7 @@ import {
   type PortableValue,
 } from '../../kernel/rows/index.js';
 import type { Json } from '../../kernel/sandbox/host.js';
+import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from './instances.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { EffectiveTable, SchemaProvides } from '../schema/provides.js';
 
@@ -81,17 +82,34 @@ export class HostDb {
     });
   }
 
-  async call(m: AddonManifest, connectionId: string | null, method: string, args: Json[]): Promise<Json> {
+  /**
+   * One ctx.db call of a hook or action run for `instance` (D28): it reads, changes and deletes
+   * only rows whose instance column holds that id, and what it inserts is that instance's. A
+   * table made before the instance column existed (an install not upgraded since) has only the
+   * default instance's rows and is read as before.
+   */
+  async call(m: AddonManifest, connectionId: string | null, method: string, args: Json[], instance: string = DEFAULT_INSTANCE): Promise<Json> {
     const table = await this.table(m, connectionId, args[0]);
     const connections = this.kernel.plugin<ConnectionsProvides>('connections');
+    const instanceColumn = table.columns.find((c) => c.name === INSTANCE_COLUMN) ?? null;
+    if (!instanceColumn && instance !== DEFAULT_INSTANCE) throw denied(`The table ${String(args[0])} has no instance column yet.`);
     try {
       return (await connections.withSource(connectionId!, async (db, info) => {
         const d = rowDialect(info.dialect);
         const cols = table.columns;
+        /** The row by key, when it is this instance's. */
+        const own = async (key: PortableValue[]) => {
+          const raw = await readRow(db, d, table, key, cols);
+          return raw && (!instanceColumn || String(raw[cols.indexOf(instanceColumn)]) === instance) ? raw : null;
+        };
+        /** Values to write: the instance column is the host's to set. */
+        const values = (v: unknown) => this.values(table, v).filter(([c]) => c.name !== INSTANCE_COLUMN);
         switch (method) {
           case 'list': {
             const o = (args[1] ?? {}) as { where?: unknown; sort?: unknown; limit?: unknown; cursor?: unknown };
             const query: Record<string, unknown> = { ...whereQuery(o.where) };
+            // ANDed with what the add-on asked for: another instance's rows never match.
+            if (instanceColumn) query[`filter[${INSTANCE_COLUMN}][eq]`] = instance;
             if (Array.isArray(o.sort)) query.sort = o.sort.map(String).join(',');
             if (o.limit !== undefined) query.limit = String(o.limit);
             if (typeof o.cursor === 'string') query.cursor = o.cursor;
@@ -105,18 +123,25 @@ export class HostDb {
             return { rows: page.rows, next: page.nextCursor };
           }
           case 'get': {
-            const raw = await readRow(db, d, table, this.keyOf(table, args[1]), cols);
+            const raw = await own(this.keyOf(table, args[1]));
             return raw ? toWireRow(d, cols, raw) : null;
           }
           case 'insert':
-            return toWireRow(d, cols, await insertRow(db, d, table, this.values(table, args[1]), cols));
+            return toWireRow(
+              d,
+              cols,
+              await insertRow(db, d, table, [...values(args[1]), ...(instanceColumn ? [[instanceColumn, instance] as const] : [])], cols),
+            );
           case 'update': {
-            const raw = await updateRow(db, d, table, this.keyOf(table, args[1]), this.values(table, args[2]), cols);
+            const key = this.keyOf(table, args[1]);
+            const raw = (await own(key)) && (await updateRow(db, d, table, key, values(args[2]), cols));
             if (!raw) throw new AppError('NOT_FOUND', { message: 'No such row.' });
             return toWireRow(d, cols, raw);
           }
-          case 'delete':
-            return deleteRow(db, d, table, this.keyOf(table, args[1]));
+          case 'delete': {
+            const key = this.keyOf(table, args[1]);
+            return (await own(key)) ? deleteRow(db, d, table, key) : false;
+          }
           default:
             throw denied(`db.${method} is not a host function.`);
         }

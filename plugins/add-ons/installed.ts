@@ -94,5 +94,6 @@ export class InstalledStore {
     await trx.deleteFrom('addon_kv').where('addon_key', '=', key).execute();
     await trx.deleteFrom('addon_placements').where('addon_key', '=', key).execute();
     await trx.deleteFrom('addon_domains').where('addon_key', '=', key).execute();
+    await trx.deleteFrom('addon_instances').where('addon_key', '=', key).execute();
   }
 }

@@ -78,6 +78,8 @@ describe('add-on lifecycle: upload, plan, install, upgrade, settings, remove', (
         columns: [
           { name: 'id', type: 'integer', action: 'add' },
           { name: 'body', type: 'text', action: 'add' },
+          // Every app table carries the instance column (D28).
+          { name: 'svc_instance', type: 'string', action: 'add' },
         ],
       },
     ]);
@@ -182,7 +184,7 @@ describe('add-on lifecycle: upload, plan, install, upgrade, settings, remove', (
     const up = await admin.post('/api/v1/add-ons/notes/upgrade', { version: '1.1.0', planHash: p.hash });
     expect(up.status, JSON.stringify(up.body)).toBe(200);
     expect(up.body.data.addon.version).toBe('1.1.0');
-    expect(columnsOf(source.database, 'notes__notes')).toEqual(['id', 'body', 'pinned']);
+    expect(columnsOf(source.database, 'notes__notes')).toEqual(['id', 'body', 'svc_instance', 'pinned']);
     const down = await admin.get(`/api/v1/add-ons/notes/plan?version=1.0.0`);
     expect(down.status).toBe(409);
     expect(down.body.error.code).toBe('ADDON_DOWNGRADE');

@@ -3,7 +3,7 @@ import { physicalTableName, publicRef, type AddonManifest } from '../../addons-s
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import { introspect } from '../../kernel/schema/introspect/index.js';
-import { planTables, type DdlPlan } from '../../kernel/schema/ddl/index.js';
+import { planTables, withInstanceColumn, type DdlPlan } from '../../kernel/schema/ddl/index.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import type { InstalledAddon } from './installed.js';
@@ -86,9 +86,9 @@ export async function planInstall(kernel: Kernel, staged: StagedPackage, install
       throw new AppError('CONFLICT', { message: 'The connection is read-only: an add-on cannot create its tables there.', params: { reason: 'read-only' } });
     const existing = await connections.withSource(target, async (db) => (await introspect(db, info.dialect)).model.tables);
     ddl = planTables(
-      m.tables.map((t) => ({ physicalName: physicalTableName(m.key, t.name), table: t })),
+      m.tables.map((t) => ({ physicalName: physicalTableName(m.key, t.name), table: withInstanceColumn(t) })),
       existing,
-      installed?.manifest.tables,
+      installed?.manifest.tables.map(withInstanceColumn),
       { physicalName: (t) => physicalTableName(m.key, t), dialect: info.dialect },
     );
     if (ddl.conflicts.length)

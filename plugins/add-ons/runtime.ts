@@ -9,7 +9,8 @@ import { HostDb } from './host-db.js';
 import { HostKv } from './host-kv.js';
 import type { InstalledAddon } from './installed.js';
 import type { AddonService } from './service.js';
-import { openSettings } from './settings-values.js';
+import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from './instances.js';
+import { openSettings, type StoredSettings } from './settings-values.js';
 
 export const SCHEDULE_JOB = 'add-ons.schedule';
 /** Tests only (in-process): let ctx.fetch reach a loopback receiver. Never set in production. */
@@ -20,6 +21,17 @@ const POLL_MS = 5000;
 interface Loaded {
   addon: InstalledAddon;
   sandbox: SandboxAddon | null;
+  /** The named instances' settings (D28); the default instance has the app's. */
+  instances: Map<string, StoredSettings>;
+}
+
+/** The instance a write is for: the first of these rows naming one (the endpoint's pin, the row as it was, the values written), else the default. */
+function instanceOf(...rows: Array<Record<string, unknown> | null | undefined>): string {
+  for (const r of rows) {
+    const v = r?.[INSTANCE_COLUMN];
+    if (typeof v === 'string' && v) return v;
+  }
+  return DEFAULT_INSTANCE;
 }
 
 const tableKey = (connectionId: string, table: string) => `${connectionId}\u0000${table}`;
@@ -77,6 +89,7 @@ export class AddonRuntime implements RowWriteHookProvider {
 
   async reload(): Promise<void> {
     const all = await this.service.installed.list();
+    const instances = await this.service.instances.all();
     this.stamp = await this.service.installed.stamp();
     const loaded = new Map<string, Loaded>();
     const tables = new Map<string, { key: string; table: string; before: boolean; after: boolean }>();
@@ -87,6 +100,7 @@ export class AddonRuntime implements RowWriteHookProvider {
       loaded.set(addon.key, {
         addon,
         sandbox: code === null ? null : { key: addon.key, version: addon.version, code, limits: m.limits, capabilities: m.capabilities },
+        instances: new Map((instances.get(addon.key) ?? []).map((i) => [i.id, i.settings])),
       });
       if (!addon.connectionId) continue;
       for (const hook of m.hooks) {
@@ -152,9 +166,12 @@ export class AddonRuntime implements RowWriteHookProvider {
     return l;
   }
 
-  private async call(l: Loaded, target: { kind: 'hook' | 'action'; name: string }, input: Json, instance: string | null = null): Promise<Json> {
+  /** Runs a hook or action for one instance of the app (D28): with its settings, its ctx.db seeing its rows alone. */
+  private async call(l: Loaded, target: { kind: 'hook' | 'action'; name: string }, input: Json, instance: string = DEFAULT_INSTANCE): Promise<Json> {
     if (!l.sandbox) throw new AppError('ADDON_HANDLER_MISSING', { params: { name: target.name } });
-    const settings = openSettings(l.addon.settings, this.service.box) as Record<string, Json>;
+    const stored = instance === DEFAULT_INSTANCE ? l.addon.settings : l.instances.get(instance);
+    if (!stored) throw new AppError('ADDON_INSTANCE_NOT_FOUND', { params: { key: l.addon.key, instance } });
+    const settings = openSettings(stored, this.service.box) as Record<string, Json>;
     // What connect stored for this add-on's own key, and nothing of another's (D25, D29).
     const connection = await this.service.connects.forAddon(l.addon);
     return this.kernel.sandbox.call({ addon: l.sandbox, target, context: { instance, settings, connection }, input });
@@ -173,11 +190,15 @@ export class AddonRuntime implements RowWriteHookProvider {
       l,
       { kind: 'hook', name: `${t.table}.beforeWrite` },
       { table: t.table, op: e.op, values: e.values as Json, previous: (e.previous ?? null) as Json },
+      instanceOf(e.pinned, e.previous, e.values),
     );
     if (result === null || typeof result !== 'object' || Array.isArray(result)) return null;
     if (typeof result.refuse === 'string') throw refusal(t.key, result.refuse);
-    if (result.values !== undefined && result.values !== null && typeof result.values === 'object' && !Array.isArray(result.values))
-      return result.values as Record<string, unknown>;
+    if (result.values !== undefined && result.values !== null && typeof result.values === 'object' && !Array.isArray(result.values)) {
+      // Which instance a row is of is not the hook's to change (D28).
+      const { [INSTANCE_COLUMN]: _instance, ...values } = result.values as Record<string, unknown>;
+      return values;
+    }
     return null;
   }
 
@@ -186,7 +207,7 @@ export class AddonRuntime implements RowWriteHookProvider {
     if (!t?.after) return;
     const l = this.loaded.get(t.key);
     if (!l) return;
-    this.call(l, { kind: 'hook', name: `${t.table}.afterWrite` }, { table: t.table, op: e.op, row: e.row as Json }).catch((err: unknown) =>
+    this.call(l, { kind: 'hook', name: `${t.table}.afterWrite` }, { table: t.table, op: e.op, row: e.row as Json }, instanceOf(e.row)).catch((err: unknown) =>
       this.kernel.log.warn(
         { addon: t.key, hook: `${t.table}.afterWrite`, err: { code: (err as AppError).code, message: (err as Error).message } },
         'an add-on afterWrite hook failed',
@@ -194,24 +215,36 @@ export class AddonRuntime implements RowWriteHookProvider {
     );
   }
 
-  /** POST /public/apps/{key}/actions/{name}; `caller` is who the route found calling (AO5). */
-  async action(key: string, name: string, input: Json, caller: 'app' | 'staff'): Promise<Json> {
+  /** POST /public/apps/{key}/actions/{name}: `caller` is who the route found calling (AO5), for one instance of the app (the calling key's, or the one staff name). */
+  async action(key: string, name: string, input: Json, caller: 'app' | 'staff', instance: string = DEFAULT_INSTANCE): Promise<Json> {
     const l = this.require(key);
     if (!l.addon.manifest.actions.includes(name))
       throw new AppError('ADDON_HANDLER_MISSING', { message: 'The add-on declares no such action.', params: { name } });
     if (caller === 'app' && l.addon.manifest.staffActions.includes(name)) throw new AppError('ADDON_ACTION_STAFF_ONLY', { params: { name } });
-    return this.call(l, { kind: 'action', name }, input);
+    return this.call(l, { kind: 'action', name }, input, instance);
   }
 
-  /** The job of a scheduled hook. */
+  /**
+   * The job of a scheduled hook: run once per instance of the app (D28), each with its own
+   * settings and rows. With named instances the answer is each one's result by instance id.
+   */
   async runSchedule(key: string, hook: string, dueAt: number): Promise<Json> {
     const l = this.loaded.get(key);
     if (!l || !l.addon.manifest.hooks.includes(hook)) return null;
-    return this.call(l, { kind: 'hook', name: hook }, { cron: hook.slice('schedule:'.length).trim(), at: new Date(dueAt).toISOString() });
+    const input = { cron: hook.slice('schedule:'.length).trim(), at: new Date(dueAt).toISOString() };
+    if (l.instances.size === 0) return this.call(l, { kind: 'hook', name: hook }, input);
+    const out: Record<string, Json> = {};
+    for (const id of [DEFAULT_INSTANCE, ...l.instances.keys()]) out[id] = await this.call(l, { kind: 'hook', name: hook }, input, id);
+    return out;
   }
 
   /** The host functions (D25): only what the add-on declared, on its own things. */
-  private async hostCall(addon: { key: string; version: string }, capability: HostCapability, method: string, args: Json[]): Promise<Json> {
+  private async hostCall(
+    addon: { key: string; version: string; instance: string | null },
+    capability: HostCapability,
+    method: string,
+    args: Json[],
+  ): Promise<Json> {
     const l = this.loaded.get(addon.key);
     if (!l || l.addon.version !== addon.version) throw new AppError('ADDON_HOST_DENIED', { message: 'The add-on is not installed and enabled.' });
     const m = l.addon.manifest;
@@ -224,7 +257,7 @@ export class AddonRuntime implements RowWriteHookProvider {
     if (!m.capabilities.includes(capability)) throw new AppError('ADDON_HOST_DENIED', { message: `The add-on did not declare ${capability}.` });
     switch (capability) {
       case 'db':
-        return this.db.call(m, l.addon.connectionId, method, args);
+        return this.db.call(m, l.addon.connectionId, method, args, addon.instance ?? DEFAULT_INSTANCE);
       case 'kv':
         return this.kv.call(addon.key, method, args);
       case 'mail.send': {

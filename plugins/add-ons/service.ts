@@ -4,9 +4,10 @@ import type { SecretBox } from '../../kernel/crypto.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { MetaDb } from '../../kernel/meta/types.js';
-import { applyTables, dropTables, planTables, undoTables, type UndoStep } from '../../kernel/schema/ddl/index.js';
+import { applyTables, dropTables, planTables, undoTables, withInstanceColumn, type UndoStep } from '../../kernel/schema/ddl/index.js';
 import { introspect } from '../../kernel/schema/introspect/index.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
+import type { InstanceKeyWritten, PreparedAppEndpoint } from '../public-admin/apps.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
 import { AddonDomains } from './domains.js';
@@ -14,6 +15,7 @@ import { SurfaceFiles } from './bundle.js';
 import { Catalog } from './catalog.js';
 import { AddonConnections, type ConnectionStatus } from './connect.js';
 import { InstalledStore, type InstalledAddon } from './installed.js';
+import { DEFAULT_INSTANCE, INSTANCE_COLUMN, instanceFilters, instanceRules, InstanceStore, type AppInstance } from './instances.js';
 import { PackageStore } from './packages.js';
 import { AddonRuntime } from './runtime.js';
 import { planInstall, planRemoval, type AddonPlan, type PlanOutcome } from './plan.js';
@@ -69,7 +71,26 @@ export interface AddonView {
 /** Listeners told when an add-on was installed, changed or removed (the runtime reloads it). */
 interface PreparedApp {
   /** null: the app has no endpoints and no key to update. */
-  endpoints: import('../public-admin/apps.js').PreparedAppEndpoint[] | null;
+  endpoints: PreparedAppEndpoint[] | null;
+  /** The named instances (D28), each with the endpoints as its key reaches them. */
+  instances: Array<{ id: string; name: string; endpoints: PreparedAppEndpoint[] }>;
+}
+
+/** The instance column is the instance's to set (D28): never exposed, written, filtered or sorted on through an endpoint. */
+function withoutInstanceColumn(e: PreparedAppEndpoint): PreparedAppEndpoint {
+  const d = e.definition;
+  const keep = (list: string[]) => list.filter((c) => c !== INSTANCE_COLUMN);
+  return {
+    ...e,
+    definition: {
+      ...d,
+      columns: keep(d.columns),
+      writable: keep(d.writable),
+      filterable: keep(d.filterable),
+      searchable: keep(d.searchable),
+      orderable: keep(d.orderable),
+    },
+  };
 }
 
 type ChangeListener = (key: string) => void | Promise<void>;
@@ -80,6 +101,8 @@ export class AddonService {
   readonly packages: PackageStore;
   readonly catalog: Catalog;
   readonly installed: InstalledStore;
+  /** Named instances of apps (D28). */
+  readonly instances: InstanceStore;
   readonly box: SecretBox;
   readonly runtime: AddonRuntime;
   /** The files of installed add-ons' surfaces (GET /add-ons/{key}/bundle/…). */
@@ -94,6 +117,7 @@ export class AddonService {
     this.packages = new PackageStore(this.db, join(kernel.config.dataDir, 'addons', 'packages'), () => kernel.now());
     this.catalog = new Catalog(kernel);
     this.installed = new InstalledStore(this.db);
+    this.instances = new InstanceStore(this.db);
     this.box = kernel.secrets('addon-settings');
     this.connects = new AddonConnections(kernel, this.db, this.box);
     this.runtime = new AddonRuntime(kernel, this);
@@ -241,27 +265,49 @@ export class AddonService {
     }
   }
 
-  /** The app's endpoints as they will be written, checked against the connection's schema (read before the transaction). */
-  private async prepareEndpoints(m: AddonManifest, connectionId: string | null, settings: StoredSettings): Promise<PreparedApp> {
+  /**
+   * The app's endpoints as they will be written, checked against the connection's schema (read
+   * before the transaction): the default instance's (the app's settings, `svc_instance =
+   * 'default'`), and each named instance's (its settings, its id). `instances` defaults to the
+   * stored ones, so a write that is not about instances keeps their keys.
+   */
+  private async prepareEndpoints(
+    m: AddonManifest,
+    connectionId: string | null,
+    settings: StoredSettings,
+    instances?: readonly AppInstance[],
+  ): Promise<PreparedApp> {
     const existingKey = await this.publicAdminKeyId(m.key);
-    if (!m.endpoints.length && !existingKey) return { endpoints: null };
+    if (!m.endpoints.length && !existingKey) return { endpoints: null, instances: [] };
     if (m.endpoints.length && !connectionId) throw new AppError('ADDON_CONNECTION_REQUIRED');
-    const endpoints = connectionId
-      ? await this.publicAdmin.apps.prepare(
+    if (!connectionId) return { endpoints: [], instances: [] };
+    const named = instances ?? (await this.instances.list(m.key));
+    const forInstance = (id: string, values: StoredSettings) =>
+      this.publicAdmin.apps
+        .prepare(
           m.key,
           connectionId,
           m.endpoints.map(({ ref, table, ...definition }) => ({
             ref: publicRef(m.key, ref),
             table: physicalTableName(m.key, table),
-            definition: withBookingSettings(definition, openSettings(settings, this.box)),
+            definition: withBookingSettings({ ...definition, filters: instanceFilters(definition.filters ?? [], id) }, openSettings(values, this.box)),
           })),
         )
-      : [];
-    return { endpoints };
+        .then((list) => list.map(withoutInstanceColumn));
+    const endpoints = await forInstance(DEFAULT_INSTANCE, settings);
+    const out: PreparedApp['instances'] = [];
+    for (const i of named) out.push({ id: i.id, name: i.name, endpoints: await forInstance(i.id, i.settings) });
+    return { endpoints, instances: out };
   }
 
-  private async writeEndpoints(trx: MetaDb, m: AddonManifest, connectionId: string | null, prepared: PreparedApp, by: string | null): Promise<string[]> {
-    if (prepared.endpoints === null) return [];
+  private async writeEndpoints(
+    trx: MetaDb,
+    m: AddonManifest,
+    connectionId: string | null,
+    prepared: PreparedApp,
+    by: string | null,
+  ): Promise<{ keyIds: string[]; instanceKeys: InstanceKeyWritten[] }> {
+    if (prepared.endpoints === null) return { keyIds: [], instanceKeys: [] };
     const written = await this.publicAdmin.apps.write(trx, {
       addonKey: m.key,
       name: `${m.name} (app)`,
@@ -269,8 +315,9 @@ export class AddonService {
       peak: m.peak,
       endpoints: prepared.endpoints,
       createdBy: by,
+      instances: prepared.instances.map((i) => ({ id: i.id, name: i.name, rules: instanceRules(i.endpoints) })),
     });
-    return written.keyId ? [written.keyId] : [];
+    return { keyIds: written.keyIds, instanceKeys: written.instanceKeys };
   }
 
   async install(
@@ -299,7 +346,7 @@ export class AddonService {
           by,
           now: this.kernel.now(),
         });
-        return this.writeEndpoints(trx, m, connectionId, prepared, by);
+        return (await this.writeEndpoints(trx, m, connectionId, prepared, by)).keyIds;
       },
     );
     await this.changed(m.key);
@@ -325,7 +372,7 @@ export class AddonService {
         await this.installed.update(addonsDb(trx), key, { version: m.version, manifest: m, settings }, this.kernel.now());
         // A connection made for another kind of connect (or none) means nothing to this version.
         if (m.connect?.kind !== installed.manifest.connect?.kind) await this.connects.forget(key, addonsDb(trx));
-        return this.writeEndpoints(trx, m, installed.connectionId, prepared, by);
+        return (await this.writeEndpoints(trx, m, installed.connectionId, prepared, by)).keyIds;
       },
     );
     await this.changed(key);
@@ -372,9 +419,9 @@ export class AddonService {
     if (m.tables.length) {
       const existing = await this.connections.withSource(connectionId, async (db) => (await introspect(db, info.dialect)).model.tables);
       ddl = planTables(
-        m.tables.map((t) => ({ physicalName: physicalTableName(key, t.name), table: t })),
+        m.tables.map((t) => ({ physicalName: physicalTableName(key, t.name), table: withInstanceColumn(t) })),
         existing,
-        m.tables,
+        m.tables.map(withInstanceColumn),
         { physicalName: (t) => physicalTableName(key, t), dialect: info.dialect },
       );
       if (ddl.conflicts.length)
@@ -405,11 +452,134 @@ export class AddonService {
       () => this.prepareEndpoints(m, connectionId, installed.settings),
       async (trx, prepared) => {
         await this.installed.update(addonsDb(trx), key, { connectionId }, this.kernel.now());
-        return this.writeEndpoints(trx, m, connectionId, prepared, by);
+        return (await this.writeEndpoints(trx, m, connectionId, prepared, by)).keyIds;
       },
     );
     await this.changed(key);
     return { before: installed, after: await this.require(key) };
+  }
+
+  /**
+   * PUT /surfaces/instances (D28): the app's named instances become `input`, in that order.
+   * Each has its own settings (checked against the app's schema; a setting left out keeps the
+   * instance's value, or for a new instance the app's own) and its own app key, whose every
+   * endpoint reaches only rows whose instance column holds its id. An instance left out is
+   * removed with its key, refused with 409 ADDON_INSTANCE_NOT_EMPTY while any app table holds
+   * rows of it. The instance column is added to the app's tables first when an install made
+   * before instances existed lacks it (additive: its rows belong to the default instance).
+   */
+  async putInstances(
+    by: string | null,
+    key: string,
+    input: ReadonlyArray<{ id: string; name: string; settings?: Record<string, unknown> | undefined }>,
+  ): Promise<{ before: AppInstance[]; after: AppInstance[]; created: InstanceKeyWritten[] }> {
+    const installed = await this.require(key);
+    const m = installed.manifest;
+    const before = await this.instances.list(key);
+    const issues: Array<{ path: string; code: string; message: string }> = [];
+    const seen = new Set<string>();
+    input.forEach((i, n) => {
+      if (i.id === DEFAULT_INSTANCE)
+        issues.push({ path: `body.instances.${n}.id`, code: 'reserved', message: `${DEFAULT_INSTANCE} is the app's own instance; name the others.` });
+      else if (seen.has(i.id)) issues.push({ path: `body.instances.${n}.id`, code: 'duplicate', message: `The instance ${i.id} is listed twice.` });
+      seen.add(i.id);
+    });
+    if (issues.length) throw new AppError('VALIDATION_FAILED', { issues });
+    const after: AppInstance[] = input.map((i, n) => ({
+      id: i.id,
+      name: i.name,
+      settings: settingsToStore(
+        m.settings,
+        i.settings ?? {},
+        before.find((b) => b.id === i.id)?.settings ?? installed.settings,
+        this.box,
+        `body.instances.${n}.settings`,
+      ),
+    }));
+    const removed = before.filter((b) => !after.some((a) => a.id === b.id)).map((b) => b.id);
+    const connectionId = installed.connectionId;
+    let ddl: PlanOutcome['ddl'] = null;
+    if (connectionId && m.tables.length) {
+      const info = await this.connections.info(connectionId);
+      const names = m.tables.map((t) => physicalTableName(key, t.name));
+      const existing = await this.connections.withSource(connectionId, async (db) => {
+        const tables = (await introspect(db, info.dialect)).model.tables;
+        for (const name of names) {
+          const t = tables.find((x) => x.name === name);
+          if (!t || !removed.length || !t.columns.some((c) => c.name === INSTANCE_COLUMN)) continue;
+          for (const id of removed) {
+            const row = await db
+              .selectFrom(name)
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where(INSTANCE_COLUMN, '=', id)
+              .executeTakeFirst();
+            const rows = Number((row as { n?: unknown } | undefined)?.n ?? 0);
+            if (rows > 0)
+              throw new AppError('ADDON_INSTANCE_NOT_EMPTY', {
+                message: `${name} holds ${rows} row(s) of the instance ${id}: delete them first, or keep the instance.`,
+                params: { instance: id, table: name, rows },
+              });
+          }
+        }
+        return tables;
+      });
+      ddl = planTables(
+        m.tables.map((t) => ({ physicalName: physicalTableName(key, t.name), table: withInstanceColumn(t) })),
+        existing,
+        m.tables.map(withInstanceColumn),
+        { physicalName: (t) => physicalTableName(key, t), dialect: info.dialect },
+      );
+      if (ddl.conflicts.length || ddl.refusals.length || ddl.destructive)
+        throw new AppError('CONFLICT', {
+          message: ddl.refusals[0] ?? "The app's tables are not in the shape its manifest declares: upgrade or repair them first.",
+          params: { reason: 'ddl-refused' },
+        });
+      if (ddl.tables.every((t) => t.action === 'keep')) ddl = null;
+    }
+    const plan = {
+      key,
+      connectionId,
+      destructive: false,
+      tables: (ddl?.tables ?? []).map((t) => ({
+        name: t.name,
+        action: t.action,
+        columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: c.action })),
+      })),
+    };
+    const created: InstanceKeyWritten[] = [];
+    await this.carryOut(
+      { plan, ddl },
+      false,
+      () => this.prepareEndpoints(m, connectionId, installed.settings, after),
+      async (trx, prepared) => {
+        await this.instances.replace(addonsDb(trx), key, after, this.kernel.now());
+        // A host name mapped to a removed instance's page would serve a key that no longer exists.
+        if (removed.length) await addonsDb(trx).deleteFrom('addon_domains').where('addon_key', '=', key).where('instance_id', 'in', removed).execute();
+        // The instances' rows in addons.updated_at: other replicas' runtimes poll that stamp.
+        await this.installed.update(addonsDb(trx), key, {}, this.kernel.now());
+        const written = await this.writeEndpoints(trx, m, connectionId, prepared, by);
+        created.push(...written.instanceKeys.filter((k) => k.secret !== null));
+        // A disabled app's keys stop with it (D27), a new instance's too.
+        if (!installed.enabled) await this.publicAdmin.apps.setSuspended(trx, key, true);
+        return written.keyIds;
+      },
+    );
+    await this.changed(key);
+    if (removed.length) await this.domains.reload();
+    return { before, after: await this.instances.list(key), created };
+  }
+
+  /**
+   * The app key a surface of `appKey` carries for an instance (D28): the default instance's
+   * with `instance` null or `default`, a named instance's otherwise. For the bundle's
+   * `?instance=` and for the domains a host is mapped to. 404 ADDON_INSTANCE_NOT_FOUND for an
+   * instance the app does not have; null when the app has no key (no endpoints).
+   */
+  async appKeyFor(appKey: string, instance: string | null): Promise<{ id: string; secret: string } | null> {
+    const named = instance !== null && instance !== DEFAULT_INSTANCE ? instance : null;
+    if (named !== null && !(await this.instances.list(appKey)).some((i) => i.id === named))
+      throw new AppError('ADDON_INSTANCE_NOT_FOUND', { params: { key: appKey, instance: named } });
+    return this.publicAdmin.apps.appKeySecret(appKey, named);
   }
 
   /** PATCH: enable, disable, settings (checked against the manifest; secrets write-only). */
@@ -432,11 +602,8 @@ export class AddonService {
           { ...(body.enabled === undefined ? {} : { enabled: body.enabled }), ...(settings === undefined ? {} : { settings }) },
           this.kernel.now(),
         );
-        if (prepared) keyIds.push(...(await this.writeEndpoints(trx, m, before.connectionId, prepared, null)));
-        if (body.enabled !== undefined && body.enabled !== before.enabled) {
-          const keyId = await this.publicAdmin.apps.setSuspended(trx, key, !body.enabled);
-          if (keyId) keyIds.push(keyId);
-        }
+        if (prepared) keyIds.push(...(await this.writeEndpoints(trx, m, before.connectionId, prepared, null)).keyIds);
+        if (body.enabled !== undefined && body.enabled !== before.enabled) keyIds.push(...(await this.publicAdmin.apps.setSuspended(trx, key, !body.enabled)));
       });
     } finally {
       if (keyIds.length || prepared) await this.publicAdmin.apps.changed(keyIds).catch(() => undefined);
@@ -449,7 +616,7 @@ export class AddonService {
   async remove(key: string, dropData: boolean): Promise<{ removed: InstalledAddon; droppedTables: string[] }> {
     const installed = await this.require(key);
     const keyId = await this.publicAdminKeyId(key);
-    const keyIds = keyId ? [keyId] : [];
+    const keyIds = [...(keyId ? [keyId] : []), ...[...(await this.publicAdmin.apps.instanceKeys(key)).values()].map((k) => k.id)];
     try {
       await this.kernel.db.transaction().execute(async (trx) => {
         await this.publicAdmin.apps.remove(trx, key);

@@ -20,6 +20,8 @@ import {
 import { domainsBody, domainView, type DomainView } from './domains.js';
 import type { InstalledAddon } from './installed.js';
 import { ADDONS_USE } from './action-routes.js';
+import { instanceIdField, type AppInstance } from './instances.js';
+import { settingsView } from './settings-values.js';
 import { ADDONS_MANAGE } from './routes.js';
 import { addonData } from './schemas.js';
 import type { AddonService } from './service.js';
@@ -30,6 +32,13 @@ const bundleParams = z.strictObject({
   key: addonKeyField,
   '*': z.string().max(2048).describe('`<surface>/<file>`: a file inside `surfaces/<surface>/` of the package, e.g. `widget/index.html`.'),
 });
+const bundleQuery = z.object({
+  instance: instanceIdField
+    .optional()
+    .describe(
+      "HTML files only: carry this named instance's app key (D28) instead of the app's own; 404 ADDON_INSTANCE_NOT_FOUND for an instance the app does not have.",
+    ),
+});
 const appParams = z.strictObject({ appKey: addonKeyField.describe("The app's add-on key (not its public key).") });
 
 const navSchema = z.strictObject({
@@ -39,6 +48,16 @@ const navSchema = z.strictObject({
     .describe('The navigation section the page is listed in (kebab-case, chosen by the operator).'),
   order: z.number().int().min(0).max(10_000).describe('Position in the section, ascending.'),
 });
+const instanceSchema = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    settings: z.record(z.string(), z.unknown()).describe("The instance's settings, secrets left out."),
+    secretsSet: z.array(z.string()).describe('The secret settings that hold a value.'),
+    appKeyId: z.string().nullable().describe("The instance's app key (null when the app has no endpoints): its surfaces carry it."),
+    keyPrefix: z.string().nullable(),
+  })
+  .meta({ id: 'AppInstance' });
 export const surfaceSchema = z
   .strictObject({
     appKey: z.string().describe("The app's add-on key."),
@@ -49,7 +68,9 @@ export const surfaceSchema = z
     url: z.string().describe("The entry file's path on this instance (`/api/v1/add-ons/{key}/bundle/{surface}/{entry}`)."),
     placement: navSchema.nullable().describe('Where a dashboard-page sits in the navigation; null when it is not placed (always null for other kinds).'),
     connectionId: z.string().nullable(),
-    instances: z.array(z.strictObject({ id: z.string(), name: z.string(), settings: z.record(z.string(), z.unknown()) })),
+    instances: z
+      .array(instanceSchema)
+      .describe("The app's named instances (D28), in the operator's order; empty while the app runs once (its default instance)."),
     domains: z.array(z.strictObject({ host: z.string(), surface: z.string(), instance: z.string().nullable() })),
   })
   .meta({ id: 'Surface' });
@@ -66,7 +87,25 @@ async function placements(kernel: Kernel, key?: string): Promise<Map<string, { s
   return new Map(rows.map((r) => [`${r.addon_key}/${r.surface}`, { section: r.nav_section, order: Number(r.nav_order) }]));
 }
 
-function surfacesOf(a: InstalledAddon, placed: Map<string, { section: string; order: number }>, domains: readonly DomainView[]): SurfaceView[] {
+type InstanceView = z.input<typeof instanceSchema>;
+
+async function instanceViews(kernel: Kernel, a: InstalledAddon, list?: AppInstance[]): Promise<InstanceView[]> {
+  const instances = list ?? (await service(kernel).instances.list(a.key));
+  if (!instances.length) return [];
+  const keys = await kernel.plugin<PublicAdminProvides>('public-admin').apps.instanceKeys(a.key);
+  return instances.map((i) => {
+    const { values, secretsSet } = settingsView(a.manifest.settings, i.settings);
+    const k = keys.get(i.id) ?? null;
+    return { id: i.id, name: i.name, settings: values, secretsSet, appKeyId: k?.id ?? null, keyPrefix: k?.prefix ?? null };
+  });
+}
+
+function surfacesOf(
+  a: InstalledAddon,
+  placed: Map<string, { section: string; order: number }>,
+  domains: readonly DomainView[],
+  instances: InstanceView[] = [],
+): SurfaceView[] {
   return a.manifest.surfaces.map((s) => ({
     appKey: a.key,
     name: s.name,
@@ -76,7 +115,7 @@ function surfacesOf(a: InstalledAddon, placed: Map<string, { section: string; or
     url: `/api/v1/add-ons/${a.key}/bundle/${s.name}/${s.entry}`,
     placement: s.kind === 'dashboard-page' ? (placed.get(`${a.key}/${s.name}`) ?? null) : null,
     connectionId: a.connectionId,
-    instances: [],
+    instances,
     domains: domains.filter((d) => d.appKey === a.key && d.surface === s.name).map((d) => ({ host: d.host, surface: d.surface, instance: d.instance })),
   }));
 }
@@ -87,11 +126,12 @@ export const surfaceRoutes = [
     url: '/add-ons/:key/bundle/*',
     summary: "A file of an installed add-on's surface",
     description:
-      "Public: serves the files of the surfaces the add-on's manifest declares (`surfaces/<name>/…` of its installed package) while it is enabled, and nothing else of the package. Content-Type from the file's extension, a strong ETag (304 on If-None-Match), `Cache-Control: public, max-age=31536000, immutable` for names carrying a hex content hash (`app.3f9a1c2b.js`) and `no-cache` otherwise, and a CSP that reaches only the add-on's own files and this instance's public API, with `sandbox allow-scripts allow-forms`. HTML files get `<meta name=\"svc-app\" content=\"{appKey, apiBase}\">`. On a host name mapped by `PUT /surfaces/domains` the mapped surface's files are served at that host's root instead (`/` is the entry), with a same-origin CSP (`'self'`, no `sandbox`) and `apiBase` on that host. 400 BAD_REQUEST (params.reason `path-invalid`) for a malformed path (`..`, encoded dots, `%` left after decoding, backslash, NUL, empty segments); 404 ADDON_NOT_FOUND when the add-on is not installed or disabled; 404 NOT_FOUND for a file that is not in a declared surface.",
+      "Public: serves the files of the surfaces the add-on's manifest declares (`surfaces/<name>/…` of its installed package) while it is enabled, and nothing else of the package. Content-Type from the file's extension, a strong ETag (304 on If-None-Match), `Cache-Control: public, max-age=31536000, immutable` for names carrying a hex content hash (`app.3f9a1c2b.js`) and `no-cache` otherwise, and a CSP that reaches only the add-on's own files and this instance's public API, with `sandbox allow-scripts allow-forms`. HTML files get `<meta name=\"svc-app\" content=\"{appKey, apiBase}\">`: the app key of the app (its default instance), or with `?instance=<id>` the key of that instance (D28). On a host name mapped by `PUT /surfaces/domains` the mapped surface's files are served at that host's root instead (`/` is the entry), with a same-origin CSP (`'self'`, no `sandbox`) and `apiBase` on that host. 400 BAD_REQUEST (params.reason `path-invalid`) for a malformed path (`..`, encoded dots, `%` left after decoding, backslash, NUL, empty segments); 404 ADDON_NOT_FOUND when the add-on is not installed or disabled; 404 ADDON_INSTANCE_NOT_FOUND for an unknown `instance`; 404 NOT_FOUND for a file that is not in a declared surface.",
     public: true,
     tags: ['Add-ons'],
     schema: {
       params: bundleParams,
+      query: bundleQuery,
       response: {
         200: rawResponse('application/octet-stream', 'The file, with the Content-Type of its extension.'),
         304: rawResponse('application/octet-stream', 'Not modified: the ETag in If-None-Match is current (no body).'),
@@ -99,7 +139,7 @@ export const surfaceRoutes = [
         404: errorEnvelopeSchema,
       },
     },
-    handler: async ({ kernel, params, request, reply: res }): Promise<typeof HANDLED> => {
+    handler: async ({ kernel, params, query, request, reply: res }): Promise<typeof HANDLED> => {
       const s = service(kernel);
       // On a mapped host (D28) every path arrives here under the mapped surface (kernel/http/host-routes.ts); `/` as the bare surface.
       const mapped = kernel.hosts.match(request.headers.host);
@@ -126,7 +166,9 @@ export const surfaceRoutes = [
         : (kernel.config.baseUrl ?? `${request.protocol}://${request.host}`);
       let { bytes, etag } = await s.surfaceFiles.read(file);
       if (/\.html?$/i.test(fileName)) {
-        const appKey = (await kernel.plugin<PublicAdminProvides>('public-admin').apps.appKeySecret(installed.key))?.secret ?? null;
+        // A mapped name may be one instance's page (D28): it carries that instance's key.
+        const instance = mapped ? (mapped.detail?.['instance'] ?? null) : (query.instance ?? null);
+        const appKey = (await s.appKeyFor(installed.key, instance))?.secret ?? null;
         bytes = Buffer.from(injectAppMeta(bytes.toString('utf8'), { appKey, apiBase: `${origin}/api/v1/public` }), 'utf8');
         etag = strongEtag(bytes);
       }
@@ -163,13 +205,15 @@ export const surfaceRoutes = [
     url: '/surfaces',
     summary: "Installed apps' surfaces",
     description:
-      "Each installed app's surfaces with their entry URL, their place in the dashboard's navigation (dashboard-page only), the connection the app's tables are on and the host names mapped to it (`PUT /surfaces/domains`). `instances` is empty until that operation exists. Needs add-ons.use (editor by default): the people who work in the apps' pages are the ones whose navigation lists them.",
+      "Each installed app's surfaces with their entry URL, their place in the dashboard's navigation (dashboard-page only), the connection the app's tables are on, the app's named instances (D28) with their keys and the host names mapped to it (`PUT /surfaces/domains`). Needs add-ons.use (editor by default): the people who work in the apps' pages are the ones whose navigation lists them.",
     permission: ADDONS_USE,
     tags: ['Surfaces'],
     schema: { response: { 200: surfacesData } },
     handler: async ({ kernel }) => {
-      const [installed, placed, domains] = await Promise.all([service(kernel).installed.list(), placements(kernel), service(kernel).domains.list()]);
-      return { data: { surfaces: installed.flatMap((a) => surfacesOf(a, placed, domains)) } };
+      const s = service(kernel);
+      const [installed, placed, domains, all] = await Promise.all([s.installed.list(), placements(kernel), s.domains.list(), s.instances.all()]);
+      const views = await Promise.all(installed.map((a) => instanceViews(kernel, a, all.get(a.key) ?? [])));
+      return { data: { surfaces: installed.flatMap((a, i) => surfacesOf(a, placed, domains, views[i])) } };
     },
   }),
   route({
@@ -203,7 +247,7 @@ export const surfaceRoutes = [
             .execute();
       });
       audit({ action: 'surfaces.placement', target: { type: 'addon', id: a.key }, diff: { surface: surface.name, before, after: body.nav } });
-      return { data: { surfaces: surfacesOf(a, await placements(kernel, a.key), await s.domains.list()) } };
+      return { data: { surfaces: surfacesOf(a, await placements(kernel, a.key), await s.domains.list(), await instanceViews(kernel, a)) } };
     },
   }),
   route({
@@ -231,16 +275,74 @@ export const surfaceRoutes = [
     url: '/surfaces/domains',
     summary: 'Serve public pages on their own host names',
     description:
-      "Replaces the whole mapping of host names to `public-page` surfaces (an empty list unmaps every name). A request whose `Host` is a mapped name (exactly, or any port when the name was mapped without one) gets only the surface (`/` is its entry, `/<file>` its files, with the app key and a same-origin `apiBase` in the meta tag, no CSP sandbox) and the public API, where the app's own key is admitted from that origin without SVC_PUBLIC_API_ORIGINS listing it; every other path there answers 404. The public API must be served and switched on as for any page. 400 VALIDATION_FAILED with an issue per refused item at `body.domains.N.<field>`: `host-invalid` (not a lowercase DNS name with an optional :port), `host-own` (the instance's own name: SVC_BASE_URL's host, SVC_HOST, a loopback name), `host-duplicate`, `unknown-app`, `unknown-surface`, `not-public-page`.",
+      "Replaces the whole mapping of host names to `public-page` surfaces (an empty list unmaps every name). A request whose `Host` is a mapped name (exactly, or any port when the name was mapped without one) gets only the surface (`/` is its entry, `/<file>` its files, with the app key and a same-origin `apiBase` in the meta tag, no CSP sandbox) and the public API, where the app's own key is admitted from that origin without SVC_PUBLIC_API_ORIGINS listing it; every other path there answers 404. The public API must be served and switched on as for any page. 400 VALIDATION_FAILED with an issue per refused item at `body.domains.N.<field>`: `host-invalid` (not a lowercase DNS name with an optional :port), `host-own` (the instance's own name: SVC_BASE_URL's host, SVC_HOST, a loopback name), `host-duplicate`, `unknown-app`, `unknown-surface`, `not-public-page`, `unknown-instance` (an `instance` the app does not have; none or `default` is the app's own).",
     permission: ADDONS_MANAGE,
     tags: ['Surfaces'],
     schema: { body: domainsBody, response: { 200: dataOf(z.strictObject({ domains: z.array(domainView) })), 400: errorEnvelopeSchema } },
     handler: async ({ kernel, body, audit }) => {
       const s = service(kernel);
-      s.domains.check(body.domains, await s.installed.list());
+      const [installed, instances] = await Promise.all([s.installed.list(), s.instances.all()]);
+      s.domains.check(body.domains, installed, instances);
       const { before, after } = await s.domains.replace(body.domains);
       audit({ action: 'surfaces.domains', target: null, diff: { before, after } });
       return { data: { domains: after } };
+    },
+  }),
+  route({
+    method: 'PUT',
+    url: '/surfaces/instances',
+    summary: 'Run one app several times (instances)',
+    description:
+      "Sets the app's named instances (D28), e.g. two venues of one table-booking app, in the given order. Each instance has its own settings (checked against the app's settings schema; a setting left out keeps the instance's value, or for a new instance the app's own; `null` clears it; secrets are write-only) and its own app key. Every app table carries the instance column `svc_instance`: an instance's key reaches, through every endpoint of the app, only rows holding its id (reads, get by id, writes and booking capacity alike), and a row it writes always holds its id; hooks and actions run for an instance get its settings, and their `ctx.db` sees its rows alone. The app's own key stays the key of its default instance (`default`, the rows made before instances existed). An empty list leaves the app running once. " +
+      'An instance left out of the list is removed and its key revoked; 409 ADDON_INSTANCE_NOT_EMPTY (params.instance, params.table) while any app table holds rows of it. The key of an instance created by this call is answered once in `created` (it can be revealed again like any browser key; its surfaces carry it with `?instance=<id>`). ' +
+      "400 VALIDATION_FAILED for an id that is not kebab-case (1–40), `default`, or listed twice; 400 ADDON_SETTINGS_INVALID (issues at body.instances.<n>.settings.<name>) for settings the app's schema refuses; 404 ADDON_NOT_FOUND.",
+    permission: ADDONS_MANAGE,
+    tags: ['Surfaces'],
+    schema: {
+      body: z.strictObject({
+        appKey: addonKeyField.describe("The app's add-on key."),
+        instances: z
+          .array(
+            z.strictObject({
+              id: instanceIdField.describe("Kebab-case, 1–40; `default` is the app's own instance and cannot be listed."),
+              name: z.string().trim().min(1).max(120),
+              settings: z.record(z.string(), z.unknown()).optional(),
+            }),
+          )
+          .max(50),
+      }),
+      response: {
+        200: dataOf(
+          z.strictObject({
+            appKey: z.string(),
+            instances: z.array(instanceSchema),
+            created: z
+              .array(z.strictObject({ instance: z.string(), appKeyId: z.string(), keyPrefix: z.string(), secret: z.string() }))
+              .describe('Keys made for new instances, with their secret (shown once here; browser keys, so GET /public-keys/{id}/reveal shows it again).'),
+          }),
+        ),
+        400: errorEnvelopeSchema,
+        404: errorEnvelopeSchema,
+        409: errorEnvelopeSchema,
+        502: errorEnvelopeSchema,
+      },
+    },
+    handler: async ({ kernel, body, principal, audit }) => {
+      const s = service(kernel);
+      const { before, after, created } = await s.putInstances(principal?.userId ?? null, body.appKey, body.instances);
+      const a = await s.require(body.appKey);
+      audit({
+        action: 'surfaces.instances',
+        target: { type: 'addon', id: a.key },
+        diff: { before: before.map((i) => ({ id: i.id, name: i.name })), after: after.map((i) => ({ id: i.id, name: i.name })) },
+      });
+      return {
+        data: {
+          appKey: a.key,
+          instances: await instanceViews(kernel, a, after),
+          created: created.map((k) => ({ instance: k.instance, appKeyId: k.keyId, keyPrefix: k.prefix, secret: k.secret! })),
+        },
+      };
     },
   }),
 ];

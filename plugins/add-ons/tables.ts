@@ -74,6 +74,17 @@ export type AddonTables = {
     expires_at: number | null;
     updated_at: number;
   };
+  /** An app's named instances (D28): one app run for several venues, each with its own settings. */
+  addon_instances: {
+    addon_key: string;
+    instance_id: string;
+    name: string;
+    /** As `addons.settings`: JSON, secret values sealed. */
+    settings: string;
+    position: number;
+    created_at: number;
+    updated_at: number;
+  };
   /** OAuth 2 authorizations under way (D29): single use, bound to the session, 10 minutes. */
   addon_oauth_states: {
     /** sha256 (hex) of the state handed out: the store never holds a live state. */
@@ -196,6 +207,23 @@ export const addonMigrations: Migration[] = [
         .addColumn('surface', 'varchar(64)', (c) => c.notNull())
         .addColumn('instance_id', 'varchar(64)')
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
+  {
+    name: '0005_addon_instances',
+    async up(db) {
+      await db.schema
+        .createTable('addon_instances')
+        .ifNotExists()
+        .addColumn('addon_key', 'varchar(40)', (c) => c.notNull())
+        .addColumn('instance_id', 'varchar(40)', (c) => c.notNull())
+        .addColumn('name', 'varchar(120)', (c) => c.notNull())
+        .addColumn('settings', largeText(db), (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('addon_instances_pk', ['addon_key', 'instance_id'])
         .execute();
     },
   },

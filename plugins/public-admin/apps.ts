@@ -4,7 +4,7 @@ import { newId } from '../../kernel/ids.js';
 import type { MetaDb } from '../../kernel/meta/types.js';
 import { definitionPatch, storedPart, type StoredDefinition } from './definition.js';
 import { generatedDefinition } from './generate.js';
-import type { PublicMethod } from './provides.js';
+import type { InstanceRule, PublicMethod } from './provides.js';
 import { check, merge } from './scope-ops.js';
 import { refKey } from './scopes-store.js';
 import type { PublicAdminService } from './service.js';
@@ -17,6 +17,21 @@ export interface AppEndpointRequest {
   /** The table's name on the connection (`<key>__<table>`). */
   table: string;
   definition: Omit<AddonEndpoint, 'ref' | 'table'>;
+}
+
+/** A named instance of an app (D28) and what its key reaches of each endpoint (by served ref). */
+export interface AppInstanceKeys {
+  id: string;
+  name: string;
+  rules: Record<string, InstanceRule>;
+}
+
+/** An instance key as written: its secret only when it was created now. */
+export interface InstanceKeyWritten {
+  instance: string;
+  keyId: string;
+  prefix: string;
+  secret: string | null;
 }
 
 export interface PreparedAppEndpoint {
@@ -68,8 +83,20 @@ export class AppEndpoints {
    */
   async write(
     trx: MetaDb,
-    input: { addonKey: string; name: string; connectionId: string; peak: number; endpoints: PreparedAppEndpoint[]; createdBy: string | null },
-  ): Promise<{ keyId: string | null; secret: string | null }> {
+    input: {
+      addonKey: string;
+      name: string;
+      connectionId: string;
+      peak: number;
+      endpoints: PreparedAppEndpoint[];
+      createdBy: string | null;
+      /**
+       * The app's named instances (D28), each with what its key reaches of every endpoint: a key
+       * each, granting what the default key grants. Keys of instances left out are revoked.
+       */
+      instances?: AppInstanceKeys[];
+    },
+  ): Promise<{ keyId: string | null; secret: string | null; instanceKeys: InstanceKeyWritten[]; keyIds: string[] }> {
     const db = publicAdminDb(trx);
     const now = Date.now();
     const old = await db.selectFrom('public_scopes').select('id').where('addon_key', '=', input.addonKey).execute();
@@ -105,21 +132,70 @@ export class AppEndpoints {
         .execute();
       grants.push({ scopeId: id, methods: e.definition.methods });
     }
-    const key = await db.selectFrom('public_keys').select('id').where('addon_key', '=', input.addonKey).where('revoked_at', 'is', null).executeTakeFirst();
+    const key = await db
+      .selectFrom('public_keys')
+      .select('id')
+      .where('addon_key', '=', input.addonKey)
+      .where('addon_instance', 'is', null)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    let base: { keyId: string | null; secret: string | null } = { keyId: null, secret: null };
     if (key) {
       await this.service.keys.writeGrants(db, key.id, grants);
       await db.updateTable('public_keys').set({ peak: input.peak }).where('id', '=', key.id).execute();
-      return { keyId: key.id, secret: null };
+      base = { keyId: key.id, secret: null };
+    } else if (grants.length > 0) {
+      const created = await this.service.keys.createAppKey(db, {
+        addonKey: input.addonKey,
+        name: input.name,
+        peak: input.peak,
+        grants,
+        createdBy: input.createdBy,
+      });
+      base = { keyId: created.id, secret: created.secret };
     }
-    if (grants.length === 0) return { keyId: null, secret: null };
-    const created = await this.service.keys.createAppKey(db, {
-      addonKey: input.addonKey,
-      name: input.name,
-      peak: input.peak,
-      grants,
-      createdBy: input.createdBy,
-    });
-    return { keyId: created.id, secret: created.secret };
+    const { written, revoked } = await this.writeInstanceKeys(db, input, grants);
+    const keyIds = [...(base.keyId ? [base.keyId] : []), ...written.map((k) => k.keyId), ...revoked];
+    return { ...base, instanceKeys: written, keyIds };
+  }
+
+  /** The instances' keys (D28): updated in place, created for new instances, revoked for instances gone. */
+  private async writeInstanceKeys(
+    db: ReturnType<typeof publicAdminDb>,
+    input: { addonKey: string; name: string; peak: number; createdBy: string | null; instances?: AppInstanceKeys[] },
+    grants: Array<{ scopeId: string; methods: PublicMethod[] }>,
+  ): Promise<{ written: InstanceKeyWritten[]; revoked: string[] }> {
+    const existing = await this.service.keys.instanceKeys(input.addonKey, db);
+    const wanted = grants.length > 0 ? (input.instances ?? []) : [];
+    const out: InstanceKeyWritten[] = [];
+    const gone = [...existing].filter(([id]) => !wanted.some((w) => w.id === id)).map(([, k]) => k.id);
+    if (gone.length) {
+      await db.deleteFrom('public_key_grants').where('key_id', 'in', gone).execute();
+      await db.updateTable('public_keys').set({ revoked_at: Date.now() }).where('id', 'in', gone).execute();
+    }
+    for (const w of wanted) {
+      const had = existing.get(w.id);
+      if (had) {
+        await this.service.keys.writeGrants(db, had.id, grants);
+        await db
+          .updateTable('public_keys')
+          .set({ peak: input.peak, instance_rules: JSON.stringify(w.rules), name: `${input.name} · ${w.name}`.slice(0, 120) })
+          .where('id', '=', had.id)
+          .execute();
+        out.push({ instance: w.id, keyId: had.id, prefix: had.prefix, secret: null });
+        continue;
+      }
+      const created = await this.service.keys.createAppKey(db, {
+        addonKey: input.addonKey,
+        name: `${input.name} · ${w.name}`.slice(0, 120),
+        peak: input.peak,
+        grants,
+        createdBy: input.createdBy,
+        instance: { id: w.id, rules: w.rules },
+      });
+      out.push({ instance: w.id, keyId: created.id, prefix: created.prefix, secret: created.secret });
+    }
+    return { written: out, revoked: gone };
   }
 
   /** Removes the app's endpoints and key (D27: the key goes with the app). */
@@ -160,17 +236,17 @@ export class AppEndpoints {
     return { endpoints: scopes.length, keys: keys.length };
   }
 
-  /** Stops or restarts the app's key with its app (D27: a disabled app's key answers 401). Answers the key's id. */
-  async setSuspended(trx: MetaDb, addonKey: string, suspended: boolean): Promise<string | null> {
+  /** Stops or restarts the app's keys (its instances' too) with its app (D27: a disabled app's key answers 401). Answers the keys' ids. */
+  async setSuspended(trx: MetaDb, addonKey: string, suspended: boolean): Promise<string[]> {
     const db = publicAdminDb(trx);
-    const key = await db.selectFrom('public_keys').select('id').where('addon_key', '=', addonKey).where('revoked_at', 'is', null).executeTakeFirst();
-    if (!key) return null;
+    const ids = (await db.selectFrom('public_keys').select('id').where('addon_key', '=', addonKey).where('revoked_at', 'is', null).execute()).map((k) => k.id);
+    if (ids.length === 0) return [];
     await db
       .updateTable('public_keys')
       .set({ suspended_at: suspended ? Date.now() : null })
-      .where('id', '=', key.id)
+      .where('id', 'in', ids)
       .execute();
-    return key.id;
+    return ids;
   }
 
   /** After the install's transaction committed (or rolled back): caches and other replicas. */
@@ -181,14 +257,19 @@ export class AppEndpoints {
     await this.service.announce('keys');
   }
 
-  /** The app key's secret (a browser key, so it can be revealed). */
   /** The live app keys of these add-ons, by add-on key, without opening their secrets. */
   appKeyIds(addonKeys: readonly string[]): Promise<Map<string, string>> {
     return this.service.keys.appKeyIds(addonKeys);
   }
 
-  async appKeySecret(addonKey: string): Promise<{ id: string; secret: string } | null> {
-    const id = await this.service.keys.appKeyId(addonKey);
+  /** The live keys of an app's named instances (D28): instance id → key id and prefix. */
+  instanceKeys(addonKey: string): Promise<Map<string, { id: string; prefix: string }>> {
+    return this.service.keys.instanceKeys(addonKey);
+  }
+
+  /** The app key's secret: its default instance's (`instance` null) or a named instance's. */
+  async appKeySecret(addonKey: string, instance: string | null = null): Promise<{ id: string; secret: string } | null> {
+    const id = await this.service.keys.appKeyId(addonKey, instance);
     return id === null ? null : { id, secret: (await this.service.keys.reveal(id)).secret };
   }
 }

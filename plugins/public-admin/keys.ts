@@ -2,7 +2,7 @@ import { AppError } from '../../kernel/errors.js';
 import type { SecretBox } from '../../kernel/crypto.js';
 import { newId } from '../../kernel/ids.js';
 import { constantTimeEqual, hashToken, randomToken } from '../../kernel/identity/tokens.js';
-import type { PublicKey, PublicKeyGrant, PublicMethod } from './provides.js';
+import type { InstanceRule, PublicKey, PublicKeyGrant, PublicMethod } from './provides.js';
 import type { PublicAdminDb, PublicAdminTables } from './tables.js';
 
 export type KeyKind = 'browser' | 'server';
@@ -67,7 +67,14 @@ export class KeyStore {
       grants,
       expiresAt: row.expires_at === null ? null : Number(row.expires_at),
       createdAt: Number(row.created_at),
-      appKey: row.addon_key ? { addonKey: row.addon_key, peak: Number(row.peak ?? 1) } : null,
+      appKey: row.addon_key
+        ? {
+            addonKey: row.addon_key,
+            peak: Number(row.peak ?? 1),
+            instance: row.addon_instance ?? null,
+            rules: row.instance_rules ? (JSON.parse(row.instance_rules) as Record<string, InstanceRule>) : null,
+          }
+        : null,
       expires: row.expires,
       revealable: row.secret_sealed !== null,
     };
@@ -94,6 +101,8 @@ export class KeyStore {
       rotated_at: null,
       revoked_at: null,
       suspended_at: null,
+      addon_instance: null,
+      instance_rules: null,
       ...fields,
     };
     await this.db.transaction().execute(async (trx) => {
@@ -113,8 +122,16 @@ export class KeyStore {
    */
   async createAppKey(
     trx: PublicAdminDb,
-    input: { addonKey: string; name: string; peak: number; grants: Array<{ scopeId: string; methods: PublicMethod[] }>; createdBy: string | null },
-  ): Promise<{ id: string; secret: string }> {
+    input: {
+      addonKey: string;
+      name: string;
+      peak: number;
+      grants: Array<{ scopeId: string; methods: PublicMethod[] }>;
+      createdBy: string | null;
+      /** A named instance's key (D28) and what it reaches; absent for the app's default key. */
+      instance?: { id: string; rules: Record<string, InstanceRule> };
+    },
+  ): Promise<{ id: string; secret: string; prefix: string }> {
     const now = this.now();
     const { secret, fields } = this.mint('browser', 'never');
     const id = newId(now);
@@ -132,17 +149,33 @@ export class KeyStore {
         rotated_at: null,
         revoked_at: null,
         suspended_at: null,
+        addon_instance: input.instance?.id ?? null,
+        instance_rules: input.instance ? JSON.stringify(input.instance.rules) : null,
         ...fields,
       })
       .execute();
     await this.writeGrants(trx, id, input.grants);
-    return { id, secret };
+    return { id, secret, prefix: fields.prefix };
   }
 
-  /** The live app key of an add-on, or null. */
-  async appKeyId(addonKey: string): Promise<string | null> {
-    const row = await this.db.selectFrom('public_keys').select('id').where('addon_key', '=', addonKey).where('revoked_at', 'is', null).executeTakeFirst();
+  /** The live app key of an add-on's default instance (`instance` null) or of one of its named instances, or null. */
+  async appKeyId(addonKey: string, instance: string | null = null): Promise<string | null> {
+    let q = this.db.selectFrom('public_keys').select('id').where('addon_key', '=', addonKey).where('revoked_at', 'is', null);
+    q = instance === null ? q.where('addon_instance', 'is', null) : q.where('addon_instance', '=', instance);
+    const row = await q.executeTakeFirst();
     return row?.id ?? null;
+  }
+
+  /** The live keys of an app's named instances: instance id → key id and prefix. */
+  async instanceKeys(addonKey: string, db: PublicAdminDb = this.db): Promise<Map<string, { id: string; prefix: string }>> {
+    const rows = await db
+      .selectFrom('public_keys')
+      .select(['id', 'prefix', 'addon_instance'])
+      .where('addon_key', '=', addonKey)
+      .where('addon_instance', 'is not', null)
+      .where('revoked_at', 'is', null)
+      .execute();
+    return new Map(rows.map((r) => [r.addon_instance!, { id: r.id, prefix: r.prefix }]));
   }
 
   /** The live app keys of these add-ons, by add-on key (one query for a list of add-ons). */
@@ -152,6 +185,7 @@ export class KeyStore {
       .selectFrom('public_keys')
       .select(['id', 'addon_key'])
       .where('addon_key', 'in', [...addonKeys])
+      .where('addon_instance', 'is', null)
       .where('revoked_at', 'is', null)
       .execute();
     return new Map(rows.map((r) => [r.addon_key!, r.id]));

@@ -124,8 +124,24 @@ export interface PublicKey {
   /** ms since epoch; null = never. */
   expiresAt: number | null;
   createdAt: number;
-  /** Set for an app key: its app and the budget multiplier (peak 1..5) from the app's manifest. */
-  appKey: { addonKey: string; peak: number } | null;
+  /**
+   * Set for an app key: its app and the budget multiplier (peak 1..5) from the app's manifest.
+   * `instance`: the app's named instance the key belongs to (D28), null for the default
+   * instance's key; such a key reaches an app endpoint only as `rules[ref]` narrows it.
+   */
+  appKey: { addonKey: string; peak: number; instance: string | null; rules: Record<string, InstanceRule> | null } | null;
+}
+
+/**
+ * What an instance's key (D28) puts in place of an app endpoint's own rules: its default
+ * filters (the endpoint's, with the instance column naming the instance), its defaults and its
+ * booking rules and clock (from the instance's settings).
+ */
+export interface InstanceRule {
+  filters: DefaultFilter[];
+  defaults: Record<string, unknown>;
+  booking: BookingRules | null;
+  timeZone: string;
 }
 
 export interface PublicApiState {

@@ -79,7 +79,13 @@ export const publicKeyListItemSchema = publicKeySchema
     expires: z.enum(['30d', '90d', 'never']),
     expired: z.boolean(),
     revealable: z.boolean().describe('browser keys can be revealed again; server keys were shown once'),
-    appKey: z.strictObject({ addonKey: z.string(), peak: z.number().int() }).nullable(),
+    appKey: z
+      .strictObject({
+        addonKey: z.string(),
+        peak: z.number().int(),
+        instance: z.string().nullable().describe("The app's named instance (D28) the key belongs to; null for the app's own key."),
+      })
+      .nullable(),
     requests24h: z.number().int().describe('requests in the last 24 hours; approximate (kept in memory, written every minute)'),
   })
   .meta({ id: 'PublicKeyListItem' });

@@ -41,6 +41,10 @@ export type PublicAdminTables = {
     revoked_at: number | null;
     /** An app key while its app is disabled (D27): refused like a revoked key, back when the app is enabled. */
     suspended_at: number | null;
+    /** An app key of one of its app's named instances (D28); null for the app's default instance and for every other key. */
+    addon_instance: string | null;
+    /** JSON `{[ref]: InstanceRule}`: what the instance's key reaches of each app endpoint (its rows, its booking rules). */
+    instance_rules: string | null;
   };
   /** Which stored endpoints a key may use, with which methods (a JSON array). */
   public_key_grants: { key_id: string; scope_id: string; methods: string };
@@ -125,6 +129,19 @@ export const publicAdminMigrations: Migration[] = [
     name: '0002_app_key_suspension',
     async up(db) {
       await db.schema.alterTable('public_keys').addColumn('suspended_at', 'bigint').execute();
+    },
+  },
+  {
+    name: '0003_app_key_instances',
+    async up(db) {
+      await db.schema.alterTable('public_keys').addColumn('addon_instance', 'varchar(40)').execute();
+    },
+  },
+  {
+    // Its own migration: MySQL commits each ALTER at once, so one step per migration reruns cleanly.
+    name: '0004_app_key_instance_rules',
+    async up(db) {
+      await db.schema.alterTable('public_keys').addColumn('instance_rules', largeText(db)).execute();
     },
   },
 ];

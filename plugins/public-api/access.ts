@@ -8,7 +8,7 @@ import { refNotFound } from './errors.js';
 import { SESSION_HEADER } from './http/cors.js';
 import { callerOf, type PublicCaller } from './http/gate.js';
 import { PUBLIC_LIMITS, type Charge, type Traffic } from './limits/policy.js';
-import { defaultFilters, scopeOf, type Scope } from './scope.js';
+import { defaultFilters, endpointForKey, scopeOf, type Scope } from './scope.js';
 import type { PublicApi } from './service.js';
 import { CustomerSessions, sessionFits, type CustomerSession } from './sessions.js';
 
@@ -105,7 +105,7 @@ export async function openEndpoint(
   const caller = callerOf(req);
   // Most requests carry no session: no need to wait for the store's answer to that.
   const session = req.headers[SESSION_HEADER] === undefined ? null : await api.sessions.fromRequest(req, caller.key);
-  const endpoint = await api.admin.endpoint(ref);
+  const endpoint = endpointForKey(await api.admin.endpoint(ref), caller.key);
   const charge = api.limits.charge({
     keyId: caller.key.id,
     kind: caller.key.kind,

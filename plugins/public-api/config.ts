@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { PublicKey, PublicMethod } from '../public-admin/provides.js';
 import { openKey } from './access.js';
 import { PAGE } from './read.js';
+import { endpointForKey } from './scope.js';
 import { PUBLIC_LIMITS, PublicLimits } from './limits/policy.js';
 import type { PublicApi } from './service.js';
 import { BATCH_MAX } from './write.js';
@@ -14,7 +15,7 @@ export async function publicConfig(api: PublicApi, req: FastifyRequest): Promise
   const key: PublicKey = caller.key;
   const endpoints: PublicConfig['endpoints'] = [];
   for (const ref of [...new Set(key.grants.map((g) => g.ref))].sort()) {
-    const endpoint = await api.admin.endpoint(ref);
+    const endpoint = endpointForKey(await api.admin.endpoint(ref), key);
     if (!endpoint || (endpoint.serviceRole && key.kind !== 'server')) continue;
     const methods = endpoint.methods.filter((m: PublicMethod) => api.admin.grants(key, ref, m));
     const table = methods.length ? await api.tables.get(endpoint.connectionId, endpoint.table) : null;

@@ -3,7 +3,7 @@ import { parseWire } from '../../kernel/rows/codec.js';
 import { likePattern, type Filter } from '../../kernel/rows/query-params.js';
 import { columnOf, type PortableValue } from '../../kernel/rows/types.js';
 import type { Column } from '../../kernel/schema/model.js';
-import type { DefaultFilter, EndpointDefinition } from '../public-admin/provides.js';
+import type { DefaultFilter, EndpointDefinition, PublicKey } from '../public-admin/provides.js';
 import type { EffectiveTable } from '../schema/provides.js';
 import type { CustomerSession } from './sessions.js';
 import { sessionFits } from './sessions.js';
@@ -73,4 +73,30 @@ export function defaultFilters(endpoint: EndpointDefinition, table: EffectiveTab
 export function scopeOf(endpoint: EndpointDefinition, table: EffectiveTable, session: CustomerSession | null, defaults = defaultFilters(endpoint, table)): Scope {
   const identity = endpoint.needsSession && session && sessionFits(session, endpoint) ? session.identity : null;
   return { defaults, filters: identity ? [...defaults, ...identityFilters(table, identity)] : defaults, identity };
+}
+
+/** Per endpoint object the caches hand out: its instance variants, by instance and rule. */
+const variants = new WeakMap<EndpointDefinition, Map<string, EndpointDefinition>>();
+
+/**
+ * The endpoint as this key may use it. A named instance's app key (D28) reaches its app's
+ * endpoints only through the rule its instance wrote for each: the instance's default filters
+ * (its rows alone, reads and writes), defaults and booking rules. An app endpoint without a rule
+ * for that key is not reached at all: falling back to the endpoint's own rules would hand the
+ * key the default instance's rows.
+ */
+export function endpointForKey(endpoint: EndpointDefinition | null, key: PublicKey): EndpointDefinition | null {
+  const app = key.appKey;
+  if (!endpoint || !app?.instance || endpoint.addonKey !== app.addonKey) return endpoint;
+  const rule = app.rules?.[endpoint.ref];
+  if (!rule) return null;
+  const tag = `${app.instance}\u0000${JSON.stringify(rule)}`;
+  let byTag = variants.get(endpoint);
+  if (!byTag) variants.set(endpoint, (byTag = new Map()));
+  let v = byTag.get(tag);
+  if (!v) {
+    v = { ...endpoint, filters: rule.filters, defaults: rule.defaults, booking: rule.booking, timeZone: rule.timeZone };
+    byTag.set(tag, v);
+  }
+  return v;
 }

@@ -166,7 +166,8 @@ async function beforeHook(
       return toWireRow(d, opened.table.columns, raw);
     });
   }
-  return hooks.before({ connectionId, table: opened.table.name, op, values, previous });
+  const pinned = Object.fromEntries(opened.endpoint.filters.filter((f) => f.op === 'eq').map((f) => [f.column, f.value]));
+  return hooks.before({ connectionId, table: opened.table.name, op, values, previous, pinned });
 }
 
 function afterHook(api: PublicApi, opened: Opened, op: RowWriteOp, row: Record<string, unknown>): void {

@@ -166,6 +166,11 @@ describe('addon.json schema', () => {
     expect(problem(variant((m) => (m.tables[0].name = 'Bookings'))).path).toBe('tables.0.name');
   });
 
+  it('svc_instance is the instance column (D28): not declared, but an index may name it', () => {
+    expect(problem(variant((m) => (m.tables[0].columns[1].name = 'svc_instance'))).path).toBe('tables.0.columns.1.name');
+    expect(parseAddonManifest(variant((m) => (m.tables[0].indexes[0].columns = ['svc_instance', m.tables[0].columns[1].name]))).ok).toBe(true);
+  });
+
   it('outbound hosts need the fetch capability, and are host names', () => {
     expect(problem(variant((m) => (m.capabilities = ['db'])))).toEqual({ path: 'outbound', message: 'outbound hosts need the fetch capability.' });
     expect(parseAddonManifest(variant((m) => ((m.capabilities = ['db']), (m.outbound = [])))).ok).toBe(true);

@@ -57,6 +57,14 @@ const sqlName = z.string().regex(SQL_NAME, 'names are lower snake_case: a letter
 
 const defaultValue = z.union([z.string().max(1000), z.number(), z.boolean(), z.null(), z.literal('now()')]);
 
+/**
+ * The column every app table carries (D28 instances): which instance of the app a row belongs
+ * to. The instance adds it; an author may not declare it, but may index it.
+ */
+export const INSTANCE_COLUMN = 'svc_instance';
+/** The id of the instance an app has before (and besides) the ones the operator names. */
+export const DEFAULT_INSTANCE = 'default';
+
 export const tableColumnSchema = z
   .strictObject({
     name: sqlName,
@@ -103,6 +111,12 @@ export const tableDeclarationSchema = z
     t.columns.forEach((c, i) => {
       if (names.has(c.name)) ctx.addIssue({ code: 'custom', path: ['columns', i, 'name'], message: `Column ${c.name} is declared twice.` });
       names.add(c.name);
+      if (c.name === INSTANCE_COLUMN)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['columns', i, 'name'],
+          message: `${INSTANCE_COLUMN} is the instance column every app table gets; do not declare it.`,
+        });
       if (c.autoIncrement && !(t.primaryKey.length === 1 && t.primaryKey[0] === c.name))
         ctx.addIssue({ code: 'custom', path: ['columns', i, 'autoIncrement'], message: 'Only a one-column primary key is numbered by the database.' });
     });
@@ -111,7 +125,8 @@ export const tableDeclarationSchema = z
     });
     t.indexes.forEach((x, i) =>
       x.columns.forEach((c, j) => {
-        if (!names.has(c)) ctx.addIssue({ code: 'custom', path: ['indexes', i, 'columns', j], message: `The index names ${c}, which is not a column.` });
+        if (!names.has(c) && c !== INSTANCE_COLUMN)
+          ctx.addIssue({ code: 'custom', path: ['indexes', i, 'columns', j], message: `The index names ${c}, which is not a column.` });
       }),
     );
   });

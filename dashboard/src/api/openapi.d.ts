@@ -92,7 +92,7 @@ export interface paths {
         };
         /**
          * A file of an installed add-on's surface
-         * @description Public: serves the files of the surfaces the add-on's manifest declares (`surfaces/<name>/…` of its installed package) while it is enabled, and nothing else of the package. Content-Type from the file's extension, a strong ETag (304 on If-None-Match), `Cache-Control: public, max-age=31536000, immutable` for names carrying a hex content hash (`app.3f9a1c2b.js`) and `no-cache` otherwise, and a CSP that reaches only the add-on's own files and this instance's public API, with `sandbox allow-scripts allow-forms`. HTML files get `<meta name="svc-app" content="{appKey, apiBase}">`. On a host name mapped by `PUT /surfaces/domains` the mapped surface's files are served at that host's root instead (`/` is the entry), with a same-origin CSP (`'self'`, no `sandbox`) and `apiBase` on that host. 400 BAD_REQUEST (params.reason `path-invalid`) for a malformed path (`..`, encoded dots, `%` left after decoding, backslash, NUL, empty segments); 404 ADDON_NOT_FOUND when the add-on is not installed or disabled; 404 NOT_FOUND for a file that is not in a declared surface.
+         * @description Public: serves the files of the surfaces the add-on's manifest declares (`surfaces/<name>/…` of its installed package) while it is enabled, and nothing else of the package. Content-Type from the file's extension, a strong ETag (304 on If-None-Match), `Cache-Control: public, max-age=31536000, immutable` for names carrying a hex content hash (`app.3f9a1c2b.js`) and `no-cache` otherwise, and a CSP that reaches only the add-on's own files and this instance's public API, with `sandbox allow-scripts allow-forms`. HTML files get `<meta name="svc-app" content="{appKey, apiBase}">`: the app key of the app (its default instance), or with `?instance=<id>` the key of that instance (D28). On a host name mapped by `PUT /surfaces/domains` the mapped surface's files are served at that host's root instead (`/` is the entry), with a same-origin CSP (`'self'`, no `sandbox`) and `apiBase` on that host. 400 BAD_REQUEST (params.reason `path-invalid`) for a malformed path (`..`, encoded dots, `%` left after decoding, backslash, NUL, empty segments); 404 ADDON_NOT_FOUND when the add-on is not installed or disabled; 404 ADDON_INSTANCE_NOT_FOUND for an unknown `instance`; 404 NOT_FOUND for a file that is not in a declared surface.
          */
         get: operations["getAddOnsByKeyBundleByPath"];
         put?: never;
@@ -2005,7 +2005,7 @@ export interface paths {
         };
         /**
          * Installed apps' surfaces
-         * @description Each installed app's surfaces with their entry URL, their place in the dashboard's navigation (dashboard-page only), the connection the app's tables are on and the host names mapped to it (`PUT /surfaces/domains`). `instances` is empty until that operation exists. Needs add-ons.use (editor by default): the people who work in the apps' pages are the ones whose navigation lists them.
+         * @description Each installed app's surfaces with their entry URL, their place in the dashboard's navigation (dashboard-page only), the connection the app's tables are on, the app's named instances (D28) with their keys and the host names mapped to it (`PUT /surfaces/domains`). Needs add-ons.use (editor by default): the people who work in the apps' pages are the ones whose navigation lists them.
          */
         get: operations["getSurfaces"];
         put?: never;
@@ -2066,9 +2066,29 @@ export interface paths {
         get?: never;
         /**
          * Serve public pages on their own host names
-         * @description Replaces the whole mapping of host names to `public-page` surfaces (an empty list unmaps every name). A request whose `Host` is a mapped name (exactly, or any port when the name was mapped without one) gets only the surface (`/` is its entry, `/<file>` its files, with the app key and a same-origin `apiBase` in the meta tag, no CSP sandbox) and the public API, where the app's own key is admitted from that origin without SVC_PUBLIC_API_ORIGINS listing it; every other path there answers 404. The public API must be served and switched on as for any page. 400 VALIDATION_FAILED with an issue per refused item at `body.domains.N.<field>`: `host-invalid` (not a lowercase DNS name with an optional :port), `host-own` (the instance's own name: SVC_BASE_URL's host, SVC_HOST, a loopback name), `host-duplicate`, `unknown-app`, `unknown-surface`, `not-public-page`.
+         * @description Replaces the whole mapping of host names to `public-page` surfaces (an empty list unmaps every name). A request whose `Host` is a mapped name (exactly, or any port when the name was mapped without one) gets only the surface (`/` is its entry, `/<file>` its files, with the app key and a same-origin `apiBase` in the meta tag, no CSP sandbox) and the public API, where the app's own key is admitted from that origin without SVC_PUBLIC_API_ORIGINS listing it; every other path there answers 404. The public API must be served and switched on as for any page. 400 VALIDATION_FAILED with an issue per refused item at `body.domains.N.<field>`: `host-invalid` (not a lowercase DNS name with an optional :port), `host-own` (the instance's own name: SVC_BASE_URL's host, SVC_HOST, a loopback name), `host-duplicate`, `unknown-app`, `unknown-surface`, `not-public-page`, `unknown-instance` (an `instance` the app does not have; none or `default` is the app's own).
          */
         put: operations["putSurfacesDomains"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/surfaces/instances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Run one app several times (instances)
+         * @description Sets the app's named instances (D28), e.g. two venues of one table-booking app, in the given order. Each instance has its own settings (checked against the app's settings schema; a setting left out keeps the instance's value, or for a new instance the app's own; `null` clears it; secrets are write-only) and its own app key. Every app table carries the instance column `svc_instance`: an instance's key reaches, through every endpoint of the app, only rows holding its id (reads, get by id, writes and booking capacity alike), and a row it writes always holds its id; hooks and actions run for an instance get its settings, and their `ctx.db` sees its rows alone. The app's own key stays the key of its default instance (`default`, the rows made before instances existed). An empty list leaves the app running once. An instance left out of the list is removed and its key revoked; 409 ADDON_INSTANCE_NOT_EMPTY (params.instance, params.table) while any app table holds rows of it. The key of an instance created by this call is answered once in `created` (it can be revealed again like any browser key; its surfaces carry it with `?instance=<id>`). 400 VALIDATION_FAILED for an id that is not kebab-case (1–40), `default`, or listed twice; 400 ADDON_SETTINGS_INVALID (issues at body.instances.<n>.settings.<name>) for settings the app's schema refuses; 404 ADDON_NOT_FOUND.
+         */
+        put: operations["putSurfacesInstances"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2366,6 +2386,19 @@ export interface components {
             prefix: string;
             createdAt: number;
             lastUsedAt: number | null;
+        };
+        AppInstance: {
+            id: string;
+            name: string;
+            /** @description The instance's settings, secrets left out. */
+            settings: {
+                [key: string]: unknown;
+            };
+            /** @description The secret settings that hold a value. */
+            secretsSet: string[];
+            /** @description The instance's app key (null when the app has no endpoints): its surfaces carry it. */
+            appKeyId: string | null;
+            keyPrefix: string | null;
         };
         AuditEntry: {
             id: string;
@@ -2858,6 +2891,8 @@ export interface components {
             appKey: {
                 addonKey: string;
                 peak: number;
+                /** @description The app's named instance (D28) the key belongs to; null for the app's own key. */
+                instance: string | null;
             } | null;
             /** @description requests in the last 24 hours; approximate (kept in memory, written every minute) */
             requests24h: number;
@@ -3343,13 +3378,8 @@ export interface components {
                 order: number;
             } | null;
             connectionId: string | null;
-            instances: {
-                id: string;
-                name: string;
-                settings: {
-                    [key: string]: unknown;
-                };
-            }[];
+            /** @description The app's named instances (D28), in the operator's order; empty while the app runs once (its default instance). */
+            instances: components["schemas"]["AppInstance"][];
             domains: {
                 host: string;
                 surface: string;
@@ -3832,7 +3862,10 @@ export interface operations {
     };
     getAddOnsByKeyBundleByPath: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description HTML files only: carry this named instance's app key (D28) instead of the app's own; 404 ADDON_INSTANCE_NOT_FOUND for an instance the app does not have. */
+                instance?: string;
+            };
             header?: never;
             path: {
                 key: string;
@@ -10642,7 +10675,10 @@ export interface operations {
     };
     postPublicAppsByKeyActionsByName: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Staff only: the app instance (D28) to run the action for (default: the app's own). An app key always runs it for its own instance. */
+                instance?: string;
+            };
             header?: never;
             path: {
                 key: string;
@@ -13107,6 +13143,116 @@ export interface operations {
             };
             /** @description Internal error */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSurfacesInstances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The app's add-on key. */
+                    appKey: string;
+                    instances: {
+                        /** @description Kebab-case, 1–40; `default` is the app's own instance and cannot be listed. */
+                        id: string;
+                        name: string;
+                        settings?: {
+                            [key: string]: unknown;
+                        };
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            appKey: string;
+                            instances: components["schemas"]["AppInstance"][];
+                            /** @description Keys made for new instances, with their secret (shown once here; browser keys, so GET /public-keys/{id}/reveal shows it again). */
+                            created: {
+                                instance: string;
+                                appKeyId: string;
+                                keyPrefix: string;
+                                secret: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

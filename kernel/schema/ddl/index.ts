@@ -6,6 +6,7 @@ export { applyTables, dropTables, InjectedDdlFailure, undoTables } from './apply
 export { ddlDialect } from './dialects/index.js';
 export { DDL_ERRORS } from './errors.js';
 export { indexName, MAX_IDENTIFIER } from './names.js';
+export { withInstanceColumn } from './instance.js';
 export { planTables, summarisePlan, type PlanOptions, type TablePlanSummary } from './plan.js';
 export type {
   AppliedStep,

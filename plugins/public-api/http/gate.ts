@@ -56,14 +56,17 @@ function fromBrowser(req: FastifyRequest): boolean {
 function mappedOrigin(req: FastifyRequest, key: PublicKey, hosts: HostRoutes): string | null {
   const route = key.appKey ? hosts.match(req.headers.host) : null;
   if (!route || route.owner !== key.appKey!.addonKey) return null;
+  // A name mapped to one instance's page (D28) is that instance's key's home, not its siblings'.
+  const own = (id: string | null | undefined) => (id === undefined || id === null || id === 'default' ? null : id);
+  if (own(route.detail?.['instance']) !== own(key.appKey!.instance)) return null;
   const host = req.headers.host!.toLowerCase();
-  const own = (origin: string) => origin === `http://${host}` || origin === `https://${host}`;
+  const ours = (origin: string) => origin === `http://${host}` || origin === `https://${host}`;
   const origin = req.headers.origin;
-  if (origin !== undefined) return own(origin) ? origin : null;
+  if (origin !== undefined) return ours(origin) ? origin : null;
   const site = req.headers['sec-fetch-site'];
   if (site !== undefined) return site === 'same-origin' ? `${req.protocol}://${host}` : null;
   const referer = originOf(req.headers.referer);
-  return referer !== null && own(referer) ? referer : null;
+  return referer !== null && ours(referer) ? referer : null;
 }
 
 function originOf(url: string | undefined): string | null {
