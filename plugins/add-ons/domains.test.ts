@@ -226,6 +226,32 @@ describe('surfaces on their own host names', () => {
     expect((await on('elsewhere.test', '/api/v1/users')).status).toBe(401);
   });
 
+  it("serves one instance's page on a name mapped to it, and admits only that instance's key there", async () => {
+    const unknown = await put([{ host: 'north.test', appKey: 'table-booking', surface: 'widget', instance: 'north' }]);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.issues[0]).toMatchObject({ path: 'body.domains.0.instance', code: 'unknown-instance' });
+    const made = await admin.put('/api/v1/surfaces/instances', { appKey: 'table-booking', instances: [{ id: 'north', name: 'North' }] });
+    expect(made.status, made.text).toBe(200);
+    const northKey: string = made.body.data.created.find((k: { instance: string }) => k.instance === 'north').secret;
+    const north = `north.test:${new URL(inst.url).port}`;
+    const mapped = await put([
+      { host: booking, appKey: 'table-booking', surface: 'widget' },
+      { host: north, appKey: 'table-booking', surface: 'widget', instance: 'north' },
+    ]);
+    expect(mapped.status, mapped.text).toBe(200);
+    const page = await on(north, '/');
+    const meta = /<meta name="svc-app" content="([^"]+)"/.exec(page.text)?.[1]?.replace(/&quot;/g, '"');
+    expect(JSON.parse(meta!)).toEqual({ appKey: northKey, apiBase: `http://${north}/api/v1/public` });
+    expect((await on(north, availability, { ...bearer(northKey), origin: `http://${north}` })).status).toBe(200);
+    // The app's own key is the default venue's: it is at home on booking.test, not on the north venue's name; and the other way round.
+    expect((await on(north, availability, { ...bearer(appKey), origin: `http://${north}` })).body.error.code).toBe('PUBLIC_ORIGIN_REFUSED');
+    expect((await on(booking, availability, { ...bearer(northKey), origin: `http://${booking}` })).body.error.code).toBe('PUBLIC_ORIGIN_REFUSED');
+    // Removing the instance unmaps its name at once.
+    expect((await admin.put('/api/v1/surfaces/instances', { appKey: 'table-booking', instances: [] })).status).toBe(200);
+    expect((await widgetDomains()).map((d: { host: string }) => d.host)).toEqual([booking]);
+    expect((await on(north, '/api/v1/users')).status).toBe(401);
+  });
+
   it('serves nothing on the mapped host while the app is disabled', async () => {
     expect((await admin.patch('/api/v1/add-ons/table-booking', { enabled: false })).status).toBe(200);
     try {
