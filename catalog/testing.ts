@@ -3,8 +3,11 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join } from 'node:path';
+import type { Browser } from 'playwright-core';
 import { expect } from 'vitest';
+import { launchChromium } from '../test/browser/chromium.js';
 import type { HttpClient } from '../test/helpers/client.js';
+import type { TestInstance } from '../test/helpers/instance.js';
 
 const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 
@@ -72,4 +75,24 @@ export async function installFromCatalog(
   const revealed = await admin.get(`/api/v1/public-keys/${installed.body.data.addon.appKeyId}/reveal`);
   expect(revealed.status, revealed.text).toBe(200);
   return { addon: installed.body.data.addon, plan, appKey: revealed.body.data.secret };
+}
+
+export interface MappedDomain {
+  /** `http://<name>:<instance port>`: the page's own origin, listed in no SVC_PUBLIC_API_ORIGINS. */
+  origin: string;
+  /** A Chromium that resolves `name` to the instance (the caller closes it). */
+  browser: Browser;
+}
+
+/**
+ * `surface` (a public-page of `appKey`) served by the instance itself on the host name `name`
+ * (D28, `PUT /surfaces/domains`, which replaces every earlier mapping), with a browser that
+ * reaches the instance under that name as a visitor's would through DNS.
+ */
+export async function mappedDomain(inst: TestInstance, admin: HttpClient, opts: { name: string; appKey: string; surface: string }): Promise<MappedDomain> {
+  const port = new URL(inst.url).port;
+  const mapped = await admin.put('/api/v1/surfaces/domains', { domains: [{ host: `${opts.name}:${port}`, appKey: opts.appKey, surface: opts.surface }] });
+  expect(mapped.status, mapped.text).toBe(200);
+  const browser = await launchChromium([`--host-resolver-rules=MAP ${opts.name} 127.0.0.1`]);
+  return { origin: `http://${opts.name}:${port}`, browser };
 }

@@ -2,17 +2,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourceFixture, type SourceFixture } from '../../plugins/connections/testing.js';
-import { axeViolations, browserAvailable, launchChromium, recordForeignRequests, recordPageProblems } from '../../test/browser/chromium.js';
+import { axeViolations, browserAvailable, recordForeignRequests, recordPageProblems } from '../../test/browser/chromium.js';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
-import { installFromCatalog, surfaceHost, type SurfaceHost } from '../testing.js';
+import { installFromCatalog, mappedDomain, surfaceHost, type MappedDomain, type SurfaceHost } from '../testing.js';
 
 const WAIT_MS = 15_000;
-const SHOP = fileURLToPath(new URL('./surfaces/shop/', import.meta.url));
 const MESSAGES = fileURLToPath(new URL('./surfaces/messages/', import.meta.url));
 /** A product image the page's CSP allows (data:); another host's would be dropped from the card. */
 const APRON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 4 3"><rect width="4" height="3" fill="#c84"/></svg>')}`;
@@ -21,8 +19,7 @@ describe.runIf(browserAvailable())("storefront's pages in a real browser", () =>
   let inst: TestInstance;
   let admin: HttpClient;
   let source: SourceFixture;
-  let browser: Browser;
-  let shop: SurfaceHost;
+  let shop: MappedDomain;
   let messages: SurfaceHost;
   let appKey = '';
   let dashboard: Server | null = null;
@@ -37,10 +34,9 @@ describe.runIf(browserAvailable())("storefront's pages in a real browser", () =>
   };
 
   beforeAll(async () => {
-    const config = () => ({ appKey, apiBase: `${inst.url}/api/v1/public`, api: inst.url });
-    shop = await surfaceHost(SHOP, config);
-    messages = await surfaceHost(MESSAGES, config);
-    ({ inst, admin } = await bootWithAdmin({ env: { SVC_PUBLIC_API_ORIGINS: shop.origin } }));
+    messages = await surfaceHost(MESSAGES, () => ({ appKey, apiBase: `${inst.url}/api/v1/public`, api: inst.url }));
+    // The public API is served only with some origin listed (D17); the shop's own name is not among them.
+    ({ inst, admin } = await bootWithAdmin({ env: { SVC_PUBLIC_API_ORIGINS: 'https://elsewhere.example' } }));
     source = await sourceFixture('sqlite');
     const conn = await admin.post('/api/v1/connections', { name: 'Shop', dialect: 'sqlite', url: source.url });
     expect(conn.status, conn.text).toBe(201);
@@ -55,25 +51,27 @@ describe.runIf(browserAvailable())("storefront's pages in a real browser", () =>
       const res = await admin.post(`/api/v1/data/${connectionId}/storefront__products`, { values });
       expect(res.status, res.text).toBe(201);
     }
-    browser = await launchChromium();
+    // The shop is served by the instance itself on its own host name; its origin is listed nowhere (D28).
+    shop = await mappedDomain(inst, admin, { name: 'shop.test', appKey: 'storefront', surface: 'shop' });
   });
   afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    await shop?.close();
+    await shop?.browser.close().catch(() => undefined);
     await messages?.close();
     dashboard?.close();
     await inst?.close();
     await source?.cleanup();
   });
 
-  it('the shop lists the active products, searches them and sends a contact message', async () => {
-    const context = await browser.newContext({ viewport: { width: 900, height: 900 }, locale: 'en-US' });
+  it('the shop, on its mapped domain, lists the active products, searches them and sends a contact message', async () => {
+    const context = await shop.browser.newContext({ viewport: { width: 900, height: 900 }, locale: 'en-US' });
     try {
       const page = await context.newPage();
       page.setDefaultTimeout(WAIT_MS);
       const problems = recordPageProblems(page);
-      const foreign = recordForeignRequests(page);
-      await page.goto(`${shop.origin}/index.html`);
+      const foreign = recordForeignRequests(page, ['shop.test']);
+      const requested: string[] = [];
+      page.on('request', (r) => requested.push(r.url()));
+      await page.goto(`${shop.origin}/`);
       const status = page.getByRole('status').first();
       await expect.poll(() => status.textContent(), { timeout: WAIT_MS }).toBe('3 products.');
       expect(await page.locator('.sf-card h3').allTextContents()).toEqual(['Apron', 'Blue mug', 'Tea towel']);
@@ -112,13 +110,17 @@ describe.runIf(browserAvailable())("storefront's pages in a real browser", () =>
       expect(await axeViolations(page)).toEqual([]);
       expect(problems.filter((p) => !p.includes('400 (Bad Request)'))).toEqual([]);
       expect(foreign).toEqual([]);
+      // The page, its files and its API calls all on its own name: the meta tag's apiBase is same-origin there.
+      const http = requested.filter((u) => !u.startsWith('data:'));
+      expect(http.filter((u) => !u.startsWith(`${shop.origin}/`))).toEqual([]);
+      expect(http.some((u) => u.startsWith(`${shop.origin}/api/v1/public/records/storefront-products`))).toBe(true);
     } finally {
       await context.close();
     }
   });
 
   it('the messages page lists and marks messages through the dashboard bridge (postMessage)', async () => {
-    const context = await browser.newContext({ viewport: { width: 900, height: 900 } });
+    const context = await shop.browser.newContext({ viewport: { width: 900, height: 900 } });
     try {
       const page = await context.newPage();
       page.setDefaultTimeout(WAIT_MS);

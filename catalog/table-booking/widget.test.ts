@@ -7,7 +7,7 @@ import { browserAvailable, launchChromium, recordForeignRequests, recordPageProb
 import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
-import { surfaceHost, type SurfaceHost } from '../testing.js';
+import { mappedDomain, surfaceHost, type SurfaceHost } from '../testing.js';
 
 const WAIT_MS = 15_000;
 const WIDGET = fileURLToPath(new URL('./surfaces/widget/', import.meta.url));
@@ -115,14 +115,11 @@ describe.runIf(browserAvailable())('the table-booking widget in a real browser',
   });
 
   it('books through its own surface served by the instance on a mapped domain (D28)', async () => {
-    const port = new URL(inst.url).port;
-    const mapped = await admin.put('/api/v1/surfaces/domains', { domains: [{ host: `booking.test:${port}`, appKey: 'table-booking', surface: 'widget' }] });
-    expect(mapped.status, mapped.text).toBe(200);
     // The browser resolves the name to the instance; the page's origin is http://booking.test:<port>, listed nowhere.
-    const onDomain = await launchChromium(['--host-resolver-rules=MAP booking.test 127.0.0.1']);
+    const onDomain = await mappedDomain(inst, admin, { name: 'booking.test', appKey: 'table-booking', surface: 'widget' });
     try {
-      const code = await bookThroughWidget(`http://booking.test:${port}/`, {
-        browser: onDomain,
+      const code = await bookThroughWidget(`${onDomain.origin}/`, {
+        browser: onDomain.browser,
         local: ['booking.test'],
         party: 2,
         time: '20:00',
@@ -131,7 +128,7 @@ describe.runIf(browserAvailable())('the table-booking widget in a real browser',
       });
       expect(bookingsOf('dorothy@example.com')).toEqual([{ party: 2, email: 'dorothy@example.com', code }]);
     } finally {
-      await onDomain.close();
+      await onDomain.browser.close();
     }
   });
 });

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium, type Browser, type Page, type Request } from 'playwright-core';
+import { chromium, type Browser, type Frame, type Page, type Request } from 'playwright-core';
 
 /** Debian's chromium (`apt-get install -y chromium`); playwright-core drives it, it downloads no browser. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';
@@ -72,10 +72,11 @@ export function recordPageProblems(page: Page): string[] {
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
- * axe-core's violations on the page as it is now (injected by the driver, so the page's CSP
- * does not block it): id, impact and the targets of each.
+ * axe-core's violations on the page (or one frame of it, e.g. an app's page in the dashboard's
+ * iframe) as it is now (injected by the driver, so the page's CSP does not block it): id, impact
+ * and the targets of each.
  */
-export async function axeViolations(page: Page): Promise<Array<{ id: string; impact: string | null; targets: string[] }>> {
+export async function axeViolations(page: Page | Frame): Promise<Array<{ id: string; impact: string | null; targets: string[] }>> {
   await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
     const axe = (

@@ -16,11 +16,9 @@ window.addEventListener('message', (event) => {
   const { resolve, reject, timer } = pending.get(msg.id);
   pending.delete(msg.id);
   clearTimeout(timer);
-  if (msg.ok) {
-    const data = msg.data;
-    // The route's `data` ({result}) is taken as well as the result itself.
-    resolve(data && typeof data === 'object' && !Array.isArray(data) && Object.keys(data).length === 1 && 'result' in data ? data.result : data);
-  } else {
+  // `data` is the action's result itself (the route's data.result), whatever its shape.
+  if (msg.ok) resolve(msg.data);
+  else {
     const error = new Error((msg.error && msg.error.message) || 'The action failed.');
     error.code = (msg.error && msg.error.code) || 'ACTION_FAILED';
     reject(error);
