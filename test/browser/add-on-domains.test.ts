@@ -139,4 +139,13 @@ describe.runIf(browserAvailable())("an add-on's mapped domains on its page, in a
     await onScreen(page, 'domain-removed', exactly(TB));
     expectNoProblems(problems, [400]);
   });
+
+  it('passes axe in dark mode with names listed', async () => {
+    const { page, problems } = await openPage({ colorScheme: 'dark' });
+    await signIn(page, inst.url, ROOT);
+    await openTableBooking(page, 'add-on-dark');
+    await page.getByRole('link', { name: 'tables.example' }).waitFor();
+    await onScreen(page, 'add-on-dark-domains', exactly(TB));
+    expectNoProblems(problems);
+  });
 });

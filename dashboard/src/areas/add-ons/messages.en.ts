@@ -220,7 +220,7 @@ export const messages = {
 
   'addOns.domains.title': 'Domains',
   'addOns.domains.help':
-    'A host name serves one public page of this add-on at its root, in a tab of its own. The name must point at this instance (its DNS, or your proxy passing the Host header through), and the public API must be switched on:',
+    'Each name serves a public page of this add-on at its root. The name must point at this instance (its DNS, or a proxy passing the Host header through) and the public API must be switched on:',
   'addOns.domains.publicApiLink': 'Public API',
   'addOns.domains.none': 'No host name serves its public pages yet.',
   'addOns.domains.listLabel': 'Host names of {name}',
