@@ -31,6 +31,7 @@ const ISSUE_AT = /^body\.domains\.(\d+)\.(\w+)$/;
  * never to what this screen loaded a while ago. An added name is the last entry sent.
  */
 async function replaceMapping(change: Change, sent: { current: Entry[] }): Promise<Mapped[]> {
+  sent.current = [];
   const surfaces = (await ok(api.GET('/surfaces'))).data.surfaces;
   const all: Entry[] = surfaces.flatMap((s) => s.domains.map((d) => ({ host: d.host, appKey: s.appKey, surface: d.surface, instance: d.instance })));
   sent.current = 'add' in change ? [...all, change.add] : all.filter((d) => d.host !== change.remove);
