@@ -12,6 +12,7 @@ import { useDocumentTitle, useHistoryOnce } from './title';
 import { SettingsForm } from './SettingsForm';
 import { ConnectSection } from './Connect';
 import { PagesSection } from './Pages';
+import { DomainsSection } from './Domains';
 import './addons.css';
 
 /** What the list says after a removal. */
@@ -64,6 +65,7 @@ export function AddOn() {
       </section>
       <ConnectSection addon={addon} />
       <PagesSection addon={addon} />
+      <DomainsSection addon={addon} />
       <Upgrade addon={addon} staged={list.data.staged.filter((s) => s.key === addon.key && newer(s.version, addon.version))} />
       <Remove addon={addon} />
     </>

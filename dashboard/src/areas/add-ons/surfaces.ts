@@ -17,14 +17,30 @@ export function useSurfaces(enabled = true) {
   return useQuery({ queryKey: SURFACES, enabled, queryFn: async () => (await ok(api.GET('/surfaces'))).data.surfaces });
 }
 
-/** Whether the signed-in person's roles let them work in apps' pages (asked once a few minutes). */
-export function useUsesApps(): boolean {
-  const session = useQuery({
+/** The signed-in person's role ids (asked once a few minutes); undefined until known. */
+function useSessionRoles(): string[] | undefined {
+  return useQuery({
     queryKey: ['session', 'roles'],
     queryFn: async () => (await ok(api.GET('/auth/session'))).data.roles,
     staleTime: 5 * 60_000,
-  });
-  return session.data?.some((role) => USES_APPS.has(role)) ?? false;
+  }).data;
+}
+
+/** Whether the signed-in person's roles let them work in apps' pages. */
+export function useUsesApps(): boolean {
+  return useSessionRoles()?.some((role) => USES_APPS.has(role)) ?? false;
+}
+
+/**
+ * The built-in roles that lack add-ons.manage (it is admin-only by declaration). A custom role
+ * may hold it, and the session does not say: it is offered the controls and the server's 403
+ * is shown if it may not, as the grid does for writes.
+ */
+const NO_MANAGE = new Set(['editor', 'viewer']);
+
+/** Whether to offer the controls that need add-ons.manage (mapping names, …). */
+export function useManagesAddOns(): boolean {
+  return useSessionRoles()?.some((role) => !NO_MANAGE.has(role)) ?? false;
 }
 
 export const appPagePath = (appKey: string, surface: string) => `/apps/${encodeURIComponent(appKey)}/${encodeURIComponent(surface)}`;
