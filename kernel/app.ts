@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { projectPath } from './paths.js';
-import cookie from '@fastify/cookie';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
@@ -13,6 +12,7 @@ import { NOTIFICATION_CREATED, NotificationService, notificationSchema } from '.
 import { EventBus, type EventBridge } from './events/bus.js';
 import { startPgBridge } from './events/pg-bridge.js';
 import { installWebSocket } from './events/ws.js';
+import { installCookies } from './http/cookies.js';
 import { installErrorHandler } from './http/errors.js';
 import { HostRoutes } from './http/host-routes.js';
 import { mountMultipartRoute } from './http/multipart.js';
@@ -223,8 +223,9 @@ export async function createApp(opts: AppOptions): Promise<App> {
 
   installErrorHandler(http, store.helpers);
   installSecurityHeaders(http);
-  // No parsing hook: the session cookie is read where it is needed (authenticate.ts).
-  await http.register(cookie, { secret: config.secret, hook: false });
+  // Cookies are read where they are needed (authenticate.ts) and written by the routes that set them: no hook on every answer.
+  const cookies = installCookies(http, config.secret);
+  http.decorate('signCookie', (value: string) => cookies.sign(value));
   // CORS only when a split deployment lists origins (D2); static options are normalised once.
   if (config.corsOrigins.length > 0) {
     const allowed = new Set(config.corsOrigins);

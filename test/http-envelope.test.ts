@@ -94,5 +94,12 @@ describe('the SPA host', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('x-frame-options')).toBe('DENY');
     expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+    // A deep link (the SPA fallback) and /docs are documents too; an API answer is no-store and no document.
+    expect((await inst.client().get('/connections/x/tables/y')).headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect((await inst.client().get('/docs')).headers.get('content-security-policy')).toContain("default-src 'self'");
+    const api = await inst.client().get('/api/v1/healthz');
+    expect(api.headers.get('cache-control')).toBe('no-store');
+    expect(api.headers.get('content-security-policy')).toBeNull();
+    expect(api.headers.get('x-frame-options')).toBe('DENY');
   });
 });

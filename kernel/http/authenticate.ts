@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError, registerErrorCodes } from '../errors.js';
 import type { CachedPrincipals } from '../identity/principal-cache.js';
 import type { Principal } from '../identity/principal.js';
-import { RecentAnswers } from '../memo/recent.js';
+import { cookiesOf } from './cookies.js';
 
 export const SESSION_COOKIE = 'svc_session';
 
@@ -35,7 +35,7 @@ export async function authenticate(req: FastifyRequest, identity: CachedPrincipa
   }
   const raw = sessionCookieOf(req);
   if (raw === undefined) return null;
-  const token = sessionTokenOf(req, raw);
+  const token = cookiesOf(req).open(raw);
   if (token === null) throw new AppError('AUTH_SESSION_INVALID');
   const principal = await identity.resolveSession(token);
   if (!principal) throw new AppError('AUTH_SESSION_INVALID');
@@ -43,33 +43,18 @@ export async function authenticate(req: FastifyRequest, identity: CachedPrincipa
   return { principal, via: 'cookie' };
 }
 
-/** Per server: each has its own cookie secret. Only cookies that opened are kept. */
-const openedCookies = new WeakMap<FastifyInstance, RecentAnswers<string>>();
-
-/**
- * The session token inside a signed cookie, or null when the signature does not hold. A browser
- * sends the same cookie with every request: its HMAC is checked once, not on each.
- */
-function sessionTokenOf(req: FastifyRequest, raw: string): string | null {
-  let opened = openedCookies.get(req.server);
-  if (!opened) openedCookies.set(req.server, (opened = new RecentAnswers<string>()));
-  const known = opened.get(raw);
-  if (known !== undefined) return known;
-  const unsigned = req.unsignCookie(raw);
-  if (!unsigned.valid || !unsigned.value) return null;
-  opened.set(raw, unsigned.value);
-  return unsigned.value;
-}
-
 /**
  * The session cookie the request carries. Cookies are parsed here, on first use, rather than
  * by a hook on every request: public routes, static files and health checks never read them.
  */
 export function sessionCookieOf(req: FastifyRequest): string | undefined {
-  const header = req.headers.cookie;
-  if (!header) return undefined;
-  req.cookies ??= req.server.parseCookie(header);
-  return req.cookies[SESSION_COOKIE];
+  return cookiesOf(req).read(req, SESSION_COOKIE);
+}
+
+/** The session token the request's cookie carries when its signature holds (whether the session still exists is not asked). */
+export function presentedSessionToken(req: FastifyRequest): string | null {
+  const raw = sessionCookieOf(req);
+  return raw === undefined ? null : cookiesOf(req).open(raw);
 }
 
 /** D7: an unsafe request carried by the cookie must come from the instance or a listed origin. */
@@ -84,7 +69,7 @@ export function checkOrigin(req: FastifyRequest, config: Config): void {
 }
 
 export function setSessionCookie(reply: FastifyReply, req: FastifyRequest, token: string, maxAgeMs: number): void {
-  reply.setCookie(SESSION_COOKIE, token, {
+  cookiesOf(reply).set(reply, SESSION_COOKIE, token, {
     path: '/',
     httpOnly: true,
     sameSite: 'lax',
@@ -95,5 +80,5 @@ export function setSessionCookie(reply: FastifyReply, req: FastifyRequest, token
 }
 
 export function clearSessionCookie(reply: FastifyReply, req: FastifyRequest): void {
-  reply.clearCookie(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: req.protocol === 'https' });
+  cookiesOf(reply).clear(reply, SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'lax', secure: req.protocol === 'https' });
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sessionCookieOf, setSessionCookie } from '../../kernel/http/authenticate.js';
+import { presentedSessionToken, setSessionCookie } from '../../kernel/http/authenticate.js';
 import { verifyPassword } from '../../kernel/identity/passwords.js';
 import { toUser, type User } from '../../kernel/identity/schemas.js';
 import { SESSION_ABSOLUTE_MS } from '../../kernel/identity/service.js';
@@ -47,11 +47,8 @@ export interface SignedIn {
  */
 export async function completeSignIn(kernel: Kernel, user: UserRow, request: FastifyRequest, reply: FastifyReply): Promise<SignedIn> {
   const now = kernel.now();
-  const presented = sessionCookieOf(request);
-  if (presented !== undefined) {
-    const unsigned = request.unsignCookie(presented);
-    if (unsigned.valid && unsigned.value) await kernel.db.deleteFrom('sessions').where('token_hash', '=', hashToken(unsigned.value)).execute();
-  }
+  const presented = presentedSessionToken(request);
+  if (presented) await kernel.db.deleteFrom('sessions').where('token_hash', '=', hashToken(presented)).execute();
   const session = await kernel.identity.createSession(user.id, { ip: request.ip ?? null, userAgent: request.headers['user-agent'] ?? null });
   await kernel.db.updateTable('users').set({ last_login_at: now }).where('id', '=', user.id).execute();
   setSessionCookie(reply, request, session.token, SESSION_ABSOLUTE_MS);
