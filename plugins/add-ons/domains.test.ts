@@ -5,7 +5,7 @@ import { databaseAvailable } from '../../test/helpers/databases.js';
 import { bearer, bootWithAdmin } from '../../test/helpers/identity.js';
 import { startInstance, type TestInstance } from '../../test/helpers/instance.js';
 import { sourceFixture, type SourceFixture } from '../connections/testing.js';
-import { packFixture, uploadPackage } from './testing.js';
+import { panelPackage, uploadPackage } from './testing.js';
 
 /** D28 `PUT /surfaces/domains`: a public-page surface on its own host name, and nothing else of the instance there. */
 describe('surfaces on their own host names', () => {
@@ -45,21 +45,7 @@ describe('surfaces on their own host names', () => {
     expect(conn.status, conn.text).toBe(201);
     expect((await admin.post('/api/v1/add-ons/download', { key: 'table-booking', version: '1.0.0' })).status).toBe(201);
     const installed = await install('table-booking', conn.body.data.connection.id);
-    const panel = await packFixture(
-      {
-        key: 'panel',
-        name: 'Panel',
-        version: '1.0.0',
-        engine: '>=0.1.0',
-        surfaces: [
-          { name: 'page', kind: 'dashboard-page', title: 'Panel' },
-          { name: 'badge', kind: 'embed', title: 'Badge', entry: 'badge.html' },
-        ],
-      },
-      null,
-      { 'surfaces/page/index.html': '<!doctype html><title>Panel</title>', 'surfaces/badge/badge.html': '<!doctype html><title>Badge</title>' },
-    );
-    expect((await uploadPackage(inst.url, admin, panel.bytes)).status).toBe(201);
+    expect((await uploadPackage(inst.url, admin, await panelPackage())).status).toBe(201);
     await install('panel');
     expect((await admin.put('/api/v1/public-api', { enabled: true })).status).toBe(200);
     appKey = (await admin.get(`/api/v1/public-keys/${installed.appKeyId}/reveal`)).body.data.secret;

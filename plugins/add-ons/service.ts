@@ -4,7 +4,7 @@ import type { SecretBox } from '../../kernel/crypto.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { MetaDb } from '../../kernel/meta/types.js';
-import { applyTables, dropTables, planTables, undoTables, withInstanceColumn, type UndoStep } from '../../kernel/schema/ddl/index.js';
+import { applyTables, dropTables, planTables, undoTables, withInstanceColumn, type DdlPlan, type UndoStep } from '../../kernel/schema/ddl/index.js';
 import { introspect } from '../../kernel/schema/introspect/index.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { InstanceKeyWritten, PreparedAppEndpoint } from '../public-admin/apps.js';
@@ -94,6 +94,20 @@ function withoutInstanceColumn(e: PreparedAppEndpoint): PreparedAppEndpoint {
 }
 
 type ChangeListener = (key: string) => void | Promise<void>;
+
+/** The plan `carryOut` runs for a change that only adds (a move of connection, new instances): the tables as the DDL planner left them. */
+function additivePlan(key: string, connectionId: string | null, ddl: DdlPlan | null): Pick<AddonPlan, 'key' | 'connectionId' | 'destructive' | 'tables'> {
+  return {
+    key,
+    connectionId,
+    destructive: false,
+    tables: (ddl?.tables ?? []).map((t) => ({
+      name: t.name,
+      action: t.action,
+      columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: c.action })),
+    })),
+  };
+}
 
 /** The add-on lifecycle (D24): staged → installed (enabled ⇄ disabled) → removed. */
 export class AddonService {
@@ -436,16 +450,7 @@ export class AddonService {
           params: { what: 'table', name: ddl.tables.find((t) => t.action !== 'keep' && t.action !== 'create')?.name ?? names[0] },
         });
     }
-    const plan = {
-      key,
-      connectionId,
-      destructive: false,
-      tables: (ddl?.tables ?? []).map((t) => ({
-        name: t.name,
-        action: t.action,
-        columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: c.action })),
-      })),
-    };
+    const plan = additivePlan(key, connectionId, ddl);
     await this.carryOut(
       { plan, ddl },
       false,
@@ -536,16 +541,7 @@ export class AddonService {
         });
       if (ddl.tables.every((t) => t.action === 'keep')) ddl = null;
     }
-    const plan = {
-      key,
-      connectionId,
-      destructive: false,
-      tables: (ddl?.tables ?? []).map((t) => ({
-        name: t.name,
-        action: t.action,
-        columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: c.action })),
-      })),
-    };
+    const plan = additivePlan(key, connectionId, ddl);
     const created: InstanceKeyWritten[] = [];
     await this.carryOut(
       { plan, ddl },

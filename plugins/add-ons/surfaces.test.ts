@@ -4,7 +4,7 @@ import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
 import { sourceFixture, type SourceFixture } from '../connections/testing.js';
-import { packFixture, sqliteTablesLike, uploadPackage } from './testing.js';
+import { packFixture, panelPackage, sqliteTablesLike, uploadPackage } from './testing.js';
 
 function run(file: string, sql: string): void {
   const db = new Database(file);
@@ -45,21 +45,7 @@ describe('surfaces: list, placement and the connection an app is on', () => {
     second = b.body.data.connection.id;
     expect((await admin.post('/api/v1/add-ons/download', { key: 'table-booking', version: '1.0.0' })).status).toBe(201);
     await install('table-booking', '1.0.0', first);
-    const panel = await packFixture(
-      {
-        key: 'panel',
-        name: 'Panel',
-        version: '1.0.0',
-        engine: '>=0.1.0',
-        surfaces: [
-          { name: 'page', kind: 'dashboard-page', title: 'Panel' },
-          { name: 'badge', kind: 'embed', title: 'Badge', entry: 'badge.html' },
-        ],
-      },
-      null,
-      { 'surfaces/page/index.html': '<!doctype html><title>Panel</title>', 'surfaces/badge/badge.html': '<!doctype html><title>Badge</title>' },
-    );
-    expect((await uploadPackage(inst.url, admin, panel.bytes)).status).toBe(201);
+    expect((await uploadPackage(inst.url, admin, await panelPackage())).status).toBe(201);
     await install('panel', '1.0.0');
   });
   afterAll(async () => {

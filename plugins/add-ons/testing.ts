@@ -123,3 +123,22 @@ export async function fakeOAuthProvider(o: { clientId: string; clientSecret: str
   };
   return provider;
 }
+
+/** An app with no tables and two surfaces that are not public pages (a dashboard page, an embed): what the surface routes refuse or place. */
+export async function panelPackage(): Promise<Uint8Array> {
+  const panel = await packFixture(
+    {
+      key: 'panel',
+      name: 'Panel',
+      version: '1.0.0',
+      engine: '>=0.1.0',
+      surfaces: [
+        { name: 'page', kind: 'dashboard-page', title: 'Panel' },
+        { name: 'badge', kind: 'embed', title: 'Badge', entry: 'badge.html' },
+      ],
+    },
+    null,
+    { 'surfaces/page/index.html': '<!doctype html><title>Panel</title>', 'surfaces/badge/badge.html': '<!doctype html><title>Badge</title>' },
+  );
+  return panel.bytes;
+}
