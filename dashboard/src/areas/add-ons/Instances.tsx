@@ -120,8 +120,9 @@ export function InstancesSection({ addon }: { addon: Addon }) {
             <p>{t('addOns.instances.none')}</p>
           ) : (
             <ul className="addons-instances" data-testid="instances" aria-label={t('addOns.instances.listLabel', { name: addon.name })}>
-              {instances.map((i) => (
+              {instances.map((i, index) => (
                 <InstanceRow
+                  index={index}
                   key={i.id}
                   addon={addon}
                   instance={i}
@@ -157,12 +158,14 @@ export function InstancesSection({ addon }: { addon: Addon }) {
 function InstanceRow({
   addon,
   instance,
+  index,
   pages,
   manages,
   onRemoved,
 }: {
   addon: Addon;
   instance: Instance;
+  index: number;
   pages: Surface[];
   manages: boolean;
   onRemoved: () => void;
@@ -190,37 +193,27 @@ function InstanceRow({
         )}
         {manages && <RemoveInstance addon={addon} instance={instance} onRemoved={onRemoved} />}
       </div>
-      {editing && <EditSettings addon={addon} instance={instance} />}
+      {editing && <EditSettings addon={addon} instance={instance} index={index} />}
     </li>
   );
 }
 
-function EditSettings({ addon, instance }: { addon: Addon; instance: Instance }) {
+/** `index` is the venue's place in the list (the list is sent back in the server's order): its refusals are there. */
+function EditSettings({ addon, instance, index }: { addon: Addon; instance: Instance; index: number }) {
   const queryClient = useQueryClient();
-  const index = useRef(0);
   return (
     <SettingsEditor
       fields={addon.settingsSchema}
       state={instance}
       label={t('addOns.instances.settingsLabel', { name: instance.name })}
-      // Issues are at the instance's place in the list sent, which the save finds out.
-      errorPrefix={`instances.${index.current}.settings.`}
+      errorPrefix={`instances.${index}.settings.`}
       save={async (settings) => {
-        const sent = { current: [] as Entry[] };
-        try {
-          const after = await replaceInstances(addon.key, { edit: instance.id, settings }, sent);
-          queryClient.setQueryData(SURFACES, (old: Surface[] | undefined) =>
-            old?.map((s) => (s.appKey === addon.key ? { ...s, instances: after.instances } : s)),
-          );
-          void queryClient.invalidateQueries({ queryKey: SURFACES });
-          const saved = after.instances.find((i) => i.id === instance.id);
-          return saved ?? instance;
-        } finally {
-          index.current = Math.max(
-            0,
-            sent.current.findIndex((i) => i.id === instance.id),
-          );
-        }
+        const after = await replaceInstances(addon.key, { edit: instance.id, settings }, { current: [] });
+        queryClient.setQueryData(SURFACES, (old: Surface[] | undefined) =>
+          old?.map((s) => (s.appKey === addon.key ? { ...s, instances: after.instances } : s)),
+        );
+        void queryClient.invalidateQueries({ queryKey: SURFACES });
+        return after.instances.find((i) => i.id === instance.id) ?? instance;
       }}
     />
   );
