@@ -13,6 +13,7 @@ import { SettingsForm } from './SettingsForm';
 import { ConnectSection } from './Connect';
 import { PagesSection } from './Pages';
 import { DomainsSection } from './Domains';
+import { InstancesSection } from './Instances';
 import './addons.css';
 
 /** What the list says after a removal. */
@@ -65,6 +66,7 @@ export function AddOn() {
       </section>
       <ConnectSection addon={addon} />
       <PagesSection addon={addon} />
+      <InstancesSection addon={addon} />
       <DomainsSection addon={addon} />
       <Upgrade addon={addon} staged={list.data.staged.filter((s) => s.key === addon.key && newer(s.version, addon.version))} />
       <Remove addon={addon} />

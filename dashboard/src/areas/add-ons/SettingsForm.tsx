@@ -8,23 +8,28 @@ import { ADDONS, INSTALLED, type Addon, type SettingField } from './api';
 /** The value of the "none" option of a list (not a text a person reads). */
 const NONE = '';
 
-type Values = Record<string, string | boolean>;
-type Input = Record<string, string | number | boolean | null>;
+export type Values = Record<string, string | boolean>;
+export type SettingsInput = Record<string, string | number | boolean | null>;
+/** What a settings form edits: the values as the server has them, secrets left out (`secretsSet` says which hold one). */
+export type SettingsState = { settings: Record<string, unknown>; secretsSet: readonly string[] };
 
-/** The form's starting values: the add-on's values (secrets never: their inputs start empty). */
-function initial(addon: Addon): Values {
+/** The form's starting values: the saved values (secrets never: their inputs start empty). */
+export function initialValues(fields: readonly SettingField[], settings: Record<string, unknown>): Values {
   const out: Values = {};
-  for (const f of addon.settingsSchema) {
+  for (const f of fields) {
     if (f.secret) out[f.name] = '';
-    else if (f.type === 'boolean') out[f.name] = addon.settings[f.name] === true;
-    else out[f.name] = addon.settings[f.name] === undefined ? '' : String(addon.settings[f.name]);
+    else if (f.type === 'boolean') out[f.name] = settings[f.name] === true;
+    else out[f.name] = settings[f.name] === undefined ? '' : String(settings[f.name]);
   }
   return out;
 }
 
-/** What PATCH /add-ons/{key} gets: typed values, null to clear, and a secret only when a new one was typed (or cleared). */
-function toInput(fields: readonly SettingField[], values: Values, clear: ReadonlySet<string>): Input {
-  const out: Input = {};
+/**
+ * What the server gets: typed values, null to clear, and a secret only when a new one was typed
+ * (or cleared). With `from`, only the settings whose value differs from it are sent.
+ */
+export function toSettingsInput(fields: readonly SettingField[], values: Values, clear: ReadonlySet<string>, from?: Values): SettingsInput {
+  const out: SettingsInput = {};
   for (const f of fields) {
     const v = values[f.name];
     if (f.secret) {
@@ -32,6 +37,7 @@ function toInput(fields: readonly SettingField[], values: Values, clear: Readonl
       else if (typeof v === 'string' && v !== '') out[f.name] = f.type === 'string' ? v : Number(v);
       continue;
     }
+    if (from && from[f.name] === v) continue;
     if (f.type === 'boolean') out[f.name] = v === true;
     else if (typeof v !== 'string' || v === '') out[f.name] = null;
     else if (f.type === 'string') out[f.name] = v;
@@ -41,55 +47,114 @@ function toInput(fields: readonly SettingField[], values: Values, clear: Readonl
 }
 
 /**
- * A form generated from the add-on's settings schema: one input per setting of its type
+ * The inputs generated from an add-on's settings schema: one input per setting of its type
  * (checkbox, list of its enum, number with its bounds, text), required ones marked, secret
  * ones write-only (never shown: "set" or "not set", and a new value replaces the old).
+ * `errors` are by setting name.
  */
-export function SettingsForm({ addon }: { addon: Addon }) {
-  const queryClient = useQueryClient();
-  const [values, setValues] = useState<Values>(() => initial(addon));
-  const [clear, setClear] = useState<Set<string>>(new Set());
-  const save = useMutation({
-    mutationFn: async (settings: Input) => (await ok(api.PATCH('/add-ons/{key}', { params: { path: { key: addon.key } }, body: { settings } }))).data.addon,
-    onSuccess: async (saved) => {
-      queryClient.setQueryData(INSTALLED, (old: { addons: Addon[] } | undefined) =>
-        old ? { ...old, addons: old.addons.map((a) => (a.key === saved.key ? saved : a)) } : old,
-      );
-      setValues(initial(saved));
-      setClear(new Set());
-      await queryClient.invalidateQueries({ queryKey: ADDONS });
-    },
-  });
-  const fields = addon.settingsSchema;
-  if (fields.length === 0) return <p>{t('addOns.settings.none')}</p>;
-  const errors = save.error instanceof ApiError ? save.error.fieldErrors() : {};
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    if (!save.isPending) save.mutate(toInput(fields, values, clear));
-  };
-  const set = (name: string, value: string | boolean) => setValues((v) => ({ ...v, [name]: value }));
+export function SettingsFields({
+  fields,
+  values,
+  secretsSet,
+  clear,
+  errors,
+  onChange,
+  onClear,
+}: {
+  fields: readonly SettingField[];
+  values: Values;
+  secretsSet: readonly string[];
+  clear: ReadonlySet<string>;
+  errors: Record<string, string | undefined>;
+  onChange: (name: string, value: string | boolean) => void;
+  onClear: (name: string, on: boolean) => void;
+}) {
   return (
-    <form onSubmit={onSubmit} noValidate className="addons-settings" aria-label={t('addOns.settings.formLabel', { name: addon.name })}>
-      <p className="hint">{t('addOns.settings.intro')}</p>
+    <>
       {fields.map((f) => (
         <SettingInput
           key={f.name}
           field={f}
           value={values[f.name] ?? ''}
-          isSet={addon.secretsSet.includes(f.name)}
+          isSet={secretsSet.includes(f.name)}
           clearing={clear.has(f.name)}
-          error={errors[`settings.${f.name}`]}
-          onChange={(v) => set(f.name, v)}
-          onClear={(on) =>
-            setClear((c) => {
-              const next = new Set(c);
-              if (on) next.add(f.name);
-              else next.delete(f.name);
-              return next;
-            })
-          }
+          error={errors[f.name]}
+          onChange={(v) => onChange(f.name, v)}
+          onClear={(on) => onClear(f.name, on)}
         />
       ))}
+    </>
+  );
+}
+
+/** The settings errors of a refusal by setting name, for issues at `body.<prefix><name>`. */
+export function settingErrors(error: unknown, prefix: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!(error instanceof ApiError)) return out;
+  for (const [path, message] of Object.entries(error.fieldErrors())) if (path.startsWith(prefix)) out[path.slice(prefix.length)] ??= message;
+  return out;
+}
+
+/** The checkboxes that clear a secret, as a set kept by the form. */
+export function useClearSet(): [Set<string>, (name: string, on: boolean) => void, () => void] {
+  const [clear, setClear] = useState<Set<string>>(new Set());
+  const toggle = (name: string, on: boolean) =>
+    setClear((c) => {
+      const next = new Set(c);
+      if (on) next.add(name);
+      else next.delete(name);
+      return next;
+    });
+  return [clear, toggle, () => setClear(new Set())];
+}
+
+/**
+ * A settings form that saves through `save` (the add-on's own settings, or one instance's):
+ * `save` answers the settings as saved, which the form starts from again. Issues at
+ * `body.<errorPrefix><name>` are said on their setting.
+ */
+export function SettingsEditor({
+  fields,
+  state,
+  label,
+  errorPrefix,
+  save: saveSettings,
+  onSaved,
+}: {
+  fields: readonly SettingField[];
+  state: SettingsState;
+  label: string;
+  errorPrefix: string;
+  save: (input: SettingsInput) => Promise<SettingsState>;
+  onSaved?: (saved: SettingsState) => void;
+}) {
+  const [values, setValues] = useState<Values>(() => initialValues(fields, state.settings));
+  const [clear, toggleClear, resetClear] = useClearSet();
+  const save = useMutation({
+    mutationFn: saveSettings,
+    onSuccess: (saved) => {
+      setValues(initialValues(fields, saved.settings));
+      resetClear();
+      onSaved?.(saved);
+    },
+  });
+  if (fields.length === 0) return <p>{t('addOns.settings.none')}</p>;
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!save.isPending) save.mutate(toSettingsInput(fields, values, clear));
+  };
+  return (
+    <form onSubmit={onSubmit} noValidate className="addons-settings" aria-label={label}>
+      <p className="hint">{t('addOns.settings.intro')}</p>
+      <SettingsFields
+        fields={fields}
+        values={values}
+        secretsSet={state.secretsSet}
+        clear={clear}
+        errors={settingErrors(save.error, errorPrefix)}
+        onChange={(name, value) => setValues((v) => ({ ...v, [name]: value }))}
+        onClear={toggleClear}
+      />
       <FormError error={save.error instanceof ApiError ? save.error : null} />
       {save.isSuccess && (
         <p className="notice" role="status">
@@ -100,6 +165,27 @@ export function SettingsForm({ addon }: { addon: Addon }) {
         {save.isPending ? t('addOns.settings.saving') : t('addOns.settings.save')}
       </button>
     </form>
+  );
+}
+
+/** The add-on's own settings (PATCH /add-ons/{key}). */
+export function SettingsForm({ addon }: { addon: Addon }) {
+  const queryClient = useQueryClient();
+  return (
+    <SettingsEditor
+      fields={addon.settingsSchema}
+      state={addon}
+      label={t('addOns.settings.formLabel', { name: addon.name })}
+      errorPrefix="settings."
+      save={async (settings) => (await ok(api.PATCH('/add-ons/{key}', { params: { path: { key: addon.key } }, body: { settings } }))).data.addon}
+      onSaved={(saved) => {
+        const addonSaved = saved as Addon;
+        queryClient.setQueryData(INSTALLED, (old: { addons: Addon[] } | undefined) =>
+          old ? { ...old, addons: old.addons.map((a) => (a.key === addonSaved.key ? addonSaved : a)) } : old,
+        );
+        void queryClient.invalidateQueries({ queryKey: ADDONS });
+      }}
+    />
   );
 }
 

@@ -1,0 +1,404 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { Link } from 'wouter';
+import { api, ApiError, ok, type ErrorIssue, type Schemas } from '../../api/client';
+import { t, type MessageId } from '../../i18n/t';
+import { errorText, ErrorPanel, Field, FormError, Loading } from '../../ui';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import type { Addon } from './api';
+import { initialValues, SettingsEditor, SettingsFields, settingErrors, toSettingsInput, useClearSet, type SettingsInput, type Values } from './SettingsForm';
+import { SURFACES, useManagesAddOns, useSurfaces, type Surface } from './surfaces';
+
+type Instance = Schemas['AppInstance'];
+type Entry = { id: string; name: string; settings?: SettingsInput };
+type Change = { add: Entry } | { remove: string } | { edit: string; settings: SettingsInput };
+type Replaced = { instances: Instance[]; created: Array<{ instance: string; appKeyId: string; keyPrefix: string; secret: string }> };
+
+/** The server's issue codes for an id in words (AO18); a code the dashboard does not know is shown as the server said it. */
+const ISSUE_WORDS: Record<string, MessageId> = {
+  reserved: 'addOns.instances.issue.reserved',
+  duplicate: 'addOns.instances.issue.duplicate',
+  invalid_format: 'addOns.instances.issue.idInvalid',
+  too_small: 'addOns.instances.issue.idInvalid',
+  too_big: 'addOns.instances.issue.idInvalid',
+};
+const words = (issue: ErrorIssue) => (ISSUE_WORDS[issue.code] ? t(ISSUE_WORDS[issue.code]!) : issue.message);
+const ISSUE_AT = /^body\.instances\.(\d+)\.(id|name)$/;
+
+/** The id a venue's name suggests: its words in kebab-case (`Harbour Café` → `harbour-caf`), at most 40 characters. */
+export function suggestId(name: string): string {
+  return name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+}
+
+/**
+ * PUT /surfaces/instances replaces the app's whole list, so the change is applied to the list as
+ * the server has it now (read again just before), never to what this screen loaded a while ago.
+ * The others are sent without settings: a setting left out keeps the instance's value.
+ */
+async function replaceInstances(appKey: string, change: Change, sent: { current: Entry[] }): Promise<Replaced> {
+  sent.current = [];
+  const surfaces = (await ok(api.GET('/surfaces'))).data.surfaces;
+  const current: Entry[] = (surfaces.find((s) => s.appKey === appKey)?.instances ?? []).map((i) => ({ id: i.id, name: i.name }));
+  if ('add' in change) sent.current = [...current, change.add];
+  else if ('remove' in change) sent.current = current.filter((i) => i.id !== change.remove);
+  else sent.current = current.map((i) => (i.id === change.edit ? { ...i, settings: change.settings } : i));
+  return (await ok(api.PUT('/surfaces/instances', { body: { appKey, instances: sent.current } }))).data;
+}
+
+/** `onDone` runs before the new list reaches the screen: a removed venue's row (and the component that asked) is gone after that. */
+function useReplaceInstances(appKey: string, onDone: (change: Change, after: Replaced) => void) {
+  const queryClient = useQueryClient();
+  const sent = useRef<Entry[]>([]);
+  const mutation = useMutation({
+    mutationFn: (change: Change) => replaceInstances(appKey, change, sent),
+    onSuccess: (after, change) => {
+      onDone(change, after);
+      queryClient.setQueryData(SURFACES, (old: Surface[] | undefined) => old?.map((s) => (s.appKey === appKey ? { ...s, instances: after.instances } : s)));
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: SURFACES }),
+  });
+  return { mutation, sent };
+}
+
+/** A refusal of the entry at `index`: its id and name errors by field, its settings errors by setting. */
+function refusals(error: unknown, index: number): { fields: Record<string, string>; settings: Record<string, string> } {
+  const fields: Record<string, string> = {};
+  if (error instanceof ApiError)
+    for (const issue of error.issues) {
+      const at = ISSUE_AT.exec(issue.path);
+      if (at && Number(at[1]) === index) fields[at[2]!] ??= words(issue);
+    }
+  return { fields, settings: settingErrors(error, `instances.${index}.settings.`) };
+}
+
+/** 409 ADDON_INSTANCE_NOT_EMPTY in words: the venue, how many rows and in which table (the app's name for it, without the app's prefix). */
+function notEmptyText(error: unknown, name: string): string | null {
+  if (!(error instanceof ApiError) || error.code !== 'ADDON_INSTANCE_NOT_EMPTY') return null;
+  const table = String(error.params['table'] ?? '').replace(/^.*?__/, '');
+  return t('addOns.instances.notEmpty', { name, rows: Number(error.params['rows'] ?? 0), table });
+}
+
+/**
+ * The app's venues (D28, AO18): each named instance with its id and key prefix and, for each
+ * public page, a link to the page carrying its key; a person who may manage add-ons adds a
+ * venue (its new key's secret shown once), edits a venue's settings or removes one (confirmed).
+ */
+export function InstancesSection({ addon }: { addon: Addon }) {
+  const hasKey = addon.endpoints.length > 0;
+  const surfaces = useSurfaces(hasKey);
+  const manages = useManagesAddOns();
+  const [said, setSaid] = useState<{ text: string; focus: boolean } | null>(null);
+  const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (said?.focus) heading.current?.focus();
+  }, [said]);
+  if (!hasKey) return null;
+  const mine = (surfaces.data ?? []).filter((s) => s.appKey === addon.key);
+  const instances = mine[0]?.instances ?? [];
+  const pages = mine.filter((s) => s.kind === 'public-page');
+  return (
+    <section className="addons-section" aria-labelledby="addon-instances">
+      <h2 id="addon-instances" ref={heading} tabIndex={-1}>
+        {t('addOns.instances.title')}
+      </h2>
+      <p className="hint">{t('addOns.instances.help')}</p>
+      {surfaces.isPending ? (
+        <Loading />
+      ) : surfaces.isError ? (
+        <ErrorPanel error={surfaces.error} onRetry={() => void surfaces.refetch()} />
+      ) : (
+        <>
+          {instances.length === 0 ? (
+            <p>{t('addOns.instances.none')}</p>
+          ) : (
+            <ul className="addons-instances" data-testid="instances" aria-label={t('addOns.instances.listLabel', { name: addon.name })}>
+              {instances.map((i, index) => (
+                <InstanceRow
+                  index={index}
+                  key={i.id}
+                  addon={addon}
+                  instance={i}
+                  pages={pages}
+                  manages={manages}
+                  onRemoved={() => setSaid({ text: t('addOns.instances.removed', { name: i.name }), focus: true })}
+                />
+              ))}
+            </ul>
+          )}
+          {said && (
+            <p className="notice" role="status">
+              {said.text}
+            </p>
+          )}
+          {secret && <NewKeySecret name={secret.name} secret={secret.secret} onDone={() => setSecret(null)} />}
+          {manages && (
+            <AddInstance
+              addon={addon}
+              onStart={() => (setSaid(null), setSecret(null))}
+              onAdded={(name, created) => {
+                setSaid({ text: t('addOns.instances.added', { name }), focus: false });
+                if (created) setSecret({ name, secret: created });
+              }}
+            />
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function InstanceRow({
+  addon,
+  instance,
+  index,
+  pages,
+  manages,
+  onRemoved,
+}: {
+  addon: Addon;
+  instance: Instance;
+  index: number;
+  pages: Surface[];
+  manages: boolean;
+  onRemoved: () => void;
+}) {
+  const [editing, setEditing] = useState(false);
+  return (
+    <li data-testid={`instance-${instance.id}`}>
+      <div className="addons-instance">
+        <strong>{instance.name}</strong>
+        <span>{t('addOns.instances.id', { id: instance.id })}</span>
+        {instance.keyPrefix && (
+          <span>
+            {t('addOns.instances.keyPrefix')} <code>{instance.keyPrefix}</code>
+          </span>
+        )}
+        {pages.map((p) => (
+          <a key={p.name} href={`${p.url}?instance=${encodeURIComponent(instance.id)}`} target="_blank" rel="noopener noreferrer">
+            {t('addOns.instances.openPage', { title: p.title, name: instance.name })}
+          </a>
+        ))}
+        {manages && addon.settingsSchema.length > 0 && (
+          <button type="button" className="secondary" aria-expanded={editing} onClick={() => setEditing((e) => !e)}>
+            {t('addOns.instances.editSettings', { name: instance.name })}
+          </button>
+        )}
+        {manages && <RemoveInstance addon={addon} instance={instance} onRemoved={onRemoved} />}
+      </div>
+      {editing && <EditSettings addon={addon} instance={instance} index={index} />}
+    </li>
+  );
+}
+
+/** `index` is the venue's place in the list (the list is sent back in the server's order): its refusals are there. */
+function EditSettings({ addon, instance, index }: { addon: Addon; instance: Instance; index: number }) {
+  const queryClient = useQueryClient();
+  return (
+    <SettingsEditor
+      fields={addon.settingsSchema}
+      state={instance}
+      label={t('addOns.instances.settingsLabel', { name: instance.name })}
+      errorPrefix={`instances.${index}.settings.`}
+      save={async (settings) => {
+        const after = await replaceInstances(addon.key, { edit: instance.id, settings }, { current: [] });
+        queryClient.setQueryData(SURFACES, (old: Surface[] | undefined) =>
+          old?.map((s) => (s.appKey === addon.key ? { ...s, instances: after.instances } : s)),
+        );
+        void queryClient.invalidateQueries({ queryKey: SURFACES });
+        return after.instances.find((i) => i.id === instance.id) ?? instance;
+      }}
+    />
+  );
+}
+
+function AddInstance({ addon, onAdded, onStart }: { addon: Addon; onAdded: (name: string, secret: string | null) => void; onStart: () => void }) {
+  const [name, setName] = useState('');
+  const [id, setId] = useState('');
+  // Until the id is typed in, it follows the name.
+  const [idTyped, setIdTyped] = useState(false);
+  const [withSettings, setWithSettings] = useState(false);
+  const fields = addon.settingsSchema;
+  const start = (): Values => initialValues(fields, addon.settings);
+  const [values, setValues] = useState<Values>(start);
+  const [clear, toggleClear, resetClear] = useClearSet();
+  const { mutation: add, sent } = useReplaceInstances(addon.key, (change, after) => {
+    if (!('add' in change)) return;
+    setName('');
+    setId('');
+    setIdTyped(false);
+    setWithSettings(false);
+    setValues(start());
+    resetClear();
+    onAdded(change.add.name, after.created.find((c) => c.instance === change.add.id)?.secret ?? null);
+  });
+  const { fields: errors, settings: settingsErrors } = refusals(add.error, sent.current.length - 1);
+  const settingsId = useId();
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (add.isPending) return;
+    onStart();
+    // A new venue starts from the app's settings: only those changed here are sent.
+    const settings = withSettings ? toSettingsInput(fields, values, clear, start()) : {};
+    const entry: Entry = { id: id.trim(), name: name.trim(), ...(Object.keys(settings).length ? { settings } : {}) };
+    add.mutate({ add: entry });
+  };
+  return (
+    <form onSubmit={onSubmit} noValidate className="addons-settings" aria-label={t('addOns.instances.formLabel', { name: addon.name })}>
+      <h3>{t('addOns.instances.addTitle')}</h3>
+      <Field
+        label="addOns.instances.name"
+        name="instance-name"
+        type="text"
+        autoComplete="off"
+        maxLength={120}
+        value={name}
+        error={errors.name}
+        onChange={(e) => {
+          setName(e.target.value);
+          if (!idTyped) setId(suggestId(e.target.value));
+        }}
+      />
+      <Field
+        label="addOns.instances.idLabel"
+        hint="addOns.instances.idHint"
+        name="instance-id"
+        type="text"
+        autoComplete="off"
+        spellCheck={false}
+        maxLength={40}
+        value={id}
+        error={errors.id}
+        onChange={(e) => {
+          setId(e.target.value);
+          setIdTyped(e.target.value !== '');
+        }}
+      />
+      {fields.length > 0 && (
+        <div className="field addons-check">
+          <input id={settingsId} type="checkbox" checked={withSettings} onChange={(e) => setWithSettings(e.target.checked)} />
+          <label htmlFor={settingsId}>{t('addOns.instances.ownSettings')}</label>
+        </div>
+      )}
+      {withSettings && (
+        <fieldset className="addons-instance-settings">
+          <legend>{t('addOns.instances.settingsLegend')}</legend>
+          <SettingsFields
+            fields={fields}
+            values={values}
+            secretsSet={[]}
+            clear={clear}
+            errors={settingsErrors}
+            onChange={(n, v) => setValues((old) => ({ ...old, [n]: v }))}
+            onClear={toggleClear}
+          />
+        </fieldset>
+      )}
+      <FormError error={add.error instanceof ApiError ? add.error : null} />
+      {add.isError && !(add.error instanceof ApiError) && (
+        <div className="form-error" role="alert">
+          <p>{errorText(add.error)}</p>
+        </div>
+      )}
+      <button type="submit" disabled={add.isPending}>
+        {add.isPending ? t('addOns.instances.adding') : t('addOns.instances.add')}
+      </button>
+    </form>
+  );
+}
+
+function RemoveInstance({ addon, instance, onRemoved }: { addon: Addon; instance: Instance; onRemoved: () => void }) {
+  const [asking, setAsking] = useState(false);
+  const { mutation: remove } = useReplaceInstances(addon.key, () => {
+    setAsking(false);
+    onRemoved();
+  });
+  const opener = useRef<HTMLButtonElement>(null);
+  const wasAsking = useRef(false);
+  useEffect(() => {
+    if (wasAsking.current && !asking) opener.current?.focus();
+    wasAsking.current = asking;
+  }, [asking]);
+  const notEmpty = notEmptyText(remove.error, instance.name);
+  return (
+    <>
+      <button ref={opener} type="button" className="secondary" onClick={() => (remove.reset(), setAsking(true))}>
+        {t('addOns.instances.remove', { name: instance.name })}
+      </button>
+      {notEmpty && !asking && (
+        <p className="field-error" role="alert" data-testid="instance-not-empty">
+          {notEmpty}
+        </p>
+      )}
+      {asking && (
+        <ConfirmDialog
+          title={t('addOns.instances.removeTitle', { name: instance.name })}
+          confirm={remove.isPending ? t('addOns.instances.removing') : t('addOns.instances.removeConfirm')}
+          cancel={t('addOns.remove.cancel')}
+          pending={remove.isPending}
+          onConfirm={() =>
+            remove.mutate(
+              { remove: instance.id },
+              // A venue that still has rows stays: the dialog closes and the refusal is said on its row.
+              { onError: (error) => notEmptyText(error, instance.name) && setAsking(false) },
+            )
+          }
+          onCancel={() => setAsking(false)}
+        >
+          <p>{t('addOns.instances.removeBody', { name: instance.name, id: instance.id })}</p>
+          {remove.isError && !notEmpty && (
+            <div className="form-error" role="alert">
+              <p>{errorText(remove.error)}</p>
+            </div>
+          )}
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
+
+/** The new venue's key, once here: copied with a button; a browser key is revealed again on the Public API keys page. */
+function NewKeySecret({ name, secret, onDone }: { name: string; secret: string; onDone: () => void }) {
+  const id = useId();
+  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(secret);
+      setCopied('yes');
+    } catch {
+      setCopied('failed');
+    }
+  };
+  return (
+    <div className="addons-secret" data-testid="instance-secret">
+      <p>
+        <strong>{t('addOns.instances.secretTitle', { name })}</strong>
+      </p>
+      <div className="field">
+        <label htmlFor={id}>{t('addOns.instances.secretLabel', { name })}</label>
+        <input id={id} readOnly value={secret} className="addons-code" onFocus={(e) => e.currentTarget.select()} data-testid="instance-key-secret" />
+      </div>
+      <p className="hint">
+        {t('addOns.instances.secretAgain')} <Link href="/public-api/keys">{t('addOns.instances.keysLink')}</Link>
+      </p>
+      <div className="actions">
+        <button type="button" onClick={() => void copy()}>
+          {t('addOns.instances.copy')}
+        </button>
+        <button type="button" className="secondary" onClick={onDone}>
+          {t('addOns.instances.secretHide')}
+        </button>
+      </div>
+      <p role="status" className="notice">
+        {copied === 'yes' ? t('addOns.instances.copied') : copied === 'failed' ? t('addOns.instances.copyFailed') : ''}
+      </p>
+    </div>
+  );
+}
