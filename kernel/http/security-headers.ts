@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 
-/** The policy of the instance's own documents (the dashboard, /docs): set by the handlers that serve HTML. */
-export const DOCUMENT_CSP = [
+const CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
@@ -23,18 +22,24 @@ const FIXED = {
 };
 
 /**
- * Conservative headers on every answer, set on request, so they survive a handler that takes
- * over the raw response (event streams). An API answer is `no-store` unless its route says
- * otherwise (a route's own Cache-Control replaces it); the documents' CSP is set where HTML is
- * served (spa.ts, docs-host.ts). HSTS only when the request came over https. One callback hook
- * and no onSend hook: this runs on every request, and each hook shows in the healthz bench.
+ * Conservative headers on every answer. The fixed ones are set on request, so they survive a
+ * handler that takes over the raw response (event streams); those that depend on the answer
+ * are set on send. HSTS only when the request came over https. Callback hooks: this runs on
+ * every request, and a promise per hook shows in the healthz bench.
  */
 export function installSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', (req, reply, done) => {
     reply.headers(FIXED);
     reply.header('x-request-id', req.id);
-    if (req.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
     if (req.protocol === 'https') reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
     done();
+  });
+  app.addHook('onSend', (req, reply, payload, done) => {
+    if (req.url.startsWith('/api/')) {
+      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    } else if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
+      reply.header('content-security-policy', CSP);
+    }
+    done(null, payload);
   });
 }
