@@ -52,6 +52,9 @@ export function Preferences() {
 function LookForm({ data }: { data: PrefsData }) {
   const queryClient = useQueryClient();
   const [last, setLast] = useState<'field' | 'reset'>('field');
+  // What was just chosen, shown at once: the optimistic update below waits for a read in flight
+  // to be cancelled, and a controlled radio must not flip back for that moment.
+  const [picked, setPicked] = useState<Partial<Record<PrefKey, string>>>({});
   const save = useMutation({
     mutationKey: SAVE_PREFS,
     mutationFn: async (patch: Partial<Prefs>) => (await ok(api.PATCH('/me/prefs', { body: patch }))).data,
@@ -77,12 +80,15 @@ function LookForm({ data }: { data: PrefsData }) {
     onError: (_err, _patch, context) => {
       if (context?.before) queryClient.setQueryData(PREFS, context.before);
     },
+    onSettled: (_answer, _err, patch) =>
+      setPicked((now) => Object.fromEntries(Object.entries(now).filter(([key]) => !(key in patch))) as Partial<Record<PrefKey, string>>),
   });
   const set = (key: PrefKey, value: string) => {
     setLast('field');
+    setPicked((now) => ({ ...now, [key]: value }));
     save.mutate({ [key]: value } as Partial<Prefs>);
   };
-  const resolved = data.resolved;
+  const resolved = { ...data.resolved, ...picked } as typeof data.resolved;
   const locales: string[] = LOCALES.includes(resolved.locale as (typeof LOCALES)[number]) ? [...LOCALES] : [resolved.locale, ...LOCALES];
 
   return (
