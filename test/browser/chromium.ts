@@ -65,7 +65,12 @@ export function recordPageProblems(page: Page): string[] {
   page.on('console', (msg) => {
     if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
   });
-  page.on('requestfailed', (req) => problems.push(`requestfailed: ${req.url()} (${req.failure()?.errorText ?? '?'})`));
+  page.on('requestfailed', (req) => {
+    const error = req.failure()?.errorText ?? '?';
+    // The browser's own icon fetch, cut short because the page navigated on (sign-in, setup): not the page's failure.
+    if (error === 'net::ERR_ABORTED' && new URL(req.url()).pathname.startsWith('/favicon')) return;
+    problems.push(`requestfailed: ${req.url()} (${error})`);
+  });
   return problems;
 }
 
