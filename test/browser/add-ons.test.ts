@@ -347,6 +347,9 @@ for (const dialect of ['sqlite', 'postgres'] as const)
         name: msg('addOns.plan.installNoConnection', { name: 'Shop sync', version: '1.0.0' }),
         exact: true,
       });
+      // The plan without a connection is read afresh (it is what the hash below is of): wait for it,
+      // else the upload that follows can land before that read and nothing is stale.
+      await install.waitFor();
       // Meanwhile someone uploads another package of the same version, reaching one more host:
       // the plan read is stale, the install is refused and the new plan is shown instead.
       const changed = await packFixture({ ...SHOP_SYNC, outbound: [...(SHOP_SYNC.outbound ?? []), 'hooks.shop.example'] }, null);
