@@ -164,12 +164,14 @@ export function useSubmit(action: (values: Record<string, string>) => Promise<vo
 }
 
 /** The form-level message of a failed submit. */
-export function FormError({ error }: { error: ApiError | null }) {
-  if (!error) return null;
+/** A form's failure, whatever was thrown: the API's message and its field count, or a network failure. */
+export function FormError({ error }: { error: unknown }) {
+  if (error === null || error === undefined) return null;
+  const issues = error instanceof ApiError ? error.issues.length : 0;
   return (
     <div className="form-error" role="alert">
       <p>{errorText(error)}</p>
-      {error.issues.length > 0 && <p>{t('error.formSummary', { count: error.issues.length })}</p>}
+      {issues > 0 && <p>{t('error.formSummary', { count: issues })}</p>}
     </div>
   );
 }

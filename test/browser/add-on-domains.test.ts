@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installFromCatalog } from '../../catalog/testing.js';
 import { sourceFixture, type SourceFixture } from '../../plugins/connections/testing.js';
 import type { HttpClient } from '../helpers/client.js';
 import { bootWithAdmin, ROOT } from '../helpers/identity.js';
@@ -33,14 +34,7 @@ describe.runIf(browserAvailable())("an add-on's mapped domains on its page, in a
     source = await sourceFixture('sqlite');
     const conn = await admin.post('/api/v1/connections', { name: 'Venue', dialect: 'sqlite', url: source.url });
     expect(conn.status, conn.text).toBe(201);
-    const connectionId = conn.body.data.connection.id;
-    // From the built-in catalog, as the add-ons screens' test installs it.
-    expect((await admin.post('/api/v1/add-ons/download', { key: 'table-booking', version: '1.0.0' })).status).toBe(201);
-    const plan = await admin.get(`/api/v1/add-ons/table-booking/plan?version=1.0.0&connectionId=${connectionId}`);
-    expect(plan.status, plan.text).toBe(200);
-    const installed = await admin.post('/api/v1/add-ons', { key: 'table-booking', version: '1.0.0', connectionId, planHash: plan.body.data.plan.hash });
-    expect(installed.status, installed.text).toBe(201);
-    expect((await admin.put('/api/v1/public-api', { enabled: true })).status).toBe(200);
+    await installFromCatalog(admin, 'table-booking', '1.0.0', conn.body.data.connection.id);
     // A name mapped before the screen opens: every change must send it back, or it would be unmapped.
     const pre = await admin.put('/api/v1/surfaces/domains', { domains: [{ host: 'tables.example', appKey: 'table-booking', surface: 'widget' }] });
     expect(pre.status, pre.text).toBe(200);

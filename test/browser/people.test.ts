@@ -348,12 +348,12 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
     const secretBox = page.getByRole('region', { name: msg('people.keys.secretTitle', { name: 'Nightly sync' }) });
     await secretBox.getByText(msg('people.keys.secretWarning')).waitFor();
     await onScreen(page, 'api-key-secret', msg('people.keys.title'));
-    const shown = (await page.getByTestId('api-key-secret').textContent())!.trim();
+    const shown = (await page.getByTestId('api-key-secret').inputValue()).trim();
     expect(shown).toMatch(/^adm_sk_/);
-    await secretBox.getByRole('button', { name: msg('people.keys.copy') }).click();
+    await secretBox.getByRole('button', { name: msg('secret.copy') }).click();
     await secretBox
       .getByRole('status')
-      .filter({ hasText: msg('people.keys.copied') })
+      .filter({ hasText: msg('secret.copied') })
       .waitFor();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(copied).toBe(shown);

@@ -37,6 +37,10 @@ const core = {
   'error.retry': 'Try again',
   'error.formSummary': '{count, plural, one {One field needs attention.} other {# fields need attention.}}',
 
+  'secret.copy': 'Copy to the clipboard',
+  'secret.copied': 'Copied to the clipboard.',
+  'secret.copyFailed': 'The browser did not allow copying: select it and copy it by hand.',
+
   'field.email': 'E-mail',
   'field.name': 'Name',
   'field.password': 'Password',

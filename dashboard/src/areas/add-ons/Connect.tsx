@@ -90,7 +90,7 @@ function SecretForm({ addon }: { addon: Addon }) {
           </div>
         );
       })}
-      <FormError error={connect.error instanceof ApiError ? connect.error : null} />
+      <FormError error={connect.error} />
       {connect.isSuccess && (
         <p className="notice" role="status">
           {t('addOns.connect.saved')}

@@ -206,7 +206,7 @@ function AddName({
           onChange={(e) => setSurface(e.target.value)}
         />
       )}
-      <FormError error={add.error instanceof ApiError ? add.error : null} />
+      <FormError error={add.error} />
       {others.length > 0 && (
         <div className="form-error" role="alert">
           <p>{t('addOns.domains.othersRefused')}</p>
@@ -215,11 +215,6 @@ function AddName({
               <li key={line}>{line}</li>
             ))}
           </ul>
-        </div>
-      )}
-      {add.isError && !(add.error instanceof ApiError) && (
-        <div className="form-error" role="alert">
-          <p>{errorText(add.error)}</p>
         </div>
       )}
       <button type="submit" disabled={add.isPending}>

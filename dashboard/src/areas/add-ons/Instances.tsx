@@ -8,6 +8,7 @@ import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import type { Addon } from './api';
 import { initialValues, SettingsEditor, SettingsFields, settingErrors, toSettingsInput, useClearSet, type SettingsInput, type Values } from './SettingsForm';
 import { SURFACES, useManagesAddOns, useSurfaces, type Surface } from './surfaces';
+import { SecretOnce } from '../../ui/SecretOnce';
 
 type Instance = Schemas['AppInstance'];
 type Entry = { id: string; name: string; settings?: SettingsInput };
@@ -138,7 +139,21 @@ export function InstancesSection({ addon }: { addon: Addon }) {
               {said.text}
             </p>
           )}
-          {secret && <NewKeySecret name={secret.name} secret={secret.secret} onDone={() => setSecret(null)} />}
+          {secret && (
+            <SecretOnce
+              title={t('addOns.instances.secretTitle', { name: secret.name })}
+              label={t('addOns.instances.secretLabel', { name: secret.name })}
+              secret={secret.secret}
+              note={
+                <>
+                  {t('addOns.instances.secretAgain')} <Link href="/public-api/keys">{t('addOns.instances.keysLink')}</Link>
+                </>
+              }
+              hide={t('addOns.instances.secretHide')}
+              testId="instance-key-secret"
+              onDone={() => setSecret(null)}
+            />
+          )}
           {manages && (
             <AddInstance
               addon={addon}
@@ -301,12 +316,7 @@ function AddInstance({ addon, onAdded, onStart }: { addon: Addon; onAdded: (name
           />
         </fieldset>
       )}
-      <FormError error={add.error instanceof ApiError ? add.error : null} />
-      {add.isError && !(add.error instanceof ApiError) && (
-        <div className="form-error" role="alert">
-          <p>{errorText(add.error)}</p>
-        </div>
-      )}
+      <FormError error={add.error} />
       <button type="submit" disabled={add.isPending}>
         {add.isPending ? t('addOns.instances.adding') : t('addOns.instances.add')}
       </button>
@@ -361,44 +371,5 @@ function RemoveInstance({ addon, instance, onRemoved }: { addon: Addon; instance
         </ConfirmDialog>
       )}
     </>
-  );
-}
-
-/** The new venue's key, once here: copied with a button; a browser key is revealed again on the Public API keys page. */
-function NewKeySecret({ name, secret, onDone }: { name: string; secret: string; onDone: () => void }) {
-  const id = useId();
-  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      setCopied('yes');
-    } catch {
-      setCopied('failed');
-    }
-  };
-  return (
-    <div className="addons-secret" data-testid="instance-secret">
-      <p>
-        <strong>{t('addOns.instances.secretTitle', { name })}</strong>
-      </p>
-      <div className="field">
-        <label htmlFor={id}>{t('addOns.instances.secretLabel', { name })}</label>
-        <input id={id} readOnly value={secret} className="addons-code" onFocus={(e) => e.currentTarget.select()} data-testid="instance-key-secret" />
-      </div>
-      <p className="hint">
-        {t('addOns.instances.secretAgain')} <Link href="/public-api/keys">{t('addOns.instances.keysLink')}</Link>
-      </p>
-      <div className="actions">
-        <button type="button" onClick={() => void copy()}>
-          {t('addOns.instances.copy')}
-        </button>
-        <button type="button" className="secondary" onClick={onDone}>
-          {t('addOns.instances.secretHide')}
-        </button>
-      </div>
-      <p role="status" className="notice">
-        {copied === 'yes' ? t('addOns.instances.copied') : copied === 'failed' ? t('addOns.instances.copyFailed') : ''}
-      </p>
-    </div>
   );
 }

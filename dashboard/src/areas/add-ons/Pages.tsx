@@ -92,7 +92,7 @@ function Placement({ page, enabled }: { page: Surface; enabled: boolean }) {
           </p>
         )}
       </div>
-      <FormError error={place.error instanceof ApiError ? place.error : null} />
+      <FormError error={place.error} />
       {place.isSuccess && (
         <p className="notice" role="status">
           {place.variables ? t('addOns.pages.wasPlaced', { title: page.title }) : t('addOns.pages.wasRemoved', { title: page.title })}

@@ -3,7 +3,7 @@ import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { api, ApiError, ok } from '../../api/client';
 import { t } from '../../i18n/t';
-import { ErrorPanel, errorText, Loading } from '../../ui';
+import { ErrorPanel, errorText, FormError, Loading } from '../../ui';
 import { ADDONS, connectionName, useConnections, useInstalled, usePlan, type AddonPlan } from './api';
 import { addonPath } from './paths';
 import { PlanView } from './PlanView';
@@ -181,9 +181,7 @@ function Confirm({
               <p>{t('addOns.plan.changed')}</p>
             </div>
           ) : (
-            <div className="form-error" role="alert">
-              <p>{errorText(confirm.error)}</p>
-            </div>
+            <FormError error={confirm.error} />
           ))}
       </div>
       <h2>{stale ? t('addOns.plan.newPlan') : t('addOns.plan.whatItDoes')}</h2>

@@ -155,7 +155,7 @@ export function SettingsEditor({
         onChange={(name, value) => setValues((v) => ({ ...v, [name]: value }))}
         onClear={toggleClear}
       />
-      <FormError error={save.error instanceof ApiError ? save.error : null} />
+      <FormError error={save.error} />
       {save.isSuccess && (
         <p className="notice" role="status">
           {t('addOns.settings.saved')}

@@ -4,7 +4,6 @@ import { Link, useParams, useSearch } from 'wouter';
 import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, FormError, Loading } from '../../ui';
-import { ApiError } from '../../api/client';
 import {
   connectionKey,
   FORMATS,
@@ -139,7 +138,7 @@ function TableForm({ id, table, overrides }: { id: string; table: EffectiveTable
             {t('connections.overrides.saved', { table: table.ref })}
           </p>
         )}
-        <FormError error={save.error instanceof ApiError ? save.error : null} />
+        <FormError error={save.error} />
       </div>
       <div className="field">
         <label htmlFor={`${fid}-label`}>{t('connections.overrides.label')}</label>

@@ -139,7 +139,7 @@ function SettingsForm({
           : t('connections.settings.sqliteNote')}
       </p>
       <div data-testid="settings-outcome">
-        <FormError error={save.error instanceof ApiError ? save.error : null} />
+        <FormError error={save.error} />
         {save.isSuccess && (
           <p className="notice" role="status">
             {t('connections.settings.saved')}

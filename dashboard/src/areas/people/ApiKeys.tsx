@@ -1,11 +1,12 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { api, ok, type Schemas } from '../../api/client';
 import { t } from '../../i18n/t';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
 import { LoadError, Outcome, PEOPLE_KEYS, roleName, ScreenTitle, useRoles, when } from './common';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { LoadMore } from '../../ui/LoadMore';
+import { SecretOnce } from '../../ui/SecretOnce';
 
 type ApiKey = Schemas['ApiKey'];
 const NONE = '';
@@ -43,7 +44,17 @@ export function ApiKeys() {
     <>
       <ScreenTitle id="people.keys.title" />
       <p>{t('people.keys.intro')}</p>
-      {created && <Secret name={created.key.name} secret={created.secret} onDone={() => setCreated(null)} />}
+      {created && (
+        <SecretOnce
+          title={t('people.keys.secretTitle', { name: created.key.name })}
+          label={t('people.keys.secretLabel', { name: created.key.name })}
+          secret={created.secret}
+          note={t('people.keys.secretWarning')}
+          hide={t('people.keys.secretDone')}
+          testId="api-key-secret"
+          onDone={() => setCreated(null)}
+        />
+      )}
       <Outcome message={outcome.message} error={outcome.error} stamp={outcome.at} />
       {list.isPending ? (
         <Loading />
@@ -146,47 +157,6 @@ function NewKey({ roles, onCreated }: { roles: Schemas['Role'][]; onCreated: (ke
           {t('people.keys.create')}
         </button>
       </form>
-    </section>
-  );
-}
-
-/** The new key's secret, once: a copy button and the warning that it will not be shown again. */
-function Secret({ name, secret, onDone }: { name: string; secret: string; onDone: () => void }) {
-  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
-  const ref = useRef<HTMLElement>(null);
-  useEffect(() => {
-    ref.current?.focus();
-  }, [secret]);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      setCopied('yes');
-    } catch {
-      setCopied('failed');
-    }
-  };
-  return (
-    <section className="people-secret" aria-labelledby="secret-title" ref={ref} tabIndex={-1}>
-      <h2 id="secret-title">{t('people.keys.secretTitle', { name })}</h2>
-      <p className="people-warning" role="alert">
-        {t('people.keys.secretWarning')}
-      </p>
-      <p>
-        <code className="people-secret-value" data-testid="api-key-secret">
-          {secret}
-        </code>
-      </p>
-      <div className="actions">
-        <button type="button" onClick={() => void copy()}>
-          {t('people.keys.copy')}
-        </button>
-        <button type="button" className="secondary" onClick={onDone}>
-          {t('people.keys.secretDone')}
-        </button>
-      </div>
-      <p role="status" className="notice">
-        {copied === 'yes' ? t('people.keys.copied') : copied === 'failed' ? t('people.keys.copyFailed') : ''}
-      </p>
     </section>
   );
 }

@@ -4,6 +4,7 @@ import { api, ApiError, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Field, FormError, Loading, useTitle } from '../../ui';
 import { KEYS, SCOPES, SectionNav, useAppNames, useScopes, when, type PublicKey, type Scope } from './shared';
+import { SecretOnce } from '../../ui/SecretOnce';
 
 type Method = Scope['methods'][number];
 const METHODS: Method[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'BATCH'];
@@ -85,7 +86,17 @@ export function Keys() {
             {t('publicApi.keys.revoked', { name: revoked })}
           </p>
         )}
-        {shown && <SecretPanel shown={shown} onDone={() => setShown(null)} />}
+        {shown && (
+          <SecretOnce
+            title={t(`publicApi.keys.secret.${shown.why}`, { name: shown.name })}
+            label={t('publicApi.keys.secret.label', { name: shown.name })}
+            secret={shown.secret}
+            note={shown.kind === 'server' ? t('publicApi.keys.secret.serverOnce') : t('publicApi.keys.secret.browserAgain')}
+            hide={t('publicApi.keys.secret.hide')}
+            testId="key-secret"
+            onDone={() => setShown(null)}
+          />
+        )}
       </div>
       <CreateKey onCreated={(s) => report({ shown: s })} />
       <section aria-labelledby="pa-key-list">
@@ -101,25 +112,6 @@ export function Keys() {
         )}
       </section>
     </>
-  );
-}
-
-function SecretPanel({ shown, onDone }: { shown: Shown; onDone: () => void }) {
-  const id = useId();
-  return (
-    <div className="pa-secret" role="status">
-      <p>
-        <strong>{t(`publicApi.keys.secret.${shown.why}`, { name: shown.name })}</strong>
-      </p>
-      <div className="field">
-        <label htmlFor={id}>{t('publicApi.keys.secret.label', { name: shown.name })}</label>
-        <input id={id} readOnly value={shown.secret} className="pa-code" onFocus={(e) => e.currentTarget.select()} data-testid="key-secret" />
-      </div>
-      <p className="hint">{shown.kind === 'server' ? t('publicApi.keys.secret.serverOnce') : t('publicApi.keys.secret.browserAgain')}</p>
-      <button type="button" className="secondary" onClick={onDone}>
-        {t('publicApi.keys.secret.hide')}
-      </button>
-    </div>
   );
 }
 

@@ -7,7 +7,6 @@ import { ErrorPanel, FormError, Loading, useTitle } from '../../ui';
 import { gridQueryToExport, type GridQuery } from './gridQuery';
 import {
   StateLine,
-  asApiError,
   columnLabel,
   exportDownloadUrl,
   isFinal,
@@ -144,7 +143,7 @@ function ExportForm({ conn, connectionName, table, search }: { conn: string; con
           </fieldset>
         </fieldset>
         <RowsFromGrid query={query} columns={exportable} />
-        {start.isError && <FormError error={asApiError(start.error)} />}
+        <FormError error={start.error} />
         {exportId === null && (
           <button type="submit" disabled={start.isPending || chosen.size === 0}>
             {start.isPending ? t('transfer.export.starting') : t('transfer.export.start')}
@@ -245,7 +244,7 @@ function ExportProgress({ id, onAgain }: { id: string; onAgain: () => void }) {
                   {cancel.isPending ? t('transfer.cancelling') : t('transfer.export.cancel')}
                 </button>
               )}
-              {cancel.isError && <FormError error={asApiError(cancel.error)} />}
+              <FormError error={cancel.error} />
             </>
           )}
           {exp.state === 'ready' && (

@@ -13,7 +13,6 @@ import {
   param,
   POLL_MS,
   Progress,
-  asApiError,
   stateText,
   tableLabel,
   tablePath,
@@ -139,7 +138,7 @@ function FileStep({ upload, onUploaded, onRestart }: { upload: Upload | null; on
             onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
           />
         </div>
-        {send.isError && <FormError error={asApiError(send.error)} />}
+        <FormError error={send.error} />
         {upload === null && (
           <button type="submit" disabled={!file || send.isPending}>
             {send.isPending ? t('transfer.import.uploading') : t('transfer.import.upload')}
@@ -374,7 +373,7 @@ function MappingStep({ conn, table, upload, onRestart }: { conn: string; table: 
           </fieldset>
         </fieldset>
 
-        {start.isError && <FormError error={asApiError(start.error)} />}
+        <FormError error={start.error} />
         {runId === null && (
           <div className="actions">
             <button type="button" disabled={start.isPending} onClick={() => start.mutate(true)}>

@@ -5,7 +5,6 @@ import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, FormError, Loading, useTitle } from '../../ui';
 import {
-  asApiError,
   exportDownloadUrl,
   importReportUrl,
   isFinal,
@@ -157,7 +156,7 @@ export function JobsScreen() {
           </select>
         </div>
       </div>
-      {cancel.isError && <FormError error={asApiError(cancel.error)} />}
+      <FormError error={cancel.error} />
       <div ref={outcome} tabIndex={-1} className="outcome">
         {cancel.isSuccess && (
           <p className="notice" role="status">
@@ -291,7 +290,7 @@ export function JobScreen() {
           </button>
         </>
       )}
-      {cancel.isError && <FormError error={asApiError(cancel.error)} />}
+      <FormError error={cancel.error} />
       {j.state === 'cancelled' && (
         <p className="notice" role="status">
           {t('transfer.job.cancelled')}

@@ -1,5 +1,5 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiError, NETWORK_ERROR, ok, type Schemas } from '../../api/client';
+import { api, ok, type Schemas } from '../../api/client';
 import { t } from '../../i18n/t';
 import { useLiveEvents } from '../../live/events';
 import './transfer.css';
@@ -87,11 +87,6 @@ export const columnLabel = (column: Column) => column.display.label || column.na
 
 export const importReportUrl = (id: string) => `/api/v1/imports/${encodeURIComponent(id)}/error-report`;
 export const exportDownloadUrl = (id: string) => `/api/v1/exports/${encodeURIComponent(id)}/download`;
-
-/** Any failure as an ApiError, for FormError (the typed client already throws only these). */
-export function asApiError(error: unknown): ApiError {
-  return error instanceof ApiError ? error : new ApiError(0, NETWORK_ERROR, String(error));
-}
 
 /** "State: running", and the link to the job behind it once there is one. */
 export function StateLine({ state, jobId }: { state: string; jobId: string | null | undefined }) {
