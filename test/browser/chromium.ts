@@ -65,9 +65,19 @@ export function recordPageProblems(page: Page): string[] {
   page.on('console', (msg) => {
     if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
   });
+  // A request cut short because the document it belonged to went away (a reload or a navigation
+  // the test made: the main frame's navigation request is issued before the old page's fetches
+  // are aborted) is not the page's failure; one the page aborts itself still is.
+  let navigations = 0;
+  const issuedAt = new WeakMap<Request, number>();
+  page.on('request', (req) => {
+    if (req.isNavigationRequest() && req.frame() === page.mainFrame()) navigations++;
+    else issuedAt.set(req, navigations);
+  });
   page.on('requestfailed', (req) => {
     const error = req.failure()?.errorText ?? '?';
-    // The browser's own icon fetch, cut short because the page navigated on (sign-in, setup): not the page's failure.
+    if (error === 'net::ERR_ABORTED' && navigations > (issuedAt.get(req) ?? navigations)) return;
+    // The browser's own icon fetch, cut short because the page navigated on (sign-in, setup).
     if (error === 'net::ERR_ABORTED' && new URL(req.url()).pathname.startsWith('/favicon')) return;
     problems.push(`requestfailed: ${req.url()} (${error})`);
   });
