@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
-const CSP = [
+/** The policy of the documents the kernel serves (the dashboard, /docs); add-on pages bring their own. */
+export const DOCUMENT_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
@@ -22,24 +23,24 @@ const FIXED = {
 };
 
 /**
- * Conservative headers on every answer. The fixed ones are set on request, so they survive a
- * handler that takes over the raw response (event streams); those that depend on the answer
- * are set on send. HSTS only when the request came over https. Callback hooks: this runs on
- * every request, and a promise per hook shows in the healthz bench.
+ * Conservative headers on every answer, set on request so they survive a handler that takes over
+ * the raw response (event streams) and an answer that fails before any handler runs. An API
+ * answer is `no-store` unless its handler says otherwise (it sets its own later, which wins). The
+ * document policy is set where documents are served (documentHeaders), not by looking at every
+ * answer on its way out: a hook per request shows in the healthz bench. HSTS only over https.
  */
 export function installSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', (req, reply, done) => {
     reply.headers(FIXED);
     reply.header('x-request-id', req.id);
+    if (req.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
     if (req.protocol === 'https') reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
     done();
   });
-  app.addHook('onSend', (req, reply, payload, done) => {
-    if (req.url.startsWith('/api/')) {
-      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    } else if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
-      reply.header('content-security-policy', CSP);
-    }
-    done(null, payload);
-  });
 }
+
+/** What a kernel-served HTML document carries besides the fixed headers. */
+export const documentHeaders = (cacheControl: string): Record<string, string> => ({
+  'content-security-policy': DOCUMENT_CSP,
+  'cache-control': cacheControl,
+});

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
+import { documentHeaders } from '../http/security-headers.js';
 
 const require = createRequire(import.meta.url);
 
@@ -24,6 +25,6 @@ export async function installDocsHost(app: FastifyInstance, document: () => unkn
     cached ??= JSON.stringify(document(), null, 2);
     return reply.type('application/json; charset=utf-8').header('cache-control', 'no-cache').send(cached);
   });
-  app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(PAGE));
+  app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').headers(documentHeaders('no-cache')).send(PAGE));
   app.get('/docs/init.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(INIT));
 }
