@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installFromCatalog } from '../../catalog/testing.js';
 import { sourceFixture, type SourceFixture } from '../../plugins/connections/testing.js';
@@ -6,19 +6,17 @@ import type { HttpClient } from '../helpers/client.js';
 import { bootWithAdmin, ROOT } from '../helpers/identity.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { browserAvailable, launchChromium } from './chromium.js';
-import { expectNoProblems, msg, useDashboardBrowser } from './harness.js';
+import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
 
 const TB = 'Table booking';
 const PAGE = 'Book a table';
-/** A heading's whole text (a role name given as a string matches any heading containing it). */
-const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 
 describe.runIf(browserAvailable())("an add-on's mapped domains on its page, in a real browser (D28)", () => {
   let inst: TestInstance;
   let admin: HttpClient;
   let source: SourceFixture;
   let onDomain: Browser | undefined;
-  const { openPage, onScreen, signIn } = useDashboardBrowser('add-on-domains');
+  const { openPage, onScreen, openAddOn, signIn } = useDashboardBrowser('add-on-domains');
 
   /** The whole mapping as the server has it. */
   const mapping = async () => {
@@ -46,17 +44,10 @@ describe.runIf(browserAvailable())("an add-on's mapped domains on its page, in a
     await source?.cleanup();
   });
 
-  async function openTableBooking(page: Page, name: string): Promise<void> {
-    await page.getByRole('link', { name: msg('nav.addons') }).click();
-    await onScreen(page, 'add-ons', exactly(msg('addOns.title')));
-    await page.getByTestId('installed-addon').getByRole('link', { name: TB }).click();
-    await onScreen(page, name, exactly(TB));
-  }
-
   it('lists the names mapped to the public page, maps one (a refused name said on its field), opens it, and removes it after a confirmation', async () => {
     const { page, problems } = await openPage();
     await signIn(page, inst.url, ROOT);
-    await openTableBooking(page, 'add-on');
+    await openAddOn(page, TB, 'add-on');
     const section = page.locator('section', { has: page.getByRole('heading', { level: 2, name: msg('addOns.domains.title') }) });
     const list = section.getByRole('list', { name: msg('addOns.domains.listLabel', { name: TB }) });
     await list.getByRole('link', { name: 'tables.example' }).waitFor();
@@ -137,7 +128,7 @@ describe.runIf(browserAvailable())("an add-on's mapped domains on its page, in a
   it('passes axe in dark mode with names listed', async () => {
     const { page, problems } = await openPage({ colorScheme: 'dark' });
     await signIn(page, inst.url, ROOT);
-    await openTableBooking(page, 'add-on-dark');
+    await openAddOn(page, TB, 'add-on-dark');
     await page.getByRole('link', { name: 'tables.example' }).waitFor();
     await onScreen(page, 'add-on-dark-domains', exactly(TB));
     expectNoProblems(problems);

@@ -1,4 +1,3 @@
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installFromCatalog } from '../../catalog/testing.js';
 import { sourceFixture, type SourceFixture } from '../../plugins/connections/testing.js';
@@ -6,14 +5,12 @@ import type { HttpClient } from '../helpers/client.js';
 import { bootWithAdmin, ROOT } from '../helpers/identity.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
-import { expectNoProblems, msg, useDashboardBrowser } from './harness.js';
+import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
 
 const TB = 'Table booking';
 const PAGE = 'Book a table';
 const ORIGIN = 'https://shop.example';
 const BOOKINGS = 'table-booking-bookings';
-/** A heading's whole text (a role name given as a string matches any heading containing it). */
-const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 
 type Venue = { id: string; name: string; settings: Record<string, unknown>; keyPrefix: string | null };
 
@@ -21,7 +18,7 @@ describe.runIf(browserAvailable())("an app's venues (instances) on its page, in 
   let inst: TestInstance;
   let admin: HttpClient;
   let source: SourceFixture;
-  const { openPage, onScreen, signIn } = useDashboardBrowser('add-on-instances');
+  const { openPage, onScreen, openAddOn, signIn } = useDashboardBrowser('add-on-instances');
 
   /** The app's venues as the server has them. */
   const venues = async (): Promise<Venue[]> => {
@@ -46,17 +43,10 @@ describe.runIf(browserAvailable())("an app's venues (instances) on its page, in 
     await source?.cleanup();
   });
 
-  async function openTableBooking(page: Page, name: string): Promise<void> {
-    await page.getByRole('link', { name: msg('nav.addons') }).click();
-    await onScreen(page, 'add-ons', exactly(msg('addOns.title')));
-    await page.getByTestId('installed-addon').getByRole('link', { name: TB }).click();
-    await onScreen(page, name, exactly(TB));
-  }
-
   it('adds a venue (a refused id said on its field; the key shown once), edits its settings, refuses to remove it while it has rows, and removes one', async () => {
     const { page, problems } = await openPage();
     await signIn(page, inst.url, ROOT);
-    await openTableBooking(page, 'add-on');
+    await openAddOn(page, TB, 'add-on');
     const section = page.locator('section', { has: page.getByRole('heading', { level: 2, name: msg('addOns.instances.title') }) });
     const list = section.getByRole('list', { name: msg('addOns.instances.listLabel', { name: TB }) });
     const garden = list.getByTestId('instance-garden');
@@ -178,7 +168,7 @@ describe.runIf(browserAvailable())("an app's venues (instances) on its page, in 
   it('passes axe in dark mode with venues listed', async () => {
     const { page, problems } = await openPage({ colorScheme: 'dark' });
     await signIn(page, inst.url, ROOT);
-    await openTableBooking(page, 'add-on-dark');
+    await openAddOn(page, TB, 'add-on-dark');
     await page.getByTestId('instance-harbour').waitFor();
     await onScreen(page, 'add-on-dark-instances', exactly(TB));
     expectNoProblems(problems);

@@ -7,9 +7,8 @@ import type { HttpClient } from '../helpers/client.js';
 import { activeUser, bootWithAdmin, ROOT } from '../helpers/identity.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
-import { expectNoProblems, msg, useDashboardBrowser } from './harness.js';
+import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
 
-const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 const CLIENT = { id: 'client-pages', secret: 'cs-pages-secret-1234' };
 const API_KEY = 'sk-live-browser-0b9e77';
 const ACCOUNT = 'acct-browser-5521';

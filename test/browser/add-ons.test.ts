@@ -15,14 +15,12 @@ import { databaseAvailable } from '../helpers/databases.js';
 import { bootWithAdmin, ROOT } from '../helpers/identity.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
-import { expectNoProblems, msg, useDashboardBrowser } from './harness.js';
+import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
 
 const CATALOG_APP = fileURLToPath(new URL('../../catalog/table-booking', import.meta.url));
 const FIXTURE_110 = fileURLToPath(new URL('../fixtures/addons/table-booking-1.1.0', import.meta.url));
 const TB = { name: 'Table booking', tables: ['table_booking__bookings', 'table_booking__venue_settings'] };
 const ADMIN = ROOT;
-/** A heading's whole text (a role name given as a string matches any heading containing it). */
-const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 const SECRET = 'tok-7f3a9c-never-shown';
 const SECRET_2 = 'tok-second-value-b81e';
 

@@ -13,6 +13,9 @@ export function msg(id: MessageId, values: Record<string, string> = {}): string 
   return messages[id].replace(/\{(\w+)\}/g, (_m, key: string) => values[key] ?? `{${key}}`);
 }
 
+/** A heading's whole text (a role name given as a string matches any heading containing it). */
+export const exactly = (text: string): RegExp => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+
 /** A plural message's `one` branch (`{count, plural, one {…} other {…}}`). */
 export function one(id: MessageId): string {
   const m = /one \{([^}]*)\}/.exec(messages[id]);
@@ -50,6 +53,8 @@ export interface DashboardBrowser {
   openPage(options?: OpenPageOptions): Promise<OpenedPage>;
   /** Waits for a screen's level-1 heading, then runs axe-core: no serious or critical violation. */
   onScreen(page: Page, name: string, heading: string | RegExp): Promise<void>;
+  /** From the navigation to the add-ons list, then to the page of the installed add-on named `name` (`screen` names it for axe and screenshots). */
+  openAddOn(page: Page, name: string, screen: string): Promise<void>;
   /** Signs in on the sign-in screen (no 2FA) and waits for the home screen. */
   signIn(page: Page, baseUrl: string, user: { email: string; password: string; name: string }): Promise<void>;
 }
@@ -112,6 +117,13 @@ export function useDashboardBrowser(output: string): DashboardBrowser {
     ).toEqual([]);
   }
 
+  async function openAddOn(page: Page, name: string, screen: string): Promise<void> {
+    await page.getByRole('link', { name: msg('nav.addons') }).click();
+    await onScreen(page, 'add-ons', exactly(msg('addOns.title')));
+    await page.getByTestId('installed-addon').getByRole('link', { name }).click();
+    await onScreen(page, screen, exactly(name));
+  }
+
   async function signIn(page: Page, baseUrl: string, user: { email: string; password: string; name: string }): Promise<void> {
     await page.goto(baseUrl + '/sign-in', { waitUntil: 'load' });
     await onScreen(page, 'sign-in', msg('signIn.title'));
@@ -121,5 +133,5 @@ export function useDashboardBrowser(output: string): DashboardBrowser {
     await onScreen(page, 'home', msg('home.greeting', { name: user.name }));
   }
 
-  return { openPage, onScreen, signIn };
+  return { openPage, onScreen, openAddOn, signIn };
 }

@@ -6,9 +6,8 @@ import type { HttpClient } from '../helpers/client.js';
 import { bootWithAdmin, ROOT } from '../helpers/identity.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { axeViolations, browserAvailable } from './chromium.js';
-import { expectNoProblems, msg, useDashboardBrowser } from './harness.js';
+import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
 
-const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 /** The shop's site, where visitors write from (listed in SVC_PUBLIC_API_ORIGINS). */
 const ORIGIN = 'https://shop.example';
 

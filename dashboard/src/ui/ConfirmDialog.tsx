@@ -2,7 +2,9 @@ import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 /**
  * A modal confirmation (the native <dialog>: focus kept inside, Escape cancels), its title
- * naming what is confirmed. The focus starts on Cancel: the safe choice.
+ * naming what is confirmed. The focus starts on Cancel: the safe choice. When the dialog goes,
+ * the focus goes back to what had it before (the button that opened it), if that is still on
+ * the page; a screen that removed that button moves the focus itself.
  */
 export function ConfirmDialog({
   title,
@@ -27,9 +29,13 @@ export function ConfirmDialog({
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
+    const before = document.activeElement;
     if (!dialog.open) dialog.showModal();
     cancelRef.current?.focus();
-    return () => dialog.close();
+    return () => {
+      dialog.close();
+      if (before instanceof HTMLElement && before.isConnected) before.focus();
+    };
   }, []);
   return (
     <dialog

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
@@ -173,7 +173,6 @@ function Remove({ addon }: { addon: Addon }) {
   const [, navigate] = useLocation();
   const [drop, setDrop] = useState(false);
   const [asking, setAsking] = useState(false);
-  const opener = useRef<HTMLButtonElement>(null);
   const groupId = useId();
   const remove = useMutation({
     mutationFn: async () =>
@@ -185,12 +184,6 @@ function Remove({ addon }: { addon: Addon }) {
       navigate('/add-ons', { state });
     },
   });
-  const wasAsking = useRef(false);
-  useEffect(() => {
-    // Back to the button that opened the dialog once it closes (never on the first render).
-    if (wasAsking.current && !asking) opener.current?.focus();
-    wasAsking.current = asking;
-  }, [asking]);
   const hasTables = addon.tables.length > 0;
   return (
     <section className="addons-section" aria-labelledby="addon-remove">
@@ -212,7 +205,7 @@ function Remove({ addon }: { addon: Addon }) {
           </div>
         </fieldset>
       )}
-      <button ref={opener} type="button" className="danger" onClick={() => setAsking(true)}>
+      <button type="button" className="danger" onClick={() => setAsking(true)}>
         {t('addOns.remove.open', { name: addon.name })}
       </button>
       {asking && (

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
 import { api, ApiError, ok } from '../../api/client';
 import { t } from '../../i18n/t';
@@ -129,13 +129,6 @@ function OAuthStart({ addon }: { addon: Addon }) {
 function Disconnect({ addon }: { addon: Addon }) {
   const store = useStoreAddon();
   const [asking, setAsking] = useState(false);
-  const opener = useRef<HTMLButtonElement>(null);
-  const wasAsking = useRef(false);
-  useEffect(() => {
-    // Back to the button once the dialog has closed (a modal dialog keeps the focus until then).
-    if (wasAsking.current && !asking) opener.current?.focus();
-    wasAsking.current = asking;
-  }, [asking]);
   const forget = useMutation({
     mutationFn: async () => (await ok(api.DELETE('/add-ons/{key}/connect', { params: { path: { key: addon.key } } }))).data.addon,
     onSuccess: async (saved) => {
@@ -145,7 +138,7 @@ function Disconnect({ addon }: { addon: Addon }) {
   });
   return (
     <div>
-      <button ref={opener} type="button" className="danger" onClick={() => setAsking(true)}>
+      <button type="button" className="danger" onClick={() => setAsking(true)}>
         {t('addOns.connect.disconnect', { name: addon.name })}
       </button>
       {asking && (
@@ -158,11 +151,7 @@ function Disconnect({ addon }: { addon: Addon }) {
           onCancel={() => setAsking(false)}
         >
           <p>{addon.connect?.kind === 'oauth2' ? t('addOns.connect.disconnectOAuth') : t('addOns.connect.disconnectSecret')}</p>
-          {forget.isError && (
-            <div className="form-error" role="alert">
-              <p>{errorText(forget.error)}</p>
-            </div>
-          )}
+          <FormError error={forget.error} />
         </ConfirmDialog>
       )}
     </div>

@@ -1,12 +1,12 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { api, ApiError, ok, type ErrorIssue, type Schemas } from '../../api/client';
 import { t, type MessageId } from '../../i18n/t';
-import { errorText, ErrorPanel, Field, FormError, Loading, SelectField } from '../../ui';
+import { errorText, Field, FormError, SelectField } from '../../ui';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import type { Addon } from './api';
-import { SURFACES, useManagesAddOns, useSurfaces, type Surface } from './surfaces';
+import { SurfacesSection, type Said } from './SurfacesSection';
+import { useManagesAddOns, useSurfaces, useSurfacesChange, type Surface } from './surfaces';
 
 type Entry = Schemas['SurfaceDomainInput'];
 type Mapped = Schemas['SurfaceDomain'];
@@ -52,26 +52,16 @@ function refusals(error: unknown, sent: Entry[], index: number | null): { fields
   return { fields, others };
 }
 
-/**
- * `onDone` runs before the new mapping reaches the screen: a removed name's row (and the
- * component that asked) is gone after that, and mutate()'s own callbacks would not run.
- */
+/** Each surface's names as the server answered the whole mapping. */
+const mergeDomains = (surfaces: Surface[], after: Mapped[]): Surface[] =>
+  surfaces.map((s) => ({
+    ...s,
+    domains: after.filter((d) => d.appKey === s.appKey && d.surface === s.name).map((d) => ({ host: d.host, surface: d.surface, instance: d.instance })),
+  }));
+
 function useReplaceMapping(onDone: (change: Change) => void) {
-  const queryClient = useQueryClient();
   const sent = useRef<Entry[]>([]);
-  const mutation = useMutation({
-    mutationFn: (change: Change) => replaceMapping(change, sent),
-    onSuccess: (after, change) => {
-      onDone(change);
-      queryClient.setQueryData(SURFACES, (old: Surface[] | undefined) =>
-        old?.map((s) => ({
-          ...s,
-          domains: after.filter((d) => d.appKey === s.appKey && d.surface === s.name).map((d) => ({ host: d.host, surface: d.surface, instance: d.instance })),
-        })),
-      );
-    },
-    onSettled: () => queryClient.invalidateQueries({ queryKey: SURFACES }),
-  });
+  const mutation = useSurfacesChange((change: Change) => replaceMapping(change, sent), mergeDomains, onDone);
   return { mutation, sent };
 }
 
@@ -86,68 +76,56 @@ export function DomainsSection({ addon }: { addon: Addon }) {
   const hasPublic = addon.surfaces.some((s) => s.kind === 'public-page');
   const surfaces = useSurfaces(hasPublic);
   const manages = useManagesAddOns();
-  const [said, setSaid] = useState<{ text: string; focus: boolean } | null>(null);
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    // After a removal the focused button is gone with its row (and its dialog closed): the section's heading takes the focus.
-    if (said?.focus) heading.current?.focus();
-  }, [said]);
+  const [said, setSaid] = useState<Said>(null);
   if (!hasPublic) return null;
   const pages = (surfaces.data ?? []).filter((s) => s.appKey === addon.key && s.kind === 'public-page');
   const titleOf = (surface: string) => pages.find((p) => p.name === surface)?.title ?? surface;
   const mapped = pages.flatMap((p) => p.domains).sort((a, b) => a.host.localeCompare(b.host));
   return (
-    <section className="addons-section" aria-labelledby="addon-domains">
-      <h2 id="addon-domains" ref={heading} tabIndex={-1}>
-        {t('addOns.domains.title')}
-      </h2>
-      <p className="hint">
-        {t('addOns.domains.help')} <Link href="/public-api">{t('addOns.domains.publicApiLink')}</Link>
-      </p>
-      {surfaces.isPending ? (
-        <Loading />
-      ) : surfaces.isError ? (
-        <ErrorPanel error={surfaces.error} onRetry={() => void surfaces.refetch()} />
-      ) : (
+    <SurfacesSection
+      id="addon-domains"
+      title={t('addOns.domains.title')}
+      hint={
         <>
-          {mapped.length === 0 ? (
-            <p>{t('addOns.domains.none')}</p>
-          ) : (
-            <ul className="addons-versions" data-testid="mapped-domains" aria-label={t('addOns.domains.listLabel', { name: addon.name })}>
-              {mapped.map((d) => (
-                <li key={d.host}>
-                  <a href={hostUrl(d.host)} target="_blank" rel="noopener noreferrer">
-                    {d.host}
-                  </a>
-                  {pages.length > 1 && <span>{t('addOns.domains.serves', { title: titleOf(d.surface) })}</span>}
-                  {d.instance && <span>{t('addOns.domains.instance', { instance: d.instance })}</span>}
-                  {manages && (
-                    <RemoveName
-                      host={d.host}
-                      title={titleOf(d.surface)}
-                      onRemoved={() => setSaid({ text: t('addOns.domains.removed', { host: d.host }), focus: true })}
-                    />
-                  )}
-                </li>
-              ))}
-            </ul>
-          )}
-          {said && (
-            <p className="notice" role="status">
-              {said.text}
-            </p>
-          )}
-          {manages && (
-            <AddName
-              addon={addon}
-              pages={pages}
-              onAdded={(host, surface) => setSaid({ text: t('addOns.domains.added', { host, title: titleOf(surface) }), focus: false })}
-              onStart={() => setSaid(null)}
-            />
-          )}
+          {t('addOns.domains.help')} <Link href="/public-api">{t('addOns.domains.publicApiLink')}</Link>
         </>
+      }
+      surfaces={surfaces}
+      said={said}
+      list={
+        mapped.length === 0 ? (
+          <p>{t('addOns.domains.none')}</p>
+        ) : (
+          <ul className="addons-versions" data-testid="mapped-domains" aria-label={t('addOns.domains.listLabel', { name: addon.name })}>
+            {mapped.map((d) => (
+              <li key={d.host}>
+                <a href={hostUrl(d.host)} target="_blank" rel="noopener noreferrer">
+                  {d.host}
+                </a>
+                {pages.length > 1 && <span>{t('addOns.domains.serves', { title: titleOf(d.surface) })}</span>}
+                {d.instance && <span>{t('addOns.domains.instance', { instance: d.instance })}</span>}
+                {manages && (
+                  <RemoveName
+                    host={d.host}
+                    title={titleOf(d.surface)}
+                    onRemoved={() => setSaid({ text: t('addOns.domains.removed', { host: d.host }), focus: true })}
+                  />
+                )}
+              </li>
+            ))}
+          </ul>
+        )
+      }
+    >
+      {manages && (
+        <AddName
+          addon={addon}
+          pages={pages}
+          onAdded={(host, surface) => setSaid({ text: t('addOns.domains.added', { host, title: titleOf(surface) }), focus: false })}
+          onStart={() => setSaid(null)}
+        />
       )}
-    </section>
+    </SurfacesSection>
   );
 }
 
@@ -230,17 +208,10 @@ function RemoveName({ host, title, onRemoved }: { host: string; title: string; o
     setAsking(false);
     onRemoved();
   });
-  const opener = useRef<HTMLButtonElement>(null);
-  const wasAsking = useRef(false);
-  useEffect(() => {
-    // Back to the button when the dialog is cancelled (after a removal the button is gone with its name).
-    if (wasAsking.current && !asking) opener.current?.focus();
-    wasAsking.current = asking;
-  }, [asking]);
   const { others } = refusals(remove.error, sent.current, null);
   return (
     <>
-      <button ref={opener} type="button" className="secondary" onClick={() => (remove.reset(), setAsking(true))}>
+      <button type="button" className="secondary" onClick={() => (remove.reset(), setAsking(true))}>
         {t('addOns.domains.remove', { host })}
       </button>
       {asking && (

@@ -1,13 +1,13 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { api, ApiError, ok, type ErrorIssue, type Schemas } from '../../api/client';
 import { t, type MessageId } from '../../i18n/t';
-import { errorText, ErrorPanel, Field, FormError, Loading } from '../../ui';
+import { Field, FormError } from '../../ui';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import type { Addon } from './api';
 import { initialValues, SettingsEditor, SettingsFields, settingErrors, toSettingsInput, useClearSet, type SettingsInput, type Values } from './SettingsForm';
-import { SURFACES, useManagesAddOns, useSurfaces, type Surface } from './surfaces';
+import { SurfacesSection, type Said } from './SurfacesSection';
+import { useManagesAddOns, useSurfaces, useSurfacesChange, type Surface } from './surfaces';
 import { SecretOnce } from '../../ui/SecretOnce';
 
 type Instance = Schemas['AppInstance'];
@@ -53,18 +53,15 @@ async function replaceInstances(appKey: string, change: Change, sent: { current:
   return (await ok(api.PUT('/surfaces/instances', { body: { appKey, instances: sent.current } }))).data;
 }
 
-/** `onDone` runs before the new list reaches the screen: a removed venue's row (and the component that asked) is gone after that. */
-function useReplaceInstances(appKey: string, onDone: (change: Change, after: Replaced) => void) {
-  const queryClient = useQueryClient();
+/** The app's venues as the server answered its whole list. */
+const mergeInstances =
+  (appKey: string) =>
+  (surfaces: Surface[], after: Replaced): Surface[] =>
+    surfaces.map((s) => (s.appKey === appKey ? { ...s, instances: after.instances } : s));
+
+function useReplaceInstances(appKey: string, onDone?: (change: Change, after: Replaced) => void) {
   const sent = useRef<Entry[]>([]);
-  const mutation = useMutation({
-    mutationFn: (change: Change) => replaceInstances(appKey, change, sent),
-    onSuccess: (after, change) => {
-      onDone(change, after);
-      queryClient.setQueryData(SURFACES, (old: Surface[] | undefined) => old?.map((s) => (s.appKey === appKey ? { ...s, instances: after.instances } : s)));
-    },
-    onSettled: () => queryClient.invalidateQueries({ queryKey: SURFACES }),
-  });
+  const mutation = useSurfacesChange((change: Change) => replaceInstances(appKey, change, sent), mergeInstances(appKey), onDone);
   return { mutation, sent };
 }
 
@@ -95,78 +92,65 @@ export function InstancesSection({ addon }: { addon: Addon }) {
   const hasKey = addon.endpoints.length > 0;
   const surfaces = useSurfaces(hasKey);
   const manages = useManagesAddOns();
-  const [said, setSaid] = useState<{ text: string; focus: boolean } | null>(null);
+  const [said, setSaid] = useState<Said>(null);
   const [secret, setSecret] = useState<{ name: string; secret: string } | null>(null);
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
-    if (said?.focus) heading.current?.focus();
-  }, [said]);
   if (!hasKey) return null;
   const mine = (surfaces.data ?? []).filter((s) => s.appKey === addon.key);
   const instances = mine[0]?.instances ?? [];
   const pages = mine.filter((s) => s.kind === 'public-page');
   return (
-    <section className="addons-section" aria-labelledby="addon-instances">
-      <h2 id="addon-instances" ref={heading} tabIndex={-1}>
-        {t('addOns.instances.title')}
-      </h2>
-      <p className="hint">{t('addOns.instances.help')}</p>
-      {surfaces.isPending ? (
-        <Loading />
-      ) : surfaces.isError ? (
-        <ErrorPanel error={surfaces.error} onRetry={() => void surfaces.refetch()} />
-      ) : (
-        <>
-          {instances.length === 0 ? (
-            <p>{t('addOns.instances.none')}</p>
-          ) : (
-            <ul className="addons-instances" data-testid="instances" aria-label={t('addOns.instances.listLabel', { name: addon.name })}>
-              {instances.map((i, index) => (
-                <InstanceRow
-                  index={index}
-                  key={i.id}
-                  addon={addon}
-                  instance={i}
-                  pages={pages}
-                  manages={manages}
-                  onRemoved={() => setSaid({ text: t('addOns.instances.removed', { name: i.name }), focus: true })}
-                />
-              ))}
-            </ul>
-          )}
-          {said && (
-            <p className="notice" role="status">
-              {said.text}
-            </p>
-          )}
-          {secret && (
-            <SecretOnce
-              title={t('addOns.instances.secretTitle', { name: secret.name })}
-              label={t('addOns.instances.secretLabel', { name: secret.name })}
-              secret={secret.secret}
-              note={
-                <>
-                  {t('addOns.instances.secretAgain')} <Link href="/public-api/keys">{t('addOns.instances.keysLink')}</Link>
-                </>
-              }
-              hide={t('addOns.instances.secretHide')}
-              testId="instance-key-secret"
-              onDone={() => setSecret(null)}
-            />
-          )}
-          {manages && (
-            <AddInstance
-              addon={addon}
-              onStart={() => (setSaid(null), setSecret(null))}
-              onAdded={(name, created) => {
-                setSaid({ text: t('addOns.instances.added', { name }), focus: false });
-                if (created) setSecret({ name, secret: created });
-              }}
-            />
-          )}
-        </>
+    <SurfacesSection
+      id="addon-instances"
+      title={t('addOns.instances.title')}
+      hint={t('addOns.instances.help')}
+      surfaces={surfaces}
+      said={said}
+      list={
+        instances.length === 0 ? (
+          <p>{t('addOns.instances.none')}</p>
+        ) : (
+          <ul className="addons-instances" data-testid="instances" aria-label={t('addOns.instances.listLabel', { name: addon.name })}>
+            {instances.map((i, index) => (
+              <InstanceRow
+                index={index}
+                key={i.id}
+                addon={addon}
+                instance={i}
+                pages={pages}
+                manages={manages}
+                onRemoved={() => setSaid({ text: t('addOns.instances.removed', { name: i.name }), focus: true })}
+              />
+            ))}
+          </ul>
+        )
+      }
+    >
+      {secret && (
+        <SecretOnce
+          title={t('addOns.instances.secretTitle', { name: secret.name })}
+          label={t('addOns.instances.secretLabel', { name: secret.name })}
+          secret={secret.secret}
+          note={
+            <>
+              {t('addOns.instances.secretAgain')} <Link href="/public-api/keys">{t('addOns.instances.keysLink')}</Link>
+            </>
+          }
+          hide={t('addOns.instances.secretHide')}
+          testId="instance-key-secret"
+          onDone={() => setSecret(null)}
+        />
       )}
-    </section>
+      {manages && (
+        <AddInstance
+          addon={addon}
+          onStart={() => (setSaid(null), setSecret(null))}
+          onAdded={(name, created) => {
+            setSaid({ text: t('addOns.instances.added', { name }), focus: false });
+            if (created) setSecret({ name, secret: created });
+          }}
+        />
+      )}
+    </SurfacesSection>
   );
 }
 
@@ -215,7 +199,7 @@ function InstanceRow({
 
 /** `index` is the venue's place in the list (the list is sent back in the server's order): its refusals are there. */
 function EditSettings({ addon, instance, index }: { addon: Addon; instance: Instance; index: number }) {
-  const queryClient = useQueryClient();
+  const { mutation: edit } = useReplaceInstances(addon.key);
   return (
     <SettingsEditor
       fields={addon.settingsSchema}
@@ -223,11 +207,7 @@ function EditSettings({ addon, instance, index }: { addon: Addon; instance: Inst
       label={t('addOns.instances.settingsLabel', { name: instance.name })}
       errorPrefix={`instances.${index}.settings.`}
       save={async (settings) => {
-        const after = await replaceInstances(addon.key, { edit: instance.id, settings }, { current: [] });
-        queryClient.setQueryData(SURFACES, (old: Surface[] | undefined) =>
-          old?.map((s) => (s.appKey === addon.key ? { ...s, instances: after.instances } : s)),
-        );
-        void queryClient.invalidateQueries({ queryKey: SURFACES });
+        const after = await edit.mutateAsync({ edit: instance.id, settings });
         return after.instances.find((i) => i.id === instance.id) ?? instance;
       }}
     />
@@ -330,16 +310,10 @@ function RemoveInstance({ addon, instance, onRemoved }: { addon: Addon; instance
     setAsking(false);
     onRemoved();
   });
-  const opener = useRef<HTMLButtonElement>(null);
-  const wasAsking = useRef(false);
-  useEffect(() => {
-    if (wasAsking.current && !asking) opener.current?.focus();
-    wasAsking.current = asking;
-  }, [asking]);
   const notEmpty = notEmptyText(remove.error, instance.name);
   return (
     <>
-      <button ref={opener} type="button" className="secondary" onClick={() => (remove.reset(), setAsking(true))}>
+      <button type="button" className="secondary" onClick={() => (remove.reset(), setAsking(true))}>
         {t('addOns.instances.remove', { name: instance.name })}
       </button>
       {notEmpty && !asking && (
@@ -363,11 +337,7 @@ function RemoveInstance({ addon, instance, onRemoved }: { addon: Addon; instance
           onCancel={() => setAsking(false)}
         >
           <p>{t('addOns.instances.removeBody', { name: instance.name, id: instance.id })}</p>
-          {remove.isError && !notEmpty && (
-            <div className="form-error" role="alert">
-              <p>{errorText(remove.error)}</p>
-            </div>
-          )}
+          <FormError error={notEmpty ? null : remove.error} />
         </ConfirmDialog>
       )}
     </>
