@@ -1,3 +1,5 @@
+// First: it must run before any full collection (kernel/runtime/next-tick-shape.ts).
+import './runtime/next-tick-shape.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createApp } from './app.js';
 import { firstPartyPlugins } from '../plugins/index.js';

@@ -97,9 +97,19 @@ describe('the SPA host', () => {
     // A deep link (the SPA fallback) and /docs are documents too; an API answer is no-store and no document.
     expect((await inst.client().get('/connections/x/tables/y')).headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect((await inst.client().get('/docs')).headers.get('content-security-policy')).toContain("default-src 'self'");
+    for (const path of ['/', '/connections/x/tables/y', '/docs']) {
+      const doc = await inst.client().get(path);
+      expect(doc.headers.get('referrer-policy'), path).toBe('same-origin');
+      expect(doc.headers.get('cross-origin-opener-policy'), path).toBe('same-origin');
+    }
     const api = await inst.client().get('/api/v1/healthz');
     expect(api.headers.get('cache-control')).toBe('no-store');
     expect(api.headers.get('content-security-policy')).toBeNull();
     expect(api.headers.get('x-frame-options')).toBe('DENY');
+    expect(api.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(api.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+    // What only a document acts on is not sent with JSON (decisions K36).
+    expect(api.headers.get('referrer-policy')).toBeNull();
+    expect(api.headers.get('cross-origin-opener-policy')).toBeNull();
   });
 });

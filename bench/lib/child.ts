@@ -4,6 +4,9 @@
  * parent says `stop` or goes away. With BENCH_PROFILE=<dir> it also writes a profile of itself
  * under load (see cpuProfiler).
  */
+// Every bench process (the load's and both servers') holds nextTick's record shape, so neither side
+// of a ratio drifts into V8's slow path for it at a random moment (decisions K38, bench/README).
+import '../../kernel/runtime/next-tick-shape.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

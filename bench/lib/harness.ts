@@ -1,3 +1,5 @@
+// The load's process holds nextTick's record shape too (see bench/lib/child.ts).
+import '../../kernel/runtime/next-tick-shape.js';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';

@@ -17,17 +17,25 @@ export const DOCUMENT_CSP = [
 const FIXED = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+/**
+ * What only a document acts on: which referrer the requests it makes send, and the browsing
+ * context group its window opens in. On a JSON answer they are bytes no browser reads.
+ */
+export const DOCUMENT_ONLY = {
   'referrer-policy': 'same-origin',
   'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
 };
 
 /**
  * Conservative headers on every answer, set on request so they survive a handler that takes over
  * the raw response (event streams) and an answer that fails before any handler runs. An API
  * answer is `no-store` unless its handler says otherwise (it sets its own later, which wins). The
- * document policy is set where documents are served (documentHeaders), not by looking at every
- * answer on its way out: a hook per request shows in the healthz bench. HSTS only over https.
+ * document policy and DOCUMENT_ONLY are set where documents are served (documentHeaders), not by
+ * looking at every answer on its way out: a hook per request shows in the healthz bench, and so
+ * does every header (decisions K36). HSTS only over https.
  */
 export function installSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', (req, reply, done) => {
@@ -41,6 +49,7 @@ export function installSecurityHeaders(app: FastifyInstance): void {
 
 /** What a kernel-served HTML document carries besides the fixed headers. */
 export const documentHeaders = (cacheControl: string): Record<string, string> => ({
+  ...DOCUMENT_ONLY,
   'content-security-policy': DOCUMENT_CSP,
   'cache-control': cacheControl,
 });

@@ -114,6 +114,8 @@ describe('GET /add-ons/{key}/bundle/{*} on a started instance', () => {
     expect(res.headers.get('cache-control')).toBe('no-cache');
     expect(res.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
     expect(res.headers.get('x-frame-options')).toBeNull();
+    expect(res.headers.get('referrer-policy')).toBe('same-origin');
+    expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
     const csp = res.headers.get('content-security-policy')!;
     expect(csp).toContain(`connect-src ${inst.url}/api/v1/public/;`);
     expect(csp).toContain(`script-src ${inst.url}/api/v1/add-ons/table-booking/bundle/;`);
@@ -140,6 +142,7 @@ describe('GET /add-ons/{key}/bundle/{*} on a started instance', () => {
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toMatch(/^(application|text)\/javascript; charset=utf-8$/);
     expect(js.headers.get('cache-control')).toBe('no-cache');
+    expect(js.headers.get('cross-origin-opener-policy')).toBeNull();
     expect(await js.text()).toContain('svc-app');
     const css = await fetch(`${inst.url}/api/v1/add-ons/table-booking/bundle/widget/widget.css`);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');

@@ -146,6 +146,7 @@ describe('surfaces on their own host names', () => {
     expect(page.headers['x-frame-options']).toBeUndefined();
     // Ignored (and complained about) by browsers on a plain-http origin.
     expect(page.headers['cross-origin-opener-policy']).toBeUndefined();
+    expect(page.headers['referrer-policy']).toBe('same-origin');
 
     const js = await on(booking, '/widget.js');
     expect(js.status).toBe(200);

@@ -3,6 +3,7 @@ import { addonKeyField } from '../../addons-sdk/src/manifest/index.js';
 import { HANDLED, rawResponse, route } from '../../kernel/contract/route.js';
 import { dataOf, errorEnvelopeSchema } from '../../kernel/contract/shapes.js';
 import { AppError } from '../../kernel/errors.js';
+import { DOCUMENT_ONLY } from '../../kernel/http/security-headers.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import {
@@ -165,7 +166,8 @@ export const surfaceRoutes = [
         ? `${request.protocol}://${request.headers.host!.toLowerCase()}`
         : (kernel.config.baseUrl ?? `${request.protocol}://${request.host}`);
       let { bytes, etag } = await s.surfaceFiles.read(file);
-      if (/\.html?$/i.test(fileName)) {
+      const isDocument = /\.html?$/i.test(fileName);
+      if (isDocument) {
         // A mapped name may be one instance's page (D28): it carries that instance's key.
         const instance = mapped ? (mapped.detail?.['instance'] ?? null) : (query.instance ?? null);
         const appKey = (await s.appKeyFor(installed.key, instance))?.secret ?? null;
@@ -177,10 +179,13 @@ export const surfaceRoutes = [
         .header('etag', etag)
         .header('cache-control', isHashedName(fileName) ? 'public, max-age=31536000, immutable' : 'no-cache')
         .header('x-content-type-options', 'nosniff');
+      if (isDocument) {
+        res.header('referrer-policy', DOCUMENT_ONLY['referrer-policy']);
+        // A browser ignores COOP on a plain-http origin that is not loopback, and says so in every visitor's console.
+        if (!(mapped && request.protocol === 'http')) res.header('cross-origin-opener-policy', DOCUMENT_ONLY['cross-origin-opener-policy']);
+      }
       if (mapped) {
         // Its own origin already keeps it apart from the dashboard: no sandbox, and same-origin loads need no CORS.
-        // A browser ignores COOP on a plain-http origin that is not loopback, and says so in every visitor's console.
-        if (request.protocol === 'http') res.removeHeader('cross-origin-opener-policy');
         res.header('content-security-policy', mappedPageCsp(frameAncestorsOf(surface.kind, "'self'", kernel.config.publicApiOrigins)));
       } else {
         res
