@@ -29,7 +29,8 @@ import type { JobRunnerOptions } from './jobs/options.js';
 import { JOB_FINISHED, JOB_PROGRESS, jobEventSchema } from './jobs/schema.js';
 import { JobService } from './jobs/service.js';
 import type { Kernel } from './kernel-services.js';
-import { REDACT_PATHS } from './logger.js';
+import { requestIds } from './ids.js';
+import { REDACT_PATHS, requestLogger } from './logger.js';
 import { kernelMigrations } from './meta/kernel-migrations.js';
 import { runMigrations } from './meta/migrate.js';
 import { openMetaStore, type MetaStore } from './meta/store.js';
@@ -81,13 +82,15 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const { plugins, catalog, routes } = buildRouteTree(opts.plugins);
 
   const idle = new IdleCollector();
+  const nextRequestId = requestIds();
   const hosts = new HostRoutes();
+  const logs = opts.logger !== false && config.logLevel !== 'silent';
   const http = Fastify({
-    logger:
-      opts.logger === false || config.logLevel === 'silent'
-        ? false
-        : { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, ...(opts.logStream ? { stream: opts.logStream } : {}) },
-    genReqId: () => (idle.requests++, randomUUID()),
+    logger: logs
+      ? { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, ...(opts.logStream ? { stream: opts.logStream } : {}) }
+      : false,
+    ...(logs ? { childLoggerFactory: requestLogger } : {}),
+    genReqId: () => (idle.requests++, nextRequestId()),
     requestIdHeader: false,
     // fastify accepts a hop count too; its types only list the other forms.
     trustProxy: config.trustProxy as boolean | string[],

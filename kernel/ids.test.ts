@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idFloor, newId } from './ids.js';
+import { idFloor, newId, requestIds } from './ids.js';
 
 describe('newId', () => {
   it('is 26 characters of Crockford base32', () => {
@@ -24,5 +24,17 @@ describe('newId', () => {
     const at = Date.now() - 5000;
     expect(idFloor(at) <= newId(at)).toBe(true);
     expect(idFloor(at) > newId(at - 1)).toBe(true);
+  });
+});
+
+describe('requestIds (decisions K39)', () => {
+  it('counts under a prefix drawn once per source, so two processes never share an id', () => {
+    const a = requestIds();
+    const b = requestIds();
+    const fromA = [a(), a(), a()];
+    expect(fromA[0]).toMatch(/^[0-9a-hjkmnp-tv-z]{10}-1$/);
+    expect(fromA.map((id) => id.split('-')[1])).toEqual(['1', '2', '3']);
+    expect(new Set(fromA.map((id) => id.split('-')[0])).size).toBe(1);
+    expect(b().split('-')[0]).not.toBe(fromA[0]!.split('-')[0]);
   });
 });
