@@ -13,8 +13,9 @@ import { AsyncResource } from 'node:async_hooks';
  * one during start) is enough: the next tick builds fresh ones and the feedback is lost. Streams
  * call `nextTick` about eight times a request, so this was ~3 µs of every request.
  *
- * One object of the same shape, built the same way and kept here, holds those hidden classes for
- * good. It must be made before the first full collection, so `kernel/main.ts` imports this first.
+ * One object of the same shape, built the same way and held from the global object, holds those
+ * hidden classes for good. It must be made before the first full collection, so `kernel/main.ts`
+ * imports this first.
  */
 function tickShapedObject(): object | null {
   const symbols = Object.getOwnPropertySymbols(new AsyncResource('next-tick-shape'));
