@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors.js';
-import { DOCUMENT_CSP, DOCUMENT_ONLY, documentHeaders } from './security-headers.js';
+import { documentHeaders } from './security-headers.js';
 
 const PLACEHOLDER = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Admin</title></head>
 <body><h1>The dashboard is not built</h1><p>Run <code>npm run build:dashboard</code>, or start with <code>npm start</code>, which builds it.</p></body></html>`;
@@ -39,8 +39,9 @@ export async function installSpaHost(app: FastifyInstance, distDir: string): Pro
       wildcard: false,
       index: false,
       setHeaders(res, path) {
-        res.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
-        if (path.endsWith('.html')) res.header('content-security-policy', DOCUMENT_CSP).headers(DOCUMENT_ONLY);
+        const cacheControl = path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
+        if (path.endsWith('.html')) res.headers(documentHeaders(cacheControl));
+        else res.header('cache-control', cacheControl);
       },
     });
   }

@@ -28,7 +28,7 @@ function tickShapedObject(): object | null {
 }
 
 /** Where the object is held: a module's own variable would be freed once the module has run. */
-export const NEXT_TICK_SHAPE = Symbol.for('svc-admin.nextTickShape');
+const NEXT_TICK_SHAPE = Symbol.for('svc-admin.nextTickShape');
 
 /** Makes and holds the object, once; null when this Node's ticks carry other keys. */
 export function pinNextTickShape(): object | null {
