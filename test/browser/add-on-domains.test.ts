@@ -66,8 +66,12 @@ describe.runIf(browserAvailable())("an add-on's mapped domains on its page, in a
       ['tables.example:8080', msg('addOns.domains.issue.hostDuplicate')],
     ] as const) {
       await host.fill(typed);
+      // Two names in a row are refused in the same words: wait for this refusal, not the last one still shown.
+      const refused = page.waitForResponse((r) => r.request().method() === 'PUT' && r.url().endsWith('/surfaces/domains'));
       await add.click();
+      await refused;
       await expect.poll(() => form.locator('.field-error').textContent()).toBe(words);
+      await expect.poll(() => add.isEnabled()).toBe(true);
       expect(await host.getAttribute('aria-invalid')).toBe('true');
       const describedBy = (await host.getAttribute('aria-describedby')) ?? '';
       expect(await page.locator(`[id="${describedBy.split(' ').pop()}"]`).textContent()).toBe(words);
