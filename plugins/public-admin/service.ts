@@ -137,10 +137,15 @@ export class PublicAdminService implements PublicAdminProvides {
   }
 
   endpoint(ref: string): Promise<EndpointDefinition | null> {
-    // Asked on every public request: a fresh copy answers without another async step.
-    const hit = this.cache;
-    if (hit && this.kernel.now() - hit.builtAt < CATALOG_TTL_MS) return Promise.resolve(hit.byRef.get(ref)?.def ?? null);
+    const now = this.endpointNow(ref);
+    if (now !== undefined) return Promise.resolve(now);
     return this.cached().then((catalog) => catalog.byRef.get(ref)?.def ?? null);
+  }
+
+  endpointNow(ref: string): EndpointDefinition | null | undefined {
+    const hit = this.cache;
+    if (hit && this.kernel.now() - hit.builtAt < CATALOG_TTL_MS) return hit.byRef.get(ref)?.def ?? null;
+    return undefined;
   }
 
   async endpoints(connectionId?: string): Promise<EndpointDefinition[]> {

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { listRows, parseListParams, parseRecordId, RowInputError, setField, toWireRow, type ListParams, type PortableValue } from '../../kernel/rows/index.js';
+import { listRows, parseListParams, parseRecordId, RowInputError, setField, toWireRow, type ListParams, type PortableValue, type RowPage } from '../../kernel/rows/index.js';
 import type { Column } from '../../kernel/schema/model.js';
 import type { ResponseShape } from '../public-admin/provides.js';
-import { onSource, openEndpoint, type Opened } from './access.js';
+import { onSource, openEndpoint, openEndpointNow, type Opened } from './access.js';
 import { windowGuard } from './booking/guards.js';
 import { queryRefused, refNotFound } from './errors.js';
 import { readInScope } from './query/scoped.js';
@@ -78,8 +78,13 @@ export interface ListAnswer {
   nextCursor: string | null;
 }
 
+/** A read's endpoint opened, without an async step when the caches allow. */
+const openRead = (api: PublicApi, req: FastifyRequest, ref: string): Opened | Promise<Opened> =>
+  openEndpointNow(api, req, ref, 'GET', 'read') ?? openEndpoint(api, req, ref, 'GET', 'read');
+
 export async function listRecords(api: PublicApi, req: FastifyRequest, ref: string, query: Record<string, unknown>): Promise<ListAnswer> {
-  const opened = await openEndpoint(api, req, ref, 'GET', 'read');
+  const opening = openRead(api, req, ref);
+  const opened = opening instanceof Promise ? await opening : opening;
   const params = listParams(opened, query);
   const shape = opened.endpoint.shape;
   if (shape === 'single') {
@@ -88,11 +93,14 @@ export async function listRecords(api: PublicApi, req: FastifyRequest, ref: stri
   }
   const output = params.fields ?? opened.readable;
   const searchable = opened.lists.searchable;
-  const page = await onSource(api, opened, (db, d) => listRows(db, d, opened.table, params, { output, searchable, recordIds: false, cursors: api.cursors })).catch((err: unknown) => {
+  let page: RowPage;
+  try {
+    page = await onSource(api, opened, (db, d) => listRows(db, d, opened.table, params, { output, searchable, recordIds: false, cursors: api.cursors }));
+  } catch (err) {
     // The cursor is opened with the list: one that this endpoint never handed out.
     if (err instanceof RowInputError) throw queryRefused('cursor', 'invalid');
     throw err;
-  });
+  }
   // listRows adds the key columns to its rows; only then do they need trimming to `output`.
   const keyAdded = opened.lists.primaryKey.some((c) => !output.includes(c));
   const rows = keyAdded ? page.rows.map((r) => pick(r, output)) : page.rows;
@@ -101,7 +109,8 @@ export async function listRecords(api: PublicApi, req: FastifyRequest, ref: stri
 }
 
 export async function getRecord(api: PublicApi, req: FastifyRequest, ref: string, id: string): Promise<Record<string, unknown>> {
-  const opened = await openEndpoint(api, req, ref, 'GET', 'read');
+  const opening = openRead(api, req, ref);
+  const opened = opening instanceof Promise ? await opening : opening;
   const key = keyOf(opened, id);
   const columns = opened.table.columns;
   const row = await onSource(api, opened, async (db, d) => {

@@ -114,18 +114,18 @@ export class PublicLimits {
   /** Throws PUBLIC_RATE_LIMITED (with Retry-After) when any limit is reached; charges all of them otherwise. */
   charge(plan: ChargePlan): Charge {
     // Written out rather than as a list of checks: this runs on every public request.
-    const browser = plan.kind === 'browser';
+    if (plan.kind === 'server') {
+      // Only the endpoint's limit, across the whole key: checked and charged in one step.
+      const wait = plan.endpoint ? this.endpoint.take(`${plan.keyId}\u0000${plan.endpoint.ref}`, plan.rows, plan.endpoint.limit) : 0;
+      if (wait > 0) throw limited(wait, 'endpoint');
+      return NOTHING;
+    }
+    // A browser key's endpoint limit is per visitor.
     let endpointKey: string | null = null;
     let endpointWait = 0;
     if (plan.endpoint) {
-      // Per visitor for a browser key, across the whole key for a server key.
-      endpointKey = browser ? `${plan.keyId}\u0000${plan.endpoint.ref}\u0000${plan.visitor}` : `${plan.keyId}\u0000${plan.endpoint.ref}`;
+      endpointKey = `${plan.keyId}\u0000${plan.endpoint.ref}\u0000${plan.visitor}`;
       endpointWait = this.endpoint.wait(endpointKey, plan.rows, plan.endpoint.limit);
-    }
-    if (!browser) {
-      if (endpointWait > 0) throw limited(endpointWait, 'endpoint');
-      if (endpointKey) this.endpoint.add(endpointKey, plan.rows);
-      return NOTHING;
     }
     const wholeKey = `${plan.keyId}\u0000${plan.traffic}`;
     const visitorKey = `${wholeKey}\u0000${plan.visitor}`;
