@@ -23,8 +23,7 @@
  *   BENCH_ONLY=data|key|session|healthz …                     # one of the comparisons (key or session: that one against bare)
  *   BENCH_PROFILE=/tmp/prof BENCH_ONLY=data npm run bench -- data-list; node --import tsx bench/lib/profile-diff.ts /tmp/prof
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { DEFAULT_SOURCE_SETTINGS } from '../kernel/sources/types.js';
@@ -34,8 +33,7 @@ import { ROOT } from '../test/helpers/identity.js';
 import { abba, ratioLines, runsTable, type AbbaRuns, type Contender, type Summary } from './lib/abba.js';
 import { bareHealthz, benchMain, startBare, startOurs, type Served } from './lib/child.js';
 import { positiveInt, printMachine } from './lib/env.js';
-import { forkTarget, load, pinCores, processTarget, table, type LoadRequest, type Target } from './lib/harness.js';
-import { startServerProcess } from './lib/server-process.js';
+import { forkTarget, load, oursTarget, pinCores, table, type LoadRequest, type Target } from './lib/harness.js';
 
 const TABLE = 'products';
 const QUERY = '?limit=20&sort=-id';
@@ -120,28 +118,6 @@ interface Measured {
   label: string;
 }
 
-/**
- * Ours as `npm start` runs it: the compiled server (build/server, built first) in a process of
- * its own, CPU read from /proc. With BENCH_PROFILE (or BENCH_OURS=source) it runs from the
- * sources under tsx in a forked child instead, which the profiler needs; tsx wraps every named
- * closure in esbuild's `__name()`, so that costs more per request than what users run.
- */
-async function startOursTarget(): Promise<Target> {
-  if (process.env.BENCH_PROFILE || process.env.BENCH_OURS === 'source') return forkTarget('ours', '../data-list.ts', ['ours']);
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  // BENCH_OURS_FLAGS (say `--cpu-prof --cpu-prof-dir=/tmp/cprof`) for looking into the compiled server, not for results.
-  const extraFlags = (process.env.BENCH_OURS_FLAGS ?? '').split(' ').filter(Boolean);
-  const proc = await startServerProcess({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'silent', SVC_NETWORK_FEATURES: 'false' }, { extraFlags });
-  const target = processTarget('ours', proc);
-  return {
-    ...target,
-    async stop() {
-      await target.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
-
 async function parent(): Promise<void> {
   const rows = positiveInt('BENCH_ROWS', 1_000_000);
   const duration = positiveInt('BENCH_DURATION', 5);
@@ -169,7 +145,7 @@ async function parent(): Promise<void> {
     console.log(`filled ${rows} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     // kernel/rows countRows: exact below 100,000 rows by the planner's figure, the estimate above.
     if (rows < 100_000) console.log(`note: below 100,000 rows ours counts the table exactly on every page, a query the issue's 1,000,000 rows do not pay`);
-    const ours = await startOursTarget();
+    const ours = await oursTarget('../data-list.ts', ['ours']);
     targets.push(ours);
     const bare = await forkTarget('bare', '../data-list.ts', ['bare', temp.url]);
     targets.push(bare);

@@ -31,7 +31,7 @@ import { ROOT } from '../test/helpers/identity.js';
 import { abba, ratioLines, runsTable, type Contender } from './lib/abba.js';
 import { benchMain, startBare, startOurs, type Served } from './lib/child.js';
 import { positiveInt, printMachine } from './lib/env.js';
-import { forkTarget, load, pinCores, type LoadRequest, type Target } from './lib/harness.js';
+import { forkTarget, load, oursTarget, pinCores, type LoadRequest, type Target } from './lib/harness.js';
 
 const PATH = '/api/v1/public/records/items';
 const GOAL = 0.7;
@@ -39,6 +39,8 @@ const KEYS = 8;
 const ORIGIN = 'https://shop.example';
 /** Both sides get the pool size a connection gets by default (kernel/sources DEFAULT_SOURCE_SETTINGS). */
 const POOL = DEFAULT_SOURCE_SETTINGS.poolSize;
+/** Public routes are served only with allowed origins; every request names its address (X-Forwarded-For). */
+const OURS_ENV = { SVC_PUBLIC_API_ORIGINS: ORIGIN, SVC_TRUST_PROXY: 'true' };
 
 // ---- child: one server, told which kind by argv ----
 
@@ -123,7 +125,7 @@ async function parent(): Promise<void> {
   const targets: Target[] = [];
   try {
     await runScript('postgres', temp.url, readFileSync(new URL('../plugins/public-api/fixtures/postgres.sql', import.meta.url), 'utf8'));
-    const ours = await forkTarget('ours', '../public-list.ts', ['ours', temp.url]);
+    const ours = await oursTarget('../public-list.ts', ['ours', temp.url], OURS_ENV);
     targets.push(ours);
     const bare = await forkTarget('bare', '../public-list.ts', ['bare', temp.url]);
     targets.push(bare);
@@ -151,4 +153,4 @@ async function parent(): Promise<void> {
   }
 }
 
-await benchMain('public-list', { ours: () => startOurs({ SVC_PUBLIC_API_ORIGINS: ORIGIN, SVC_TRUST_PROXY: 'true' }), bare: ([sourceUrl]) => serveBare(sourceUrl!) }, parent);
+await benchMain('public-list', { ours: () => startOurs(OURS_ENV), bare: ([sourceUrl]) => serveBare(sourceUrl!) }, parent);

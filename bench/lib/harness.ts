@@ -1,10 +1,12 @@
 // The load's process holds nextTick's record shape too (see bench/lib/child.ts).
 import '../../kernel/runtime/next-tick-shape.js';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import type { ServerProcess } from './server-process.js';
+import { startServerProcess, type ServerProcess } from './server-process.js';
 
 export interface Target {
   name: string;
@@ -74,6 +76,30 @@ export async function forkTarget(name: string, script: string, args: string[]): 
       const timer = setTimeout(() => child.kill('SIGKILL'), STOP_MS);
       await exited;
       clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Ours as `npm start` runs it: the compiled server (build/server, built first, with npm start's
+ * node flags) in a process of its own, CPU read from /proc, `env` added to its settings. With
+ * BENCH_PROFILE (or BENCH_OURS=source) it runs from the sources under tsx instead, forked as
+ * `script` with `args` (the profiler needs that child); tsx wraps every named closure in
+ * esbuild's `__name()` and leaves npm start's flags out, so that costs more per request than
+ * what users run.
+ */
+export async function oursTarget(script: string, args: string[], env: Record<string, string> = {}): Promise<Target> {
+  if (process.env.BENCH_PROFILE || process.env.BENCH_OURS === 'source') return forkTarget('ours', script, args);
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  // BENCH_OURS_FLAGS (say `--cpu-prof --cpu-prof-dir=/tmp/cprof`) for looking into the compiled server, not for results.
+  const extraFlags = (process.env.BENCH_OURS_FLAGS ?? '').split(' ').filter(Boolean);
+  const proc = await startServerProcess({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'silent', SVC_NETWORK_FEATURES: 'false', ...env }, { extraFlags });
+  const target = processTarget('ours', proc);
+  return {
+    ...target,
+    async stop() {
+      await target.stop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
