@@ -41,9 +41,9 @@ export interface RowDialect {
   defaultValues(t: RowTable): RawBuilder<unknown>;
   /**
    * Runs a SELECT straight on the driver, where that is cheaper than going through kysely's
-   * executor (rows as kysely would give them); null when it cannot (kysely then runs it).
+   * executor (a result whose rows are as kysely would give them); null when it cannot (kysely then runs it).
    */
-  readRows?(db: AnyDb, query: BoundStatement): Promise<Record<string, unknown>[]> | null;
+  readRows?(db: AnyDb, query: BoundStatement): Promise<{ rows: Record<string, unknown>[] }> | null;
   /** The planner's row estimate for a query, or null. */
   explainRows(db: AnyDb, q: CompiledQuery): Promise<number | null>;
   writeFailure(err: unknown): WriteFailure | null;

@@ -242,7 +242,7 @@ export async function listRows(db: AnyDb, d: RowDialect, table: RowTable, p: Lis
       keys.length ? sql` order by ${orderBySql(d, keys)}` : sql``
     } limit ${sql.lit(p.limit + 1)}${offset ? sql` offset ${sql.lit(offset)}` : sql``}`;
   });
-  const found = (await d.readRows?.(db, query)) ?? (await db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(query.sql, [...query.parameters]))).rows;
+  const found = (await (d.readRows?.(db, query) ?? db.executeQuery<Record<string, unknown>>(CompiledQuery.raw(query.sql, [...query.parameters])))).rows;
   const more = found.length > p.limit;
   const page = more ? found.slice(0, p.limit) : found;
 

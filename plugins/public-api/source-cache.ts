@@ -17,7 +17,8 @@ export class SourceCache {
     private readonly now: () => number,
   ) {}
 
-  run<T>(connectionId: string, fn: (handle: SourceHandle) => Promise<T>): Promise<T> {
+  /** Runs `fn` on the connection's pool; every error it ends with goes through `fail` (the caller's own refusals for some). */
+  run<T>(connectionId: string, fn: (handle: SourceHandle) => Promise<T>, fail: (err: unknown) => never = rethrow): Promise<T> {
     const at = this.now();
     let hit = this.entries.get(connectionId);
     if (!hit || at < hit.at || at - hit.at >= SOURCE_TTL_MS) {
@@ -30,31 +31,38 @@ export class SourceCache {
       this.entries.set(connectionId, hit);
     }
     // A handle already in hand is used at once: no extra trip through the microtask queue.
-    if (hit.ready) return this.guarded(connectionId, hit.ready, fn);
+    if (hit.ready) return this.guarded(connectionId, hit.ready, fn, fail);
     return hit.handle.then(
-      (handle) => this.guarded(connectionId, handle, fn),
+      (handle) => this.guarded(connectionId, handle, fn, fail),
       (err: unknown) => {
         this.entries.delete(connectionId);
-        throw err;
+        return fail(err);
       },
     );
   }
 
-  private guarded<T>(connectionId: string, handle: SourceHandle, fn: (handle: SourceHandle) => Promise<T>): Promise<T> {
+  private guarded<T>(connectionId: string, handle: SourceHandle, fn: (handle: SourceHandle) => Promise<T>, fail: (err: unknown) => never): Promise<T> {
     let running: Promise<T>;
     try {
       running = fn(handle);
     } catch (err) {
       running = Promise.reject(err);
     }
+    // One handler for every error (no second `.catch` after this one on every read).
     return running.catch((err: unknown) => {
-      if (isRefusal(err)) throw err;
+      if (isRefusal(err)) return fail(err);
       this.entries.delete(connectionId);
       // Let the connections plugin classify it: unreachable → 503, anything else unchanged.
-      return this.connections().withSource(connectionId, () => Promise.reject(err));
+      return this.connections()
+        .withSource(connectionId, () => Promise.reject(err))
+        .catch(fail);
     });
   }
 }
+
+const rethrow = (err: unknown): never => {
+  throw err;
+};
 
 /** Our own answers (AppError) pass through; only driver errors need the connections plugin's eye. */
 function isRefusal(err: unknown): boolean {
