@@ -10,7 +10,7 @@ export const META_READ_TTL_MS = 5_000;
  * replica's write is seen once an entry is `ttlMs` old. Failed reads are not kept. Values are
  * shared between callers: treat them as read-only.
  */
-export class MetaReadCache<V> {
+export class MetaReadCache<V extends {} | null> {
   private readonly entries = new Map<string, { value: V; at: number }>();
   private generation = 0;
   readonly close: () => void;
@@ -28,10 +28,24 @@ export class MetaReadCache<V> {
     });
   }
 
-  async get(key: string, load: () => Promise<V>): Promise<V> {
+  get(key: string, load: () => Promise<V>): Promise<V> {
+    const hit = this.peek(key);
+    return hit !== undefined ? Promise.resolve(hit) : this.load(key, load);
+  }
+
+  /**
+   * What `get` would answer without reading, or undefined when it would read: for hot paths that
+   * go on without an async step when the answer is at hand (each step costs every request).
+   * Values are never undefined.
+   */
+  peek(key: string): V | undefined {
     const now = (this.opts.now ?? Date.now)();
     const hit = this.entries.get(key);
-    if (hit && now >= hit.at && now - hit.at < (this.opts.ttlMs ?? META_READ_TTL_MS)) return hit.value;
+    return hit && now >= hit.at && now - hit.at < (this.opts.ttlMs ?? META_READ_TTL_MS) ? hit.value : undefined;
+  }
+
+  private async load(key: string, load: () => Promise<V>): Promise<V> {
+    const now = (this.opts.now ?? Date.now)();
     const generation = this.generation;
     const value = await load();
     if (generation === this.generation) {

@@ -58,6 +58,16 @@ export class SourceRegistry {
     this.idlePoolMs = opts.idlePoolMs ?? 10 * 60_000;
   }
 
+  /** `acquire`'s pool when it answers at once (open, same settings, checked within `freshMs`); undefined otherwise. */
+  acquireNow(id: string, fingerprint: string): SourceDb | undefined {
+    const entry = this.entries.get(id);
+    if (!entry || entry.fingerprint !== fingerprint) return undefined;
+    const now = this.now();
+    if (now - entry.okAt >= this.freshMs) return undefined;
+    entry.usedAt = now;
+    return entry.db;
+  }
+
   /** The pool for `id`; `spec` is read only when a pool has to be opened. */
   async acquire(id: string, fingerprint: string, spec: () => SourceSpec): Promise<SourceDb> {
     let entry = this.entries.get(id);

@@ -89,6 +89,11 @@ export class ConnectionRepository {
     return row;
   }
 
+  /** `find`'s row when it is at hand without reading; undefined otherwise (also for an unknown id: find says so). */
+  peek(id: string): ConnectionRow | undefined {
+    return this.rows.peek(id) ?? undefined;
+  }
+
   async all(): Promise<ConnectionRow[]> {
     return this.db.selectFrom('connections').selectAll().orderBy('name_key').orderBy('id').execute();
   }

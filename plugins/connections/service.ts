@@ -78,6 +78,8 @@ export class ConnectionsService implements ConnectionsProvides {
   private readonly guard: MetaStoreGuard;
   /** Pools checked not to reach the meta store (each pool once: a changed URL is a new pool). */
   private readonly vetted = new WeakMap<SourceDb, Promise<void>>();
+  /** Pools whose vetting has passed: `sourceNow` may hand them out without waiting. */
+  private readonly passed = new WeakSet<SourceDb>();
   private readonly settingsByRow = new WeakMap<ConnectionRow, { settings: SourceSettings; fingerprint: string }>();
 
   constructor(private readonly kernel: Kernel) {
@@ -112,6 +114,8 @@ export class ConnectionsService implements ConnectionsProvides {
   }
 
   async source(connectionId: string): Promise<SourceHandle> {
+    const now = this.sourceNow(connectionId);
+    if (now) return now;
     const row = await this.repo.find(connectionId);
     const { settings, fingerprint } = this.settingsOf(row);
     try {
@@ -135,7 +139,10 @@ export class ConnectionsService implements ConnectionsProvides {
       check = this.guard.refuse(db, row.dialect);
       this.vetted.set(db, check);
       // A check that failed is asked again by the next caller.
-      check.catch(() => this.vetted.delete(db));
+      check.then(
+        () => this.passed.add(db),
+        () => this.vetted.delete(db),
+      );
     }
     try {
       await check;
@@ -145,8 +152,25 @@ export class ConnectionsService implements ConnectionsProvides {
     }
   }
 
-  async withSource<T>(connectionId: string, fn: (db: SourceDb, info: ConnectionInfo) => Promise<T>): Promise<T> {
-    const { db, info } = await this.source(connectionId);
+  /**
+   * `source`'s answer when every part of it is at hand (the row read, the pool open and lately
+   * checked, its vetting passed), without an async step; undefined when only `source` can tell.
+   * Every /data request and public read asks.
+   */
+  private sourceNow(connectionId: string): SourceHandle | undefined {
+    const row = this.repo.peek(connectionId);
+    if (!row) return undefined;
+    const db = this.registry.acquireNow(connectionId, this.settingsOf(row).fingerprint);
+    return db && this.passed.has(db) ? { info: toInfo(row), db } : undefined;
+  }
+
+  withSource<T>(connectionId: string, fn: (db: SourceDb, info: ConnectionInfo) => Promise<T>): Promise<T> {
+    const now = this.sourceNow(connectionId);
+    if (now) return this.runOn(connectionId, now, fn);
+    return this.source(connectionId).then((handle) => this.runOn(connectionId, handle, fn));
+  }
+
+  private async runOn<T>(connectionId: string, { db, info }: SourceHandle, fn: (db: SourceDb, info: ConnectionInfo) => Promise<T>): Promise<T> {
     try {
       return await fn(db, info);
     } catch (err) {
