@@ -1,5 +1,6 @@
 import { actorOf, type AuditEntryInput } from '../../kernel/audit.js';
 import { AppError } from '../../kernel/errors.js';
+import type { ColumnGrant } from '../../kernel/identity/permissions.js';
 import type { Principal } from '../../kernel/identity/principal.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import {
@@ -32,6 +33,36 @@ interface Target {
   schema: EffectiveSchema;
   table: EffectiveTable;
   view: TableView;
+}
+
+interface Grants {
+  read: Readonly<ColumnGrant> | null;
+  write: Readonly<ColumnGrant> | null;
+}
+
+/**
+ * What the caller may do with the table. A table no read scope reaches answers 404 like a
+ * missing one, so grants never reveal which tables exist; one the caller reads but may not write
+ * answers 403.
+ */
+function grantsFor(principal: Principal, connectionId: string, ref: string, mode: 'read' | 'write'): Grants {
+  const read = principal.permissions.grantOn(DATA_READ, connectionId, ref);
+  const write = mode === 'write' ? principal.permissions.grantOn(DATA_WRITE, connectionId, ref) : null;
+  if (!read && !write) throw tableNotFound();
+  if (mode === 'read' && !read) throw tableNotFound();
+  if (mode === 'write' && !write) throw new AppError('FORBIDDEN', { params: { permission: DATA_WRITE } });
+  return { read, write };
+}
+
+/** The table in this schema as the grants show it; a write also needs a table with a primary key. */
+function targetIn(schema: EffectiveSchema, ref: string, mode: 'read' | 'write', { read, write }: Grants): Target {
+  const table = schema.model.tables.find((t) => t.ref === ref);
+  if (!table) throw tableNotFound();
+  if (mode === 'write') {
+    if (table.kind !== 'table') throw new AppError('TABLE_READ_ONLY', { params: { reason: 'view' } });
+    if (!table.primaryKey) throw new AppError('TABLE_READ_ONLY', { params: { reason: 'no-primary-key' } });
+  }
+  return { schema, table, view: tableView(table, read, write) };
 }
 
 export interface ListAnswer {
@@ -88,30 +119,23 @@ export class DataService {
     return this.kernel.plugin<SchemaProvides>('schema');
   }
 
-  /**
-   * The table and what the caller may do with it. A table no read scope reaches answers 404
-   * like a missing one, so grants never reveal which tables exist; one the caller reads but may
-   * not write answers 403.
-   */
+  /** The table and what the caller may do with it (grantsFor); a write also needs a connection that is not read-only. */
   private async target(principal: Principal, connectionId: string, ref: string, mode: 'read' | 'write'): Promise<Target> {
-    const read = principal.permissions.grantOn(DATA_READ, connectionId, ref);
-    const write = mode === 'write' ? principal.permissions.grantOn(DATA_WRITE, connectionId, ref) : null;
-    if (!read && !write) throw tableNotFound();
-    if (mode === 'read' && !read) throw tableNotFound();
-    if (mode === 'write' && !write) throw new AppError('FORBIDDEN', { params: { permission: DATA_WRITE } });
-    const schema = await this.schemas.effective(connectionId);
-    const table = schema.model.tables.find((t) => t.ref === ref);
-    if (!table) throw tableNotFound();
-    if (mode === 'write') {
-      if (table.kind !== 'table') throw new AppError('TABLE_READ_ONLY', { params: { reason: 'view' } });
-      if (!table.primaryKey) throw new AppError('TABLE_READ_ONLY', { params: { reason: 'no-primary-key' } });
-      if ((await this.connections.info(connectionId)).readOnly) throw new AppError('CONNECTION_READ_ONLY');
-    }
-    return { schema, table, view: tableView(table, read, write) };
+    const grants = grantsFor(principal, connectionId, ref, mode);
+    const target = targetIn(await this.schemas.effective(connectionId), ref, mode, grants);
+    if (mode === 'write' && (await this.connections.info(connectionId)).readOnly) throw new AppError('CONNECTION_READ_ONLY');
+    return target;
+  }
+
+  /** A read's target without an async step when the effective schema is at hand (every list asks); undefined otherwise. */
+  private readTargetNow(principal: Principal, connectionId: string, ref: string): Target | undefined {
+    const grants = grantsFor(principal, connectionId, ref, 'read');
+    const schema = this.schemas.effectiveNow(connectionId);
+    return schema && targetIn(schema, ref, 'read', grants);
   }
 
   async list(principal: Principal, connectionId: string, ref: string, query: Record<string, unknown>): Promise<ListAnswer> {
-    const { table, view } = await this.target(principal, connectionId, ref, 'read');
+    const { table, view } = this.readTargetNow(principal, connectionId, ref) ?? (await this.target(principal, connectionId, ref, 'read'));
     const params = guarded(() => parseListParams(query, { table, readable: view.readableNames }));
     // One async step per await, not a wrapper each: every list pays for each promise.
     return this.connections.withSource(connectionId, async (db, info) => {

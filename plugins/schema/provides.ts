@@ -26,6 +26,8 @@ export interface EffectiveSchema {
 export interface SchemaProvides {
   /** 404 NOT_FOUND for an unknown connection, 404 SCHEMA_NOT_INTROSPECTED before the first introspection. */
   effective(connectionId: string): Promise<EffectiveSchema>;
+  /** `effective(connectionId)` when it is at hand without reading (every /data request asks); undefined otherwise. */
+  effectiveNow(connectionId: string): EffectiveSchema | undefined;
   /** One table of the effective schema by its ref, or null when the snapshot has no such table. */
   table(connectionId: string, ref: string): Promise<EffectiveTable | null>;
   /** Reads the connection again now and stores a snapshot when its structure changed (after DDL of our own, e.g. an add-on's tables). */

@@ -122,6 +122,10 @@ export class SchemaService implements SchemaProvides {
     return (await this.current(connectionId)).value;
   }
 
+  effectiveNow(connectionId: string): EffectiveSchema | undefined {
+    return this.currents.peek(connectionId)?.value;
+  }
+
   /**
    * The effective schema and the snapshot it comes from. Every /data request asks: the answer is
    * kept until the snapshots, heads, overrides or connections are written (5 s for other replicas).
