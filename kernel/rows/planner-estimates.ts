@@ -14,13 +14,14 @@ export class PlannerEstimates {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async read(key: string, explain: () => Promise<number | null>): Promise<number | null> {
+  /** The figure: at once when one is kept (no async step for the page that asks), else the planner's, awaited. */
+  read(key: string, explain: () => Promise<number | null>): number | null | Promise<number | null> {
     const entry = this.entries.get(key);
-    if (!entry) {
-      const rows = await explain();
-      this.remember(key, rows);
-      return rows;
-    }
+    if (!entry)
+      return explain().then((rows) => {
+        this.remember(key, rows);
+        return rows;
+      });
     this.entries.delete(key);
     this.entries.set(key, entry);
     if (!entry.refreshing && this.now() - entry.at >= this.freshMs) {

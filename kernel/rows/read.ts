@@ -284,7 +284,8 @@ export async function countRows(db: AnyDb, d: RowDialect, table: RowTable, where
     let statement: CompiledQuery | undefined;
     const compiled = () => (statement ??= sql`select 1 from ${d.table(table)}${filter}`.compile(db));
     const explain = () => d.explainRows(db, compiled()).catch(() => null);
-    const estimate = opts.estimates ? await opts.estimates.cache.read(estimateKey(opts.estimates.scope, table, where ? compiled() : null), explain) : await explain();
+    const kept = opts.estimates ? opts.estimates.cache.read(estimateKey(opts.estimates.scope, table, where ? compiled() : null), explain) : explain();
+    const estimate = kept instanceof Promise ? await kept : kept;
     if (estimate !== null && estimate >= exactBelow) return { total: estimate, exact: false };
   }
   const res = await sql<{ n: number | string | bigint }>`select count(*) as ${sql.id('n')} from ${d.table(table)}${filter}`.execute(db);
