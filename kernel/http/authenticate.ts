@@ -22,22 +22,32 @@ export interface Authenticated {
 /**
  * Finds the caller from `Authorization: Bearer adm_sk_…` or the signed `svc_session` cookie.
  * Returns null when the request carries neither; throws when it carries a bad one, so a
- * revoked key or an ended session never silently falls back to anonymous.
+ * revoked key or an ended session never silently falls back to anonymous. The answer comes
+ * without an async step when the principal cache holds it (as it does for all but the first
+ * request of a key or session): a promise only when the store must be asked.
  */
-export async function authenticate(req: FastifyRequest, identity: CachedPrincipals, config: Config): Promise<Authenticated | null> {
+export function authenticate(req: FastifyRequest, identity: CachedPrincipals, config: Config): Authenticated | null | Promise<Authenticated | null> {
   const header = req.headers.authorization;
   if (header !== undefined) {
     const m = /^Bearer\s+(\S+)$/i.exec(header);
     if (!m) throw new AppError('AUTH_KEY_INVALID');
-    const principal = await identity.resolveApiKey(m[1]!);
-    if (!principal) throw new AppError('AUTH_KEY_INVALID');
-    return { principal, via: 'bearer' };
+    const known = identity.apiKeyNow(m[1]!);
+    return known !== undefined ? viaBearer(known) : identity.resolveApiKey(m[1]!).then(viaBearer);
   }
   const raw = sessionCookieOf(req);
   if (raw === undefined) return null;
   const token = cookiesOf(req).open(raw);
   if (token === null) throw new AppError('AUTH_SESSION_INVALID');
-  const principal = await identity.resolveSession(token);
+  const known = identity.sessionNow(token);
+  return known !== undefined ? viaCookie(req, config, known) : identity.resolveSession(token).then((principal) => viaCookie(req, config, principal));
+}
+
+function viaBearer(principal: Principal | null): Authenticated {
+  if (!principal) throw new AppError('AUTH_KEY_INVALID');
+  return { principal, via: 'bearer' };
+}
+
+function viaCookie(req: FastifyRequest, config: Config, principal: Principal | null): Authenticated {
   if (!principal) throw new AppError('AUTH_SESSION_INVALID');
   if (!SAFE_METHODS.has(req.method) || req.headers.upgrade) checkOrigin(req, config);
   return { principal, via: 'cookie' };

@@ -92,7 +92,8 @@ export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefin
     handler: async (req: FastifyRequest, res: FastifyReply) => {
       let principal: Principal | null = null;
       if (!def.public) {
-        const auth = await authenticate(req, kernel.principals, kernel.config);
+        const found = authenticate(req, kernel.principals, kernel.config);
+        const auth = found instanceof Promise ? await found : found;
         if (!auth) throw new AppError('AUTH_REQUIRED');
         if (!auth.principal.permissions.has(def.permission!)) throw new AppError('FORBIDDEN', { params: { permission: def.permission } });
         principal = auth.principal;

@@ -67,18 +67,25 @@ export class CachedPrincipals {
     this.timer.unref();
   }
 
-  async resolveSession(token: string): Promise<Principal | null> {
+  /** resolveSession's answer when the cache holds it, without an async step; undefined when only the store can tell. */
+  sessionNow(token: string): Principal | null | undefined {
     const key = `s:${hashToken(token)}`;
     const now = this.now();
     const hit = this.fresh(key, now);
-    if (hit) {
-      if (now >= hit.expiresAt || now >= hit.absoluteExpiresAt) {
-        this.entries.delete(key);
-        return null;
-      }
-      this.seen(hit, now, this.seenSessions, hit.principal.sessionId!, RENEW_EVERY_MS);
-      return hit.principal;
+    if (!hit) return undefined;
+    if (now >= hit.expiresAt || now >= hit.absoluteExpiresAt) {
+      this.entries.delete(key);
+      return null;
     }
+    this.seen(hit, now, this.seenSessions, hit.principal.sessionId!, RENEW_EVERY_MS);
+    return hit.principal;
+  }
+
+  async resolveSession(token: string): Promise<Principal | null> {
+    const known = this.sessionNow(token);
+    if (known !== undefined) return known;
+    const key = `s:${hashToken(token)}`;
+    const now = this.now();
     const generation = this.generation;
     const found = await this.identity.loadSession(token);
     if (!found) return null;
@@ -94,15 +101,21 @@ export class CachedPrincipals {
     return found.principal;
   }
 
-  async resolveApiKey(token: string): Promise<Principal | null> {
+  /** resolveApiKey's answer when the cache holds it (or the token is no key), without an async step; undefined otherwise. */
+  apiKeyNow(token: string): Principal | null | undefined {
     if (!token.startsWith(API_KEY_PREFIX)) return null;
+    const now = this.now();
+    const hit = this.fresh(`k:${hashToken(token)}`, now);
+    if (!hit) return undefined;
+    this.seen(hit, now, this.seenKeys, hit.principal.apiKeyId!, KEY_TOUCH_EVERY_MS);
+    return hit.principal;
+  }
+
+  async resolveApiKey(token: string): Promise<Principal | null> {
+    const known = this.apiKeyNow(token);
+    if (known !== undefined) return known;
     const key = `k:${hashToken(token)}`;
     const now = this.now();
-    const hit = this.fresh(key, now);
-    if (hit) {
-      this.seen(hit, now, this.seenKeys, hit.principal.apiKeyId!, KEY_TOUCH_EVERY_MS);
-      return hit.principal;
-    }
     const generation = this.generation;
     const found = await this.identity.loadApiKey(token);
     if (!found) return null;
