@@ -28,7 +28,7 @@ describe('MetaReadCache', () => {
     const cache = new MetaReadCache<string | null>(writes, ['things'], { now: () => clock, ttlMs: 5000 });
     const read = (id: string) =>
       cache.get(id, async () => (reads++, (await db.selectFrom('things').select('name').where('id', '=', id).executeTakeFirst())?.name ?? null));
-    return { db, read, reads: () => reads, tick: (ms: number) => (clock += ms) };
+    return { db, cache, read, reads: () => reads, tick: (ms: number) => (clock += ms) };
   }
 
   it('reads once, then answers from memory until the table is written or the entry is old', async () => {
@@ -58,6 +58,23 @@ describe('MetaReadCache', () => {
     await slow;
     expect(await read('a')).toBeNull();
     expect(reads()).toBe(2);
+    await db.destroy();
+  });
+
+  it('peeks at what a read would answer without reading, and at nothing a read would have to fetch', async () => {
+    const { db, cache, read, reads, tick } = await open();
+    expect(cache.peek('a')).toBeUndefined();
+    expect(await read('a')).toBe('first');
+    expect(cache.peek('a')).toBe('first');
+    // A kept "no such row" is an answer too.
+    expect(await read('missing')).toBeNull();
+    expect(cache.peek('missing')).toBeNull();
+    await db.updateTable('things').set({ name: 'renamed' }).where('id', '=', 'a').execute();
+    expect(cache.peek('a')).toBeUndefined();
+    expect(await read('a')).toBe('renamed');
+    tick(5000);
+    expect(cache.peek('a')).toBeUndefined();
+    expect(reads()).toBe(3);
     await db.destroy();
   });
 });
