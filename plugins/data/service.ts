@@ -137,8 +137,9 @@ export class DataService {
   async list(principal: Principal, connectionId: string, ref: string, query: Record<string, unknown>): Promise<ListAnswer> {
     const { table, view } = this.readTargetNow(principal, connectionId, ref) ?? (await this.target(principal, connectionId, ref, 'read'));
     const params = guarded(() => parseListParams(query, { table, readable: view.readableNames }));
-    // One async step per await, not a wrapper each: every list pays for each promise.
-    return this.connections.withSource(connectionId, async (db, info) => {
+    // One async step per await, not a wrapper each: every list pays for each promise. `return
+    // await`: an async function that returns a promise settles two steps after it, not one.
+    return await this.connections.withSource(connectionId, async (db, info) => {
       const d = rowDialect(info.dialect);
       try {
         const page = await listRows(db, d, table, params, {
