@@ -4,11 +4,12 @@
  * table, in the same run. Ours pays for everything a public request does: the gate (switch,
  * per-address limit, NUL check, key lookup in the meta store), the endpoint and its limits, the
  * default filter, keyset paging, the row codec and the contract's response check. Goal: ours
- * answers >= 0.7 of bare's requests per second.
+ * answers >= 0.8 of bare's requests per second (issue 12; 0.7 before).
  *
- * Each server runs in its own child process (this file, forked with `ours` or `bare`);
- * autocannon runs here. Order ours/bare/bare/ours, each measured run after a 5 s warm-up (a server in production
- * runs warm; 1 s leaves ours, compiled on the fly by tsx, still warming up in its first run).
+ * Each server runs in its own process, autocannon here: ours as `npm start` runs it (the compiled
+ * build with npm start's node flags; from the sources under tsx, this file forked with `ours`,
+ * when profiling or with BENCH_OURS=source), bare as this file forked with `bare`. Order
+ * ours/bare/bare/ours, each measured run after a 5 s warm-up (a server in production runs warm).
  * Every request comes from another address (X-Forwarded-For, the instance trusts the proxy)
  * and cycles through 8 server keys, so the per-address and per-key limits measure their cost
  * without refusing the load.
@@ -34,7 +35,7 @@ import { positiveInt, printMachine } from './lib/env.js';
 import { forkTarget, load, oursTarget, pinCores, type LoadRequest, type Target } from './lib/harness.js';
 
 const PATH = '/api/v1/public/records/items';
-const GOAL = 0.7;
+const GOAL = 0.8;
 const KEYS = 8;
 const ORIGIN = 'https://shop.example';
 /** Both sides get the pool size a connection gets by default (kernel/sources DEFAULT_SOURCE_SETTINGS). */
