@@ -179,15 +179,13 @@ export async function openKey(api: PublicApi, req: FastifyRequest, traffic: Traf
  * one more "no such endpoint"; an unreachable database stays the connections plugin's 503.
  */
 export function onSource<T>(api: PublicApi, opened: Opened, fn: (db: AnyDb, d: RowDialect) => Promise<T>): Promise<T> {
-  return api.sources.run(
-    opened.endpoint.connectionId,
-    ({ db, info }) => fn(db, rowDialect(info.dialect)),
-    (err: unknown) => {
+  return api.connections
+    .withSource(opened.endpoint.connectionId, (db, info) => fn(db, rowDialect(info.dialect)))
+    .catch((err: unknown) => {
       if (err instanceof AppError && err.code === 'NOT_FOUND') {
         opened.charge.refundKey();
         throw refNotFound();
       }
       throw err;
-    },
-  );
+    });
 }

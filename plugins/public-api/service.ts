@@ -6,7 +6,6 @@ import type { SchemaProvides } from '../schema/provides.js';
 import { KeyCache } from './http/key-cache.js';
 import { PublicLimits } from './limits/policy.js';
 import { CustomerSessions } from './sessions.js';
-import { SourceCache } from './source-cache.js';
 import { TableCache } from './table-cache.js';
 import { publicApiDb } from './tables.js';
 
@@ -15,7 +14,6 @@ export class PublicApi {
   readonly limits: PublicLimits;
   readonly sessions: CustomerSessions;
   readonly tables: TableCache;
-  readonly sources: SourceCache;
   readonly keys: KeyCache;
   /** Signs the list cursors this API hands out (decisions DA8). */
   readonly cursors: TokenSigner;
@@ -25,7 +23,6 @@ export class PublicApi {
     this.limits = new PublicLimits(now);
     this.sessions = new CustomerSessions(publicApiDb(kernel.db), now);
     this.tables = new TableCache(() => kernel.plugin<SchemaProvides>('schema'), now);
-    this.sources = new SourceCache(() => kernel.plugin<ConnectionsProvides>('connections'), now);
     this.keys = new KeyCache(this.admin, now);
     this.admin.onEndpointsChanged(() => this.tables.clear());
     this.cursors = kernel.signer('public.cursor');

@@ -1,7 +1,6 @@
 import type { Page } from 'playwright-core';
 import qrcode from 'qrcode-generator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages } from '../../dashboard/src/i18n/messages.en.js';
 import { PRODUCT_NAME } from '../../kernel/version.js';
 import { signedIn, totpAt, turnOnTwoFactor } from '../../plugins/auth/testing.js';
 import type { HttpClient } from '../helpers/client.js';
