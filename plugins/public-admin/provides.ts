@@ -188,8 +188,6 @@ export interface PublicAdminProvides {
    * whose table or rule columns are gone comes back with `methods: []`: it offers nothing.
    */
   endpoint(ref: string): Promise<EndpointDefinition | null>;
-  /** `endpoint(ref)` when a fresh copy answers it without waiting (every public read asks); undefined when only `endpoint` can tell. */
-  endpointNow(ref: string): EndpointDefinition | null | undefined;
   /** Every endpoint (stored and virtual), optionally of one connection; sorted by ref. */
   endpoints(connectionId?: string): Promise<EndpointDefinition[]>;
   /** Does the key hold `method` on `ref`? (Only the grant; the endpoint's own methods are checked by the caller.) */

@@ -137,15 +137,10 @@ export class PublicAdminService implements PublicAdminProvides {
   }
 
   endpoint(ref: string): Promise<EndpointDefinition | null> {
-    const now = this.endpointNow(ref);
-    if (now !== undefined) return Promise.resolve(now);
-    return this.cached().then((catalog) => catalog.byRef.get(ref)?.def ?? null);
-  }
-
-  endpointNow(ref: string): EndpointDefinition | null | undefined {
+    // Asked on every public request: a fresh copy answers without another async step.
     const hit = this.cache;
-    if (hit && this.kernel.now() - hit.builtAt < CATALOG_TTL_MS) return hit.byRef.get(ref)?.def ?? null;
-    return undefined;
+    if (hit && this.kernel.now() - hit.builtAt < CATALOG_TTL_MS) return Promise.resolve(hit.byRef.get(ref)?.def ?? null);
+    return this.cached().then((catalog) => catalog.byRef.get(ref)?.def ?? null);
   }
 
   async endpoints(connectionId?: string): Promise<EndpointDefinition[]> {

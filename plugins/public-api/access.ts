@@ -106,58 +106,22 @@ export async function openEndpoint(
   // Most requests carry no session: no need to wait for the store's answer to that.
   const session = req.headers[SESSION_HEADER] === undefined ? null : await api.sessions.fromRequest(req, caller.key);
   const endpoint = endpointForKey(await api.admin.endpoint(ref), caller.key);
-  const table = reaches(api, caller, endpoint, ref, method) ? await api.tables.get(endpoint.connectionId, endpoint.table) : null;
-  return admit(api, { caller, session, ref, method, traffic, rows, claiming }, endpoint, table);
-}
-
-/**
- * openEndpoint without waiting, when no session is sent and the caches hold the endpoint and
- * its table (a warm read: the async steps cost more than the rest of opening); undefined when
- * only openEndpoint can tell. Nothing is charged before it answers.
- */
-export function openEndpointNow(api: PublicApi, req: FastifyRequest, ref: string, method: PublicMethod, traffic: Traffic): Opened | undefined {
-  if (req.headers[SESSION_HEADER] !== undefined) return undefined;
-  const known = api.admin.endpointNow(ref);
-  if (known === undefined) return undefined;
-  const caller = callerOf(req);
-  const endpoint = endpointForKey(known, caller.key);
-  let table: EffectiveTable | null = null;
-  if (reaches(api, caller, endpoint, ref, method)) {
-    const cached = api.tables.known(endpoint.connectionId, endpoint.table);
-    if (cached === undefined) return undefined;
-    table = cached;
-  }
-  return admit(api, { caller, session: null, ref, method, traffic, rows: 1, claiming: false }, endpoint, table);
-}
-
-interface Asking {
-  caller: PublicCaller;
-  session: CustomerSession | null;
-  ref: string;
-  method: PublicMethod | readonly PublicMethod[];
-  traffic: Traffic;
-  rows: number;
-  claiming: boolean;
-}
-
-/** The synchronous part of opening, once the endpoint and (for a key that reaches it) its table are known. */
-function admit(api: PublicApi, asking: Asking, endpoint: EndpointDefinition | null, table: EffectiveTable | null): Opened {
-  const { caller, session, ref } = asking;
   const charge = api.limits.charge({
     keyId: caller.key.id,
     kind: caller.key.kind,
     peak: caller.key.appKey?.peak ?? 1,
     visitor: visitorOf(caller, session),
-    traffic: asking.traffic,
+    traffic,
     endpoint: { ref, limit: endpoint?.rateLimit ?? PUBLIC_LIMITS.defaultEndpoint },
-    rows: asking.rows,
+    rows,
   });
-  if (!reaches(api, caller, endpoint, ref, asking.method)) {
+  if (!reaches(api, caller, endpoint, ref, method)) {
     charge.refundKey();
     throw refNotFound();
   }
   // A claim is how a customer gets the session, so it cannot need one.
-  if (endpoint.needsSession && !asking.claiming && !(session && sessionFits(session, endpoint))) throw CustomerSessions.required();
+  if (endpoint.needsSession && !claiming && !(session && sessionFits(session, endpoint))) throw CustomerSessions.required();
+  const table = await api.tables.get(endpoint.connectionId, endpoint.table);
   if (!table) {
     charge.refundKey();
     throw refNotFound();

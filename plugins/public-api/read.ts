@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { listRows, parseListParams, parseRecordId, RowInputError, setField, toWireRow, type ListParams, type PortableValue, type RowPage } from '../../kernel/rows/index.js';
 import type { Column } from '../../kernel/schema/model.js';
 import type { ResponseShape } from '../public-admin/provides.js';
-import { onSource, openEndpoint, openEndpointNow, type Opened } from './access.js';
+import { onSource, openEndpoint, type Opened } from './access.js';
 import { windowGuard } from './booking/guards.js';
 import { queryRefused, refNotFound } from './errors.js';
 import { readInScope } from './query/scoped.js';
@@ -78,13 +78,8 @@ export interface ListAnswer {
   nextCursor: string | null;
 }
 
-/** A read's endpoint opened, without an async step when the caches allow. */
-const openRead = (api: PublicApi, req: FastifyRequest, ref: string): Opened | Promise<Opened> =>
-  openEndpointNow(api, req, ref, 'GET', 'read') ?? openEndpoint(api, req, ref, 'GET', 'read');
-
 export async function listRecords(api: PublicApi, req: FastifyRequest, ref: string, query: Record<string, unknown>): Promise<ListAnswer> {
-  const opening = openRead(api, req, ref);
-  const opened = opening instanceof Promise ? await opening : opening;
+  const opened = await openEndpoint(api, req, ref, 'GET', 'read');
   const params = listParams(opened, query);
   const shape = opened.endpoint.shape;
   if (shape === 'single') {
@@ -109,8 +104,7 @@ export async function listRecords(api: PublicApi, req: FastifyRequest, ref: stri
 }
 
 export async function getRecord(api: PublicApi, req: FastifyRequest, ref: string, id: string): Promise<Record<string, unknown>> {
-  const opening = openRead(api, req, ref);
-  const opened = opening instanceof Promise ? await opening : opening;
+  const opened = await openEndpoint(api, req, ref, 'GET', 'read');
   const key = keyOf(opened, id);
   const columns = opened.table.columns;
   const row = await onSource(api, opened, async (db, d) => {

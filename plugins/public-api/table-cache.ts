@@ -8,8 +8,7 @@ export const TABLE_TTL_MS = 2_000;
  * and a public list must not pay that on every request.
  */
 export class TableCache {
-  /** `ready` is the table once its promise has settled, so a warm read needs no async step. */
-  private readonly entries = new Map<string, { at: number; table: Promise<EffectiveTable | null>; ready: EffectiveTable | null | undefined }>();
+  private readonly entries = new Map<string, { at: number; table: Promise<EffectiveTable | null> }>();
 
   constructor(
     private readonly schema: () => SchemaProvides,
@@ -26,17 +25,11 @@ export class TableCache {
     const at = this.now();
     const hit = this.entries.get(key);
     if (hit && at - hit.at < TABLE_TTL_MS && at >= hit.at) return hit.table;
-    const entry = { at, table: this.schema().table(connectionId, ref).catch(() => null), ready: undefined as EffectiveTable | null | undefined };
-    entry.table.then((table) => (entry.ready = table));
-    this.entries.set(key, entry);
+    const table = this.schema()
+      .table(connectionId, ref)
+      .catch(() => null);
+    this.entries.set(key, { at, table });
     if (this.entries.size > 1000) this.entries.delete(this.entries.keys().next().value!);
-    return entry.table;
-  }
-
-  /** The table as `get` would answer it, when that needs no waiting; undefined otherwise. */
-  known(connectionId: string, ref: string): EffectiveTable | null | undefined {
-    const hit = this.entries.get(`${connectionId}\u0000${ref}`);
-    const at = this.now();
-    return hit && at - hit.at < TABLE_TTL_MS && at >= hit.at ? hit.ready : undefined;
+    return table;
   }
 }
