@@ -27,16 +27,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { DEFAULT_SOURCE_SETTINGS } from '../kernel/sources/types.js';
-import { HttpClient } from '../test/helpers/client.js';
 import { createTempDatabase, databaseAvailable } from '../test/helpers/databases.js';
-import { ROOT } from '../test/helpers/identity.js';
 import { abba, ratioLines, runsTable, type AbbaRuns, type Contender, type Summary } from './lib/abba.js';
 import { bareHealthz, benchMain, startBare, startOurs, type Served } from './lib/child.js';
 import { positiveInt, printMachine } from './lib/env.js';
+import { configureData, fillProducts, QUERY, TABLE } from './lib/data-setup.js';
 import { forkTarget, load, oursTarget, pinCores, table, type LoadRequest, type Target } from './lib/harness.js';
 
-const TABLE = 'products';
-const QUERY = '?limit=20&sort=-id';
 const HEALTHZ = '/api/v1/healthz';
 const PING = '/ping';
 const DATA_GOAL = 0.8;
@@ -67,42 +64,6 @@ async function serveBare(sourceUrl: string): Promise<Served> {
 }
 
 // ---- parent: fill, set up, load, report ----
-
-async function fill(url: string, rows: number): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(
-      `create table ${TABLE} (id serial primary key, name text not null, sku text not null, price numeric(10,2) not null, published boolean not null)`,
-    );
-    await client.query(
-      `insert into ${TABLE} (name, sku, price, published) select 'Product ' || g, 'SKU-' || lpad(g::text, 7, '0'), (g % 100000) / 100.0, g % 5 <> 0 from generate_series(1, $1) g`,
-      [rows],
-    );
-    await client.query(`analyze ${TABLE}`);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Over ours' own API: the super admin, the connection, an adm_sk_ key (role admin) and a signed-in session. */
-async function configureOurs(url: string, sourceUrl: string): Promise<{ connection: string; key: string; cookie: string }> {
-  const admin = new HttpClient(url);
-  const ok = async (client: HttpClient, method: string, path: string, body?: unknown) => {
-    const res = await client.request(method, `/api/v1${path}`, { body });
-    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
-    return res.body;
-  };
-  await ok(admin, 'POST', '/setup/super-admin', ROOT);
-  const connection = (await ok(admin, 'POST', '/connections', { name: 'Bench', dialect: 'postgres', url: sourceUrl })).data.connection.id as string;
-  await ok(admin, 'POST', `/connections/${connection}/introspect`, {});
-  const key = (await ok(admin, 'POST', '/api-keys', { name: 'bench', roleId: 'admin' })).data.secret as string;
-  const browser = new HttpClient(url);
-  await ok(browser, 'POST', '/auth/login', { email: ROOT.email, password: ROOT.password });
-  const session = browser.cookie('svc_session');
-  if (!session) throw new Error('POST /auth/login set no svc_session cookie');
-  return { connection, key, cookie: `svc_session=${session}` };
-}
 
 async function firstPage(name: string, url: string, headers: Record<string, string>): Promise<unknown[]> {
   const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
@@ -141,7 +102,7 @@ async function parent(): Promise<void> {
   const targets: Target[] = [];
   try {
     const started = Date.now();
-    await fill(temp.url, rows);
+    await fillProducts(temp.url, rows);
     console.log(`filled ${rows} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     // kernel/rows countRows: exact below 100,000 rows by the planner's figure, the estimate above.
     if (rows < 100_000) console.log(`note: below 100,000 rows ours counts the table exactly on every page, a query the issue's 1,000,000 rows do not pay`);
@@ -150,7 +111,7 @@ async function parent(): Promise<void> {
     const bare = await forkTarget('bare', '../data-list.ts', ['bare', temp.url]);
     targets.push(bare);
     console.log(pinCores(targets));
-    const { connection, key, cookie } = await configureOurs(ours.url, temp.url);
+    const { connection, key, cookie } = await configureData(ours.url, temp.url);
     const dataPath = `/api/v1/data/${connection}/${TABLE}${QUERY}`;
     const withKey = { authorization: `Bearer ${key}` };
     const withSession = { cookie };

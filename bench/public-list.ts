@@ -21,27 +21,21 @@
  *   BENCH_PROFILE=/tmp/prof BENCH_HEAP=1 npm run bench -- public-list   # sampled allocations instead of CPU
  *   node --import tsx bench/lib/profile-diff.ts /tmp/prof   # where ours spends more than bare, per request
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { DEFAULT_SOURCE_SETTINGS } from '../kernel/sources/types.js';
-import { runScript } from '../test/fixtures/schema/load.js';
-import { HttpClient } from '../test/helpers/client.js';
 import { createTempDatabase, databaseAvailable } from '../test/helpers/databases.js';
-import { ROOT } from '../test/helpers/identity.js';
 import { abba, ratioLines, runsTable, type Contender } from './lib/abba.js';
 import { benchMain, startBare, startOurs, type Served } from './lib/child.js';
 import { positiveInt, printMachine } from './lib/env.js';
-import { forkTarget, load, oursTarget, pinCores, type LoadRequest, type Target } from './lib/harness.js';
+import { forkTarget, load, oursTarget, pinCores, type Target } from './lib/harness.js';
+import { configurePublic, loadPublicFixture, PUBLIC_ENV, PUBLIC_PATH, publicRequest } from './lib/public-setup.js';
 
-const PATH = '/api/v1/public/records/items';
+const PATH = PUBLIC_PATH;
 const GOAL = 0.8;
-const KEYS = 8;
-const ORIGIN = 'https://shop.example';
 /** Both sides get the pool size a connection gets by default (kernel/sources DEFAULT_SOURCE_SETTINGS). */
 const POOL = DEFAULT_SOURCE_SETTINGS.poolSize;
-/** Public routes are served only with allowed origins; every request names its address (X-Forwarded-For). */
-const OURS_ENV = { SVC_PUBLIC_API_ORIGINS: ORIGIN, SVC_TRUST_PROXY: 'true' };
 
 // ---- child: one server, told which kind by argv ----
 
@@ -63,44 +57,6 @@ async function serveBare(sourceUrl: string): Promise<Served> {
 }
 
 // ---- parent: set up, load, report ----
-
-/** The admin side of ours, over its own HTTP API: connection, switch, endpoint, server keys. */
-async function configureOurs(url: string, sourceUrl: string): Promise<string[]> {
-  const admin = new HttpClient(url);
-  const ok = async (method: string, path: string, body?: unknown) => {
-    const res = await admin.request(method, `/api/v1${path}`, { body });
-    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${res.text}`);
-    return res.body;
-  };
-  await ok('POST', '/setup/super-admin', ROOT);
-  const connection = (await ok('POST', '/connections', { name: 'Bench', dialect: 'postgres', url: sourceUrl })).data.connection.id as string;
-  await ok('POST', `/connections/${connection}/introspect`, {});
-  await ok('PUT', '/public-api', { enabled: true });
-  await ok('POST', '/public-scopes', {
-    ref: 'items',
-    connectionId: connection,
-    table: 'products',
-    columns: ['id', 'name', 'sku', 'price', 'published'],
-    filters: [{ column: 'published', op: 'eq', value: true }],
-    rateLimit: 100_000,
-  });
-  const keys: string[] = [];
-  for (let i = 0; i < KEYS; i++) keys.push((await ok('POST', '/public-keys', { name: `bench ${i}`, kind: 'server', expires: 'never', grants: [{ ref: 'items', methods: ['GET'] }] })).data.secret);
-  return keys;
-}
-
-/** A new address per request and the keys in turn, counted from the start of each load. */
-function publicRequest(keys: string[]): LoadRequest {
-  let n = 0;
-  return {
-    path: PATH,
-    setupRequest: (req) => {
-      n++;
-      const headers = { ...req.headers, authorization: `Bearer ${keys[n % keys.length]}`, 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` };
-      return { ...req, headers };
-    },
-  };
-}
 
 async function firstPage(target: Target, key: string): Promise<unknown> {
   const res = await fetch(target.url + PATH, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(5_000) });
@@ -125,13 +81,13 @@ async function parent(): Promise<void> {
   const temp = await createTempDatabase('postgres');
   const targets: Target[] = [];
   try {
-    await runScript('postgres', temp.url, readFileSync(new URL('../plugins/public-api/fixtures/postgres.sql', import.meta.url), 'utf8'));
-    const ours = await oursTarget('../public-list.ts', ['ours', temp.url], OURS_ENV);
+    await loadPublicFixture(temp.url);
+    const ours = await oursTarget('../public-list.ts', ['ours', temp.url], PUBLIC_ENV);
     targets.push(ours);
     const bare = await forkTarget('bare', '../public-list.ts', ['bare', temp.url]);
     targets.push(bare);
     console.log(pinCores(targets));
-    const keys = await configureOurs(ours.url, temp.url);
+    const keys = await configurePublic(ours.url, temp.url);
     const [oursPage, barePage] = [await firstPage(ours, keys[0]!), await firstPage(bare, keys[0]!)];
     if (JSON.stringify(oursPage) !== JSON.stringify(barePage)) throw new Error(`the two pages differ:\n${JSON.stringify(oursPage).slice(0, 300)}\n${JSON.stringify(barePage).slice(0, 300)}`);
 
@@ -154,4 +110,4 @@ async function parent(): Promise<void> {
   }
 }
 
-await benchMain('public-list', { ours: () => startOurs(OURS_ENV), bare: ([sourceUrl]) => serveBare(sourceUrl!) }, parent);
+await benchMain('public-list', { ours: () => startOurs(PUBLIC_ENV), bare: ([sourceUrl]) => serveBare(sourceUrl!) }, parent);

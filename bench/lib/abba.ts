@@ -75,13 +75,14 @@ export function runsTable<C extends Contender>(measured: AbbaRuns<C>, contenders
 }
 
 /** ours/bare in req/s against `goal`, and bare/ours in server CPU per request; figures from column `width` at least (to line up several pairs). */
-export function ratioLines(ours: { name: string; summary: Summary }, bare: { name: string; summary: Summary }, goal: number, width = 0): string {
+/** The two ratios of a comparison; with a `goal`, whether the req/s one meets it. */
+export function ratioLines(ours: { name: string; summary: Summary }, bare: { name: string; summary: Summary }, goal: number | null, width = 0): string {
   const rpsLabel = `ratio ${ours.name}/${bare.name}, req/s:`;
   const cpuLabel = `ratio ${bare.name}/${ours.name}, server CPU/req:`;
   const column = Math.max(width, rpsLabel.length + 2, cpuLabel.length + 2);
   const ratio = ours.summary.rps / bare.summary.rps;
   return [
-    `${rpsLabel.padEnd(column)}${ratio.toFixed(2)} (goal >= ${goal}) ${ratio >= goal ? 'MET' : 'BELOW GOAL'}`,
+    `${rpsLabel.padEnd(column)}${ratio.toFixed(2)}` + (goal === null ? '' : ` (goal >= ${goal}) ${ratio >= goal ? 'MET' : 'BELOW GOAL'}`),
     `${cpuLabel.padEnd(column)}${(bare.summary.cpu / ours.summary.cpu).toFixed(2)} (the same question, less sensitive to a busy machine)`,
   ].join('\n');
 }

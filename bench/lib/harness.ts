@@ -165,8 +165,11 @@ export function table(header: string[], rows: string[][]): string {
  * stay where the kernel puts them. Linux with taskset and 2+ cores; BENCH_PIN=0 turns it off.
  * Returns the line a bench prints about it.
  */
+/** Read before this process pins itself to one core (after that it sees only that one). */
+const CORES = availableParallelism();
+
 export function pinCores(targets: readonly Target[]): string {
-  const cores = availableParallelism();
+  const cores = CORES;
   if (process.env.BENCH_PIN === '0') return 'cores: not pinned (BENCH_PIN=0)';
   if (cores < 2 || process.platform !== 'linux') return `cores: not pinned (${cores} core(s), ${process.platform})`;
   const last = String(cores - 1);
