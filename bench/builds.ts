@@ -17,7 +17,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTempDatabase, databaseAvailable } from '../test/helpers/databases.js';
-import { abba, ratioLines, runsTable, type Contender } from './lib/abba.js';
+import { abba, pairReport, type Contender } from './lib/abba.js';
 import { configureData, fillProducts, QUERY, TABLE } from './lib/data-setup.js';
 import { positiveInt, printMachine } from './lib/env.js';
 import { forkTarget, load, pinCores, type LoadRequest, type Target } from './lib/harness.js';
@@ -71,9 +71,7 @@ async function compare(comparison: Comparison, base: string, opts: { connections
       contenders.push({ name: target.name, load: (seconds) => load(target, request, { connections: opts.connections, duration: seconds }) });
     }
     const measured = await abba(contenders, opts);
-    const [ours, baseline] = contenders.map((c) => ({ name: c.name, summary: measured.summary(c) }));
-    console.log('\n' + runsTable(measured, contenders));
-    console.log('\n' + ratioLines(ours!, baseline!, null));
+    console.log(pairReport(measured, [contenders[0]!, contenders[1]!], null));
   } finally {
     await Promise.all(targets.map((t) => t.stop()));
     await temp.drop().catch(() => undefined);

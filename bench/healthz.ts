@@ -10,7 +10,7 @@
  *   node --no-node-snapshot --import tsx bench/healthz.ts
  *   BENCH_DURATION=10 BENCH_CONNECTIONS=10 BENCH_REPEAT=3 …   # s per run, connections, ABBA passes
  */
-import { abba, ratioLines, runsTable, type Contender } from './lib/abba.js';
+import { abba, pairReport, type Contender } from './lib/abba.js';
 import { positiveInt, printMachine } from './lib/env.js';
 import { forkTarget, load, type Target } from './lib/harness.js';
 
@@ -56,9 +56,7 @@ async function main(): Promise<void> {
       load: (seconds: number) => load(target, PATH, { connections: CONNECTIONS, duration: seconds }),
     }));
     const measured = await abba(contenders, { repeat: REPEAT, warmup: WARMUP_S, duration: DURATION_S });
-    const [o, b] = contenders.map((c) => ({ name: c.name, summary: measured.summary(c) }));
-    console.log('\n' + runsTable(measured, contenders));
-    console.log('\n' + ratioLines(o!, b!, GOAL));
+    console.log(pairReport(measured, [contenders[0]!, contenders[1]!], GOAL));
   } finally {
     await Promise.all(targets.map((t) => t.stop()));
   }

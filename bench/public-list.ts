@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { DEFAULT_SOURCE_SETTINGS } from '../kernel/sources/types.js';
 import { createTempDatabase, databaseAvailable } from '../test/helpers/databases.js';
-import { abba, ratioLines, runsTable, type Contender } from './lib/abba.js';
+import { abba, pairReport, type Contender } from './lib/abba.js';
 import { benchMain, startBare, startOurs, type Served } from './lib/child.js';
 import { positiveInt, printMachine } from './lib/env.js';
 import { forkTarget, load, oursTarget, pinCores, type Target } from './lib/harness.js';
@@ -101,9 +101,7 @@ async function parent(): Promise<void> {
       mkdirSync(process.env.BENCH_PROFILE, { recursive: true });
       writeFileSync(join(process.env.BENCH_PROFILE, 'requests.json'), JSON.stringify(Object.fromEntries([...measured.requests].map(([c, n]) => [c.name, n]))));
     }
-    const [o, b] = contenders.map((c) => ({ name: c.name, summary: measured.summary(c) }));
-    console.log('\n' + runsTable(measured, contenders));
-    console.log('\n' + ratioLines(o!, b!, GOAL));
+    console.log(pairReport(measured, [contenders[0]!, contenders[1]!], GOAL));
   } finally {
     await Promise.all(targets.map((t) => t.stop()));
     await temp.drop().catch(() => undefined);

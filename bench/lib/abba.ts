@@ -74,8 +74,10 @@ export function runsTable<C extends Contender>(measured: AbbaRuns<C>, contenders
   return table(['run', 'req/s', 'p99 ms', 'server µs/req', 'requests'], rows);
 }
 
-/** ours/bare in req/s against `goal`, and bare/ours in server CPU per request; figures from column `width` at least (to line up several pairs). */
-/** The two ratios of a comparison; with a `goal`, whether the req/s one meets it. */
+/**
+ * ours/bare in req/s (against `goal` unless it is null), and bare/ours in server CPU per request;
+ * figures from column `width` at least (to line up several pairs).
+ */
 export function ratioLines(ours: { name: string; summary: Summary }, bare: { name: string; summary: Summary }, goal: number | null, width = 0): string {
   const rpsLabel = `ratio ${ours.name}/${bare.name}, req/s:`;
   const cpuLabel = `ratio ${bare.name}/${ours.name}, server CPU/req:`;
@@ -85,4 +87,10 @@ export function ratioLines(ours: { name: string; summary: Summary }, bare: { nam
     `${rpsLabel.padEnd(column)}${ratio.toFixed(2)}` + (goal === null ? '' : ` (goal >= ${goal}) ${ratio >= goal ? 'MET' : 'BELOW GOAL'}`),
     `${cpuLabel.padEnd(column)}${(bare.summary.cpu / ours.summary.cpu).toFixed(2)} (the same question, less sensitive to a busy machine)`,
   ].join('\n');
+}
+
+/** The runs table and the two ratios of a pair measured alone (the first contender against the second). */
+export function pairReport<C extends Contender>(measured: AbbaRuns<C>, pair: [C, C], goal: number | null): string {
+  const [ours, bare] = pair.map((c) => ({ name: c.name, summary: measured.summary(c) }));
+  return `\n${runsTable(measured, pair)}\n\n${ratioLines(ours!, bare!, goal)}`;
 }

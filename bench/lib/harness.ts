@@ -159,20 +159,19 @@ export function table(header: string[], rows: string[][]): string {
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n');
 }
 
+/** Read before this process pins itself to one core (after that it sees only that one). */
+const CORES = availableParallelism();
+
 /**
  * The issue-12 method: the load generator (this process, autocannon in its event loop) on the
  * first core, every server on the last, so the two never take turns on one core; the databases
  * stay where the kernel puts them. Linux with taskset and 2+ cores; BENCH_PIN=0 turns it off.
  * Returns the line a bench prints about it.
  */
-/** Read before this process pins itself to one core (after that it sees only that one). */
-const CORES = availableParallelism();
-
 export function pinCores(targets: readonly Target[]): string {
-  const cores = CORES;
   if (process.env.BENCH_PIN === '0') return 'cores: not pinned (BENCH_PIN=0)';
-  if (cores < 2 || process.platform !== 'linux') return `cores: not pinned (${cores} core(s), ${process.platform})`;
-  const last = String(cores - 1);
+  if (CORES < 2 || process.platform !== 'linux') return `cores: not pinned (${CORES} core(s), ${process.platform})`;
+  const last = String(CORES - 1);
   try {
     execFileSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
     for (const t of targets) if (t.pid) execFileSync('taskset', ['-a', '-p', '-c', last, String(t.pid)], { stdio: 'ignore' });

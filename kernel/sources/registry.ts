@@ -70,14 +70,16 @@ export class SourceRegistry {
 
   /** The pool for `id`; `spec` is read only when a pool has to be opened. */
   async acquire(id: string, fingerprint: string, spec: () => SourceSpec): Promise<SourceDb> {
+    const ready = this.acquireNow(id, fingerprint);
+    if (ready) return ready;
     let entry = this.entries.get(id);
     if (entry && entry.fingerprint !== fingerprint) {
       this.drop(id);
       entry = undefined;
     }
+    // Not checked lately (acquireNow answered the rest): ask the database, or repeat its failure.
     entry ??= this.open(id, fingerprint, spec());
     entry.usedAt = this.now();
-    if (this.now() - entry.okAt < this.freshMs) return entry.db;
     if (entry.failure && this.now() - entry.failedAt < this.retryMs) throw entry.failure;
     const e = entry;
     await (e.checking ??= this.check(id, e).finally(() => (e.checking = null)));

@@ -113,9 +113,13 @@ export class ConnectionsService implements ConnectionsProvides {
     return (await this.repo.all()).map(toInfo);
   }
 
-  async source(connectionId: string): Promise<SourceHandle> {
+  source(connectionId: string): Promise<SourceHandle> {
     const now = this.sourceNow(connectionId);
-    if (now) return now;
+    return now ? Promise.resolve(now) : this.openSource(connectionId);
+  }
+
+  /** `source` the long way: the row read, the pool acquired (checked when due) and vetted. */
+  private async openSource(connectionId: string): Promise<SourceHandle> {
     const row = await this.repo.find(connectionId);
     const { settings, fingerprint } = this.settingsOf(row);
     try {
@@ -167,7 +171,7 @@ export class ConnectionsService implements ConnectionsProvides {
   withSource<T>(connectionId: string, fn: (db: SourceDb, info: ConnectionInfo) => Promise<T>): Promise<T> {
     const now = this.sourceNow(connectionId);
     if (now) return this.runOn(connectionId, now, fn);
-    return this.source(connectionId).then((handle) => this.runOn(connectionId, handle, fn));
+    return this.openSource(connectionId).then((handle) => this.runOn(connectionId, handle, fn));
   }
 
   private async runOn<T>(connectionId: string, { db, info }: SourceHandle, fn: (db: SourceDb, info: ConnectionInfo) => Promise<T>): Promise<T> {

@@ -127,15 +127,10 @@ export class DataService {
     return target;
   }
 
-  /** A read's target without an async step when the effective schema is at hand (every list asks); undefined otherwise. */
-  private readTargetNow(principal: Principal, connectionId: string, ref: string): Target | undefined {
-    const grants = grantsFor(principal, connectionId, ref, 'read');
-    const schema = this.schemas.effectiveNow(connectionId);
-    return schema && targetIn(schema, ref, 'read', grants);
-  }
-
   async list(principal: Principal, connectionId: string, ref: string, query: Record<string, unknown>): Promise<ListAnswer> {
-    const { table, view } = this.readTargetNow(principal, connectionId, ref) ?? (await this.target(principal, connectionId, ref, 'read'));
+    const grants = grantsFor(principal, connectionId, ref, 'read');
+    // Every list asks: the effective schema without an async step when it is kept.
+    const { table, view } = targetIn(this.schemas.effectiveNow(connectionId) ?? (await this.schemas.effective(connectionId)), ref, 'read', grants);
     const params = guarded(() => parseListParams(query, { table, readable: view.readableNames }));
     // One async step per await, not a wrapper each: every list pays for each promise. `return
     // await`: an async function that returns a promise settles two steps after it, not one.
