@@ -95,7 +95,9 @@ if (!base) {
     warmup: positiveInt('BENCH_WARMUP', 5),
     duration: positiveInt('BENCH_DURATION', 8),
   };
-  console.log(`builds: this checkout (ours) against ${base} (base), ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s per run, x${opts.repeat}`);
+  console.log(
+    `builds: this checkout (ours) against ${base} (base), ${opts.connections} connections, ${opts.warmup} s warm-up + ${opts.duration} s per run, x${opts.repeat}`,
+  );
   printMachine();
   for (const comparison of COMPARISONS) if (!only || only === comparison.name) await compare(comparison, base, opts);
 }

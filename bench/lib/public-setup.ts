@@ -37,7 +37,10 @@ export async function configurePublic(url: string, sourceUrl: string): Promise<s
     rateLimit: 100_000,
   });
   const keys: string[] = [];
-  for (let i = 0; i < KEYS; i++) keys.push((await ok('POST', '/public-keys', { name: `bench ${i}`, kind: 'server', expires: 'never', grants: [{ ref: 'items', methods: ['GET'] }] })).data.secret);
+  for (let i = 0; i < KEYS; i++)
+    keys.push(
+      (await ok('POST', '/public-keys', { name: `bench ${i}`, kind: 'server', expires: 'never', grants: [{ ref: 'items', methods: ['GET'] }] })).data.secret,
+    );
   return keys;
 }
 
@@ -48,7 +51,11 @@ export function publicRequest(keys: string[]): LoadRequest {
     path: PUBLIC_PATH,
     setupRequest: (req) => {
       n++;
-      const headers = { ...req.headers, authorization: `Bearer ${keys[n % keys.length]}`, 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}` };
+      const headers = {
+        ...req.headers,
+        authorization: `Bearer ${keys[n % keys.length]}`,
+        'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
+      };
       return { ...req, headers };
     },
   };
