@@ -85,6 +85,7 @@ export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefin
   const success = firstSuccessStatus(def);
   const isWrite = WRITE_METHODS.has(def.method);
   const { params: paramsSchema, query: querySchema, body: bodySchema } = def.schema;
+  const takesInput = Boolean(paramsSchema || querySchema || bodySchema);
   app.route({
     method: def.method,
     url: API_PREFIX + def.url,
@@ -98,20 +99,27 @@ export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefin
         if (!auth.principal.permissions.has(def.permission!)) throw new AppError('FORBIDDEN', { params: { permission: def.permission } });
         principal = auth.principal;
       }
-      const issues: ErrorIssue[] = [];
-      const params = paramsSchema ? parsePart('params', paramsSchema, req.params, issues) : undefined;
-      const query = querySchema ? parsePart('query', querySchema, req.query ?? {}, issues) : undefined;
-      const body = bodySchema ? parsePart('body', bodySchema, req.body, issues) : undefined;
-      if (issues.length > 0) throw new AppError('VALIDATION_FAILED', { issues });
+      let params: unknown, query: unknown, body: unknown;
+      if (takesInput) {
+        const issues: ErrorIssue[] = [];
+        params = paramsSchema ? parsePart('params', paramsSchema, req.params, issues) : undefined;
+        query = querySchema ? parsePart('query', querySchema, req.query ?? {}, issues) : undefined;
+        body = bodySchema ? parsePart('body', bodySchema, req.body, issues) : undefined;
+        if (issues.length > 0) throw new AppError('VALIDATION_FAILED', { issues });
+      }
 
       const call = new RouteCall(params, query, body, principal, req, res, kernel);
-      const result = await def.handler(call as never);
+      // A handler that answers at once is not awaited: no turn of the microtask queue for it.
+      const answered = def.handler(call as never);
+      const result: unknown = answered instanceof Promise ? await answered : answered;
       if (result === HANDLED) {
         if (isWrite) await call.recordWrite(plugin, def);
         return res;
       }
       const { status, payload, headers } =
-        result instanceof Reply ? { status: result.status, payload: result.body, headers: result.headers } : { status: success, payload: result, headers: null };
+        result instanceof Reply
+          ? { status: result.status, payload: result.body, headers: result.headers }
+          : { status: success, payload: result, headers: null };
       const schema = def.schema.response[status];
       if (!schema || isRawResponse(schema)) {
         req.log.error({ plugin, route: `${def.method} ${def.url}`, status }, 'handler answered a status its route does not declare');
