@@ -4,14 +4,15 @@
  * node_modules). A change worth a few per cent is smaller than the drift between two runs of one
  * build, so it is judged only alternated against the build before it, not against numbers of an
  * earlier run. Measures the public list (bench/public-list.ts's request) and the `/data` list
- * with a key (bench/data-list.ts's, on BENCH_ROWS rows, default 200,000): each build runs from its
+ * with a key (bench/data-list.ts's, on BENCH_ROWS rows, default 200,000) and `GET /api/v1/healthz`
+ * (the answer every request pays for: headers, route wrapper, response check): each build runs from its
  * own sources under tsx (both pay the same for that), forked as that checkout's
  * `bench/public-list.ts ours` and `bench/data-list.ts ours`, in its own process. Order
  * ours/base/base/ours, BENCH_REPEAT times (default 3). Without BENCH_BASE it says so and exits 0.
  *
  *   git worktree add /tmp/base HEAD~3 && ln -s "$PWD/node_modules" /tmp/base/node_modules
  *   BENCH_BASE=/tmp/base node --no-node-snapshot --import tsx bench/builds.ts
- *   BENCH_BASE=/tmp/base BENCH_ONLY=public … | BENCH_ONLY=data …   # one of the two
+ *   BENCH_BASE=/tmp/base BENCH_ONLY=public … | BENCH_ONLY=data … | BENCH_ONLY=healthz …   # one of the three
  */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -49,6 +50,13 @@ const COMPARISONS: Comparison[] = [
       const { connection, key } = await configureData(url, sourceUrl);
       return { path: `/api/v1/data/${connection}/${TABLE}${QUERY}`, headers: { authorization: `Bearer ${key}` } };
     },
+  },
+  {
+    name: 'healthz',
+    script: 'bench/data-list.ts',
+    args: () => ['ours'],
+    prepare: async () => undefined,
+    configure: async () => ({ path: '/api/v1/healthz' }),
   },
 ];
 
@@ -88,7 +96,7 @@ if (!base) {
   console.log('builds: PostgreSQL is not reachable: nothing to measure.');
 } else {
   const only = process.env.BENCH_ONLY ?? '';
-  if (!['', 'public', 'data'].includes(only)) throw new Error(`BENCH_ONLY must be public or data (got "${only}")`);
+  if (!['', ...COMPARISONS.map((c) => c.name)].includes(only)) throw new Error(`BENCH_ONLY must be public, data or healthz (got "${only}")`);
   const opts = {
     connections: positiveInt('BENCH_CONNECTIONS', 64),
     repeat: positiveInt('BENCH_REPEAT', 3),

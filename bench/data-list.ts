@@ -7,13 +7,15 @@
  *     the same SELECT (20 rows newest first, one more for the next-page check) through a pool of
  *     the size a connection gets by default. Goal: ours >= 0.8 of bare's requests per second.
  *   - `GET /api/v1/healthz` on the same instance against a bare fastify `/ping` answering the
- *     same body. Goal: ours >= 0.9.
+ *     same body. Goal: ours >= 0.9. Beside it, for reading only, the same bare route sending
+ *     the headers every API answer of ours carries (`/ping-with-headers`): healthz against that
+ *     is what the kernel costs beyond the headers' bytes.
  *
  * Ours is createApp + firstPartyPlugins with a SQLite meta store in a temp data dir; the key is
  * made over its API (POST /api-keys, role admin) and the session by signing in (POST
  * /auth/login). Each server runs in its own child process (this file, forked with `ours` or
  * `bare`), autocannon runs here. Order key/session/bare/bare/session/key, then
- * healthz/ping/ping/healthz, each measured run after a warm-up. The bench checks that ours (with
+ * healthz/ping/ping+headers/ping+headers/ping/healthz, each measured run after a warm-up. The bench checks that ours (with
  * the key and with the session) and bare answer the same 20 rows before it measures. Failed
  * requests make it exit 1; a slow result never does.
  *
@@ -36,6 +38,8 @@ import { forkTarget, load, oursTarget, pinCores, table, type LoadRequest, type T
 
 const HEALTHZ = '/api/v1/healthz';
 const PING = '/ping';
+/** The same, with the headers every API answer of ours carries: what the kernel costs beyond their bytes. */
+const PING_HEADERS = '/ping-with-headers';
 const DATA_GOAL = 0.8;
 const HEALTHZ_GOAL = 0.9;
 /** Both sides get the pool size a connection gets by default. */
@@ -58,6 +62,7 @@ async function serveBare(sourceUrl: string): Promise<Served> {
         return { data: { rows, recordIds: rows.map((r) => String(r.id)), nextCursor, total: null, totalExact: false } };
       });
       bareHealthz(app, PING);
+      bareHealthz(app, PING_HEADERS, { headers: true });
     },
     () => pool.end(),
   );
@@ -138,11 +143,12 @@ async function parent(): Promise<void> {
     const bareData = contender('bare', bare, { path: dataPath, headers: withKey });
     const healthz = contender('healthz', ours, { path: HEALTHZ });
     const ping = contender('ping', bare, { path: PING });
+    const pingHeaders = contender('ping+headers', bare, { path: PING_HEADERS });
 
     const groups: { contenders: Contender[]; measured?: AbbaRuns<Contender> }[] = [];
     if (only === 'key' || only === 'session') groups.push({ contenders: [only === 'key' ? byKey : bySession, bareData] });
     else if (only !== 'healthz') groups.push({ contenders: [byKey, bySession, bareData] });
-    if (only === '' || only === 'healthz') groups.push({ contenders: [healthz, ping] });
+    if (only === '' || only === 'healthz') groups.push({ contenders: [healthz, ping, pingHeaders] });
     for (const group of groups) {
       console.log(`order ${[...group.contenders, ...[...group.contenders].reverse()].map((c) => c.name).join('/')}` + (repeat > 1 ? ` x${repeat}` : ''));
       group.measured = await abba(group.contenders, { repeat, warmup, duration });
@@ -153,7 +159,7 @@ async function parent(): Promise<void> {
     if (process.env.BENCH_PROFILE) {
       // The requests each server's profile covers (warm-ups too), for bench/lib/profile-diff.ts.
       const served = { ours: 0, bare: 0 };
-      for (const g of groups) for (const [c, n] of g.measured!.requests) served[c === bareData || c === ping ? 'bare' : 'ours'] += n;
+      for (const g of groups) for (const [c, n] of g.measured!.requests) served[c === bareData || c === ping || c === pingHeaders ? 'bare' : 'ours'] += n;
       mkdirSync(process.env.BENCH_PROFILE, { recursive: true });
       writeFileSync(join(process.env.BENCH_PROFILE, 'requests.json'), JSON.stringify(served));
     }
@@ -164,6 +170,7 @@ async function parent(): Promise<void> {
       { contender: byKey, label: `GET /api/v1/data/{conn}/${TABLE}${QUERY} with an adm_sk_ key` },
       { contender: bySession, label: `GET /api/v1/data/{conn}/${TABLE}${QUERY} with a session cookie` },
       { contender: ping, label: `bare fastify ${PING}` },
+      { contender: pingHeaders, label: `bare fastify ${PING} with our API answers' headers` },
       { contender: healthz, label: `GET ${HEALTHZ}` },
     ].filter((l) => summaries.has(l.contender));
     const baseline = (c: Contender) => (c === byKey || c === bySession ? bareData : c === healthz ? ping : null);
@@ -176,11 +183,12 @@ async function parent(): Promise<void> {
     console.log(table(['target', 'req/s', 'p99 ms', 'server CPU per request'], summaryRows));
     console.log('');
     const named = (c: Contender) => ({ name: c.name, summary: summaries.get(c)! });
-    const column = 'ratio bare/session, server CPU/req:  '.length;
+    const column = 'ratio ping+headers/healthz, server CPU/req:  '.length;
     for (const [c, base, goal] of [
       [byKey, bareData, DATA_GOAL],
       [bySession, bareData, DATA_GOAL],
       [healthz, ping, HEALTHZ_GOAL],
+      [healthz, pingHeaders, null],
     ] as const) {
       if (summaries.has(c)) console.log(ratioLines(named(c), named(base), goal, column));
     }

@@ -1,8 +1,8 @@
 /**
  * The measuring loop the comparing benches share: contenders loaded in mirrored order (A B B A,
  * or A B C C B A for three) so a machine that slows down or speeds up over the run weighs on
- * each of them alike, each measured run after a warm-up on the same server; then their means
- * and the ratios.
+ * each of them alike, each measured run after a warm-up on the same server; then their medians
+ * (the issue-12 method: one run disturbed by the machine does not move them) and the ratios.
  */
 import { table, type LoadResult } from './harness.js';
 
@@ -13,7 +13,7 @@ export interface Contender {
 }
 
 export interface Summary {
-  /** Means over the contender's measured runs. */
+  /** Medians over the contender's measured runs. */
   rps: number;
   p99: number;
   /** Server CPU per request, µs. */
@@ -27,7 +27,12 @@ export interface AbbaRuns<C extends Contender> {
   summary(c: C): Summary;
 }
 
-export const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
 
 /**
  * `repeat` passes of the contenders in order and then in reverse, each a `warmup` s load and a
@@ -53,12 +58,12 @@ export async function abba<C extends Contender>(contenders: C[], opts: { repeat:
     requests,
     summary(c) {
       const mine = runs.filter((r) => r.contender === c).map((r) => r.result);
-      return { rps: mean(mine.map((r) => r.rps)), p99: mean(mine.map((r) => r.p99)), cpu: mean(mine.map((r) => r.cpuPerRequest)) };
+      return { rps: median(mine.map((r) => r.rps)), p99: median(mine.map((r) => r.p99)), cpu: median(mine.map((r) => r.cpuPerRequest)) };
     },
   };
 }
 
-/** Every run, then each contender's means. */
+/** Every run, then each contender's medians. */
 export function runsTable<C extends Contender>(measured: AbbaRuns<C>, contenders: C[]): string {
   const rows = measured.runs.map(({ contender, result }, i) => [
     `${i + 1}. ${contender.name}`,
@@ -69,7 +74,7 @@ export function runsTable<C extends Contender>(measured: AbbaRuns<C>, contenders
   ]);
   for (const c of contenders) {
     const s = measured.summary(c);
-    rows.push([`mean ${c.name}`, Math.round(s.rps).toString(), s.p99.toFixed(1), s.cpu.toFixed(1)]);
+    rows.push([`median ${c.name}`, Math.round(s.rps).toString(), s.p99.toFixed(1), s.cpu.toFixed(1)]);
   }
   return table(['run', 'req/s', 'p99 ms', 'server µs/req', 'requests'], rows);
 }

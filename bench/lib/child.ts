@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { VERSION } from '../../kernel/version.js';
+import { EVERY_ANSWER } from '../../kernel/http/security-headers.js';
+import { requestIds } from '../../kernel/ids.js';
 
 let lastKernel: import('../../kernel/kernel-services.js').Kernel | null = null;
 
@@ -72,10 +74,25 @@ export async function startBare(routes: (app: FastifyInstance) => void, onClose?
   };
 }
 
-/** A bare route at `path` answering healthz's body ({ ok, version, uptime }). */
-export function bareHealthz(app: FastifyInstance, path: string): void {
+/**
+ * A bare route at `path` answering healthz's body ({ ok, version, uptime }). With `headers`, it
+ * also sends the headers every API answer of ours carries (the fixed ones, a request id,
+ * `no-store`), set in the handler: the bytes ours writes, without the kernel around them.
+ */
+export function bareHealthz(app: FastifyInstance, path: string, opts: { headers?: boolean } = {}): void {
   const startedAt = Date.now();
-  app.get(path, async () => ({ ok: true as const, version: VERSION, uptime: Math.max(0, (Date.now() - startedAt) / 1000) }));
+  const body = () => ({ ok: true as const, version: VERSION, uptime: Math.max(0, (Date.now() - startedAt) / 1000) });
+  if (!opts.headers) {
+    app.get(path, async () => body());
+    return;
+  }
+  const nextId = requestIds();
+  app.get(path, async (_req, reply) => {
+    reply.headers(EVERY_ANSWER);
+    reply.header('x-request-id', nextId());
+    reply.header('cache-control', 'no-store');
+    return body();
+  });
 }
 
 /**

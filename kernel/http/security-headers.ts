@@ -14,7 +14,8 @@ export const DOCUMENT_CSP = [
   "object-src 'none'",
 ].join('; ');
 
-const FIXED = {
+/** On every answer of the server, whatever it serves. */
+export const EVERY_ANSWER = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'cross-origin-resource-policy': 'same-origin',
@@ -39,7 +40,7 @@ export const DOCUMENT_ONLY = {
  */
 export function installSecurityHeaders(app: FastifyInstance): void {
   app.addHook('onRequest', (req, reply, done) => {
-    reply.headers(FIXED);
+    reply.headers(EVERY_ANSWER);
     reply.header('x-request-id', req.id);
     if (req.url.startsWith('/api/')) reply.header('cache-control', 'no-store');
     if (req.protocol === 'https') reply.header('strict-transport-security', 'max-age=31536000; includeSubDomains');
