@@ -15,9 +15,9 @@
  * made over its API (POST /api-keys, role admin) and the session by signing in (POST
  * /auth/login). Each server runs in its own child process (this file, forked with `ours` or
  * `bare`), autocannon runs here. Order key/session/bare/bare/session/key, then
- * healthz/ping/ping+headers/ping+headers/ping/healthz, each measured run after a warm-up. The bench checks that ours (with
- * the key and with the session) and bare answer the same 20 rows before it measures. Failed
- * requests make it exit 1; a slow result never does.
+ * healthz/ping/ping+headers/ping+headers/ping/healthz, each measured run after a warm-up. The
+ * bench checks that ours (with the key and with the session) and bare answer the same 20 rows
+ * before it measures. Failed requests make it exit 1; a slow result never does.
  *
  *   npm run bench -- data-list
  *   BENCH_DURATION=15 BENCH_REPEAT=3 node --no-node-snapshot --import tsx bench/data-list.ts   # the issue's run
