@@ -106,7 +106,7 @@ export function parseListParams(query: Record<string, unknown>, opts: ListParamO
 
   for (const [key, value] of Object.entries(query)) {
     if (value === undefined || opts.ignore?.includes(key)) continue;
-    const fm = FILTER_WITH_OP.exec(key) ?? FILTER_EQ.exec(key);
+    const fm = key.startsWith('filter[') ? (FILTER_WITH_OP.exec(key) ?? FILTER_EQ.exec(key)) : null;
     if (fm) {
       const path = `query.${key}`;
       const op = (fm[2] ?? 'eq') as FilterOp;

@@ -6,7 +6,7 @@ import { cursorContext, decodeRowCursor, encodeRowCursor } from './cursor.js';
 import type { AnyDb, RowDialect } from './dialect.js';
 import type { PlannerEstimates } from './planner-estimates.js';
 import { containsPattern, type Filter, type ListParams, type SortKey } from './query-params.js';
-import { recordIdOf } from './record-id.js';
+import { recordIdsOf } from './record-id.js';
 import { asValue, idOf, statement, type Embed } from './statements.js';
 import { setField, wireRowMaker } from './wire-row.js';
 import { primaryKeyColumns, type PortableValue, type RowTable } from './types.js';
@@ -255,7 +255,7 @@ export async function listRows(db: AnyDb, d: RowDialect, table: RowTable, p: Lis
         : encodeRowCursor({ sort: signature, offset: offset + p.limit }, signing);
   }
   const rows = page.map(wireRowMaker(d, output));
-  return { rows, recordIds: opts.recordIds === false ? [] : rows.map((r) => recordIdOf(table, r)), nextCursor };
+  return { rows, recordIds: opts.recordIds === false ? [] : recordIdsOf(table, rows), nextCursor };
 }
 
 export interface RowCount {
@@ -277,24 +277,35 @@ export interface CountOptions {
  */
 export async function countRows(db: AnyDb, d: RowDialect, table: RowTable, where: Sql | null, opts: CountOptions = {}): Promise<RowCount> {
   const exactBelow = opts.exactBelow ?? 100_000;
-  const filter = where ? sql` where ${where}` : sql``;
+  // Built only when a statement is: a kept figure for the whole table needs none.
+  const filter = () => (where ? sql` where ${where}` : sql``);
   if (d.name !== 'sqlite') {
     // Compiled only when needed: an unfiltered page's figure is known by the table's name alone,
     // and the planner is asked only when the cache has no fresh figure.
     let statement: CompiledQuery | undefined;
-    const compiled = () => (statement ??= sql`select 1 from ${d.table(table)}${filter}`.compile(db));
+    const compiled = () => (statement ??= sql`select 1 from ${d.table(table)}${filter()}`.compile(db));
     const explain = () => d.explainRows(db, compiled()).catch(() => null);
     const kept = opts.estimates ? opts.estimates.cache.read(estimateKey(opts.estimates.scope, table, where ? compiled() : null), explain) : explain();
     const estimate = kept instanceof Promise ? await kept : kept;
     if (estimate !== null && estimate >= exactBelow) return { total: estimate, exact: false };
   }
-  const res = await sql<{ n: number | string | bigint }>`select count(*) as ${sql.id('n')} from ${d.table(table)}${filter}`.execute(db);
+  const res = await sql<{ n: number | string | bigint }>`select count(*) as ${sql.id('n')} from ${d.table(table)}${filter()}`.execute(db);
   return { total: Number(res.rows[0]?.n ?? 0), exact: true };
 }
 
+// The whole table's key, one string per table and scope: a string made once keeps its hash, so
+// the cache's lookups on every page need not hash a new one.
+const tableKeys = new WeakMap<RowTable, { scope: string; schema: string | null | undefined; name: string; key: string }>();
+
 /** The cache key of a figure: the whole table by its name, a filtered one by its statement and values. */
 function estimateKey(scope: string, table: RowTable, filtered: CompiledQuery | null): string {
-  if (!filtered) return `${scope}\u0000table\u0000${table.schema ?? ''}\u0000${table.name}`;
+  if (!filtered) {
+    const kept = tableKeys.get(table);
+    if (kept && kept.scope === scope && kept.schema === table.schema && kept.name === table.name) return kept.key;
+    const key = `${scope}\u0000table\u0000${table.schema ?? ''}\u0000${table.name}`;
+    tableKeys.set(table, { scope, schema: table.schema, name: table.name, key });
+    return key;
+  }
   return `${scope}\u0000sql\u0000${filtered.sql}\u0000${JSON.stringify(filtered.parameters, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v))}`;
 }
 

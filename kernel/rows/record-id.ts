@@ -7,13 +7,22 @@ import { primaryKeyColumns, refuse, type PortableValue, type RowTable } from './
  * value itself; a composite or binary key is base64url(JSON array of its wire values, in key
  * order), which survives any characters and any number of columns.
  */
-function encoded(pk: Column[]): boolean {
+function encoded(pk: readonly Column[]): boolean {
   return pk.length > 1 || pk[0]!.type === 'binary' || pk[0]!.type === 'json';
 }
 
 /** The record id of a row in wire form, or null when the table has no primary key. */
 export function recordIdOf(table: RowTable, wireRow: Record<string, unknown>): string | null {
+  return idOfRow(primaryKeyColumns(table), wireRow);
+}
+
+/** The record ids of a page's rows in wire form: the key looked up once for the page. */
+export function recordIdsOf(table: RowTable, wireRows: readonly Record<string, unknown>[]): Array<string | null> {
   const pk = primaryKeyColumns(table);
+  return wireRows.map((row) => idOfRow(pk, row));
+}
+
+function idOfRow(pk: readonly Column[], wireRow: Record<string, unknown>): string | null {
   if (pk.length === 0) return null;
   if (!encoded(pk)) return String(wireRow[pk[0]!.name]);
   return Buffer.from(JSON.stringify(pk.map((c) => wireRow[c.name] ?? null)), 'utf8').toString('base64url');
