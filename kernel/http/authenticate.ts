@@ -31,15 +31,15 @@ export function authenticate(req: FastifyRequest, identity: CachedPrincipals, co
   if (header !== undefined) {
     const m = /^Bearer\s+(\S+)$/i.exec(header);
     if (!m) throw new AppError('AUTH_KEY_INVALID');
-    const known = identity.apiKeyNow(m[1]!);
-    return known !== undefined ? viaBearer(known) : identity.resolveApiKey(m[1]!).then(viaBearer);
+    const principal = identity.resolveApiKey(m[1]!);
+    return principal instanceof Promise ? principal.then(viaBearer) : viaBearer(principal);
   }
   const raw = sessionCookieOf(req);
   if (raw === undefined) return null;
   const token = cookiesOf(req).open(raw);
   if (token === null) throw new AppError('AUTH_SESSION_INVALID');
-  const known = identity.sessionNow(token);
-  return known !== undefined ? viaCookie(req, config, known) : identity.resolveSession(token).then((principal) => viaCookie(req, config, principal));
+  const principal = identity.resolveSession(token);
+  return principal instanceof Promise ? principal.then((found) => viaCookie(req, config, found)) : viaCookie(req, config, principal);
 }
 
 function viaBearer(principal: Principal | null): Authenticated {

@@ -1,6 +1,6 @@
 import type { MetaWrite, MetaWrites } from '../meta/write-watch.js';
 import type { Principal } from './principal.js';
-import { API_KEY_PREFIX, KEY_TOUCH_EVERY_MS, RENEW_EVERY_MS, SESSION_IDLE_MS, type IdentityService } from './service.js';
+import { API_KEY_PREFIX, KEY_TOUCH_EVERY_MS, RENEW_EVERY_MS, SESSION_IDLE_MS, type IdentityService, type LoadedApiKey, type LoadedSession } from './service.js';
 import { hashToken } from './tokens.js';
 
 /** Another replica's change (sign-out, revocation, a role's grants) reaches this one within this. */
@@ -34,6 +34,23 @@ interface Entry {
   seenAt: number;
 }
 
+const sessionEntry = (found: LoadedSession, at: number): Entry => ({
+  principal: found.principal,
+  at,
+  expiresAt: found.expiresAt,
+  absoluteExpiresAt: found.absoluteExpiresAt,
+  seenAt: found.lastSeenAt,
+});
+
+/** A key never ends on its own: it is deleted, which empties the cache. */
+const keyEntry = (found: LoadedApiKey, at: number): Entry => ({
+  principal: found.principal,
+  at,
+  expiresAt: Infinity,
+  absoluteExpiresAt: Infinity,
+  seenAt: found.lastUsedAt ?? -Infinity,
+});
+
 /**
  * Sessions and `adm_sk_` keys by the SHA-256 of their token (never the token), so a signed-in
  * request costs no meta-store read. Exact in this process: every write to the identity tables
@@ -50,6 +67,9 @@ export class CachedPrincipals {
   private readonly seenKeys = new Set<string>();
   private readonly timer: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
+  // Made once: a request whose principal is kept allocates nothing to say how to read it.
+  private readonly readSession = (token: string) => this.identity.loadSession(token);
+  private readonly readApiKey = (token: string) => this.identity.loadApiKey(token);
 
   constructor(
     private readonly identity: IdentityService,
@@ -67,62 +87,18 @@ export class CachedPrincipals {
     this.timer.unref();
   }
 
-  /** resolveSession's answer when the cache holds it, without an async step; undefined when only the store can tell. */
-  sessionNow(token: string): Principal | null | undefined {
-    const key = `s:${hashToken(token)}`;
-    const now = this.now();
-    const hit = this.fresh(key, now);
-    if (!hit) return undefined;
-    if (now >= hit.expiresAt || now >= hit.absoluteExpiresAt) {
-      this.entries.delete(key);
-      return null;
-    }
-    this.seen(hit, now, this.seenSessions, hit.principal.sessionId!, RENEW_EVERY_MS);
-    return hit.principal;
+  /**
+   * The principal of a session token: at once when the cache holds it (no async step: every
+   * signed-in request asks), else a promise of the store's answer. null: no such live session.
+   */
+  resolveSession(token: string): Principal | null | Promise<Principal | null> {
+    return this.resolve(`s:${hashToken(token)}`, token, this.readSession, sessionEntry);
   }
 
-  async resolveSession(token: string): Promise<Principal | null> {
-    const known = this.sessionNow(token);
-    if (known !== undefined) return known;
-    const key = `s:${hashToken(token)}`;
-    const now = this.now();
-    const generation = this.generation;
-    const found = await this.identity.loadSession(token);
-    if (!found) return null;
-    const entry: Entry = {
-      principal: found.principal,
-      at: now,
-      expiresAt: found.expiresAt,
-      absoluteExpiresAt: found.absoluteExpiresAt,
-      seenAt: found.lastSeenAt,
-    };
-    this.seen(entry, now, this.seenSessions, found.principal.sessionId!, RENEW_EVERY_MS);
-    this.keep(key, entry, generation);
-    return found.principal;
-  }
-
-  /** resolveApiKey's answer when the cache holds it (or the token is no key), without an async step; undefined otherwise. */
-  apiKeyNow(token: string): Principal | null | undefined {
+  /** The principal of an `adm_sk_` token, as resolveSession answers (null for a token that is no key). */
+  resolveApiKey(token: string): Principal | null | Promise<Principal | null> {
     if (!token.startsWith(API_KEY_PREFIX)) return null;
-    const now = this.now();
-    const hit = this.fresh(`k:${hashToken(token)}`, now);
-    if (!hit) return undefined;
-    this.seen(hit, now, this.seenKeys, hit.principal.apiKeyId!, KEY_TOUCH_EVERY_MS);
-    return hit.principal;
-  }
-
-  async resolveApiKey(token: string): Promise<Principal | null> {
-    const known = this.apiKeyNow(token);
-    if (known !== undefined) return known;
-    const key = `k:${hashToken(token)}`;
-    const now = this.now();
-    const generation = this.generation;
-    const found = await this.identity.loadApiKey(token);
-    if (!found) return null;
-    const entry: Entry = { principal: found.principal, at: now, expiresAt: Infinity, absoluteExpiresAt: Infinity, seenAt: found.lastUsedAt ?? -Infinity };
-    this.seen(entry, now, this.seenKeys, found.principal.apiKeyId!, KEY_TOUCH_EVERY_MS);
-    this.keep(key, entry, generation);
-    return found.principal;
+    return this.resolve(`k:${hashToken(token)}`, token, this.readApiKey, keyEntry);
   }
 
   /** Writes the sessions and keys seen since the last flush (the timer does this every few seconds). */
@@ -157,11 +133,43 @@ export class CachedPrincipals {
     return undefined;
   }
 
-  private seen(entry: Entry, now: number, due: Set<string>, id: string, every: number): void {
-    if (now - entry.seenAt < every) return;
+  /** The kept principal under `key` (noted as seen), or a promise of the store's answer. */
+  private resolve<F>(
+    key: string,
+    token: string,
+    read: (token: string) => Promise<F | null>,
+    entryOf: (found: F, at: number) => Entry,
+  ): Principal | null | Promise<Principal | null> {
+    const now = this.now();
+    const hit = this.fresh(key, now);
+    if (!hit) return this.load(key, now, read(token), entryOf);
+    if (now >= hit.expiresAt || now >= hit.absoluteExpiresAt) {
+      this.entries.delete(key);
+      return null;
+    }
+    this.seen(hit, now);
+    return hit.principal;
+  }
+
+  /** The store's answer for a token the cache does not hold, kept unless an identity write came in between. */
+  private async load<F>(key: string, now: number, reading: Promise<F | null>, entryOf: (found: F, at: number) => Entry): Promise<Principal | null> {
+    const generation = this.generation;
+    const found = await reading;
+    if (!found) return null;
+    const entry = entryOf(found, now);
+    this.seen(entry, now);
+    this.keep(key, entry, generation);
+    return entry.principal;
+  }
+
+  /** Notes a session or key as seen, to be written back at most once a minute (a session's idle end moves with it). */
+  private seen(entry: Entry, now: number): void {
+    const isKey = entry.principal.kind === 'apiKey';
+    if (now - entry.seenAt < (isKey ? KEY_TOUCH_EVERY_MS : RENEW_EVERY_MS)) return;
     entry.seenAt = now;
     if (entry.expiresAt !== Infinity) entry.expiresAt = Math.min(now + SESSION_IDLE_MS, entry.absoluteExpiresAt);
-    due.add(id);
+    if (isKey) this.seenKeys.add(entry.principal.apiKeyId!);
+    else this.seenSessions.add(entry.principal.sessionId!);
   }
 
   private keep(key: string, entry: Entry, generation: number): void {
