@@ -5,7 +5,7 @@ import { actorOf, type AuditContext, type AuditEntryInput } from '../audit.js';
 import { AppError, type ErrorIssue } from '../errors.js';
 import type { Principal } from '../identity/principal.js';
 import type { Kernel } from '../kernel-services.js';
-import { authenticate } from './authenticate.js';
+import { authenticate, type Authenticated } from './authenticate.js';
 
 export const API_PREFIX = '/api/v1';
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -80,64 +80,76 @@ class RouteCall {
  * Mounts one contract route: authorise, validate every part, run the handler, and check the
  * answer against the declared response schema (extra keys are stripped or, for strict
  * schemas, refused) so nothing undeclared ever leaves the server.
+ *
+ * A request whose principal is kept and whose handler answers at once is served without a
+ * promise (decisions K40): fastify sends what the handler returns. Each step that did wait hands
+ * on through `then`, so a rejection reaches fastify's error handling as a throw does.
  */
 export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefinition, kernel: Kernel): void {
   const success = firstSuccessStatus(def);
   const isWrite = WRITE_METHODS.has(def.method);
   const { params: paramsSchema, query: querySchema, body: bodySchema } = def.schema;
   const takesInput = Boolean(paramsSchema || querySchema || bodySchema);
+
+  const permitted = (auth: Authenticated | null): Principal => {
+    if (!auth) throw new AppError('AUTH_REQUIRED');
+    if (!auth.principal.permissions.has(def.permission!)) throw new AppError('FORBIDDEN', { params: { permission: def.permission } });
+    return auth.principal;
+  };
+
+  const run = (req: FastifyRequest, res: FastifyReply, principal: Principal | null): unknown => {
+    let params: unknown, query: unknown, body: unknown;
+    if (takesInput) {
+      const issues: ErrorIssue[] = [];
+      params = paramsSchema ? parsePart('params', paramsSchema, req.params, issues) : undefined;
+      query = querySchema ? parsePart('query', querySchema, req.query ?? {}, issues) : undefined;
+      body = bodySchema ? parsePart('body', bodySchema, req.body, issues) : undefined;
+      if (issues.length > 0) throw new AppError('VALIDATION_FAILED', { issues });
+    }
+    const call = new RouteCall(params, query, body, principal, req, res, kernel);
+    const answered = def.handler(call as never);
+    return answered instanceof Promise ? answered.then((result: unknown) => settle(call, result)) : settle(call, answered);
+  };
+
+  /** What fastify sends: the checked payload, or the reply itself when the handler answered on it. */
+  const settle = (call: RouteCall, result: unknown): unknown => {
+    const res = call.reply;
+    if (result === HANDLED) return isWrite ? call.recordWrite(plugin, def).then(() => res) : res;
+    const { status, payload, headers } =
+      result instanceof Reply ? { status: result.status, payload: result.body, headers: result.headers } : { status: success, payload: result, headers: null };
+    const schema = def.schema.response[status];
+    if (!schema || isRawResponse(schema)) {
+      call.request.log.error({ plugin, route: `${def.method} ${def.url}`, status }, 'handler answered a status its route does not declare');
+      throw new AppError('INTERNAL');
+    }
+    const checked = schema.safeParse(payload);
+    if (!checked.success) {
+      call.request.log.error(
+        { plugin, route: `${def.method} ${def.url}`, status, issues: zodIssues('response', checked.error) },
+        'response does not match its declared schema',
+      );
+      throw new AppError('INTERNAL');
+    }
+    res.code(status);
+    if (headers) res.headers(headers);
+    // Only a write that succeeded is in the trail; refusals record themselves with auditNow.
+    return isWrite && status < 300 ? call.recordWrite(plugin, def).then(() => checked.data) : checked.data;
+  };
+
   app.route({
     method: def.method,
     url: API_PREFIX + def.url,
     ...(def.bodyLimit ? { bodyLimit: def.bodyLimit } : {}),
-    handler: async (req: FastifyRequest, res: FastifyReply) => {
-      let principal: Principal | null = null;
-      if (!def.public) {
+    handler: (req: FastifyRequest, res: FastifyReply) => {
+      let answer: unknown;
+      if (def.public) answer = run(req, res, null);
+      else {
         const found = authenticate(req, kernel.principals, kernel.config);
-        const auth = found instanceof Promise ? await found : found;
-        if (!auth) throw new AppError('AUTH_REQUIRED');
-        if (!auth.principal.permissions.has(def.permission!)) throw new AppError('FORBIDDEN', { params: { permission: def.permission } });
-        principal = auth.principal;
+        answer = found instanceof Promise ? found.then((auth) => run(req, res, permitted(auth))) : run(req, res, permitted(found));
       }
-      let params: unknown, query: unknown, body: unknown;
-      if (takesInput) {
-        const issues: ErrorIssue[] = [];
-        params = paramsSchema ? parsePart('params', paramsSchema, req.params, issues) : undefined;
-        query = querySchema ? parsePart('query', querySchema, req.query ?? {}, issues) : undefined;
-        body = bodySchema ? parsePart('body', bodySchema, req.body, issues) : undefined;
-        if (issues.length > 0) throw new AppError('VALIDATION_FAILED', { issues });
-      }
-
-      const call = new RouteCall(params, query, body, principal, req, res, kernel);
-      // A handler that answers at once is not awaited: no turn of the microtask queue for it.
-      const answered = def.handler(call as never);
-      const result: unknown = answered instanceof Promise ? await answered : answered;
-      if (result === HANDLED) {
-        if (isWrite) await call.recordWrite(plugin, def);
-        return res;
-      }
-      const { status, payload, headers } =
-        result instanceof Reply
-          ? { status: result.status, payload: result.body, headers: result.headers }
-          : { status: success, payload: result, headers: null };
-      const schema = def.schema.response[status];
-      if (!schema || isRawResponse(schema)) {
-        req.log.error({ plugin, route: `${def.method} ${def.url}`, status }, 'handler answered a status its route does not declare');
-        throw new AppError('INTERNAL');
-      }
-      const checked = schema.safeParse(payload);
-      if (!checked.success) {
-        req.log.error(
-          { plugin, route: `${def.method} ${def.url}`, status, issues: zodIssues('response', checked.error) },
-          'response does not match its declared schema',
-        );
-        throw new AppError('INTERNAL');
-      }
-      // Only a write that succeeded is in the trail; refusals record themselves with auditNow.
-      if (isWrite && status < 300) await call.recordWrite(plugin, def);
-      res.code(status);
-      if (headers) res.headers(headers);
-      return checked.data;
+      // fastify sends a promise's undefined but not a returned one: an empty answer is sent here.
+      if (answer === undefined) res.send();
+      return answer;
     },
   });
 }
