@@ -5,7 +5,8 @@
  * 30 s (`BENCH_IDLE_S`), ask `GET /api/v1/healthz` once, read the process's resident memory
  * (VmRSS), stop it. 30 s because V8 gives the start's young generation back only when its memory
  * reducer finds allocation low (decisions K35), 10–20 s after the start depending on the host's
- * speed; before that the figure is the start's, not an idle server's. Prints every start and the median. Numbers only: it never fails on a size.
+ * speed; before that the figure is the start's, not an idle server's. Prints every start and the
+ * median. Numbers only: it never fails on a size.
  *
  *   npm run bench -- idle-memory
  *   BENCH_NODE_FLAGS="--max-semi-space-size=8" node --no-node-snapshot --import tsx bench/idle-memory.ts   # flags added to npm start's
