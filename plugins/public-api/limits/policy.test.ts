@@ -49,7 +49,6 @@ describe('weighted window', () => {
     expect(w.used('once')).toBe(1);
     now = 82_000;
     expect(w.used('once')).toBe(0);
-    expect(w.size).toBe(0);
   });
 
   it('stays exact for a busy key whose log is cut at the front now and then', () => {
@@ -68,7 +67,6 @@ describe('weighted window', () => {
     expect(w.used('busy')).toBe(5998);
     now = 119_990 + 60_000;
     expect(w.used('busy')).toBe(0);
-    expect(w.size).toBe(0);
   });
 
   it('counts costs, refunds and says when a cost fits again', () => {
@@ -85,7 +83,45 @@ describe('weighted window', () => {
     expect(w.wait('x', 2, 5)).toBe(0);
     now = 70_001;
     expect(w.used('x')).toBe(0);
+  });
+
+  it('lets go of keys nobody asks about again within two windows, and keeps a busy key exact across them', () => {
+    let now = 0;
+    const w = new WeightedWindow(60_000, () => now);
+    // One-off callers (kept as bare times) and a key that keeps asking (a log).
+    for (let i = 0; i < 1000; i++) w.take(`once ${i}`, 1, 600);
+    for (let t = 0; t < 180_000; t += 1000) {
+      now = t;
+      expect(w.take('busy', 1, 1000)).toBe(0);
+      // The busy key holds exactly the last minute's entries, whichever generation they were written in.
+      expect(w.used('busy')).toBe(Math.min(t / 1000 + 1, 60));
+      // A one-off caller's entry counts until it leaves the window, and only then.
+      expect(w.used('once 7')).toBe(t < 60_000 ? 1 : 0);
+    }
+    // Three windows on, the one-off callers are gone without anything having swept them.
+    expect(w.size).toBeLessThan(5);
+    now = 500_000;
+    expect(w.used('busy')).toBe(0);
     expect(w.size).toBe(0);
+  });
+
+  it('takes back a bare entry in either generation', () => {
+    let now = 0;
+    const w = new WeightedWindow(60_000, () => now);
+    expect(w.take('a', 1, 1)).toBe(0);
+    now = 59_000;
+    expect(w.take('c', 1, 1)).toBe(0);
+    now = 61_000;
+    // A new generation began at 61 s: 'c' (59 s, in the window until 119 s) sits in the older one.
+    expect(w.take('c', 1, 1)).toBe(58);
+    w.refund('c', 1);
+    expect(w.used('c')).toBe(0);
+    // 'a' (0 s) has left; written again, its entry is in the current generation, and taken back there.
+    expect(w.take('a', 1, 1)).toBe(0);
+    w.refund('a', 1);
+    expect(w.used('a')).toBe(0);
+    expect(w.take('a', 1, 1)).toBe(0);
+    expect(w.take('a', 1, 1)).toBe(60);
   });
 });
 

@@ -17,37 +17,69 @@ const COMPACT_AFTER = 1024;
 
 /**
  * A key's entries: a Log, or for a key with one entry of cost 1 (most addresses, which a
- * public API sees once) just its time, so a window of many one-off callers holds one number
- * each instead of three objects for the collector to trace.
+ * public API sees once) just its time, less its generation's start: a small integer V8 keeps
+ * in the map itself, where a time since 1970 would be one more object per key to collect.
  */
-type Entries = Log | number;
+type Stored = Log | number;
 
-const totalOf = (e: Entries | undefined) => (e === undefined ? 0 : typeof e === 'number' ? 1 : e.total);
+/**
+ * The keys written within one window's time. Keys are never deleted one by one: a map that
+ * has as many keys deleted as added (one per caller, under many callers) is rebuilt by V8 again
+ * and again, which cost more than the request it limits; a whole generation is let go instead.
+ */
+interface Generation {
+  readonly start: number;
+  readonly logs: Map<string, Stored>;
+}
+
+const generation = (start: number): Generation => ({ start, logs: new Map() });
 
 export class WeightedWindow {
-  private readonly logs = new Map<string, Entries>();
-  private writes = 0;
+  /** Written now; it supersedes `older` for a key both hold. */
+  private current: Generation;
+  /** The window before: read, never written; let go when `current` has lasted a window. */
+  private older: Generation;
 
   constructor(
     readonly windowMs: number,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.current = generation(now());
+    this.older = generation(this.current.start);
+  }
 
-  private prune(key: string, at: number): Entries | undefined {
-    const log = this.logs.get(key);
-    if (log === undefined) return undefined;
-    const cutoff = at - this.windowMs;
-    if (typeof log === 'number') {
-      if (log > cutoff) return log;
-      this.logs.delete(key);
-      return undefined;
+  /**
+   * Starts a new generation once the current one has lasted a window. What the older one holds
+   * was written before the current one began, a window ago or more: all of it has left. (A log
+   * still written to was moved into the current one when it was read.)
+   */
+  private turn(at: number): void {
+    const age = at - this.current.start;
+    if (age < this.windowMs) return;
+    this.older = age < 2 * this.windowMs ? this.current : generation(at);
+    this.current = generation(at);
+  }
+
+  /** The key's live entries: a Log, a bare entry's time, or undefined when none is left. */
+  private prune(key: string, at: number): Log | number | undefined {
+    this.turn(at);
+    let gen = this.current;
+    let stored = gen.logs.get(key);
+    if (stored === undefined) {
+      gen = this.older;
+      stored = gen.logs.get(key);
+      if (stored === undefined) return undefined;
     }
+    const cutoff = at - this.windowMs;
+    if (typeof stored === 'number') {
+      const time = stored + gen.start;
+      return time > cutoff ? time : undefined;
+    }
+    // Kept in the generation written now, so the log lives on for as long as it is used.
+    if (gen !== this.current) this.current.logs.set(key, stored);
+    const log = stored;
     let i = log.head;
     while (i < log.at.length && log.at[i]! <= cutoff) log.total -= log.cost[i++]!;
-    if (i === log.at.length) {
-      this.logs.delete(key);
-      return undefined;
-    }
     // A busy key holds an entry per millisecond of the window: moving them all on every request
     // would cost more than the request, so the front is only cut off now and then.
     if (i >= COMPACT_AFTER && i * 2 >= log.at.length) {
@@ -56,11 +88,12 @@ export class WeightedWindow {
       i = 0;
     }
     log.head = i;
-    return log;
+    return i === log.at.length ? undefined : log;
   }
 
   used(key: string): number {
-    return totalOf(this.prune(key, this.now()));
+    const entries = this.prune(key, this.now());
+    return entries === undefined ? 0 : typeof entries === 'number' ? 1 : entries.total;
   }
 
   /**
@@ -72,8 +105,8 @@ export class WeightedWindow {
     return this.waitFor(this.prune(key, at), at, cost, limit);
   }
 
-  private waitFor(entries: Entries | undefined, at: number, cost: number, limit: number): number {
-    const used = totalOf(entries);
+  private waitFor(entries: Log | number | undefined, at: number, cost: number, limit: number): number {
+    const used = entries === undefined ? 0 : typeof entries === 'number' ? 1 : entries.total;
     if (used + cost <= limit) return 0;
     if (cost > limit || entries === undefined) return Math.ceil(this.windowMs / 1000);
     // One entry of cost 1 that is in the way: the cost fits when it leaves.
@@ -95,69 +128,50 @@ export class WeightedWindow {
   /** `add` when it fits under `limit`, in one lookup (every public request does this per address); else the wait as `wait` tells it. */
   take(key: string, cost: number, limit: number): number {
     const at = this.now();
-    const log = this.prune(key, at);
-    const wait = this.waitFor(log, at, cost, limit);
-    if (wait === 0) this.addAt(key, cost, at, log);
+    const entries = this.prune(key, at);
+    const wait = this.waitFor(entries, at, cost, limit);
+    if (wait === 0) this.addAt(key, cost, at, entries);
     return wait;
   }
 
-  private addAt(key: string, cost: number, at: number, entries: Entries | undefined): void {
-    const found = typeof entries === 'number' ? { at: [entries], cost: [1], head: 0, total: 1 } : entries;
-    if (found) {
-      if (found !== entries) this.logs.set(key, found);
-      const last = found.at.length - 1;
-      const previous = last >= found.head ? found.at[last]! : -Infinity;
-      if (previous === at) found.cost[last]! += cost;
-      else {
-        found.at.push(at);
-        found.cost.push(cost);
-      }
-      found.total += cost;
-      // Re-inserted, so the map stays in order of last write (to the second) and the sweep can
-      // stop at the first live key; a busy key is not moved on every single write.
-      if (at - previous >= 1000) {
-        this.logs.delete(key);
-        this.logs.set(key, found);
-      }
-    } else {
-      this.logs.set(key, cost === 1 ? at : { at: [at], cost: [cost], head: 0, total: cost });
+  /** `entries` as prune() gave them at `at` (a log it gave is in the current generation). */
+  private addAt(key: string, cost: number, at: number, entries: Log | number | undefined): void {
+    if (entries === undefined) {
+      this.current.logs.set(key, cost === 1 ? at - this.current.start : { at: [at], cost: [cost], head: 0, total: cost });
+      return;
     }
-    if (++this.writes % 256 === 0) this.sweep(at);
-  }
-
-  /**
-   * Drops the logs whose newest entry has left the window: keys nobody asks about again would
-   * otherwise stay for the life of the process. Oldest writes come first (to a second), so this
-   * reads little more than it drops; a key out of order, or a clock set back, only delays it
-   * (prune() still answers exactly).
-   */
-  private sweep(at: number): void {
-    const cutoff = at - this.windowMs;
-    for (const [key, log] of this.logs) {
-      const newest = typeof log === 'number' ? log : log.at[log.at.length - 1]!;
-      if (newest > cutoff) return;
-      this.logs.delete(key);
+    const log = typeof entries === 'number' ? { at: [entries], cost: [1], head: 0, total: 1 } : entries;
+    if (log !== entries) this.current.logs.set(key, log);
+    const last = log.at.length - 1;
+    if (log.at[last] === at) log.cost[last]! += cost;
+    else {
+      log.at.push(at);
+      log.cost.push(cost);
     }
+    log.total += cost;
   }
 
   /** Takes back `cost` from the newest entries (the request it was charged for was refused). */
   refund(key: string, cost: number): void {
-    const log = this.prune(key, this.now());
-    if (log === undefined || cost <= 0) return;
-    if (typeof log === 'number') {
-      this.logs.delete(key);
+    const entries = this.prune(key, this.now());
+    if (entries === undefined || cost <= 0) return;
+    if (typeof entries === 'number') {
+      // Out of both generations: the current one no longer hides the older one's entry for the key.
+      this.current.logs.delete(key);
+      this.older.logs.delete(key);
       return;
     }
     let left = cost;
-    for (let i = log.at.length - 1; i >= log.head && left > 0; i--) {
-      const take = Math.min(left, log.cost[i]!);
-      log.cost[i]! -= take;
-      log.total -= take;
+    for (let i = entries.at.length - 1; i >= entries.head && left > 0; i--) {
+      const take = Math.min(left, entries.cost[i]!);
+      entries.cost[i]! -= take;
+      entries.total -= take;
       left -= take;
     }
   }
 
+  /** Keys held, live or not yet let go (a key in both generations counts twice). */
   get size(): number {
-    return this.logs.size;
+    return this.current.logs.size + this.older.logs.size;
   }
 }
