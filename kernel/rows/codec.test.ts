@@ -166,4 +166,22 @@ describe('cursors', () => {
     const raw = (k: unknown[]) => signing.signer.sign(Buffer.from(JSON.stringify({ s: '', k })).toString('base64url'), signing.context);
     for (const bad of [[{ a: 1 }], [[1]], [{ $b: 'AA', x: 1 }], [{ $n: '1e5' }]]) expect(() => decodeRowCursor(raw(bad), '', 1, 'query.cursor', signing)).toThrow(RowInputError);
   });
+  it('hands out a kept cursor only for the same signer, context, sort and key, of the same type', () => {
+    const other = { signer: new TokenSigner('t'.repeat(40), 'test.cursor'), context: 'shop.products' };
+    const made = new Set<string>();
+    for (const [sort, key, using] of [
+      ['', 7, signing],
+      ['', '7', signing],
+      ['-name', 7, signing],
+      ['', 7, { ...signing, context: 'shop.orders' }],
+      ['', 7, other],
+    ] as const) {
+      const first = encodeRowCursor({ sort, keys: [key] }, using);
+      // Asked again (kept now), the same cursor, which opens as the key it was made for, with its type.
+      expect(encodeRowCursor({ sort, keys: [key] }, using)).toBe(first);
+      expect(decodeRowCursor(first, sort, 1, 'query.cursor', using)).toEqual({ sort, keys: [key] });
+      made.add(first);
+    }
+    expect(made.size).toBe(5);
+  });
 });

@@ -1,4 +1,5 @@
 import type { TokenSigner } from '../crypto.js';
+import { RecentAnswers } from '../memo/recent.js';
 import type { SortKey } from './query-params.js';
 import { refuse, type RowTable } from './types.js';
 
@@ -63,9 +64,44 @@ export interface CursorSigning {
   context: string;
 }
 
-export function encodeRowCursor(c: RowCursor, signing: CursorSigning): string {
+/**
+ * Next cursors lately handed out, by signer, context, sort and last key: a list's first page
+ * (a shop's product list) hands out the same one on every request, made once (JSON, base64, MAC).
+ * Kept only for one key that is a number or a short string, whose memo key is its text.
+ */
+const recent = new WeakMap<TokenSigner, Map<string, RecentAnswers<string>>>();
+const MAX_CONTEXTS = 256;
+
+function recentFor(signing: CursorSigning): RecentAnswers<string> {
+  let byContext = recent.get(signing.signer);
+  if (!byContext) recent.set(signing.signer, (byContext = new Map()));
+  let answers = byContext.get(signing.context);
+  if (!answers) {
+    if (byContext.size >= MAX_CONTEXTS) byContext.clear();
+    byContext.set(signing.context, (answers = new RecentAnswers<string>(256)));
+  }
+  return answers;
+}
+
+function memoKey(c: RowCursor): string | null {
+  if (!('keys' in c) || c.keys.length !== 1) return null;
+  const k = c.keys[0];
+  if (typeof k === 'number') return `${c.sort}\u0000n${k}`;
+  return typeof k === 'string' && k.length <= 64 ? `${c.sort}\u0000s${k}` : null;
+}
+
+function makeRowCursor(c: RowCursor, signing: CursorSigning): string {
   const body = 'keys' in c ? { s: c.sort, k: c.keys.map(toSafe) } : { s: c.sort, o: c.offset };
   return signing.signer.sign(Buffer.from(JSON.stringify(body), 'utf8').toString('base64url'), signing.context);
+}
+
+export function encodeRowCursor(c: RowCursor, signing: CursorSigning): string {
+  const key = memoKey(c);
+  if (key === null) return makeRowCursor(c, signing);
+  const answers = recentFor(signing);
+  let cursor = answers.get(key);
+  if (cursor === undefined) answers.set(key, (cursor = makeRowCursor(c, signing)));
+  return cursor;
 }
 
 /** Decodes a cursor made for `sort` with `keyCount` key values; throws RowInputError at `path`. */
