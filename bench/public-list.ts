@@ -19,6 +19,7 @@
  *   BENCH_PROFILE=/tmp/prof npm run bench -- public-list    # CPU profiles of both servers under load
  *   BENCH_WARMUP=1 npm run bench -- public-list             # seconds of warm-up before each run (default 5)
  *   BENCH_PROFILE=/tmp/prof BENCH_HEAP=1 npm run bench -- public-list   # sampled allocations instead of CPU
+ *   BENCH_BARE_PREPARED=1 npm run bench -- public-list      # bare names its statement as ours does (K42)
  *   node --import tsx bench/lib/profile-diff.ts /tmp/prof   # where ours spends more than bare, per request
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -40,15 +41,16 @@ const POOL = DEFAULT_SOURCE_SETTINGS.poolSize;
 // ---- child: one server, told which kind by argv ----
 
 /** The same SELECT ours runs for the page (newest key first, one row more to know a next page exists). */
+const LIST_SQL = 'select "id" as c0, "name" as c1, "sku" as c2, cast("price" as text) as c3, "published" as c4 from "products" where "published" = $1 order by "id" desc limit 21';
+
+/** With BENCH_BARE_PREPARED=1 bare names its statement too, as ours does (decisions K42): the baseline a tuned handler sets. */
 async function serveBare(sourceUrl: string): Promise<Served> {
+  const prepared = process.env.BENCH_BARE_PREPARED === '1';
   const pool = new pg.Pool({ connectionString: sourceUrl, max: POOL });
   return startBare((app) => {
     app.get(PATH, async (req, reply) => {
       if (!req.headers.authorization) return reply.code(401).send({ error: { code: 'PUBLIC_KEY_INVALID' } });
-      const res = await pool.query(
-        'select "id" as c0, "name" as c1, "sku" as c2, cast("price" as text) as c3, "published" as c4 from "products" where "published" = $1 order by "id" desc limit 21',
-        [true],
-      );
+      const res = prepared ? await pool.query({ name: 'bare_list', text: LIST_SQL, values: [true] }) : await pool.query(LIST_SQL, [true]);
       const rows = res.rows.slice(0, 20).map((r) => ({ id: r.c0, name: r.c1, sku: r.c2, price: r.c3, published: r.c4 }));
       const cursor = res.rows.length > 20 ? Buffer.from(JSON.stringify({ s: '', k: [rows[19]!.id] })).toString('base64url') : null;
       return { data: rows, page: { limit: 20, count: rows.length }, cursor };

@@ -46,15 +46,17 @@ const byOwner = new WeakMap<object, Map<string, Cached>>();
 export interface BoundStatement {
   readonly sql: string;
   readonly parameters: readonly unknown[];
+  /** The text was kept and has run before: worth preparing on the server (a driver may name it). */
+  readonly repeated: boolean;
 }
 
-function bind(cached: Cached, values: readonly unknown[]): BoundStatement {
+function bind(cached: Cached, values: readonly unknown[], repeated: boolean): BoundStatement {
   const params = new Array<unknown>(cached.order.length);
   for (let i = 0; i < params.length; i++) {
     const at = cached.order[i]!;
     params[i] = at >= 0 ? values[at] : cached.constants[-1 - at];
   }
-  return { sql: cached.sql, parameters: params };
+  return { sql: cached.sql, parameters: params, repeated };
 }
 
 /**
@@ -75,7 +77,7 @@ export function statement(
   const hit = key === null ? undefined : shapes?.get(key);
   if (hit) {
     statementStats.reused++;
-    return bind(hit, values);
+    return bind(hit, values, true);
   }
   statementStats.built++;
   const embedded: unknown[] = [];
@@ -86,12 +88,12 @@ export function statement(
   const same = embedded.length === values.length && embedded.every((v, i) => Object.is(v, values[i]));
   if (!same) {
     statementStats.mismatched++;
-    return bind(cached, embedded);
+    return bind(cached, embedded, false);
   }
   if (key !== null) {
     if (!shapes) byOwner.set(owner, (shapes = new Map()));
     if (shapes.size >= MAX_SHAPES) shapes.clear();
     shapes.set(key, cached);
   }
-  return bind(cached, values);
+  return bind(cached, values, false);
 }

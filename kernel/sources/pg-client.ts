@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
 
@@ -24,24 +25,78 @@ export function rememberPgPool(db: object, pool: () => Promise<pg.Pool>): void {
 
 const ready = new WeakMap<object, pg.Pool>();
 
-function selectOn(pool: pg.Pool, text: string, values: readonly unknown[]): Promise<{ rows: Record<string, unknown>[] }> {
-  // Text and values apart, not a config object: pg copies a config object property by property.
-  return pool.query<Record<string, unknown>>(text, values as unknown[]);
+/**
+ * Server-side prepared statements for a pool's repeated SELECTs (decisions K42): PostgreSQL
+ * parses and plans a kept list text once per connection, not on every page. A text is named by
+ * its hash; at most MAX_NAMED texts per pool, since each holds a plan on every connection.
+ */
+interface Naming {
+  /** Set when the server lost or mixed up names: a transaction-mode pooler sits in between. */
+  off: boolean;
+  readonly names: Map<string, string>;
+}
+
+const naming = new WeakMap<pg.Pool, Naming>();
+const MAX_NAMED = 256;
+
+function nameFor(pool: pg.Pool, text: string): string | null {
+  let n = naming.get(pool);
+  if (!n) naming.set(pool, (n = { off: false, names: new Map() }));
+  if (n.off) return null;
+  let name = n.names.get(text);
+  if (name === undefined) {
+    if (n.names.size >= MAX_NAMED) return null;
+    n.names.set(text, (name = `svc_${createHash('sha256').update(text).digest('hex').slice(0, 40)}`));
+  }
+  return name;
+}
+
+/**
+ * Whether a named SELECT that failed is run again unnamed. 26000 (no such prepared statement)
+ * and 42P05 (it exists already) mean a pooler hands our connection's statements to other server
+ * connections: names are turned off for the pool. 0A000 is a table changed under a kept plan
+ * ("cached plan must not change result type"): pg-pool drops the connection that failed, so
+ * the next one prepares afresh.
+ */
+function runAgainUnnamed(pool: pg.Pool, err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === '26000' || code === '42P05') {
+    naming.get(pool)!.off = true;
+    return true;
+  }
+  return code === '0A000';
+}
+
+type Rows = { rows: Record<string, unknown>[] };
+
+function selectOn(pool: pg.Pool, text: string, values: readonly unknown[], repeated: boolean): Promise<Rows> {
+  const name = repeated ? nameFor(pool, text) : null;
+  // Text and values apart when unnamed: pg copies a config object property by property.
+  if (name === null) return pool.query<Record<string, unknown>>(text, values as unknown[]);
+  // Callbacks, not pool.query's promise and a catch: a page takes no more steps than unnamed.
+  return new Promise<Rows>((resolve, reject) => {
+    pool.query<Record<string, unknown>>({ name, text, values: values as unknown[] }, (err, res) => {
+      if (!err) resolve(res);
+      else if (!runAgainUnnamed(pool, err)) reject(err);
+      else pool.query<Record<string, unknown>>(text, values as unknown[], (again, res2) => (again ? reject(again) : resolve(res2)));
+    });
+  });
 }
 
 /**
  * A SELECT on the source's pool (the hot path of lists: no client borrowed and returned by
  * hand, no promise for the pool once it is made, pg's result as it comes: `.then` to take its
- * rows would be one more step through the microtask queue).
+ * rows would be one more step through the microtask queue). `repeated`: the text is run again
+ * and again (a kept list statement), so it is prepared on the server.
  */
-export function queryPgRows(db: object, text: string, values: readonly unknown[]): Promise<{ rows: Record<string, unknown>[] }> {
+export function queryPgRows(db: object, text: string, values: readonly unknown[], repeated = false): Promise<Rows> {
   const pool = ready.get(db);
-  if (pool) return selectOn(pool, text, values);
+  if (pool) return selectOn(pool, text, values, repeated);
   const make = pools.get(db);
   if (!make) return Promise.reject(new Error('Not a PostgreSQL source opened by this process.'));
   return make().then((made) => {
     ready.set(db, made);
-    return selectOn(made, text, values);
+    return selectOn(made, text, values, repeated);
   });
 }
 

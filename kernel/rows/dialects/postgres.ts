@@ -92,9 +92,7 @@ export const postgresRows: RowDialect = {
   // Identity columns GENERATED ALWAYS refuse an explicit value without it (undo re-inserts the old key).
   insertModifier: (_t, columns) => (columns.some((c) => c.autoIncrement) ? sql`overriding system value` : null),
   defaultValues: (t) => sql`insert into ${postgresRows.table(t)} default values`,
-  // Text and values, not a config object: pg copies a config object property by property
-  // (cloneQueryConfig), which cost more than the rows it would have spared (rowMode 'array').
-  readRows: (db, q) => (hasPgClient(db) ? queryPgRows(db, q.sql, q.parameters) : null),
+  readRows: (db, q) => (hasPgClient(db) ? queryPgRows(db, q.sql, q.parameters, q.repeated) : null),
   async explainRows(db, q) {
     const res = await db.executeQuery<{ 'QUERY PLAN': unknown }>(CompiledQuery.raw(`explain (format json) ${q.sql}`, [...q.parameters]));
     const plan = res.rows[0]?.['QUERY PLAN'];
