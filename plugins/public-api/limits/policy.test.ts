@@ -4,6 +4,7 @@ import '../errors.js';
 import { registerErrorCodes } from '../../../kernel/errors.js';
 import { PUBLIC_ERRORS } from '../errors.js';
 import { PublicLimits, type ChargePlan } from './policy.js';
+import { DistinctWindow } from './distinct.js';
 import { WeightedWindow } from './window.js';
 
 registerErrorCodes(PUBLIC_ERRORS);
@@ -195,6 +196,24 @@ describe('party sizes asked of availability', () => {
     ask(7)();
     ask(8)();
     expect(refusal(ask(9)).params).toMatchObject({ retryAfter: 60 });
+  });
+
+  it('keeps the sizes an address asked across generations, and lets go of the addresses nobody asks for again', () => {
+    let now = 0;
+    const w = new DistinctWindow(600_000, 4, () => now);
+    for (const p of [1, 2]) expect(w.take('a', p)).toBe(0);
+    for (let i = 0; i < 100; i++) w.take(`once ${i}`, 1);
+    now = 500_000;
+    for (const p of [3, 4]) expect(w.take('a', p)).toBe(0);
+    // A new generation begins at 601 s: 1 and 2 have left, 3 and 4 (asked at 500 s) still count.
+    now = 601_000;
+    for (const p of [5, 6]) expect(w.take('a', p)).toBe(0);
+    expect(w.take('a', 7)).toBe(499);
+    now = 1_300_000;
+    expect(w.take('b', 1)).toBe(0);
+    // 'a' lives on in the older generation, 'b' in the current one; the hundred one-off addresses are gone.
+    expect(w.size).toBe(2);
+    expect(w.take('a', 7)).toBe(0);
   });
 
   it('counts an IPv6 address by its /64', async () => {

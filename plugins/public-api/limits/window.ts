@@ -1,3 +1,5 @@
+import { Generations } from './generations.js';
+
 /**
  * Weighted sliding-window log in process memory (the seed's counters are per process). Unlike
  * the kernel's SlidingWindowCounter it takes a cost (a batch counts one per row against an
@@ -22,52 +24,25 @@ const COMPACT_AFTER = 1024;
  */
 type Stored = Log | number;
 
-/**
- * The keys written within one window's time. Keys are never deleted one by one: a map that
- * has as many keys deleted as added (one per caller, under many callers) is rebuilt by V8 again
- * and again, which cost more than the request it limits; a whole generation is let go instead.
- */
-interface Generation {
-  readonly start: number;
-  readonly logs: Map<string, Stored>;
-}
-
-const generation = (start: number): Generation => ({ start, logs: new Map() });
-
 export class WeightedWindow {
-  /** Written now; it supersedes `older` for a key both hold. */
-  private current: Generation;
-  /** The window before: read, never written; let go when `current` has lasted a window. */
-  private older: Generation;
+  private readonly generations: Generations<Stored>;
 
   constructor(
     readonly windowMs: number,
     private readonly now: () => number,
   ) {
-    this.current = generation(now());
-    this.older = generation(this.current.start);
-  }
-
-  /**
-   * Starts a new generation once the current one has lasted a window. What the older one holds
-   * was written before the current one began, a window ago or more: all of it has left. (A log
-   * still written to was moved into the current one when it was read.)
-   */
-  private turn(at: number): void {
-    const age = at - this.current.start;
-    if (age < this.windowMs) return;
-    this.older = age < 2 * this.windowMs ? this.current : generation(at);
-    this.current = generation(at);
+    this.generations = new Generations(windowMs, now());
   }
 
   /** The key's live entries: a Log, a bare entry's time, or undefined when none is left. */
   private prune(key: string, at: number): Log | number | undefined {
-    this.turn(at);
-    let gen = this.current;
-    let stored = gen.logs.get(key);
+    const gens = this.generations;
+    gens.turn(at);
+    let gen = gens.current;
+    let stored = gen.entries.get(key);
     if (stored === undefined) {
-      gen = this.older;
-      stored = gen.logs.get(key);
+      gen = gens.older;
+      stored = gen.entries.get(key);
       if (stored === undefined) return undefined;
     }
     const cutoff = at - this.windowMs;
@@ -76,7 +51,7 @@ export class WeightedWindow {
       return time > cutoff ? time : undefined;
     }
     // Kept in the generation written now, so the log lives on for as long as it is used.
-    if (gen !== this.current) this.current.logs.set(key, stored);
+    if (gen !== gens.current) gens.current.entries.set(key, stored);
     const log = stored;
     let i = log.head;
     while (i < log.at.length && log.at[i]! <= cutoff) log.total -= log.cost[i++]!;
@@ -136,12 +111,13 @@ export class WeightedWindow {
 
   /** `entries` as prune() gave them at `at` (a log it gave is in the current generation). */
   private addAt(key: string, cost: number, at: number, entries: Log | number | undefined): void {
+    const current = this.generations.current;
     if (entries === undefined) {
-      this.current.logs.set(key, cost === 1 ? at - this.current.start : { at: [at], cost: [cost], head: 0, total: cost });
+      current.entries.set(key, cost === 1 ? at - current.start : { at: [at], cost: [cost], head: 0, total: cost });
       return;
     }
     const log = typeof entries === 'number' ? { at: [entries], cost: [1], head: 0, total: 1 } : entries;
-    if (log !== entries) this.current.logs.set(key, log);
+    if (log !== entries) current.entries.set(key, log);
     const last = log.at.length - 1;
     if (log.at[last] === at) log.cost[last]! += cost;
     else {
@@ -157,8 +133,8 @@ export class WeightedWindow {
     if (entries === undefined || cost <= 0) return;
     if (typeof entries === 'number') {
       // Out of both generations: the current one no longer hides the older one's entry for the key.
-      this.current.logs.delete(key);
-      this.older.logs.delete(key);
+      this.generations.current.entries.delete(key);
+      this.generations.older.entries.delete(key);
       return;
     }
     let left = cost;
@@ -172,6 +148,6 @@ export class WeightedWindow {
 
   /** Keys held, live or not yet let go (a key in both generations counts twice). */
   get size(): number {
-    return this.current.logs.size + this.older.logs.size;
+    return this.generations.size;
   }
 }
