@@ -24,6 +24,11 @@ const COMPACT_AFTER = 1024;
  */
 type Stored = Log | number;
 
+/** What prune() answers: the live entries as a Log, a bare entry's time, or undefined for none. */
+type Live = Log | number | undefined;
+
+const totalOf = (e: Live) => (e === undefined ? 0 : typeof e === 'number' ? 1 : e.total);
+
 export class WeightedWindow {
   private readonly generations: Generations<Stored>;
 
@@ -34,8 +39,7 @@ export class WeightedWindow {
     this.generations = new Generations(windowMs, now());
   }
 
-  /** The key's live entries: a Log, a bare entry's time, or undefined when none is left. */
-  private prune(key: string, at: number): Log | number | undefined {
+  private prune(key: string, at: number): Live {
     const gens = this.generations;
     gens.turn(at);
     let gen = gens.current;
@@ -67,8 +71,7 @@ export class WeightedWindow {
   }
 
   used(key: string): number {
-    const entries = this.prune(key, this.now());
-    return entries === undefined ? 0 : typeof entries === 'number' ? 1 : entries.total;
+    return totalOf(this.prune(key, this.now()));
   }
 
   /**
@@ -80,8 +83,8 @@ export class WeightedWindow {
     return this.waitFor(this.prune(key, at), at, cost, limit);
   }
 
-  private waitFor(entries: Log | number | undefined, at: number, cost: number, limit: number): number {
-    const used = entries === undefined ? 0 : typeof entries === 'number' ? 1 : entries.total;
+  private waitFor(entries: Live, at: number, cost: number, limit: number): number {
+    const used = totalOf(entries);
     if (used + cost <= limit) return 0;
     if (cost > limit || entries === undefined) return Math.ceil(this.windowMs / 1000);
     // One entry of cost 1 that is in the way: the cost fits when it leaves.
@@ -110,7 +113,7 @@ export class WeightedWindow {
   }
 
   /** `entries` as prune() gave them at `at` (a log it gave is in the current generation). */
-  private addAt(key: string, cost: number, at: number, entries: Log | number | undefined): void {
+  private addAt(key: string, cost: number, at: number, entries: Live): void {
     const current = this.generations.current;
     if (entries === undefined) {
       current.entries.set(key, cost === 1 ? at - current.start : { at: [at], cost: [cost], head: 0, total: cost });
