@@ -23,30 +23,28 @@ export function rememberPgPool(db: object, pool: () => Promise<pg.Pool>): void {
   pools.set(db, pool);
 }
 
-const ready = new WeakMap<object, pg.Pool>();
-
 /**
- * Server-side prepared statements for a pool's repeated SELECTs (decisions K42): PostgreSQL
- * parses and plans a kept list text once per connection, not on every page. A text is named by
- * its hash; at most MAX_NAMED texts per pool, since each holds a plan on every connection.
+ * A source's pool once made, with its server-side prepared statements for repeated SELECTs
+ * (decisions K42): PostgreSQL parses and plans a kept list text once per connection, not on
+ * every page. A text is named by its hash; at most MAX_NAMED texts per pool, since each holds a
+ * plan on every connection.
  */
-interface Naming {
+interface ReadyPool {
+  readonly pool: pg.Pool;
   /** Set when the server lost or mixed up names: a transaction-mode pooler sits in between. */
-  off: boolean;
+  namesOff: boolean;
   readonly names: Map<string, string>;
 }
 
-const naming = new WeakMap<pg.Pool, Naming>();
+const ready = new WeakMap<object, ReadyPool>();
 const MAX_NAMED = 256;
 
-function nameFor(pool: pg.Pool, text: string): string | null {
-  let n = naming.get(pool);
-  if (!n) naming.set(pool, (n = { off: false, names: new Map() }));
-  if (n.off) return null;
-  let name = n.names.get(text);
+function nameFor(on: ReadyPool, text: string): string | null {
+  if (on.namesOff) return null;
+  let name = on.names.get(text);
   if (name === undefined) {
-    if (n.names.size >= MAX_NAMED) return null;
-    n.names.set(text, (name = `svc_${createHash('sha256').update(text).digest('hex').slice(0, 40)}`));
+    if (on.names.size >= MAX_NAMED) return null;
+    on.names.set(text, (name = `svc_${createHash('sha256').update(text).digest('hex').slice(0, 40)}`));
   }
   return name;
 }
@@ -58,10 +56,10 @@ function nameFor(pool: pg.Pool, text: string): string | null {
  * ("cached plan must not change result type"): pg-pool drops the connection that failed, so
  * the next one prepares afresh.
  */
-function runAgainUnnamed(pool: pg.Pool, err: unknown): boolean {
+function runAgainUnnamed(on: ReadyPool, err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   if (code === '26000' || code === '42P05') {
-    naming.get(pool)!.off = true;
+    on.namesOff = true;
     return true;
   }
   return code === '0A000';
@@ -69,15 +67,16 @@ function runAgainUnnamed(pool: pg.Pool, err: unknown): boolean {
 
 type Rows = { rows: Record<string, unknown>[] };
 
-function selectOn(pool: pg.Pool, text: string, values: readonly unknown[], repeated: boolean): Promise<Rows> {
-  const name = repeated ? nameFor(pool, text) : null;
+function selectOn(on: ReadyPool, text: string, values: readonly unknown[], repeated: boolean): Promise<Rows> {
+  const { pool } = on;
+  const name = repeated ? nameFor(on, text) : null;
   // Text and values apart when unnamed: pg copies a config object property by property.
   if (name === null) return pool.query<Record<string, unknown>>(text, values as unknown[]);
   // Callbacks, not pool.query's promise and a catch: a page takes no more steps than unnamed.
   return new Promise<Rows>((resolve, reject) => {
     pool.query<Record<string, unknown>>({ name, text, values: values as unknown[] }, (err, res) => {
       if (!err) resolve(res);
-      else if (!runAgainUnnamed(pool, err)) reject(err);
+      else if (!runAgainUnnamed(on, err)) reject(err);
       else pool.query<Record<string, unknown>>(text, values as unknown[], (again, res2) => (again ? reject(again) : resolve(res2)));
     });
   });
@@ -90,12 +89,13 @@ function selectOn(pool: pg.Pool, text: string, values: readonly unknown[], repea
  * and again (a kept list statement), so it is prepared on the server.
  */
 export function queryPgRows(db: object, text: string, values: readonly unknown[], repeated = false): Promise<Rows> {
-  const pool = ready.get(db);
-  if (pool) return selectOn(pool, text, values, repeated);
+  const on = ready.get(db);
+  if (on) return selectOn(on, text, values, repeated);
   const make = pools.get(db);
   if (!make) return Promise.reject(new Error('Not a PostgreSQL source opened by this process.'));
-  return make().then((made) => {
-    ready.set(db, made);
+  return make().then((pool) => {
+    let made = ready.get(db);
+    if (!made) ready.set(db, (made = { pool, namesOff: false, names: new Map() }));
     return selectOn(made, text, values, repeated);
   });
 }
