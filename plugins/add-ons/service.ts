@@ -320,6 +320,7 @@ export class AddonService {
     connectionId: string | null,
     prepared: PreparedApp,
     by: string | null,
+    enabled: boolean,
   ): Promise<{ keyIds: string[]; instanceKeys: InstanceKeyWritten[] }> {
     if (prepared.endpoints === null) return { keyIds: [], instanceKeys: [] };
     const written = await this.publicAdmin.apps.write(trx, {
@@ -329,6 +330,8 @@ export class AddonService {
       peak: m.peak,
       endpoints: prepared.endpoints,
       createdBy: by,
+      // A disabled app's keys stop with it (D27), one this write creates too.
+      suspended: !enabled,
       instances: prepared.instances.map((i) => ({ id: i.id, name: i.name, rules: instanceRules(i.endpoints) })),
     });
     return { keyIds: written.keyIds, instanceKeys: written.instanceKeys };
@@ -360,7 +363,7 @@ export class AddonService {
           by,
           now: this.kernel.now(),
         });
-        return (await this.writeEndpoints(trx, m, connectionId, prepared, by)).keyIds;
+        return (await this.writeEndpoints(trx, m, connectionId, prepared, by, true)).keyIds;
       },
     );
     await this.changed(m.key);
@@ -386,7 +389,7 @@ export class AddonService {
         await this.installed.update(addonsDb(trx), key, { version: m.version, manifest: m, settings }, this.kernel.now());
         // A connection made for another kind of connect (or none) means nothing to this version.
         if (m.connect?.kind !== installed.manifest.connect?.kind) await this.connects.forget(key, addonsDb(trx));
-        return (await this.writeEndpoints(trx, m, installed.connectionId, prepared, by)).keyIds;
+        return (await this.writeEndpoints(trx, m, installed.connectionId, prepared, by, installed.enabled)).keyIds;
       },
     );
     await this.changed(key);
@@ -457,7 +460,7 @@ export class AddonService {
       () => this.prepareEndpoints(m, connectionId, installed.settings),
       async (trx, prepared) => {
         await this.installed.update(addonsDb(trx), key, { connectionId }, this.kernel.now());
-        return (await this.writeEndpoints(trx, m, connectionId, prepared, by)).keyIds;
+        return (await this.writeEndpoints(trx, m, connectionId, prepared, by, installed.enabled)).keyIds;
       },
     );
     await this.changed(key);
@@ -553,10 +556,8 @@ export class AddonService {
         if (removed.length) await addonsDb(trx).deleteFrom('addon_domains').where('addon_key', '=', key).where('instance_id', 'in', removed).execute();
         // The instances' rows in addons.updated_at: other replicas' runtimes poll that stamp.
         await this.installed.update(addonsDb(trx), key, {}, this.kernel.now());
-        const written = await this.writeEndpoints(trx, m, connectionId, prepared, by);
+        const written = await this.writeEndpoints(trx, m, connectionId, prepared, by, installed.enabled);
         created.push(...written.instanceKeys.filter((k) => k.secret !== null));
-        // A disabled app's keys stop with it (D27), a new instance's too.
-        if (!installed.enabled) await this.publicAdmin.apps.setSuspended(trx, key, true);
         return written.keyIds;
       },
     );
@@ -598,7 +599,7 @@ export class AddonService {
           { ...(body.enabled === undefined ? {} : { enabled: body.enabled }), ...(settings === undefined ? {} : { settings }) },
           this.kernel.now(),
         );
-        if (prepared) keyIds.push(...(await this.writeEndpoints(trx, m, before.connectionId, prepared, null)).keyIds);
+        if (prepared) keyIds.push(...(await this.writeEndpoints(trx, m, before.connectionId, prepared, null, body.enabled ?? before.enabled)).keyIds);
         if (body.enabled !== undefined && body.enabled !== before.enabled) keyIds.push(...(await this.publicAdmin.apps.setSuspended(trx, key, !body.enabled)));
       });
     } finally {

@@ -2888,6 +2888,8 @@ export interface components {
             expired: boolean;
             /** @description browser keys can be revealed again; server keys were shown once */
             revealable: boolean;
+            /** @description an app key stopped with its disabled app (D27): it answers 401 until the app is enabled again */
+            suspended: boolean;
             appKey: {
                 addonKey: string;
                 peak: number;
