@@ -96,4 +96,98 @@ describe('add-on contract', () => {
       expect((after.body.data.keys as Array<{ id: string }>).find((k) => k.id === keyId)).toMatchObject({ suspended: false });
     }, 60_000);
   });
+  describe('an upgrade re-checks the stored settings, the instances\' too (point 10)', () => {
+    const venue = (version: string): AddonManifestInput => ({
+      key: 'venue',
+      name: 'Venue',
+      version,
+      engine: '>=0.1.0',
+      capabilities: ['db'],
+      tables: [
+        {
+          name: 'rooms',
+          primaryKey: ['id'],
+          columns: [
+            { name: 'id', type: 'integer', autoIncrement: true, nullable: false },
+            { name: 'name', type: 'text', nullable: false },
+          ],
+        },
+      ],
+      endpoints: [{ ref: 'rooms', table: 'rooms', methods: ['GET'] }],
+      settings:
+        version === '1.0.0'
+          ? {
+              type: 'object',
+              properties: { apiToken: { type: 'string' }, seats: { type: 'string' }, code: { type: 'string' }, legacy: { type: 'string' } },
+              required: [],
+            }
+          : {
+              type: 'object',
+              properties: {
+                apiToken: { type: 'string', secret: true },
+                seats: { type: 'integer', minimum: 1 },
+                code: { type: 'string', pattern: '^[A-Z]{3}$' },
+              },
+              required: [],
+            },
+    });
+
+    it('plans what is dropped, converted, sealed and refused; refuses the upgrade until refused values are given; seals secrets', async () => {
+      await stage(venue('1.0.0'));
+      await install('venue', '1.0.0', { apiToken: 'tok-plain-123', seats: '12', code: 'abc', legacy: 'x' });
+      const put = await admin.put('/api/v1/surfaces/instances', {
+        appKey: 'venue',
+        instances: [{ id: 'north', name: 'North', settings: { apiToken: 'tok-north-456', seats: 'many', code: 'NOR' } }],
+      });
+      expect(put.status, put.text).toBe(200);
+      await stage(venue('2.0.0'));
+      const plan = await planOf('venue', '2.0.0', false);
+      const changes = (plan.settingChanges as Array<{ instance: string | null; name: string; action: string; message: string }>).map(
+        ({ instance, name, action }) => `${instance ?? '-'} ${name} ${action}`,
+      );
+      expect(changes.sort()).toEqual(
+        [
+          '- apiToken seal',
+          '- seats convert',
+          '- code invalid',
+          '- legacy drop',
+          'north apiToken seal',
+          'north seats invalid',
+          'north legacy drop',
+        ].sort(),
+      );
+      expect(JSON.stringify(plan.settingChanges)).not.toContain('tok-');
+
+      const refused = await admin.post('/api/v1/add-ons/venue/upgrade', { version: '2.0.0', planHash: plan.hash });
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body.error.code).toBe('ADDON_SETTINGS_INVALID');
+      expect((refused.body.error.issues as Array<{ path: string }>).map((i) => i.path).sort()).toEqual([
+        'body.instanceSettings.north.seats',
+        'body.settings.code',
+      ]);
+      expect((await addonView('venue')).version).toBe('1.0.0');
+
+      const up = await admin.post('/api/v1/add-ons/venue/upgrade', {
+        version: '2.0.0',
+        planHash: plan.hash,
+        settings: { code: 'ABC' },
+        instanceSettings: { north: { seats: 40 } },
+      });
+      expect(up.status, up.text).toBe(200);
+      const view = await addonView('venue');
+      expect(view.settings).toEqual({ seats: 12, code: 'ABC' });
+      expect(view.secretsSet).toEqual(['apiToken']);
+      const listed = await admin.get('/api/v1/surfaces');
+      expect(listed.status, listed.text).toBe(200);
+      expect(JSON.stringify(listed.body)).not.toContain('tok-north');
+
+      const meta = inst.app.kernel.db.withTables<{ addons: { addon_key: string; settings: string }; addon_instances: { addon_key: string; settings: string } }>();
+      const stored = await meta.selectFrom('addons').select('settings').where('addon_key', '=', 'venue').executeTakeFirstOrThrow();
+      const instances = await meta.selectFrom('addon_instances').select('settings').where('addon_key', '=', 'venue').execute();
+      expect(stored.settings).not.toContain('tok-plain');
+      expect(JSON.parse(stored.settings).apiToken).toHaveProperty('$sealed');
+      expect(JSON.stringify(instances)).not.toContain('tok-north');
+      expect(JSON.parse(instances[0]!.settings)).toMatchObject({ seats: 40, code: 'NOR' });
+    }, 60_000);
+  });
 });

@@ -237,7 +237,7 @@ export const addonRoutes = [
     url: '/add-ons/:key/upgrade',
     summary: 'Upgrade an installed add-on to a staged version',
     description:
-      'Additive: new tables, columns, indexes and endpoints. A plan that drops or retypes a column is destructive: 409 ADDON_DESTRUCTIVE unless `allowDestructive: true`. 409 ADDON_PLAN_CHANGED, ADDON_DOWNGRADE, ADDON_ENGINE_MISMATCH. A failure leaves the previous version working.',
+      'Additive: new tables, columns, indexes and endpoints. A plan that drops or retypes a column is destructive: 409 ADDON_DESTRUCTIVE unless `allowDestructive: true`. 409 ADDON_PLAN_CHANGED, ADDON_DOWNGRADE, ADDON_ENGINE_MISMATCH. Every stored setting (the app\'s and its instances\') is re-checked against the new schema as the plan\'s `settingChanges` lists: dropped, converted, sealed; a value the new rules refuse must be given anew (`settings`, `instanceSettings`), else 400 ADDON_SETTINGS_INVALID with an issue per value. A failure leaves the previous version working.',
     permission: ADDONS_MANAGE,
     tags,
     schema: { params: keyParams, body: upgradeBody, response: { 200: addonData, ...errors, 502: errorEnvelopeSchema } },

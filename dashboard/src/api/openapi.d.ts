@@ -198,7 +198,7 @@ export interface paths {
         put?: never;
         /**
          * Upgrade an installed add-on to a staged version
-         * @description Additive: new tables, columns, indexes and endpoints. A plan that drops or retypes a column is destructive: 409 ADDON_DESTRUCTIVE unless `allowDestructive: true`. 409 ADDON_PLAN_CHANGED, ADDON_DOWNGRADE, ADDON_ENGINE_MISMATCH. A failure leaves the previous version working.
+         * @description Additive: new tables, columns, indexes and endpoints. A plan that drops or retypes a column is destructive: 409 ADDON_DESTRUCTIVE unless `allowDestructive: true`. 409 ADDON_PLAN_CHANGED, ADDON_DOWNGRADE, ADDON_ENGINE_MISMATCH. Every stored setting (the app's and its instances') is re-checked against the new schema as the plan's `settingChanges` lists: dropped, converted, sealed; a value the new rules refuse must be given anew (`settings`, `instanceSettings`), else 400 ADDON_SETTINGS_INVALID with an issue per value. A failure leaves the previous version working.
          */
         post: operations["postAddOnsByKeyUpgrade"];
         delete?: never;
@@ -2375,6 +2375,15 @@ export interface components {
                 required: boolean;
                 secret: boolean;
             }[];
+            /** @description An upgrade: what happens to each stored value the new settings schema treats differently. `invalid` ones must be given new values in the upgrade (`settings`, `instanceSettings`), else it answers 400 ADDON_SETTINGS_INVALID. */
+            settingChanges: {
+                /** @description null: the app's own settings; else a named instance's. */
+                instance: string | null;
+                name: string;
+                /** @enum {string} */
+                action: "drop" | "convert" | "seal" | "invalid";
+                message: string;
+            }[];
             warnings: string[];
             destructive: boolean;
         };
@@ -4368,6 +4377,12 @@ export interface operations {
                     /** @description Values by setting name; null clears one. A secret left out keeps its value. */
                     settings?: {
                         [key: string]: string | number | boolean | null;
+                    };
+                    /** @description New values for named instances' settings, by instance id (those the plan lists as `invalid`, or any other). */
+                    instanceSettings?: {
+                        [key: string]: {
+                            [key: string]: string | number | boolean | null;
+                        };
                     };
                 };
             };
