@@ -4,7 +4,7 @@ import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
 import { sourceFixture, type SourceFixture } from '../connections/testing.js';
-import { packFixture, uploadPackage } from './testing.js';
+import { packFixture, sqliteTablesLike, uploadPackage } from './testing.js';
 
 const ORIGIN = 'https://shop.example';
 
@@ -188,6 +188,54 @@ describe('add-on contract', () => {
       expect(JSON.parse(stored.settings).apiToken).toHaveProperty('$sealed');
       expect(JSON.stringify(instances)).not.toContain('tok-north');
       expect(JSON.parse(instances[0]!.settings)).toMatchObject({ seats: 40, code: 'NOR' });
+    }, 60_000);
+  });
+  describe('a table-less add-on upgraded to its first tables (point 11)', () => {
+    const memo = (version: string): AddonManifestInput => ({
+      key: 'memo',
+      name: 'Memo',
+      version,
+      engine: '>=0.1.0',
+      ...(version === '1.0.0'
+        ? {}
+        : {
+            capabilities: ['db'],
+            tables: [
+              {
+                name: 'memos',
+                primaryKey: ['id'],
+                columns: [
+                  { name: 'id', type: 'integer', autoIncrement: true, nullable: false },
+                  { name: 'body', type: 'text', nullable: false },
+                ],
+              },
+            ],
+            endpoints: [{ ref: 'memos', table: 'memos', methods: ['GET'] }],
+          }),
+    });
+
+    it('takes the connection the plan was asked with', async () => {
+      await stage(memo('1.0.0'));
+      const first = await admin.get('/api/v1/add-ons/memo/plan?version=1.0.0');
+      expect(first.status, first.text).toBe(200);
+      const installed = await admin.post('/api/v1/add-ons', { key: 'memo', version: '1.0.0', planHash: first.body.data.plan.hash });
+      expect(installed.status, installed.text).toBe(201);
+      expect(installed.body.data.addon.connectionId).toBeNull();
+
+      await stage(memo('1.1.0'));
+      const without = await admin.get('/api/v1/add-ons/memo/plan?version=1.1.0');
+      expect(without.status).toBe(409);
+      expect(without.body.error.code).toBe('ADDON_CONNECTION_REQUIRED');
+      const plan = await planOf('memo', '1.1.0');
+      expect(plan.tables.map((t: { name: string; action: string }) => `${t.name} ${t.action}`)).toEqual(['memo__memos create']);
+      const noConnection = await admin.post('/api/v1/add-ons/memo/upgrade', { version: '1.1.0', planHash: plan.hash });
+      expect(noConnection.status, noConnection.text).toBe(409);
+      expect(noConnection.body.error.code).toBe('ADDON_CONNECTION_REQUIRED');
+      const up = await admin.post('/api/v1/add-ons/memo/upgrade', { version: '1.1.0', planHash: plan.hash, connectionId });
+      expect(up.status, up.text).toBe(200);
+      expect(up.body.data.addon).toMatchObject({ version: '1.1.0', connectionId, tables: ['memo__memos'], endpoints: ['memo-memos'] });
+      expect(up.body.data.addon.appKeyId).toBeTruthy();
+      expect(sqliteTablesLike(source.database, 'memo__')).toEqual(['memo__memos']);
     }, 60_000);
   });
 });

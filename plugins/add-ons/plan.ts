@@ -128,7 +128,8 @@ export async function planInstall(
     key: m.key,
     from: installed?.version ?? null,
     to: m.version,
-    connectionId: m.tables.length ? target : (target ?? null),
+    // A table-less upgrade of an add-on on no connection stays on none (the connection given is for tables).
+    connectionId: m.tables.length || !installed ? (target ?? null) : installed.connectionId,
     verified: staged.verified,
     tables: (ddl?.tables ?? []).map((t) => ({
       name: t.name,

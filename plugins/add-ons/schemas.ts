@@ -122,6 +122,12 @@ export const installBody = z.strictObject({
 export const upgradeBody = z.strictObject({
   version: semverField,
   planHash: z.string().regex(/^[0-9a-f]{64}$/),
+  connectionId: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('Where the first tables go, for an add-on installed without tables (and so without a connection); as its plan was asked with. An add-on on a connection stays there.'),
   allowDestructive: z.boolean().optional(),
   settings: settingsInput.optional(),
   instanceSettings: z

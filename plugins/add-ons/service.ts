@@ -389,6 +389,7 @@ export class AddonService {
     body: {
       version: string;
       planHash: string;
+      connectionId?: string | undefined;
       allowDestructive?: boolean | undefined;
       settings?: Record<string, unknown> | undefined;
       instanceSettings?: Record<string, Record<string, unknown>> | undefined;
@@ -397,7 +398,9 @@ export class AddonService {
     const installed = await this.require(key);
     const staged = await this.packages.require(key, body.version);
     const m = staged.manifest;
-    const outcome = await planInstall(this.kernel, staged, installed, null, await this.settingChanges(installed, m));
+    const outcome = await planInstall(this.kernel, staged, installed, body.connectionId ?? null, await this.settingChanges(installed, m));
+    // An add-on installed without tables has no connection: its first tables go where the plan said (AO21).
+    const connectionId = outcome.plan.connectionId;
     this.checkHash(outcome, body.planHash);
     // Every stored value is re-checked against the new schema, the instances' too (AO20).
     const from = installed.manifest.settings;
@@ -426,13 +429,13 @@ export class AddonService {
     await this.carryOut(
       outcome,
       body.allowDestructive === true,
-      () => this.prepareEndpoints(m, installed.connectionId, settings, instances),
+      () => this.prepareEndpoints(m, connectionId, settings, instances),
       async (trx, prepared) => {
-        await this.installed.update(addonsDb(trx), key, { version: m.version, manifest: m, settings }, this.kernel.now());
+        await this.installed.update(addonsDb(trx), key, { version: m.version, manifest: m, settings, connectionId }, this.kernel.now());
         if (instances.length) await this.instances.replace(addonsDb(trx), key, instances, this.kernel.now());
         // A connection made for another kind of connect (or none) means nothing to this version.
         if (m.connect?.kind !== installed.manifest.connect?.kind) await this.connects.forget(key, addonsDb(trx));
-        return (await this.writeEndpoints(trx, m, installed.connectionId, prepared, by, installed.enabled)).keyIds;
+        return (await this.writeEndpoints(trx, m, connectionId, prepared, by, installed.enabled)).keyIds;
       },
     );
     await this.changed(key);

@@ -4373,6 +4373,8 @@ export interface operations {
                 "application/json": {
                     version: string;
                     planHash: string;
+                    /** @description Where the first tables go, for an add-on installed without tables (and so without a connection); as its plan was asked with. An add-on on a connection stays there. */
+                    connectionId?: string;
                     allowDestructive?: boolean;
                     /** @description Values by setting name; null clears one. A secret left out keeps its value. */
                     settings?: {
