@@ -238,4 +238,28 @@ describe('add-on contract', () => {
       expect(sqliteTablesLike(source.database, 'memo__')).toEqual(['memo__memos']);
     }, 60_000);
   });
+  describe('a re-upload of a version (point 26)', () => {
+    const hello = (): AddonManifestInput => ({ key: 'hello', name: 'Hello', version: '1.0.0', engine: '>=0.1.0', actions: ['greet'] });
+    const code = (word: string) => `import { defineAddon } from '@svc/addons-sdk';\nexport default defineAddon({ actions: { greet: async () => ({ word: ${JSON.stringify(word)} }) } });\n`;
+
+    it('with other bytes is 409 once that version is installed; staged only, it replaces the package and the plan with it', async () => {
+      const first = await stage(hello(), code('one'));
+      const other = await packFixture(hello(), code('two'));
+      expect(other.sha256).not.toBe(first.sha256);
+      const before = await planOf('hello', '1.0.0');
+      // Not installed yet: the new bytes are staged, and the plan (its hash names the package) changes.
+      expect((await uploadPackage(inst.url, admin, other.bytes)).status).toBe(201);
+      expect((await planOf('hello', '1.0.0')).hash).not.toBe(before.hash);
+      expect((await uploadPackage(inst.url, admin, first.bytes)).status).toBe(201);
+      await install('hello', '1.0.0');
+
+      const again = await uploadPackage(inst.url, admin, other.bytes);
+      expect(again.status, JSON.stringify(again.body)).toBe(409);
+      expect(again.body.error).toMatchObject({ code: 'ADDON_VERSION_INSTALLED', params: { key: 'hello', version: '1.0.0', sha256: first.sha256 } });
+      const staged = (await admin.get('/api/v1/add-ons')).body.data.staged as Array<{ key: string; sha256: string }>;
+      expect(staged.filter((p) => p.key === 'hello').map((p) => p.sha256)).toEqual([first.sha256]);
+      // The same bytes again are the same package.
+      expect((await uploadPackage(inst.url, admin, first.bytes)).status).toBe(201);
+    }, 60_000);
+  });
 });

@@ -302,7 +302,7 @@ export interface paths {
         put?: never;
         /**
          * Upload and stage a package
-         * @description multipart/form-data with one file part: a `.tgz` add-on package (at most 20 MiB; 413 beyond). Checked like a download (400 ADDON_PACKAGE_INVALID with params.reason and params.path) and staged marked `verified: false`, which its plan shows.
+         * @description multipart/form-data with one file part: a `.tgz` add-on package (at most 20 MiB; 413 beyond). Checked like a download (400 ADDON_PACKAGE_INVALID with params.reason and params.path) and staged marked `verified: false`, which its plan shows. The same key and version again replaces a staged package, but not the installed version's: other bytes under it are 409 ADDON_VERSION_INSTALLED (the same bytes are staged again).
          */
         post: operations["postAddOnsUpload"];
         delete?: never;
@@ -4889,6 +4889,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission, or the origin is refused */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
