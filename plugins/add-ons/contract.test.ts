@@ -262,4 +262,35 @@ describe('add-on contract', () => {
       expect((await uploadPackage(inst.url, admin, first.bytes)).status).toBe(201);
     }, 60_000);
   });
+  describe("an author's setting pattern (point 22)", () => {
+    it('is checked in linear time: a catastrophic pattern on 45 characters answers at once, and the API stays responsive', async () => {
+      await stage({
+        key: 'gate',
+        name: 'Gate',
+        version: '1.0.0',
+        engine: '>=0.1.0',
+        settings: { type: 'object', properties: { venue: { type: 'string', pattern: '^(a+)+$' } }, required: [] },
+      });
+      await install('gate', '1.0.0');
+      // JavaScript's backtracking RegExp takes about 2^44 steps on this: days, with the API thread held.
+      const started = Date.now();
+      let done = false;
+      const patch = admin.patch('/api/v1/add-ons/gate', { settings: { venue: `${'a'.repeat(44)}!` } }).finally(() => (done = true));
+      const pings: number[] = [];
+      while (!done) {
+        const res = await fetch(`${inst.url}/api/v1/healthz`);
+        pings.push(res.status);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const res = await patch;
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error).toMatchObject({ code: 'ADDON_SETTINGS_INVALID', issues: [{ path: 'body.settings.venue', code: 'invalid_setting' }] });
+      // A loaded machine may be slow; the bug held the thread for 30 s and more.
+      expect(Date.now() - started).toBeLessThan(8000);
+      expect(pings.every((s) => s === 200)).toBe(true);
+      const ok = await admin.patch('/api/v1/add-ons/gate', { settings: { venue: 'a'.repeat(45) } });
+      expect(ok.status, ok.text).toBe(200);
+      expect(ok.body.data.addon.settings).toEqual({ venue: 'a'.repeat(45) });
+    }, 60_000);
+  });
 });

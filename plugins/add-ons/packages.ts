@@ -93,7 +93,7 @@ export class PackageStore {
     manifest: string;
     staged_at: number;
   }): StagedPackage {
-    const parsed = parseAddonManifest(JSON.parse(row.manifest));
+    const parsed = parseAddonManifest(JSON.parse(row.manifest), { stored: true });
     if (!parsed.ok) throw new Error(`staged manifest of ${row.addon_key}@${row.version} no longer parses at ${parsed.path}: ${parsed.message}`);
     return {
       key: row.addon_key,

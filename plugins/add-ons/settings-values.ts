@@ -1,4 +1,4 @@
-import type { SettingField, SettingsSchema } from '../../addons-sdk/src/manifest/index.js';
+import { matchesSettingPattern, type SettingField, type SettingsSchema } from '../../addons-sdk/src/manifest/index.js';
 import type { SecretBox } from '../../kernel/crypto.js';
 import { AppError, type ErrorIssue } from '../../kernel/errors.js';
 
@@ -23,7 +23,12 @@ function check(name: string, field: SettingField, value: unknown, at: string): E
       if (typeof value !== 'string') return bad('must be text.');
       if (field.minLength !== undefined && value.length < field.minLength) return bad(`must be at least ${field.minLength} characters.`);
       if (value.length > (field.maxLength ?? 10_000)) return bad(`must be at most ${field.maxLength ?? 10_000} characters.`);
-      if (field.pattern !== undefined && !new RegExp(field.pattern, 'u').test(value)) return bad('does not have the expected form.');
+      if (field.pattern !== undefined) {
+        // RE2, linear in the value's length (AO23): an author's pattern never holds the API thread.
+        const matches = matchesSettingPattern(field.pattern, value);
+        if (matches === null) return bad("cannot be checked: the add-on's pattern is not one the instance runs (RE2 syntax).");
+        if (!matches) return bad('does not have the expected form.');
+      }
       break;
   }
   if (field.enum && !field.enum.includes(value as string | number)) return bad(`must be one of ${field.enum.join(', ')}.`);
