@@ -16,6 +16,10 @@ export const ADDON_ERRORS = {
   ADDON_PLAN_CHANGED: { status: 409, message: 'The plan changed since it was shown: review the new plan and confirm its hash.' },
   ADDON_ENGINE_MISMATCH: { status: 409, message: 'The add-on does not support this instance version.' },
   ADDON_DOWNGRADE: { status: 409, message: 'An add-on cannot be downgraded.' },
+  ADDON_VERSION_INSTALLED: {
+    status: 409,
+    message: 'That version is installed and this package has other bytes: a changed package needs a new version.',
+  },
   ADDON_INSTALLED: { status: 409, message: 'The add-on is already installed; upgrade it instead.' },
   ADDON_DESTRUCTIVE: { status: 409, message: 'The upgrade drops or retypes a column: confirm with allowDestructive.' },
   ADDON_DISABLED: { status: 409, message: 'The add-on is disabled.' },

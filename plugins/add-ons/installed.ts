@@ -16,7 +16,7 @@ export interface InstalledAddon {
 type Row = AddonTables['addons'];
 
 function toInstalled(row: Row): InstalledAddon {
-  const parsed = parseAddonManifest(JSON.parse(row.manifest));
+  const parsed = parseAddonManifest(JSON.parse(row.manifest), { stored: true });
   if (!parsed.ok) throw new Error(`installed manifest of ${row.addon_key} no longer parses at ${parsed.path}: ${parsed.message}`);
   return {
     key: row.addon_key,

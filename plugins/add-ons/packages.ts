@@ -58,6 +58,13 @@ export class PackageStore {
       staged_at: this.now(),
     };
     await this.db.transaction().execute(async (trx) => {
+      // An installed version's bytes are what its plan was confirmed for: its files and server.js
+      // come from them, so other bytes under the same version would change it with no plan (AO22).
+      const had = await trx.selectFrom('addon_packages').select('sha256').where('addon_key', '=', m.key).where('version', '=', m.version).executeTakeFirst();
+      if (had && had.sha256 !== row.sha256) {
+        const installed = await trx.selectFrom('addons').select('version').where('addon_key', '=', m.key).executeTakeFirst();
+        if (installed?.version === m.version) throw new AppError('ADDON_VERSION_INSTALLED', { params: { key: m.key, version: m.version, sha256: had.sha256 } });
+      }
       await trx.deleteFrom('addon_packages').where('addon_key', '=', m.key).where('version', '=', m.version).execute();
       await trx.insertInto('addon_packages').values(row).execute();
     });
@@ -86,7 +93,7 @@ export class PackageStore {
     manifest: string;
     staged_at: number;
   }): StagedPackage {
-    const parsed = parseAddonManifest(JSON.parse(row.manifest));
+    const parsed = parseAddonManifest(JSON.parse(row.manifest), { stored: true });
     if (!parsed.ok) throw new Error(`staged manifest of ${row.addon_key}@${row.version} no longer parses at ${parsed.path}: ${parsed.message}`);
     return {
       key: row.addon_key,

@@ -8,6 +8,7 @@ import type { ConnectionsProvides } from '../connections/provides.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import type { InstalledAddon } from './installed.js';
 import type { StagedPackage } from './packages.js';
+import type { SettingChange } from './settings-values.js';
 
 /** What an install, upgrade or removal will do (D24), shown before it is done; `hash` names it. */
 export interface AddonPlan {
@@ -34,6 +35,8 @@ export interface AddonPlan {
   /** What connect asks for: a secret connection's field names, an OAuth connection's provider URLs (the instance reaches tokenUrl) and scopes. */
   connect: { kind: 'secret' | 'oauth2'; fields: string[]; authorizeUrl: string | null; tokenUrl: string | null; scopes: string[] } | null;
   settings: Array<{ name: string; type: string; required: boolean; secret: boolean }>;
+  /** An upgrade: what happens to stored values (the app's and its instances') under the new settings schema (AO20). */
+  settingChanges: SettingChange[];
   warnings: string[];
   destructive: boolean;
 }
@@ -57,7 +60,13 @@ function sameEndpoints(m: AddonManifest | null) {
  * The plan of installing or upgrading to a staged version on a connection (GET
  * /add-ons/{key}/plan). The connection is read live, so a table made since shows as a conflict.
  */
-export async function planInstall(kernel: Kernel, staged: StagedPackage, installed: InstalledAddon | null, connectionId: string | null): Promise<PlanOutcome> {
+export async function planInstall(
+  kernel: Kernel,
+  staged: StagedPackage,
+  installed: InstalledAddon | null,
+  connectionId: string | null,
+  settingChanges: SettingChange[] = [],
+): Promise<PlanOutcome> {
   const m = staged.manifest;
   const { default: semver } = await import('semver');
   if (!semver.satisfies(kernel.version, m.engine, { includePrerelease: true }))
@@ -119,7 +128,8 @@ export async function planInstall(kernel: Kernel, staged: StagedPackage, install
     key: m.key,
     from: installed?.version ?? null,
     to: m.version,
-    connectionId: m.tables.length ? target : (target ?? null),
+    // A table-less upgrade of an add-on on no connection stays on none (the connection given is for tables).
+    connectionId: m.tables.length || !installed ? (target ?? null) : installed.connectionId,
     verified: staged.verified,
     tables: (ddl?.tables ?? []).map((t) => ({
       name: t.name,
@@ -145,6 +155,7 @@ export async function planInstall(kernel: Kernel, staged: StagedPackage, install
       required: m.settings.required.includes(name),
       secret: f.secret === true,
     })),
+    settingChanges,
     warnings,
     destructive: ddl?.destructive ?? false,
   };
@@ -175,6 +186,7 @@ export function planRemoval(installed: InstalledAddon): PlanOutcome {
     peak: m.peak,
     connect: null,
     settings: [],
+    settingChanges: [],
     warnings: m.tables.length ? ['The tables and their rows are kept unless the removal says dropData=true; the tables listed are what it would drop.'] : [],
     destructive: m.tables.length > 0,
   };

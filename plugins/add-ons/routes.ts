@@ -141,11 +141,11 @@ export const addonRoutes = [
     url: '/add-ons/upload',
     summary: 'Upload and stage a package',
     description:
-      'multipart/form-data with one file part: a `.tgz` add-on package (at most 20 MiB; 413 beyond). Checked like a download (400 ADDON_PACKAGE_INVALID with params.reason and params.path) and staged marked `verified: false`, which its plan shows.',
+      'multipart/form-data with one file part: a `.tgz` add-on package (at most 20 MiB; 413 beyond). Checked like a download (400 ADDON_PACKAGE_INVALID with params.reason and params.path) and staged marked `verified: false`, which its plan shows. The same key and version again replaces a staged package, but not the installed version\'s: other bytes under it are 409 ADDON_VERSION_INSTALLED (the same bytes are staged again).',
     permission: ADDONS_MANAGE,
     tags,
     multipart: { fileSize: PACKAGE_MAX_BYTES, files: 1, fields: 5, parts: 10 },
-    schema: { body: noBody, response: { 201: stagedData, 400: errorEnvelopeSchema, 413: errorEnvelopeSchema } },
+    schema: { body: noBody, response: { 201: stagedData, 400: errorEnvelopeSchema, 409: errorEnvelopeSchema, 413: errorEnvelopeSchema } },
     handler: async ({ kernel, request, principal, audit }) => {
       const part = await multipartFile(request, { fileSize: PACKAGE_MAX_BYTES, files: 1 });
       if (!part) throw new AppError('VALIDATION_FAILED', { issues: [{ path: 'body.file', code: 'required', message: 'No file part in the form.' }] });
@@ -237,7 +237,7 @@ export const addonRoutes = [
     url: '/add-ons/:key/upgrade',
     summary: 'Upgrade an installed add-on to a staged version',
     description:
-      'Additive: new tables, columns, indexes and endpoints. A plan that drops or retypes a column is destructive: 409 ADDON_DESTRUCTIVE unless `allowDestructive: true`. 409 ADDON_PLAN_CHANGED, ADDON_DOWNGRADE, ADDON_ENGINE_MISMATCH. A failure leaves the previous version working.',
+      'Additive: new tables, columns, indexes and endpoints. A plan that drops or retypes a column is destructive: 409 ADDON_DESTRUCTIVE unless `allowDestructive: true`. 409 ADDON_PLAN_CHANGED, ADDON_DOWNGRADE, ADDON_ENGINE_MISMATCH. Every stored setting (the app\'s and its instances\') is re-checked against the new schema as the plan\'s `settingChanges` lists: dropped, converted, sealed; a value the new rules refuse must be given anew (`settings`, `instanceSettings`), else 400 ADDON_SETTINGS_INVALID with an issue per value. A failure leaves the previous version working.',
     permission: ADDONS_MANAGE,
     tags,
     schema: { params: keyParams, body: upgradeBody, response: { 200: addonData, ...errors, 502: errorEnvelopeSchema } },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { addonKeyField, semverField } from '../../addons-sdk/src/manifest/index.js';
 import { dataOf } from '../../kernel/contract/shapes.js';
+import { instanceIdField } from './instances.js';
 
 export const keyParams = z.strictObject({ key: addonKeyField });
 export const stagedParams = z.strictObject({ key: addonKeyField, version: semverField });
@@ -89,6 +90,18 @@ export const planSchema = z
       })
       .nullable(),
     settings: z.array(z.strictObject({ name: z.string(), type: z.string(), required: z.boolean(), secret: z.boolean() })),
+    settingChanges: z
+      .array(
+        z.strictObject({
+          instance: z.string().nullable().describe("null: the app's own settings; else a named instance's."),
+          name: z.string(),
+          action: planAction(['drop', 'convert', 'seal', 'invalid'] as const),
+          message: z.string(),
+        }),
+      )
+      .describe(
+        'An upgrade: what happens to each stored value the new settings schema treats differently. `invalid` ones must be given new values in the upgrade (`settings`, `instanceSettings`), else it answers 400 ADDON_SETTINGS_INVALID.',
+      ),
     warnings: z.array(z.string()),
     destructive: z.boolean(),
   })
@@ -109,8 +122,18 @@ export const installBody = z.strictObject({
 export const upgradeBody = z.strictObject({
   version: semverField,
   planHash: z.string().regex(/^[0-9a-f]{64}$/),
+  connectionId: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('Where the first tables go, for an add-on installed without tables (and so without a connection); as its plan was asked with. An add-on on a connection stays there.'),
   allowDestructive: z.boolean().optional(),
   settings: settingsInput.optional(),
+  instanceSettings: z
+    .record(instanceIdField, settingsInput)
+    .optional()
+    .describe("New values for named instances' settings, by instance id (those the plan lists as `invalid`, or any other)."),
 });
 export const patchBody = z.strictObject({ enabled: z.boolean().optional(), settings: settingsInput.optional() });
 export const removeQuery = z.strictObject({ dropData: z.enum(['true', 'false']).optional() });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { physicalTableName, publicRef, type AddonManifest } from '../../addons-sdk/src/manifest/index.js';
 import type { SecretBox } from '../../kernel/crypto.js';
-import { AppError } from '../../kernel/errors.js';
+import { AppError, type ErrorIssue } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { MetaDb } from '../../kernel/meta/types.js';
 import { applyTables, dropTables, planTables, undoTables, withInstanceColumn, type DdlPlan, type UndoStep } from '../../kernel/schema/ddl/index.js';
@@ -20,11 +20,14 @@ import { PackageStore } from './packages.js';
 import { AddonRuntime } from './runtime.js';
 import { planInstall, planRemoval, type AddonPlan, type PlanOutcome } from './plan.js';
 import {
+  carrySettings,
   openSettings,
   settingsForm,
   settingsToStore,
   settingsView,
+  upgradeSettings,
   withBookingSettings,
+  type SettingChange,
   type SettingFormField,
   type StoredSettings,
 } from './settings-values.js';
@@ -222,7 +225,17 @@ export class AddonService {
       return planRemoval(installed).plan;
     }
     const staged = await this.packages.require(key, version);
-    return (await planInstall(this.kernel, staged, installed, connectionId ?? null)).plan;
+    return (await planInstall(this.kernel, staged, installed, connectionId ?? null, await this.settingChanges(installed, staged.manifest))).plan;
+  }
+
+  /** What an upgrade to `m` does to the stored settings, the app's and each instance's (AO20). */
+  private async settingChanges(installed: InstalledAddon | null, m: AddonManifest): Promise<SettingChange[]> {
+    if (!installed) return [];
+    const from = installed.manifest.settings;
+    const out: SettingChange[] = carrySettings(from, m.settings, installed.settings, this.box).changes.map((c) => ({ instance: null, ...c }));
+    for (const i of await this.instances.list(installed.key))
+      out.push(...carrySettings(from, m.settings, i.settings, this.box).changes.map((c) => ({ instance: i.id, ...c })));
+    return out;
   }
 
   private checkHash(outcome: PlanOutcome, planHash: string): void {
@@ -320,6 +333,7 @@ export class AddonService {
     connectionId: string | null,
     prepared: PreparedApp,
     by: string | null,
+    enabled: boolean,
   ): Promise<{ keyIds: string[]; instanceKeys: InstanceKeyWritten[] }> {
     if (prepared.endpoints === null) return { keyIds: [], instanceKeys: [] };
     const written = await this.publicAdmin.apps.write(trx, {
@@ -329,6 +343,8 @@ export class AddonService {
       peak: m.peak,
       endpoints: prepared.endpoints,
       createdBy: by,
+      // A disabled app's keys stop with it (D27), one this write creates too.
+      suspended: !enabled,
       instances: prepared.instances.map((i) => ({ id: i.id, name: i.name, rules: instanceRules(i.endpoints) })),
     });
     return { keyIds: written.keyIds, instanceKeys: written.instanceKeys };
@@ -360,7 +376,7 @@ export class AddonService {
           by,
           now: this.kernel.now(),
         });
-        return (await this.writeEndpoints(trx, m, connectionId, prepared, by)).keyIds;
+        return (await this.writeEndpoints(trx, m, connectionId, prepared, by, true)).keyIds;
       },
     );
     await this.changed(m.key);
@@ -370,23 +386,56 @@ export class AddonService {
   async upgrade(
     by: string | null,
     key: string,
-    body: { version: string; planHash: string; allowDestructive?: boolean | undefined; settings?: Record<string, unknown> | undefined },
+    body: {
+      version: string;
+      planHash: string;
+      connectionId?: string | undefined;
+      allowDestructive?: boolean | undefined;
+      settings?: Record<string, unknown> | undefined;
+      instanceSettings?: Record<string, Record<string, unknown>> | undefined;
+    },
   ): Promise<InstalledAddon> {
     const installed = await this.require(key);
     const staged = await this.packages.require(key, body.version);
-    const outcome = await planInstall(this.kernel, staged, installed, null);
-    this.checkHash(outcome, body.planHash);
     const m = staged.manifest;
-    const settings = settingsToStore(m.settings, body.settings ?? {}, installed.settings, this.box);
+    const outcome = await planInstall(this.kernel, staged, installed, body.connectionId ?? null, await this.settingChanges(installed, m));
+    // An add-on installed without tables has no connection: its first tables go where the plan said (AO21).
+    const connectionId = outcome.plan.connectionId;
+    this.checkHash(outcome, body.planHash);
+    // Every stored value is re-checked against the new schema, the instances' too (AO20).
+    const from = installed.manifest.settings;
+    const named = await this.instances.list(key);
+    const unknown = Object.keys(body.instanceSettings ?? {}).filter((id) => !named.some((i) => i.id === id));
+    if (unknown.length)
+      throw new AppError('VALIDATION_FAILED', {
+        issues: unknown.map((id) => ({ path: `body.instanceSettings.${id}`, code: 'unknown_instance', message: `The app has no instance ${id}.` })),
+      });
+    const issues: ErrorIssue[] = [];
+    const collect = <T>(f: () => T): T | null => {
+      try {
+        return f();
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'ADDON_SETTINGS_INVALID') throw err;
+        issues.push(...(err.issues ?? []));
+        return null;
+      }
+    };
+    const settings = collect(() => upgradeSettings(from, m.settings, installed.settings, body.settings ?? {}, this.box));
+    const instances = named.map((i) => ({
+      ...i,
+      settings: collect(() => upgradeSettings(from, m.settings, i.settings, body.instanceSettings?.[i.id] ?? {}, this.box, `body.instanceSettings.${i.id}`)) ?? {},
+    }));
+    if (issues.length || !settings) throw new AppError('ADDON_SETTINGS_INVALID', { issues });
     await this.carryOut(
       outcome,
       body.allowDestructive === true,
-      () => this.prepareEndpoints(m, installed.connectionId, settings),
+      () => this.prepareEndpoints(m, connectionId, settings, instances),
       async (trx, prepared) => {
-        await this.installed.update(addonsDb(trx), key, { version: m.version, manifest: m, settings }, this.kernel.now());
+        await this.installed.update(addonsDb(trx), key, { version: m.version, manifest: m, settings, connectionId }, this.kernel.now());
+        if (instances.length) await this.instances.replace(addonsDb(trx), key, instances, this.kernel.now());
         // A connection made for another kind of connect (or none) means nothing to this version.
         if (m.connect?.kind !== installed.manifest.connect?.kind) await this.connects.forget(key, addonsDb(trx));
-        return (await this.writeEndpoints(trx, m, installed.connectionId, prepared, by)).keyIds;
+        return (await this.writeEndpoints(trx, m, connectionId, prepared, by, installed.enabled)).keyIds;
       },
     );
     await this.changed(key);
@@ -457,7 +506,7 @@ export class AddonService {
       () => this.prepareEndpoints(m, connectionId, installed.settings),
       async (trx, prepared) => {
         await this.installed.update(addonsDb(trx), key, { connectionId }, this.kernel.now());
-        return (await this.writeEndpoints(trx, m, connectionId, prepared, by)).keyIds;
+        return (await this.writeEndpoints(trx, m, connectionId, prepared, by, installed.enabled)).keyIds;
       },
     );
     await this.changed(key);
@@ -553,10 +602,8 @@ export class AddonService {
         if (removed.length) await addonsDb(trx).deleteFrom('addon_domains').where('addon_key', '=', key).where('instance_id', 'in', removed).execute();
         // The instances' rows in addons.updated_at: other replicas' runtimes poll that stamp.
         await this.installed.update(addonsDb(trx), key, {}, this.kernel.now());
-        const written = await this.writeEndpoints(trx, m, connectionId, prepared, by);
+        const written = await this.writeEndpoints(trx, m, connectionId, prepared, by, installed.enabled);
         created.push(...written.instanceKeys.filter((k) => k.secret !== null));
-        // A disabled app's keys stop with it (D27), a new instance's too.
-        if (!installed.enabled) await this.publicAdmin.apps.setSuspended(trx, key, true);
         return written.keyIds;
       },
     );
@@ -598,7 +645,7 @@ export class AddonService {
           { ...(body.enabled === undefined ? {} : { enabled: body.enabled }), ...(settings === undefined ? {} : { settings }) },
           this.kernel.now(),
         );
-        if (prepared) keyIds.push(...(await this.writeEndpoints(trx, m, before.connectionId, prepared, null)).keyIds);
+        if (prepared) keyIds.push(...(await this.writeEndpoints(trx, m, before.connectionId, prepared, null, body.enabled ?? before.enabled)).keyIds);
         if (body.enabled !== undefined && body.enabled !== before.enabled) keyIds.push(...(await this.publicAdmin.apps.setSuspended(trx, key, !body.enabled)));
       });
     } finally {

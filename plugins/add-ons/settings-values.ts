@@ -1,4 +1,4 @@
-import type { SettingField, SettingsSchema } from '../../addons-sdk/src/manifest/index.js';
+import { matchesSettingPattern, type SettingField, type SettingsSchema } from '../../addons-sdk/src/manifest/index.js';
 import type { SecretBox } from '../../kernel/crypto.js';
 import { AppError, type ErrorIssue } from '../../kernel/errors.js';
 
@@ -23,7 +23,12 @@ function check(name: string, field: SettingField, value: unknown, at: string): E
       if (typeof value !== 'string') return bad('must be text.');
       if (field.minLength !== undefined && value.length < field.minLength) return bad(`must be at least ${field.minLength} characters.`);
       if (value.length > (field.maxLength ?? 10_000)) return bad(`must be at most ${field.maxLength ?? 10_000} characters.`);
-      if (field.pattern !== undefined && !new RegExp(field.pattern, 'u').test(value)) return bad('does not have the expected form.');
+      if (field.pattern !== undefined) {
+        // RE2, linear in the value's length (AO23): an author's pattern never holds the API thread.
+        const matches = matchesSettingPattern(field.pattern, value);
+        if (matches === null) return bad("cannot be checked: the add-on's pattern is not one the instance runs (RE2 syntax).");
+        if (!matches) return bad('does not have the expected form.');
+      }
       break;
   }
   if (field.enum && !field.enum.includes(value as string | number)) return bad(`must be one of ${field.enum.join(', ')}.`);
@@ -147,4 +152,107 @@ export function withBookingSettings<D extends { booking?: unknown; timeZone?: st
     }
   }
   return { ...definition, ...timeZone, booking: next };
+}
+
+/**
+ * What an upgrade does to one stored setting (AO20): `drop` (the new version does not declare
+ * it, or it stopped being secret: a secret is never shown, so it is set again), `convert` (its
+ * type changed and the value converts without loss), `seal` (it became secret), `invalid` (the
+ * new rules refuse it: the upgrade must give a new value). Messages never carry a secret's value.
+ */
+export interface SettingChange {
+  /** null: the app's own settings; else a named instance's (D28). */
+  instance: string | null;
+  name: string;
+  action: 'drop' | 'convert' | 'seal' | 'invalid';
+  message: string;
+}
+
+function converted(value: SettingValue, type: SettingField['type']): SettingValue | undefined {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string' ? value : String(value);
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      if (value === 'true' || value === 'false') return value === 'true';
+      return undefined;
+    case 'number':
+    case 'integer': {
+      const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+      if (!Number.isFinite(n) || (type === 'integer' && !Number.isInteger(n))) return undefined;
+      return n;
+    }
+  }
+}
+
+/**
+ * The stored settings carried over to a new schema: every value re-checked against the new
+ * rules, converted where its type changed, sealed where it became secret. `carried` holds only
+ * what is kept; `changes` says what happened to the rest (instance: null).
+ */
+export function carrySettings(
+  from: SettingsSchema,
+  to: SettingsSchema,
+  stored: StoredSettings,
+  box: SecretBox,
+): { carried: StoredSettings; changes: Array<Omit<SettingChange, 'instance'>> } {
+  const carried: StoredSettings = {};
+  const changes: Array<Omit<SettingChange, 'instance'>> = [];
+  for (const [name, value] of Object.entries(stored)) {
+    const field = to.properties[name];
+    if (!field) {
+      // A value the old schema no longer knew either was already ignored: nothing to report.
+      if (Object.hasOwn(from.properties, name)) changes.push({ name, action: 'drop', message: `${name} is no longer a setting of this version.` });
+      continue;
+    }
+    const wasSecret = typeof value === 'object';
+    if (wasSecret && !field.secret) {
+      changes.push({ name, action: 'drop', message: `${name} is no longer secret: its value is not shown, so it is dropped; set it again.` });
+      continue;
+    }
+    const plain = wasSecret ? (JSON.parse(box.decrypt(value.$sealed)) as SettingValue) : value;
+    const next = converted(plain, field.type);
+    const shown = (v: SettingValue) => (field.secret ? 'the value' : JSON.stringify(v));
+    if (next === undefined) {
+      changes.push({ name, action: 'invalid', message: `${field.title ?? name}: ${shown(plain)} is not a ${field.type}; give a new value.` });
+      continue;
+    }
+    const issue = check(name, field, next, name);
+    if (issue) {
+      changes.push({ name, action: 'invalid', message: `${issue.message} Give a new value.` });
+      continue;
+    }
+    if (next !== plain) changes.push({ name, action: 'convert', message: `${name}: ${shown(plain)} becomes ${shown(next)} (a ${field.type}).` });
+    if (field.secret && !wasSecret) changes.push({ name, action: 'seal', message: `${name} becomes secret: its value is sealed and no longer shown.` });
+    carried[name] = field.secret ? (wasSecret && next === plain ? value : { $sealed: box.encrypt(JSON.stringify(next)) }) : next;
+  }
+  return { carried, changes };
+}
+
+/**
+ * The settings an upgrade stores (AO20): the stored ones carried to the new schema
+ * (carrySettings), then `input` applied as any change is. A value the new rules refuse must be
+ * given in `input`: else 400 ADDON_SETTINGS_INVALID with an issue at `<at>.<name>`.
+ */
+export function upgradeSettings(
+  from: SettingsSchema,
+  to: SettingsSchema,
+  stored: StoredSettings,
+  input: Record<string, unknown>,
+  box: SecretBox,
+  at = 'body.settings',
+): StoredSettings {
+  const { carried, changes } = carrySettings(from, to, stored, box);
+  const issues: ErrorIssue[] = changes
+    .filter((c) => c.action === 'invalid' && !Object.hasOwn(input, c.name))
+    .map((c) => ({ path: `${at}.${c.name}`, code: 'invalid_setting', message: c.message }));
+  let out: StoredSettings | null = null;
+  try {
+    out = settingsToStore(to, input, carried, box, at);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== 'ADDON_SETTINGS_INVALID') throw err;
+    for (const i of err.issues ?? []) if (!issues.some((j) => j.path === i.path)) issues.push(i);
+  }
+  if (issues.length || !out) throw new AppError('ADDON_SETTINGS_INVALID', { issues });
+  return out;
 }

@@ -91,6 +91,11 @@ export class AppEndpoints {
       endpoints: PreparedAppEndpoint[];
       createdBy: string | null;
       /**
+       * The app is disabled (D27): every key of it, one created now included, is written
+       * suspended; false restarts them. Keys are written only here, so none escapes its app's state.
+       */
+      suspended: boolean;
+      /**
        * The app's named instances (D28), each with what its key reaches of every endpoint: a key
        * each, granting what the default key grants. Keys of instances left out are revoked.
        */
@@ -155,6 +160,7 @@ export class AppEndpoints {
       base = { keyId: created.id, secret: created.secret };
     }
     const { written, revoked } = await this.writeInstanceKeys(db, input, grants);
+    await this.suspend(db, input.addonKey, input.suspended);
     const keyIds = [...(base.keyId ? [base.keyId] : []), ...written.map((k) => k.keyId), ...revoked];
     return { ...base, instanceKeys: written, keyIds };
   }
@@ -238,13 +244,18 @@ export class AppEndpoints {
 
   /** Stops or restarts the app's keys (its instances' too) with its app (D27: a disabled app's key answers 401). Answers the keys' ids. */
   async setSuspended(trx: MetaDb, addonKey: string, suspended: boolean): Promise<string[]> {
-    const db = publicAdminDb(trx);
+    return this.suspend(publicAdminDb(trx), addonKey, suspended);
+  }
+
+  /** A key already in the asked state keeps its stamp (other replicas poll `suspended_at`). */
+  private async suspend(db: ReturnType<typeof publicAdminDb>, addonKey: string, suspended: boolean): Promise<string[]> {
     const ids = (await db.selectFrom('public_keys').select('id').where('addon_key', '=', addonKey).where('revoked_at', 'is', null).execute()).map((k) => k.id);
     if (ids.length === 0) return [];
     await db
       .updateTable('public_keys')
       .set({ suspended_at: suspended ? Date.now() : null })
       .where('id', 'in', ids)
+      .where('suspended_at', suspended ? 'is' : 'is not', null)
       .execute();
     return ids;
   }

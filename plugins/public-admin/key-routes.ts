@@ -39,6 +39,7 @@ export const keyRoutes = [
         expires: k.expires,
         expired: k.expiresAt !== null && k.expiresAt <= now,
         revealable: k.revealable,
+        suspended: k.suspended,
         appKey: k.appKey ? { addonKey: k.appKey.addonKey, peak: k.appKey.peak, instance: k.appKey.instance } : null,
         requests24h: usage.get(k.id) ?? 0,
       }));

@@ -18,6 +18,8 @@ type KeyRow = PublicAdminTables['public_keys'];
 export interface StoredKey extends PublicKey {
   expires: KeyExpiry;
   revealable: boolean;
+  /** Stopped with its disabled app (D27): answers 401 until the app is enabled again. */
+  suspended: boolean;
 }
 
 /** Public keys (D19). The store keeps a hash of each secret; a browser key's secret also sealed, so it can be shown again. */
@@ -77,6 +79,7 @@ export class KeyStore {
         : null,
       expires: row.expires,
       revealable: row.secret_sealed !== null,
+      suspended: row.suspended_at !== null,
     };
   }
 
@@ -273,7 +276,7 @@ export class KeyStore {
     if (row.revoked_at !== null || row.suspended_at !== null) return null;
     if (row.expires_at !== null && Number(row.expires_at) <= this.now()) return null;
     if (!token.startsWith(KEY_PREFIX[row.kind])) return null;
-    const { expires: _e, revealable: _r, ...key } = this.toKey(row, (await this.grantsOf([row.id])).get(row.id)!);
+    const { expires: _e, revealable: _r, suspended: _s, ...key } = this.toKey(row, (await this.grantsOf([row.id])).get(row.id)!);
     return key;
   }
 

@@ -79,6 +79,7 @@ export const publicKeyListItemSchema = publicKeySchema
     expires: z.enum(['30d', '90d', 'never']),
     expired: z.boolean(),
     revealable: z.boolean().describe('browser keys can be revealed again; server keys were shown once'),
+    suspended: z.boolean().describe("an app key stopped with its disabled app (D27): it answers 401 until the app is enabled again"),
     appKey: z
       .strictObject({
         addonKey: z.string(),

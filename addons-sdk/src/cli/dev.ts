@@ -518,9 +518,21 @@ class Installer {
 
   private async installFile(file: string): Promise<DevInstalled> {
     const op = this.op;
-    const form = new FormData();
-    form.append('file', new Blob([await readFile(file)], { type: 'application/gzip' }), 'package.tgz');
-    const staged = expectStatus('uploading the package', await op.request('POST', '/add-ons/upload', form), 201)['staged'] as { key: string; version: string };
+    const bytes = await readFile(file);
+    const upload = () => {
+      const form = new FormData();
+      form.append('file', new Blob([bytes], { type: 'application/gzip' }), 'package.tgz');
+      return op.request('POST', '/add-ons/upload', form);
+    };
+    let uploaded = await upload();
+    // The instance keeps an installed version's package as it is (other bytes under it: 409);
+    // dev data is disposable, so the installed add-on goes first and the new bytes take its place.
+    const held = uploaded.status === 409 && uploaded.body?.error?.code === 'ADDON_VERSION_INSTALLED' ? uploaded.body.error.params?.['key'] : undefined;
+    if (typeof held === 'string') {
+      expectStatus(`removing ${held} (with its data)`, await op.request('DELETE', `/add-ons/${encodeURIComponent(held)}?dropData=true`), 200);
+      uploaded = await upload();
+    }
+    const staged = expectStatus('uploading the package', uploaded, 201)['staged'] as { key: string; version: string };
     const { key, version } = staged;
     this.onKey(key);
     const list = expectStatus('listing add-ons', await op.request('GET', '/add-ons'), 200);

@@ -235,6 +235,16 @@ describe('addon.json schema', () => {
     expect(problem(variant((m) => (m.settings.properties.venue.pattern = '(')))).toMatchObject({ path: 'settings.properties.venue.pattern' });
   });
 
+  it('a setting pattern is one RE2 checks in linear time: no backreferences or lookarounds (a stored manifest still reads)', () => {
+    for (const pattern of ['^(\\w+)-\\1$', '^(?=.*x)[a-z]+$', '^(?<!a)b$']) {
+      const m = variant((x) => (x.settings.properties.venue.pattern = pattern));
+      expect(problem(m)).toMatchObject({ path: 'settings.properties.venue.pattern', message: expect.stringContaining('RE2') });
+      expect(parseAddonManifest(m, { stored: true }).ok).toBe(true);
+    }
+    // Nested quantifiers are fine for RE2: it never backtracks.
+    expect(parseAddonManifest(variant((m) => (m.settings.properties.venue.pattern = '^(a+)+$'))).ok).toBe(true);
+  });
+
   it('surfaces, peak and limits stay in their bounds', () => {
     expect(problem(variant((m) => (m.surfaces[1].entry = '../index.html'))).path).toBe('surfaces.1.entry');
     expect(problem(variant((m) => (m.surfaces[1].name = 'widget'))).path).toBe('surfaces.1.name');

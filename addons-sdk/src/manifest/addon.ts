@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorCodeDeclarationSchema, errorCodeField, eventKindField, permissionDeclarationSchema, SQL_NAME, tableDeclarationSchema } from './declarations.js';
 import { DEFINITION_LIMITS, methodList, optionalDefinitionFields, refField } from './endpoint.js';
+import { settingPatternProblem } from './pattern.js';
 
 /** `addon.json` (DESIGN D23): what an add-on declares, and all the instance will ever give it. */
 export const ADDON_KEY = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
@@ -266,10 +267,29 @@ export type AddonManifestInput = z.input<typeof addonManifestSchema>;
 
 export type ManifestCheck = { ok: true; manifest: AddonManifest } | { ok: false; path: string; message: string };
 
-/** Parses addon.json's value; on failure, the first problem's path (`endpoints.0.table`) and message. */
-export function parseAddonManifest(value: unknown): ManifestCheck {
+/**
+ * What a package may no longer declare though a stored manifest (an installed or staged one,
+ * accepted by an earlier version) still parses with it: checked when a package is checked.
+ */
+function packageProblem(m: AddonManifest): { path: string; message: string } | null {
+  for (const [name, f] of Object.entries(m.settings.properties)) {
+    const problem = f.pattern === undefined ? null : settingPatternProblem(f.pattern);
+    if (problem) return { path: `settings.properties.${name}.pattern`, message: problem };
+  }
+  return null;
+}
+
+/**
+ * Parses addon.json's value; on failure, the first problem's path (`endpoints.0.table`) and
+ * message. `stored`: a manifest the instance already holds, read back (the package rules that
+ * came later are not applied to it again).
+ */
+export function parseAddonManifest(value: unknown, opts: { stored?: boolean } = {}): ManifestCheck {
   const result = addonManifestSchema.safeParse(value);
-  if (result.success) return { ok: true, manifest: result.data };
+  if (result.success) {
+    const problem = opts.stored ? null : packageProblem(result.data);
+    return problem ? { ok: false, ...problem } : { ok: true, manifest: result.data };
+  }
   const issue = result.error.issues[0]!;
   return { ok: false, path: issue.path.join('.') || '(root)', message: issue.message };
 }

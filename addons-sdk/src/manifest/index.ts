@@ -1,3 +1,4 @@
 export * from './addon.js';
 export * from './declarations.js';
 export * from './endpoint.js';
+export * from './pattern.js';

@@ -198,7 +198,7 @@ export interface paths {
         put?: never;
         /**
          * Upgrade an installed add-on to a staged version
-         * @description Additive: new tables, columns, indexes and endpoints. A plan that drops or retypes a column is destructive: 409 ADDON_DESTRUCTIVE unless `allowDestructive: true`. 409 ADDON_PLAN_CHANGED, ADDON_DOWNGRADE, ADDON_ENGINE_MISMATCH. A failure leaves the previous version working.
+         * @description Additive: new tables, columns, indexes and endpoints. A plan that drops or retypes a column is destructive: 409 ADDON_DESTRUCTIVE unless `allowDestructive: true`. 409 ADDON_PLAN_CHANGED, ADDON_DOWNGRADE, ADDON_ENGINE_MISMATCH. Every stored setting (the app's and its instances') is re-checked against the new schema as the plan's `settingChanges` lists: dropped, converted, sealed; a value the new rules refuse must be given anew (`settings`, `instanceSettings`), else 400 ADDON_SETTINGS_INVALID with an issue per value. A failure leaves the previous version working.
          */
         post: operations["postAddOnsByKeyUpgrade"];
         delete?: never;
@@ -302,7 +302,7 @@ export interface paths {
         put?: never;
         /**
          * Upload and stage a package
-         * @description multipart/form-data with one file part: a `.tgz` add-on package (at most 20 MiB; 413 beyond). Checked like a download (400 ADDON_PACKAGE_INVALID with params.reason and params.path) and staged marked `verified: false`, which its plan shows.
+         * @description multipart/form-data with one file part: a `.tgz` add-on package (at most 20 MiB; 413 beyond). Checked like a download (400 ADDON_PACKAGE_INVALID with params.reason and params.path) and staged marked `verified: false`, which its plan shows. The same key and version again replaces a staged package, but not the installed version's: other bytes under it are 409 ADDON_VERSION_INSTALLED (the same bytes are staged again).
          */
         post: operations["postAddOnsUpload"];
         delete?: never;
@@ -2375,6 +2375,15 @@ export interface components {
                 required: boolean;
                 secret: boolean;
             }[];
+            /** @description An upgrade: what happens to each stored value the new settings schema treats differently. `invalid` ones must be given new values in the upgrade (`settings`, `instanceSettings`), else it answers 400 ADDON_SETTINGS_INVALID. */
+            settingChanges: {
+                /** @description null: the app's own settings; else a named instance's. */
+                instance: string | null;
+                name: string;
+                /** @enum {string} */
+                action: "drop" | "convert" | "seal" | "invalid";
+                message: string;
+            }[];
             warnings: string[];
             destructive: boolean;
         };
@@ -2888,6 +2897,8 @@ export interface components {
             expired: boolean;
             /** @description browser keys can be revealed again; server keys were shown once */
             revealable: boolean;
+            /** @description an app key stopped with its disabled app (D27): it answers 401 until the app is enabled again */
+            suspended: boolean;
             appKey: {
                 addonKey: string;
                 peak: number;
@@ -4362,10 +4373,18 @@ export interface operations {
                 "application/json": {
                     version: string;
                     planHash: string;
+                    /** @description Where the first tables go, for an add-on installed without tables (and so without a connection); as its plan was asked with. An add-on on a connection stays there. */
+                    connectionId?: string;
                     allowDestructive?: boolean;
                     /** @description Values by setting name; null clears one. A secret left out keeps its value. */
                     settings?: {
                         [key: string]: string | number | boolean | null;
+                    };
+                    /** @description New values for named instances' settings, by instance id (those the plan lists as `invalid`, or any other). */
+                    instanceSettings?: {
+                        [key: string]: {
+                            [key: string]: string | number | boolean | null;
+                        };
                     };
                 };
             };
@@ -4870,6 +4889,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission, or the origin is refused */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

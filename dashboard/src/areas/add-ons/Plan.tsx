@@ -37,12 +37,14 @@ export function Plan() {
   // The connection the tables go on: the first one that can take them, until the person picks one.
   const [picked, setPicked] = useState<string | null>(null);
   const writable = (connections.data ?? []).filter((c) => !c.readOnly);
-  const connectionId = upgrade ? null : (picked ?? writable[0]?.id ?? null);
-  const plan = usePlan(key, version, connectionId, list.isSuccess && (upgrade || connections.isSuccess));
+  // An add-on installed without tables has no connection: an upgrade bringing tables picks one (AO21).
+  const needsConnection = !upgrade || installed.connectionId === null;
+  const connectionId = needsConnection ? (picked ?? writable[0]?.id ?? null) : null;
+  const plan = usePlan(key, version, connectionId, list.isSuccess && (!needsConnection || connections.isSuccess));
 
-  if (list.isPending || (!upgrade && connections.isPending)) return <Loading />;
+  if (list.isPending || (needsConnection && connections.isPending)) return <Loading />;
   if (list.isError) return <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />;
-  if (connections.isError && !upgrade) return <ErrorPanel error={connections.error} onRetry={() => void connections.refetch()} />;
+  if (connections.isError && needsConnection) return <ErrorPanel error={connections.error} onRetry={() => void connections.refetch()} />;
 
   return (
     <>
@@ -51,7 +53,7 @@ export function Plan() {
       </p>
       <h1>{title}</h1>
       <p>{upgrade ? t('addOns.plan.upgradeIntro') : t('addOns.plan.installIntro')}</p>
-      {!upgrade && <ConnectionPicker connections={connections.data ?? []} value={connectionId} onChange={setPicked} />}
+      {(!upgrade || (needsConnection && (plan.data?.tables.length ?? 0) > 0)) && <ConnectionPicker connections={connections.data ?? []} value={connectionId} onChange={setPicked} />}
       {plan.isPending ? (
         <Loading />
       ) : plan.isError ? (
@@ -134,7 +136,12 @@ function Confirm({
         await ok(
           api.POST('/add-ons/{key}/upgrade', {
             params: { path: { key: plan.key } },
-            body: { version, planHash: hash, ...(allowDestructive ? { allowDestructive: true } : {}) },
+            body: {
+              version,
+              planHash: hash,
+              ...(plan.connectionId ? { connectionId: plan.connectionId } : {}),
+              ...(allowDestructive ? { allowDestructive: true } : {}),
+            },
           }),
         );
       } else {

@@ -185,6 +185,17 @@ export function PlanView({ plan }: { plan: AddonPlan }) {
           </ul>
         )}
       </Part>
+      {plan.settingChanges.length > 0 && (
+        <Part title={t('addOns.plan.settingChanges')}>
+          <ul className="addons-diff" data-testid="plan-setting-changes">
+            {plan.settingChanges.map((c) => (
+              <li key={`${c.instance ?? ''}/${c.name}`}>
+                {c.instance === null ? c.message : t('addOns.plan.settingChangeOf', { instance: c.instance, message: c.message })}
+              </li>
+            ))}
+          </ul>
+        </Part>
+      )}
     </div>
   );
 }

@@ -71,6 +71,8 @@ export const messages = {
   'addOns.plan.destructive': 'This plan drops or changes existing columns: their data is lost.',
   'addOns.plan.allowDestructive': 'I understand that data will be lost',
   'addOns.plan.warnings': 'Warnings',
+  'addOns.plan.settingChanges': 'Stored settings under the new version',
+  'addOns.plan.settingChangeOf': 'Instance {instance}: {message}',
   'addOns.plan.changes': 'Changes from {from} to {to}',
   'addOns.plan.noChanges': 'No change to tables or endpoints.',
   'addOns.plan.tables': '{count, plural, =0 {Tables} one {Table (1)} other {Tables (#)}}',

@@ -163,6 +163,7 @@ function KeyItem({
         <dd>{when(item.createdAt)}</dd>
       </dl>
       {item.appKey && <p className="hint">{t('publicApi.keys.appOwned', { app: appName(item.appKey.addonKey) })}</p>}
+      {item.suspended && <p className="hint">{t('publicApi.keys.suspended')}</p>}
       {!item.revealable && !item.appKey && <p className="hint">{t('publicApi.keys.notRevealable')}</p>}
       {confirm ? (
         <div className="actions">

@@ -172,6 +172,7 @@ export const messages = {
   'publicApi.keys.created': 'Created',
   'publicApi.keys.appOwned':
     'This key belongs to the app {app}: it has exactly the app’s endpoints, stops while the app is disabled and goes when the app is removed, so it cannot be revoked here.',
+  'publicApi.keys.suspended': 'Stopped with its app: the app is disabled, so this key answers 401 until the app is enabled again.',
   'publicApi.keys.notRevealable': 'Server keys are shown once and cannot be shown again; rotate the key for a new secret.',
   'publicApi.keys.reveal': 'Show key',
   'publicApi.keys.revealLabel': 'Show key {name}',
