@@ -78,6 +78,9 @@ export const planSchema = z
     hooks: z.array(z.string()),
     actions: z.array(z.string()),
     staffActions: z.array(z.string()).describe('Actions only a signed-in person with add-ons.use may call (the app key is refused).'),
+    mailTemplates: z
+      .array(z.strictObject({ key: z.string(), subject: z.string(), locales: z.array(z.string()) }))
+      .describe('The e-mails ctx.mail.send may send (AO19), by their key under e-mail templates (`<key>.<name>`), with the languages the package brings.'),
     peak: z.number().int(),
     connect: z
       .strictObject({

@@ -2358,6 +2358,12 @@ export interface components {
             actions: string[];
             /** @description Actions only a signed-in person with add-ons.use may call (the app key is refused). */
             staffActions: string[];
+            /** @description The e-mails ctx.mail.send may send (AO19), by their key under e-mail templates (`<key>.<name>`), with the languages the package brings. */
+            mailTemplates: {
+                key: string;
+                subject: string;
+                locales: string[];
+            }[];
             peak: number;
             connect: {
                 /** @enum {string} */
