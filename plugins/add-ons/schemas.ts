@@ -22,7 +22,16 @@ export const catalogData = dataOf(
     sources: z.array(z.string()),
     refreshedAt: z.record(z.string(), z.number().int()),
     addons: z.array(catalogEntrySchema),
-    refresh: z.array(z.strictObject({ url: z.string(), ok: z.boolean(), error: z.string().optional() })).optional(),
+    refresh: z
+      .array(
+        z.strictObject({
+          url: z.string(),
+          ok: z.boolean(),
+          error: z.string().optional(),
+          warning: z.string().optional().describe("Entries of the index left out: a built-in add-on's key, which only the built-in catalog provides (AO20)."),
+        }),
+      )
+      .optional(),
   }),
 );
 

@@ -149,7 +149,7 @@ const mailTemplateSchema = z.strictObject({
 });
 export type AddonMailTemplate = z.infer<typeof mailTemplateSchema>;
 
-/** At most this many `schedule:` hooks per add-on (AO20). */
+/** At most this many `schedule:` hooks per add-on (AO21). */
 export const MAX_SCHEDULES = 10;
 
 const endpointSchema = z.strictObject({

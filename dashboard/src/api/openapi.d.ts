@@ -4481,6 +4481,8 @@ export interface operations {
                                 url: string;
                                 ok: boolean;
                                 error?: string;
+                                /** @description Entries of the index left out: a built-in add-on's key, which only the built-in catalog provides (AO20). */
+                                warning?: string;
                             }[];
                         };
                     };
@@ -4547,6 +4549,8 @@ export interface operations {
                                 url: string;
                                 ok: boolean;
                                 error?: string;
+                                /** @description Entries of the index left out: a built-in add-on's key, which only the built-in catalog provides (AO20). */
+                                warning?: string;
                             }[];
                         };
                     };
@@ -4616,6 +4620,8 @@ export interface operations {
                                 url: string;
                                 ok: boolean;
                                 error?: string;
+                                /** @description Entries of the index left out: a built-in add-on's key, which only the built-in catalog provides (AO20). */
+                                warning?: string;
                             }[];
                         };
                     };
