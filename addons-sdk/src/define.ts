@@ -43,7 +43,11 @@ export interface HostKv {
   delete(key: string): Promise<void>;
 }
 
-/** Sends one of the instance's e-mail templates (capability `mail.send`). */
+/**
+ * Sends one of the add-on's own e-mails (capability `mail.send`): `template` is the name of one
+ * of addon.json's `mail.templates`, `to` one plain address; rendered in the recipient's language.
+ * Refused: ADDON_MAIL_TEMPLATE_UNKNOWN, VALIDATION_FAILED (not one address), ADDON_MAIL_QUOTA.
+ */
 export interface HostMail {
   send(template: string, to: string, vars: Record<string, Json>): Promise<void>;
 }

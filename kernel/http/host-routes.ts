@@ -22,6 +22,21 @@ export interface HostRoute {
   detail?: Record<string, string | null>;
 }
 
+/**
+ * A `Host` value as it is compared everywhere (issue 26 point 27): lower case, and the name's
+ * one trailing dot dropped (`book.example.com.` is the fully qualified spelling of
+ * `book.example.com`: DNS and browsers take both, so both must mean the same here). The port,
+ * and an IPv6 literal's brackets, are kept.
+ */
+export function normaliseHost(value: string): string {
+  const host = value.trim().toLowerCase();
+  if (host.startsWith('[')) return host;
+  const colon = host.lastIndexOf(':');
+  const name = colon >= 0 ? host.slice(0, colon) : host;
+  const port = colon >= 0 ? host.slice(colon) : '';
+  return (name.endsWith('.') ? name.slice(0, -1) : name) + port;
+}
+
 /** What passes a mapped host unchanged. */
 const PUBLIC_PATH = `${API_PREFIX}/public/`;
 
@@ -41,11 +56,12 @@ export class HostRoutes {
   /** The route of a raw `Host` header, or null (most requests: nothing is mapped). */
   match(header: string | undefined): HostRoute | null {
     if (this.byHost.size === 0 || !header) return null;
-    const host = header.toLowerCase();
+    const host = normaliseHost(header);
     const exact = this.byHost.get(host);
     if (exact) return exact;
     const colon = host.lastIndexOf(':');
-    return colon > 0 && !host.includes(']') ? (this.byHost.get(host.slice(0, colon)) ?? null) : null;
+    // Only a port after the name: whatever else follows a colon is not this host (and would reach the page's apiBase).
+    return colon > 0 && !host.includes(']') && /^\d{1,5}$/.test(host.slice(colon + 1)) ? (this.byHost.get(host.slice(0, colon)) ?? null) : null;
   }
 
   /** fastify's `rewriteUrl`: the URL the router sees. */

@@ -9,7 +9,8 @@ const WILDCARDS = new Set(['0.0.0.0', '::', '']);
 function splitHost(value: string): { name: string; port: string | null } | null {
   const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(value.trim());
   if (!m) return null;
-  return { name: m[1]!.replace(/^\[|\]$/g, '').toLowerCase(), port: m[2] ?? null };
+  // `name.` is the fully qualified spelling of `name` (issue 26 point 27): the same name.
+  return { name: m[1]!.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, ''), port: m[2] ?? null };
 }
 
 const unmapped = (address: string | undefined): string => (address ?? '').toLowerCase().replace(/^::ffff:(?=\d+\.)/, '');
@@ -46,7 +47,7 @@ export function isOwnHost(request: FastifyRequest, config: Config): boolean {
  * the mapping would take the dashboard away from its own address.
  */
 export function isOwnName(name: string, config: Config): boolean {
-  const n = name.toLowerCase();
+  const n = name.toLowerCase().replace(/\.$/, '');
   if (LOOPBACK_NAMES.has(n)) return true;
   if (config.baseUrl && splitHost(new URL(config.baseUrl).host)?.name === n) return true;
   const listen = config.host.toLowerCase().replace(/^\[|\]$/g, '');

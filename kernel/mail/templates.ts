@@ -23,9 +23,45 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', 
 export class MailTemplates {
   private readonly defaults = new Map<string, MailTemplate>();
   private overrides: TemplateOverrides | null = null;
+  /** Keys registered for an owner (an add-on, AO19) by `replaceOwned`; built-in keys have none. */
+  private readonly owners = new Map<string, string>();
 
   register(key: string, locale: string, template: MailTemplate): void {
     this.defaults.set(`${key}\u0000${locale}`, template);
+  }
+
+  /**
+   * Replaces every template `owner` registered (an add-on's `mail.templates`): what is not in
+   * `entries` is gone. A key another owner or a built-in sender holds is not taken: it is
+   * answered among the refused keys and left as it was.
+   */
+  replaceOwned(owner: string, entries: ReadonlyArray<{ key: string; locale: string; template: MailTemplate }>): string[] {
+    for (const [key, o] of [...this.owners]) {
+      if (o !== owner) continue;
+      this.owners.delete(key);
+      for (const id of [...this.defaults.keys()]) if (id.startsWith(`${key}\u0000`)) this.defaults.delete(id);
+    }
+    const refused = new Set<string>();
+    for (const e of entries) {
+      const held = this.owners.get(e.key);
+      if ((held !== undefined && held !== owner) || (held === undefined && this.hasKey(e.key))) {
+        refused.add(e.key);
+        continue;
+      }
+      this.owners.set(e.key, owner);
+      this.defaults.set(`${e.key}\u0000${e.locale}`, e.template);
+    }
+    return [...refused];
+  }
+
+  /** Who registered a key through `replaceOwned`; null for a built-in sender's key or none. */
+  ownerOf(key: string): string | null {
+    return this.owners.get(key) ?? null;
+  }
+
+  hasKey(key: string): boolean {
+    for (const id of this.defaults.keys()) if (id.startsWith(`${key}\u0000`)) return true;
+    return false;
   }
 
   useOverrides(source: TemplateOverrides): void {

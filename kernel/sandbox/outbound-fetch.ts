@@ -159,6 +159,16 @@ const defaultResolve = (host: string) =>
   );
 
 export async function outboundFetch(url: string, init: FetchInit | undefined, opts: OutboundOptions): Promise<FetchResponse> {
+  const res = await outboundRequest(url, init, opts);
+  return { ...res, body: res.body.toString('utf8') };
+}
+
+/** outboundFetch with the body as bytes (the instance's own fetches of catalog indexes and packages, AO20). */
+export async function outboundRequest(
+  url: string,
+  init: FetchInit | undefined,
+  opts: OutboundOptions,
+): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
   if (!opts.networkFeatures) throw new AppError('NETWORK_FEATURES_DISABLED');
   let target: URL;
   try {
@@ -201,7 +211,7 @@ export async function outboundFetch(url: string, init: FetchInit | undefined, op
   const maxBody = opts.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const client = target.protocol === 'https:' ? https : http;
 
-  return new Promise<FetchResponse>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     let req: http.ClientRequest;
     try {
       req = client.request(
@@ -222,7 +232,7 @@ export async function outboundFetch(url: string, init: FetchInit | undefined, op
           res.on('end', () => {
             const out: Record<string, string> = {};
             for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-            resolve({ status: res.statusCode ?? 0, headers: out, body: Buffer.concat(chunks).toString('utf8') });
+            resolve({ status: res.statusCode ?? 0, headers: out, body: Buffer.concat(chunks) });
           });
           res.on('error', () => reject(deadline.aborted ? failed('timeout', { timeoutMs }) : failed('network')));
         },

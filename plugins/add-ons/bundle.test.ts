@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../test/helpers/client.js';
+import { hostRequest } from '../../test/helpers/host-request.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
 import { sourceFixture, type SourceFixture } from '../connections/testing.js';
@@ -104,6 +105,24 @@ describe('GET /add-ons/{key}/bundle/{*} on a started instance', () => {
   afterAll(async () => {
     await inst?.close();
     await source?.cleanup();
+  });
+
+  it('builds the CSP and the API base from the instance’s own names, never from a forged Host (issue 26 point 28)', async () => {
+    const path = '/api/v1/add-ons/table-booking/bundle/widget/index.html';
+    const port = new URL(inst.url).port;
+    for (const host of [`127.0.0.1:${port}; sandbox allow-same-origin; script-src *`, `evil.example:${port}`, 'evil.example', `127.0.0.1:${port} https://evil.example`]) {
+      const res = await hostRequest(inst.url, { host, path });
+      expect(res.status, host).toBe(421);
+      expect(res.body?.error?.code, host).toBe('HOST_NOT_ALLOWED');
+      expect(String(res.headers['content-security-policy'] ?? ''), host).not.toMatch(/evil|allow-same-origin|script-src \*/);
+      expect(res.text, host).not.toContain('evil');
+    }
+    // The instance's own names still work: its loopback address, and `localhost` on its port.
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`]) {
+      const res = await hostRequest(inst.url, { host, path });
+      expect(res.status, host).toBe(200);
+      expect(String(res.headers['content-security-policy'])).toContain(`script-src http://${host}/api/v1/add-ons/table-booking/bundle/;`);
+    }
   });
 
   it("serves a surface's index.html with the app key and the public API base injected, and safe headers", async () => {

@@ -6,6 +6,7 @@ import { addonKeyField, semverField } from '../../addons-sdk/src/manifest/index.
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import { projectPath } from '../../kernel/paths.js';
+import { outboundRequest } from '../../kernel/sandbox/outbound-fetch.js';
 
 /** A catalog index (D26). Remote ones are refused whole when they do not match it. */
 export const catalogIndexSchema = z.object({
@@ -72,19 +73,61 @@ function builtInIndex(): CatalogIndex {
   return catalogIndexSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
 }
 
+const MAX_REDIRECTS = 5;
+/** Tests only (in-process): let catalog fetches reach a loopback name (`localhost`; IP literals stay refused). Never set in production. */
+export const catalogTestHooks: { allowLoopback?: boolean } = {};
+
+/**
+ * GET under the add-ons' outbound policy (AO20): http(s) only, no IP literal, every address the
+ * name resolves to checked public and the connection pinned to it; a redirect is followed
+ * (at most MAX_REDIRECTS) only after the same checks on its target. Errors name the reason,
+ * never bytes of the answer.
+ */
 async function fetchLimited(url: string, maxBytes: number): Promise<Buffer> {
-  const res = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'follow' });
-  if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
-  const declared = Number(res.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) throw Object.assign(new Error(`larger than ${maxBytes} bytes`), { tooLarge: true });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
-    size += chunk.length;
-    if (size > maxBytes) throw Object.assign(new Error(`larger than ${maxBytes} bytes`), { tooLarge: true });
-    chunks.push(Buffer.from(chunk));
+  let current = url;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    let host: string;
+    try {
+      host = new URL(current).hostname;
+    } catch {
+      throw new Error('not a valid URL');
+    }
+    let res: Awaited<ReturnType<typeof outboundRequest>>;
+    try {
+      res = await outboundRequest(current, undefined, {
+        allowedHosts: [host],
+        networkFeatures: true,
+        maxBodyBytes: maxBytes,
+        timeoutMs: FETCH_TIMEOUT_MS,
+        ...(catalogTestHooks.allowLoopback ? { allowLoopbackForTests: true } : {}),
+      });
+    } catch (err) {
+      const reason = (err as AppError).params?.['reason'];
+      if (reason === 'response_too_large') throw Object.assign(new Error(`larger than ${maxBytes} bytes`), { tooLarge: true });
+      if (err instanceof AppError && err.code === 'ADDON_OUTBOUND_REFUSED')
+        throw new Error(`refused by the outbound rules (${String(reason)}${hop ? ', after a redirect' : ''})`);
+      throw new Error(`could not be fetched (${String(reason ?? 'network')})`);
+    }
+    const location = res.headers['location'];
+    if (res.status >= 300 && res.status < 400 && location) {
+      try {
+        current = new URL(location, current).href;
+      } catch {
+        throw new Error('redirected to an invalid URL');
+      }
+      continue;
+    }
+    if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
+    return res.body;
   }
-  return Buffer.concat(chunks);
+  throw new Error(`more than ${MAX_REDIRECTS} redirects`);
+}
+
+export interface RefreshResult {
+  url: string;
+  ok: boolean;
+  error?: string;
+  warning?: string;
 }
 
 /** The catalog: the built-in index from disk (works offline) and the remote indexes last fetched. */
@@ -106,16 +149,31 @@ export class Catalog {
   }
 
   /** Fetches every remote index; a source that fails keeps its last good index and is reported. */
-  async refresh(): Promise<Array<{ url: string; ok: boolean; error?: string }>> {
+  async refresh(): Promise<RefreshResult[]> {
     if (!this.kernel.config.networkFeatures) throw new AppError('NETWORK_FEATURES_DISABLED');
     const state = await this.stored();
-    const results: Array<{ url: string; ok: boolean; error?: string }> = [];
+    const results: RefreshResult[] = [];
     for (const url of state.sources) {
       try {
         const body = await fetchLimited(url, INDEX_MAX_BYTES);
-        const index = catalogIndexSchema.parse(JSON.parse(body.toString('utf8')));
+        let json: unknown;
+        try {
+          json = JSON.parse(body.toString('utf8'));
+        } catch {
+          // JSON.parse's message quotes the answer: never echo what a source sent.
+          throw new Error('not a catalog index (not JSON)');
+        }
+        const parsed = catalogIndexSchema.parse(json);
+        // A built-in add-on's key is the built-in catalog's alone: another source cannot offer it (AO20).
+        const builtIn = new Set(builtInIndex().addons.map((a) => a.key));
+        const taken = parsed.addons.filter((a) => builtIn.has(a.key)).map((a) => a.key);
+        const index = { addons: parsed.addons.filter((a) => !builtIn.has(a.key)) };
         state.fetched[url] = { at: this.kernel.now(), index };
-        results.push({ url, ok: true });
+        results.push({
+          url,
+          ok: true,
+          ...(taken.length ? { warning: `Ignored ${taken.join(', ')}: the key of a built-in add-on, which only the built-in catalog provides.`.slice(0, 300) } : {}),
+        });
       } catch (err) {
         const message =
           err instanceof z.ZodError ? `not a catalog index (${err.issues[0]?.path.join('.') || 'root'}: ${err.issues[0]?.message})` : (err as Error).message;
@@ -151,10 +209,13 @@ export class Catalog {
         });
       }
     };
-    add(builtInIndex(), BUILT_IN, null);
+    const builtIn = builtInIndex();
+    add(builtIn, BUILT_IN, null);
+    const builtInKeys = new Set(builtIn.addons.map((a) => a.key));
     for (const url of state.sources) {
       const f = state.fetched[url];
-      if (f) add(f.index, url, url);
+      // An index fetched before AO20 may still list a built-in key: it is not offered.
+      if (f) add({ addons: f.index.addons.filter((a) => !builtInKeys.has(a.key)) }, url, url);
     }
     return out;
   }

@@ -178,6 +178,24 @@ describe('surfaces on their own host names', () => {
     expect(login.headers['set-cookie']).toBeUndefined();
   });
 
+  it('treats the name with a trailing dot, or in capitals, as the mapped name (issue 26 point 27)', async () => {
+    const port = new URL(inst.url).port;
+    for (const host of [`booking.test.:${port}`, `BOOKING.Test.:${port}`]) {
+      const page = await on(host, '/');
+      expect(page.status, host).toBe(200);
+      expect(page.text, host).toContain('svc-app');
+      expect(page.text, host).not.toContain('<div id="root"');
+      for (const path of ['/api/v1/users', '/api/v1/auth/me', '/assets/index.js', '/docs']) {
+        const res = await on(host, path);
+        expect(res.status, `${host}${path}`).toBe(404);
+        expect(res.text, `${host}${path}`).not.toContain('<div id="root"');
+      }
+      const login = await on(host, '/api/v1/auth/login', { origin: `http://${host}` }, 'POST', { email: 'root@example.com', password: 'root-password' });
+      expect(login.status, host).toBe(404);
+      expect(login.headers['set-cookie']).toBeUndefined();
+    }
+  });
+
   it("admits the app's own key from its mapped origin only", async () => {
     const origin = `http://${booking}`;
     const fromPage = await on(booking, availability, { ...bearer(appKey), origin });

@@ -45,4 +45,6 @@ export const ADDON_ERRORS = {
   ADDON_OAUTH_STATE_USED: { status: 409, message: 'The OAuth state has already been used: start the connection again.' },
   ADDON_OAUTH_STATE_EXPIRED: { status: 409, message: 'The OAuth state has expired (10 minutes): start the connection again.' },
   ADDON_OAUTH_PROVIDER_ERROR: { status: 502, message: 'The OAuth provider refused the exchange or answered something that is not a token.' },
+  ADDON_MAIL_TEMPLATE_UNKNOWN: { status: 400, message: 'ctx.mail.send sends only the mail templates the add-on declares in addon.json (mail.templates).' },
+  ADDON_MAIL_QUOTA: { status: 429, message: 'The add-on sent as many e-mails as it may within an hour: try again later.' },
 } as const;

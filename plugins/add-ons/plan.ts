@@ -7,6 +7,7 @@ import { planTables, withInstanceColumn, type DdlPlan } from '../../kernel/schem
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import type { InstalledAddon } from './installed.js';
+import { addonTemplateKey } from './mail.js';
 import type { StagedPackage } from './packages.js';
 import type { SettingChange } from './settings-values.js';
 
@@ -31,6 +32,8 @@ export interface AddonPlan {
   actions: string[];
   /** Of `actions`, those the app key may not call (staff only). */
   staffActions: string[];
+  /** The e-mails ctx.mail.send may send (AO19). */
+  mailTemplates: Array<{ key: string; subject: string; locales: string[] }>;
   peak: number;
   /** What connect asks for: a secret connection's field names, an OAuth connection's provider URLs (the instance reaches tokenUrl) and scopes. */
   connect: { kind: 'secret' | 'oauth2'; fields: string[]; authorizeUrl: string | null; tokenUrl: string | null; scopes: string[] } | null;
@@ -122,6 +125,12 @@ export async function planInstall(
       endpoints.push({ ref: publicRef(m.key, old.ref), table: physicalTableName(m.key, old.table), methods: [], action: 'remove' });
   }
 
+  for (const t of m.mail.templates) {
+    const key = addonTemplateKey(m.key, t.name);
+    if (kernel.mailer.templates.hasKey(key) && kernel.mailer.templates.ownerOf(key) !== m.key)
+      throw new AppError('ADDON_CONFLICT', { message: `The e-mail template key ${key} is taken.`, params: { what: 'mail-template', name: key } });
+  }
+
   const warnings = [...(ddl?.warnings ?? []), ...(ddl?.refusals ?? [])];
   if (!staged.verified) warnings.unshift('This package was uploaded, not downloaded from a catalog: nobody vouches for it.');
   const body: Omit<AddonPlan, 'hash'> = {
@@ -143,6 +152,7 @@ export async function planInstall(
     hooks: [...m.hooks],
     actions: [...m.actions],
     staffActions: [...m.staffActions],
+    mailTemplates: m.mail.templates.map((t) => ({ key: addonTemplateKey(m.key, t.name), subject: t.subject, locales: ['en', ...Object.keys(t.locales ?? {}).filter((l) => l !== 'en')] })),
     peak: m.peak,
     connect: m.connect
       ? m.connect.kind === 'secret'
@@ -183,6 +193,7 @@ export function planRemoval(installed: InstalledAddon): PlanOutcome {
     hooks: [],
     actions: [],
     staffActions: [],
+    mailTemplates: [],
     peak: m.peak,
     connect: null,
     settings: [],

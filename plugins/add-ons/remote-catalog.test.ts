@@ -5,6 +5,7 @@ import type { AddonManifestInput } from '../../addons-sdk/src/manifest/index.js'
 import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
+import { catalogTestHooks } from './catalog.js';
 import { packFixture } from './testing.js';
 
 const manifest = (version: string): AddonManifestInput => ({
@@ -21,23 +22,30 @@ const PAGE = { 'surfaces/page/index.html': '<h1>hello</h1>' };
 interface RemoteCatalog {
   base: string;
   requests: string[];
-  files: Map<string, { status: number; body: Buffer }>;
+  /** The same server at its IP literal (refused by the outbound rules whatever the test hook). */
+  literal: string;
+  files: Map<string, { status: number; body: Buffer; location?: string }>;
   close(): Promise<void>;
 }
 
 async function remoteCatalog(): Promise<RemoteCatalog> {
-  const files = new Map<string, { status: number; body: Buffer }>();
+  const files = new Map<string, { status: number; body: Buffer; location?: string }>();
   const requests: string[] = [];
   const server: Server = createServer((req, res) => {
     requests.push(req.url ?? '');
     const f = files.get(req.url ?? '');
-    res.writeHead(f?.status ?? 404, { 'content-type': req.url?.endsWith('.json') ? 'application/json' : 'application/gzip' });
+    res.writeHead(f?.status ?? 404, {
+      'content-type': req.url?.endsWith('.json') ? 'application/json' : 'application/gzip',
+      ...(f?.location ? { location: f.location } : {}),
+    });
     res.end(f?.body ?? 'not found');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    base: `http://127.0.0.1:${port}`,
+    // A name, not an IP literal: the catalog's fetches refuse literals (AO20); tests let loopback names through.
+    base: `http://localhost:${port}`,
+    literal: `http://127.0.0.1:${port}`,
     requests,
     files,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
@@ -79,8 +87,10 @@ describe('remote catalog sources (D26)', () => {
     remote.files.set('/packages/remote-hello-1.0.2.tgz', { status: 200, body: grown.bytes });
     remote.files.set('/broken.json', { status: 200, body: Buffer.from('{"addons": "nope"}') });
     ({ inst, admin } = await bootWithAdmin({ env: { SVC_NETWORK_FEATURES: 'true' } }));
+    catalogTestHooks.allowLoopback = true;
   });
   afterAll(async () => {
+    catalogTestHooks.allowLoopback = false;
     await inst?.close();
     await remote?.close();
   });
@@ -155,6 +165,74 @@ describe('remote catalog sources (D26)', () => {
     const put = await admin.put('/api/v1/add-ons/catalog', { sources: [] });
     expect(put.status).toBe(200);
     expect(await remoteEntry()).toBeNull();
+  });
+});
+
+describe('remote catalog fetches go through the outbound rules (AO20)', () => {
+  let remote: RemoteCatalog;
+  let inst: TestInstance;
+  let admin: HttpClient;
+
+  beforeAll(async () => {
+    remote = await remoteCatalog();
+    remote.files.set('/secret', { status: 200, body: Buffer.from('TOP-SECRET internal answer') });
+    remote.files.set('/secret.json', { status: 200, body: Buffer.from('TOP-SECRET internal answer') });
+    remote.files.set('/hop.json', { status: 302, body: Buffer.from(''), location: `${remote.literal}/secret` });
+    remote.files.set('/loop.json', { status: 302, body: Buffer.from(''), location: '/loop.json' });
+    const bytes = Buffer.from('not a real package');
+    const index = {
+      addons: [
+        { key: 'storefront', name: 'Storefront', versions: [{ version: '9.9.9', engine: '>=0.1.0', url: 'sf.tgz', sha256: 'a'.repeat(64), size: bytes.length }] },
+        { key: 'third-party', name: 'Third party', versions: [] },
+      ],
+    };
+    remote.files.set('/builtin.json', { status: 200, body: Buffer.from(JSON.stringify(index)) });
+    remote.files.set('/sf.tgz', { status: 200, body: bytes });
+    ({ inst, admin } = await bootWithAdmin({ env: { SVC_NETWORK_FEATURES: 'true' } }));
+  });
+  afterAll(async () => {
+    catalogTestHooks.allowLoopback = false;
+    await inst?.close();
+    await remote?.close();
+  });
+
+  const refresh = async (sources: string[]) => {
+    expect((await admin.put('/api/v1/add-ons/catalog', { sources })).status).toBe(200);
+    const res = await admin.post('/api/v1/add-ons/catalog/refresh');
+    expect(res.status, res.text).toBe(200);
+    return res.body.data.refresh as Array<{ url: string; ok: boolean; error?: string; warning?: string }>;
+  };
+
+  it('refuses a loopback address (an IP literal always, a name resolving to one) and asks it nothing', async () => {
+    catalogTestHooks.allowLoopback = false;
+    const out = await refresh([`${remote.literal}/secret.json`, `${remote.base}/secret.json`]);
+    expect(out).toEqual([
+      { url: `${remote.literal}/secret.json`, ok: false, error: expect.stringContaining('ip_literal') },
+      { url: `${remote.base}/secret.json`, ok: false, error: expect.stringContaining('private_address') },
+    ]);
+    expect(remote.requests).toEqual([]);
+  });
+
+  it('checks a redirect’s target again, and never echoes what a source answered', async () => {
+    catalogTestHooks.allowLoopback = true;
+    const out = await refresh([`${remote.base}/hop.json`, `${remote.base}/loop.json`, `${remote.base}/secret.json`]);
+    expect(out[0]).toEqual({ url: `${remote.base}/hop.json`, ok: false, error: expect.stringContaining('after a redirect') });
+    expect(out[1]).toEqual({ url: `${remote.base}/loop.json`, ok: false, error: expect.stringContaining('redirects') });
+    expect(out[2]).toEqual({ url: `${remote.base}/secret.json`, ok: false, error: 'not a catalog index (not JSON)' });
+    expect(remote.requests).not.toContain('/secret');
+    expect(JSON.stringify(out)).not.toContain('TOP-SECRET');
+  });
+
+  it('leaves out a built-in add-on’s key offered by another source, says so, and will not download it', async () => {
+    catalogTestHooks.allowLoopback = true;
+    const out = await refresh([`${remote.base}/builtin.json`]);
+    expect(out).toEqual([{ url: `${remote.base}/builtin.json`, ok: true, warning: expect.stringContaining('storefront') }]);
+    const catalog = (await admin.get('/api/v1/add-ons/catalog')).body.data.addons as Array<{ key: string; source: string }>;
+    expect(catalog.filter((a) => a.key === 'storefront').map((a) => a.source)).toEqual(['built-in']);
+    expect(catalog.some((a) => a.key === 'third-party')).toBe(true);
+    const res = await admin.post('/api/v1/add-ons/download', { key: 'storefront', version: '9.9.9' });
+    expect(res.status, res.text).toBe(404);
+    expect(remote.requests).not.toContain('/sf.tgz');
   });
 });
 

@@ -10,7 +10,7 @@ import { requireUser } from '../../kernel/identity/principal.js';
 import { linkBase } from '../../kernel/http/trusted-host.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import { multipartBodyError, multipartFile } from '../../kernel/http/multipart.js';
-import { PACKAGE_MAX_BYTES } from './catalog.js';
+import { PACKAGE_MAX_BYTES, type RefreshResult } from './catalog.js';
 import type { StagedPackage } from './packages.js';
 import {
   addonData,
@@ -51,7 +51,7 @@ const stagedView = (s: StagedPackage) => ({
   stagedAt: s.stagedAt,
 });
 
-async function catalogView(kernel: Kernel, refresh?: Array<{ url: string; ok: boolean; error?: string }>) {
+async function catalogView(kernel: Kernel, refresh?: RefreshResult[]) {
   const s = service(kernel);
   const [entries, installed, staged] = await Promise.all([s.catalog.entries(), s.installed.list(), s.packages.list()]);
   return {

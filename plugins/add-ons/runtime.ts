@@ -7,6 +7,7 @@ import type { HostCapability, Json, SandboxAddon } from '../../kernel/sandbox/ho
 import { outboundFetch, outboundHosts } from '../../kernel/sandbox/index.js';
 import { HostDb } from './host-db.js';
 import { HostKv } from './host-kv.js';
+import { AddonMail, syncAddonTemplates } from './mail.js';
 import type { InstalledAddon } from './installed.js';
 import type { AddonService } from './service.js';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from './instances.js';
@@ -51,6 +52,9 @@ export class AddonRuntime implements RowWriteHookProvider {
   private poller: NodeJS.Timeout | null = null;
   private readonly db: HostDb;
   private readonly kv: HostKv;
+  private readonly mail: AddonMail;
+  /** The add-ons whose mail templates are registered now (AO19). */
+  private mailOwners = new Set<string>();
   private closed = false;
 
   constructor(
@@ -59,6 +63,7 @@ export class AddonRuntime implements RowWriteHookProvider {
   ) {
     this.db = new HostDb(kernel);
     this.kv = new HostKv(service.db);
+    this.mail = new AddonMail(kernel);
   }
 
   async start(): Promise<void> {
@@ -115,6 +120,12 @@ export class AddonRuntime implements RowWriteHookProvider {
     }
     this.loaded = loaded;
     this.tables = tables;
+    this.mailOwners = syncAddonTemplates(
+      this.kernel.mailer.templates,
+      [...loaded.values()].map((l) => l.addon.manifest),
+      this.mailOwners,
+      this.kernel.log,
+    );
     await this.schedule();
   }
 
@@ -260,13 +271,8 @@ export class AddonRuntime implements RowWriteHookProvider {
         return this.db.call(m, l.addon.connectionId, method, args, addon.instance ?? DEFAULT_INSTANCE);
       case 'kv':
         return this.kv.call(addon.key, method, args);
-      case 'mail.send': {
-        const [template, to, vars] = args;
-        if (typeof template !== 'string' || typeof to !== 'string') throw new AppError('VALIDATION_FAILED', { message: 'mail.send(template, to, vars)' });
-        const plain = Object.fromEntries(Object.entries((vars ?? {}) as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'number' ? v : String(v)]));
-        await this.kernel.mailer.sendTemplate(template, 'en', to, plain);
-        return null;
-      }
+      case 'mail.send':
+        return this.mail.send(m, args);
       case 'fetch': {
         const [url, init] = args;
         if (typeof url !== 'string') throw new AppError('VALIDATION_FAILED', { message: 'fetch(url, init)' });

@@ -23,7 +23,16 @@ export const catalogData = dataOf(
     sources: z.array(z.string()),
     refreshedAt: z.record(z.string(), z.number().int()),
     addons: z.array(catalogEntrySchema),
-    refresh: z.array(z.strictObject({ url: z.string(), ok: z.boolean(), error: z.string().optional() })).optional(),
+    refresh: z
+      .array(
+        z.strictObject({
+          url: z.string(),
+          ok: z.boolean(),
+          error: z.string().optional(),
+          warning: z.string().optional().describe("Entries of the index left out: a built-in add-on's key, which only the built-in catalog provides (AO20)."),
+        }),
+      )
+      .optional(),
   }),
 );
 
@@ -79,6 +88,9 @@ export const planSchema = z
     hooks: z.array(z.string()),
     actions: z.array(z.string()),
     staffActions: z.array(z.string()).describe('Actions only a signed-in person with add-ons.use may call (the app key is refused).'),
+    mailTemplates: z
+      .array(z.strictObject({ key: z.string(), subject: z.string(), locales: z.array(z.string()) }))
+      .describe('The e-mails ctx.mail.send may send (AO19), by their key under e-mail templates (`<key>.<name>`), with the languages the package brings.'),
     peak: z.number().int(),
     connect: z
       .strictObject({

@@ -4,6 +4,7 @@ import { HANDLED, rawResponse, route } from '../../kernel/contract/route.js';
 import { dataOf, errorEnvelopeSchema } from '../../kernel/contract/shapes.js';
 import { AppError } from '../../kernel/errors.js';
 import { DOCUMENT_ONLY } from '../../kernel/http/security-headers.js';
+import { isOwnHost } from '../../kernel/http/trusted-host.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import {
@@ -127,7 +128,7 @@ export const surfaceRoutes = [
     url: '/add-ons/:key/bundle/*',
     summary: "A file of an installed add-on's surface",
     description:
-      "Public: serves the files of the surfaces the add-on's manifest declares (`surfaces/<name>/…` of its installed package) while it is enabled, and nothing else of the package. Content-Type from the file's extension, a strong ETag (304 on If-None-Match), `Cache-Control: public, max-age=31536000, immutable` for names carrying a hex content hash (`app.3f9a1c2b.js`) and `no-cache` otherwise, and a CSP that reaches only the add-on's own files and this instance's public API, with `sandbox allow-scripts allow-forms`. HTML files get `<meta name=\"svc-app\" content=\"{appKey, apiBase}\">`: the app key of the app (its default instance), or with `?instance=<id>` the key of that instance (D28). On a host name mapped by `PUT /surfaces/domains` the mapped surface's files are served at that host's root instead (`/` is the entry), with a same-origin CSP (`'self'`, no `sandbox`) and `apiBase` on that host. 400 BAD_REQUEST (params.reason `path-invalid`) for a malformed path (`..`, encoded dots, `%` left after decoding, backslash, NUL, empty segments); 404 ADDON_NOT_FOUND when the add-on is not installed or disabled; 404 ADDON_INSTANCE_NOT_FOUND for an unknown `instance`; 404 NOT_FOUND for a file that is not in a declared surface.",
+      "Public: serves the files of the surfaces the add-on's manifest declares (`surfaces/<name>/…` of its installed package) while it is enabled, and nothing else of the package. Content-Type from the file's extension, a strong ETag (304 on If-None-Match), `Cache-Control: public, max-age=31536000, immutable` for names carrying a hex content hash (`app.3f9a1c2b.js`) and `no-cache` otherwise, and a CSP that reaches only the add-on's own files and this instance's public API, with `sandbox allow-scripts allow-forms`. HTML files get `<meta name=\"svc-app\" content=\"{appKey, apiBase}\">`: the app key of the app (its default instance), or with `?instance=<id>` the key of that instance (D28). On a host name mapped by `PUT /surfaces/domains` the mapped surface's files are served at that host's root instead (`/` is the entry), with a same-origin CSP (`'self'`, no `sandbox`) and `apiBase` on that host. 400 BAD_REQUEST (params.reason `path-invalid`) for a malformed path (`..`, encoded dots, `%` left after decoding, backslash, NUL, empty segments); 404 ADDON_NOT_FOUND when the add-on is not installed or disabled; 404 ADDON_INSTANCE_NOT_FOUND for an unknown `instance`; 404 NOT_FOUND for a file that is not in a declared surface; 421 HOST_NOT_ALLOWED when SVC_BASE_URL is not set and the `Host` is not one of the instance's own names (the CSP and the API base are built from configured names only).",
     public: true,
     tags: ['Add-ons'],
     schema: {
@@ -138,6 +139,7 @@ export const surfaceRoutes = [
         304: rawResponse('application/octet-stream', 'Not modified: the ETag in If-None-Match is current (no body).'),
         400: errorEnvelopeSchema,
         404: errorEnvelopeSchema,
+        421: errorEnvelopeSchema,
       },
     },
     handler: async ({ kernel, params, query, request, reply: res }): Promise<typeof HANDLED> => {
@@ -162,9 +164,13 @@ export const surfaceRoutes = [
       const file = (await s.surfaceFiles.index(dir, installed.manifest)).get(path);
       if (!file) throw notInBundle(params.key, path);
 
-      const origin = mapped
-        ? `${request.protocol}://${request.headers.host!.toLowerCase()}`
-        : (kernel.config.baseUrl ?? `${request.protocol}://${request.host}`);
+      // Never the raw Host (issue 26 point 28): a forged one would write its own sources into the CSP of a cacheable answer.
+      const scheme = request.protocol === 'https' ? 'https' : 'http';
+      let origin: string;
+      // A mapped or own Host is a known name (a trailing dot kept: it is the page's own origin) and digits of a port.
+      if (mapped || (!kernel.config.baseUrl && isOwnHost(request, kernel.config))) origin = `${scheme}://${request.headers.host!.trim().toLowerCase()}`;
+      else if (kernel.config.baseUrl) origin = kernel.config.baseUrl;
+      else throw new AppError('HOST_NOT_ALLOWED', { params: { host: null } });
       let { bytes, etag } = await s.surfaceFiles.read(file);
       const isDocument = /\.html?$/i.test(fileName);
       if (isDocument) {

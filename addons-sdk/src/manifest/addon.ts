@@ -129,6 +129,30 @@ const hookName = z
     message: 'a schedule is a cron expression of five (or six, with seconds) fields',
   });
 
+/** One e-mail of the add-on (AO19): `{{name}}` placeholders as the instance's own templates (D15). */
+const mailContent = {
+  subject: z
+    .string()
+    .min(1)
+    .max(300)
+    .refine((v) => !/[\r\n]/.test(v), { message: 'A subject is one line.' }),
+  text: z.string().min(1).max(100_000),
+  html: z.string().max(200_000).optional(),
+};
+export const MAIL_TEMPLATE_NAME = /^[a-z][a-z0-9-]{0,39}$/;
+const mailTemplateSchema = z.strictObject({
+  name: z.string().regex(MAIL_TEMPLATE_NAME, 'mail template names are kebab-case'),
+  ...mailContent,
+  /** Other languages than the default (sent as `en` and as the last fallback): `de`, `pt_BR`. */
+  locales: z
+    .record(z.string().regex(/^[a-z]{2,3}(_[A-Za-z0-9]{2,8}){0,2}$/, 'a locale like de or pt_BR'), z.strictObject(mailContent))
+    .optional(),
+});
+export type AddonMailTemplate = z.infer<typeof mailTemplateSchema>;
+
+/** At most this many `schedule:` hooks per add-on (AO21). */
+export const MAX_SCHEDULES = 10;
+
 const endpointSchema = z.strictObject({
   ...optionalDefinitionFields,
   /** Required here: the plan shows them, and the app key is granted exactly these. */
@@ -180,6 +204,8 @@ export const addonManifestSchema = z
       .default([]),
     /** Actions only a signed-in person with add-ons.use may call (the app key is refused): what a dashboard-page asks for. */
     staffActions: z.array(z.string()).max(50).default([]),
+    /** The e-mails `ctx.mail.send` may send (AO19): listed under e-mail templates as `<key>.<name>`. */
+    mail: z.strictObject({ templates: z.array(mailTemplateSchema).max(20).default([]) }).default({ templates: [] }),
     limits: z
       .strictObject({ memoryMb: z.number().int().min(16).max(128).default(64), cpuMs: z.number().int().min(10).max(2000).default(200) })
       .default({ memoryMb: 64, cpuMs: 200 }),
@@ -239,6 +265,15 @@ export const addonManifestSchema = z
       const table = /^([a-z][a-z0-9_]*)\.(beforeWrite|afterWrite)$/.exec(h)?.[1];
       if (table && !tables.has(table)) ctx.addIssue({ code: 'custom', path: ['hooks', i], message: `${table} is not one of the add-on's tables.` });
     });
+    if (m.hooks.filter((h) => h.startsWith('schedule:')).length > MAX_SCHEDULES)
+      ctx.addIssue({ code: 'custom', path: ['hooks'], message: `At most ${MAX_SCHEDULES} schedule: hooks.` });
+    const mailNames = new Set<string>();
+    m.mail.templates.forEach((t, i) => {
+      if (mailNames.has(t.name)) ctx.addIssue({ code: 'custom', path: ['mail', 'templates', i, 'name'], message: `Mail template ${t.name} is declared twice.` });
+      mailNames.add(t.name);
+    });
+    if (m.mail.templates.length && !m.capabilities.includes('mail.send'))
+      ctx.addIssue({ code: 'custom', path: ['mail'], message: 'mail templates need the mail.send capability.' });
     const surfaceNames = new Set<string>();
     m.surfaces.forEach((s, i) => {
       if (surfaceNames.has(s.name)) ctx.addIssue({ code: 'custom', path: ['surfaces', i, 'name'], message: `Surface ${s.name} is declared twice.` });

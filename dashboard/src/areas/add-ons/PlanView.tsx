@@ -164,6 +164,12 @@ export function PlanView({ plan }: { plan: AddonPlan }) {
           <dd>{plan.hooks.length ? plan.hooks.join(', ') : t('addOns.plan.none')}</dd>
           <dt>{t('addOns.plan.actions')}</dt>
           <dd>{plan.actions.length ? plan.actions.join(', ') : t('addOns.plan.none')}</dd>
+          <dt>{t('addOns.plan.mailTemplates')}</dt>
+          <dd data-testid="plan-mail">
+            {plan.mailTemplates.length
+              ? plan.mailTemplates.map((m) => t('addOns.plan.mailTemplate', { key: m.key, subject: m.subject, locales: m.locales.join(', ') })).join('; ')
+              : t('addOns.plan.none')}
+          </dd>
           <dt>{t('addOns.plan.surfaces')}</dt>
           <dd>
             {plan.surfaces.length ? plan.surfaces.map((s) => t('addOns.plan.surface', { title: s.title, kind: s.kind })).join(', ') : t('addOns.plan.none')}

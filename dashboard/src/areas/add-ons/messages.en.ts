@@ -93,6 +93,8 @@ export const messages = {
   'addOns.plan.noCapabilities': 'It asks for no capability.',
   'addOns.plan.outbound': 'Outbound hosts',
   'addOns.plan.noOutbound': 'It reaches no host outside this instance.',
+  'addOns.plan.mailTemplates': 'E-mails it may send',
+  'addOns.plan.mailTemplate': '{key} “{subject}” ({locales}), editable under E-mail templates',
   'addOns.plan.code': 'Its code and pages',
   'addOns.plan.hooks': 'Hooks',
   'addOns.plan.actions': 'Actions',
