@@ -13,6 +13,7 @@ import { EventBus, type EventBridge } from './events/bus.js';
 import { startPgBridge } from './events/pg-bridge.js';
 import { installWebSocket } from './events/ws.js';
 import { installCookies } from './http/cookies.js';
+import { HttpDrain } from './http/drain.js';
 import { installErrorHandler } from './http/errors.js';
 import { HostRoutes } from './http/host-routes.js';
 import { mountMultipartRoute } from './http/multipart.js';
@@ -41,6 +42,7 @@ import type { PluginDefinition } from './plugin/manifest.js';
 import { buildRouteTree } from './plugin/route-tree.js';
 import { IdleCollector } from './memory/idle-collector.js';
 import { RowWriteHooks } from './rows/write-hooks.js';
+import { ServingState } from './serving.js';
 import { SettingsStore } from './settings.js';
 import { VERSION } from './version.js';
 
@@ -65,6 +67,13 @@ export interface App {
   kernel: Kernel;
   openapi(): Record<string, unknown>;
   listen(): Promise<string>;
+  /**
+   * The graceful stop of SIGTERM/SIGINT (decisions K43): readiness turns not-ready, requests in
+   * flight finish within `config.shutdownGraceMs` while new ones are refused, jobs are handed
+   * back, then everything closes.
+   */
+  shutdown(): Promise<void>;
+  /** Closes at once, cutting open connections (tests, a failed start). */
   close(): Promise<void>;
 }
 
@@ -105,6 +114,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
     schemaController: { compilersFactory: schemaCompilersOnFirstUse },
   });
   capConnections(http.server, config.http);
+  const drain = new HttpDrain(http.server);
+  const serving = new ServingState(now);
   // JSON is the only request body the API reads; anything else answers 415.
   http.removeContentTypeParser(['text/plain']);
   // An empty JSON body (fetch with a JSON content type and no body) means "no body", which
@@ -208,6 +219,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     version: VERSION,
     instanceId,
     startedAt: now(),
+    serving,
     now,
     routes: () => routes,
   };
@@ -240,7 +252,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
       maxAge: 600,
     });
   }
-  await installWebSocket(http, kernel);
+  const closeWebSockets = await installWebSocket(http, kernel);
   await installDocsHost(http, openapi);
   await installSpaHost(http, opts.dashboardDir ?? DEFAULT_DIST);
 
@@ -289,11 +301,33 @@ export async function createApp(opts: AppOptions): Promise<App> {
       idle.start();
       return address;
     },
+    async shutdown() {
+      serving.draining = true;
+      // Handlers are aborted and their jobs handed back while requests finish.
+      const jobsStopped = jobs.stop();
+      closeWebSockets();
+      const open = drain.begin({
+        graceMs: config.shutdownGraceMs,
+        passThrough: (req) => isProbe(req.url),
+        onCut: (count) => log.warn({ connections: count, graceMs: config.shutdownGraceMs }, 'grace period over: open connections cut'),
+      });
+      await Promise.all([open, jobsStopped]);
+      idle.stop();
+      await http.close();
+    },
     async close() {
       idle.stop();
       await http.close();
     },
   };
+}
+
+const PROBES = [`${API_PREFIX}/readyz`, `${API_PREFIX}/healthz`];
+
+/** Readiness and liveness keep answering during a drain: a load balancer must see not-ready, not a refusal. */
+function isProbe(url: string | undefined): boolean {
+  if (!url) return false;
+  return PROBES.some((p) => url.startsWith(p) && (url.length === p.length || url[p.length] === '?' || url[p.length] === '/'));
 }
 
 export { API_PREFIX };

@@ -47,6 +47,14 @@ describe('configuration from the environment (D1, D2)', () => {
     expect(refusal({ SVC_MAX_CONNECTIONS_PER_ADDRESS: 'lots' })).toMatch(/SVC_MAX_CONNECTIONS_PER_ADDRESS/);
   });
 
+  it('reads SVC_SHUTDOWN_GRACE_MS, 10 s by default, and refuses nonsense', () => {
+    expect(loadConfig({ SVC_DATA_DIR: tmp() }).shutdownGraceMs).toBe(10_000);
+    expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs).toBe(0);
+    expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_SHUTDOWN_GRACE_MS: '30000' }).shutdownGraceMs).toBe(30_000);
+    expect(refusal({ SVC_SHUTDOWN_GRACE_MS: '10s' })).toBe('Invalid configuration: SVC_SHUTDOWN_GRACE_MS must be a whole number of milliseconds from 0 to 600000');
+    expect(refusal({ SVC_SHUTDOWN_GRACE_MS: '600001' })).toMatch(/^Invalid configuration: SVC_SHUTDOWN_GRACE_MS must be/);
+  });
+
   it('generates SVC_SECRET once, keeps it with mode 0600, and reuses it', () => {
     const dir = tmp();
     const first = loadConfig({ SVC_DATA_DIR: dir }).secret;

@@ -129,6 +129,7 @@ const envSchema = z.object({
   SVC_REQUEST_TIMEOUT_MS: wholeNumber('SVC_REQUEST_TIMEOUT_MS', 120_000, 100, 3_600_000, 'milliseconds'),
   SVC_MAX_CONNECTIONS: wholeNumber('SVC_MAX_CONNECTIONS', 4096, 1, 1_000_000, 'connections'),
   SVC_MAX_CONNECTIONS_PER_ADDRESS: wholeNumber('SVC_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000, 'connections'),
+  SVC_SHUTDOWN_GRACE_MS: wholeNumber('SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000, 'milliseconds'),
   SVC_UPDATE_CHECK_URL: z
     .string()
     .optional()
@@ -157,6 +158,8 @@ export interface Config {
   importXlsx: { maxUnpackedBytes: number; workerMemoryMb: number };
   /** Deadlines and caps that keep slow or many clients from holding the server (decisions K22). */
   http: HttpLimits;
+  /** On SIGTERM/SIGINT, how long requests in flight get to finish before their connections are cut (decisions K43). */
+  shutdownGraceMs: number;
 }
 
 export interface HttpLimits {
@@ -212,6 +215,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: e.SVC_MAX_CONNECTIONS,
       maxConnectionsPerAddress: e.SVC_TRUST_PROXY === false ? e.SVC_MAX_CONNECTIONS_PER_ADDRESS : 0,
     },
+    shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
   };
 }
 

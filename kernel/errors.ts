@@ -57,6 +57,8 @@ export const KERNEL_ERRORS = {
   HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large.' },
   INTERNAL: { status: 500, message: 'Something went wrong on our side.' },
   META_UNAVAILABLE: { status: 503, message: 'The meta store is unavailable.' },
+  SHUTTING_DOWN: { status: 503, message: 'This server is shutting down and did not run the request; send it again (another replica will answer).' },
+  STORAGE_FULL: { status: 503, message: 'The storage this request writes to is full; nothing was written. Free some space and send it again.' },
 } as const satisfies Record<string, ErrorCodeDef>;
 
 registerErrorCodes(KERNEL_ERRORS);

@@ -15,6 +15,7 @@ import type { MetaStore } from './meta/store.js';
 import type { MetaDb } from './meta/types.js';
 import type { RowWriteHooks } from './rows/write-hooks.js';
 import type { SandboxHost } from './sandbox/host.js';
+import type { ServingState } from './serving.js';
 import type { SettingsStore } from './settings.js';
 
 /** What the kernel gives every plugin: its services, and the plugins it declared it requires. */
@@ -53,6 +54,8 @@ export interface Kernel {
   /** Unique per process; tells replicas apart. */
   readonly instanceId: string;
   readonly startedAt: number;
+  /** A drain under way, storage seen full: what readiness reports beside the meta store. */
+  readonly serving: ServingState;
   now(): number;
   /** The value a plugin's `setup` provided: its own, or one listed in `requires`. */
   plugin<T>(name: string): T;

@@ -2,6 +2,7 @@
 import './runtime/next-tick-shape.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createApp } from './app.js';
+import { stopOnSignals } from './signals.js';
 import { firstPartyPlugins } from '../plugins/index.js';
 
 /** `npm start`: one process serving the dashboard and the API. */
@@ -25,16 +26,7 @@ async function main(): Promise<void> {
   }
   const address = await app.listen();
   app.kernel.log.info({ address, meta: app.kernel.meta.placement.dialect }, `serving dashboard and API at ${address}`);
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.kernel.log.info({ signal }, 'shutting down');
-    await app.close().catch(() => undefined);
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  stopOnSignals(app);
 }
 
 void main();

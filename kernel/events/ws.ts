@@ -16,9 +16,17 @@ declare module 'fastify' {
  * another site cannot open it with the user's cookie) or an API key. Refused before the
  * upgrade with the usual 401 envelope.
  */
-export async function installWebSocket(app: FastifyInstance, kernel: Kernel): Promise<void> {
+export async function installWebSocket(app: FastifyInstance, kernel: Kernel): Promise<() => void> {
+  let goingAway = () => undefined as void;
   // A scope of its own: @fastify/websocket hooks every request of the scope it is registered in.
-  await app.register(async (scope) => mountSocket(scope, kernel));
+  await app.register(async (scope) => {
+    await mountSocket(scope, kernel);
+    // At a drain (decisions K43): 1001 "going away", so clients reconnect to another replica.
+    goingAway = () => {
+      for (const client of scope.websocketServer.clients) client.close(1001, 'server shutting down');
+    };
+  });
+  return () => goingAway();
 }
 
 async function mountSocket(app: FastifyInstance, kernel: Kernel): Promise<void> {

@@ -6,7 +6,16 @@ import { checkForUpdate } from './update-check.js';
 
 const liveness = z.strictObject({ ok: z.literal(true), version: z.string(), uptime: z.number().min(0) }).meta({ id: 'Liveness' });
 const readiness = z
-  .strictObject({ ok: z.boolean(), version: z.string(), checks: z.strictObject({ meta: z.enum(['ok', 'unreachable', 'not-configured']) }) })
+  .strictObject({
+    ok: z.boolean(),
+    version: z.string(),
+    checks: z.strictObject({
+      meta: z.enum(['ok', 'unreachable', 'not-configured']),
+      // Present only when not fine, so the seed's shape is what a healthy instance answers (decisions K43, K44).
+      storage: z.literal('full').optional().describe('Present while storage was seen full (a write answered 503 STORAGE_FULL), until a write succeeds or 30 s pass.'),
+      server: z.literal('draining').optional().describe('Present while the process drains before it exits (SIGTERM/SIGINT).'),
+    }),
+  })
   .meta({ id: 'Readiness' });
 const instanceInfo = z
   .strictObject({
@@ -34,12 +43,20 @@ export const healthRoutes = [
     method: 'GET',
     url: '/readyz',
     summary: 'Readiness: the meta store is reachable',
-    description: 'Answers 503 with the same body while the meta store is unreachable.',
+    description:
+      'Answers 503 with the same body while the meta store is unreachable, while storage was recently seen full (`checks.storage`), and while the process drains before it exits (`checks.server`).',
     public: true,
     schema: { response: { 200: readiness, 503: readiness } },
     handler: async ({ kernel }) => {
-      const ok = await kernel.meta.ping();
-      const body = { ok, version: kernel.version, checks: { meta: ok ? ('ok' as const) : ('unreachable' as const) } };
+      const reachable = await kernel.meta.ping();
+      const { draining, storageFull } = kernel.serving;
+      const ok = reachable && !draining && !storageFull;
+      const checks = {
+        meta: reachable ? ('ok' as const) : ('unreachable' as const),
+        ...(storageFull ? { storage: 'full' as const } : {}),
+        ...(draining ? { server: 'draining' as const } : {}),
+      };
+      const body = { ok, version: kernel.version, checks };
       return ok ? body : reply(503, body);
     },
   }),

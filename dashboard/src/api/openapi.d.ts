@@ -1802,7 +1802,7 @@ export interface paths {
         };
         /**
          * Readiness: the meta store is reachable
-         * @description Answers 503 with the same body while the meta store is unreachable.
+         * @description Answers 503 with the same body while the meta store is unreachable, while storage was recently seen full (`checks.storage`), and while the process drains before it exits (`checks.server`).
          */
         get: operations["getReadyz"];
         put?: never;
@@ -3033,6 +3033,16 @@ export interface components {
             checks: {
                 /** @enum {string} */
                 meta: "ok" | "unreachable" | "not-configured";
+                /**
+                 * @description Present while storage was seen full (a write answered 503 STORAGE_FULL), until a write succeeds or 30 s pass.
+                 * @constant
+                 */
+                storage?: "full";
+                /**
+                 * @description Present while the process drains before it exits (SIGTERM/SIGINT).
+                 * @constant
+                 */
+                server?: "draining";
             };
         };
         ResolvedPrefs: {
