@@ -91,7 +91,14 @@ export class MetaBlobs implements BlobBackend {
 
   async removeOrphans(before: string, live: (ids: string[]) => Promise<Set<string>>): Promise<number> {
     // Chunk 0 names every blob once; its primary key (blob, seq) serves the walk.
-    const first = await this.db.selectFrom('file_chunks').select('blob').where('seq', '=', 0).where('blob', '<', before).orderBy('blob').limit(ORPHANS_AT_ONCE).execute();
+    const first = await this.db
+      .selectFrom('file_chunks')
+      .select('blob')
+      .where('seq', '=', 0)
+      .where('blob', '<', before)
+      .orderBy('blob')
+      .limit(ORPHANS_AT_ONCE)
+      .execute();
     const ids = first.map((r) => r.blob);
     const kept = await live(ids);
     let removed = 0;

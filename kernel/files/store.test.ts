@@ -58,7 +58,15 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('file store on a %s meta
       await runMigrations(meta, [{ plugin: 'kernel', migrations: kernelMigrations }]);
       return { files: openFileStore({ fileStore: driver, dataDir: t.dataDir }, meta, now, recordingLogger()), meta };
     }
-    const chunkRows = async (meta: MetaStore) => Number((await meta.db.selectFrom('file_chunks').select((e) => e.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const chunkRows = async (meta: MetaStore) =>
+      Number(
+        (
+          await meta.db
+            .selectFrom('file_chunks')
+            .select((e) => e.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const blobsLeft = async (meta: MetaStore) => (driver === 'local' ? readdirSync(localFilesDir(t!.dataDir)).length : await chunkRows(meta));
 
     it('streams a file in and out whole, across chunk edges, and replaces it under the same key', async () => {

@@ -12,7 +12,12 @@ const ORPHAN_AGE_MS = 24 * 3600_000;
 const IN_BATCH = 500;
 
 type ObjectRow = { key: string; blob: string; size: number; created_at: number; expires_at: number | null };
-const toFile = (r: ObjectRow): StoredFile => ({ key: r.key, size: Number(r.size), createdAt: Number(r.created_at), expiresAt: r.expires_at === null ? null : Number(r.expires_at) });
+const toFile = (r: ObjectRow): StoredFile => ({
+  key: r.key,
+  size: Number(r.size),
+  createdAt: Number(r.created_at),
+  expiresAt: r.expires_at === null ? null : Number(r.expires_at),
+});
 
 /**
  * The file store (K43): an index in the meta store (`file_objects`: key → blob id, size, expiry)
@@ -125,7 +130,11 @@ export class IndexedFileStore implements FileStore {
     removed += await this.backend.removeOrphans(idFloor(now - ORPHAN_AGE_MS), async (ids) => {
       const live = new Set<string>();
       for (let i = 0; i < ids.length; i += IN_BATCH) {
-        const rows = await this.db.selectFrom('file_objects').select('blob').where('blob', 'in', ids.slice(i, i + IN_BATCH)).execute();
+        const rows = await this.db
+          .selectFrom('file_objects')
+          .select('blob')
+          .where('blob', 'in', ids.slice(i, i + IN_BATCH))
+          .execute();
         for (const r of rows) live.add(r.blob);
       }
       return live;
@@ -152,4 +161,3 @@ function checkKey(key: string): void {
 export async function* bytesOf(body: Readable | AsyncIterable<Uint8Array | string>): AsyncIterable<Uint8Array> {
   for await (const chunk of body as AsyncIterable<Uint8Array | string>) yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 }
-
