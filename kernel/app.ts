@@ -29,6 +29,7 @@ import { loadJobKinds } from './jobs/kinds.js';
 import type { JobRunnerOptions } from './jobs/options.js';
 import { JOB_FINISHED, JOB_PROGRESS, jobEventSchema } from './jobs/schema.js';
 import { JobService } from './jobs/service.js';
+import { openFileStore } from './files/index.js';
 import type { Kernel } from './kernel-services.js';
 import { requestIds } from './ids.js';
 import { REDACT_PATHS, requestLogger } from './logger.js';
@@ -177,6 +178,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
       return view;
     },
   });
+  const files = openFileStore(config, store, now, log);
   const settings = new SettingsStore(store.db, now);
   const boxes = new Map<string, SecretBox>();
   const secrets = (purpose: string) => {
@@ -212,6 +214,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     mailer: new Mailer(settings, secrets('smtp'), log),
     notifications: new NotificationService(store.db, bus, now),
     jobs,
+    files,
     sandbox,
     hosts,
     secrets,
@@ -279,7 +282,9 @@ export async function createApp(opts: AppOptions): Promise<App> {
   http.addHook('preClose', async () => {
     await jobs.stop();
   });
+  let fileSweep: NodeJS.Timeout | null = null;
   http.addHook('onClose', async () => {
+    if (fileSweep) clearInterval(fileSweep);
     await sandbox.close();
     await bus.close();
     await principals.close().catch(() => undefined);
@@ -292,6 +297,9 @@ export async function createApp(opts: AppOptions): Promise<App> {
     throw err;
   }
   jobs.start();
+  // Expired files and what a dead process left half-written; every replica may run it (fenced deletes).
+  const sweepFiles = () => void files.sweep(now()).catch((err: Error) => log.warn({ err: { message: err.message } }, 'file store sweep failed'));
+  fileSweep = setInterval(sweepFiles, FILE_SWEEP_EVERY_MS).unref();
   return {
     http,
     kernel,
@@ -329,5 +337,7 @@ function isProbe(url: string | undefined): boolean {
   if (!url) return false;
   return PROBES.some((p) => url.startsWith(p) && (url.length === p.length || url[p.length] === '?' || url[p.length] === '/'));
 }
+
+const FILE_SWEEP_EVERY_MS = 10 * 60_000;
 
 export { API_PREFIX };

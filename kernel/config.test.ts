@@ -71,6 +71,15 @@ describe('configuration from the environment (D1, D2)', () => {
     expect(() => statSync(join(dir, 'secret'))).toThrow();
   });
 
+  it('picks the file store: meta with a shared meta store, local without, and refuses anything else', () => {
+    const env = (more: Record<string, string> = {}) => ({ SVC_DATA_DIR: tmp(), SVC_SECRET: 's'.repeat(40), ...more });
+    expect(loadConfig(env()).fileStore).toBe('local');
+    expect(loadConfig(env({ SVC_META_URL: 'postgres://u@h/db' })).fileStore).toBe('meta');
+    expect(loadConfig(env({ SVC_META_URL: 'postgres://u@h/db', SVC_FILE_STORE: 'local' })).fileStore).toBe('local');
+    expect(loadConfig(env({ SVC_FILE_STORE: 'meta' })).fileStore).toBe('meta');
+    expect(refusal({ SVC_FILE_STORE: 'disk' })).toBe('Invalid configuration: SVC_FILE_STORE must be local or meta');
+  });
+
   it('reads SVC_IMPORT_MAX_BYTES as bytes and refuses anything else', () => {
     expect(loadConfig({ SVC_DATA_DIR: tmp() }).importMaxBytes).toBeNull();
     expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_IMPORT_MAX_BYTES: '104857600' }).importMaxBytes).toBe(104857600);

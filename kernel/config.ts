@@ -130,6 +130,7 @@ const envSchema = z.object({
   SVC_MAX_CONNECTIONS: wholeNumber('SVC_MAX_CONNECTIONS', 4096, 1, 1_000_000, 'connections'),
   SVC_MAX_CONNECTIONS_PER_ADDRESS: wholeNumber('SVC_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000, 'connections'),
   SVC_SHUTDOWN_GRACE_MS: wholeNumber('SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000, 'milliseconds'),
+  SVC_FILE_STORE: z.enum(['local', 'meta'], { error: 'SVC_FILE_STORE must be local or meta' }).optional(),
   SVC_UPDATE_CHECK_URL: z
     .string()
     .optional()
@@ -160,6 +161,8 @@ export interface Config {
   http: HttpLimits;
   /** On SIGTERM/SIGINT, how long requests in flight get to finish before their connections are cut (decisions K43). */
   shutdownGraceMs: number;
+  /** Where uploads, error reports and exports are kept (decisions K43): `meta` by default with SVC_META_URL, else `local`. */
+  fileStore: 'local' | 'meta';
 }
 
 export interface HttpLimits {
@@ -208,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     updateCheckUrl: e.SVC_UPDATE_CHECK_URL || DEFAULT_UPDATE_CHECK_URL,
     importMaxBytes: e.SVC_IMPORT_MAX_BYTES ? Number(e.SVC_IMPORT_MAX_BYTES) : null,
     importXlsx: { maxUnpackedBytes: e.SVC_IMPORT_MAX_UNPACKED_BYTES, workerMemoryMb: e.SVC_IMPORT_WORKER_MEMORY_MB },
+    fileStore: e.SVC_FILE_STORE ?? (e.SVC_META_URL ? 'meta' : 'local'),
     http: {
       headersTimeoutMs: e.SVC_HEADERS_TIMEOUT_MS,
       // Node refuses a headers deadline beyond the whole request's.

@@ -5,6 +5,7 @@ import type { HostRoutes } from './http/host-routes.js';
 import type { Mailer } from './mail/mailer.js';
 import type { NotificationService } from './notifications.js';
 import type { EventBus } from './events/bus.js';
+import type { FileStore } from './files/types.js';
 import type { PermissionCatalog } from './identity/permissions.js';
 import type { PasswordGuard } from './identity/password-guard.js';
 import type { CachedPrincipals } from './identity/principal-cache.js';
@@ -37,6 +38,8 @@ export interface Kernel {
   readonly audit: AuditLog;
   readonly mailer: Mailer;
   readonly notifications: NotificationService;
+  /** K43: uploads, reports and exports, kept where every replica reads them (kernel/files). */
+  readonly files: FileStore;
   /** D13: the persistent job queue (kernel/jobs). */
   readonly jobs: JobQueue;
   /**

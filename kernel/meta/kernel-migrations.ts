@@ -1,3 +1,4 @@
+import { MysqlAdapter, PostgresAdapter, sql, type Kysely } from 'kysely';
 import type { Migration } from '../plugin/manifest.js';
 
 /**
@@ -213,4 +214,42 @@ export const kernelMigrations: Migration[] = [
       await db.schema.createIndex('jobs_kind').on('jobs').columns(['kind', 'id']).execute();
     },
   },
+  {
+    name: '0008_files',
+    async up(db) {
+      // K43. The index of the file store, whatever the driver, and the `meta` driver's chunks.
+      // A rerun on MySQL (DDL commits at once) meets what the first run made.
+      await db.schema
+        .createTable('file_objects')
+        .ifNotExists()
+        .addColumn('key', 'varchar(255)', (c) => c.primaryKey())
+        .addColumn('blob', 'varchar(32)', (c) => c.notNull())
+        .addColumn('size', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint')
+        .execute();
+      await db.schema
+        .createIndex('file_objects_expiry')
+        .on('file_objects')
+        .column('expires_at')
+        .execute()
+        .catch(alreadyThere);
+      await db.schema.createIndex('file_objects_blob').on('file_objects').column('blob').execute().catch(alreadyThere);
+      await db.schema
+        .createTable('file_chunks')
+        .ifNotExists()
+        .addColumn('blob', 'varchar(32)', (c) => c.notNull())
+        .addColumn('seq', 'integer', (c) => c.notNull())
+        .addColumn('data', binary(db), (c) => c.notNull())
+        .addPrimaryKeyConstraint('file_chunks_pk', ['blob', 'seq'])
+        .execute();
+    },
+  },
 ];
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const binary = (db: Kysely<any>) => (db.getExecutor().adapter instanceof MysqlAdapter ? sql`longblob` : db.getExecutor().adapter instanceof PostgresAdapter ? sql`bytea` : sql`blob`);
+
+function alreadyThere(err: { errno?: number; message?: string }): void {
+  if (err?.errno !== 1061 && !/already exists/i.test(String(err?.message))) throw err;
+}

@@ -82,6 +82,10 @@ export interface KernelTables {
     last_used_at: number | null;
     revoked_at: number | null;
   };
+  /** K43: the file store's index (kernel/files): which blob holds a key's contents. */
+  file_objects: { key: string; blob: string; size: number; created_at: number; expires_at: number | null };
+  /** K43: the `meta` driver's contents, a blob in chunks numbered from 0. */
+  file_chunks: { blob: string; seq: number; data: Buffer };
 }
 
 export type MetaDb = Kysely<KernelTables>;

@@ -1,4 +1,3 @@
-import { existsSync, readdirSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixtureDialect } from '../../test/fixtures/schema/load.js';
@@ -7,7 +6,7 @@ import { call } from '../../test/helpers/contract.js';
 import { databaseAvailable } from '../../test/helpers/databases.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
-import { exportsDir } from './files.js';
+import { EXPORTS_PREFIX } from './files.js';
 import { connect, dataPermissionPlugins, emptySource, PEOPLE_DDL, type Source } from './testing.js';
 
 const dialects: FixtureDialect[] = ['sqlite'];
@@ -69,8 +68,7 @@ describe.each(dialects)('cancelling a running export on %s', (dialect) => {
     expect(exp.body.data.export).toMatchObject({ state: 'cancelled', bytes: null });
     const download = await admin.get(`/api/v1/exports/${id}/download`);
     expect(download.status).toBe(409);
-    const dir = exportsDir(inst.app.kernel.config.dataDir);
-    expect(existsSync(dir) ? readdirSync(dir).filter((n) => n.startsWith(id)) : []).toEqual([]);
+    expect(await inst.app.kernel.files.list(`${EXPORTS_PREFIX}${id}/`)).toEqual([]);
 
     if (dialect === 'postgres') {
       // The connection that was reading is not left inside its transaction or its COPY. Only

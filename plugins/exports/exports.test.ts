@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { parse as parseCsv } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +7,7 @@ import { call, expectContract } from '../../test/helpers/contract.js';
 import { databaseAvailable } from '../../test/helpers/databases.js';
 import { activeUser, bootWithAdmin, issuePaths, openEvents } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
-import { exportFile } from './files.js';
+import { attemptKey } from './files.js';
 import { connect, dataPermissionPlugins, emptySource, insertPeople, PEOPLE_DDL, people, roleWith, sweepProbe, type Person, type Source } from './testing.js';
 
 const dialects: FixtureDialect[] = ['sqlite'];
@@ -237,8 +236,8 @@ describe('export files expire', () => {
 
   it('answers 410 after the retention, and the sweep removes the file', async () => {
     const exp = await exportOf(inst, admin, { connectionId, table: 'people', format: 'csv' });
-    const file = exportFile(inst.dataDir, exp.id, 'csv');
-    expect(existsSync(file)).toBe(true);
+    const file = attemptKey(exp.id, 1, 'csv');
+    expect(await inst.app.kernel.files.stat(file)).not.toBeNull();
     clock += 24 * 3600_000 + 1;
     // Past expiry, a download is refused even before the sweep ran.
     const early = await admin.get(`/api/v1/exports/${exp.id}/download`);
@@ -246,7 +245,7 @@ describe('export files expire', () => {
     expect(early.body.error.code).toBe('EXPORT_EXPIRED');
     const swept = await call(inst, admin, 'POST', '/api/v1/exports-probe/sweep', {});
     expect(swept.body.data.removed).toBeGreaterThanOrEqual(1);
-    expect(existsSync(file)).toBe(false);
+    expect(await inst.app.kernel.files.stat(file)).toBeNull();
     expect((await call(inst, admin, 'GET', `/api/v1/exports/${exp.id}`)).body.data.export.state).toBe('expired');
     const late = await admin.get(`/api/v1/exports/${exp.id}/download`);
     expect(late.status).toBe(410);

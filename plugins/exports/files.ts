@@ -1,10 +1,12 @@
-import { join } from 'node:path';
 import { FORMAT_INFO, type ExportFormat } from './formats/index.js';
 
-/** Finished files; a `.part` beside one is an export being written (or one a crash left behind). */
-export const exportsDir = (dataDir: string) => join(dataDir, 'exports');
-export const exportFile = (dataDir: string, id: string, format: ExportFormat) => join(exportsDir(dataDir), `${id}.${FORMAT_INFO[format].extension}`);
-export const partFile = (file: string) => `${file}.part`;
+/**
+ * Keys in the kernel's file store (K43). Each attempt of an export's job writes a file of its
+ * own, `exports/<id>/<attempt>.<ext>`; the row names the one that made it ready (EX6).
+ */
+export const EXPORTS_PREFIX = 'exports/';
+export const attemptKey = (id: string, attempt: number, format: ExportFormat) => `${EXPORTS_PREFIX}${id}/${attempt}.${FORMAT_INFO[format].extension}`;
+export const exportIdOfKey = (key: string) => key.slice(EXPORTS_PREFIX.length).split('/')[0]!;
 
 /** `orders-20240131-1530.csv`: the table and the finish time, reduced to characters every file system takes. */
 export function downloadName(tableRef: string, finishedAt: number, format: ExportFormat): string {

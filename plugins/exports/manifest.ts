@@ -32,7 +32,6 @@ export default definePlugin<ExportsService>({
   },
   setup: (kernel) => {
     const service = new ExportsService(kernel);
-    service.ensureDir();
     const sweep = () => void service.sweep().catch((err: Error) => kernel.log.warn({ err: { message: err.message } }, 'export sweep failed'));
     sweep();
     const handle = { timer: setInterval(sweep, SWEEP_EVERY_MS).unref() };

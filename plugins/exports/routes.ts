@@ -80,7 +80,7 @@ export const exportRoutes = [
         .header('content-length', String(file.size))
         .header('content-disposition', contentDisposition(ascii, file.name))
         .header('cache-control', 'private, no-store');
-      await res.send(s.open(file.path));
+      await res.send(file.stream);
       return HANDLED;
     },
   }),

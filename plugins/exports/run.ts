@@ -1,4 +1,5 @@
-import { createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import type { StoredFile } from '../../kernel/files/types.js';
 import type { ErrorIssue } from '../../kernel/errors.js';
 import { JobError } from '../../kernel/jobs/errors.js';
 import type { JobContext } from '../../kernel/jobs/types.js';
@@ -6,6 +7,7 @@ import { hasPgClient } from '../../kernel/sources/index.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
 import { writeFormat } from './formats/index.js';
+import { attemptKey } from './files.js';
 import { copyCsv } from './pg-copy.js';
 import { planRead } from './plan.js';
 import type { Filter } from './query.js';
@@ -17,9 +19,11 @@ export interface ExportPayload {
 }
 
 /**
- * The `export.run` job: streams the rows into `<id>.<ext>.part` a chunk at a time (the reader
- * waits whenever the file falls behind, so memory stays flat whatever the table's size), then
- * renames it into place and marks the export ready. A retry starts the file over.
+ * The `export.run` job: streams the rows into the kernel's file store a chunk at a time (the
+ * reader waits whenever the store falls behind, so memory stays flat whatever the table's size),
+ * under a key of this attempt's own, then marks the export ready naming that file, fenced on
+ * this attempt still holding the job's lease (EX6). A holder that stalled past its lease and
+ * resumes changes nothing: its file is its own, and its `ready` update finds no claim.
  */
 export async function runExport(ctx: JobContext<ExportPayload>, service: ExportsService): Promise<{ rowCount: number; bytes: number }> {
   const { kernel } = ctx;
@@ -39,15 +43,19 @@ export async function runExport(ctx: JobContext<ExportPayload>, service: Exports
   const spec = planRead(info.dialect, table, readable, { columns: JSON.parse(row.columns) as string[], filter: row.filter ? (JSON.parse(row.filter) as Filter) : null, sort: row.sort }, issues);
   if (issues.length) throw new JobError('EXPORT_SCHEMA_CHANGED', `The table changed since the export was asked for: ${issues.map((i) => i.message).join(' ')}`, false);
 
-  service.ensureDir();
-  const { part, file } = service.partOf(row.id, row.format);
+  const key = attemptKey(row.id, ctx.job.attempts, row.format);
+  // The writers below write into `out`; the store takes what they write as it stores it.
+  const out = new PassThrough({ highWaterMark: 256 * 1024 });
+  const storing = kernel.files.put(key, out);
+  storing.catch((err: Error) => out.destroy(err));
   const report = (done: number, total: number) => void ctx.progress(done, total, `${done} of ${total} rows`);
   let done = 0;
   const safe = Number(row.formula_safe) === 1;
+  let file: StoredFile;
   try {
     // CSV on PostgreSQL: COPY formats every value in the server (pg-copy.ts); the rest reads chunks.
     if (row.format === 'csv' && info.dialect === 'postgres' && hasPgClient(db)) {
-      done = await copyCsv(db, spec, createWriteStream(part), ctx.signal, report, safe);
+      done = await copyCsv(db, spec, out, ctx.signal, report, safe);
     } else {
       const total = await countRows(db, spec);
       report(0, total);
@@ -61,19 +69,42 @@ export async function runExport(ctx: JobContext<ExportPayload>, service: Exports
           report(done, Math.max(total, done));
         }
       };
-      await writeFormat(row.format, chunks(), spec.columns, createWriteStream(part), ctx.signal, safe);
+      await writeFormat(row.format, chunks(), spec.columns, out, ctx.signal, safe);
     }
-    renameSync(part, file);
+    file = await storing;
   } catch (err) {
-    rmSync(part, { force: true });
+    // A put cut short keeps nothing (the store drops what it had written).
+    out.destroy();
+    await storing.catch(() => undefined);
     throw err;
   }
-  const bytes = statSync(file).size;
+  const bytes = file.size;
   const finishedAt = kernel.now();
-  await service.db
+  const expiresAt = finishedAt + (await service.retentionMs());
+  const res = await service.db
     .updateTable('exports')
-    .set({ state: 'ready', row_count: done, bytes, finished_at: finishedAt, expires_at: finishedAt + (await service.retentionMs()), error_code: null, error_message: null })
+    .set({ state: 'ready', file_key: key, row_count: done, bytes, finished_at: finishedAt, expires_at: expiresAt, error_code: null, error_message: null })
     .where('id', '=', row.id)
-    .execute();
+    .where('job_id', '=', ctx.job.id)
+    .where('state', 'in', ['queued', 'running'])
+    // Only while this attempt holds the job: same attempt, same holder, lease not run out.
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('jobs')
+          .select('jobs.id')
+          .where('jobs.id', '=', ctx.job.id)
+          .where('jobs.attempts', '=', ctx.job.attempts)
+          .where('jobs.locked_by', '=', kernel.instanceId)
+          .where('jobs.state', '=', 'running')
+          .where('jobs.lease_until', '>=', finishedAt),
+      ),
+    )
+    .executeTakeFirst();
+  if (Number(res.numUpdatedRows) === 0) {
+    await kernel.files.delete(key);
+    throw new JobError('EXPORT_LEASE_LOST', 'This attempt no longer held the job; its file was dropped.', false);
+  }
+  // The store forgets the file at the same time, should the export's sweep not come first.
+  await kernel.files.expire(key, expiresAt);
   return { rowCount: done, bytes };
 }

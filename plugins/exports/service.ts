@@ -1,5 +1,4 @@
-import { createReadStream, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { AppError } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import { ownedBy, ownedPage } from '../../kernel/identity/owned.js';
@@ -8,7 +7,7 @@ import type { Job } from '../../kernel/jobs/types.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
-import { downloadName, exportFile, exportsDir, partFile } from './files.js';
+import { downloadName, EXPORTS_PREFIX, exportIdOfKey } from './files.js';
 import type { ExportFormat } from './formats/index.js';
 import { planRead } from './plan.js';
 import type { Filter } from './query.js';
@@ -34,10 +33,6 @@ export class ExportsService {
 
   constructor(readonly kernel: Kernel) {
     this.db = exportsDb(kernel.db);
-  }
-
-  get dir(): string {
-    return exportsDir(this.kernel.config.dataDir);
   }
 
   async retentionMs(): Promise<number> {
@@ -153,59 +148,42 @@ export class ExportsService {
     };
   }
 
-  /** The finished file: 409 while it is not ready, 410 once it expired. */
-  async file(row: ExportRow): Promise<{ path: string; size: number; name: string; format: ExportFormat }> {
+  /** The finished file, from the file store (whichever replica wrote it): 409 while it is not ready, 410 once it expired. */
+  async file(row: ExportRow): Promise<{ stream: Readable; size: number; name: string; format: ExportFormat }> {
     const exp = await this.resolve(row);
     const expired = exp.state === 'expired' || (exp.expiresAt !== null && exp.expiresAt <= this.kernel.now());
     if (expired) throw new AppError('EXPORT_EXPIRED', { params: { expiredAt: exp.expiresAt } });
     if (exp.state !== 'ready') throw new AppError('EXPORT_NOT_READY', { params: { state: exp.state } });
-    const path = exportFile(this.kernel.config.dataDir, row.id, row.format);
-    if (!existsSync(path)) throw new AppError('EXPORT_EXPIRED', { message: 'The export file is no longer on this server.' });
-    return { path, size: statSync(path).size, name: exp.fileName!, format: row.format };
-  }
-
-  open(path: string) {
-    return createReadStream(path);
+    const opened = row.file_key ? await this.kernel.files.open(row.file_key) : null;
+    if (!opened) throw new AppError('EXPORT_EXPIRED', { message: 'The export file is no longer kept.' });
+    return { stream: opened.stream, size: opened.file.size, name: exp.fileName!, format: row.format };
   }
 
   /**
-   * Removes expired files (their rows become `expired`) and files no live export owns: the
-   * `.part` of an export a crash ended, the file of a row that is gone. A `.part` of an export
-   * still queued or running stays, whichever replica writes it.
+   * Removes expired files (their rows become `expired`) and files no live export owns: the file
+   * of an attempt that did not make its export ready, the file of a row that is gone. Files of
+   * an export still queued or running stay (an attempt may be about to name its file).
    */
   async sweep(): Promise<number> {
     const now = this.kernel.now();
-    const due = await this.db.selectFrom('exports').select(['id', 'format']).where('state', '=', 'ready').where('expires_at', '<=', now).execute();
+    const due = await this.db.selectFrom('exports').select(['id', 'file_key']).where('state', '=', 'ready').where('expires_at', '<=', now).execute();
     for (const r of due) {
-      rmSync(exportFile(this.kernel.config.dataDir, r.id, r.format), { force: true });
+      if (r.file_key) await this.kernel.files.delete(r.file_key);
       await this.db.updateTable('exports').set({ state: 'expired' }).where('id', '=', r.id).where('state', '=', 'ready').execute();
     }
-    if (!existsSync(this.dir)) return due.length;
-    const names = readdirSync(this.dir);
-    const ids = [...new Set(names.map((n) => n.split('.')[0]!))];
-    const live = new Map<string, string>();
+    const files = await this.kernel.files.list(EXPORTS_PREFIX);
+    const ids = [...new Set(files.map((f) => exportIdOfKey(f.key)))];
+    const live = new Map<string, { state: string; fileKey: string | null }>();
     for (let i = 0; i < ids.length; i += 500) {
-      const rows = await this.db.selectFrom('exports').select(['id', 'state']).where('id', 'in', ids.slice(i, i + 500)).execute();
-      for (const r of rows) live.set(r.id, r.state);
+      const rows = await this.db.selectFrom('exports').select(['id', 'state', 'file_key']).where('id', 'in', ids.slice(i, i + 500)).execute();
+      for (const r of rows) live.set(r.id, { state: r.state, fileKey: r.file_key ?? null });
     }
     let removed = due.length;
-    for (const name of names) {
-      const state = live.get(name.split('.')[0]!);
-      const keep = name.endsWith('.part') ? state === 'queued' || state === 'running' : state === 'ready';
-      if (!keep) {
-        rmSync(join(this.dir, name), { force: true });
-        removed++;
-      }
+    for (const f of files) {
+      const owner = live.get(exportIdOfKey(f.key));
+      const keep = owner !== undefined && (owner.state === 'queued' || owner.state === 'running' || (owner.state === 'ready' && owner.fileKey === f.key));
+      if (!keep && (await this.kernel.files.delete(f.key))) removed++;
     }
     return removed;
-  }
-
-  ensureDir(): void {
-    mkdirSync(this.dir, { recursive: true });
-  }
-
-  partOf(id: string, format: ExportFormat): { part: string; file: string } {
-    const file = exportFile(this.kernel.config.dataDir, id, format);
-    return { part: partFile(file), file };
   }
 }

@@ -3,7 +3,7 @@ import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
 import type { Migration } from '../../kernel/plugin/manifest.js';
 
 /**
- * One row per export. The file lives in `$SVC_DATA_DIR/exports/<id>.<ext>`; the row outlives it
+ * One row per export. The file lives in the kernel's file store under `file_key`; the row outlives it
  * (state `expired`) so a late download answers 410 rather than 404.
  */
 export type ExportsTables = {
@@ -32,6 +32,8 @@ export type ExportsTables = {
     started_at: number | null;
     finished_at: number | null;
     expires_at: number | null;
+    /** The file store key of the file that made the export ready (EX6); set only then, so optional here. */
+    file_key?: string | null;
   };
 };
 
@@ -85,6 +87,20 @@ export const exportsMigrations: Migration[] = [
       await db.schema
         .alterTable('exports')
         .addColumn('formula_safe', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute()
+        .catch((err: { errno?: number; code?: string; message?: string }) => {
+          if (err?.errno !== 1060 && err?.code !== '42701' && !/duplicate column/i.test(String(err?.message))) throw err;
+        });
+    },
+  },
+  {
+    name: '0003_exports_file_key',
+    async up(db) {
+      // K43/EX6: files moved to the file store, under a key per attempt. Exports made ready
+      // before have none and answer 410 (their files stay in $SVC_DATA_DIR/exports until removed by hand).
+      await db.schema
+        .alterTable('exports')
+        .addColumn('file_key', 'varchar(255)')
         .execute()
         .catch((err: { errno?: number; code?: string; message?: string }) => {
           if (err?.errno !== 1060 && err?.code !== '42701' && !/duplicate column/i.test(String(err?.message))) throw err;

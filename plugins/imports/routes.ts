@@ -115,14 +115,14 @@ export const importRoutes = [
     handler: async ({ kernel, params, principal, reply: res }): Promise<typeof HANDLED> => {
       const s = service(kernel);
       const row = await s.visible(principal!, params.id);
-      const file = s.report(row);
+      const file = await s.report(row);
       res
         .code(200)
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-length', String(file.size))
         .header('content-disposition', `attachment; filename="import-${row.id}-errors.csv"`)
         .header('cache-control', 'private, no-store');
-      await res.send(s.open(file.path));
+      await res.send(file.stream);
       return HANDLED;
     },
   }),

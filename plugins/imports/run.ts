@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ControlledTransaction, Kysely } from 'kysely';
 import type pg from 'pg';
 import type { ErrorIssue } from '../../kernel/errors.js';
@@ -9,6 +11,7 @@ import type { SchemaProvides } from '../schema/provides.js';
 import { recordConverter } from './convert.js';
 import type { DetectedColumn } from './detect.js';
 import { planImport } from './plan.js';
+import { uploadKey } from './files.js';
 import { ErrorReport } from './report.js';
 import type { ImportsService } from './service.js';
 import { BatchWriter, type Counts } from './batches.js';
@@ -37,6 +40,17 @@ type Db = Kysely<any>;
  * length) after it, so a retry resumes after the last committed batch.
  */
 export async function runImport(ctx: JobContext<ImportPayload>, service: ImportsService): Promise<Counts> {
+  // The upload and the report live in the file store (any replica may have taken them); an
+  // attempt works on files of its own machine, removed when it ends (K43).
+  const scratch: Array<() => void> = [];
+  try {
+    return await importWith(ctx, service, scratch);
+  } finally {
+    for (const release of scratch) release();
+  }
+}
+
+async function importWith(ctx: JobContext<ImportPayload>, service: ImportsService, scratch: Array<() => void>): Promise<Counts> {
   const { kernel } = ctx;
   const row = await service.db.selectFrom('imports').selectAll().where('id', '=', ctx.payload.importId).executeTakeFirst();
   if (!row || row.job_id !== ctx.job.id) throw new JobError('IMPORT_NOT_FOUND', 'This job does not belong to an import.', false);
@@ -66,7 +80,18 @@ export async function runImport(ctx: JobContext<ImportPayload>, service: Imports
   const counts: Counts = resumable
     ? { total: Number(row.total), inserted: Number(row.inserted), updated: Number(row.updated), refused: Number(row.refused) }
     : { total: 0, inserted: 0, updated: 0, refused: 0 };
-  const report = new ErrorReport(service.reportPath(row.id), sourceColumns, resumable ? Number(row.report_bytes) : 0);
+  service.ensureDirs();
+  const copy = await kernel.files.localCopy(uploadKey(upload.id), service.workDir);
+  if (!copy) throw new JobError('IMPORT_UPLOAD_EXPIRED', 'The upload is gone; upload the file again.', false);
+  scratch.push(copy.release);
+  // The report is appended here and stored a segment per checkpoint; a retry rebuilds it from the store.
+  const reportPath = join(service.workDir, `${row.id}.${ctx.job.attempts}.errors.csv`);
+  const stored = service.storedReport(row.id);
+  const resumeAt = resumable ? Number(row.report_bytes) : 0;
+  await stored.restore(reportPath, resumeAt);
+  const report = new ErrorReport(reportPath, sourceColumns, resumeAt);
+  scratch.push(() => rmSync(reportPath, { force: true }));
+  await stored.persist(reportPath, report.bytes);
   const set = (patch: Partial<ImportRow>) => service.db.updateTable('imports').set(patch).where('id', '=', row.id).execute();
   await set({
     state: 'running',
@@ -89,7 +114,7 @@ export async function runImport(ctx: JobContext<ImportPayload>, service: Imports
     upload.format === 'json',
   );
   const read = () =>
-    readRows(upload.format, service.uploadPath(upload.id), sourceColumns, {
+    readRows(upload.format, copy.path, sourceColumns, {
       delimiter: upload.delimiter,
       signal: ctx.signal,
       xlsxLimits: service.xlsxLimits(),
@@ -138,6 +163,8 @@ export async function runImport(ctx: JobContext<ImportPayload>, service: Imports
       signal: ctx.signal,
       from: resumeLine,
       afterBatch: async (upTo) => {
+        // The report's new bytes are stored before the checkpoint that counts them.
+        await stored.persist(reportPath, report.bytes);
         if (resumable) await set({ checkpoint_line: upTo, report_bytes: report.bytes, ...counts });
         else await set({ total: counts.total, refused: counts.refused });
         const of = Math.max(estimate, counts.total);
@@ -198,9 +225,11 @@ export async function runImport(ctx: JobContext<ImportPayload>, service: Imports
     } else await writeAll(db, null);
   } catch (err) {
     report.close();
+    await stored.persist(reportPath, report.bytes).catch(() => undefined);
     throw err;
   }
   report.close();
+  await stored.persist(reportPath, report.bytes);
   const finishedAt = kernel.now();
   if (atomic && !dryRun && counts.refused > 0) {
     const message = `${counts.refused} of ${counts.total} records were refused, so nothing was written (all or nothing); see the error report.`;

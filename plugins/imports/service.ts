@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -12,7 +12,8 @@ import type { ConnectionsProvides } from '../connections/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
 import { scanUpload, type DetectedColumn } from './detect.js';
 import { DEFAULT_XLSX_LIMITS, type XlsxLimits } from './sources/xlsx.js';
-import { importsDir, reportFile, uploadFile, uploadsDir } from './files.js';
+import { REPORTS_PREFIX, uploadKey, workDir } from './files.js';
+import { StoredReport } from './report-store.js';
 import { planImport } from './plan.js';
 import type { CreateImport, Import, ImportState, Upload } from './schemas.js';
 import { grantAllows } from '../../kernel/identity/permissions.js';
@@ -55,23 +56,29 @@ export class ImportsService {
     return { ...DEFAULT_XLSX_LIMITS, maxUnpackedBytes, maxSharedStringsBytes: Math.min(DEFAULT_XLSX_LIMITS.maxSharedStringsBytes, maxUnpackedBytes), workerMemoryMb };
   }
 
+  /** This machine's scratch folder (uploads being scanned, copies being imported, reports being appended). */
+  get workDir(): string {
+    return workDir(this.kernel.config.dataDir);
+  }
+
   ensureDirs(): void {
-    mkdirSync(uploadsDir(this.kernel.config.dataDir), { recursive: true });
+    mkdirSync(this.workDir, { recursive: true });
   }
 
-  uploadPath(id: string): string {
-    return uploadFile(this.kernel.config.dataDir, id);
+  /** The error report of an import, kept in the kernel's file store (any replica serves it). */
+  storedReport(importId: string): StoredReport {
+    return new StoredReport(this.kernel.files, importId);
   }
 
-  reportPath(id: string): string {
-    return reportFile(this.kernel.config.dataDir, id);
-  }
-
-  /** Stores the file, reads it once (format, columns, types, sample, count) and records the upload. */
+  /**
+   * Reads the file once on this machine (format, columns, types, sample, count), then keeps it
+   * in the kernel's file store, where the replica that runs the import finds it, and records the upload.
+   */
   async upload(principal: Principal, fileName: string, file: Readable, limit: number): Promise<Upload> {
     const now = this.kernel.now();
     const id = newId(now);
-    const path = this.uploadPath(id);
+    const path = join(this.workDir, `${id}.upload`);
+    const key = uploadKey(id);
     this.ensureDirs();
     try {
       await pipeline(file, createWriteStream(path));
@@ -83,11 +90,13 @@ export class ImportsService {
       });
       if (scan.columns.length === 0) throw new AppError('IMPORT_UNREADABLE', { message: 'The file has no columns (an empty file, or no header row).' });
       const owner = ownerOf(principal);
+      const expiresAt = now + (await this.settings()).retentionMs;
+      const stored = await this.kernel.files.put(key, createReadStream(path), { expiresAt });
       const row: UploadRow = {
         id,
         file_name: fileName.slice(0, 255),
         format: scan.format,
-        size: statSync(path).size,
+        size: stored.size,
         columns: JSON.stringify(scan.columns),
         sample: JSON.stringify(scan.sampleRows),
         row_count: scan.rowCount,
@@ -96,20 +105,22 @@ export class ImportsService {
         owner_type: owner.type,
         owner_id: owner.id,
         created_at: now,
-        expires_at: now + (await this.settings()).retentionMs,
+        expires_at: expiresAt,
       };
       await this.db.insertInto('import_uploads').values(row).execute();
       return toUpload(row);
     } catch (err) {
-      rmSync(path, { force: true });
+      await this.kernel.files.delete(key).catch(() => false);
       throw err;
+    } finally {
+      rmSync(path, { force: true });
     }
   }
 
   async uploadOf(principal: Principal, id: string): Promise<UploadRow> {
     const row = ownedBy(principal, await this.db.selectFrom('import_uploads').selectAll().where('id', '=', id).executeTakeFirst(), IMPORTS_ADMIN);
     if (!row) throw new AppError('NOT_FOUND', { message: 'No upload with this id.', params: { uploadId: id } });
-    if (Number(row.expires_at) <= this.kernel.now() || !existsSync(this.uploadPath(id))) throw new AppError('IMPORT_UPLOAD_EXPIRED');
+    if (Number(row.expires_at) <= this.kernel.now() || !(await this.kernel.files.stat(uploadKey(id)))) throw new AppError('IMPORT_UPLOAD_EXPIRED');
     return row;
   }
 
@@ -219,38 +230,28 @@ export class ImportsService {
     };
   }
 
-  /** The error report file, once the run has begun writing it. */
-  report(row: ImportRow): { path: string; size: number } {
-    const path = this.reportPath(row.id);
-    if (row.state === 'created' || row.state === 'queued' || !existsSync(path)) throw new AppError('IMPORT_NO_REPORT', { params: { state: row.state } });
-    return { path, size: statSync(path).size };
+  /** The error report, once the run has begun writing it. */
+  async report(row: ImportRow): Promise<{ size: number; stream: Readable }> {
+    const opened = row.state === 'created' || row.state === 'queued' ? null : await this.storedReport(row.id).open();
+    if (!opened) throw new AppError('IMPORT_NO_REPORT', { params: { state: row.state } });
+    return opened;
   }
 
-  open(path: string) {
-    return createReadStream(path);
-  }
-
-  /** Removes expired uploads, and error reports of imports that finished longer ago than the retention. */
+  /**
+   * Removes error reports of imports that finished longer ago than the retention, or whose
+   * import is gone. Uploads expire in the file store itself (their `expiresAt`).
+   */
   async sweep(): Promise<number> {
     const { retentionMs } = await this.settings();
     const now = this.kernel.now();
+    const ids = [...new Set((await this.kernel.files.list(REPORTS_PREFIX)).map((f) => f.key.slice(REPORTS_PREFIX.length).split('/')[0]!))];
+    const keep = new Set<string>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await this.db.selectFrom('imports').select(['id', 'finished_at']).where('id', 'in', ids.slice(i, i + 500)).execute();
+      for (const r of rows) if (r.finished_at === null || Number(r.finished_at) >= now - retentionMs) keep.add(r.id);
+    }
     let removed = 0;
-    const dir = uploadsDir(this.kernel.config.dataDir);
-    if (existsSync(dir)) {
-      const names = readdirSync(dir);
-      const live = new Set<string>();
-      for (let i = 0; i < names.length; i += 500) {
-        const rows = await this.db.selectFrom('import_uploads').select('id').where('id', 'in', names.slice(i, i + 500)).where('expires_at', '>', now).execute();
-        for (const r of rows) live.add(r.id);
-      }
-      for (const name of names) if (!live.has(name)) (rmSync(join(dir, name), { force: true }), removed++);
-    }
-    const old = await this.db.selectFrom('imports').select('id').where('finished_at', '<', now - retentionMs).execute();
-    for (const r of old) {
-      const path = this.reportPath(r.id);
-      if (existsSync(path)) (rmSync(path, { force: true }), removed++);
-    }
-    mkdirSync(importsDir(this.kernel.config.dataDir), { recursive: true });
+    for (const id of ids) if (!keep.has(id)) removed += await this.storedReport(id).remove();
     return removed;
   }
 }

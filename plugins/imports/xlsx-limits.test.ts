@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
-import { uploadsDir } from './files.js';
+import { UPLOADS_PREFIX, workDir } from './files.js';
 import { DEFAULT_XLSX_LIMITS, type XlsxLimits } from './sources/xlsx.js';
 import { readRecords } from './sources/index.js';
 import { uploadFile } from './testing.js';
@@ -65,12 +65,12 @@ describe('XLSX decompression bombs are refused, the server unharmed', () => {
     await inst?.close();
   });
 
-  const stored = () => readdirSync(uploadsDir(inst.dataDir)).sort();
+  const stored = async () => [...(await inst.app.kernel.files.list(UPLOADS_PREFIX)).map((f) => f.key), ...readdirSync(workDir(inst.dataDir))].sort();
   const refused = async (file: Buffer, what: string) => {
-    const before = stored();
+    const before = await stored();
     const res = await uploadFile(inst.url, admin, 'book.xlsx', file);
-    // A refused file is not kept.
-    expect(stored()).toEqual(before);
+    // A refused file is not kept, in the file store or on this machine.
+    expect(await stored()).toEqual(before);
     expect(res.status, res.text).toBe(413);
     expect(res.body.error.code).toBe('IMPORT_UNPACKED_TOO_LARGE');
     expect(res.body.error.params.what).toBe(what);

@@ -1,0 +1,150 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { idFloor, newId } from '../ids.js';
+import { kernelMigrations } from '../meta/kernel-migrations.js';
+import { runMigrations } from '../meta/migrate.js';
+import type { MetaStore } from '../meta/store.js';
+import { databaseAvailable } from '../../test/helpers/databases.js';
+import { createStoreTarget, recordingLogger, type StoreTarget } from '../../test/meta/support.js';
+import { localFilesDir, openFileStore } from './index.js';
+import { LocalBlobs } from './local.js';
+import { MetaBlobs } from './meta.js';
+import type { FileStore } from './types.js';
+
+const available = {
+  sqlite: true,
+  postgres: await databaseAvailable('postgres'),
+  mysql: await databaseAvailable('mysql'),
+};
+
+/** `count` pieces of `size` random bytes, and the hash of all of them. */
+function source(count: number, size: number): { body: AsyncIterable<Uint8Array>; hash: Promise<string>; bytes: number } {
+  const h = createHash('sha256');
+  let done!: (v: string) => void;
+  const hash = new Promise<string>((r) => (done = r));
+  async function* body() {
+    for (let i = 0; i < count; i++) {
+      const b = randomBytes(size);
+      h.update(b);
+      yield b;
+    }
+    done(h.digest('hex'));
+  }
+  return { body: body(), hash, bytes: count * size };
+}
+
+async function hashOf(stream: AsyncIterable<Buffer>): Promise<{ hash: string; bytes: number }> {
+  const h = createHash('sha256');
+  let bytes = 0;
+  for await (const b of stream) (h.update(b), (bytes += b.length));
+  return { hash: h.digest('hex'), bytes };
+}
+
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('file store on a %s meta store', (dialect) => {
+  describe.runIf(available[dialect]).each(['local', 'meta'] as const)('%s driver', (driver) => {
+    let t: StoreTarget | null = null;
+    afterEach(async () => {
+      await t?.dispose();
+      t = null;
+    });
+    let clock = Date.now();
+    const now = () => clock;
+
+    async function open(): Promise<{ files: FileStore; meta: MetaStore }> {
+      t = await createStoreTarget(dialect);
+      const meta = t.open();
+      await runMigrations(meta, [{ plugin: 'kernel', migrations: kernelMigrations }]);
+      return { files: openFileStore({ fileStore: driver, dataDir: t.dataDir }, meta, now, recordingLogger()), meta };
+    }
+    const chunkRows = async (meta: MetaStore) =>
+      Number(
+        (
+          await meta.db
+            .selectFrom('file_chunks')
+            .select((e) => e.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const blobsLeft = async (meta: MetaStore) => (driver === 'local' ? readdirSync(localFilesDir(t!.dataDir)).length : await chunkRows(meta));
+
+    it('streams a file in and out whole, across chunk edges, and replaces it under the same key', async () => {
+      const { files, meta } = await open();
+      clock = Date.now();
+      // 40 pieces of 100 KiB: chunks of 256 KiB never line up with the pieces.
+      const src = source(40, 100 * 1024);
+      const stored = await files.put('test/a/one', src.body, { expiresAt: clock + 60_000 });
+      expect(stored).toMatchObject({ key: 'test/a/one', size: src.bytes, expiresAt: clock + 60_000 });
+      const opened = await files.open('test/a/one');
+      expect(await hashOf(opened!.stream)).toEqual({ hash: await src.hash, bytes: src.bytes });
+      if (driver === 'meta') expect(await chunkRows(meta)).toBe(Math.ceil(src.bytes / (256 * 1024)));
+
+      const small = source(1, 10);
+      await files.put('test/a/one', small.body);
+      expect(await hashOf((await files.open('test/a/one'))!.stream)).toEqual({ hash: await small.hash, bytes: 10 });
+      // The replaced contents are gone.
+      expect(await blobsLeft(meta)).toBe(1);
+
+      const copy = await files.localCopy('test/a/one', `${t!.dataDir}/work`);
+      expect(copy).not.toBeNull();
+      copy!.release();
+      await files.put('test/empty', (async function* () {})());
+      expect(await hashOf((await files.open('test/empty'))!.stream)).toMatchObject({ bytes: 0 });
+      expect((await files.list('test/a/')).map((f) => f.key)).toEqual(['test/a/one']);
+      expect(await files.delete('test/a/one')).toBe(true);
+      expect(await files.open('test/a/one')).toBeNull();
+      expect(await files.delete('test/a/one')).toBe(false);
+    });
+
+    it('keeps nothing of a put whose body fails midway', async () => {
+      const { files, meta } = await open();
+      async function* failing() {
+        yield randomBytes(300 * 1024);
+        throw new Error('the client went away');
+      }
+      await expect(files.put('test/broken', failing())).rejects.toThrow(/went away/);
+      expect(await files.stat('test/broken')).toBeNull();
+      expect(await blobsLeft(meta)).toBe(0);
+    });
+
+    it('sweeps expired files and contents no key points to once they are old', async () => {
+      const { files, meta } = await open();
+      clock = Date.now();
+      await files.put('test/due', source(1, 1000).body, { expiresAt: clock + 1000 });
+      await files.put('test/kept', source(1, 1000).body, { expiresAt: clock + 10 * 60_000 });
+      await files.put('test/forever', source(1, 1000).body);
+      // Contents a process died writing (no index row), two days ago and just now.
+      const backend = driver === 'local' ? new LocalBlobs(localFilesDir(t!.dataDir)) : new MetaBlobs(meta.db, meta.dialect);
+      await backend.write(newId(clock - 48 * 3600_000), source(1, 10).body);
+      const fresh = newId(clock);
+      await backend.write(fresh, source(1, 10).body);
+      expect(await blobsLeft(meta)).toBe(5);
+
+      clock += 2000;
+      expect(await files.sweep(clock)).toBe(2);
+      expect((await files.list('test/')).map((f) => f.key)).toEqual(['test/forever', 'test/kept']);
+      expect(await blobsLeft(meta)).toBe(3);
+      expect(idFloor(clock) > fresh).toBe(true);
+      expect(await files.expire('test/forever', clock)).toBe(true);
+      expect(await files.sweep(clock)).toBe(1);
+      expect(await files.stat('test/forever')).toBeNull();
+    });
+  });
+});
+
+describe.runIf(available.mysql)('meta driver on MySQL', () => {
+  let t: StoreTarget | null = null;
+  afterEach(async () => {
+    await t?.dispose();
+    t = null;
+  });
+
+  it('keeps a chunk under a quarter of max_allowed_packet', async () => {
+    t = await createStoreTarget('mysql');
+    const meta = t.open();
+    const packet = Number((await sql<{ p: number }>`select @@max_allowed_packet as p`.execute(meta.db)).rows[0]!.p);
+    const blobs = new MetaBlobs(meta.db, 'mysql', 4 * packet);
+    expect(await blobs.chunkSize()).toBeLessThanOrEqual(packet / 4);
+  });
+});
