@@ -96,9 +96,15 @@ export class JobService implements JobQueue {
       lease_until: null,
       updated_at: now,
     };
-    await this.store.insert(row);
     // The job as enqueued: a runner may claim it the moment it is stored, so it is not read back.
     const job = rowToJob(row);
+    const alongside = opts.alongside;
+    if (alongside) {
+      await this.deps.db.transaction().execute(async (trx) => {
+        await this.store.insert(row, trx);
+        await alongside(job, trx);
+      });
+    } else await this.store.insert(row);
     this.runner.wake();
     return job;
   }

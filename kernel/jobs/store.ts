@@ -32,8 +32,8 @@ export class JobStore {
     this.claimer = claimers[dialect];
   }
 
-  async insert(row: JobRow): Promise<void> {
-    await this.db.insertInto('jobs').values(row).execute();
+  async insert(row: JobRow, db: MetaDb = this.db): Promise<void> {
+    await db.insertInto('jobs').values(row).execute();
   }
 
   async get(id: string): Promise<Job | null> {

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Kernel } from '../kernel-services.js';
 import type { Logger } from '../logger.js';
+import type { MetaDb } from '../meta/types.js';
 
 /** D13. The state machine is written down in docs/decisions.md (J1. Jobs). */
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -61,6 +62,12 @@ export interface DeclaredJobKind {
 export interface EnqueueOptions {
   createdBy?: string | null;
   maxAttempts?: number;
+  /**
+   * The caller's own rows that name the job (an export's `job_id`), written in the meta-store
+   * transaction that stores the job: no worker, of any replica, can claim the job before they
+   * are committed (J2). Throwing rolls the job back with them.
+   */
+  alongside?: (job: Job, trx: MetaDb) => Promise<void>;
 }
 
 /** The kernel's job service (`kernel.jobs`). */

@@ -71,10 +71,18 @@ function integerOf(v: unknown, path: string): number {
   return n;
 }
 
+/** No integer column of any dialect holds more: signed 64-bit down, MySQL's BIGINT UNSIGNED up. */
+const BIGINT_MIN = -(2n ** 63n);
+const BIGINT_MAX = 2n ** 64n - 1n;
+
 function bigintOf(v: unknown, path: string): string {
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
-  if (typeof v === 'string' && INTEGER.test(v.trim())) return v.trim().replace(/^\+/, '');
-  refuse(path, 'Expected an integer, as a string when beyond 2^53.');
+  let text: string | null = null;
+  if (typeof v === 'number' && Number.isSafeInteger(v)) text = String(v);
+  else if (typeof v === 'string' && INTEGER.test(v.trim())) text = v.trim().replace(/^\+/, '');
+  if (text === null) refuse(path, 'Expected an integer, as a string when beyond 2^53.');
+  const n = BigInt(text);
+  if (n < BIGINT_MIN || n > BIGINT_MAX) refuse(path, 'Out of range for a 64-bit integer.');
+  return text;
 }
 
 function decimalOf(v: unknown, path: string): string {

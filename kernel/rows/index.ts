@@ -30,6 +30,7 @@ export {
   type RowCount,
   type RowPage,
 } from './read.js';
+export { integerRange, rangeRefusal } from './ranges.js';
 export { parseRecordId, recordIdOf } from './record-id.js';
 export { columnOf, primaryKeyColumns, refuse, RowInputError, type InputIssue, type PortableValue, type RowsDialectName, type RowTable } from './types.js';
 export { deleteRow, insertRow, keysToGive, updateRow, type Assignment } from './write.js';

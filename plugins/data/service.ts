@@ -233,42 +233,57 @@ export class DataService {
     return { results: answer.results, undoToken: answer.undoToken };
   }
 
-  /** Reverts a write (or an undo) if its rows still hold what it left; answers a token that undoes the undo. */
+  /**
+   * Reverts a write (or an undo) if its rows still hold what it left; answers a token that
+   * undoes the undo. The token is marked used only after the revert committed on the source
+   * (DA12): a process killed in between leaves the token usable and the rows as they were, and
+   * the revert's own check (the rows still hold what the write left) makes a second
+   * application a 409 CONFLICT rather than a second change.
+   */
   async undoWrite(principal: Principal, token: string, audit: (e: AuditEntryInput) => void): Promise<WriteAnswer & { connectionId: string; table: string }> {
     const actor = actorOf(principal);
-    const record = await this.undo.claim(token, actor, principal.permissions.all);
-    try {
-      const ref = record.steps[0]?.table ?? '';
-      const { table, view } = await this.target(principal, record.connectionId, ref, 'write');
-      const answer = await this.connections.withSource(record.connectionId, async (db, info) => {
-        const d: RowDialect = rowDialect(info.dialect);
-        const writer = new RowWriter(d, table, view);
-        return db.transaction().execute(async (trx) => {
-          const results: OpResult[] = [];
-          const steps: UndoStep[] = [];
-          for (const step of [...record.steps].reverse()) {
-            try {
-              const done = await writer.revert(trx, step);
-              results.push(done.result);
-              steps.push(done.step);
-            } catch (err) {
-              throw fromDatabase(d, err);
-            }
+    const record = await this.undo.open(token, actor, principal.permissions.all);
+    const ref = record.steps[0]?.table ?? '';
+    const { table, view } = await this.target(principal, record.connectionId, ref, 'write');
+    const answer = await this.connections.withSource(record.connectionId, async (db, info) => {
+      const d: RowDialect = rowDialect(info.dialect);
+      const writer = new RowWriter(d, table, view);
+      return db.transaction().execute(async (trx) => {
+        const results: OpResult[] = [];
+        const steps: UndoStep[] = [];
+        for (const step of [...record.steps].reverse()) {
+          try {
+            const done = await writer.revert(trx, step);
+            results.push(done.result);
+            steps.push(done.step);
+          } catch (err) {
+            throw fromDatabase(d, err);
           }
-          const undoToken = await this.undo.create(actor, record.connectionId, 'undo', steps);
-          return { results, undoToken, steps };
-        });
+        }
+        const undoToken = await this.undo.create(actor, record.connectionId, 'undo', steps);
+        return { results, undoToken, steps };
       });
-      audit({
-        action: 'data.undo',
-        target: { type: 'data.table', id: `${record.connectionId}/${ref}`.slice(0, 200) },
-        diff: changeDiff(record.connectionId, table, answer.steps),
-      });
-      await this.publish({ connectionId: record.connectionId, table: ref, recordIds: answer.results.map((r) => r.recordId), op: 'undo' });
-      return { results: answer.results, undoToken: answer.undoToken, connectionId: record.connectionId, table: ref };
+    });
+    await this.markUsed(record.id);
+    audit({
+      action: 'data.undo',
+      target: { type: 'data.table', id: `${record.connectionId}/${ref}`.slice(0, 200) },
+      diff: changeDiff(record.connectionId, table, answer.steps),
+    });
+    await this.publish({ connectionId: record.connectionId, table: ref, recordIds: answer.results.map((r) => r.recordId), op: 'undo' });
+    return { results: answer.results, undoToken: answer.undoToken, connectionId: record.connectionId, table: ref };
+  }
+
+  /**
+   * The revert has committed: a mark that fails (meta store gone) or finds the token already
+   * marked must not turn it into an error; a later use of the token meets rows that no longer
+   * hold what the write left, and answers 409 CONFLICT.
+   */
+  private async markUsed(id: string): Promise<void> {
+    try {
+      if (!(await this.undo.markUsed(id))) this.kernel.log.warn({ undo: id }, 'undo token was marked by another attempt');
     } catch (err) {
-      await this.undo.release(record.id);
-      throw err;
+      this.kernel.log.warn({ err: { message: (err as Error).message }, undo: id }, 'undo token not marked used');
     }
   }
 

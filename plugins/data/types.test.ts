@@ -103,6 +103,38 @@ describe.each(dialects)('values keep their type on %s', (dialect) => {
     expect(patched.body.data.row.quantity).toBe(6);
   });
 
+  it('refuses values beyond what the column holds, naming the column, before the database sees them', async () => {
+    const refused = async (method: string, path: string, values: Record<string, unknown>, column: string) => {
+      const res = await env.req(env.admin, method, path, { values });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(issuePaths(res)).toEqual([`body.values.${column}`]);
+    };
+    // Beyond a signed 64-bit integer, on every dialect (SQLite answered 500 before).
+    for (const n of ['9223372036854775808', '-9223372036854775809', '18446744073709551616']) {
+      await refused('POST', env.path('audit_event'), { sequence_no: n, action: 'x', payload: {} }, 'sequence_no');
+    }
+    const edge = await create('audit_event', { sequence_no: '9223372036854775807', action: 'edge', payload: {} });
+    expect(edge.row.sequence_no).toBe('9223372036854775807');
+
+    const product = await create('product', { sku: 'RANGE-1', name: 'Range', price: '1.00' });
+    if (dialect === 'sqlite') {
+      // SQLite stores any 64-bit integer in an INTEGER (or SMALLINT) column and does not bound decimals.
+      const res = await env.req(env.admin, 'PATCH', env.path('product', product.recordId), { values: { stock: 2147483648, price: '123456789.00' } });
+      expect(res.status, res.text).toBe(200);
+      return;
+    }
+    // integer, smallint and numeric(10, 2): PostgreSQL's own refusal (22003) names no column.
+    await refused('PATCH', env.path('product', product.recordId), { stock: 2147483648 }, 'stock');
+    await refused('PATCH', env.path('product', product.recordId), { stock: -2147483649 }, 'stock');
+    await refused('PATCH', env.path('product', product.recordId), { price: '123456789.00' }, 'price');
+    await refused('PATCH', env.path('product', product.recordId), { price: '99999999.995' }, 'price');
+    await refused('POST', env.path('review'), { product_id: product.row.id, rating: 40000 }, 'rating');
+    const fits = await env.req(env.admin, 'PATCH', env.path('product', product.recordId), { values: { stock: 2147483647, price: '99999999.99' } });
+    expect(fits.status, fits.text).toBe(200);
+    expect(fits.body.data.row).toMatchObject({ stock: 2147483647, price: '99999999.99' });
+  });
+
   it('refuses values of the wrong type, naming the column', async () => {
     const res = await env.req(env.admin, 'POST', env.path('product'), { values: { sku: 'BAD', name: 5, price: 'cheap', stock: 1.5, status: 'sold', attributes: null, nope: 1 } });
     expect(res.status).toBe(400);

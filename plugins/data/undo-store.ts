@@ -64,21 +64,18 @@ export class UndoStore {
   }
 
   /**
-   * Marks the token used and answers its record. 404 for an unknown token, 403 for someone
-   * else's (admins excepted), 409 UNDO_EXPIRED / UNDO_ALREADY_USED. `release` gives it back
-   * when the undo then fails.
+   * Answers the record a token may still undo, without marking it: 404 for an unknown token,
+   * 403 for someone else's (admins excepted), 409 UNDO_EXPIRED / UNDO_ALREADY_USED. The caller
+   * marks it (markUsed) once the revert has committed on the source (DA12).
    */
-  async claim(token: string, actor: AuditActor, isAdmin: boolean): Promise<UndoRecord> {
+  async open(token: string, actor: AuditActor, isAdmin: boolean): Promise<UndoRecord> {
     const row = await this.db.selectFrom('data_undo').selectAll().where('token_hash', '=', hashToken(token)).executeTakeFirst();
     if (!row) throw new AppError('NOT_FOUND', { message: 'No undo with this token.' });
     if (!isAdmin && (row.actor_type !== actor.type || row.actor_id !== actor.id)) {
       throw new AppError('FORBIDDEN', { message: 'Only the author of a change (or an admin) may undo it.', params: { permission: 'data.write', reason: 'not-author' } });
     }
-    const now = this.now();
     if (row.used_at !== null) throw new AppError('UNDO_ALREADY_USED');
-    if (Number(row.expires_at) <= now || row.payload === null) throw new AppError('UNDO_EXPIRED', { params: { expiredAt: Number(row.expires_at) } });
-    const claimed = await this.db.updateTable('data_undo').set({ used_at: now }).where('id', '=', row.id).where('used_at', 'is', null).executeTakeFirst();
-    if (Number(claimed.numUpdatedRows) !== 1) throw new AppError('UNDO_ALREADY_USED');
+    if (Number(row.expires_at) <= this.now() || row.payload === null) throw new AppError('UNDO_EXPIRED', { params: { expiredAt: Number(row.expires_at) } });
     return {
       id: row.id,
       actor: { type: row.actor_type as AuditActor['type'], id: row.actor_id },
@@ -87,8 +84,10 @@ export class UndoStore {
     };
   }
 
-  async release(id: string): Promise<void> {
-    await this.db.updateTable('data_undo').set({ used_at: null }).where('id', '=', id).execute();
+  /** After the revert committed: false when another attempt marked it first. */
+  async markUsed(id: string): Promise<boolean> {
+    const res = await this.db.updateTable('data_undo').set({ used_at: this.now() }).where('id', '=', id).where('used_at', 'is', null).executeTakeFirst();
+    return Number(res.numUpdatedRows) === 1;
   }
 
   /** At most once a minute per process: row values leave the store when their record expires. */

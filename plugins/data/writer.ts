@@ -7,6 +7,7 @@ import {
   parseRecordId,
   parseWire,
   primaryKeyColumns,
+  rangeRefusal,
   readRow,
   recordIdOf,
   RowInputError,
@@ -93,7 +94,10 @@ export class RowWriter {
         continue;
       }
       try {
-        out.push([c, parseWire(c, value, at)]);
+        const parsed = parseWire(c, value, at);
+        const outOfRange = rangeRefusal(this.d.name, c, parsed);
+        if (outOfRange) issues.push({ path: at, message: outOfRange });
+        else out.push([c, parsed]);
       } catch (err) {
         if (err instanceof RowInputError) issues.push(...err.issues);
         else throw err;

@@ -83,9 +83,11 @@ export class ExportsService {
       finished_at: null,
       expires_at: null,
     };
-    await this.db.insertInto('exports').values(row).execute();
-    const job = await this.kernel.jobs.enqueue(EXPORT_JOB, { exportId: row.id }, { createdBy: principal.userId });
-    await this.db.updateTable('exports').set({ job_id: job.id }).where('id', '=', row.id).execute();
+    // The row and its job_id in the job's own transaction: a worker never meets the job without them (J2).
+    const job = await this.kernel.jobs.enqueue(EXPORT_JOB, { exportId: row.id }, {
+      createdBy: principal.userId,
+      alongside: async (j, trx) => void (await exportsDb(trx).insertInto('exports').values({ ...row, job_id: j.id }).execute()),
+    });
     return this.toExport({ ...row, job_id: job.id }, job);
   }
 

@@ -180,10 +180,14 @@ export class ImportsService {
   /** Enqueues the import's job; an import runs once (409 after that). */
   async run(principal: Principal, row: ImportRow): Promise<Import> {
     await this.uploadOf(principal, row.upload_id);
-    const res = await this.db.updateTable('imports').set({ state: 'queued' }).where('id', '=', row.id).where('state', '=', 'created').executeTakeFirst();
-    if (Number(res.numUpdatedRows) === 0) throw new AppError('IMPORT_NOT_RUNNABLE', { params: { state: row.state } });
-    const job = await this.kernel.jobs.enqueue(IMPORT_JOB, { importId: row.id }, { createdBy: principal.userId });
-    await this.db.updateTable('imports').set({ job_id: job.id }).where('id', '=', row.id).execute();
+    // The state and job_id in the job's own transaction: a worker never meets the job without them (J2).
+    const job = await this.kernel.jobs.enqueue(IMPORT_JOB, { importId: row.id }, {
+      createdBy: principal.userId,
+      alongside: async (j, trx) => {
+        const res = await importsDb(trx).updateTable('imports').set({ state: 'queued', job_id: j.id }).where('id', '=', row.id).where('state', '=', 'created').executeTakeFirst();
+        if (Number(res.numUpdatedRows) === 0) throw new AppError('IMPORT_NOT_RUNNABLE', { params: { state: row.state } });
+      },
+    });
     return this.toImport({ ...row, state: 'queued', job_id: job.id }, job);
   }
 

@@ -7,7 +7,7 @@ import { bookingCode, bookingTarget, type BookingTarget } from './booking/guards
 import { isSingleAddress } from './booking/address.js';
 import { instantOfWire, venueValue } from './booking/times.js';
 import { writeRefused } from './errors.js';
-import { columnValue, fillsItself, parseValues } from './values.js';
+import { checkRanges, columnValue, fillsItself, parseValues } from './values.js';
 
 export type Assignments = Map<string, PortableValue>;
 
@@ -107,6 +107,7 @@ export function planInsert(opened: Opened, d: RowDialect, input: Record<string, 
     if (code.default === null) values.set(code.name, bookingCode(code.maxLength));
   }
   for (const c of opened.table.columns) if (!values.has(c.name) && !fillsItself(c)) throw writeRefused(c.name, 'required');
+  checkRanges(d.name, opened.table, values);
   const booking = rules ? bookingTarget(endpoint, rules, portableInstant(values.get(rules.timeColumn)), partyOf(opened, values), now) : null;
   return { kind: 'insert', values, booking };
 }

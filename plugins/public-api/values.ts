@@ -1,4 +1,4 @@
-import { parseWire, type PortableValue } from '../../kernel/rows/index.js';
+import { parseWire, rangeRefusal, type PortableValue, type RowsDialectName } from '../../kernel/rows/index.js';
 import type { Column } from '../../kernel/schema/model.js';
 import type { EffectiveTable } from '../schema/provides.js';
 import { writeRefused, type WriteRefusal } from './errors.js';
@@ -40,6 +40,17 @@ export function columnValue(c: Column, v: unknown): PortableValue {
     return parseWire(c, v, `values.${c.name}`);
   } catch {
     throw writeRefused(c.name, FORMATTED.has(c.type) && typeof v === 'string' ? 'format' : 'type');
+  }
+}
+
+/**
+ * Values beyond what their column's type holds, refused before the statement: PostgreSQL's own
+ * refusal names no column (DA13).
+ */
+export function checkRanges(d: RowsDialectName, table: EffectiveTable, values: ReadonlyMap<string, PortableValue>): void {
+  for (const [name, v] of values) {
+    const c = table.columns.find((x) => x.name === name);
+    if (c && rangeRefusal(d, c, v)) throw writeRefused(name, 'out-of-range');
   }
 }
 

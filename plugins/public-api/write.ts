@@ -22,6 +22,7 @@ import { partyOf, planInsert, planUpdate, portableInstant, splitBatchRow, type I
 import { deleteInScope, readInScope, updateInScope } from './query/scoped.js';
 import { keyOf, missing, pick } from './read.js';
 import type { PublicApi } from './service.js';
+import { checkRanges } from './values.js';
 
 export const BATCH_MAX = 500;
 
@@ -205,6 +206,7 @@ export async function updateRecord(
   const input = await beforeHook(api, opened, 'update', given, keyOf(opened, id));
   const plan = planUpdate(opened, keyOf(opened, id), input, put);
   const row = await onSource(api, opened, async (db, d) => {
+    checkRanges(d.name, opened.table, plan.values);
     const lock = await rebookLock(db, d, opened, plan);
     return locked(db, d, opened, lock ? [lock.lockKey] : [], (trx) => runUpdate(trx, d, opened, plan, api.now(), lock?.currentAt ?? null));
   });
@@ -263,6 +265,7 @@ async function planBatch(
       // Updating through a batch is a PATCH: the key must hold it too (seed rule 1).
       if (!opened.endpoint.methods.includes('PATCH') || !api.admin.grants(opened.caller.key, opened.endpoint.ref, 'PATCH')) missing(opened);
       const plan = planUpdate(opened, key, rest, false);
+      checkRanges(d.name, opened.table, plan.values);
       const lock = await rebookLock(db, d, opened, plan);
       if (lock) lockKeys.push(lock.lockKey);
       planned.push({ plan, currentAt: lock?.currentAt ?? null });
