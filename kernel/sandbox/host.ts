@@ -9,8 +9,10 @@ import { createHash } from 'node:crypto';
 import type { Json } from '../../addons-sdk/src/define.js';
 import type { Capability } from '../../addons-sdk/src/manifest/addon.js';
 import { AppError } from '../errors.js';
+import { withDeadline } from '../sources/deadline.js';
 import { forkWorker } from '../workers.js';
 import './errors.js';
+import { HostCallGate } from './host-call-gate.js';
 import type { CallMessage, CallTarget, HostCapability, ToChild, ToParent } from './protocol.js';
 
 export type { Json };
@@ -86,11 +88,21 @@ const PAUSE_MS = 60_000;
 const READY_TIMEOUT_MS = 20_000;
 /** A host call's answer, as JSON. */
 const MAX_HOST_RESULT = 8 * 1024 * 1024;
+/** An answer this long (JSON) waits for its own turn of the event loop before it is written to the child. */
+const LARGE_ANSWER = 64 * 1024;
+/** Bytes of answers an add-on's host calls get a millisecond (2 MiB a second), past a burst of 2 MiB. */
+const ANSWER_BYTES_PER_MS = (2 * 1024 * 1024) / 1000;
+const ANSWER_BURST = 2 * 1024 * 1024;
+/** Host calls answered at once: per add-on, and in all (host-call-gate.ts). */
+const HOST_CALLS_PER_ADDON = 4;
+const HOST_CALLS_TOTAL = 8;
 
 interface Pending {
   msg: CallMessage;
   code: string;
   addon: { key: string; version: string; instance: string | null };
+  /** When the call was sent: its host calls are answered by this + wallMs at the latest. */
+  startedAt: number;
   resolve: (v: Json) => void;
   reject: (e: AppError) => void;
   timer: NodeJS.Timeout;
@@ -111,6 +123,9 @@ function parseJson(text: string): Json {
   return JSON.parse(text, (k, v: unknown) => (k === '__proto__' ? undefined : v)) as Json;
 }
 
+const HOST_TIMEOUT_MESSAGE = "The host call did not finish within the call's wall time.";
+const HOST_TIMEOUT_ENVELOPE = JSON.stringify({ ok: false, code: 'ADDON_TIMEOUT', message: HOST_TIMEOUT_MESSAGE });
+
 function hashCode(code: string): string {
   return createHash('sha256').update(code).digest('hex').slice(0, 32);
 }
@@ -124,6 +139,7 @@ export class SandboxHost {
   private nextId = 1;
   private closed = false;
   private counters = { starts: 0, crashes: 0, calls: 0 };
+  private readonly gate = new HostCallGate({ perAddon: HOST_CALLS_PER_ADDON, total: HOST_CALLS_TOTAL });
 
   constructor(opts: SandboxHostOptions = {}) {
     this.handler = opts.handleHostCall ?? null;
@@ -193,6 +209,7 @@ export class SandboxHost {
         msg,
         code: c.addon.code,
         addon: { key: c.addon.key, version: c.addon.version, instance: c.context.instance },
+        startedAt: Date.now(),
         resolve,
         reject,
         timer,
@@ -366,10 +383,23 @@ export class SandboxHost {
       }
       return;
     }
+    const addonId = `${p.addon.key}@${p.addon.version}`;
+    const deadline = p.startedAt + this.wallMs;
+    const live = () => child.pending.get(m.id) === p && Date.now() < deadline;
+    const release = await this.gate.enter(addonId, live);
+    // The call is over (answered, broken off, its child gone) or out of time: its host call does not run.
+    if (!release) {
+      if (child.pending.get(m.id) === p) this.post(child, { t: 'host-result', id: m.id, hc: m.hc, envelope: HOST_TIMEOUT_ENVELOPE });
+      return;
+    }
+    // The slot is held until the work ends and its answer is written, even when the add-on was answered at the deadline.
+    let workDone: Promise<unknown> = Promise.resolve();
     let envelope: string;
     try {
       if (!this.handler) throw new AppError('INTERNAL', { message: 'The host is not ready for add-on calls.' });
-      const value = await this.handler(p.addon, m.capability, m.method, args);
+      const work = this.handler(p.addon, m.capability, m.method, args);
+      workDone = work.catch(() => undefined);
+      const value = await withDeadline(work, Math.max(0, deadline - Date.now()), () => new AppError('ADDON_TIMEOUT', { message: HOST_TIMEOUT_MESSAGE }));
       const json = JSON.stringify(value === undefined ? null : value);
       envelope =
         json.length > MAX_HOST_RESULT
@@ -382,6 +412,32 @@ export class SandboxHost {
           : JSON.stringify({ ok: false, code: 'HOST_ERROR', message: 'The host call failed.' });
       if (!(err instanceof AppError)) this.logger?.error({ addon: p.addon.key, capability: m.capability, method: m.method, err }, 'an add-on host call failed');
     }
-    this.post(child, { t: 'host-result', id: m.id, hc: m.hc, envelope });
+    try {
+      // Writing an answer to the channel takes this thread about 10 ms a MiB: an add-on's answers go at ANSWER_BYTES_PER_MS, each large one in its own turn of the event loop.
+      const wait = this.pace(addonId, envelope.length);
+      if (wait > 0 && Date.now() + wait >= deadline) envelope = HOST_TIMEOUT_ENVELOPE;
+      else if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      else if (envelope.length > LARGE_ANSWER) await new Promise((r) => setImmediate(r));
+      if (child.pending.get(m.id) === p) this.post(child, { t: 'host-result', id: m.id, hc: m.hc, envelope });
+    } finally {
+      void workDone.then(release);
+    }
   }
+
+  private readonly answered = new Map<string, { at: number; debt: number }>();
+
+  /** Milliseconds an answer of `bytes` waits so that the add-on's answers stay within ANSWER_BYTES_PER_MS (after a burst); charges it. */
+  private pace(addon: string, bytes: number): number {
+    if (bytes <= LARGE_ANSWER) return 0;
+    const now = Date.now();
+    const b = this.answered.get(addon) ?? { at: now, debt: 0 };
+    b.debt = Math.max(0, b.debt - (now - b.at) * ANSWER_BYTES_PER_MS);
+    b.at = now;
+    const wait = Math.max(0, Math.ceil((b.debt + bytes - ANSWER_BURST) / ANSWER_BYTES_PER_MS));
+    b.debt += bytes;
+    this.answered.set(addon, b);
+    if (this.answered.size > 1000) for (const [k, v] of this.answered) if (v.debt - (now - v.at) * ANSWER_BYTES_PER_MS <= 0) this.answered.delete(k);
+    return wait;
+  }
+
 }

@@ -1,4 +1,5 @@
 import { physicalTableName, type AddonManifest } from '../../addons-sdk/src/manifest/index.js';
+import { sql, type Kysely } from 'kysely';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import {
@@ -19,6 +20,25 @@ import type { Json } from '../../kernel/sandbox/host.js';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from './instances.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { EffectiveTable, SchemaProvides } from '../schema/provides.js';
+import { offThreadSqlite, SqliteWorker } from './sqlite-off-thread.js';
+
+/** What one ctx.db read may bring back (text lengths, 8 a number or blob…), checked as the rows come on SQLite and once read on server sources. */
+export const DB_READ_BYTES = 1024 * 1024;
+
+const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', { message: `The rows are over ${DB_READ_BYTES / (1024 * 1024)} MiB: ask for fewer (limit).` });
+
+/** Rows a list reads first, before it knows how large they are. */
+const FIRST_PAGE = 2;
+
+/** Text lengths and 8 for anything else, as the SQLite worker weighs rows. */
+function rowBytes(row: Record<string, unknown>): number {
+  let bytes = 0;
+  for (const k in row) {
+    const v = row[k];
+    bytes += k.length + (typeof v === 'string' ? v.length : 8);
+  }
+  return bytes;
+}
 
 const OPS = new Set(['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'like', 'null']);
 
@@ -53,7 +73,32 @@ function whereQuery(where: unknown): Record<string, string> {
  * grammar and wire values). Writes through ctx.db do not run the add-on's own hooks.
  */
 export class HostDb {
+  private readonly sqlite = new SqliteWorker();
+  /** The off-thread handle of each SQLite source handle (a source opened again gets a new one). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private readonly offThread = new WeakMap<object, Promise<Kysely<any>>>();
+
   constructor(private readonly kernel: Kernel) {}
+
+  async close(): Promise<void> {
+    await this.sqlite.close();
+  }
+
+  /** The source's file, as SQLite names it, read once per source handle. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private sqliteOf(source: Kysely<any>, readOnly: boolean): Promise<Kysely<any>> {
+    let db = this.offThread.get(source);
+    if (!db) {
+      db = sql<{ file: string }>`select file from pragma_database_list where name = 'main'`.execute(source).then((r) => {
+        const file = r.rows[0]?.file;
+        if (!file) throw denied('The SQLite source has no file.');
+        return offThreadSqlite(this.sqlite, { file, readOnly, maxBytes: DB_READ_BYTES });
+      });
+      db.catch(() => this.offThread.delete(source));
+      this.offThread.set(source, db);
+    }
+    return db;
+  }
 
   private async table(m: AddonManifest, connectionId: string | null, name: unknown): Promise<EffectiveTable> {
     if (typeof name !== 'string' || !m.tables.some((t) => t.name === name)) throw denied(`${String(name)} is not one of the add-on's tables.`);
@@ -94,7 +139,9 @@ export class HostDb {
     const instanceColumn = table.columns.find((c) => c.name === INSTANCE_COLUMN) ?? null;
     if (!instanceColumn && instance !== DEFAULT_INSTANCE) throw denied(`The table ${String(args[0])} has no instance column yet.`);
     try {
-      return (await connections.withSource(connectionId!, async (db, info) => {
+      return (await connections.withSource(connectionId!, async (source, info) => {
+        // better-sqlite3 blocks its thread: an add-on's statements run in a worker thread of their own.
+        const db = info.dialect === 'sqlite' ? await this.sqliteOf(source, info.readOnly) : source;
         const d = rowDialect(info.dialect);
         const cols = table.columns;
         /** The row by key, when it is this instance's. */
@@ -114,13 +161,29 @@ export class HostDb {
             if (o.limit !== undefined) query.limit = String(o.limit);
             if (typeof o.cursor === 'string') query.cursor = o.cursor;
             const params = parseListParams(query, { table, readable: new Set(cols.map((c) => c.name)) });
-            const page = await listRows(db, d, table, params, {
-              output: cols,
-              searchable: [],
-              cursors: this.kernel.signer(`addon.cursor.${m.key}`),
-              recordIds: false,
-            });
-            return { rows: page.rows, next: page.nextCursor };
+            const options = { output: cols, searchable: [], cursors: this.kernel.signer(`addon.cursor.${m.key}`), recordIds: false };
+            // Read in pages sized by the largest row seen so far, so a page of large rows is refused
+            // after about DB_READ_BYTES have been read, not after all of it came into this process.
+            const rows: Record<string, unknown>[] = [];
+            let bytes = 0;
+            let largest = 0;
+            let cursor = params.cursor;
+            let next: string | null = null;
+            while (rows.length < params.limit) {
+              const room = params.limit - rows.length;
+              const size = largest === 0 ? Math.min(room, FIRST_PAGE) : Math.max(1, Math.min(room, Math.floor((DB_READ_BYTES - bytes) / largest)));
+              const page = await listRows(db, d, table, { ...params, limit: size, cursor }, options);
+              for (const row of page.rows) {
+                const b = rowBytes(row);
+                largest = Math.max(largest, b);
+                bytes += b;
+                rows.push(row);
+              }
+              if (bytes > DB_READ_BYTES) throw tooLarge();
+              next = cursor = page.nextCursor;
+              if (!next) break;
+            }
+            return { rows, next };
           }
           case 'get': {
             const raw = await own(this.keyOf(table, args[1]));

@@ -80,6 +80,7 @@ export class AddonRuntime implements RowWriteHookProvider {
     if (this.poller) clearInterval(this.poller);
     for (const c of this.crons) c.stop();
     this.crons = [];
+    await this.db.close();
   }
 
   private async poll(): Promise<void> {
