@@ -71,7 +71,16 @@ export const planSchema = z
       }),
     ),
     endpoints: z.array(
-      z.strictObject({ ref: z.string(), table: z.string(), methods: z.array(z.string()), action: planAction(['create', 'keep', 'remove'] as const) }),
+      z.strictObject({
+        ref: z.string(),
+        table: z.string(),
+        methods: z.array(z.string()),
+        action: planAction(['create', 'keep', 'remove'] as const),
+        definition: z
+          .record(z.string(), z.unknown())
+          .nullable()
+          .describe("What the manifest declares of the endpoint (columns, writable, filters, defaults, booking rules, limits, …); null for one the upgrade removes."),
+      }),
     ),
     capabilities: z.array(z.string()),
     outbound: z.array(z.string()),
@@ -80,6 +89,9 @@ export const planSchema = z
     actions: z.array(z.string()),
     staffActions: z.array(z.string()).describe('Actions only a signed-in person with add-ons.use may call (the app key is refused).'),
     peak: z.number().int(),
+    limits: z
+      .strictObject({ memoryMb: z.number().int(), cpuMs: z.number().int() })
+      .describe("The sandbox's bounds for each call of the add-on's code: its memory and its CPU time."),
     connect: z
       .strictObject({
         kind: z.enum(['secret', 'oauth2']),
