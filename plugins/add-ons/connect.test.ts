@@ -375,6 +375,39 @@ describe('connect (D29): secret fields and OAuth 2, reaching only the add-on tha
     expect(await peek('oauthy')).toBeNull();
   });
 
+  it("an upgrade that changes an OAuth connection's token URL forgets its tokens, and its plan says so", async () => {
+    const oauth = (version: string, tokenUrl: string): AddonManifestInput =>
+      base('relay', {
+        version,
+        settings: { type: 'object', properties: { clientId: { type: 'string' }, clientSecret: { type: 'string', secret: true } }, required: [] },
+        connect: { kind: 'oauth2', authorizeUrl: provider.authorizeUrl, tokenUrl, scopes: ['read'], clientIdSetting: 'clientId', clientSecretSetting: 'clientSecret' },
+      });
+    await install(oauth('1.0.0', provider.tokenUrl), { clientId: CLIENT_ID, clientSecret: SECRETS.clientSecret });
+    const started = await call(admin, 'post', '/api/v1/add-ons/relay/connect/oauth/start');
+    expect(started.status, started.text).toBe(200);
+    authorize(started.body.data.authorizeUrl, 'code-relay');
+    const done = await call(admin, 'post', '/api/v1/add-ons/relay/connect/oauth/complete', { code: 'code-relay', state: started.body.data.state });
+    expect(done.status, done.text).toBe(200);
+    expect(await listed('relay')).toMatchObject({ connected: true });
+    const upgrade = async (manifest: AddonManifestInput) => {
+      const pkg = await packFixture(manifest, PEEK);
+      expect((await uploadPackage(inst.url, admin, pkg.bytes)).status).toBe(201);
+      const plan = (await admin.get(`/api/v1/add-ons/relay/plan?version=${manifest.version}`)).body.data.plan;
+      const res = await admin.post('/api/v1/add-ons/relay/upgrade', { version: manifest.version, planHash: plan.hash });
+      expect(res.status, res.text).toBe(200);
+      return { plan, addon: res.body.data.addon };
+    };
+    // The same token URL: the tokens stay.
+    const same = await upgrade(oauth('1.1.0', provider.tokenUrl));
+    expect(same.plan.warnings.join(' ')).not.toContain('connect it again');
+    expect(same.addon).toMatchObject({ connected: true });
+    // Another token URL: the refresh token is never sent there; the operator connects again.
+    const moved = await upgrade(oauth('1.2.0', `${provider.tokenUrl}?tenant=2`));
+    expect(moved.plan.warnings.join(' ')).toContain('connect it again');
+    expect(moved.addon).toMatchObject({ connected: false, connectedAt: null });
+    expect(await peek('relay')).toBeNull();
+  });
+
   it('removing an add-on forgets its connection', async () => {
     expect((await admin.delete('/api/v1/add-ons/vault')).status).toBe(200);
     const rows = await inst.app.kernel.db

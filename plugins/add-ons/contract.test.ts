@@ -293,4 +293,38 @@ describe('add-on contract', () => {
       expect(ok.body.data.addon.settings).toEqual({ venue: 'a'.repeat(45) });
     }, 60_000);
   });
+  describe('the plan (point 29)', () => {
+    it("shows the add-on's CPU and memory limits and what each endpoint declares", async () => {
+      await stage({
+        key: 'shelf',
+        name: 'Shelf',
+        version: '1.0.0',
+        engine: '>=0.1.0',
+        capabilities: ['db'],
+        limits: { memoryMb: 96, cpuMs: 750 },
+        tables: [
+          {
+            name: 'books',
+            primaryKey: ['id'],
+            columns: [
+              { name: 'id', type: 'integer', autoIncrement: true, nullable: false },
+              { name: 'title', type: 'text', nullable: false },
+            ],
+          },
+        ],
+        endpoints: [{ ref: 'books', table: 'books', methods: ['GET', 'POST'], writable: ['title'], filterable: ['title'] }],
+      });
+      const plan = await planOf('shelf', '1.0.0');
+      expect(plan.limits).toEqual({ memoryMb: 96, cpuMs: 750 });
+      expect(plan.endpoints).toEqual([
+        {
+          ref: 'shelf-books',
+          table: 'shelf__books',
+          methods: ['GET', 'POST'],
+          action: 'create',
+          definition: expect.objectContaining({ methods: ['GET', 'POST'], writable: ['title'], filterable: ['title'] }),
+        },
+      ]);
+    }, 60_000);
+  });
 });

@@ -83,7 +83,9 @@ describe('add-on lifecycle: upload, plan, install, upgrade, settings, remove', (
         ],
       },
     ]);
-    expect(p.endpoints).toEqual([{ ref: 'notes-notes', table: 'notes__notes', methods: ['GET', 'POST'], action: 'create' }]);
+    expect(p.endpoints).toEqual([
+      { ref: 'notes-notes', table: 'notes__notes', methods: ['GET', 'POST'], action: 'create', definition: { methods: ['GET', 'POST'], writable: ['body'] } },
+    ]);
     expect(p.warnings[0]).toMatch(/uploaded/);
     expect(p.settings).toEqual([
       { name: 'title', type: 'string', required: false, secret: false },

@@ -24,7 +24,8 @@ export interface AddonPlan {
     action: 'create' | 'alter' | 'keep' | 'drop';
     columns: Array<{ name: string; type: string; action: 'add' | 'keep' | 'drop' | 'retype' }>;
   }>;
-  endpoints: Array<{ ref: string; table: string; methods: string[]; action: 'create' | 'keep' | 'remove' }>;
+  /** `definition`: what the manifest declares of the endpoint (its columns, writable, filters, booking rules, …); null for one removed. */
+  endpoints: Array<{ ref: string; table: string; methods: string[]; action: 'create' | 'keep' | 'remove'; definition: Record<string, unknown> | null }>;
   capabilities: string[];
   outbound: string[];
   surfaces: Array<{ name: string; kind: string; title: string }>;
@@ -35,6 +36,8 @@ export interface AddonPlan {
   /** The e-mails ctx.mail.send may send (AO19). */
   mailTemplates: Array<{ key: string; subject: string; locales: string[] }>;
   peak: number;
+  /** The sandbox's bounds for each call of the add-on's code (D25). */
+  limits: { memoryMb: number; cpuMs: number };
   /** What connect asks for: a secret connection's field names, an OAuth connection's provider URLs (the instance reaches tokenUrl) and scopes. */
   connect: { kind: 'secret' | 'oauth2'; fields: string[]; authorizeUrl: string | null; tokenUrl: string | null; scopes: string[] } | null;
   settings: Array<{ name: string; type: string; required: boolean; secret: boolean }>;
@@ -118,11 +121,18 @@ export async function planInstall(
     const holder = await publicAdmin.endpoint(ref);
     if (holder && holder.addonKey !== m.key)
       throw new AppError('ADDON_CONFLICT', { message: `The endpoint ref ${ref} is taken.`, params: { what: 'endpoint', name: ref } });
-    endpoints.push({ ref, table: physicalTableName(m.key, e.table), methods: [...e.methods], action: before.has(e.ref) ? 'keep' : 'create' });
+    const { ref: _ref, table: _table, ...definition } = e;
+    endpoints.push({
+      ref,
+      table: physicalTableName(m.key, e.table),
+      methods: [...e.methods],
+      action: before.has(e.ref) ? 'keep' : 'create',
+      definition: definition as Record<string, unknown>,
+    });
   }
   for (const old of installed?.manifest.endpoints ?? []) {
     if (!m.endpoints.some((e) => e.ref === old.ref))
-      endpoints.push({ ref: publicRef(m.key, old.ref), table: physicalTableName(m.key, old.table), methods: [], action: 'remove' });
+      endpoints.push({ ref: publicRef(m.key, old.ref), table: physicalTableName(m.key, old.table), methods: [], action: 'remove', definition: null });
   }
 
   for (const t of m.mail.templates) {
@@ -133,6 +143,8 @@ export async function planInstall(
 
   const warnings = [...(ddl?.warnings ?? []), ...(ddl?.refusals ?? [])];
   if (!staged.verified) warnings.unshift('This package was uploaded, not downloaded from a catalog: nobody vouches for it.');
+  if (installed && connectionForgotten(installed.manifest, m))
+    warnings.push('The add-on connects differently in this version (another kind of connect, or another OAuth token URL): its stored connection is forgotten; connect it again.');
   const body: Omit<AddonPlan, 'hash'> = {
     key: m.key,
     from: installed?.version ?? null,
@@ -154,6 +166,7 @@ export async function planInstall(
     staffActions: [...m.staffActions],
     mailTemplates: m.mail.templates.map((t) => ({ key: addonTemplateKey(m.key, t.name), subject: t.subject, locales: ['en', ...Object.keys(t.locales ?? {}).filter((l) => l !== 'en')] })),
     peak: m.peak,
+    limits: { memoryMb: m.limits.memoryMb, cpuMs: m.limits.cpuMs },
     connect: m.connect
       ? m.connect.kind === 'secret'
         ? { kind: 'secret', fields: m.connect.fields.map((f) => f.name), authorizeUrl: null, tokenUrl: null, scopes: [] }
@@ -172,6 +185,16 @@ export async function planInstall(
   return { plan: { ...body, hash: hashOf(body, staged.sha256) }, ddl, manifest: m };
 }
 
+/**
+ * Whether an upgrade from `from` to `to` forgets the stored connection (AO27): another kind of
+ * connect (or none), or an OAuth connection whose token URL changed: its refresh token was issued
+ * by the old provider and is not sent to another.
+ */
+export function connectionForgotten(from: AddonManifest, to: AddonManifest): boolean {
+  if (from.connect?.kind !== to.connect?.kind) return from.connect !== undefined;
+  return from.connect?.kind === 'oauth2' && to.connect?.kind === 'oauth2' && from.connect.tokenUrl !== to.connect.tokenUrl;
+}
+
 /** The plan of removing an installed add-on: what `dropData=true` would drop is listed. */
 export function planRemoval(installed: InstalledAddon): PlanOutcome {
   const m = installed.manifest;
@@ -186,7 +209,7 @@ export function planRemoval(installed: InstalledAddon): PlanOutcome {
       action: 'drop',
       columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: 'drop' })),
     })),
-    endpoints: m.endpoints.map((e) => ({ ref: publicRef(m.key, e.ref), table: physicalTableName(m.key, e.table), methods: [], action: 'remove' })),
+    endpoints: m.endpoints.map((e) => ({ ref: publicRef(m.key, e.ref), table: physicalTableName(m.key, e.table), methods: [], action: 'remove', definition: null })),
     capabilities: [],
     outbound: [],
     surfaces: [],
@@ -195,6 +218,7 @@ export function planRemoval(installed: InstalledAddon): PlanOutcome {
     staffActions: [],
     mailTemplates: [],
     peak: m.peak,
+    limits: { memoryMb: m.limits.memoryMb, cpuMs: m.limits.cpuMs },
     connect: null,
     settings: [],
     settingChanges: [],

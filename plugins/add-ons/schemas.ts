@@ -80,7 +80,16 @@ export const planSchema = z
       }),
     ),
     endpoints: z.array(
-      z.strictObject({ ref: z.string(), table: z.string(), methods: z.array(z.string()), action: planAction(['create', 'keep', 'remove'] as const) }),
+      z.strictObject({
+        ref: z.string(),
+        table: z.string(),
+        methods: z.array(z.string()),
+        action: planAction(['create', 'keep', 'remove'] as const),
+        definition: z
+          .record(z.string(), z.unknown())
+          .nullable()
+          .describe("What the manifest declares of the endpoint (columns, writable, filters, defaults, booking rules, limits, …); null for one the upgrade removes."),
+      }),
     ),
     capabilities: z.array(z.string()),
     outbound: z.array(z.string()),
@@ -92,6 +101,9 @@ export const planSchema = z
       .array(z.strictObject({ key: z.string(), subject: z.string(), locales: z.array(z.string()) }))
       .describe('The e-mails ctx.mail.send may send (AO19), by their key under e-mail templates (`<key>.<name>`), with the languages the package brings.'),
     peak: z.number().int(),
+    limits: z
+      .strictObject({ memoryMb: z.number().int(), cpuMs: z.number().int() })
+      .describe("The sandbox's bounds for each call of the add-on's code: its memory and its CPU time."),
     connect: z
       .strictObject({
         kind: z.enum(['secret', 'oauth2']),

@@ -18,7 +18,7 @@ import { InstalledStore, type InstalledAddon } from './installed.js';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN, instanceFilters, instanceRules, InstanceStore, type AppInstance } from './instances.js';
 import { PackageStore } from './packages.js';
 import { AddonRuntime } from './runtime.js';
-import { planInstall, planRemoval, type AddonPlan, type PlanOutcome } from './plan.js';
+import { connectionForgotten, planInstall, planRemoval, type AddonPlan, type PlanOutcome } from './plan.js';
 import {
   carrySettings,
   openSettings,
@@ -433,8 +433,8 @@ export class AddonService {
       async (trx, prepared) => {
         await this.installed.update(addonsDb(trx), key, { version: m.version, manifest: m, settings, connectionId }, this.kernel.now());
         if (instances.length) await this.instances.replace(addonsDb(trx), key, instances, this.kernel.now());
-        // A connection made for another kind of connect (or none) means nothing to this version.
-        if (m.connect?.kind !== installed.manifest.connect?.kind) await this.connects.forget(key, addonsDb(trx));
+        // A connection made for another kind of connect (or none), or tokens another OAuth token URL issued, mean nothing to this version (AO27).
+        if (connectionForgotten(installed.manifest, m)) await this.connects.forget(key, addonsDb(trx));
         return (await this.writeEndpoints(trx, m, connectionId, prepared, by, installed.enabled)).keyIds;
       },
     );

@@ -10,9 +10,6 @@ const full: AddonManifestInput = {
   author: 'Example Ltd',
   homepage: 'https://example.com/booking',
   capabilities: ['db', 'kv', 'mail.send', 'fetch'],
-  permissions: [{ name: 'booking.manage', label: 'Manage bookings', description: 'Edit and cancel bookings.' }],
-  events: { 'booking.created': { description: 'A booking was made.' } },
-  errors: { BOOKING_FULL: { status: 409, message: 'No table is free then.' } },
   tables: [
     {
       name: 'bookings',
@@ -233,6 +230,21 @@ describe('addon.json schema', () => {
     expect(problem(variant((m) => (m.settings.properties.tone.type = 'array'))).path).toBe('settings.properties.tone.type');
     expect(problem(variant((m) => (m.settings.properties.flag = { type: 'boolean', enum: ['yes'] }))).path).toBe('settings.properties.flag.enum');
     expect(problem(variant((m) => (m.settings.properties.venue.pattern = '(')))).toMatchObject({ path: 'settings.properties.venue.pattern' });
+  });
+
+  it('permissions, events and errors are refused in a package until the instance gives them a meaning (a stored manifest still reads)', () => {
+    const declared = {
+      permissions: [{ name: 'booking.manage', label: 'Manage bookings', description: 'Edit and cancel bookings.' }],
+      events: { 'booking.created': { description: 'A booking was made.' } },
+      errors: { BOOKING_FULL: { status: 409, message: 'No table is free then.' } },
+    };
+    for (const [key, value] of Object.entries(declared)) {
+      const m = variant((x) => (x[key] = value));
+      expect(problem(m)).toMatchObject({ path: key, message: expect.stringContaining('not supported yet') });
+      const stored = parseAddonManifest(m, { stored: true });
+      expect(stored.ok).toBe(true);
+    }
+    expect(problem(variant((x) => (x.events = { Bad: {} }))).path).toBe('events.Bad');
   });
 
   it('a setting pattern is one RE2 checks in linear time: no backreferences or lookarounds (a stored manifest still reads)', () => {

@@ -307,6 +307,19 @@ export type ManifestCheck = { ok: true; manifest: AddonManifest } | { ok: false;
  * accepted by an earlier version) still parses with it: checked when a package is checked.
  */
 function packageProblem(m: AddonManifest): { path: string; message: string } | null {
+  // Declared but not yet given a meaning by the instance (AO28): refused rather than silently ignored.
+  if (m.permissions.length)
+    return {
+      path: 'permissions',
+      message: 'permissions are not supported yet: the instance would not grant or enforce them. Remove them; staffActions keep an action from the app key.',
+    };
+  if (Object.keys(m.events).length)
+    return { path: 'events', message: 'events are not supported yet: there is no host function to publish them. Remove them.' };
+  if (Object.keys(m.errors).length)
+    return {
+      path: 'errors',
+      message: "errors are not supported yet: an action's thrown error is answered as ADDON_FAILED, whatever its code. Remove them; a hook refuses a write with { refuse }.",
+    };
   for (const [name, f] of Object.entries(m.settings.properties)) {
     const problem = f.pattern === undefined ? null : settingPatternProblem(f.pattern);
     if (problem) return { path: `settings.properties.${name}.pattern`, message: problem };

@@ -2346,6 +2346,10 @@ export interface components {
                 methods: string[];
                 /** @enum {string} */
                 action: "create" | "keep" | "remove";
+                /** @description What the manifest declares of the endpoint (columns, writable, filters, defaults, booking rules, limits, …); null for one the upgrade removes. */
+                definition: {
+                    [key: string]: unknown;
+                } | null;
             }[];
             capabilities: string[];
             outbound: string[];
@@ -2365,6 +2369,11 @@ export interface components {
                 locales: string[];
             }[];
             peak: number;
+            /** @description The sandbox's bounds for each call of the add-on's code: its memory and its CPU time. */
+            limits: {
+                memoryMb: number;
+                cpuMs: number;
+            };
             connect: {
                 /** @enum {string} */
                 kind: "secret" | "oauth2";

@@ -137,6 +137,12 @@ export function PlanView({ plan }: { plan: AddonPlan }) {
                 <tr key={e.ref} className={changed(e.action)}>
                   <th scope="row">
                     <code>{e.ref}</code>
+                    {e.definition && (
+                      <details>
+                        <summary>{t('addOns.plan.definition')}</summary>
+                        <pre>{JSON.stringify(e.definition, null, 2)}</pre>
+                      </details>
+                    )}
                   </th>
                   <td>
                     <code>{e.table}</code>
@@ -176,6 +182,8 @@ export function PlanView({ plan }: { plan: AddonPlan }) {
           </dd>
           <dt>{t('addOns.plan.connect')}</dt>
           <dd>{plan.connect ? t('addOns.plan.connectKind', { kind: plan.connect.kind }) : t('addOns.plan.none')}</dd>
+          <dt>{t('addOns.plan.limits')}</dt>
+          <dd data-testid="plan-limits">{t('addOns.plan.limitsValue', { memoryMb: plan.limits.memoryMb, cpuMs: plan.limits.cpuMs })}</dd>
         </dl>
       </Part>
       <Part title={t('addOns.plan.settings', { count: plan.settings.length })}>
