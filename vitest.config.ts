@@ -9,6 +9,9 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a state, it does not time it: the default 1 s is missed by a page or
+    // a job on a loaded machine (two cores shared by several test runs), so allow 10 s.
+    expect: { poll: { timeout: 10_000 } },
     maxWorkers: 2,
   },
 });

@@ -346,7 +346,10 @@ describe('escapes and abuse', () => {
 
   it('turns deep recursion into ADDON_FAILED, not a crash', async () => {
     const pid = sandbox.stats().pid;
-    const run = attack(`export default { actions: { deep: () => { const f = (n) => f(n + 1) + 1; return f(0); }, fine: () => 1 } };`);
+    // Overflowing the stack takes a few ms of CPU, but on a loaded machine the default 100 ms
+    // budget could run out first (ADDON_TIMEOUT): with 2 s (the most an add-on may declare), only
+    // the overflow explains the end.
+    const run = attack(`export default { actions: { deep: () => { const f = (n) => f(n + 1) + 1; return f(0); }, fine: () => 1 } };`, { cpuMs: 2000 });
     const out = await codeOf(run('deep'));
     expect(out.code).toBe('ADDON_FAILED');
     expect(String(out.params?.message)).toMatch(/call stack/i);

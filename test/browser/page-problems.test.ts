@@ -11,9 +11,9 @@ describe.runIf(browserAvailable())('recordPageProblems', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    // `/slow` answers after 2 s: long enough to be cut short by a reload or by the page itself.
+    // `/slow` answers after 30 s: it is cut short by a reload or by the page itself long before.
     server = createServer((req, res) => {
-      if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2000).unref();
+      if (req.url === '/slow') return void setTimeout(() => res.end('late'), 30_000).unref();
       res.setHeader('content-type', 'text/html');
       res.end('<!doctype html><title>t</title><p>page</p>');
     });
@@ -40,8 +40,10 @@ describe.runIf(browserAvailable())('recordPageProblems', () => {
   it('does not count a fetch cut short by a reload the test made', async () => {
     const problems = await withPage(async (page) => {
       const failed = page.waitForEvent('requestfailed');
+      // Reload once the request is on its way (not after a fixed wait a loaded machine may miss).
+      const sent = page.waitForRequest((r) => r.url().endsWith('/slow'));
       await page.evaluate(() => void fetch('/slow').catch(() => undefined));
-      await page.waitForTimeout(100);
+      await sent;
       await page.reload();
       await failed;
     });
@@ -51,6 +53,7 @@ describe.runIf(browserAvailable())('recordPageProblems', () => {
   it('counts a fetch the page aborts itself, and a page error', async () => {
     const problems = await withPage(async (page) => {
       const failed = page.waitForEvent('requestfailed');
+      const thrown = page.waitForEvent('pageerror');
       await page.evaluate(() => {
         const stop = new AbortController();
         void fetch('/slow', { signal: stop.signal }).catch(() => undefined);
@@ -59,9 +62,9 @@ describe.runIf(browserAvailable())('recordPageProblems', () => {
           throw new Error('boom');
         }, 150);
       });
-      await failed;
-      await page.waitForTimeout(300);
+      await Promise.all([failed, thrown]);
     });
-    expect(problems).toEqual([`requestfailed: ${base}/slow (net::ERR_ABORTED)`, 'pageerror: boom']);
+    // Both counted; which the browser reports first is not the point.
+    expect([...problems].sort()).toEqual(['pageerror: boom', `requestfailed: ${base}/slow (net::ERR_ABORTED)`]);
   });
 });
