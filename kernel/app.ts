@@ -159,6 +159,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   }
   const store = meta;
   if (bridge) bus.attachBridge(bridge);
+  store.writes.storage = { full: () => serving.sawStorageFull(), inserted: () => serving.inserted() };
 
   const provided = new Map<string, unknown>();
   const views = new Map<string, Kernel>();
@@ -239,7 +240,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   let openapiDoc: Record<string, unknown> | null = null;
   const openapi = () => (openapiDoc ??= generateOpenApi(routes, openApiInfo()));
 
-  installErrorHandler(http, store.helpers);
+  installErrorHandler(http, store.helpers, serving);
   installSecurityHeaders(http);
   // Cookies are read where they are needed (authenticate.ts) and written by the routes that set them: no hook on every answer.
   const cookies = installCookies(http, config.secret);

@@ -49,23 +49,48 @@ export class AuditLog {
 
   async record(entry: AuditEntryInput, actor: AuditActor, ctx: AuditContext): Promise<string> {
     const id = newId(this.now());
-    const diff = entry.diff === undefined ? null : JSON.stringify(redactSecrets(entry.diff));
     await this.db
       .insertInto('audit_log')
       .values({
         id,
-        at: this.now(),
-        actor_type: entry.actor?.type ?? actor.type,
-        actor_id: entry.actor ? entry.actor.id : actor.id,
-        action: entry.action.slice(0, 100),
-        target_type: entry.target?.type ?? null,
-        target_id: entry.target?.id ?? null,
-        diff: diff && diff.length > 60_000 ? JSON.stringify({ truncated: true }) : diff,
+        ...this.columns(entry, actor),
         ip: ctx.ip,
         user_agent: ctx.userAgent ? ctx.userAgent.slice(0, 500) : null,
         request_id: ctx.requestId,
       })
       .execute();
     return id;
+  }
+
+  /**
+   * Turns an entry recorded before a write (decisions K44) into what the write finally says, with
+   * a new id and time so the trail keeps the order in which writes finished.
+   */
+  async settle(id: string, entry: AuditEntryInput, actor: AuditActor): Promise<string> {
+    const next = newId(this.now());
+    await this.db
+      .updateTable('audit_log')
+      .set({ id: next, ...this.columns(entry, actor) })
+      .where('id', '=', id)
+      .execute();
+    return next;
+  }
+
+  /** Removes an entry recorded before a write that then did not happen (refused, or failed). */
+  async withdraw(id: string): Promise<void> {
+    await this.db.deleteFrom('audit_log').where('id', '=', id).execute();
+  }
+
+  private columns(entry: AuditEntryInput, actor: AuditActor) {
+    const diff = entry.diff === undefined ? null : JSON.stringify(redactSecrets(entry.diff));
+    return {
+      at: this.now(),
+      actor_type: entry.actor?.type ?? actor.type,
+      actor_id: entry.actor ? entry.actor.id : actor.id,
+      action: entry.action.slice(0, 100),
+      target_type: entry.target?.type ?? null,
+      target_id: entry.target?.id ?? null,
+      diff: diff && diff.length > 60_000 ? JSON.stringify({ truncated: true }) : diff,
+    };
   }
 }

@@ -17,8 +17,8 @@ export class ServingState {
     this.fullAt = this.now();
   }
 
-  /** A write reached the meta store: whatever was full has room again. */
-  wrote(): void {
+  /** An insert reached the meta store: it has room again (updates and deletes may need none). */
+  inserted(): void {
     if (this.fullAt !== null) this.fullAt = null;
   }
 

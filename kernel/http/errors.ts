@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, envelope } from '../errors.js';
 import type { MetaDialectHelpers } from '../meta/dialects/types.js';
+import type { ServingState } from '../serving.js';
+import { isFileSystemFull, isStorageFull } from '../storage-full.js';
 
 const BY_FASTIFY_CODE: Record<string, string> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
@@ -27,15 +29,19 @@ export function toAppError(err: unknown, meta: MetaDialectHelpers): AppError {
   const byCode = fe?.code ? BY_FASTIFY_CODE[fe.code] : undefined;
   if (byCode) return new AppError(byCode);
   if (err instanceof SyntaxError && fe.statusCode === 400) return new AppError('MALFORMED_JSON');
+  // Before "unreachable": a full disk is no outage of the store, and the answer says what to do.
+  if (isStorageFull(err)) return new AppError('STORAGE_FULL');
   if (meta.isUnreachable(err)) return new AppError('META_UNAVAILABLE');
   if (typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500 && BY_STATUS[fe.statusCode])
     return new AppError(BY_STATUS[fe.statusCode]!);
   return new AppError('INTERNAL', { cause: err });
 }
 
-export function installErrorHandler(app: FastifyInstance, meta: MetaDialectHelpers): void {
+export function installErrorHandler(app: FastifyInstance, meta: MetaDialectHelpers, serving: ServingState): void {
   app.setErrorHandler((err, req, reply) => {
     const appErr = toAppError(err, meta);
+    // The meta store reports its own (kernel/meta/write-watch.ts); a full file system is the data dir's.
+    if (appErr.code === 'STORAGE_FULL' && isFileSystemFull(err)) serving.sawStorageFull();
     if (appErr.status >= 500) {
       req.log.error({ err, code: appErr.code }, 'request failed');
     } else {

@@ -62,13 +62,47 @@ class RouteCall {
     return async (entry) => void (await this.kernel.audit.record(entry, actorOf(this.principal), auditContextOf(this.request)));
   }
 
-  /** After a successful write: what the handler recorded, or a generic entry with its input. */
+  /** The entry recorded before a write runs (decisions K44); null before, and once settled or withdrawn. */
+  private reserved: string | null = null;
+
+  private generic(plugin: string, def: RouteDefinition): AuditEntryInput {
+    return { action: `${plugin}:${def.method} ${def.url}`, target: null, diff: { params: this.params, body: this.body } };
+  }
+
+  /**
+   * Before a write runs, its audit entry is recorded in its generic form (the input, the biggest
+   * part): when that cannot be written (a full disk), the write does not happen either, and the
+   * request fails before any change instead of succeeding without its entry.
+   */
+  async reserve(plugin: string, def: RouteDefinition): Promise<void> {
+    this.reserved = await this.kernel.audit.record(this.generic(plugin, def), actorOf(this.principal), auditContextOf(this.request));
+  }
+
+  /** The write did not happen (refused or failed): its entry goes. */
+  async withdraw(): Promise<void> {
+    const id = this.reserved;
+    if (id === null) return;
+    this.reserved = null;
+    await this.kernel.audit
+      .withdraw(id)
+      .catch((err: Error) => this.request.log.error({ err: { message: err.message }, auditId: id }, 'audit entry of a write that did not happen not removed'));
+  }
+
+  /** After a successful write: the reserved entry becomes what the handler recorded (or stays generic). */
   async recordWrite(plugin: string, def: RouteDefinition): Promise<void> {
-    const entries = this.entries ?? [{ action: `${plugin}:${def.method} ${def.url}`, target: null, diff: { params: this.params, body: this.body } }];
+    const [first, ...rest] = this.entries ?? [this.generic(plugin, def)];
     const actor = actorOf(this.principal);
+    const reserved = this.reserved;
+    this.reserved = null;
+    if (reserved !== null) {
+      // The write has happened and its generic entry is in the trail: a failing update leaves that one.
+      await this.kernel.audit
+        .settle(reserved, first!, actor)
+        .catch((err: Error) => this.request.log.error({ err: { message: err.message }, action: first!.action, auditId: reserved }, 'audit entry kept in its generic form'));
+    }
     const context = auditContextOf(this.request);
-    for (const entry of entries) {
-      // The write has happened; a failing audit insert is logged, not turned into an error.
+    for (const entry of reserved === null ? [first!, ...rest] : rest) {
+      // Further entries of one write: each is its own insert, and a failing one is logged.
       await this.kernel.audit
         .record(entry, actor, context)
         .catch((err: Error) => this.request.log.error({ err: { message: err.message }, action: entry.action }, 'audit entry not recorded'));
@@ -107,8 +141,21 @@ export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefin
       if (issues.length > 0) throw new AppError('VALIDATION_FAILED', { issues });
     }
     const call = new RouteCall(params, query, body, principal, req, res, kernel);
+    if (isWrite) return call.reserve(plugin, def).then(() => write(call));
     const answered = def.handler(call as never);
     return answered instanceof Promise ? answered.then((result: unknown) => settle(call, result)) : settle(call, answered);
+  };
+
+  /** A write's handler: what it answers is settled; when it throws, its reserved entry goes. */
+  const write = async (call: RouteCall): Promise<unknown> => {
+    let result: unknown;
+    try {
+      result = await def.handler(call as never);
+    } catch (err) {
+      await call.withdraw();
+      throw err;
+    }
+    return settle(call, result);
   };
 
   /** What fastify sends: the checked payload, or the reply itself when the handler answered on it. */
@@ -133,7 +180,8 @@ export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefin
     res.code(status);
     if (headers) res.headers(headers);
     // Only a write that succeeded is in the trail; refusals record themselves with auditNow.
-    return isWrite && status < 300 ? call.recordWrite(plugin, def).then(() => checked.data) : checked.data;
+    if (!isWrite) return checked.data;
+    return (status < 300 ? call.recordWrite(plugin, def) : call.withdraw()).then(() => checked.data);
   };
 
   app.route({

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.js';
+import { isStorageFull } from '../storage-full.js';
 
 const CODE = /^[A-Z][A-Z0-9_]{1,99}$/;
 
@@ -27,6 +28,7 @@ export interface StoredJobError {
 }
 
 export const JOB_FAILED = { code: 'JOB_FAILED', message: 'The job failed.' };
+export const JOB_STORAGE_FULL = { code: 'STORAGE_FULL', message: 'The storage this job writes to is full. Free some space and run it again.' };
 export const JOB_LOST = { code: 'JOB_LOST', message: 'The process running this job stopped before the job finished.' };
 
 export function toStoredError(err: unknown): StoredJobError {
@@ -34,5 +36,7 @@ export function toStoredError(err: unknown): StoredJobError {
   // AppError messages come from the code registry (or were written for users), never from a
   // driver; a refusal (4xx) will refuse again, an outage (5xx) may pass.
   if (err instanceof AppError) return { code: err.code, message: err.message.slice(0, 1000), retryable: err.status >= 500 };
+  // A full disk is worth saying (decisions K44): the operator can act on it, and a retry may pass once there is room.
+  if (isStorageFull(err)) return { ...JOB_STORAGE_FULL, retryable: true };
   return { ...JOB_FAILED, retryable: true };
 }

@@ -1,4 +1,5 @@
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
+import { isStorageFull } from '../storage-full.js';
 import { wrapDriver } from './dialect-wrap.js';
 
 /** A row write the meta store made: the table, what kind, and for an update the columns it set. */
@@ -20,6 +21,8 @@ type Listener = (write: MetaWrite) => void;
  */
 export class MetaWrites {
   private readonly listeners = new Set<Listener>();
+  /** Told when a statement fails for a full storage, and when an insert succeeds (decisions K44). */
+  storage: { full(): void; inserted(): void } | null = null;
 
   on(listener: Listener): () => void {
     this.listeners.add(listener);
@@ -88,6 +91,10 @@ export function writesWatched(dialect: Dialect, writes: MetaWrites): Dialect {
       async commitTransaction(c) {
         try {
           await driver.commitTransaction(unwrap(c));
+        } catch (err) {
+          // SQLite may find the disk full only when it commits.
+          if (isStorageFull(err)) writes.storage?.full();
+          throw err;
         } finally {
           (c as WatchedConnection).settle();
         }
@@ -120,7 +127,12 @@ class WatchedConnection implements DatabaseConnection {
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const write = writeOf(compiled.query);
     try {
-      return await this.inner.executeQuery<R>(compiled);
+      const result = await this.inner.executeQuery<R>(compiled);
+      if (write?.op === 'insert') this.writes.storage?.inserted();
+      return result;
+    } catch (err) {
+      if (isStorageFull(err)) this.writes.storage?.full();
+      throw err;
     } finally {
       if (write) {
         this.writes.emit(write);
