@@ -11,6 +11,7 @@
  *
  *   npm run bench -- export-import
  *   BENCH_ROWS=200000 node --no-node-snapshot --import tsx bench/export-import.ts
+ *   BENCH_FILE_STORE=meta BENCH_ROWS=200000 node --no-node-snapshot --import tsx bench/export-import.ts   # files in the meta store (K45)
  */
 import { createReadStream, createWriteStream, mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -30,6 +31,7 @@ const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const COLUMNS = 'id, name, amount, created_at, flag';
 // BENCH_ONLY=import skips our export and imports COPY's own file instead (a quicker loop when working on imports).
 const ONLY_IMPORT = process.env.BENCH_ONLY === 'import';
+const FILE_STORE = process.env.BENCH_FILE_STORE || null;
 const MB = 1024 * 1024;
 
 if (!(await databaseAvailable('postgres'))) {
@@ -92,7 +94,8 @@ try {
 
   // Ours: the server in its own process, a connection, the export job.
   const dataDir = join(dir, 'data');
-  const srv = await startServerProcess({ SVC_DATA_DIR: dataDir, SVC_NETWORK_FEATURES: 'false' });
+  const srv = await startServerProcess({ SVC_DATA_DIR: dataDir, SVC_NETWORK_FEATURES: 'false', ...(FILE_STORE ? { SVC_FILE_STORE: FILE_STORE } : {}) });
+  console.log(`file store: ${FILE_STORE ?? 'local (default without SVC_META_URL)'}`);
   const url = srv.url;
   try {
     const admin = new HttpClient(url);
@@ -109,7 +112,18 @@ try {
       return { ...(await admin.get(`/api/v1/exports/${res.body.data.export.id}`)).body.data.export, ms: job.ms };
     });
     if (exp.rowCount !== ROWS) throw new Error(`exported ${exp.rowCount} rows`);
-    const ourFile = ONLY_IMPORT ? copyFile : join(dataDir, 'exports', `${exp.id}.csv`);
+    // The file leaves the store as a client downloads it (K45): timed and measured apart.
+    const ourFile = ONLY_IMPORT ? copyFile : join(dir, 'ours.csv');
+    if (!ONLY_IMPORT) {
+      const { value: downloadMs, peak: downloadPeak } = await peakRss(srv, async () => {
+        const t0 = Date.now();
+        const res = await fetch(`${url}/api/v1/exports/${exp.id}/download`, { headers: { cookie: `svc_session=${admin.cookie('svc_session')}` } });
+        if (res.status !== 200 || !res.body) throw new Error(`download: ${res.status}`);
+        await pipeline(res.body, createWriteStream(ourFile));
+        return Date.now() - t0;
+      });
+      console.log(`download of the export: ${secs(downloadMs)} s, server peak RSS ${(downloadPeak / MB).toFixed(0)} MB`);
+    }
 
     // Baseline import: COPY FROM STDIN of the same CSV.
     t = Date.now();

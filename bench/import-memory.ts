@@ -10,6 +10,7 @@
  *
  *   npm run bench -- import-memory
  *   BENCH_TARGET=sqlite BENCH_ROWS=200000 node --no-node-snapshot --import tsx bench/import-memory.ts
+ *   BENCH_FILE_STORE=meta BENCH_ROWS=200000 node --no-node-snapshot --import tsx bench/import-memory.ts   # upload kept in the meta store (K45)
  *   BENCH_NODE_FLAGS="--max-old-space-size=100" npm run bench -- import-memory    # flags added to npm start's
  */
 import { createWriteStream, mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
@@ -140,7 +141,8 @@ try {
 
     const dataDir = join(dir, `data-${target}`);
     const extraFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
-    const srv = await startServerProcess({ SVC_DATA_DIR: dataDir, SVC_NETWORK_FEATURES: 'false', SVC_LOG_LEVEL: 'warn' }, { extraFlags });
+    const fileStore = process.env.BENCH_FILE_STORE;
+    const srv = await startServerProcess({ SVC_DATA_DIR: dataDir, SVC_NETWORK_FEATURES: 'false', SVC_LOG_LEVEL: 'warn', ...(fileStore ? { SVC_FILE_STORE: fileStore } : {}) }, { extraFlags });
     try {
       const admin = new HttpClient(srv.url);
       await admin.post('/api/v1/setup/super-admin', ROOT);

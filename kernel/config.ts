@@ -161,7 +161,7 @@ export interface Config {
   http: HttpLimits;
   /** On SIGTERM/SIGINT, how long requests in flight get to finish before their connections are cut (decisions K43). */
   shutdownGraceMs: number;
-  /** Where uploads, error reports and exports are kept (decisions K43): `meta` by default with SVC_META_URL, else `local`. */
+  /** Where uploads, error reports and exports are kept (decisions K45): `meta` by default with SVC_META_URL, else `local`. */
   fileStore: 'local' | 'meta';
 }
 

@@ -38,7 +38,7 @@ export interface Kernel {
   readonly audit: AuditLog;
   readonly mailer: Mailer;
   readonly notifications: NotificationService;
-  /** K43: uploads, reports and exports, kept where every replica reads them (kernel/files). */
+  /** K45: uploads, reports and exports, kept where every replica reads them (kernel/files). */
   readonly files: FileStore;
   /** D13: the persistent job queue (kernel/jobs). */
   readonly jobs: JobQueue;

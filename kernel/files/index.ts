@@ -12,7 +12,7 @@ export type { FileStore, StoredFile, FileStoreDriver } from './types.js';
 /** Where the `local` driver keeps contents. */
 export const localFilesDir = (dataDir: string) => join(dataDir, 'files');
 
-/** The file store the configuration names (decisions K43). */
+/** The file store the configuration names (decisions K45). */
 export function openFileStore(config: Pick<Config, 'fileStore' | 'dataDir'>, meta: MetaStore, now: () => number, log: Logger): FileStore {
   const backend = config.fileStore === 'meta' ? new MetaBlobs(meta.db, meta.dialect) : new LocalBlobs(localFilesDir(config.dataDir));
   return new IndexedFileStore(meta.db, backend, now, log);

@@ -20,7 +20,7 @@ const toFile = (r: ObjectRow): StoredFile => ({
 });
 
 /**
- * The file store (K43): an index in the meta store (`file_objects`: key → blob id, size, expiry)
+ * The file store (K45): an index in the meta store (`file_objects`: key → blob id, size, expiry)
  * over a backend holding each blob's contents. A put writes a new blob and only then points the
  * key at it, so a reader sees the old file or the new one, never a half-written one, and two
  * replicas agree on what a key holds as soon as the meta store does.

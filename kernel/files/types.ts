@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 
-/** Where file contents live (decisions K43): a folder, the meta store itself, or an S3-compatible bucket. */
+/** Where file contents live (decisions K45): a folder, the meta store itself, or an S3-compatible bucket. */
 export type FileStoreDriver = 'local' | 'meta' | 's3';
 
 /** A stored file as the index knows it. */

@@ -217,7 +217,7 @@ export const kernelMigrations: Migration[] = [
   {
     name: '0008_files',
     async up(db) {
-      // K43. The index of the file store, whatever the driver, and the `meta` driver's chunks.
+      // K45. The index of the file store, whatever the driver, and the `meta` driver's chunks.
       // A rerun on MySQL (DDL commits at once) meets what the first run made.
       await db.schema
         .createTable('file_objects')

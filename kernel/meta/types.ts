@@ -82,9 +82,9 @@ export interface KernelTables {
     last_used_at: number | null;
     revoked_at: number | null;
   };
-  /** K43: the file store's index (kernel/files): which blob holds a key's contents. */
+  /** K45: the file store's index (kernel/files): which blob holds a key's contents. */
   file_objects: { key: string; blob: string; size: number; created_at: number; expires_at: number | null };
-  /** K43: the `meta` driver's contents, a blob in chunks numbered from 0. */
+  /** K45: the `meta` driver's contents, a blob in chunks numbered from 0. */
   file_chunks: { blob: string; seq: number; data: Buffer };
 }
 

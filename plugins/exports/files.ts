@@ -1,8 +1,8 @@
 import { FORMAT_INFO, type ExportFormat } from './formats/index.js';
 
 /**
- * Keys in the kernel's file store (K43). Each attempt of an export's job writes a file of its
- * own, `exports/<id>/<attempt>.<ext>`; the row names the one that made it ready (EX6).
+ * Keys in the kernel's file store (K45). Each attempt of an export's job writes a file of its
+ * own, `exports/<id>/<attempt>.<ext>`; the row names the one that made it ready (EX7).
  */
 export const EXPORTS_PREFIX = 'exports/';
 export const attemptKey = (id: string, attempt: number, format: ExportFormat) => `${EXPORTS_PREFIX}${id}/${attempt}.${FORMAT_INFO[format].extension}`;

@@ -22,7 +22,7 @@ export interface ExportPayload {
  * The `export.run` job: streams the rows into the kernel's file store a chunk at a time (the
  * reader waits whenever the store falls behind, so memory stays flat whatever the table's size),
  * under a key of this attempt's own, then marks the export ready naming that file, fenced on
- * this attempt still holding the job's lease (EX6). A holder that stalled past its lease and
+ * this attempt still holding the job's lease (EX7). A holder that stalled past its lease and
  * resumes changes nothing: its file is its own, and its `ready` update finds no claim.
  */
 export async function runExport(ctx: JobContext<ExportPayload>, service: ExportsService): Promise<{ rowCount: number; bytes: number }> {

@@ -32,7 +32,7 @@ export type ExportsTables = {
     started_at: number | null;
     finished_at: number | null;
     expires_at: number | null;
-    /** The file store key of the file that made the export ready (EX6); set only then, so optional here. */
+    /** The file store key of the file that made the export ready (EX7); set only then, so optional here. */
     file_key?: string | null;
   };
 };
@@ -96,7 +96,7 @@ export const exportsMigrations: Migration[] = [
   {
     name: '0003_exports_file_key',
     async up(db) {
-      // K43/EX6: files moved to the file store, under a key per attempt. Exports made ready
+      // K45/EX7: files moved to the file store, under a key per attempt. Exports made ready
       // before have none and answer 410 (their files stay in $SVC_DATA_DIR/exports until removed by hand).
       await db.schema
         .alterTable('exports')

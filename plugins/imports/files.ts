@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 
-/** Keys in the kernel's file store (K43): what every replica reads. */
+/** Keys in the kernel's file store (K45): what every replica reads. */
 export const uploadKey = (id: string) => `imports/uploads/${id}`;
 export const UPLOADS_PREFIX = 'imports/uploads/';
 export const REPORTS_PREFIX = 'imports/reports/';

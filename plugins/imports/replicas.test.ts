@@ -12,7 +12,7 @@ import { ITEMS_DDL, uploadFile } from './testing.js';
 const available = await databaseAvailable('postgres');
 
 /**
- * Two replicas on one PostgreSQL meta store, sharing nothing else (K43: the file store is the
+ * Two replicas on one PostgreSQL meta store, sharing nothing else (K45: the file store is the
  * meta store itself). A runs no jobs, so every job runs on B: a file one replica took is read by
  * the other.
  */

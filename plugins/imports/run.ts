@@ -41,7 +41,7 @@ type Db = Kysely<any>;
  */
 export async function runImport(ctx: JobContext<ImportPayload>, service: ImportsService): Promise<Counts> {
   // The upload and the report live in the file store (any replica may have taken them); an
-  // attempt works on files of its own machine, removed when it ends (K43).
+  // attempt works on files of its own machine, removed when it ends (K45).
   const scratch: Array<() => void> = [];
   try {
     return await importWith(ctx, service, scratch);
