@@ -338,6 +338,17 @@ describe('escapes and abuse', () => {
     ).toBe(5e6);
   });
 
+  it('offers no WebAssembly, whose memory the isolate limit does not count (40 MiB under 16 MiB is refused)', async () => {
+    const run = attack(`export default { actions: {
+      wasm: () => new WebAssembly.Memory({ initial: 640 }).buffer.byteLength,
+      hidden: () => typeof globalThis.WebAssembly + ',' + Object.getOwnPropertyNames(globalThis).includes('WebAssembly'),
+    } };`);
+    const out = await codeOf(run('wasm'));
+    expect(out).toMatchObject({ code: 'ADDON_FAILED', status: 502 });
+    expect(String(out.params?.message)).toMatch(/WebAssembly is not defined/);
+    expect(await run('hidden')).toBe('undefined,false');
+  });
+
   it('turns deep recursion into ADDON_FAILED, not a crash', async () => {
     const pid = sandbox.stats().pid;
     // Filling the stack takes 40–260 ms of CPU depending on the machine's load: the CPU limit is not what is tested here.
