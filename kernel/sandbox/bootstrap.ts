@@ -54,6 +54,9 @@ export const BOOTSTRAP_SOURCE = String.raw`(function () {
   };
   // A V8 console without an inspector prints nowhere; ctx.log is the add-on's log.
   delete globalThis.console;
+  // WebAssembly memory lives outside the isolate's heap, where memoryLimit does not count it (40 MiB
+  // under a 16 MiB limit got through): the sandbox offers no WebAssembly.
+  delete globalThis.WebAssembly;
   return function setup(hostRef, logRef, metaJson) {
     const meta = parse(metaJson);
     const hostCall = (capability, method, args) => {

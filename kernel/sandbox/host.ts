@@ -93,6 +93,8 @@ const LARGE_ANSWER = 64 * 1024;
 /** Bytes of answers an add-on's host calls get a millisecond (2 MiB a second), past a burst of 2 MiB. */
 const ANSWER_BYTES_PER_MS = (2 * 1024 * 1024) / 1000;
 const ANSWER_BURST = 2 * 1024 * 1024;
+/** How long past its call's deadline a host call still running keeps its slot. */
+const SLOT_GRACE_MS = 30_000;
 /** Host calls answered at once: per add-on, and in all (host-call-gate.ts). */
 const HOST_CALLS_PER_ADDON = 4;
 const HOST_CALLS_TOTAL = 8;
@@ -114,7 +116,7 @@ interface Child {
   sent: Map<string, true>;
   pending: Map<number, Pending>;
   exited: boolean;
-  /** The add-on whose call the parent gave up on before killing this child. */
+  /** The add-on this child's end is put down to: the one whose isolate hit a fatal error (the child said so), or whose call the parent gave up on before killing it. */
   blamed?: string;
 }
 
@@ -202,7 +204,7 @@ export class SandboxHost {
         this.logger?.error({ addon: c.addon.key }, 'the add-on sandbox did not answer in time; restarting it');
         // The next call starts a new child at once rather than reach this one while it dies.
         if (this.child === child) this.child = null;
-        child.blamed = `${c.addon.key}@${c.addon.version}`;
+        child.blamed ??= `${c.addon.key}@${c.addon.version}`;
         child.proc.kill('SIGKILL');
       }, this.wallMs + PARENT_GRACE_MS);
       child.pending.set(id, {
@@ -323,11 +325,9 @@ export class SandboxHost {
       const expected = this.closed && code === 0;
       if (!expected) {
         this.counters.crashes++;
-        // A crash is put down to an add-on when it is the only one with calls in flight (or the one the parent gave up on).
-        const inFlight = new Set([...child.pending.values()].map((p) => `${p.addon.key}@${p.addon.version}`));
-        const blamed = child.blamed ?? (inFlight.size === 1 ? [...inFlight][0]! : null);
-        if (blamed) this.blame(blamed);
-        this.logger?.error({ code, signal, inFlight: child.pending.size }, 'the add-on sandbox stopped; it restarts on the next call');
+        // Only a guilty add-on is counted: never one that merely had calls in flight (an outside kill blames nobody).
+        if (child.blamed) this.blame(child.blamed);
+        this.logger?.error({ code, signal, inFlight: child.pending.size, blamed: child.blamed ?? null }, 'the add-on sandbox stopped; it restarts on the next call');
       }
       for (const p of child.pending.values()) {
         clearTimeout(p.timer);
@@ -343,6 +343,10 @@ export class SandboxHost {
 
   private onMessage(child: Child, m: ToParent): void {
     if (m.t === 'ready') return;
+    if (m.t === 'fatal') {
+      child.blamed ??= m.addon;
+      return;
+    }
     const p = child.pending.get(m.id);
     if (m.t === 'result') {
       if (!p) return;
@@ -420,7 +424,10 @@ export class SandboxHost {
       else if (envelope.length > LARGE_ANSWER) await new Promise((r) => setImmediate(r));
       if (child.pending.get(m.id) === p) this.post(child, { t: 'host-result', id: m.id, hc: m.hc, envelope });
     } finally {
-      void workDone.then(release);
+      // A host call that never ends (a bug of ours) gives its slot back a while after its deadline rather than never.
+      const latest = setTimeout(release, Math.max(0, deadline - Date.now()) + SLOT_GRACE_MS);
+      latest.unref();
+      void workDone.then(() => (clearTimeout(latest), release()));
     }
   }
 

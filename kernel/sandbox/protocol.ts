@@ -45,6 +45,8 @@ export type ResultMessage =
 export type ToParent =
   | { t: 'ready' }
   | ResultMessage
+  /** An isolate of this add-on (`key@version`) hit a fatal V8 error: the child exits right after, and the crash is this add-on's. */
+  | { t: 'fatal'; addon: string }
   /** The child does not have this call's code (it forgot it): send the call again with it. */
   | { t: 'need-code'; id: number }
   /** A host call; `hc` numbers it within the call. Log calls have `hc: -1` and get no answer. */

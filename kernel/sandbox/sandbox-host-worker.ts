@@ -102,8 +102,21 @@ function giveBack(key: string, entry: PooledIsolate): void {
   }
 }
 
-async function newIsolate(memoryMb: number): Promise<PooledIsolate> {
-  const isolate = new ivm.Isolate({ memoryLimit: memoryMb });
+/**
+ * An isolate V8 lost control of (a huge allocation past its limit) is reported by isolated-vm
+ * here instead of aborting the process: the parent learns whose it was (the crash is put down
+ * to that add-on alone), then this process ends, as isolated-vm asks.
+ */
+function fatal(addon: string): void {
+  // process.exit() hangs here (its handlers reach the lost isolate): the process kills itself.
+  const end = () => process.kill(process.pid, 'SIGKILL');
+  setTimeout(end, 1000).unref();
+  if (process.connected) process.send!({ t: 'fatal', addon } satisfies ToParent, end);
+  else end();
+}
+
+async function newIsolate(memoryMb: number, addon: string): Promise<PooledIsolate> {
+  const isolate = new ivm.Isolate({ memoryLimit: memoryMb, onCatastrophicError: () => fatal(addon) });
   const bootstrap = await isolate.compileScript(BOOTSTRAP_SOURCE, { filename: 'svc:bootstrap.js' });
   return { isolate, bootstrap, uses: 0 };
 }
@@ -194,7 +207,7 @@ async function handleCall(msg: CallMessage): Promise<void> {
   let result: ToParent | null = null;
   let entry: PooledIsolate;
   try {
-    entry = takeIdle(key) ?? (await newIsolate(msg.addon.limits.memoryMb));
+    entry = takeIdle(key) ?? (await newIsolate(msg.addon.limits.memoryMb, `${msg.addon.key}@${msg.addon.version}`));
   } catch {
     release(msg.addon.key);
     return send({ t: 'result', id: msg.id, ok: false, code: 'ADDON_FAILED' });

@@ -244,9 +244,15 @@ export class AddonRuntime implements RowWriteHookProvider {
     const l = this.loaded.get(key);
     if (!l || !l.addon.manifest.hooks.includes(hook)) return null;
     const input = { cron: hook.slice('schedule:'.length).trim(), at: new Date(dueAt).toISOString() };
-    if (l.instances.size === 0) return this.call(l, { kind: 'hook', name: hook }, input);
+    // A run the sandbox lost under it (another add-on's crash, a kill from outside) runs once more on the new child.
+    const run = (instance?: string) =>
+      this.call(l, { kind: 'hook', name: hook }, input, instance).catch((err: unknown) => {
+        if ((err as AppError).code === 'ADDON_CRASHED') return this.call(l, { kind: 'hook', name: hook }, input, instance);
+        throw err;
+      });
+    if (l.instances.size === 0) return run();
     const out: Record<string, Json> = {};
-    for (const id of [DEFAULT_INSTANCE, ...l.instances.keys()]) out[id] = await this.call(l, { kind: 'hook', name: hook }, input, id);
+    for (const id of [DEFAULT_INSTANCE, ...l.instances.keys()]) out[id] = await run(id);
     return out;
   }
 
