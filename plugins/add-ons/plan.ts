@@ -8,6 +8,7 @@ import type { ConnectionsProvides } from '../connections/provides.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import type { InstalledAddon } from './installed.js';
 import { addonTemplateKey } from './mail.js';
+import { subMinute } from './schedules.js';
 import type { StagedPackage } from './packages.js';
 
 /** What an install, upgrade or removal will do (D24), shown before it is done; `hash` names it. */
@@ -123,6 +124,9 @@ export async function planInstall(kernel: Kernel, staged: StagedPackage, install
   }
 
   const warnings = [...(ddl?.warnings ?? []), ...(ddl?.refusals ?? [])];
+  for (const h of m.hooks)
+    if (h.startsWith('schedule:') && (await subMinute(h.slice('schedule:'.length).trim())))
+      warnings.push(`${h} would run more often than once a minute: it runs at most once a minute.`);
   if (!staged.verified) warnings.unshift('This package was uploaded, not downloaded from a catalog: nobody vouches for it.');
   const body: Omit<AddonPlan, 'hash'> = {
     key: m.key,
