@@ -23,7 +23,7 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', 
 export class MailTemplates {
   private readonly defaults = new Map<string, MailTemplate>();
   private overrides: TemplateOverrides | null = null;
-  /** Keys registered for an owner (an add-on, AO19) by `replaceOwned`; built-in keys have none. */
+  /** Keys registered for an owner (an add-on, AO24) by `replaceOwned`; built-in keys have none. */
   private readonly owners = new Map<string, string>();
 
   register(key: string, locale: string, template: MailTemplate): void {

@@ -163,7 +163,7 @@ export async function outboundFetch(url: string, init: FetchInit | undefined, op
   return { ...res, body: res.body.toString('utf8') };
 }
 
-/** outboundFetch with the body as bytes (the instance's own fetches of catalog indexes and packages, AO20). */
+/** outboundFetch with the body as bytes (the instance's own fetches of catalog indexes and packages, AO25). */
 export async function outboundRequest(
   url: string,
   init: FetchInit | undefined,

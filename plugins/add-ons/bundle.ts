@@ -106,6 +106,37 @@ export function mappedPageCsp(frameAncestors: string[]): string {
   ].join('; ');
 }
 
+/**
+ * What a public page's bundle URL shows when a browser opens it (AO30): its sandboxed origin
+ * sends `Origin: null`, which the public API refuses (AO16), so the page itself would load and
+ * then fail. A short, self-contained explanation of how to publish it instead.
+ */
+export function publicPageNotice(title: string): string {
+  const t = escapeHtml(title);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8" />
+<meta name="viewport" content="width=device-width, initial-scale=1" />
+<title>${t}: publish this page on its own address</title>
+</head>
+<body>
+<main>
+<h1>${t} is published on its own address</h1>
+<p>This is a public page of an app. Opened here, at the instance's address, it cannot reach the app's data: for safety the page runs without an origin of its own, and the public API refuses such calls.</p>
+<h2>How to publish it</h2>
+<ol>
+<li>Choose a host name for it, for example <code>booking.example.com</code>, and point its DNS at this instance.</li>
+<li>In the dashboard, open the app under Add-ons and add the host name under Domains (or call <code>PUT /api/v1/surfaces/domains</code>).</li>
+<li>Open the page at that host name: it is served there with its key, and can call the public API.</li>
+</ol>
+<p>The public API must be switched on (Public API, in the dashboard).</p>
+</main>
+</body>
+</html>
+`;
+}
+
 /** Who may frame a surface: the dashboard (the instance itself) and, for pages meant for sites, the public API's origins. */
 export function frameAncestorsOf(kind: string, origin: string, publicOrigins: readonly string[]): string[] {
   return kind === 'dashboard-page' ? [origin] : [origin, ...publicOrigins];

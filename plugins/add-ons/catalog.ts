@@ -78,7 +78,7 @@ const MAX_REDIRECTS = 5;
 export const catalogTestHooks: { allowLoopback?: boolean } = {};
 
 /**
- * GET under the add-ons' outbound policy (AO20): http(s) only, no IP literal, every address the
+ * GET under the add-ons' outbound policy (AO25): http(s) only, no IP literal, every address the
  * name resolves to checked public and the connection pinned to it; a redirect is followed
  * (at most MAX_REDIRECTS) only after the same checks on its target. Errors name the reason,
  * never bytes of the answer.
@@ -164,7 +164,7 @@ export class Catalog {
           throw new Error('not a catalog index (not JSON)');
         }
         const parsed = catalogIndexSchema.parse(json);
-        // A built-in add-on's key is the built-in catalog's alone: another source cannot offer it (AO20).
+        // A built-in add-on's key is the built-in catalog's alone: another source cannot offer it (AO25).
         const builtIn = new Set(builtInIndex().addons.map((a) => a.key));
         const taken = parsed.addons.filter((a) => builtIn.has(a.key)).map((a) => a.key);
         const index = { addons: parsed.addons.filter((a) => !builtIn.has(a.key)) };
@@ -214,7 +214,7 @@ export class Catalog {
     const builtInKeys = new Set(builtIn.addons.map((a) => a.key));
     for (const url of state.sources) {
       const f = state.fetched[url];
-      // An index fetched before AO20 may still list a built-in key: it is not offered.
+      // An index fetched before AO25 may still list a built-in key: it is not offered.
       if (f) add({ addons: f.index.addons.filter((a) => !builtInKeys.has(a.key)) }, url, url);
     }
     return out;

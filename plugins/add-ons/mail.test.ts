@@ -43,7 +43,7 @@ export default defineAddon({
 });
 `;
 
-describe('ctx.mail.send: only the add-on’s own templates, one address, the recipient’s language, an hourly quota (AO19)', () => {
+describe('ctx.mail.send: only the add-on’s own templates, one address, the recipient’s language, an hourly quota (AO24)', () => {
   let inst: TestInstance;
   let admin: HttpClient;
   const smtp = new TestSmtpServer();

@@ -7,7 +7,7 @@ import type { Json } from '../../kernel/sandbox/host.js';
 import { meDb } from '../me/tables.js';
 
 /**
- * `ctx.mail.send` (AO19): an add-on sends only the e-mails its manifest declares
+ * `ctx.mail.send` (AO24): an add-on sends only the e-mails its manifest declares
  * (`mail.templates`, listed and editable under e-mail templates as `<key>.<name>`), to one
  * address, in the recipient's language, at most MAIL_PER_HOUR a rolling hour.
  */

@@ -8,6 +8,7 @@ import type { ConnectionsProvides } from '../connections/provides.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import type { InstalledAddon } from './installed.js';
 import { addonTemplateKey } from './mail.js';
+import { subMinute } from './schedules.js';
 import type { StagedPackage } from './packages.js';
 import type { SettingChange } from './settings-values.js';
 
@@ -33,7 +34,7 @@ export interface AddonPlan {
   actions: string[];
   /** Of `actions`, those the app key may not call (staff only). */
   staffActions: string[];
-  /** The e-mails ctx.mail.send may send (AO19). */
+  /** The e-mails ctx.mail.send may send (AO24). */
   mailTemplates: Array<{ key: string; subject: string; locales: string[] }>;
   peak: number;
   /** The sandbox's bounds for each call of the add-on's code (D25). */
@@ -142,6 +143,9 @@ export async function planInstall(
   }
 
   const warnings = [...(ddl?.warnings ?? []), ...(ddl?.refusals ?? [])];
+  for (const h of m.hooks)
+    if (h.startsWith('schedule:') && (await subMinute(h.slice('schedule:'.length).trim())))
+      warnings.push(`${h} would run more often than once a minute: it runs at most once a minute.`);
   if (!staged.verified) warnings.unshift('This package was uploaded, not downloaded from a catalog: nobody vouches for it.');
   if (installed && connectionForgotten(installed.manifest, m))
     warnings.push('The add-on connects differently in this version (another kind of connect, or another OAuth token URL): its stored connection is forgotten; connect it again.');

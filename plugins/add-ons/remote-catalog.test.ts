@@ -43,7 +43,7 @@ async function remoteCatalog(): Promise<RemoteCatalog> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    // A name, not an IP literal: the catalog's fetches refuse literals (AO20); tests let loopback names through.
+    // A name, not an IP literal: the catalog's fetches refuse literals (AO25); tests let loopback names through.
     base: `http://localhost:${port}`,
     literal: `http://127.0.0.1:${port}`,
     requests,
@@ -168,7 +168,7 @@ describe('remote catalog sources (D26)', () => {
   });
 });
 
-describe('remote catalog fetches go through the outbound rules (AO20)', () => {
+describe('remote catalog fetches go through the outbound rules (AO25)', () => {
   let remote: RemoteCatalog;
   let inst: TestInstance;
   let admin: HttpClient;

@@ -8,12 +8,13 @@ import { outboundFetch, outboundHosts } from '../../kernel/sandbox/index.js';
 import { HostDb } from './host-db.js';
 import { HostKv } from './host-kv.js';
 import { AddonMail, syncAddonTemplates } from './mail.js';
+import { keptResult, minScheduleInterval, SCHEDULE_JOB, SWEEP_EVERY_MS, sweepScheduleJobs } from './schedules.js';
 import type { InstalledAddon } from './installed.js';
 import type { AddonService } from './service.js';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from './instances.js';
 import { openSettings, type StoredSettings } from './settings-values.js';
 
-export const SCHEDULE_JOB = 'add-ons.schedule';
+export { SCHEDULE_JOB } from './schedules.js';
 /** Tests only (in-process): let ctx.fetch reach a loopback receiver. Never set in production. */
 export const runtimeTestHooks: { allowLoopbackFetch?: boolean } = {};
 /** Other replicas see an install, change or removal within this (the public keys' rule). */
@@ -50,10 +51,11 @@ export class AddonRuntime implements RowWriteHookProvider {
   private crons: Cron[] = [];
   private stamp = '';
   private poller: NodeJS.Timeout | null = null;
+  private sweeper: NodeJS.Timeout | null = null;
   private readonly db: HostDb;
   private readonly kv: HostKv;
   private readonly mail: AddonMail;
-  /** The add-ons whose mail templates are registered now (AO19). */
+  /** The add-ons whose mail templates are registered now (AO24). */
   private mailOwners = new Set<string>();
   private closed = false;
 
@@ -73,11 +75,28 @@ export class AddonRuntime implements RowWriteHookProvider {
     await this.reload();
     this.poller = setInterval(() => void this.poll(), POLL_MS);
     this.poller.unref();
+    // Schedule jobs and their claims are kept a week and a hundred per add-on (AO29).
+    this.sweeper = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
+    this.sweeper.unref();
+    void this.sweep();
+  }
+
+  /** Deletes the schedule jobs past their retention (every replica may run it: deletes are idempotent). */
+  async sweep(now = Date.now()): Promise<number> {
+    if (this.closed) return 0;
+    try {
+      const keys = [...new Set([...this.loaded.keys(), ...(await this.service.installed.list()).map((a) => a.key)])];
+      return await sweepScheduleJobs(this.service.db, keys, now);
+    } catch (err) {
+      this.kernel.log.warn({ err: { message: (err as Error).message } }, 'could not sweep old add-on schedule jobs');
+      return 0;
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
     if (this.poller) clearInterval(this.poller);
+    if (this.sweeper) clearInterval(this.sweeper);
     for (const c of this.crons) c.stop();
     this.crons = [];
     await this.db.close();
@@ -149,7 +168,8 @@ export class AddonRuntime implements RowWriteHookProvider {
         const pattern = hook.slice('schedule:'.length).trim();
         try {
           this.crons.push(
-            new Cron(pattern, { timezone, protect: true }, (self: Cron) => {
+            // `interval`: a pattern with seconds runs at most once a minimum interval here too (AO29).
+            new Cron(pattern, { timezone, protect: true, interval: Math.floor(minScheduleInterval() / 1000) }, (self: Cron) => {
               const due = self.currentRun()?.getTime() ?? Date.now();
               void this.enqueueSchedule(addon.key, hook, Math.floor(due / 1000) * 1000);
             }),
@@ -163,6 +183,14 @@ export class AddonRuntime implements RowWriteHookProvider {
 
   /** Claims the run (one replica wins) and queues it as a job. */
   async enqueueSchedule(key: string, hook: string, dueAt: number): Promise<string | null> {
+    // At most one run a minimum interval, whichever replica claimed the last (AO29).
+    const last = await this.service.db
+      .selectFrom('addon_schedule_runs')
+      .select((eb) => eb.fn.max('due_at').as('due'))
+      .where('addon_key', '=', key)
+      .where('hook', '=', hook)
+      .executeTakeFirst();
+    if (last?.due !== null && last?.due !== undefined && dueAt - Number(last.due) < minScheduleInterval()) return null;
     try {
       await this.service.db.insertInto('addon_schedule_runs').values({ addon_key: key, hook, due_at: dueAt }).execute();
     } catch {
@@ -250,9 +278,10 @@ export class AddonRuntime implements RowWriteHookProvider {
         if ((err as AppError).code === 'ADDON_CRASHED') return this.call(l, { kind: 'hook', name: hook }, input, instance);
         throw err;
       });
-    if (l.instances.size === 0) return run();
+    // The job keeps a bounded result (AO29).
+    if (l.instances.size === 0) return keptResult(await run());
     const out: Record<string, Json> = {};
-    for (const id of [DEFAULT_INSTANCE, ...l.instances.keys()]) out[id] = await run(id);
+    for (const id of [DEFAULT_INSTANCE, ...l.instances.keys()]) out[id] = keptResult(await run(id));
     return out;
   }
 

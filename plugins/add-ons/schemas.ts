@@ -29,7 +29,7 @@ export const catalogData = dataOf(
           url: z.string(),
           ok: z.boolean(),
           error: z.string().optional(),
-          warning: z.string().optional().describe("Entries of the index left out: a built-in add-on's key, which only the built-in catalog provides (AO20)."),
+          warning: z.string().optional().describe("Entries of the index left out: a built-in add-on's key, which only the built-in catalog provides (AO25)."),
         }),
       )
       .optional(),
@@ -99,7 +99,7 @@ export const planSchema = z
     staffActions: z.array(z.string()).describe('Actions only a signed-in person with add-ons.use may call (the app key is refused).'),
     mailTemplates: z
       .array(z.strictObject({ key: z.string(), subject: z.string(), locales: z.array(z.string()) }))
-      .describe('The e-mails ctx.mail.send may send (AO19), by their key under e-mail templates (`<key>.<name>`), with the languages the package brings.'),
+      .describe('The e-mails ctx.mail.send may send (AO24), by their key under e-mail templates (`<key>.<name>`), with the languages the package brings.'),
     peak: z.number().int(),
     limits: z
       .strictObject({ memoryMb: z.number().int(), cpuMs: z.number().int() })

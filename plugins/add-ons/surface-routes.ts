@@ -16,6 +16,7 @@ import {
   mappedPageCsp,
   matchesIfNoneMatch,
   notInBundle,
+  publicPageNotice,
   strongEtag,
   surfaceCsp,
 } from './bundle.js';
@@ -74,6 +75,15 @@ export const surfaceSchema = z
       .array(instanceSchema)
       .describe("The app's named instances (D28), in the operator's order; empty while the app runs once (its default instance)."),
     domains: z.array(z.strictObject({ host: z.string(), surface: z.string(), instance: z.string().nullable() })),
+    usableAt: z
+      .strictObject({
+        dashboard: z.boolean().describe('A dashboard-page: usable inside the dashboard (placed in the navigation), by people signed in.'),
+        domains: z.array(z.string()).describe('A public-page: the host names mapped to it, the only places its page can call the public API with its key.'),
+        origins: z.array(z.string()).describe('An embed: the sites (SVC_PUBLIC_API_ORIGINS) whose pages may frame it and call the public API.'),
+      })
+      .describe(
+        'Where the surface works (AO30). A public-page opened at its bundle URL cannot call the API (its sandboxed origin sends `Origin: null`, AO16): with no mapped domain it is usable nowhere yet.',
+      ),
   })
   .meta({ id: 'Surface' });
 const surfacesData = dataOf(z.strictObject({ surfaces: z.array(surfaceSchema) }));
@@ -107,6 +117,7 @@ function surfacesOf(
   placed: Map<string, { section: string; order: number }>,
   domains: readonly DomainView[],
   instances: InstanceView[] = [],
+  origins: readonly string[] = [],
 ): SurfaceView[] {
   return a.manifest.surfaces.map((s) => ({
     appKey: a.key,
@@ -119,6 +130,11 @@ function surfacesOf(
     connectionId: a.connectionId,
     instances,
     domains: domains.filter((d) => d.appKey === a.key && d.surface === s.name).map((d) => ({ host: d.host, surface: d.surface, instance: d.instance })),
+    usableAt: {
+      dashboard: s.kind === 'dashboard-page',
+      domains: s.kind === 'public-page' ? domains.filter((d) => d.appKey === a.key && d.surface === s.name).map((d) => d.host) : [],
+      origins: s.kind === 'embed' ? [...origins] : [],
+    },
   }));
 }
 
@@ -128,7 +144,7 @@ export const surfaceRoutes = [
     url: '/add-ons/:key/bundle/*',
     summary: "A file of an installed add-on's surface",
     description:
-      "Public: serves the files of the surfaces the add-on's manifest declares (`surfaces/<name>/…` of its installed package) while it is enabled, and nothing else of the package. Content-Type from the file's extension, a strong ETag (304 on If-None-Match), `Cache-Control: public, max-age=31536000, immutable` for names carrying a hex content hash (`app.3f9a1c2b.js`) and `no-cache` otherwise, and a CSP that reaches only the add-on's own files and this instance's public API, with `sandbox allow-scripts allow-forms`. HTML files get `<meta name=\"svc-app\" content=\"{appKey, apiBase}\">`: the app key of the app (its default instance), or with `?instance=<id>` the key of that instance (D28). On a host name mapped by `PUT /surfaces/domains` the mapped surface's files are served at that host's root instead (`/` is the entry), with a same-origin CSP (`'self'`, no `sandbox`) and `apiBase` on that host. 400 BAD_REQUEST (params.reason `path-invalid`) for a malformed path (`..`, encoded dots, `%` left after decoding, backslash, NUL, empty segments); 404 ADDON_NOT_FOUND when the add-on is not installed or disabled; 404 ADDON_INSTANCE_NOT_FOUND for an unknown `instance`; 404 NOT_FOUND for a file that is not in a declared surface; 421 HOST_NOT_ALLOWED when SVC_BASE_URL is not set and the `Host` is not one of the instance's own names (the CSP and the API base are built from configured names only).",
+      "Public: serves the files of the surfaces the add-on's manifest declares (`surfaces/<name>/…` of its installed package) while it is enabled, and nothing else of the package. Content-Type from the file's extension, a strong ETag (304 on If-None-Match), `Cache-Control: public, max-age=31536000, immutable` for names carrying a hex content hash (`app.3f9a1c2b.js`) and `no-cache` otherwise, and a CSP that reaches only the add-on's own files and this instance's public API, with `sandbox allow-scripts allow-forms`. HTML files get `<meta name=\"svc-app\" content=\"{appKey, apiBase}\">`: the app key of the app (its default instance), or with `?instance=<id>` the key of that instance (D28). On a host name mapped by `PUT /surfaces/domains` the mapped surface's files are served at that host's root instead (`/` is the entry), with a same-origin CSP (`'self'`, no `sandbox`) and `apiBase` on that host. 400 BAD_REQUEST (params.reason `path-invalid`) for a malformed path (`..`, encoded dots, `%` left after decoding, backslash, NUL, empty segments); 404 ADDON_NOT_FOUND when the add-on is not installed or disabled; 404 ADDON_INSTANCE_NOT_FOUND for an unknown `instance`; 404 NOT_FOUND for a file that is not in a declared surface. A public-page's HTML requested as a top-level document (`Sec-Fetch-Dest: document`) on the instance's own host answers a short page explaining how to publish it on a mapped name instead (it could not call the API there, AO30). 421 HOST_NOT_ALLOWED when SVC_BASE_URL is not set and the `Host` is not one of the instance's own names (the CSP and the API base are built from configured names only).",
     public: true,
     tags: ['Add-ons'],
     schema: {
@@ -171,8 +187,22 @@ export const surfaceRoutes = [
       if (mapped || (!kernel.config.baseUrl && isOwnHost(request, kernel.config))) origin = `${scheme}://${request.headers.host!.trim().toLowerCase()}`;
       else if (kernel.config.baseUrl) origin = kernel.config.baseUrl;
       else throw new AppError('HOST_NOT_ALLOWED', { params: { host: null } });
-      let { bytes, etag } = await s.surfaceFiles.read(file);
       const isDocument = /\.html?$/i.test(fileName);
+      if (!mapped && isDocument && surface.kind === 'public-page' && request.headers['sec-fetch-dest'] === 'document') {
+        // Opened in a browser's tab at its bundle URL it could not call the API (AO16): say how to publish it instead (AO30).
+        const notice = Buffer.from(publicPageNotice(surface.title), 'utf8');
+        await res
+          .code(200)
+          .header('content-type', 'text/html; charset=utf-8')
+          .header('cache-control', 'no-cache')
+          .header('vary', 'Sec-Fetch-Dest')
+          .header('x-content-type-options', 'nosniff')
+          .header('content-security-policy', "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+          .header('content-length', String(notice.length))
+          .send(notice);
+        return HANDLED;
+      }
+      let { bytes, etag } = await s.surfaceFiles.read(file);
       if (isDocument) {
         // A mapped name may be one instance's page (D28): it carries that instance's key.
         const instance = mapped ? (mapped.detail?.['instance'] ?? null) : (query.instance ?? null);
@@ -181,6 +211,7 @@ export const surfaceRoutes = [
         etag = strongEtag(bytes);
       }
       res.removeHeader('x-frame-options');
+      if (!mapped && isDocument && surface.kind === 'public-page') res.header('vary', 'Sec-Fetch-Dest');
       res
         .header('etag', etag)
         .header('cache-control', isHashedName(fileName) ? 'public, max-age=31536000, immutable' : 'no-cache')
@@ -224,7 +255,7 @@ export const surfaceRoutes = [
       const s = service(kernel);
       const [installed, placed, domains, all] = await Promise.all([s.installed.list(), placements(kernel), s.domains.list(), s.instances.all()]);
       const views = await Promise.all(installed.map((a) => instanceViews(kernel, a, all.get(a.key) ?? [])));
-      return { data: { surfaces: installed.flatMap((a, i) => surfacesOf(a, placed, domains, views[i])) } };
+      return { data: { surfaces: installed.flatMap((a, i) => surfacesOf(a, placed, domains, views[i], kernel.config.publicApiOrigins)) } };
     },
   }),
   route({
@@ -258,7 +289,9 @@ export const surfaceRoutes = [
             .execute();
       });
       audit({ action: 'surfaces.placement', target: { type: 'addon', id: a.key }, diff: { surface: surface.name, before, after: body.nav } });
-      return { data: { surfaces: surfacesOf(a, await placements(kernel, a.key), await s.domains.list(), await instanceViews(kernel, a)) } };
+      return {
+        data: { surfaces: surfacesOf(a, await placements(kernel, a.key), await s.domains.list(), await instanceViews(kernel, a), kernel.config.publicApiOrigins) },
+      };
     },
   }),
   route({

@@ -66,8 +66,16 @@ describe('surfaces: list, placement and the connection an app is on', () => {
         connectionId: null,
         instances: [],
         domains: [],
+        usableAt: { dashboard: true, domains: [], origins: [] },
       },
-      expect.objectContaining({ appKey: 'panel', name: 'badge', kind: 'embed', url: '/api/v1/add-ons/panel/bundle/badge/badge.html', placement: null }),
+      expect.objectContaining({
+        appKey: 'panel',
+        name: 'badge',
+        kind: 'embed',
+        url: '/api/v1/add-ons/panel/bundle/badge/badge.html',
+        placement: null,
+        usableAt: { dashboard: false, domains: [], origins: ['https://venue.example'] },
+      }),
       expect.objectContaining({
         appKey: 'table-booking',
         name: 'widget',
@@ -75,10 +83,36 @@ describe('surfaces: list, placement and the connection an app is on', () => {
         title: 'Book a table',
         url: '/api/v1/add-ons/table-booking/bundle/widget/index.html',
         connectionId: first,
+        // Not mapped yet: usable nowhere (AO30).
+        usableAt: { dashboard: false, domains: [], origins: [] },
       }),
     ]);
     // Every listed URL is served.
     for (const s of await surfaces()) expect((await fetch(`${inst.url}${s['url']}`)).status, String(s['url'])).toBe(200);
+  });
+
+  it('says a public page is usable on its mapped names, and explains at its bundle URL how to publish it (AO30)', async () => {
+    const put = await admin.put('/api/v1/surfaces/domains', { domains: [{ host: 'book.example', appKey: 'table-booking', surface: 'widget' }] });
+    expect(put.status, put.text).toBe(200);
+    const widget = (await surfaces()).find((s) => s['name'] === 'widget')!;
+    expect(widget['usableAt']).toEqual({ dashboard: false, domains: ['book.example'], origins: [] });
+    expect((await admin.put('/api/v1/surfaces/domains', { domains: [] })).status).toBe(200);
+
+    // A browser tab opening the bundle URL gets the explanation, not a page that would load and fail.
+    const opened = await fetch(`${inst.url}/api/v1/add-ons/table-booking/bundle/widget/index.html`, { headers: { 'sec-fetch-dest': 'document' } });
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(opened.headers.get('vary')).toContain('Sec-Fetch-Dest');
+    expect(opened.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const html = await opened.text();
+    expect(html).toContain('<html lang="en">');
+    expect(html).toContain('<h1>Book a table is published on its own address</h1>');
+    expect(html).not.toContain('svc-app');
+    expect(html).not.toContain('adm_pub_');
+    // Its files, and a dashboard page, are served as before.
+    expect((await fetch(`${inst.url}/api/v1/add-ons/table-booking/bundle/widget/widget.js`, { headers: { 'sec-fetch-dest': 'script' } })).status).toBe(200);
+    const page = await fetch(`${inst.url}/api/v1/add-ons/panel/bundle/page/index.html`, { headers: { 'sec-fetch-dest': 'document' } });
+    expect(await page.text()).toContain('svc-app');
   });
 
   it('places a dashboard page in the navigation and takes it out again; other kinds cannot be placed', async () => {

@@ -53,6 +53,8 @@ describe.runIf(browserAvailable())("an add-on's mapped domains on its page, in a
     await list.getByRole('link', { name: 'tables.example' }).waitFor();
     expect(await list.getByRole('link', { name: 'tables.example' }).getAttribute('href')).toBe('http://tables.example/');
     expect(await list.getByRole('link', { name: 'tables.example' }).getAttribute('target')).toBe('_blank');
+    // Where the page works (AO30): on its mapped names.
+    expect(await section.getByTestId('usable-at').textContent()).toBe(msg('addOns.domains.usableAt', { title: PAGE, hosts: 'tables.example' }));
     // The help line leads to the public API screen.
     expect(await section.getByRole('link', { name: msg('addOns.domains.publicApiLink') }).getAttribute('href')).toBe('/public-api');
 

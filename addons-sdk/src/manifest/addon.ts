@@ -129,7 +129,7 @@ const hookName = z
     message: 'a schedule is a cron expression of five (or six, with seconds) fields',
   });
 
-/** One e-mail of the add-on (AO19): `{{name}}` placeholders as the instance's own templates (D15). */
+/** One e-mail of the add-on (AO24): `{{name}}` placeholders as the instance's own templates (D15). */
 const mailContent = {
   subject: z
     .string()
@@ -150,7 +150,7 @@ const mailTemplateSchema = z.strictObject({
 });
 export type AddonMailTemplate = z.infer<typeof mailTemplateSchema>;
 
-/** At most this many `schedule:` hooks per add-on (AO21). */
+/** At most this many `schedule:` hooks per add-on (AO26). */
 export const MAX_SCHEDULES = 10;
 
 const endpointSchema = z.strictObject({
@@ -204,7 +204,7 @@ export const addonManifestSchema = z
       .default([]),
     /** Actions only a signed-in person with add-ons.use may call (the app key is refused): what a dashboard-page asks for. */
     staffActions: z.array(z.string()).max(50).default([]),
-    /** The e-mails `ctx.mail.send` may send (AO19): listed under e-mail templates as `<key>.<name>`. */
+    /** The e-mails `ctx.mail.send` may send (AO24): listed under e-mail templates as `<key>.<name>`. */
     mail: z.strictObject({ templates: z.array(mailTemplateSchema).max(20).default([]) }).default({ templates: [] }),
     limits: z
       .strictObject({ memoryMb: z.number().int().min(16).max(128).default(64), cpuMs: z.number().int().min(10).max(2000).default(200) })

@@ -92,7 +92,7 @@ export interface paths {
         };
         /**
          * A file of an installed add-on's surface
-         * @description Public: serves the files of the surfaces the add-on's manifest declares (`surfaces/<name>/…` of its installed package) while it is enabled, and nothing else of the package. Content-Type from the file's extension, a strong ETag (304 on If-None-Match), `Cache-Control: public, max-age=31536000, immutable` for names carrying a hex content hash (`app.3f9a1c2b.js`) and `no-cache` otherwise, and a CSP that reaches only the add-on's own files and this instance's public API, with `sandbox allow-scripts allow-forms`. HTML files get `<meta name="svc-app" content="{appKey, apiBase}">`: the app key of the app (its default instance), or with `?instance=<id>` the key of that instance (D28). On a host name mapped by `PUT /surfaces/domains` the mapped surface's files are served at that host's root instead (`/` is the entry), with a same-origin CSP (`'self'`, no `sandbox`) and `apiBase` on that host. 400 BAD_REQUEST (params.reason `path-invalid`) for a malformed path (`..`, encoded dots, `%` left after decoding, backslash, NUL, empty segments); 404 ADDON_NOT_FOUND when the add-on is not installed or disabled; 404 ADDON_INSTANCE_NOT_FOUND for an unknown `instance`; 404 NOT_FOUND for a file that is not in a declared surface; 421 HOST_NOT_ALLOWED when SVC_BASE_URL is not set and the `Host` is not one of the instance's own names (the CSP and the API base are built from configured names only).
+         * @description Public: serves the files of the surfaces the add-on's manifest declares (`surfaces/<name>/…` of its installed package) while it is enabled, and nothing else of the package. Content-Type from the file's extension, a strong ETag (304 on If-None-Match), `Cache-Control: public, max-age=31536000, immutable` for names carrying a hex content hash (`app.3f9a1c2b.js`) and `no-cache` otherwise, and a CSP that reaches only the add-on's own files and this instance's public API, with `sandbox allow-scripts allow-forms`. HTML files get `<meta name="svc-app" content="{appKey, apiBase}">`: the app key of the app (its default instance), or with `?instance=<id>` the key of that instance (D28). On a host name mapped by `PUT /surfaces/domains` the mapped surface's files are served at that host's root instead (`/` is the entry), with a same-origin CSP (`'self'`, no `sandbox`) and `apiBase` on that host. 400 BAD_REQUEST (params.reason `path-invalid`) for a malformed path (`..`, encoded dots, `%` left after decoding, backslash, NUL, empty segments); 404 ADDON_NOT_FOUND when the add-on is not installed or disabled; 404 ADDON_INSTANCE_NOT_FOUND for an unknown `instance`; 404 NOT_FOUND for a file that is not in a declared surface. A public-page's HTML requested as a top-level document (`Sec-Fetch-Dest: document`) on the instance's own host answers a short page explaining how to publish it on a mapped name instead (it could not call the API there, AO30). 421 HOST_NOT_ALLOWED when SVC_BASE_URL is not set and the `Host` is not one of the instance's own names (the CSP and the API base are built from configured names only).
          */
         get: operations["getAddOnsByKeyBundleByPath"];
         put?: never;
@@ -2362,7 +2362,7 @@ export interface components {
             actions: string[];
             /** @description Actions only a signed-in person with add-ons.use may call (the app key is refused). */
             staffActions: string[];
-            /** @description The e-mails ctx.mail.send may send (AO19), by their key under e-mail templates (`<key>.<name>`), with the languages the package brings. */
+            /** @description The e-mails ctx.mail.send may send (AO24), by their key under e-mail templates (`<key>.<name>`), with the languages the package brings. */
             mailTemplates: {
                 key: string;
                 subject: string;
@@ -3421,6 +3421,15 @@ export interface components {
                 surface: string;
                 instance: string | null;
             }[];
+            /** @description Where the surface works (AO30). A public-page opened at its bundle URL cannot call the API (its sandboxed origin sends `Origin: null`, AO16): with no mapped domain it is usable nowhere yet. */
+            usableAt: {
+                /** @description A dashboard-page: usable inside the dashboard (placed in the navigation), by people signed in. */
+                dashboard: boolean;
+                /** @description A public-page: the host names mapped to it, the only places its page can call the public API with its key. */
+                domains: string[];
+                /** @description An embed: the sites (SVC_PUBLIC_API_ORIGINS) whose pages may frame it and call the public API. */
+                origins: string[];
+            };
         };
         SurfaceDomain: {
             host: string;
@@ -4528,7 +4537,7 @@ export interface operations {
                                 url: string;
                                 ok: boolean;
                                 error?: string;
-                                /** @description Entries of the index left out: a built-in add-on's key, which only the built-in catalog provides (AO20). */
+                                /** @description Entries of the index left out: a built-in add-on's key, which only the built-in catalog provides (AO25). */
                                 warning?: string;
                             }[];
                         };
@@ -4596,7 +4605,7 @@ export interface operations {
                                 url: string;
                                 ok: boolean;
                                 error?: string;
-                                /** @description Entries of the index left out: a built-in add-on's key, which only the built-in catalog provides (AO20). */
+                                /** @description Entries of the index left out: a built-in add-on's key, which only the built-in catalog provides (AO25). */
                                 warning?: string;
                             }[];
                         };
@@ -4667,7 +4676,7 @@ export interface operations {
                                 url: string;
                                 ok: boolean;
                                 error?: string;
-                                /** @description Entries of the index left out: a built-in add-on's key, which only the built-in catalog provides (AO20). */
+                                /** @description Entries of the index left out: a built-in add-on's key, which only the built-in catalog provides (AO25). */
                                 warning?: string;
                             }[];
                         };

@@ -93,28 +93,39 @@ export function DomainsSection({ addon }: { addon: Addon }) {
       surfaces={surfaces}
       said={said}
       list={
-        mapped.length === 0 ? (
-          <p>{t('addOns.domains.none')}</p>
-        ) : (
-          <ul className="addons-versions" data-testid="mapped-domains" aria-label={t('addOns.domains.listLabel', { name: addon.name })}>
-            {mapped.map((d) => (
-              <li key={d.host}>
-                <a href={hostUrl(d.host)} target="_blank" rel="noopener noreferrer">
-                  {d.host}
-                </a>
-                {pages.length > 1 && <span>{t('addOns.domains.serves', { title: titleOf(d.surface) })}</span>}
-                {d.instance && <span>{t('addOns.domains.instance', { instance: d.instance })}</span>}
-                {manages && (
-                  <RemoveName
-                    host={d.host}
-                    title={titleOf(d.surface)}
-                    onRemoved={() => setSaid({ text: t('addOns.domains.removed', { host: d.host }), focus: true })}
-                  />
-                )}
+        <>
+          <ul className="addons-usable" data-testid="usable-at">
+            {pages.map((p) => (
+              <li key={p.name}>
+                {p.usableAt.domains.length
+                  ? t('addOns.domains.usableAt', { title: p.title, hosts: p.usableAt.domains.join(', ') })
+                  : t('addOns.domains.usableNowhere', { title: p.title })}
               </li>
             ))}
           </ul>
-        )
+          {mapped.length === 0 ? (
+            <p>{t('addOns.domains.none')}</p>
+          ) : (
+            <ul className="addons-versions" data-testid="mapped-domains" aria-label={t('addOns.domains.listLabel', { name: addon.name })}>
+              {mapped.map((d) => (
+                <li key={d.host}>
+                  <a href={hostUrl(d.host)} target="_blank" rel="noopener noreferrer">
+                    {d.host}
+                  </a>
+                  {pages.length > 1 && <span>{t('addOns.domains.serves', { title: titleOf(d.surface) })}</span>}
+                  {d.instance && <span>{t('addOns.domains.instance', { instance: d.instance })}</span>}
+                  {manages && (
+                    <RemoveName
+                      host={d.host}
+                      title={titleOf(d.surface)}
+                      onRemoved={() => setSaid({ text: t('addOns.domains.removed', { host: d.host }), focus: true })}
+                    />
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
+        </>
       }
     >
       {manages && (

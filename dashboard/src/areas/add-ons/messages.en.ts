@@ -230,6 +230,9 @@ export const messages = {
     'Each name serves a public page of this add-on at its root. The name must point at this instance (its DNS, or a proxy passing the Host header through) and the public API must be switched on:',
   'addOns.domains.publicApiLink': 'Public API',
   'addOns.domains.none': 'No host name serves its public pages yet.',
+  'addOns.domains.usableAt': '{title} works at {hosts}.',
+  'addOns.domains.usableNowhere':
+    '{title} works nowhere yet: opened at its address in this instance it cannot reach the public API. Map a host name to it to publish it.',
   'addOns.domains.listLabel': 'Host names of {name}',
   'addOns.domains.serves': 'serves {title}',
   'addOns.domains.instance': 'for {instance}',

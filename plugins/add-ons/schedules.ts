@@ -1,0 +1,81 @@
+import type { Json } from '../../kernel/sandbox/host.js';
+import type { AddonsDb } from './tables.js';
+
+/**
+ * Bounds on add-ons' `schedule:` hooks (AO29): a schedule runs at most once a minute, the jobs it
+ * leaves are kept a week and at most JOBS_KEPT_PER_ADDON per add-on, and the result a job keeps
+ * is at most RESULT_MAX_BYTES of JSON. (At most MAX_SCHEDULES hooks per add-on: the manifest.)
+ */
+
+export const SCHEDULE_JOB = 'add-ons.schedule';
+export const MIN_SCHEDULE_INTERVAL_MS = 60_000;
+export const JOB_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+export const JOBS_KEPT_PER_ADDON = 100;
+export const RESULT_MAX_BYTES = 4096;
+export const SWEEP_EVERY_MS = 60 * 60 * 1000;
+/** Tests only (in-process): a shorter minimum interval. Never set in production. */
+export const scheduleTestHooks: { minIntervalMs?: number } = {};
+
+export const minScheduleInterval = (): number => scheduleTestHooks.minIntervalMs ?? MIN_SCHEDULE_INTERVAL_MS;
+
+/** Whether a cron pattern would run more often than once a minute (its next runs closer than 60 s). */
+export async function subMinute(pattern: string): Promise<boolean> {
+  const { Cron } = await import('croner');
+  try {
+    const runs = new Cron(pattern, { paused: true }).nextRuns(5);
+    return runs.some((r, i) => i > 0 && r.getTime() - runs[i - 1]!.getTime() < MIN_SCHEDULE_INTERVAL_MS);
+  } catch {
+    return false;
+  }
+}
+
+/** What a schedule job keeps of its hook's answer: the answer, or a note of its size when it is larger than RESULT_MAX_BYTES. */
+export function keptResult(result: Json): Json {
+  const bytes = Buffer.byteLength(JSON.stringify(result ?? null));
+  return bytes > RESULT_MAX_BYTES ? { truncated: true, bytes } : result;
+}
+
+/**
+ * Deletes finished schedule jobs older than JOB_RETENTION_MS, those of each add-on beyond its
+ * newest JOBS_KEPT_PER_ADDON, and the run claims older than the retention. Queued and running
+ * jobs are never touched. Answers how many job rows went.
+ */
+export async function sweepScheduleJobs(db: AddonsDb, keys: readonly string[], now: number): Promise<number> {
+  const finished = ['succeeded', 'failed', 'cancelled'] as const;
+  const old = await db
+    .deleteFrom('jobs')
+    .where('kind', '=', SCHEDULE_JOB)
+    .where('state', 'in', finished)
+    .where('finished_at', '<', now - JOB_RETENTION_MS)
+    .executeTakeFirst();
+  let deleted = Number(old.numDeletedRows);
+  for (const key of keys) {
+    // The payload is the job schema's JSON, `{"key":…` first; add-on keys hold no LIKE wildcard.
+    for (;;) {
+      const extra = await db
+        .selectFrom('jobs')
+        .select('id')
+        .where('kind', '=', SCHEDULE_JOB)
+        .where('state', 'in', finished)
+        .where('payload', 'like', `{"key":"${key}",%`)
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .offset(JOBS_KEPT_PER_ADDON)
+        .limit(500)
+        .execute();
+      if (!extra.length) break;
+      const res = await db
+        .deleteFrom('jobs')
+        .where(
+          'id',
+          'in',
+          extra.map((r) => r.id),
+        )
+        .executeTakeFirst();
+      deleted += Number(res.numDeletedRows);
+      if (extra.length < 500) break;
+    }
+  }
+  await db.deleteFrom('addon_schedule_runs').where('due_at', '<', now - JOB_RETENTION_MS).execute();
+  return deleted;
+}
