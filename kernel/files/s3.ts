@@ -42,20 +42,24 @@ export class S3Blobs implements BlobBackend {
     let total = 0;
     // A PassThrough with back-pressure: Upload reads it part by part, the producer waits meanwhile.
     const pass = new PassThrough({ highWaterMark: 1024 * 1024 });
+    const stopped = new Error('The upload stopped reading the body.');
     const feeding = (async () => {
       try {
         for await (const piece of body) {
           total += piece.byteLength;
-          if (!pass.write(piece)) await new Promise<void>((resolve, reject) => {
-            const off = () => (pass.off('drain', onDrain), pass.off('close', onClose));
-            const onDrain = () => (off(), resolve());
-            const onClose = () => (off(), reject(new Error('The upload stopped reading the body.')));
-            pass.on('drain', onDrain).on('close', onClose);
-          });
+          if (pass.destroyed) throw stopped;
+          if (!pass.write(piece))
+            await new Promise<void>((resolve, reject) => {
+              if (pass.destroyed) return reject(stopped);
+              const off = () => (pass.off('drain', onDrain), pass.off('close', onClose));
+              const onDrain = () => (off(), resolve());
+              const onClose = () => (off(), reject(stopped));
+              pass.on('drain', onDrain).on('close', onClose);
+            });
         }
         pass.end();
       } catch (err) {
-        pass.destroy(err as Error);
+        if (err !== stopped) pass.destroy(err as Error);
         throw err;
       }
     })();
@@ -67,10 +71,16 @@ export class S3Blobs implements BlobBackend {
       // A failed upload leaves no parts behind to pay for.
       leavePartsOnError: false,
     });
-    const uploading = upload.done();
+    // A refused upload stops taking the body: the producer must not wait on it for ever.
+    const uploading = upload.done().catch((err: unknown) => {
+      pass.destroy();
+      throw err;
+    });
     const [fed, uploaded] = await Promise.allSettled([feeding, uploading]);
-    if (fed.status === 'rejected') throw fed.reason;
+    // The body's own failure first; else what S3 said rather than that it stopped reading.
+    if (fed.status === 'rejected' && fed.reason !== stopped) throw fed.reason;
     if (uploaded.status === 'rejected') throw uploaded.reason;
+    if (fed.status === 'rejected') throw fed.reason;
     return total;
   }
 
@@ -81,6 +91,8 @@ export class S3Blobs implements BlobBackend {
       .then((res) => {
         const body = res.Body as Readable | undefined;
         if (!body) return void out.end();
+        // A reader that went away meanwhile: free the connection.
+        if (out.destroyed) return void body.destroy();
         body.on('error', (err) => out.destroy(err));
         out.on('close', () => body.destroy());
         body.pipe(out);

@@ -237,3 +237,20 @@ describe('s3 driver with a body of several parts', () => {
     expect(await objectsUnder(cfg, new S3Blobs(cfg))).toHaveLength(0);
   });
 });
+
+describe('s3 driver when the service refuses', () => {
+  it('rejects a large write to a bucket that does not exist instead of waiting on the body forever', async () => {
+    const blobs = new S3Blobs({ ...s3.config, bucket: 'no-such-bucket' });
+    let produced = 0;
+    async function* endless() {
+      for (;;) {
+        produced += 1024 * 1024;
+        yield randomBytes(1024 * 1024);
+      }
+    }
+    await expect(blobs.write('0000gone', endless())).rejects.toThrow(/bucket/i);
+    // It stopped pulling the body soon after the refusal.
+    expect(produced).toBeLessThan(64 * 1024 * 1024);
+    await expect(hashOf(blobs.read('0000gone'))).rejects.toThrow();
+  }, 60_000);
+});
