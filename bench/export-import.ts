@@ -12,6 +12,7 @@
  *   npm run bench -- export-import
  *   BENCH_ROWS=200000 node --no-node-snapshot --import tsx bench/export-import.ts
  *   BENCH_FILE_STORE=meta BENCH_ROWS=200000 node --no-node-snapshot --import tsx bench/export-import.ts   # files in the meta store (K45)
+ *   BENCH_FILE_STORE=s3 BENCH_ROWS=200000 node --no-node-snapshot --import tsx bench/export-import.ts     # files in s3rver, run in this process
  */
 import { createReadStream, createWriteStream, mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -26,12 +27,14 @@ import { HttpClient } from '../test/helpers/client.js';
 import { createTempDatabase, databaseAvailable } from '../test/helpers/databases.js';
 import { ROOT } from '../test/helpers/identity.js';
 import { startServerProcess, type ServerProcess } from './lib/server-process.js';
+import { startFakeS3, type FakeS3 } from '../test/helpers/s3.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const COLUMNS = 'id, name, amount, created_at, flag';
 // BENCH_ONLY=import skips our export and imports COPY's own file instead (a quicker loop when working on imports).
 const ONLY_IMPORT = process.env.BENCH_ONLY === 'import';
 const FILE_STORE = process.env.BENCH_FILE_STORE || null;
+let s3: FakeS3 | null = null;
 const MB = 1024 * 1024;
 
 if (!(await databaseAvailable('postgres'))) {
@@ -94,7 +97,10 @@ try {
 
   // Ours: the server in its own process, a connection, the export job.
   const dataDir = join(dir, 'data');
-  const srv = await startServerProcess({ SVC_DATA_DIR: dataDir, SVC_NETWORK_FEATURES: 'false', ...(FILE_STORE ? { SVC_FILE_STORE: FILE_STORE } : {}) });
+  // s3rver runs in this (the bench's) process, so the server's peak RSS is the s3 driver's alone.
+  s3 = FILE_STORE === 's3' ? await startFakeS3() : null;
+  const storeEnv = s3 ? s3.env : FILE_STORE ? { SVC_FILE_STORE: FILE_STORE } : {};
+  const srv = await startServerProcess({ SVC_DATA_DIR: dataDir, SVC_NETWORK_FEATURES: 'false', ...storeEnv });
   console.log(`file store: ${FILE_STORE ?? 'local (default without SVC_META_URL)'}`);
   const url = srv.url;
   try {
@@ -171,6 +177,7 @@ try {
     await srv.stop();
   }
 } finally {
+  await s3?.close();
   await client.end();
   await temp.drop();
   rmSync(dir, { recursive: true, force: true });

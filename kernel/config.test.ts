@@ -77,7 +77,46 @@ describe('configuration from the environment (D1, D2)', () => {
     expect(loadConfig(env({ SVC_META_URL: 'postgres://u@h/db' })).fileStore).toBe('meta');
     expect(loadConfig(env({ SVC_META_URL: 'postgres://u@h/db', SVC_FILE_STORE: 'local' })).fileStore).toBe('local');
     expect(loadConfig(env({ SVC_FILE_STORE: 'meta' })).fileStore).toBe('meta');
-    expect(refusal({ SVC_FILE_STORE: 'disk' })).toBe('Invalid configuration: SVC_FILE_STORE must be local or meta');
+    expect(refusal({ SVC_FILE_STORE: 'disk' })).toBe('Invalid configuration: SVC_FILE_STORE must be local, meta or s3');
+    expect(loadConfig(env()).s3).toBeNull();
+  });
+
+  it('reads the s3 driver settings, with defaults, and refuses a missing bucket or half a key pair without showing the secret', () => {
+    const env = (more: Record<string, string> = {}) => ({ SVC_DATA_DIR: tmp(), SVC_SECRET: 's'.repeat(40), SVC_FILE_STORE: 's3', ...more });
+    const plain = loadConfig(env({ SVC_S3_BUCKET: 'exports' }));
+    expect(plain.fileStore).toBe('s3');
+    expect(plain.s3).toEqual({ bucket: 'exports', endpoint: null, region: 'us-east-1', credentials: null, forcePathStyle: false, prefix: 'svc-files/' });
+    const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+    const full = loadConfig(
+      env({
+        SVC_S3_BUCKET: 'exports',
+        SVC_S3_ENDPOINT: 'http://minio.local:9000/',
+        SVC_S3_REGION: 'eu-west-3',
+        SVC_S3_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+        SVC_S3_SECRET_ACCESS_KEY: secret,
+        SVC_S3_FORCE_PATH_STYLE: 'true',
+        SVC_S3_PREFIX: 'tenant-a/files/',
+      }),
+    );
+    expect(full.s3).toMatchObject({ endpoint: 'http://minio.local:9000', region: 'eu-west-3', forcePathStyle: true, prefix: 'tenant-a/files/' });
+    expect(full.s3!.credentials!.accessKeyId).toBe('AKIAEXAMPLE');
+    expect(full.s3!.credentials!.secretAccessKey).toBe(secret);
+    // A log or JSON of the configuration leaves the secret out.
+    expect(JSON.stringify(full)).not.toContain(secret);
+    expect(JSON.stringify(full.s3)).toContain('AKIAEXAMPLE');
+
+    expect(refusal({ SVC_FILE_STORE: 's3' })).toBe('Invalid configuration: SVC_S3_BUCKET must be set with SVC_FILE_STORE=s3');
+    expect(refusal({ SVC_FILE_STORE: 's3', SVC_S3_BUCKET: 'bkt', SVC_S3_SECRET_ACCESS_KEY: secret })).toBe(
+      'Invalid configuration: SVC_S3_ACCESS_KEY_ID must be set with SVC_S3_SECRET_ACCESS_KEY',
+    );
+    expect(refusal({ SVC_FILE_STORE: 's3', SVC_S3_BUCKET: 'bkt', SVC_S3_ACCESS_KEY_ID: 'AKIAEXAMPLE' })).toBe(
+      'Invalid configuration: SVC_S3_SECRET_ACCESS_KEY must be set with SVC_S3_ACCESS_KEY_ID',
+    );
+    expect(refusal({ SVC_FILE_STORE: 's3', SVC_S3_BUCKET: 'bkt', SVC_S3_ENDPOINT: 'minio:9000' })).toBe(
+      'Invalid configuration: SVC_S3_ENDPOINT must be an http(s) URL such as https://minio.example.com:9000',
+    );
+    expect(refusal({ SVC_FILE_STORE: 's3', SVC_S3_BUCKET: 'bkt', SVC_S3_FORCE_PATH_STYLE: 'maybe' })).toMatch(/^Invalid configuration: SVC_S3_FORCE_PATH_STYLE must be one of/);
+    expect(refusal({ SVC_FILE_STORE: 's3', SVC_S3_BUCKET: 'bkt', SVC_S3_PREFIX: 'no-slash' })).toMatch(/^Invalid configuration: SVC_S3_PREFIX must be/);
   });
 
   it('reads SVC_IMPORT_MAX_BYTES as bytes and refuses anything else', () => {

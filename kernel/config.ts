@@ -130,7 +130,29 @@ const envSchema = z.object({
   SVC_MAX_CONNECTIONS: wholeNumber('SVC_MAX_CONNECTIONS', 4096, 1, 1_000_000, 'connections'),
   SVC_MAX_CONNECTIONS_PER_ADDRESS: wholeNumber('SVC_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000, 'connections'),
   SVC_SHUTDOWN_GRACE_MS: wholeNumber('SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000, 'milliseconds'),
-  SVC_FILE_STORE: z.enum(['local', 'meta'], { error: 'SVC_FILE_STORE must be local or meta' }).optional(),
+  SVC_FILE_STORE: z.enum(['local', 'meta', 's3'], { error: 'SVC_FILE_STORE must be local, meta or s3' }).optional(),
+  SVC_S3_BUCKET: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || /^[a-zA-Z0-9][a-zA-Z0-9._-]{1,254}$/.test(v), { error: 'SVC_S3_BUCKET must be a bucket name' }),
+  SVC_S3_ENDPOINT: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || /^https?:\/\/[^/]+/.test(v), { error: 'SVC_S3_ENDPOINT must be an http(s) URL such as https://minio.example.com:9000' }),
+  SVC_S3_REGION: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || /^[a-z0-9-]+$/.test(v), { error: 'SVC_S3_REGION must be a region name such as us-east-1' }),
+  SVC_S3_ACCESS_KEY_ID: z.string().optional(),
+  // Never echoed: a message about it names the variable only.
+  SVC_S3_SECRET_ACCESS_KEY: z.string().optional(),
+  SVC_S3_FORCE_PATH_STYLE: bool('SVC_S3_FORCE_PATH_STYLE', false),
+  SVC_S3_PREFIX: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || /^([A-Za-z0-9._-]+\/)*$/.test(v), {
+      error: 'SVC_S3_PREFIX must be folder names each ending in / (letters, digits, . _ -), such as svc-files/',
+    }),
   SVC_UPDATE_CHECK_URL: z
     .string()
     .optional()
@@ -162,7 +184,21 @@ export interface Config {
   /** On SIGTERM/SIGINT, how long requests in flight get to finish before their connections are cut (decisions K43). */
   shutdownGraceMs: number;
   /** Where uploads, error reports and exports are kept (decisions K45): `meta` by default with SVC_META_URL, else `local`. */
-  fileStore: 'local' | 'meta';
+  fileStore: 'local' | 'meta' | 's3';
+  /** The bucket of the `s3` driver; null with the other drivers. */
+  s3: S3Config | null;
+}
+
+export interface S3Config {
+  bucket: string;
+  /** For MinIO, Ceph, R2…; null: AWS. */
+  endpoint: string | null;
+  region: string;
+  /** Null: the SDK's default chain (environment, profile, instance role). The secret is not enumerable, so no log or JSON of the config shows it. */
+  credentials: { accessKeyId: string; secretAccessKey: string } | null;
+  forcePathStyle: boolean;
+  /** Put before every object key; empty or ending in `/`. */
+  prefix: string;
 }
 
 export interface HttpLimits {
@@ -193,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const dataDir = resolve(e.SVC_DATA_DIR);
+  const fileStore = e.SVC_FILE_STORE ?? (e.SVC_META_URL ? 'meta' : 'local');
   return {
     host: e.SVC_HOST,
     port: e.SVC_PORT,
@@ -211,7 +248,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     updateCheckUrl: e.SVC_UPDATE_CHECK_URL || DEFAULT_UPDATE_CHECK_URL,
     importMaxBytes: e.SVC_IMPORT_MAX_BYTES ? Number(e.SVC_IMPORT_MAX_BYTES) : null,
     importXlsx: { maxUnpackedBytes: e.SVC_IMPORT_MAX_UNPACKED_BYTES, workerMemoryMb: e.SVC_IMPORT_WORKER_MEMORY_MB },
-    fileStore: e.SVC_FILE_STORE ?? (e.SVC_META_URL ? 'meta' : 'local'),
+    fileStore,
+    s3: fileStore === 's3' ? s3Config(e) : null,
     http: {
       headersTimeoutMs: e.SVC_HEADERS_TIMEOUT_MS,
       // Node refuses a headers deadline beyond the whole request's.
@@ -220,6 +258,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnectionsPerAddress: e.SVC_TRUST_PROXY === false ? e.SVC_MAX_CONNECTIONS_PER_ADDRESS : 0,
     },
     shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
+  };
+}
+
+function s3Config(e: z.infer<typeof envSchema>): S3Config {
+  if (!e.SVC_S3_BUCKET) throw new ConfigError('Invalid configuration: SVC_S3_BUCKET must be set with SVC_FILE_STORE=s3');
+  const id = e.SVC_S3_ACCESS_KEY_ID;
+  const secret = e.SVC_S3_SECRET_ACCESS_KEY;
+  if (id && !secret) throw new ConfigError('Invalid configuration: SVC_S3_SECRET_ACCESS_KEY must be set with SVC_S3_ACCESS_KEY_ID');
+  if (secret && !id) throw new ConfigError('Invalid configuration: SVC_S3_ACCESS_KEY_ID must be set with SVC_S3_SECRET_ACCESS_KEY');
+  let credentials: S3Config['credentials'] = null;
+  if (id && secret) {
+    credentials = { accessKeyId: id } as { accessKeyId: string; secretAccessKey: string };
+    Object.defineProperty(credentials, 'secretAccessKey', { value: secret, enumerable: false });
+  }
+  return {
+    bucket: e.SVC_S3_BUCKET,
+    endpoint: e.SVC_S3_ENDPOINT ? e.SVC_S3_ENDPOINT.replace(/\/$/, '') : null,
+    region: e.SVC_S3_REGION ?? 'us-east-1',
+    credentials,
+    forcePathStyle: e.SVC_S3_FORCE_PATH_STYLE,
+    prefix: e.SVC_S3_PREFIX ?? 'svc-files/',
   };
 }
 

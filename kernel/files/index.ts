@@ -4,8 +4,9 @@ import type { Logger } from '../logger.js';
 import type { MetaStore } from '../meta/store.js';
 import { LocalBlobs } from './local.js';
 import { MetaBlobs } from './meta.js';
+import { S3Blobs } from './s3.js';
 import { IndexedFileStore } from './store.js';
-import type { FileStore } from './types.js';
+import type { BlobBackend, FileStore } from './types.js';
 
 export type { FileStore, StoredFile, FileStoreDriver } from './types.js';
 
@@ -13,7 +14,15 @@ export type { FileStore, StoredFile, FileStoreDriver } from './types.js';
 export const localFilesDir = (dataDir: string) => join(dataDir, 'files');
 
 /** The file store the configuration names (decisions K45). */
-export function openFileStore(config: Pick<Config, 'fileStore' | 'dataDir'>, meta: MetaStore, now: () => number, log: Logger): FileStore {
-  const backend = config.fileStore === 'meta' ? new MetaBlobs(meta.db, meta.dialect) : new LocalBlobs(localFilesDir(config.dataDir));
-  return new IndexedFileStore(meta.db, backend, now, log);
+export function openFileStore(config: Pick<Config, 'fileStore' | 'dataDir'> & Partial<Pick<Config, 's3'>>, meta: MetaStore, now: () => number, log: Logger): FileStore {
+  return new IndexedFileStore(meta.db, backendFor(config, meta), now, log);
+}
+
+function backendFor(config: Pick<Config, 'fileStore' | 'dataDir'> & Partial<Pick<Config, 's3'>>, meta: MetaStore): BlobBackend {
+  if (config.fileStore === 'meta') return new MetaBlobs(meta.db, meta.dialect);
+  if (config.fileStore === 's3') {
+    if (!config.s3) throw new Error('The s3 file store needs its settings (SVC_S3_BUCKET…).');
+    return new S3Blobs(config.s3);
+  }
+  return new LocalBlobs(localFilesDir(config.dataDir));
 }
