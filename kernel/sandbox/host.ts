@@ -12,6 +12,7 @@ import { AppError } from '../errors.js';
 import { withDeadline } from '../sources/deadline.js';
 import { forkWorker } from '../workers.js';
 import './errors.js';
+import { AddonFailureLog, blame } from './failure-log.js';
 import { HostCallGate } from './host-call-gate.js';
 import type { CallMessage, CallTarget, HostCapability, ToChild, ToParent } from './protocol.js';
 
@@ -58,6 +59,8 @@ export interface SandboxLogger {
 export interface SandboxHostOptions {
   handleHostCall?: HostCallHandler;
   logger?: SandboxLogger;
+  /** The clock of the failure log's windows (the kernel's, so tests can move it). */
+  now?: () => number;
   /** Wall time of one call, default 5 s (D25). */
   wallMs?: number;
   /** Host calls per call, default 100 (D25). */
@@ -142,8 +145,11 @@ export class SandboxHost {
   private closed = false;
   private counters = { starts: 0, crashes: 0, calls: 0 };
   private readonly gate = new HostCallGate({ perAddon: HOST_CALLS_PER_ADDON, total: HOST_CALLS_TOTAL });
+  /** How requests that end in an add-on's failure are logged: warn, bounded per add-on (AO31). */
+  readonly failureLog: AddonFailureLog;
 
   constructor(opts: SandboxHostOptions = {}) {
+    this.failureLog = new AddonFailureLog(opts.now ?? Date.now);
     this.handler = opts.handleHostCall ?? null;
     this.logger = opts.logger ?? null;
     this.wallMs = opts.wallMs ?? 5000;
@@ -162,7 +168,14 @@ export class SandboxHost {
    * ADDON_MEMORY_LIMIT (502), ADDON_TIMEOUT (504), ADDON_HOST_CALLS (429),
    * ADDON_HANDLER_MISSING (404) or ADDON_PAUSED (503, after it crashed the sandbox 3 times in a minute).
    */
-  async call(c: SandboxCall): Promise<Json> {
+  call(c: SandboxCall): Promise<Json> {
+    return this.run(c).catch((err: unknown) => {
+      blame(err, c.addon.key);
+      throw err;
+    });
+  }
+
+  private async run(c: SandboxCall): Promise<Json> {
     if (this.closed) throw new AppError('ADDON_CRASHED', { message: 'The add-on sandbox is shut down.' });
     this.counters.calls++;
     const pausedFor = this.pausedFor(`${c.addon.key}@${c.addon.version}`);

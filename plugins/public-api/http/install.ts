@@ -63,7 +63,7 @@ export function installPublicHttp(app: FastifyInstance, kernel: Kernel, deps: { 
   }
   const origins = new Set(kernel.config.publicApiOrigins);
   const gate = publicGate({ admin: deps.admin, keys: deps.keys, limits: deps.limits, origins, hosts: kernel.hosts });
-  const errorHandler = publicErrorHandler(kernel.meta.helpers);
+  const errorHandler = publicErrorHandler(kernel.meta.helpers, kernel.sandbox.failureLog);
   app.addHook('onRoute', (opts) => {
     if (!isPublic(opts)) return;
     // @fastify/cors reads this per route: the dashboard's credentialed CORS never answers here.
