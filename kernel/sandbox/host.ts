@@ -111,7 +111,15 @@ interface Pending {
   resolve: (v: Json) => void;
   reject: (e: AppError) => void;
   timer: NodeJS.Timeout;
+  /** Bytes of `ctx.log` lines this call has written (LOG_BYTES_PER_CALL). */
+  logBytes: number;
 }
+
+/**
+ * What one call may write to the instance's log through `ctx.log` (decisions AO32): a public
+ * action is anyone's to call, and 100 host calls of 16 KiB lines each are 1.6 MB per call.
+ */
+export const LOG_BYTES_PER_CALL = 64 * 1024;
 
 interface Child {
   proc: ChildProcess;
@@ -228,6 +236,7 @@ export class SandboxHost {
         resolve,
         reject,
         timer,
+        logBytes: 0,
       });
       this.sendCall(child, msg, c.addon.code);
     });
@@ -391,6 +400,14 @@ export class SandboxHost {
       args = [];
     }
     if (m.capability === 'log') {
+      if (p.logBytes >= LOG_BYTES_PER_CALL) return;
+      p.logBytes += m.args.length;
+      if (p.logBytes > LOG_BYTES_PER_CALL) {
+        // The line that goes over is not written; one marker says the rest of this call's lines are not.
+        p.logBytes = LOG_BYTES_PER_CALL;
+        this.logger?.warn({ addon: p.addon.key, limitBytes: LOG_BYTES_PER_CALL }, 'log truncated');
+        return;
+      }
       const [message, fields] = args;
       if (this.handler) {
         this.handler(p.addon, 'log', m.method, args).catch(() => undefined);

@@ -16,8 +16,8 @@ const manifest: AddonManifestInput = {
   version: '1.0.0',
   engine: '>=0.1.0',
   capabilities: ['db'],
-  // 10 ms of CPU: a busy action times out at once, so many timeouts take no time.
-  limits: { memoryMb: 64, cpuMs: 10 },
+  // 100 ms of CPU: a busy action times out soon, so many timeouts take little time.
+  limits: { memoryMb: 64, cpuMs: 100 },
   tables: [
     {
       name: 'bookings',
@@ -116,5 +116,72 @@ describe('public actions of an app', () => {
     const next = logs().slice(second);
     expect(next.filter((l) => l.msg.startsWith('add-on call failures not logged'))).toEqual([expect.objectContaining({ level: 40, addon: 'tables', suppressed: 20 })]);
     expect(next.filter((l) => l.msg === 'add-on call failed')).toHaveLength(1);
+  }, 120_000);
+
+  it("charges each action call as a write: the visitor's 26th in a minute is 429 with Retry-After", async () => {
+    at += 61_000;
+    for (let i = 0; i < 25; i++) {
+      const res = await call('hold', '10.3.0.1', i);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    const refused = await call('hold', '10.3.0.1');
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: 'PUBLIC_RATE_LIMITED', params: { limit: 'visitor' } });
+    const retry = Number(refused.headers.get('retry-after'));
+    expect(retry >= 1 && retry <= 60).toBe(true);
+    // Another visitor goes on.
+    expect((await call('hold', '10.3.0.2')).status).toBe(200);
+  }, 120_000);
+
+  it("shares the key's write budget (300 a minute at peak 1) with its writes: spent by actions, writes and actions are 429", async () => {
+    at += 61_000;
+    // From 20 addresses, each under its visitor's 25 and the address's 600; in-process, so the 300 take no minute.
+    const failures: string[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < 300) {
+          const ip = `10.4.${next++ % 20}.1`;
+          const res = await inst.app.http.inject({
+            method: 'POST',
+            url: '/api/v1/public/apps/tables/actions/hold',
+            headers: { authorization: `Bearer ${secret}`, origin: ORIGIN, 'x-forwarded-for': ip, 'content-type': 'application/json' },
+            payload: JSON.stringify({ input: 1 }),
+          });
+          if (res.statusCode !== 200 && failures.length < 5) failures.push(`${ip}: ${res.statusCode} ${res.body}`);
+        }
+      }),
+    );
+    expect(failures).toEqual([]);
+    const action = await call('hold', '10.4.99.1');
+    expect(action.status).toBe(429);
+    expect(action.body.error).toMatchObject({ code: 'PUBLIC_RATE_LIMITED', params: { limit: 'key' } });
+    expect(Number(action.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const write = await fetch(`${inst.url}/api/v1/public/records/tables-bookings`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, origin: ORIGIN, 'x-forwarded-for': '10.4.98.1', 'content-type': 'application/json' },
+      body: JSON.stringify({ values: { party: 2 } }),
+    });
+    expect(write.status).toBe(429);
+    expect(((await write.json()) as { error: { params: { limit: string } } }).error.params.limit).toBe('key');
+    // Staff are not the key: their calls are not counted against it.
+    const staff = await admin.post('/api/v1/public/apps/tables/actions/hold', { input: 'staff' });
+    expect(staff.status, staff.text).toBe(200);
+    at += 61_000;
+    expect((await call('hold', '10.4.99.1')).status).toBe(200);
+  }, 180_000);
+
+  it("writes at most 64 KiB of one call's ctx.log lines, then one line saying the log was truncated", async () => {
+    at += 61_000;
+    const first = logLines.length;
+    const res = await call('chatty', '10.5.0.1');
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const written = logs().slice(first);
+    const lines = written.filter((l) => l.addon === 'tables' && l.msg.startsWith('line '));
+    // 90 lines of 8 KB were asked for; 64 KiB holds 7 of them.
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.length).toBeLessThanOrEqual(8);
+    expect(logLines.slice(first).join('').length).toBeLessThan(100 * 1024);
+    expect(written.filter((l) => l.msg === 'log truncated')).toEqual([expect.objectContaining({ addon: 'tables', level: 40 })]);
   }, 120_000);
 });
