@@ -198,7 +198,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     log.warn({ err: { message: (err as Error).message } }, 'could not write when sessions and keys were last used'),
   );
   // No child process until an add-on's code first runs.
-  const sandbox = new SandboxHost({ logger: log });
+  const sandbox = new SandboxHost({ logger: log, now });
   const base = {
     config,
     log,
@@ -240,7 +240,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   let openapiDoc: Record<string, unknown> | null = null;
   const openapi = () => (openapiDoc ??= generateOpenApi(routes, openApiInfo()));
 
-  installErrorHandler(http, store.helpers, serving);
+  installErrorHandler(http, store.helpers, serving, sandbox.failureLog);
   installSecurityHeaders(http);
   // Cookies are read where they are needed (authenticate.ts) and written by the routes that set them: no hook on every answer.
   const cookies = installCookies(http, config.secret);

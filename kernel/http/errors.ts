@@ -1,6 +1,7 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError, envelope } from '../errors.js';
 import type { MetaDialectHelpers } from '../meta/dialects/types.js';
+import type { AddonFailureLog } from '../sandbox/failure-log.js';
 import type { ServingState } from '../serving.js';
 import { isFileSystemFull, isStorageFull } from '../storage-full.js';
 
@@ -37,16 +38,25 @@ export function toAppError(err: unknown, meta: MetaDialectHelpers): AppError {
   return new AppError('INTERNAL', { cause: err });
 }
 
-export function installErrorHandler(app: FastifyInstance, meta: MetaDialectHelpers, serving: ServingState): void {
+/**
+ * Logs a failed or refused request. An add-on call's failure is the add-on's, not the instance's:
+ * it goes to the add-on failure log (warn, no stack, bounded per add-on: AO31) instead of error.
+ */
+export function logRequestError(req: FastifyRequest, err: unknown, appErr: AppError, addonFailures: AddonFailureLog | null, what: string): void {
+  if (addonFailures?.write(req.log, appErr, { method: req.method, url: req.routeOptions.url ?? null }, err)) return;
+  if (appErr.status >= 500) {
+    req.log.error({ err, code: appErr.code }, `${what} failed`);
+  } else {
+    req.log.info({ code: appErr.code, status: appErr.status }, `${what} refused`);
+  }
+}
+
+export function installErrorHandler(app: FastifyInstance, meta: MetaDialectHelpers, serving: ServingState, addonFailures: AddonFailureLog | null = null): void {
   app.setErrorHandler((err, req, reply) => {
     const appErr = toAppError(err, meta);
     // The meta store reports its own (kernel/meta/write-watch.ts); a full file system is the data dir's.
     if (appErr.code === 'STORAGE_FULL' && isFileSystemFull(err)) serving.sawStorageFull();
-    if (appErr.status >= 500) {
-      req.log.error({ err, code: appErr.code }, 'request failed');
-    } else {
-      req.log.info({ code: appErr.code, status: appErr.status }, 'request refused');
-    }
+    logRequestError(req, err, appErr, addonFailures, 'request');
     if (appErr.headers) reply.headers(appErr.headers);
     reply.code(appErr.status).type('application/json; charset=utf-8').send(envelope(appErr, req.id));
   });

@@ -12,6 +12,7 @@ import { AppError } from '../errors.js';
 import { withDeadline } from '../sources/deadline.js';
 import { forkWorker } from '../workers.js';
 import './errors.js';
+import { AddonFailureLog, blame } from './failure-log.js';
 import { HostCallGate } from './host-call-gate.js';
 import type { CallMessage, CallTarget, HostCapability, ToChild, ToParent } from './protocol.js';
 
@@ -58,6 +59,8 @@ export interface SandboxLogger {
 export interface SandboxHostOptions {
   handleHostCall?: HostCallHandler;
   logger?: SandboxLogger;
+  /** The clock of the failure log's windows (the kernel's, so tests can move it). */
+  now?: () => number;
   /** Wall time of one call, default 5 s (D25). */
   wallMs?: number;
   /** Host calls per call, default 100 (D25). */
@@ -108,7 +111,15 @@ interface Pending {
   resolve: (v: Json) => void;
   reject: (e: AppError) => void;
   timer: NodeJS.Timeout;
+  /** Bytes of `ctx.log` lines this call has written (LOG_BYTES_PER_CALL). */
+  logBytes: number;
 }
+
+/**
+ * What one call may write to the instance's log through `ctx.log` (decisions AO32): a public
+ * action is anyone's to call, and 100 host calls of 16 KiB lines each are 1.6 MB per call.
+ */
+export const LOG_BYTES_PER_CALL = 64 * 1024;
 
 interface Child {
   proc: ChildProcess;
@@ -142,8 +153,11 @@ export class SandboxHost {
   private closed = false;
   private counters = { starts: 0, crashes: 0, calls: 0 };
   private readonly gate = new HostCallGate({ perAddon: HOST_CALLS_PER_ADDON, total: HOST_CALLS_TOTAL });
+  /** How requests that end in an add-on's failure are logged: warn, bounded per add-on (AO31). */
+  readonly failureLog: AddonFailureLog;
 
   constructor(opts: SandboxHostOptions = {}) {
+    this.failureLog = new AddonFailureLog(opts.now ?? Date.now);
     this.handler = opts.handleHostCall ?? null;
     this.logger = opts.logger ?? null;
     this.wallMs = opts.wallMs ?? 5000;
@@ -162,7 +176,14 @@ export class SandboxHost {
    * ADDON_MEMORY_LIMIT (502), ADDON_TIMEOUT (504), ADDON_HOST_CALLS (429),
    * ADDON_HANDLER_MISSING (404) or ADDON_PAUSED (503, after it crashed the sandbox 3 times in a minute).
    */
-  async call(c: SandboxCall): Promise<Json> {
+  call(c: SandboxCall): Promise<Json> {
+    return this.run(c).catch((err: unknown) => {
+      blame(err, c.addon.key);
+      throw err;
+    });
+  }
+
+  private async run(c: SandboxCall): Promise<Json> {
     if (this.closed) throw new AppError('ADDON_CRASHED', { message: 'The add-on sandbox is shut down.' });
     this.counters.calls++;
     const pausedFor = this.pausedFor(`${c.addon.key}@${c.addon.version}`);
@@ -215,6 +236,7 @@ export class SandboxHost {
         resolve,
         reject,
         timer,
+        logBytes: 0,
       });
       this.sendCall(child, msg, c.addon.code);
     });
@@ -378,6 +400,14 @@ export class SandboxHost {
       args = [];
     }
     if (m.capability === 'log') {
+      if (p.logBytes >= LOG_BYTES_PER_CALL) return;
+      p.logBytes += m.args.length;
+      if (p.logBytes > LOG_BYTES_PER_CALL) {
+        // The line that goes over is not written; one marker says the rest of this call's lines are not.
+        p.logBytes = LOG_BYTES_PER_CALL;
+        this.logger?.warn({ addon: p.addon.key, limitBytes: LOG_BYTES_PER_CALL }, 'log truncated');
+        return;
+      }
       const [message, fields] = args;
       if (this.handler) {
         this.handler(p.addon, 'log', m.method, args).catch(() => undefined);

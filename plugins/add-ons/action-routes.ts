@@ -14,8 +14,8 @@ import type { AddonService } from './service.js';
 export const ADDONS_USE = 'add-ons.use';
 /**
  * Who may call an app's action: its own app key (the public API's gate has checked the key, its
- * origin and its budget, as for any public request), or a signed-in person holding add-ons.use
- * (the gate lets a session-only request through to here).
+ * origin and its address, and charged the call as a write to the key's budgets: AO32), or a
+ * signed-in person holding add-ons.use (the gate lets a session-only request through to here).
  */
 async function caller(kernel: Kernel, req: FastifyRequest, key: string): Promise<{ who: 'app' | 'staff'; instance: string | null }> {
   const publicCaller = req.publicCaller;
@@ -37,6 +37,7 @@ export const actionRoutes = [
     summary: "Call an app's action",
     description:
       "Runs an action the add-on declares (addon.json `actions`) in its sandbox with `input`, and answers what it returned. Callers: the app's own key (`Authorization: Bearer adm_pub_…`, 401 PUBLIC_KEY_INVALID for any other key) or a signed-in person holding add-ons.use; an action the add-on lists in `staffActions` refuses the app key (403 ADDON_ACTION_STAFF_ONLY). " +
+      "The app key's call counts as one write against the key's and the visitor's write budgets (peak × 300 a minute, a twelfth per visitor): over them 429 PUBLIC_RATE_LIMITED with Retry-After. " +
       'Limits of the sandbox apply: 504 ADDON_TIMEOUT, 502 ADDON_MEMORY_LIMIT / ADDON_FAILED / ADDON_CRASHED, 429 ADDON_HOST_CALLS; 404 ADDON_HANDLER_MISSING for an action it does not declare, ADDON_NOT_FOUND when the add-on is not installed and enabled.',
     public: true,
     tags: ['Add-ons'],

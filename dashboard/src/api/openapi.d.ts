@@ -1646,7 +1646,7 @@ export interface paths {
         put?: never;
         /**
          * Call an app's action
-         * @description Runs an action the add-on declares (addon.json `actions`) in its sandbox with `input`, and answers what it returned. Callers: the app's own key (`Authorization: Bearer adm_pub_…`, 401 PUBLIC_KEY_INVALID for any other key) or a signed-in person holding add-ons.use; an action the add-on lists in `staffActions` refuses the app key (403 ADDON_ACTION_STAFF_ONLY). Limits of the sandbox apply: 504 ADDON_TIMEOUT, 502 ADDON_MEMORY_LIMIT / ADDON_FAILED / ADDON_CRASHED, 429 ADDON_HOST_CALLS; 404 ADDON_HANDLER_MISSING for an action it does not declare, ADDON_NOT_FOUND when the add-on is not installed and enabled.
+         * @description Runs an action the add-on declares (addon.json `actions`) in its sandbox with `input`, and answers what it returned. Callers: the app's own key (`Authorization: Bearer adm_pub_…`, 401 PUBLIC_KEY_INVALID for any other key) or a signed-in person holding add-ons.use; an action the add-on lists in `staffActions` refuses the app key (403 ADDON_ACTION_STAFF_ONLY). The app key's call counts as one write against the key's and the visitor's write budgets (peak × 300 a minute, a twelfth per visitor): over them 429 PUBLIC_RATE_LIMITED with Retry-After. Limits of the sandbox apply: 504 ADDON_TIMEOUT, 502 ADDON_MEMORY_LIMIT / ADDON_FAILED / ADDON_CRASHED, 429 ADDON_HOST_CALLS; 404 ADDON_HANDLER_MISSING for an action it does not declare, ADDON_NOT_FOUND when the add-on is not installed and enabled.
          */
         post: operations["postPublicAppsByKeyActionsByName"];
         delete?: never;

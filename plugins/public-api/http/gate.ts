@@ -159,3 +159,32 @@ export function publicGate(deps: GateDeps) {
     else done();
   };
 }
+
+/**
+ * An app key's call of its app's action is charged as one write to the key's whole budget and
+ * to the visitor's share (D27 peaks; decisions AO32), after the gate let it through. The visitor
+ * is the address: an action sees no customer session. A staff call (no gate, no caller) is not
+ * charged here. A server key has no whole-key budget, as for its writes.
+ */
+export function chargeAppAction(limits: PublicLimits) {
+  return function chargeAppActionHook(req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+    const caller = req.publicCaller;
+    if (caller) {
+      try {
+        limits.charge({
+          keyId: caller.key.id,
+          kind: caller.key.kind,
+          peak: caller.key.appKey?.peak ?? 1,
+          visitor: `a:${caller.address}`,
+          traffic: 'write',
+          endpoint: null,
+          rows: 1,
+        });
+      } catch (err) {
+        done(err as Error);
+        return;
+      }
+    }
+    done();
+  };
+}

@@ -7,7 +7,7 @@ import type { PublicAdminProvides } from '../../public-admin/provides.js';
 import type { PublicLimits } from '../limits/policy.js';
 import { preflightHandler } from './cors.js';
 import type { KeyCache } from './key-cache.js';
-import { publicGate } from './gate.js';
+import { chargeAppAction, publicGate } from './gate.js';
 import { publicErrorHandler } from './render.js';
 
 export const PUBLIC_PREFIX = `${API_PREFIX}/public/`;
@@ -63,13 +63,16 @@ export function installPublicHttp(app: FastifyInstance, kernel: Kernel, deps: { 
   }
   const origins = new Set(kernel.config.publicApiOrigins);
   const gate = publicGate({ admin: deps.admin, keys: deps.keys, limits: deps.limits, origins, hosts: kernel.hosts });
-  const errorHandler = publicErrorHandler(kernel.meta.helpers);
+  const charge = chargeAppAction(deps.limits);
+  const errorHandler = publicErrorHandler(kernel.meta.helpers, kernel.sandbox.failureLog);
   app.addHook('onRoute', (opts) => {
     if (!isPublic(opts)) return;
     // @fastify/cors reads this per route: the dashboard's credentialed CORS never answers here.
     opts.config = { ...opts.config, cors: false } as RouteOptions['config'];
     opts.errorHandler = errorHandler;
-    if (opts.method !== 'OPTIONS') opts.onRequest = withHook(opts.onRequest, isAppAction(opts) ? unlessStaff(promised(gate)) : gate);
+    if (opts.method === 'OPTIONS') return;
+    if (isAppAction(opts)) opts.onRequest = withHook(withHook(opts.onRequest, unlessStaff(promised(gate))), charge);
+    else opts.onRequest = withHook(opts.onRequest, gate);
   });
   app.options(`${PUBLIC_PREFIX}*`, preflightHandler(origins));
 }

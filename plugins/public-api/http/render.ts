@@ -1,8 +1,9 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError } from '../../../kernel/errors.js';
-import { toAppError } from '../../../kernel/http/errors.js';
+import { logRequestError, toAppError } from '../../../kernel/http/errors.js';
 import type { MetaDialectHelpers } from '../../../kernel/meta/dialects/types.js';
+import type { AddonFailureLog } from '../../../kernel/sandbox/failure-log.js';
 
 /**
  * The public API's error envelope: D4's without `requestId`. PUBLIC_REF_NOT_FOUND must read
@@ -35,11 +36,10 @@ export function publicEnvelope(err: AppError): PublicErrorBody {
 }
 
 /** The route-level error handler of every public route: the kernel's mapping, our envelope. */
-export function publicErrorHandler(meta: MetaDialectHelpers) {
+export function publicErrorHandler(meta: MetaDialectHelpers, addonFailures: AddonFailureLog | null = null) {
   return (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const appErr = toAppError(err, meta);
-    if (appErr.status >= 500) req.log.error({ err, code: appErr.code }, 'public request failed');
-    else req.log.info({ code: appErr.code, status: appErr.status }, 'public request refused');
+    logRequestError(req, err, appErr, addonFailures, 'public request');
     if (appErr.headers) reply.headers(appErr.headers);
     reply.code(appErr.status).type('application/json; charset=utf-8').send(publicEnvelope(appErr));
   };
