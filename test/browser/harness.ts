@@ -1,12 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
 import { messages, type MessageId } from '../../dashboard/src/i18n/messages.en.js';
 import { axeViolations, launchChromium, recordForeignRequests, recordPageProblems } from './chromium.js';
 
 /** Upper bound for any single wait on the browser (navigation, selector, network). */
 export const WAIT_MS = 15_000;
+
+// A browser story clicks through several screens: 14–19 s on a quiet 2-core machine, past 30 s
+// when other test runs share the cores. The test is about what the person sees, not how fast,
+// so every file that uses this harness gets 120 s a test (each wait inside stays WAIT_MS).
+vi.setConfig({ testTimeout: 120_000 });
 
 /** The catalogue's text with `{name}`-style placeholders filled (no plural or select). */
 export function msg(id: MessageId, values: Record<string, string> = {}): string {
