@@ -94,7 +94,11 @@ async function openSource(dialect: string, dir: string): Promise<Source> {
     async hold() {
       await c.query('start transaction');
       await c.query('select * from item where id = 1 for update');
-      return async () => Number(((await watcher.query("select count(*) as n from information_schema.innodb_trx where trx_state = 'LOCK WAIT'"))[0] as Array<{ n: number }>)[0]!.n) > 0;
+      // MariaDB reads a row looked up by its key while it plans the statement ("Statistics"), and
+      // waits for the lock there without innodb_trx showing LOCK WAIT: look for the undo's
+      // statement itself, on this database, from any connection but the watcher's.
+      const sql = "select count(*) as n from information_schema.processlist where id <> connection_id() and db = database() and info like '%for update%'";
+      return async () => Number(((await watcher.query(sql))[0] as Array<{ n: number }>)[0]!.n) > 0;
     },
     release: async () => void (await c.query('rollback')),
     close: async () => (await c.end(), await watcher.end(), await temp.drop()),
