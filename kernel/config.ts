@@ -130,6 +130,8 @@ const envSchema = z.object({
   SVC_MAX_CONNECTIONS: wholeNumber('SVC_MAX_CONNECTIONS', 4096, 1, 1_000_000, 'connections'),
   SVC_MAX_CONNECTIONS_PER_ADDRESS: wholeNumber('SVC_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000, 'connections'),
   SVC_SHUTDOWN_GRACE_MS: wholeNumber('SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000, 'milliseconds'),
+  SVC_ADDON_SCHEDULE_MIN_SECONDS: wholeNumber('SVC_ADDON_SCHEDULE_MIN_SECONDS', 60, 1, 86_400, 'seconds'),
+  SVC_ADDON_MAIL_PER_HOUR: wholeNumber('SVC_ADDON_MAIL_PER_HOUR', 100, 0, 100_000, 'mails'),
   SVC_FILE_STORE: z.enum(['local', 'meta', 's3'], { error: 'SVC_FILE_STORE must be local, meta or s3' }).optional(),
   SVC_S3_BUCKET: z
     .string()
@@ -185,6 +187,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Where uploads, error reports and exports are kept (decisions K45): `meta` by default with SVC_META_URL, else `local`. */
   fileStore: 'local' | 'meta' | 's3';
+  /** The operator's bounds on add-ons (decisions AO29, AO24). */
+  addons: AddonLimits;
   /** The bucket of the `s3` driver; null with the other drivers. */
   s3: S3Config | null;
 }
@@ -199,6 +203,13 @@ export interface S3Config {
   forcePathStyle: boolean;
   /** Put before every object key; empty or ending in `/`. */
   prefix: string;
+}
+
+export interface AddonLimits {
+  /** The shortest time between two runs of one `schedule:` hook, in ms (SVC_ADDON_SCHEDULE_MIN_SECONDS). */
+  scheduleMinIntervalMs: number;
+  /** How many e-mails one add-on may send in a rolling hour, all replicas together (SVC_ADDON_MAIL_PER_HOUR); 0: none. */
+  mailPerHour: number;
 }
 
 export interface HttpLimits {
@@ -258,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnectionsPerAddress: e.SVC_TRUST_PROXY === false ? e.SVC_MAX_CONNECTIONS_PER_ADDRESS : 0,
     },
     shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
+    addons: { scheduleMinIntervalMs: e.SVC_ADDON_SCHEDULE_MIN_SECONDS * 1000, mailPerHour: e.SVC_ADDON_MAIL_PER_HOUR },
   };
 }
 

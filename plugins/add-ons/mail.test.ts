@@ -1,10 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddonManifestInput } from '../../addons-sdk/src/manifest/index.js';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin, ROOT } from '../../test/helpers/identity.js';
-import type { TestInstance } from '../../test/helpers/instance.js';
+import { startInstance, type TestInstance } from '../../test/helpers/instance.js';
 import { TestSmtpServer } from '../../test/helpers/smtp.js';
-import { mailTestHooks } from './mail.js';
 import { packFixture, uploadPackage } from './testing.js';
 
 const manifest = (key: string, extra: Partial<AddonManifestInput> = {}): AddonManifestInput => ({
@@ -65,11 +65,10 @@ describe('ctx.mail.send: only the add-on’s own templates, one address, the rec
 
   beforeAll(async () => {
     await smtp.start();
-    ({ inst, admin } = await bootWithAdmin());
+    ({ inst, admin } = await bootWithAdmin({ env: { SVC_ADDON_MAIL_PER_HOUR: '5' } }));
     expect((await admin.put('/api/v1/settings/email', smtp.settings())).status).toBe(200);
   }, 60_000);
   afterAll(async () => {
-    mailTestHooks.perHour = undefined;
     await inst?.close();
     await smtp.stop();
   });
@@ -115,8 +114,7 @@ describe('ctx.mail.send: only the add-on’s own templates, one address, the rec
   });
 
   it('answers ADDON_MAIL_QUOTA once the hourly quota is spent', async () => {
-    // Three mails were sent above; the quota is lowered so that two more fit.
-    mailTestHooks.perHour = 5;
+    // Three mails were sent above; the quota of five leaves two.
     const res = await admin.post('/api/v1/public/apps/notify/actions/burst', { input: { count: 4 } });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data.result).toEqual(['ok', 'ok', 'ADDON_MAIL_QUOTA', 'ADDON_MAIL_QUOTA']);
@@ -127,5 +125,46 @@ describe('ctx.mail.send: only the add-on’s own templates, one address, the rec
     const { plan } = await install('auth', { mail: { templates: [{ name: 'password-reset', subject: 'Reset', text: 'Click {{link}}' }] } });
     expect(plan.status, plan.text).toBe(409);
     expect(plan.body.error).toMatchObject({ code: 'ADDON_CONFLICT', params: { what: 'mail-template', name: 'auth.password-reset' } });
+  });
+});
+
+describe('the hourly quota is the add-on’s on every replica together (AO24)', () => {
+  let a: TestInstance;
+  let b: TestInstance;
+  let adminA: HttpClient;
+  const smtp = new TestSmtpServer();
+  const env = { SVC_ADDON_MAIL_PER_HOUR: '3', SVC_SECRET: randomBytes(32).toString('hex') };
+  let adminB: HttpClient;
+
+  beforeAll(async () => {
+    await smtp.start();
+    ({ inst: a, admin: adminA } = await bootWithAdmin({ meta: 'postgres', env }));
+    b = await startInstance({ metaUrl: a.metaUrl!, env });
+    adminB = b.client();
+    adminB.setCookie('svc_session', adminA.cookie('svc_session')!);
+    expect((await adminA.put('/api/v1/settings/email', smtp.settings())).status).toBe(200);
+    const pkg = await packFixture(manifest('notify'), SERVER);
+    expect((await uploadPackage(a.url, adminA, pkg.bytes)).status).toBe(201);
+    const plan = await adminA.get('/api/v1/add-ons/notify/plan?version=1.0.0');
+    expect(plan.status, plan.text).toBe(200);
+    expect((await adminA.post('/api/v1/add-ons', { key: 'notify', version: '1.0.0', planHash: plan.body.data.plan.hash })).status).toBe(201);
+  }, 90_000);
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+    await smtp.stop();
+  });
+
+  it('counts the mails sent on one replica against the other', async () => {
+    const burst = (on: HttpClient, count: number) => on.post('/api/v1/public/apps/notify/actions/burst', { input: { count } });
+    const onA = await burst(adminA, 2);
+    expect(onA.status, onA.text).toBe(200);
+    expect(onA.body.data.result).toEqual(['ok', 'ok']);
+    // B loads the add-on when it hears of the install.
+    await expect.poll(async () => (await burst(adminB, 0)).status, { timeout: 20_000 }).toBe(200);
+    const onB = await burst(adminB, 3);
+    expect(onB.status, onB.text).toBe(200);
+    expect(onB.body.data.result).toEqual(['ok', 'ADDON_MAIL_QUOTA', 'ADDON_MAIL_QUOTA']);
+    expect((await smtp.waitFor(3, 15_000)).length).toBe(3);
   });
 });

@@ -4,17 +4,17 @@ import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { MailTemplate, MailTemplates } from '../../kernel/mail/templates.js';
 import type { Json } from '../../kernel/sandbox/host.js';
+import { newId } from '../../kernel/ids.js';
 import { meDb } from '../me/tables.js';
+import { addonsDb, type AddonsDb } from './tables.js';
 
 /**
  * `ctx.mail.send` (AO24): an add-on sends only the e-mails its manifest declares
  * (`mail.templates`, listed and editable under e-mail templates as `<key>.<name>`), to one
- * address, in the recipient's language, at most MAIL_PER_HOUR a rolling hour.
+ * address, in the recipient's language, at most SVC_ADDON_MAIL_PER_HOUR a rolling hour, counted
+ * in the meta store so that replicas share the quota.
  */
 
-export const MAIL_PER_HOUR = 100;
-/** Tests only (in-process): a smaller hourly quota. Never set in production. */
-export const mailTestHooks: { perHour?: number } = {};
 const HOUR_MS = 60 * 60 * 1000;
 const LOCALE = /^[a-z]{2,3}(_[A-Za-z0-9]{2,8}){0,2}$/;
 /** One plain address as the instance's own e-mail fields take it (PA17): a list or a display name is refused. */
@@ -50,10 +50,12 @@ export function syncAddonTemplates(templates: MailTemplates, manifests: readonly
   return owners;
 }
 
-export class AddonMail {
-  /** Send times per add-on within the last hour (per process: each replica counts its own). */
-  private readonly sent = new Map<string, number[]>();
+/** Deletes the sends older than the quota's hour, of every add-on. */
+export async function sweepMailSends(db: AddonsDb, now: number): Promise<void> {
+  await db.deleteFrom('addon_mail_sends').where('sent_at', '<=', now - HOUR_MS).execute();
+}
 
+export class AddonMail {
   constructor(private readonly kernel: Kernel) {}
 
   async send(m: AddonManifest, args: Json[]): Promise<Json> {
@@ -72,7 +74,7 @@ export class AddonMail {
     // A template whose key a built-in sender or another add-on holds was not registered for this one.
     if (this.kernel.mailer.templates.ownerOf(key) !== m.key)
       throw new AppError('ADDON_MAIL_TEMPLATE_UNKNOWN', { message: `The mail template ${key} is not registered for this add-on.`, params: { template: name } });
-    this.take(m.key);
+    await this.take(m.key);
     const plain = Object.fromEntries(
       Object.entries(vars !== null && typeof vars === 'object' && !Array.isArray(vars) ? vars : {}).map(([k, v]) => [k, typeof v === 'number' ? v : String(v)]),
     );
@@ -80,17 +82,28 @@ export class AddonMail {
     return { sent: result.sent };
   }
 
-  /** Counts one send, or refuses it when the add-on sent MAIL_PER_HOUR within the last hour. */
-  private take(key: string): void {
+  /**
+   * Counts one send, or refuses it when the add-on sent its quota within the last hour. The send
+   * is written first and counted after, so two replicas racing for the last place cannot both
+   * take it (at worst both refuse, and both rows go).
+   */
+  private async take(key: string): Promise<void> {
+    const limit = this.kernel.config.addons.mailPerHour;
     const now = Date.now();
-    const times = (this.sent.get(key) ?? []).filter((t) => t > now - HOUR_MS);
-    const limit = mailTestHooks.perHour ?? MAIL_PER_HOUR;
-    if (times.length >= limit) {
-      this.sent.set(key, times);
-      throw new AppError('ADDON_MAIL_QUOTA', { params: { limit, retryAfterSeconds: Math.ceil((times[0]! + HOUR_MS - now) / 1000) } });
-    }
-    times.push(now);
-    this.sent.set(key, times);
+    const db = addonsDb(this.kernel.db);
+    await db.deleteFrom('addon_mail_sends').where('addon_key', '=', key).where('sent_at', '<=', now - HOUR_MS).execute();
+    const id = newId(now);
+    await db.insertInto('addon_mail_sends').values({ id, addon_key: key, sent_at: now }).execute();
+    const sent = await db
+      .selectFrom('addon_mail_sends')
+      .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.min('sent_at').as('oldest')])
+      .where('addon_key', '=', key)
+      .where('sent_at', '>', now - HOUR_MS)
+      .executeTakeFirstOrThrow();
+    if (Number(sent.n) <= limit) return;
+    await db.deleteFrom('addon_mail_sends').where('id', '=', id).execute();
+    const retryAfterSeconds = Math.max(1, Math.ceil((Number(sent.oldest ?? now) + HOUR_MS - now) / 1000));
+    throw new AppError('ADDON_MAIL_QUOTA', { params: { limit, retryAfterSeconds } });
   }
 
   /** A user's own language when the address is a user's, else the instance's default language, else en. */

@@ -8,7 +8,7 @@ import type { ConnectionsProvides } from '../connections/provides.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import type { InstalledAddon } from './installed.js';
 import { addonTemplateKey } from './mail.js';
-import { subMinute } from './schedules.js';
+import { intervalWords, runsMoreOftenThan } from './schedules.js';
 import type { StagedPackage } from './packages.js';
 import type { SettingChange } from './settings-values.js';
 
@@ -143,9 +143,10 @@ export async function planInstall(
   }
 
   const warnings = [...(ddl?.warnings ?? []), ...(ddl?.refusals ?? [])];
+  const minInterval = kernel.config.addons.scheduleMinIntervalMs;
   for (const h of m.hooks)
-    if (h.startsWith('schedule:') && (await subMinute(h.slice('schedule:'.length).trim())))
-      warnings.push(`${h} would run more often than once a minute: it runs at most once a minute.`);
+    if (h.startsWith('schedule:') && (await runsMoreOftenThan(h.slice('schedule:'.length).trim(), minInterval)))
+      warnings.push(`${h} would run more often than ${intervalWords(minInterval)}: it runs at most ${intervalWords(minInterval)}.`);
   if (!staged.verified) warnings.unshift('This package was uploaded, not downloaded from a catalog: nobody vouches for it.');
   if (installed && connectionForgotten(installed.manifest, m))
     warnings.push('The add-on connects differently in this version (another kind of connect, or another OAuth token URL): its stored connection is forgotten; connect it again.');

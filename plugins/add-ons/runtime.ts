@@ -7,8 +7,8 @@ import type { HostCapability, Json, SandboxAddon } from '../../kernel/sandbox/ho
 import { outboundFetch, outboundHosts } from '../../kernel/sandbox/index.js';
 import { HostDb } from './host-db.js';
 import { HostKv } from './host-kv.js';
-import { AddonMail, syncAddonTemplates } from './mail.js';
-import { keptResult, minScheduleInterval, SCHEDULE_JOB, SWEEP_EVERY_MS, sweepScheduleJobs } from './schedules.js';
+import { AddonMail, sweepMailSends, syncAddonTemplates } from './mail.js';
+import { keptResult, SCHEDULE_JOB, SWEEP_EVERY_MS, sweepScheduleJobs } from './schedules.js';
 import type { InstalledAddon } from './installed.js';
 import type { AddonService } from './service.js';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from './instances.js';
@@ -81,11 +81,15 @@ export class AddonRuntime implements RowWriteHookProvider {
     void this.sweep();
   }
 
-  /** Deletes the schedule jobs past their retention (every replica may run it: deletes are idempotent). */
+  /**
+   * Deletes the schedule jobs past their retention, and the mail sends past their hour of add-ons
+   * that send no more (every replica may run it: deletes are idempotent).
+   */
   async sweep(now = Date.now()): Promise<number> {
     if (this.closed) return 0;
     try {
       const keys = [...new Set([...this.loaded.keys(), ...(await this.service.installed.list()).map((a) => a.key)])];
+      await sweepMailSends(this.service.db, now);
       return await sweepScheduleJobs(this.service.db, keys, now);
     } catch (err) {
       this.kernel.log.warn({ err: { message: (err as Error).message } }, 'could not sweep old add-on schedule jobs');
@@ -169,7 +173,7 @@ export class AddonRuntime implements RowWriteHookProvider {
         try {
           this.crons.push(
             // `interval`: a pattern with seconds runs at most once a minimum interval here too (AO29).
-            new Cron(pattern, { timezone, protect: true, interval: Math.floor(minScheduleInterval() / 1000) }, (self: Cron) => {
+            new Cron(pattern, { timezone, protect: true, interval: Math.floor(this.kernel.config.addons.scheduleMinIntervalMs / 1000) }, (self: Cron) => {
               const due = self.currentRun()?.getTime() ?? Date.now();
               void this.enqueueSchedule(addon.key, hook, Math.floor(due / 1000) * 1000);
             }),
@@ -190,7 +194,7 @@ export class AddonRuntime implements RowWriteHookProvider {
       .where('addon_key', '=', key)
       .where('hook', '=', hook)
       .executeTakeFirst();
-    if (last?.due !== null && last?.due !== undefined && dueAt - Number(last.due) < minScheduleInterval()) return null;
+    if (last?.due !== null && last?.due !== undefined && dueAt - Number(last.due) < this.kernel.config.addons.scheduleMinIntervalMs) return null;
     try {
       await this.service.db.insertInto('addon_schedule_runs').values({ addon_key: key, hook, due_at: dueAt }).execute();
     } catch {

@@ -138,6 +138,34 @@ describe('schedules: at most once a minute, bounded results, jobs kept a week an
   it('deletes finished schedule jobs past a week and beyond the newest hundred of an add-on, and nothing else', () => checkSweep(inst));
 });
 
+describe('an operator allows schedules more often than once a minute (SVC_ADDON_SCHEDULE_MIN_SECONDS)', () => {
+  let inst: TestInstance;
+  let admin: HttpClient;
+  beforeAll(async () => {
+    ({ inst, admin } = await bootWithAdmin({ env: { SVC_ADDON_SCHEDULE_MIN_SECONDS: '2' } }));
+    const pkg = await packFixture(manifest('ticker', ['schedule:* * * * * *', 'schedule:0 0 1 1 *']), SERVER);
+    expect((await uploadPackage(inst.url, admin, pkg.bytes)).status).toBe(201);
+    const plan = await admin.get('/api/v1/add-ons/ticker/plan?version=1.0.0');
+    expect(plan.status, plan.text).toBe(200);
+    expect(plan.body.data.plan.warnings).toContain('schedule:* * * * * * would run more often than once every 2 seconds: it runs at most once every 2 seconds.');
+    const res = await admin.post('/api/v1/add-ons', { key: 'ticker', version: '1.0.0', planHash: plan.body.data.plan.hash });
+    expect(res.status, res.text).toBe(201);
+  }, 60_000);
+  afterAll(async () => {
+    await inst?.close();
+  });
+
+  it('runs the hook again after the operator’s interval, never sooner', async () => {
+    const dues = async () =>
+      (await addonsDb(inst.app.kernel.db).selectFrom('addon_schedule_runs').select('due_at').where('hook', '=', 'schedule:* * * * * *').orderBy('due_at').execute()).map((r) =>
+        Number(r.due_at),
+      );
+    await expect.poll(async () => (await dues()).length, { timeout: 30_000, interval: 250 }).toBeGreaterThanOrEqual(3);
+    const at = await dues();
+    for (let i = 1; i < at.length; i++) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(2000);
+  });
+});
+
 describe('the manifest bounds schedules', () => {
   it('refuses more than ten schedule hooks', () => {
     const hooks = Array.from({ length: 11 }, (_, i) => `schedule:${i} * * * *`);

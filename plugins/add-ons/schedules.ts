@@ -2,28 +2,23 @@ import type { Json } from '../../kernel/sandbox/host.js';
 import type { AddonsDb } from './tables.js';
 
 /**
- * Bounds on add-ons' `schedule:` hooks (AO29): a schedule runs at most once a minute, the jobs it
+ * Bounds on add-ons' `schedule:` hooks (AO29): a schedule runs at most once a minimum interval
+ * (a minute unless the operator sets SVC_ADDON_SCHEDULE_MIN_SECONDS), the jobs it
  * leaves are kept a week and at most JOBS_KEPT_PER_ADDON per add-on, and the result a job keeps
  * is at most RESULT_MAX_BYTES of JSON. (At most MAX_SCHEDULES hooks per add-on: the manifest.)
  */
 
 export const SCHEDULE_JOB = 'add-ons.schedule';
-export const MIN_SCHEDULE_INTERVAL_MS = 60_000;
 export const JOB_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export const JOBS_KEPT_PER_ADDON = 100;
 export const RESULT_MAX_BYTES = 4096;
 export const SWEEP_EVERY_MS = 60 * 60 * 1000;
-/** Tests only (in-process): a shorter minimum interval. Never set in production. */
-export const scheduleTestHooks: { minIntervalMs?: number } = {};
-
-export const minScheduleInterval = (): number => scheduleTestHooks.minIntervalMs ?? MIN_SCHEDULE_INTERVAL_MS;
-
-/** Whether a cron pattern would run more often than once a minute (its next runs closer than 60 s). */
-export async function subMinute(pattern: string): Promise<boolean> {
+/** Whether a cron pattern would run more often than once `minIntervalMs` (two of its next runs closer). */
+export async function runsMoreOftenThan(pattern: string, minIntervalMs: number): Promise<boolean> {
   const { Cron } = await import('croner');
   try {
     const runs = new Cron(pattern, { paused: true }).nextRuns(5);
-    return runs.some((r, i) => i > 0 && r.getTime() - runs[i - 1]!.getTime() < MIN_SCHEDULE_INTERVAL_MS);
+    return runs.some((r, i) => i > 0 && r.getTime() - runs[i - 1]!.getTime() < minIntervalMs);
   } catch {
     return false;
   }
@@ -78,4 +73,12 @@ export async function sweepScheduleJobs(db: AddonsDb, keys: readonly string[], n
   }
   await db.deleteFrom('addon_schedule_runs').where('due_at', '<', now - JOB_RETENTION_MS).execute();
   return deleted;
+}
+
+/** "once a minute", "once every 5 seconds": the operator's minimum interval in words for a plan warning. */
+export function intervalWords(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s % 3600 === 0) return s === 3600 ? 'once an hour' : `once every ${s / 3600} hours`;
+  if (s % 60 === 0) return s === 60 ? 'once a minute' : `once every ${s / 60} minutes`;
+  return s === 1 ? 'once a second' : `once every ${s} seconds`;
 }

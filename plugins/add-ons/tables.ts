@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { largeText } from '../../kernel/meta/column-types.js';
+import { largeText, rerunnable } from '../../kernel/meta/column-types.js';
 import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
 import type { Migration } from '../../kernel/plugin/manifest.js';
 
@@ -62,6 +62,12 @@ export type AddonTables = {
     addon_key: string;
     hook: string;
     due_at: number;
+  };
+  /** One row per e-mail an add-on sent within the last hour: the hourly quota, all replicas together (AO24). */
+  addon_mail_sends: {
+    id: string;
+    addon_key: string;
+    sent_at: number;
   };
   /** What connect stored (D29): secret fields or OAuth tokens, sealed as one JSON value. */
   addon_connections: {
@@ -225,6 +231,19 @@ export const addonMigrations: Migration[] = [
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .addPrimaryKeyConstraint('addon_instances_pk', ['addon_key', 'instance_id'])
         .execute();
+    },
+  },
+  {
+    name: '0006_addon_mail_sends',
+    async up(db) {
+      await db.schema
+        .createTable('addon_mail_sends')
+        .ifNotExists()
+        .addColumn('id', 'varchar(40)', (c) => c.primaryKey())
+        .addColumn('addon_key', 'varchar(40)', (c) => c.notNull())
+        .addColumn('sent_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await rerunnable(db.schema.createIndex('addon_mail_sends_key_at').on('addon_mail_sends').columns(['addon_key', 'sent_at']).execute());
     },
   },
 ];

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
-import { largeText } from '../../kernel/meta/column-types.js';
+import { largeText, rerunnable } from '../../kernel/meta/column-types.js';
 import type { Migration } from '../../kernel/plugin/manifest.js';
 
 export type DataTables = {
@@ -22,13 +22,6 @@ export type DataTables = {
 
 export type DataDb = Kysely<KernelTables & DataTables>;
 export const dataDb = (db: MetaDb): DataDb => db.withTables<DataTables>();
-
-/** MySQL commits DDL at once (K10): a rerun after a crash between the two statements must pass. */
-async function rerunnable(step: Promise<unknown>): Promise<void> {
-  await step.catch((err: { errno?: number; message?: string }) => {
-    if (err?.errno !== 1061 && !/already exists/i.test(String(err?.message))) throw err;
-  });
-}
 
 export const dataMigrations: Migration[] = [
   {

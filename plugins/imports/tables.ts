@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
+import { rerunnable } from '../../kernel/meta/column-types.js';
 import type { Migration } from '../../kernel/plugin/manifest.js';
 
 /**
@@ -63,13 +64,6 @@ export type UploadRow = ImportsTables['import_uploads'];
 export type ImportRow = ImportsTables['imports'];
 export type ImportsDb = Kysely<KernelTables & ImportsTables>;
 export const importsDb = (db: MetaDb): ImportsDb => db.withTables<ImportsTables>();
-
-/** MySQL 8 has no CREATE INDEX IF NOT EXISTS: a rerun meets the index it made (1061) and carries on. */
-async function rerunnable(step: Promise<unknown>): Promise<void> {
-  await step.catch((err: { errno?: number; message?: string }) => {
-    if (err?.errno !== 1061 && !/already exists/i.test(String(err?.message))) throw err;
-  });
-}
 
 // `ifNotExists`: MySQL commits DDL implicitly, so a migration there must survive a rerun (K10).
 export const importsMigrations: Migration[] = [
