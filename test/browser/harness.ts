@@ -67,7 +67,8 @@ export interface DashboardBrowser {
 /**
  * Call inside a `describe`: launches Chromium for the suite, closes every context after each
  * test, and saves a full-page screenshot of each open page under `test-results/<output>/` when
- * a test fails (named after the test and the screen the page last showed).
+ * a test fails (named after the test and the screen the page last showed), or after every test
+ * with SHOW_SCREENS=1 (to look at the screens a change touched).
  */
 export function useDashboardBrowser(output: string): DashboardBrowser {
   const outputDir = join(process.cwd(), 'test-results', output);
@@ -80,7 +81,7 @@ export function useDashboardBrowser(output: string): DashboardBrowser {
   });
 
   afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail') {
+    if (ctx.task.result?.state === 'fail' || process.env.SHOW_SCREENS === '1') {
       mkdirSync(outputDir, { recursive: true });
       const slug = ctx.task.name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60);
       for (const [page, screen] of screens) {
