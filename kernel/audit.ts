@@ -63,17 +63,12 @@ export class AuditLog {
   }
 
   /**
-   * Turns an entry recorded before a write (decisions K44) into what the write finally says, with
-   * a new id and time so the trail keeps the order in which writes finished.
+   * Turns an entry recorded before a write (decisions K44) into what the write finally says. The
+   * id and time stay (the trail is in the order writes began): no key of the row is rewritten.
    */
-  async settle(id: string, entry: AuditEntryInput, actor: AuditActor): Promise<string> {
-    const next = newId(this.now());
-    await this.db
-      .updateTable('audit_log')
-      .set({ id: next, ...this.columns(entry, actor) })
-      .where('id', '=', id)
-      .execute();
-    return next;
+  async settle(id: string, entry: AuditEntryInput, actor: AuditActor): Promise<void> {
+    const { at: _at, ...changed } = this.columns(entry, actor);
+    await this.db.updateTable('audit_log').set(changed).where('id', '=', id).execute();
   }
 
   /** Removes an entry recorded before a write that then did not happen (refused, or failed). */

@@ -90,19 +90,25 @@ export class MetaBlobs implements BlobBackend {
   }
 
   async removeOrphans(before: string, live: (ids: string[]) => Promise<Set<string>>): Promise<number> {
-    // Chunk 0 names every blob once; its primary key (blob, seq) serves the walk.
-    const first = await this.db
-      .selectFrom('file_chunks')
-      .select('blob')
-      .where('seq', '=', 0)
-      .where('blob', '<', before)
-      .orderBy('blob')
-      .limit(ORPHANS_AT_ONCE)
-      .execute();
-    const ids = first.map((r) => r.blob);
-    const kept = await live(ids);
+    // Chunk 0 names every blob once; its primary key (blob, seq) serves the walk, a page at a
+    // time past the last blob seen, so live files however many never hide the orphans after them.
     let removed = 0;
-    for (const id of ids) if (!kept.has(id)) (await this.remove(id), removed++);
-    return removed;
+    let after = '';
+    for (;;) {
+      const page = await this.db
+        .selectFrom('file_chunks')
+        .select('blob')
+        .where('seq', '=', 0)
+        .where('blob', '<', before)
+        .where('blob', '>', after)
+        .orderBy('blob')
+        .limit(ORPHANS_AT_ONCE)
+        .execute();
+      const ids = page.map((r) => r.blob);
+      const kept = await live(ids);
+      for (const id of ids) if (!kept.has(id)) (await this.remove(id), removed++);
+      if (ids.length < ORPHANS_AT_ONCE) return removed;
+      after = ids[ids.length - 1]!;
+    }
   }
 }

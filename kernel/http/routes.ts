@@ -70,12 +70,14 @@ class RouteCall {
   }
 
   /**
-   * Before a write runs, its audit entry is recorded in its generic form (the input, the biggest
-   * part): when that cannot be written (a full disk), the write does not happen either, and the
-   * request fails before any change instead of succeeding without its entry.
+   * Before a write runs, its audit entry is recorded, bare (`<plugin>:<METHOD> <url>`, the actor,
+   * the request id; no input, which may be a guest's personal values that the handler's own entry
+   * leaves out): when that cannot be written (a full disk), the write does not happen either, and
+   * the request fails before any change instead of succeeding without its entry.
    */
   async reserve(plugin: string, def: RouteDefinition): Promise<void> {
-    this.reserved = await this.kernel.audit.record(this.generic(plugin, def), actorOf(this.principal), auditContextOf(this.request));
+    const { action } = this.generic(plugin, def);
+    this.reserved = await this.kernel.audit.record({ action, target: null }, actorOf(this.principal), auditContextOf(this.request));
   }
 
   /** The write did not happen (refused or failed): its entry goes. */
@@ -95,10 +97,10 @@ class RouteCall {
     const reserved = this.reserved;
     this.reserved = null;
     if (reserved !== null) {
-      // The write has happened and its generic entry is in the trail: a failing update leaves that one.
+      // The write has happened and its bare entry is in the trail: a failing update leaves that one.
       await this.kernel.audit
         .settle(reserved, first!, actor)
-        .catch((err: Error) => this.request.log.error({ err: { message: err.message }, action: first!.action, auditId: reserved }, 'audit entry kept in its generic form'));
+        .catch((err: Error) => this.request.log.error({ err: { message: err.message }, action: first!.action, auditId: reserved }, 'audit entry kept in its bare form'));
     }
     const context = auditContextOf(this.request);
     for (const entry of reserved === null ? [first!, ...rest] : rest) {

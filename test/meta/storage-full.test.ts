@@ -41,6 +41,30 @@ const fullDevicePlugin = definePlugin({
   },
 });
 
+/** A write that waits for the test: its audit entry can be read while it is in flight. */
+let releaseSlowWrite: (() => void) | null = null;
+let slowWriteStarted: (() => void) | null = null;
+const slowWritePlugin = definePlugin({
+  name: 'slowwrite',
+  version: '1.0.0',
+  routes: [
+    route({
+      method: 'POST',
+      url: '/slowwrite/guests',
+      summary: 'Writes a guest slowly',
+      public: true,
+      schema: { body: z.strictObject({ email: z.string(), phone: z.string() }), response: { 204: z.null() } },
+      handler: async () => {
+        await new Promise<void>((resolve) => {
+          releaseSlowWrite = resolve;
+          slowWriteStarted?.();
+        });
+        return null;
+      },
+    }),
+  ],
+});
+
 let inst: TestInstance | null = null;
 afterEach(async () => {
   await inst?.close();
@@ -123,6 +147,23 @@ describe('a write whose audit entry cannot be recorded (decisions K44)', () => {
     expect(dup.status).toBe(409);
     const rows = await sql<{ action: string; request_id: string; target_id: string | null }>`select action, request_id, target_id from audit_log where request_id in (${ok.headers.get('x-request-id')}, ${dup.headers.get('x-request-id')})`.execute(db);
     expect(rows.rows).toEqual([{ action: 'roles.create', request_id: ok.headers.get('x-request-id'), target_id: ok.body.data.role.id }]);
+  });
+});
+
+describe('the entry recorded before a write (decisions K44)', () => {
+  it('holds no input while the write is in flight, and the input once it succeeded (no handler entry)', async () => {
+    inst = await startInstance({ plugins: [slowWritePlugin] });
+    const db = inst.app.kernel.meta.db;
+    const started = new Promise<void>((resolve) => (slowWriteStarted = resolve));
+    const pending = inst.client().post(`${API}/slowwrite/guests`, { email: 'guest@example.test', phone: '+33 6 12 34 56 78' });
+    await started;
+    const during = await sql<{ action: string; diff: string | null }>`select action, diff from audit_log where action like 'slowwrite:%'`.execute(db);
+    expect(during.rows).toEqual([{ action: 'slowwrite:POST /slowwrite/guests', diff: null }]);
+    releaseSlowWrite!();
+    expect((await pending).status).toBe(204);
+    const after = await sql<{ diff: string | null }>`select diff from audit_log where action like 'slowwrite:%'`.execute(db);
+    expect(after.rows).toHaveLength(1);
+    expect(JSON.parse(after.rows[0]!.diff!)).toMatchObject({ body: { email: 'guest@example.test' } });
   });
 });
 
