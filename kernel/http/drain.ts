@@ -62,6 +62,10 @@ export class HttpDrain {
       if (!res) continue;
       if (!res.headersSent) res.shouldKeepAlive = false;
       else if (String(res.getHeader('content-type') ?? '').startsWith('text/event-stream')) res.end();
+      // Its headers promised keep-alive: once answered, the connection would idle until the grace
+      // ends (server.close closes only the connections idle when it is called). End it then, unless
+      // a pipelined request has already taken it (that one is answered with Connection: close).
+      else res.once('finish', () => setImmediate(() => (socket as ServedSocket)._httpMessage || socket.end()));
     }
     // Stops listening and closes idle connections (Node 19+); resolves when the last connection ends.
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
