@@ -8,7 +8,7 @@ import { outboundFetch, outboundHosts } from '../../kernel/sandbox/index.js';
 import { HostDb } from './host-db.js';
 import { HostKv } from './host-kv.js';
 import { AddonMail, sweepMailSends, syncAddonTemplates } from './mail.js';
-import { keptResult, SCHEDULE_JOB, SWEEP_EVERY_MS, sweepScheduleJobs } from './schedules.js';
+import { claimScheduleRun, keptResult, SCHEDULE_JOB, SWEEP_EVERY_MS, sweepScheduleJobs } from './schedules.js';
 import type { InstalledAddon } from './installed.js';
 import type { AddonService } from './service.js';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from './instances.js';
@@ -185,21 +185,9 @@ export class AddonRuntime implements RowWriteHookProvider {
     }
   }
 
-  /** Claims the run (one replica wins) and queues it as a job. */
+  /** Claims the run (one replica, one run a window: AO29) and queues it as a job. */
   async enqueueSchedule(key: string, hook: string, dueAt: number): Promise<string | null> {
-    // At most one run a minimum interval, whichever replica claimed the last (AO29).
-    const last = await this.service.db
-      .selectFrom('addon_schedule_runs')
-      .select((eb) => eb.fn.max('due_at').as('due'))
-      .where('addon_key', '=', key)
-      .where('hook', '=', hook)
-      .executeTakeFirst();
-    if (last?.due !== null && last?.due !== undefined && dueAt - Number(last.due) < this.kernel.config.addons.scheduleMinIntervalMs) return null;
-    try {
-      await this.service.db.insertInto('addon_schedule_runs').values({ addon_key: key, hook, due_at: dueAt }).execute();
-    } catch {
-      return null;
-    }
+    if (!(await claimScheduleRun(this.service.db, key, hook, dueAt, this.kernel.config.addons.scheduleMinIntervalMs))) return null;
     const job = await this.kernel.jobs.enqueue(SCHEDULE_JOB, { key, hook, dueAt }, { maxAttempts: 1 });
     return job.id;
   }

@@ -4,7 +4,7 @@ import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
 import { addonsDb } from './tables.js';
-import { JOB_RETENTION_MS, JOBS_KEPT_PER_ADDON, RESULT_MAX_BYTES, SCHEDULE_JOB, sweepScheduleJobs } from './schedules.js';
+import { claimScheduleRun, JOB_RETENTION_MS, JOBS_KEPT_PER_ADDON, RESULT_MAX_BYTES, SCHEDULE_JOB, sweepScheduleJobs } from './schedules.js';
 import { packFixture, uploadPackage } from './testing.js';
 
 const manifest = (key: string, hooks: string[]): AddonManifestInput => ({
@@ -124,6 +124,15 @@ describe('schedules: at most once a minute, bounded results, jobs kept a week an
     await new Promise((r) => setTimeout(r, 5000));
     expect(await runs()).toBe(1);
     expect(await jobsOf('schedule:* * * * * *')).toHaveLength(1);
+  });
+
+  it('claims one run a window when two fire within it at once (replicas whose timers differ by a second)', async () => {
+    const db = addonsDb(inst.app.kernel.db);
+    const claim = (at: number) => claimScheduleRun(db, 'ticker', 'schedule:0 0 1 1 *', at, 60_000);
+    const window = Math.ceil(Date.now() / 60_000) * 60_000 + 10 * 60_000;
+    expect((await Promise.all([claim(window + 1000), claim(window + 2000)])).filter(Boolean)).toHaveLength(1);
+    expect(await claim(window + 59_000)).toBe(false);
+    expect(await claim(window + 60_000)).toBe(true);
   });
 
   it('keeps a note of the size, not a result larger than the bound', async () => {

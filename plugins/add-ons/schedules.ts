@@ -13,6 +13,20 @@ export const JOB_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export const JOBS_KEPT_PER_ADDON = 100;
 export const RESULT_MAX_BYTES = 4096;
 export const SWEEP_EVERY_MS = 60 * 60 * 1000;
+/**
+ * Claims the run of a hook due at `dueAt` for this replica, or answers false when the
+ * interval-long window it falls in is claimed already (by any replica). One insert whose primary
+ * key admits one claim a window: no read-then-insert for two replicas' timers to race through.
+ */
+export async function claimScheduleRun(db: AddonsDb, key: string, hook: string, dueAt: number, intervalMs: number): Promise<boolean> {
+  try {
+    await db.insertInto('addon_schedule_runs').values({ addon_key: key, hook, due_at: dueAt - (dueAt % intervalMs) }).execute();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether a cron pattern would run more often than once `minIntervalMs` (two of its next runs closer). */
 export async function runsMoreOftenThan(pattern: string, minIntervalMs: number): Promise<boolean> {
   const { Cron } = await import('croner');
