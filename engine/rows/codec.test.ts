@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { col, idCol, tbl } from './testing.js';
 import { isoDatetime, normaliseDatetime, padScale, parseText, parseWire } from './codec.js';
-import { TokenSigner } from '../crypto.js';
+import { TokenSigner } from '../../kernel/crypto.js';
 import { decodeRowCursor, encodeRowCursor } from './cursor.js';
 import { rowDialect } from './dialects/index.js';
 import { likePattern, parseListParams } from './query-params.js';

@@ -1,5 +1,5 @@
-import type { TokenSigner } from '../crypto.js';
-import { RecentAnswers } from '../memo/recent.js';
+import type { TokenSigner } from '../../kernel/crypto.js';
+import { RecentAnswers } from '../../kernel/memo/recent.js';
 import type { SortKey } from './query-params.js';
 import { refuse, type RowTable } from './types.js';
 

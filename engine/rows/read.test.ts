@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, openTempDatabase } from '../../test/fixtures/schema/open.js';
 import { databaseAvailable } from '../../test/helpers/databases.js';
-import { TokenSigner } from '../crypto.js';
+import { TokenSigner } from '../../kernel/crypto.js';
 import { rowDialect } from './dialects/index.js';
 import { parseListParams } from './query-params.js';
 import { PlannerEstimates } from './planner-estimates.js';

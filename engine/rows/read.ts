@@ -1,7 +1,7 @@
 import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import type { Column } from '../schema/model.js';
 import { ORDERABLE_TYPES, SEARCHABLE_TYPES } from './codec.js';
-import type { TokenSigner } from '../crypto.js';
+import type { TokenSigner } from '../../kernel/crypto.js';
 import { cursorContext, decodeRowCursor, encodeRowCursor } from './cursor.js';
 import type { AnyDb, RowDialect } from './dialect.js';
 import type { PlannerEstimates } from './planner-estimates.js';

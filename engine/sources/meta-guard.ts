@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { sql } from 'kysely';
-import type { MetaDb } from '../meta/types.js';
+import type { MetaDb } from '../../kernel/meta/types.js';
 import { driverFor } from './dialects/index.js';
 import { SourceFailure, toFailure } from './failure.js';
 import type { SourceDb, SourceDialect } from './types.js';

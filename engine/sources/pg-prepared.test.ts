@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTempDatabase, databaseAvailable, type TempDatabase } from '../../test/helpers/databases.js';
-import { TokenSigner } from '../crypto.js';
+import { TokenSigner } from '../../kernel/crypto.js';
 import { rowDialect } from '../rows/dialects/index.js';
 import { parseListParams } from '../rows/query-params.js';
 import { listRows } from '../rows/read.js';

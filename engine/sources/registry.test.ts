@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../kernel/logger.js';
 import { createTempDatabase, databaseAvailable, type TempDatabase } from '../../test/helpers/databases.js';
 import { SourceFailure } from './failure.js';
 import { SourceRegistry, type SourceSpec } from './registry.js';

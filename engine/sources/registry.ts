@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../kernel/logger.js';
 import { driverFor } from './dialects/index.js';
-import { withDeadline } from './deadline.js';
+import { withDeadline } from '../../kernel/deadline.js';
 import { errorCode, SourceFailure, toFailure, type FailureReason } from './failure.js';
 import type { SourceDb, SourceDriver, SourceSettings, SourceTarget } from './types.js';
 

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { driverFor } from './dialects/index.js';
-import { withDeadline } from './deadline.js';
+import { withDeadline } from '../../kernel/deadline.js';
 import { SourceFailure, toFailure } from './failure.js';
 import { DEFAULT_SOURCE_SETTINGS, type SourceDb, type SourceDialect, type SourceSettings, type SourceTarget } from './types.js';
 import { parseSourceUrl } from './url.js';

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { TableColumnDeclaration } from '../../../addons-sdk/src/manifest/declarations.js';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../../kernel/errors.js';
 import { ddlDialect } from './dialects/index.js';
 import './errors.js';
 import { primaryKeyName } from './names.js';

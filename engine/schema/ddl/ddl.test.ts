@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openTempDatabase } from '../../../test/fixtures/schema/open.js';
 import { databaseAvailable } from '../../../test/helpers/databases.js';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../../kernel/errors.js';
 import { introspect } from '../introspect/index.js';
 import type { Table } from '../model.js';
 import { applyTables, dropTables, planTables, undoTables, type DdlDialectName, type DdlPlan } from './index.js';

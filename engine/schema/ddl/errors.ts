@@ -1,4 +1,4 @@
-import { registerErrorCodes } from '../../errors.js';
+import { registerErrorCodes } from '../../../kernel/errors.js';
 
 export const DDL_ERRORS = {
   DDL_REFUSED: {

@@ -196,7 +196,7 @@ function toColumn(c: ColumnRow, enumValues: Map<number, string[]>): Column {
 
 /**
  * A `text` column whose CHECK only lists allowed values reads as an enum (postgres-enum.ts), as
- * on SQLite: it is how declared tables (kernel/schema/ddl) spell an enum without an enum type.
+ * on SQLite: it is how declared tables (engine/schema/ddl) spell an enum without an enum type.
  */
 function checkEnums(table: Table, rows: ColumnRow[]): void {
   for (const check of table.checks) {

@@ -1,5 +1,5 @@
 import { CompiledQuery, Kysely, MysqlDialect, sql } from 'kysely';
-import { mysqlHelpers } from '../../meta/dialects/mysql.js';
+import { mysqlHelpers } from '../../../kernel/meta/dialects/mysql.js';
 import { errorCode, errorText, type FailureReason } from '../failure.js';
 import type { ServerTarget, SourceDriver, SourceSettings } from '../types.js';
 import { classifyNetwork, tlsOptions } from './network.js';

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { isNetworkError } from '../../meta/dialects/types.js';
+import { isNetworkError } from '../../../kernel/meta/dialects/types.js';
 import { errorCode, type FailureReason } from '../failure.js';
 import type { ServerTarget } from '../types.js';
 

@@ -1,6 +1,6 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import type pg from 'pg';
-import { postgresHelpers } from '../../meta/dialects/postgres.js';
+import { postgresHelpers } from '../../../kernel/meta/dialects/postgres.js';
 import { errorCode, errorText, type FailureReason } from '../failure.js';
 import type { ServerTarget, SourceDriver, SourceSettings } from '../types.js';
 import { pgIdentifier, rememberPgPool } from '../pg-client.js';

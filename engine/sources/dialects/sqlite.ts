@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import { sqliteHelpers } from '../../meta/dialects/sqlite.js';
+import { sqliteHelpers } from '../../../kernel/meta/dialects/sqlite.js';
 import { errorCode, SourceFailure, type FailureReason } from '../failure.js';
 import type { FileTarget, SourceDriver } from '../types.js';
 

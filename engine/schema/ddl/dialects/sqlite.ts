@@ -5,7 +5,7 @@ import { decimalArgs, enumCheck, nullAndDefault } from './shared.js';
 /**
  * SQLite keeps any declared type name; these are the names introspection (types.ts sqliteType)
  * maps back to the declared portable type. datetime holds `YYYY-MM-DD HH:MM:SS[.fff]` UTC text
- * (as kernel/rows/codec.ts writes it); booleans are 0/1; an enum is text with CHECK (col IN (…)).
+ * (as engine/rows/codec.ts writes it); booleans are 0/1; an enum is text with CHECK (col IN (…)).
  * An auto-numbered key must be spelled `integer primary key autoincrement`, so a `bigint` one
  * reads back as `integer` (SQLite integers are 64-bit either way).
  */

@@ -1,5 +1,5 @@
 import ts from 'typescript';
-import type { Column, ForeignKey } from '../../../../kernel/schema/model.js';
+import type { Column, ForeignKey } from '../../../../engine/schema/model.js';
 import { addUniqueness, newColumn } from '../model.js';
 import { describeNativeType } from '../native-types.js';
 import { chainOf, literal, propertyName, sqlString, UNKNOWN, unwrap, type MethodCall } from './ast.js';

@@ -1,5 +1,5 @@
 import ts from 'typescript';
-import type { ForeignKey, ReferentialAction, SchemaModel, Table } from '../../../../kernel/schema/model.js';
+import type { ForeignKey, ReferentialAction, SchemaModel, Table } from '../../../../engine/schema/model.js';
 import { SchemaParseError, Warnings, type Position } from '../diagnostics.js';
 import { newTable, type Origins } from '../model.js';
 import type { SqlDialect } from '../native-types.js';

@@ -1,5 +1,5 @@
 import ts from 'typescript';
-import type { ForeignKey } from '../../../../kernel/schema/model.js';
+import type { ForeignKey } from '../../../../engine/schema/model.js';
 import { addUniqueness } from '../model.js';
 import { chainOf, literal, objectArray, prop, unwrap } from './ast.js';
 import { referentialAction, type DrizzleReader, type DrizzleTable } from './reader.js';
