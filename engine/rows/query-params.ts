@@ -2,8 +2,11 @@ import type { Column } from '../schema/model.js';
 import { ORDERABLE_TYPES, parseText, TEXTUAL_TYPES } from './codec.js';
 import { columnOf, RowInputError, type InputIssue, type PortableValue, type RowTable } from './types.js';
 
-import { FILTER_OPS } from '../../addons-sdk/src/manifest/endpoint.js';
-export { FILTER_OPS };
+/**
+ * The list filters' operators. An add-on's endpoint definitions name them too; the SDK spells
+ * the same list for authors, and test/boundaries.test.ts keeps the two equal.
+ */
+export const FILTER_OPS = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'like', 'null'] as const;
 export type FilterOp = (typeof FILTER_OPS)[number];
 
 export type Filter =

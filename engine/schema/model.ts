@@ -5,8 +5,31 @@ import { z } from 'zod';
  * snapshots and diffs, and schema import (what a DDL, Prisma or Drizzle file declares).
  * Published as the schema-import IR.
  */
-export { PORTABLE_TYPES, portableType, type PortableType } from '../../addons-sdk/src/manifest/declarations.js';
-import { portableType } from '../../addons-sdk/src/manifest/declarations.js';
+
+/**
+ * The small portable type set every dialect maps onto (introspection, schema import, rows,
+ * declared tables). The add-on SDK spells the same list for authors, since it is a package of
+ * its own; test/boundaries.test.ts keeps the two equal.
+ */
+export const PORTABLE_TYPES = [
+  'string',
+  'text',
+  'integer',
+  'bigint',
+  'decimal',
+  'float',
+  'boolean',
+  'date',
+  'datetime',
+  'time',
+  'json',
+  'uuid',
+  'binary',
+  'enum',
+  'other',
+] as const;
+export const portableType = z.enum(PORTABLE_TYPES);
+export type PortableType = z.infer<typeof portableType>;
 
 export const REFERENTIAL_ACTIONS = ['cascade', 'restrict', 'set null', 'set default', 'no action'] as const;
 export const referentialAction = z.enum(REFERENTIAL_ACTIONS);

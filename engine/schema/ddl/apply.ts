@@ -1,11 +1,10 @@
 import { sql, type Kysely } from 'kysely';
-import type { TableColumnDeclaration } from '../../../addons-sdk/src/manifest/declarations.js';
 import { AppError } from '../../../kernel/errors.js';
 import { ddlDialect } from './dialects/index.js';
 import './errors.js';
 import { primaryKeyName } from './names.js';
 import { dialectRefusals } from './plan.js';
-import type { AppliedStep, ApplyOptions, ApplyResult, DdlDialect, DdlDialectName, DdlPlan, ServerInfo, TablePlan, UndoStep } from './types.js';
+import type { AppliedStep, ApplyOptions, ApplyResult, DdlColumn, DdlDialect, DdlDialectName, DdlPlan, ServerInfo, TablePlan, UndoStep } from './types.js';
 
 interface Step {
   info: AppliedStep;
@@ -185,7 +184,7 @@ function buildSteps(plan: DdlPlan, dialect: DdlDialect, server: ServerInfo): Ste
 }
 
 function createTable(t: TablePlan, dialect: DdlDialect, server: ServerInfo): Step {
-  const declarations = t.columns.map((c) => c.declaration).filter((c): c is TableColumnDeclaration => c !== undefined);
+  const declarations = t.columns.map((c) => c.declaration).filter((c): c is DdlColumn => c !== undefined);
   const pkColumn = t.primaryKey.length === 1 ? declarations.find((c) => c.name === t.primaryKey[0]) : undefined;
   // An auto-numbered key must sit on its column (SQLite's rowid alias, MySQL's AUTO_INCREMENT key).
   const inline = pkColumn?.autoIncrement === true;
@@ -203,7 +202,7 @@ function createTable(t: TablePlan, dialect: DdlDialect, server: ServerInfo): Ste
   };
 }
 
-function addColumn(table: string, c: TableColumnDeclaration, dialect: DdlDialect, server: ServerInfo): Step {
+function addColumn(table: string, c: DdlColumn, dialect: DdlDialect, server: ServerInfo): Step {
   return {
     info: { kind: 'addColumn', table, column: c.name },
     run: async (db) => {
@@ -216,7 +215,7 @@ function addColumn(table: string, c: TableColumnDeclaration, dialect: DdlDialect
   };
 }
 
-function retypeColumn(table: string, c: TableColumnDeclaration, dialect: DdlDialect, server: ServerInfo): Step {
+function retypeColumn(table: string, c: DdlColumn, dialect: DdlDialect, server: ServerInfo): Step {
   const retype = dialect.retype;
   return {
     info: { kind: 'retypeColumn', table, column: c.name },

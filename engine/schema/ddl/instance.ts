@@ -1,20 +1,17 @@
-import { DEFAULT_INSTANCE, INSTANCE_COLUMN, type TableDeclaration } from '../../../addons-sdk/src/manifest/declarations.js';
+import type { DdlColumn, DdlTable } from './types.js';
 
 /**
- * An app table as the instance creates it: the author's declaration plus the instance column
- * (D28), NOT NULL with the default instance's id as its default, so adding it to a table that
- * holds rows is additive and those rows belong to the default instance. Indexed, since every
- * statement of an app's endpoints filters on it.
+ * A table as its owner creates it: the declaration plus a column the owner adds to every table
+ * (an add-on's instance column, D28, which the add-ons plugin passes), indexed, since every
+ * statement of the owner filters on it. The column should be NOT NULL with a default, so adding
+ * it to a table that holds rows is additive and those rows take the default.
  */
-export function withInstanceColumn(table: TableDeclaration): TableDeclaration {
-  if (table.columns.some((c) => c.name === INSTANCE_COLUMN)) return table;
-  const indexed = table.indexes.some((i) => i.columns[0] === INSTANCE_COLUMN);
+export function withInstanceColumn(table: DdlTable, column: DdlColumn): DdlTable {
+  if (table.columns.some((c) => c.name === column.name)) return table;
+  const indexed = table.indexes.some((i) => i.columns[0] === column.name);
   return {
     ...table,
-    columns: [
-      ...table.columns,
-      { name: INSTANCE_COLUMN, type: 'string', maxLength: 40, nullable: false, default: DEFAULT_INSTANCE, autoIncrement: false, unique: false },
-    ],
-    indexes: indexed ? table.indexes : [...table.indexes, { columns: [INSTANCE_COLUMN], unique: false }],
+    columns: [...table.columns, column],
+    indexes: indexed ? table.indexes : [...table.indexes, { columns: [column.name], unique: false }],
   };
 }

@@ -1,7 +1,6 @@
-import type { TableColumnDeclaration, TableDeclaration } from '../../../addons-sdk/src/manifest/declarations.js';
 import type { Table } from '../model.js';
 import { indexName, MAX_IDENTIFIER } from './names.js';
-import type { ColumnPlan, DdlDialectName, DdlPlan, DeclaredTable, IndexPlan, TablePlan } from './types.js';
+import type { ColumnPlan, DdlColumn, DdlDialectName, DdlPlan, DdlTable, DeclaredTable, IndexPlan, TablePlan } from './types.js';
 
 /**
  * What creating (or upgrading to) `declared` on a connection that holds `existing` takes.
@@ -19,7 +18,7 @@ import type { ColumnPlan, DdlDialectName, DdlPlan, DeclaredTable, IndexPlan, Tab
  *
  * Pure: the same inputs give the same plan (the add-ons plugin hashes it).
  */
-export function planTables(declared: DeclaredTable[], existing: Table[], previous?: TableDeclaration[], options: PlanOptions = {}): DdlPlan {
+export function planTables(declared: DeclaredTable[], existing: Table[], previous?: DdlTable[], options: PlanOptions = {}): DdlPlan {
   const plan: DdlPlan = { tables: [], destructive: false, warnings: [], conflicts: [], refusals: [] };
   const onConnection = new Map(existing.map((t) => [t.name, t]));
   const before = new Map((previous ?? []).map((t) => [t.name, t]));
@@ -81,7 +80,7 @@ function physicalNameOf(name: string, declared: DeclaredTable[], options: PlanOp
   return sibling ? `${sibling.physicalName.slice(0, sibling.physicalName.length - sibling.table.name.length)}${name}` : null;
 }
 
-function createPlan(name: string, table: TableDeclaration): TablePlan {
+function createPlan(name: string, table: DdlTable): TablePlan {
   return {
     name,
     declaredName: table.name,
@@ -92,7 +91,7 @@ function createPlan(name: string, table: TableDeclaration): TablePlan {
   };
 }
 
-function alterPlan(plan: DdlPlan, name: string, table: TableDeclaration, was: TableDeclaration, found: Table): TablePlan {
+function alterPlan(plan: DdlPlan, name: string, table: DdlTable, was: DdlTable, found: Table): TablePlan {
   const columns: ColumnPlan[] = [];
   const has = new Set(found.columns.map((c) => c.name));
   for (const c of table.columns) {
@@ -168,7 +167,7 @@ export function dialectRefusals(plan: DdlPlan, dialect: DdlDialectName): string[
 }
 
 /** Declared indexes plus one unique index per `unique: true` column, without duplicates. */
-function wantedIndexes(table: string, t: TableDeclaration): Omit<IndexPlan, 'action'>[] {
+function wantedIndexes(table: string, t: DdlTable): Omit<IndexPlan, 'action'>[] {
   const out: Omit<IndexPlan, 'action'>[] = [];
   const add = (columns: string[], unique: boolean) => {
     if (unique && sameList(columns, t.primaryKey)) return; // the primary key is unique already
@@ -181,7 +180,7 @@ function wantedIndexes(table: string, t: TableDeclaration): Omit<IndexPlan, 'act
 }
 
 /** The type and what shapes it (length, precision, values), with the schema's defaults filled in. */
-function describe(c: TableColumnDeclaration): string {
+function describe(c: DdlColumn): string {
   switch (c.type) {
     case 'string':
       return `string(${c.maxLength ?? 255})`;
@@ -194,11 +193,11 @@ function describe(c: TableColumnDeclaration): string {
   }
 }
 
-function typeChanged(a: TableColumnDeclaration, b: TableColumnDeclaration): boolean {
+function typeChanged(a: DdlColumn, b: DdlColumn): boolean {
   return describe(a) !== describe(b);
 }
 
-function sameDefault(a: TableColumnDeclaration['default'], b: TableColumnDeclaration['default']): boolean {
+function sameDefault(a: DdlColumn['default'], b: DdlColumn['default']): boolean {
   return a === b;
 }
 

@@ -1,16 +1,48 @@
 import type { ColumnDefinitionBuilder, CreateTableBuilder, Expression, Kysely } from 'kysely';
-import type { TableColumnDeclaration, TableDeclaration } from '../../../addons-sdk/src/manifest/declarations.js';
+import type { PortableType } from '../model.js';
 
 export type DdlDialectName = 'postgres' | 'mysql' | 'sqlite';
 /** A column type as kysely's schema builder takes it (a known type name, or an sql`` expression). */
 export type DataTypeExpression = Parameters<CreateTableBuilder<string, never>['addColumn']>[1];
 
-export type DeclaredType = TableColumnDeclaration['type'];
+/** Every portable type but `other`, which has no DDL. */
+export type DeclaredType = Exclude<PortableType, 'other'>;
+
+/**
+ * A column as the DDL creates it. The engine states what it reads and loads no add-on code: an
+ * add-on's parsed table declaration (the SDK's `TableDeclaration`) is one of these by shape, so
+ * the add-ons plugin passes it as it is and the compiler checks the two agree.
+ */
+export interface DdlColumn {
+  name: string;
+  type: DeclaredType;
+  nullable: boolean;
+  /** A literal default; the string `now()` means the time of the insert (date, datetime, time). */
+  default?: string | number | boolean | null;
+  /** `string` only (default 255). */
+  maxLength?: number;
+  /** `decimal` only (default 12, 2). */
+  precision?: number;
+  scale?: number;
+  /** `enum` only: the allowed values. */
+  values?: string[];
+  /** `integer` or `bigint` one-column primary key only: the database numbers new rows. */
+  autoIncrement: boolean;
+  unique: boolean;
+}
+
+/** A table as the DDL creates it (see DdlColumn). */
+export interface DdlTable {
+  name: string;
+  columns: DdlColumn[];
+  primaryKey: string[];
+  indexes: { columns: string[]; unique: boolean }[];
+}
 
 /** One declared table and the physical name it gets on the connection (physicalTableName). */
 export interface DeclaredTable {
   physicalName: string;
-  table: TableDeclaration;
+  table: DdlTable;
 }
 
 export interface ColumnPlan {
@@ -18,7 +50,7 @@ export interface ColumnPlan {
   type: DeclaredType;
   action: 'add' | 'keep' | 'drop' | 'retype';
   /** The declaration to create (`add`, `retype`); absent for `drop` and `keep`. */
-  declaration?: TableColumnDeclaration;
+  declaration?: DdlColumn;
 }
 
 export interface IndexPlan {
@@ -74,16 +106,16 @@ export interface DdlDialect {
   /** DDL can run inside a transaction (PostgreSQL, SQLite); MySQL commits each statement. */
   transactional: boolean;
   /** The column type as the dialect spells it. */
-  dataType(c: TableColumnDeclaration, server: ServerInfo): DataTypeExpression;
+  dataType(c: DdlColumn, server: ServerInfo): DataTypeExpression;
   /**
    * Everything after the type: NOT NULL, default, identity / auto-increment (the caller marks a
    * one-column primary key on the column itself when `inlinePrimaryKey`), enum checks.
    */
-  modifiers(b: ColumnDefinitionBuilder, c: TableColumnDeclaration, opts: { inlinePrimaryKey: boolean; server: ServerInfo }): ColumnDefinitionBuilder;
+  modifiers(b: ColumnDefinitionBuilder, c: DdlColumn, opts: { inlinePrimaryKey: boolean; server: ServerInfo }): ColumnDefinitionBuilder;
   /** The expression `default: 'now()'` stands for on a date, datetime or time column. */
   now(type: 'date' | 'datetime' | 'time'): Expression<unknown>;
   /** Changes a column's type in place (destructive, only with allowDestructive); null when the dialect cannot. */
-  retype: ((db: Kysely<any>, table: string, c: TableColumnDeclaration, server: ServerInfo) => Promise<void>) | null;
+  retype: ((db: Kysely<any>, table: string, c: DdlColumn, server: ServerInfo) => Promise<void>) | null;
   dropIndex(db: Kysely<any>, table: string, index: string): Promise<void>;
 }
 

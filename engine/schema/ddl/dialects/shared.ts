@@ -1,8 +1,8 @@
 import { sql, type ColumnDefinitionBuilder, type Expression } from 'kysely';
-import type { TableColumnDeclaration } from '../../../../addons-sdk/src/manifest/declarations.js';
+import type { DdlColumn } from '../types.js';
 
 /** `col IN ('a', 'b')`: values as escaped literals, the column as a quoted identifier. */
-export function enumCheck(c: TableColumnDeclaration): Expression<unknown> {
+export function enumCheck(c: DdlColumn): Expression<unknown> {
   return sql`${sql.ref(c.name)} in (${sql.join((c.values ?? []).map((v) => sql.lit(v)))})`;
 }
 
@@ -12,7 +12,7 @@ export function enumCheck(c: TableColumnDeclaration): Expression<unknown> {
  */
 export function nullAndDefault(
   b: ColumnDefinitionBuilder,
-  c: TableColumnDeclaration,
+  c: DdlColumn,
   now: (type: 'date' | 'datetime' | 'time') => Expression<unknown>,
   bool: (v: boolean) => Expression<unknown> = (v) => sql.lit(v),
   wrap: (e: Expression<unknown>) => Expression<unknown> = (e) => e,
@@ -27,4 +27,4 @@ export function nullAndDefault(
   return out.defaultTo(wrap(sql.lit(d)));
 }
 
-export const decimalArgs = (c: TableColumnDeclaration) => ({ precision: c.precision ?? 12, scale: c.scale ?? 2 });
+export const decimalArgs = (c: DdlColumn) => ({ precision: c.precision ?? 12, scale: c.scale ?? 2 });
