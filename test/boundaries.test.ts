@@ -188,11 +188,30 @@ function runtimeCycles(edges: Edge[]): string[][] {
         onStack.delete(w);
         comp.push(w);
       } while (w !== v);
-      if (comp.length > 1 || (next.get(v) ?? []).includes(v)) found.push(comp.sort());
+      if (comp.length > 1 || (next.get(v) ?? []).includes(v)) found.push(cycleThrough(comp.sort(), next));
     }
   };
   for (const v of [...next.keys()].sort()) if (!idx.has(v)) strong(v);
   return found;
+}
+
+/** One cycle through the first file of a strongly connected component, as a path back to it. */
+function cycleThrough(comp: string[], next: Map<string, string[]>): string[] {
+  const inside = new Set(comp);
+  const start = comp[0]!;
+  const seen = new Set<string>();
+  const walk = (f: string, path: string[]): string[] | null => {
+    for (const w of next.get(f) ?? []) {
+      if (w === start) return [...path, w];
+      if (inside.has(w) && !seen.has(w)) {
+        seen.add(w);
+        const found = walk(w, [...path, w]);
+        if (found) return found;
+      }
+    }
+    return null;
+  };
+  return walk(start, [start]) ?? comp;
 }
 
 const EDGES = sourceFiles().flatMap(edgesOf);
