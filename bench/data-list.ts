@@ -28,7 +28,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { DEFAULT_SOURCE_SETTINGS } from '../kernel/sources/types.js';
+import { DEFAULT_SOURCE_SETTINGS } from '../engine/sources/types.js';
 import { createTempDatabase, databaseAvailable } from '../test/helpers/databases.js';
 import { abba, ratioLines, runsTable, type AbbaRuns, type Contender, type Summary } from './lib/abba.js';
 import { bareHealthz, benchMain, startBare, startOurs, type Served } from './lib/child.js';
@@ -109,7 +109,7 @@ async function parent(): Promise<void> {
     const started = Date.now();
     await fillProducts(temp.url, rows);
     console.log(`filled ${rows} rows in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    // kernel/rows countRows: exact below 100,000 rows by the planner's figure, the estimate above.
+    // engine/rows countRows: exact below 100,000 rows by the planner's figure, the estimate above.
     if (rows < 100_000) console.log(`note: below 100,000 rows ours counts the table exactly on every page, a query the issue's 1,000,000 rows do not pay`);
     const ours = await oursTarget('../data-list.ts', ['ours']);
     targets.push(ours);

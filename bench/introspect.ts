@@ -8,7 +8,7 @@
  *   BENCH_TABLES=100,1000,3000 BENCH_REPEAT=3 …   # table counts, timed runs per count
  */
 import { cpus, loadavg } from 'node:os';
-import { introspect } from '../kernel/schema/introspect/index.js';
+import { introspect } from '../engine/schema/introspect/index.js';
 import { manyTablesSql } from '../test/fixtures/schema/many-tables.js';
 import { runScript } from '../test/fixtures/schema/load.js';
 import { openDatabase } from '../test/fixtures/schema/open.js';

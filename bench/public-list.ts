@@ -25,7 +25,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { DEFAULT_SOURCE_SETTINGS } from '../kernel/sources/types.js';
+import { DEFAULT_SOURCE_SETTINGS } from '../engine/sources/types.js';
 import { createTempDatabase, databaseAvailable } from '../test/helpers/databases.js';
 import { abba, pairReport, type Contender } from './lib/abba.js';
 import { benchMain, startBare, startOurs, type Served } from './lib/child.js';
@@ -35,7 +35,7 @@ import { configurePublic, loadPublicFixture, PUBLIC_ENV, PUBLIC_PATH, publicRequ
 
 const PATH = PUBLIC_PATH;
 const GOAL = 0.8;
-/** Both sides get the pool size a connection gets by default (kernel/sources DEFAULT_SOURCE_SETTINGS). */
+/** Both sides get the pool size a connection gets by default (engine/sources DEFAULT_SOURCE_SETTINGS). */
 const POOL = DEFAULT_SOURCE_SETTINGS.poolSize;
 
 // ---- child: one server, told which kind by argv ----

@@ -42,7 +42,7 @@ import { installDocsHost } from './openapi/docs-host.js';
 import type { PluginDefinition } from './plugin/manifest.js';
 import { buildRouteTree } from './plugin/route-tree.js';
 import { IdleCollector } from './memory/idle-collector.js';
-import { RowWriteHooks } from './rows/write-hooks.js';
+import { RowWriteHooks } from './write-hooks.js';
 import { ServingState } from './serving.js';
 import { SettingsStore } from './settings.js';
 import { VERSION } from './version.js';

@@ -49,7 +49,7 @@ const MAC_TEXT = Math.ceil((MAC_BYTES * 4) / 3);
  */
 export class TokenSigner {
   private readonly key: Buffer;
-  /** A token made or handed back again and again (a popular list's next cursor) costs one HMAC, not one each; kernel/rows/cursor.ts keeps a first page's whole cursor. */
+  /** A token made or handed back again and again (a popular list's next cursor) costs one HMAC, not one each; engine/rows/cursor.ts keeps a first page's whole cursor. */
   private readonly macs = new RecentAnswers<string>(512);
 
   constructor(secret: string, purpose: string) {

@@ -14,7 +14,7 @@ import type { JobQueue } from './jobs/types.js';
 import type { Logger } from './logger.js';
 import type { MetaStore } from './meta/store.js';
 import type { MetaDb } from './meta/types.js';
-import type { RowWriteHooks } from './rows/write-hooks.js';
+import type { RowWriteHooks } from './write-hooks.js';
 import type { SandboxHost } from './sandbox/host.js';
 import type { ServingState } from './serving.js';
 import type { SettingsStore } from './settings.js';

@@ -15,7 +15,7 @@ const outdir = join(root, 'build', 'server');
 /** Worker threads' modules (`*-worker.ts`) are entries of their own, in build/server/workers/ (kernel/workers.ts). */
 function workerEntries() {
   const entries = {};
-  for (const top of ['kernel', 'plugins']) {
+  for (const top of ['kernel', 'engine', 'plugins']) {
     for (const file of readdirSync(join(root, top), { recursive: true })) {
       const path = String(file);
       if (path.endsWith('-worker.ts')) entries[`workers/${path.split('/').pop().replace(/\.ts$/, '')}`] = `${top}/${path}`;

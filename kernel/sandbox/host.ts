@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Json } from '../../addons-sdk/src/define.js';
 import type { Capability } from '../../addons-sdk/src/manifest/addon.js';
 import { AppError } from '../errors.js';
-import { withDeadline } from '../sources/deadline.js';
+import { withDeadline } from '../deadline.js';
 import { forkWorker } from '../workers.js';
 import './errors.js';
 import { AddonFailureLog, blame } from './failure-log.js';

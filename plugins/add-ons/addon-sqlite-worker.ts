@@ -20,7 +20,7 @@ export type SqliteAnswer =
   | { id: number; ok: true; rows: Record<string, unknown>[]; changes: number; lastInsertRowid: string | null }
   | { id: number; ok: false; code: string | null; message: string; tooLarge?: true };
 
-/** As the source's own handle (kernel/sources/dialects/sqlite.ts). */
+/** As the source's own handle (engine/sources/dialects/sqlite.ts). */
 const BUSY_TIMEOUT_MS = 2000;
 const handles = new Map<string, Database.Database>();
 

@@ -15,7 +15,7 @@ import {
   toWireRow,
   updateRow,
   type PortableValue,
-} from '../../kernel/rows/index.js';
+} from '../../engine/rows/index.js';
 import type { Json } from '../../kernel/sandbox/host.js';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from './instances.js';
 import type { ConnectionsProvides } from '../connections/provides.js';

@@ -1,16 +1,37 @@
 import { z } from 'zod';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from '../../addons-sdk/src/manifest/index.js';
+import { withInstanceColumn, type DdlColumn, type DdlTable } from '../../engine/schema/ddl/index.js';
 import type { PreparedAppEndpoint } from '../public-admin/apps.js';
 import type { InstanceRule } from '../public-admin/provides.js';
 import type { StoredSettings } from './settings-values.js';
 import type { AddonsDb } from './tables.js';
+
+const INSTANCE_ID_MAX = 40;
 
 /** An instance id: kebab-case, 1–40 (D28). `default` names the instance every app has. */
 export const instanceIdField = z
   .string()
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'kebab-case: lower-case letters and digits, words joined by single hyphens')
   .min(1)
-  .max(40);
+  .max(INSTANCE_ID_MAX);
+
+/**
+ * The instance column every app table gets (D28): NOT NULL with the default instance's id as its
+ * default, so adding it to a table that holds rows is additive and those rows belong to the
+ * default instance.
+ */
+const INSTANCE_COLUMN_DDL: DdlColumn = {
+  name: INSTANCE_COLUMN,
+  type: 'string',
+  maxLength: INSTANCE_ID_MAX,
+  nullable: false,
+  default: DEFAULT_INSTANCE,
+  autoIncrement: false,
+  unique: false,
+};
+
+/** An app table as the instance creates it: the author's declaration plus the instance column, indexed. */
+export const appTable = (table: DdlTable): DdlTable => withInstanceColumn(table, INSTANCE_COLUMN_DDL);
 
 /** One named instance of an app (D28), its settings as stored (secrets sealed). */
 export interface AppInstance {

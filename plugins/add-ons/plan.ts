@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { physicalTableName, publicRef, type AddonManifest } from '../../addons-sdk/src/manifest/index.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
-import { introspect } from '../../kernel/schema/introspect/index.js';
-import { planTables, withInstanceColumn, type DdlPlan } from '../../kernel/schema/ddl/index.js';
+import { introspect } from '../../engine/schema/introspect/index.js';
+import { planTables, type DdlPlan } from '../../engine/schema/ddl/index.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import type { InstalledAddon } from './installed.js';
+import { appTable } from './instances.js';
 import { addonTemplateKey } from './mail.js';
 import { intervalWords, runsMoreOftenThan } from './schedules.js';
 import type { StagedPackage } from './packages.js';
@@ -102,9 +103,9 @@ export async function planInstall(
       throw new AppError('CONFLICT', { message: 'The connection is read-only: an add-on cannot create its tables there.', params: { reason: 'read-only' } });
     const existing = await connections.withSource(target, async (db) => (await introspect(db, info.dialect)).model.tables);
     ddl = planTables(
-      m.tables.map((t) => ({ physicalName: physicalTableName(m.key, t.name), table: withInstanceColumn(t) })),
+      m.tables.map((t) => ({ physicalName: physicalTableName(m.key, t.name), table: appTable(t) })),
       existing,
-      installed?.manifest.tables.map(withInstanceColumn),
+      installed?.manifest.tables.map(appTable),
       { physicalName: (t) => physicalTableName(m.key, t), dialect: info.dialect },
     );
     if (ddl.conflicts.length)

@@ -2,7 +2,7 @@ import type { Cron } from 'croner';
 import { HOOK_NAME, OUTBOUND_CONNECT, physicalTableName } from '../../addons-sdk/src/manifest/index.js';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
-import type { AfterRowWrite, BeforeRowWrite, RowWriteHookProvider } from '../../kernel/rows/write-hooks.js';
+import type { AfterRowWrite, BeforeRowWrite, RowWriteHookProvider } from '../../kernel/write-hooks.js';
 import type { HostCapability, Json, SandboxAddon } from '../../kernel/sandbox/host.js';
 import { outboundFetch, outboundHosts } from '../../kernel/sandbox/index.js';
 import { HostDb } from './host-db.js';

@@ -4,8 +4,8 @@ import type { SecretBox } from '../../kernel/crypto.js';
 import { AppError, type ErrorIssue } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { MetaDb } from '../../kernel/meta/types.js';
-import { applyTables, dropTables, planTables, undoTables, withInstanceColumn, type DdlPlan, type UndoStep } from '../../kernel/schema/ddl/index.js';
-import { introspect } from '../../kernel/schema/introspect/index.js';
+import { applyTables, dropTables, planTables, undoTables, type DdlPlan, type UndoStep } from '../../engine/schema/ddl/index.js';
+import { introspect } from '../../engine/schema/introspect/index.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { InstanceKeyWritten, PreparedAppEndpoint } from '../public-admin/apps.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
@@ -15,7 +15,7 @@ import { SurfaceFiles } from './bundle.js';
 import { Catalog } from './catalog.js';
 import { AddonConnections, type ConnectionStatus } from './connect.js';
 import { InstalledStore, type InstalledAddon } from './installed.js';
-import { DEFAULT_INSTANCE, INSTANCE_COLUMN, instanceFilters, instanceRules, InstanceStore, type AppInstance } from './instances.js';
+import { appTable, DEFAULT_INSTANCE, INSTANCE_COLUMN, instanceFilters, instanceRules, InstanceStore, type AppInstance } from './instances.js';
 import { PackageStore } from './packages.js';
 import { AddonRuntime } from './runtime.js';
 import { connectionForgotten, planInstall, planRemoval, type AddonPlan, type PlanOutcome } from './plan.js';
@@ -482,9 +482,9 @@ export class AddonService {
     if (m.tables.length) {
       const existing = await this.connections.withSource(connectionId, async (db) => (await introspect(db, info.dialect)).model.tables);
       ddl = planTables(
-        m.tables.map((t) => ({ physicalName: physicalTableName(key, t.name), table: withInstanceColumn(t) })),
+        m.tables.map((t) => ({ physicalName: physicalTableName(key, t.name), table: appTable(t) })),
         existing,
-        m.tables.map(withInstanceColumn),
+        m.tables.map(appTable),
         { physicalName: (t) => physicalTableName(key, t), dialect: info.dialect },
       );
       if (ddl.conflicts.length)
@@ -578,9 +578,9 @@ export class AddonService {
         return tables;
       });
       ddl = planTables(
-        m.tables.map((t) => ({ physicalName: physicalTableName(key, t.name), table: withInstanceColumn(t) })),
+        m.tables.map((t) => ({ physicalName: physicalTableName(key, t.name), table: appTable(t) })),
         existing,
-        m.tables.map(withInstanceColumn),
+        m.tables.map(appTable),
         { physicalName: (t) => physicalTableName(key, t), dialect: info.dialect },
       );
       if (ddl.conflicts.length || ddl.refusals.length || ddl.destructive)

@@ -1,5 +1,5 @@
 import { AppError } from '../../kernel/errors.js';
-import type { SourceFailure } from '../../kernel/sources/index.js';
+import type { SourceFailure } from '../../engine/sources/index.js';
 
 export const CONNECTION_ERRORS = {
   CONNECTION_FAILED: { status: 400, message: 'The database could not be reached with these settings.' },

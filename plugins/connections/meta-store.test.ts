@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sameMysqlDatabase } from '../../kernel/sources/index.js';
+import { sameMysqlDatabase } from '../../engine/sources/index.js';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { call } from '../../test/helpers/contract.js';
 import { createTempDatabase, databaseAvailable, MYSQL_ADMIN_URL, PG_ADMIN_URL, type TempDatabase } from '../../test/helpers/databases.js';

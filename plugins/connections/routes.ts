@@ -4,7 +4,7 @@ import { cursorField, encodeCursor } from '../../kernel/contract/cursor.js';
 import { dataOf, listQuery, okSchema } from '../../kernel/contract/shapes.js';
 import { AppError, type ErrorIssue } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
-import { describeTarget, type SourceDialect } from '../../kernel/sources/index.js';
+import { describeTarget, type SourceDialect } from '../../engine/sources/index.js';
 import { toConnection } from './repository.js';
 import {
   connectionBody,

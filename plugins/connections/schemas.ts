@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FAILURE_REASONS, MAX_URL_LENGTH, parseSourceUrl, SOURCE_DIALECTS, TLS_MODES } from '../../kernel/sources/index.js';
+import { FAILURE_REASONS, MAX_URL_LENGTH, parseSourceUrl, SOURCE_DIALECTS, TLS_MODES } from '../../engine/sources/index.js';
 
 export const dialectField = z.enum(SOURCE_DIALECTS);
 export const connectionNameField = z

@@ -14,7 +14,7 @@ import {
   type SourceSettings,
   type SourceTarget,
   type TestSuccess,
-} from '../../kernel/sources/index.js';
+} from '../../engine/sources/index.js';
 import { connectionFailed, connectionUnavailable, metaStoreRefused } from './errors.js';
 import type { ConnectionInfo, ConnectionRemover, ConnectionsProvides, CreateIntrospector, SourceDialect, SourceHandle } from './provides.js';
 import { ConnectionRepository, overridesOf, toConnection, toInfo, type TestOutcome } from './repository.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { recordIdOf } from '../../kernel/rows/index.js';
+import { recordIdOf } from '../../engine/rows/index.js';
 import type { EffectiveTable } from '../schema/provides.js';
 import type { UndoStep } from './undo-store.js';
 

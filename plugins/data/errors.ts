@@ -1,5 +1,5 @@
 import { AppError } from '../../kernel/errors.js';
-import { RowInputError, type RowDialect } from '../../kernel/rows/index.js';
+import { RowInputError, type RowDialect } from '../../engine/rows/index.js';
 
 export const DATA_ERRORS = {
   CONNECTION_READ_ONLY: { status: 409, message: 'This connection is read-only; rows cannot be written through it.' },

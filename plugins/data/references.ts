@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { primaryKeyColumns, rawValues, recordIdOf, selectList, toWireRow, type AnyDb, type RowDialect } from '../../kernel/rows/index.js';
-import type { ForeignKey } from '../../kernel/schema/model.js';
+import { primaryKeyColumns, rawValues, recordIdOf, selectList, toWireRow, type AnyDb, type RowDialect } from '../../engine/rows/index.js';
+import type { ForeignKey } from '../../engine/schema/model.js';
 import type { EffectiveTable } from '../schema/provides.js';
 
 export const REFERENCE_SAMPLE = 5;

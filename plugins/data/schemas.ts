@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { dataOf, recordIdList, rowObject, rowObjects } from '../../kernel/contract/shapes.js';
-import { FILTER_OPS } from '../../kernel/rows/index.js';
+import { FILTER_OPS } from '../../engine/rows/index.js';
 
 export const MAX_BULK = 500;
 

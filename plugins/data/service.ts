@@ -16,7 +16,7 @@ import {
   toWireRow,
   whereSql,
   type RowDialect,
-} from '../../kernel/rows/index.js';
+} from '../../engine/rows/index.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { EffectiveSchema, EffectiveTable, SchemaProvides } from '../schema/provides.js';
 import { DATA_READ, DATA_WRITE, tableView, type TableView } from './access.js';

@@ -19,9 +19,9 @@ import {
   type InputIssue,
   type PortableValue,
   type RowDialect,
-} from '../../kernel/rows/index.js';
-import type { RowWriteHooks, RowWriteOp } from '../../kernel/rows/write-hooks.js';
-import type { Column } from '../../kernel/schema/model.js';
+} from '../../engine/rows/index.js';
+import type { RowWriteHooks, RowWriteOp } from '../../kernel/write-hooks.js';
+import type { Column } from '../../engine/schema/model.js';
 import type { EffectiveTable } from '../schema/provides.js';
 import type { TableView } from './access.js';
 import { rowNotFound } from './errors.js';

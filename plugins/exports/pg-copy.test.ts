@@ -9,7 +9,7 @@ import { connect, emptySource, type Source } from './testing.js';
 
 /*
  * A CSV export on PostgreSQL never sees a row in JavaScript: the server writes each value's text
- * (kernel/rows postgresCellText). Here every portable type is checked against what GET /data
+ * (engine/rows postgresCellText). Here every portable type is checked against what GET /data
  * answers for the same rows, through the same cell rule the other formats use (cells.ts).
  */
 

@@ -1,5 +1,5 @@
 import type { ErrorIssue } from '../../kernel/errors.js';
-import type { Column } from '../../kernel/schema/model.js';
+import type { Column } from '../../engine/schema/model.js';
 import type { SourceDialect } from '../connections/provides.js';
 import type { EffectiveTable } from '../schema/provides.js';
 import { buildFilter, parseSort, type Filter, type FilterBind } from './query.js';

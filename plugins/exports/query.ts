@@ -1,12 +1,12 @@
 import { sql, type RawBuilder } from 'kysely';
 import { z } from 'zod';
 import type { ErrorIssue } from '../../kernel/errors.js';
-import type { Column } from '../../kernel/schema/model.js';
+import type { Column } from '../../engine/schema/model.js';
 import type { SourceDialect } from '../connections/provides.js';
 
 /*
  * The filter and sort of "a filtered query" export, in D12's vocabulary (ops eq ne lt lte gt
- * gte in like null; sort "-col,col2") as a JSON body. Kept here until kernel/rows ships its
+ * gte in like null; sort "-col,col2") as a JSON body. Kept here until engine/rows ships its
  * builder (its README describes the same ops), then this becomes a call to it.
  */
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { rawValues, rowDialect, selectList } from '../../kernel/rows/index.js';
-import type { Column } from '../../kernel/schema/model.js';
+import { rawValues, rowDialect, selectList } from '../../engine/rows/index.js';
+import type { Column } from '../../engine/schema/model.js';
 import type { SourceDialect } from '../connections/provides.js';
 import type { FilterBind, SortKey } from './query.js';
 

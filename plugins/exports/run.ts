@@ -3,7 +3,7 @@ import type { StoredFile } from '../../kernel/files/types.js';
 import type { ErrorIssue } from '../../kernel/errors.js';
 import { JobError } from '../../kernel/jobs/errors.js';
 import type { JobContext } from '../../kernel/jobs/types.js';
-import { hasPgClient } from '../../kernel/sources/index.js';
+import { hasPgClient } from '../../engine/sources/index.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
 import { writeFormat } from './formats/index.js';

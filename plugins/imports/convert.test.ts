@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Column } from '../../kernel/schema/model.js';
+import type { Column } from '../../engine/schema/model.js';
 import type { SourceDialect } from '../connections/provides.js';
 import { converterFor, recordConverter } from './convert.js';
 

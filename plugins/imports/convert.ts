@@ -1,10 +1,10 @@
-import type { Column } from '../../kernel/schema/model.js';
+import type { Column } from '../../engine/schema/model.js';
 import type { SourceDialect } from '../connections/provides.js';
 
 /*
  * A value from a file (CSV and XLSX text, JSON values) → what the driver binds for a column,
  * or the reason it cannot go there. Accepts what an export of the same table writes (the
- * kernel/rows wire values). Kept here until kernel/rows ships parseText/bind; then this
+ * engine/rows wire values). Kept here until engine/rows ships parseText/bind; then this
  * becomes a call to them.
  */
 
@@ -78,7 +78,7 @@ function datetime(s: string, keepsZone: boolean, dialect: SourceDialect): string
   if (!zone) return dialect === 'sqlite' ? s : `${date} ${time}`;
   // The column reads the offset itself (it used to be dropped here, shifting the instant by the session's zone).
   if (keepsZone) return `${date} ${time}${zone}`;
-  // A zone on a column without one: stored as UTC, as kernel/rows does.
+  // A zone on a column without one: stored as UTC, as engine/rows does.
   const at = new Date(`${date}T${time.length === 5 ? `${time}:00` : time}${zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone}`);
   if (Number.isNaN(at.getTime())) fail('not a date-time');
   return at.toISOString().replace('Z', '').replace('T', dialect === 'sqlite' ? 'T' : ' ');

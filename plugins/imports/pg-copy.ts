@@ -2,7 +2,7 @@ import { finished } from 'node:stream/promises';
 import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import { USE_DEFAULT, type PendingRow, type WriteTarget } from './write.js';
-import { pgIdentifier } from '../../kernel/sources/pg-client.js';
+import { pgIdentifier } from '../../engine/sources/pg-client.js';
 
 /*
  * Inserts on PostgreSQL through `COPY … FROM STDIN` (text format): the server parses plain rows

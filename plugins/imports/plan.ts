@@ -1,5 +1,5 @@
 import type { ErrorIssue } from '../../kernel/errors.js';
-import type { Column } from '../../kernel/schema/model.js';
+import type { Column } from '../../engine/schema/model.js';
 import type { EffectiveTable } from '../schema/provides.js';
 
 export interface MappingInput {

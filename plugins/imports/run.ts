@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { ControlledTransaction, Kysely } from 'kysely';
 import type pg from 'pg';
 import type { ErrorIssue } from '../../kernel/errors.js';
-import { hasPgClient, withPgClient } from '../../kernel/sources/index.js';
+import { hasPgClient, withPgClient } from '../../engine/sources/index.js';
 import { JobError } from '../../kernel/jobs/errors.js';
 import type { JobContext } from '../../kernel/jobs/types.js';
 import type { ConnectionsProvides } from '../connections/provides.js';

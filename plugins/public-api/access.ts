@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../kernel/errors.js';
-import { primaryKeyColumns, rowDialect, type AnyDb, type RowDialect, type SortKey } from '../../kernel/rows/index.js';
-import type { Column } from '../../kernel/schema/model.js';
+import { primaryKeyColumns, rowDialect, type AnyDb, type RowDialect, type SortKey } from '../../engine/rows/index.js';
+import type { Column } from '../../engine/schema/model.js';
 import type { EndpointDefinition, PublicMethod } from '../public-admin/provides.js';
 import type { EffectiveTable } from '../schema/provides.js';
 import { refNotFound } from './errors.js';

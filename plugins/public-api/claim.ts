@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
-import { parseWire, rawValues, RowInputError, selectList, whereSql, type Filter } from '../../kernel/rows/index.js';
+import { parseWire, rawValues, RowInputError, selectList, whereSql, type Filter } from '../../engine/rows/index.js';
 import { onSource, openEndpoint } from './access.js';
 import { queryRefused } from './errors.js';
 import { missing } from './read.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../kernel/errors.js';
-import { keysToGive, primaryKeyColumns, type PortableValue, type RowDialect } from '../../kernel/rows/index.js';
-import type { Column } from '../../kernel/schema/model.js';
+import { keysToGive, primaryKeyColumns, type PortableValue, type RowDialect } from '../../engine/rows/index.js';
+import type { Column } from '../../engine/schema/model.js';
 import type { Opened } from './access.js';
 import { bookingCode, bookingTarget, type BookingTarget } from './booking/guards.js';
 import { isSingleAddress } from './booking/address.js';

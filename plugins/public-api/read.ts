@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { listRows, parseListParams, parseRecordId, RowInputError, setField, toWireRow, type ListParams, type PortableValue, type RowPage } from '../../kernel/rows/index.js';
-import type { Column } from '../../kernel/schema/model.js';
+import { listRows, parseListParams, parseRecordId, RowInputError, setField, toWireRow, type ListParams, type PortableValue, type RowPage } from '../../engine/rows/index.js';
+import type { Column } from '../../engine/schema/model.js';
 import type { ResponseShape } from '../public-admin/provides.js';
 import { onSource, openEndpoint, type Opened } from './access.js';
 import { windowGuard } from './booking/guards.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { dataOf, rowObject, rowObjects } from '../../kernel/contract/shapes.js';
-import { PORTABLE_TYPES } from '../../kernel/schema/model.js';
+import { PORTABLE_TYPES } from '../../engine/schema/model.js';
 import { PUBLIC_METHODS } from '../public-admin/provides.js';
 import { publicErrorSchema } from './http/render.js';
 
-/** A row as an endpoint exposes it: its exposed columns in wire form (kernel/rows README). */
+/** A row as an endpoint exposes it: its exposed columns in wire form (engine/rows README). */
 export const publicRow = rowObject({ id: 'PublicRow', description: 'One row: the endpoint’s exposed columns.' });
 
 /** A page of rows, checked in one pass (a parse per row was the largest allocation of a public list). */

@@ -1,8 +1,8 @@
 import { AppError } from '../../kernel/errors.js';
-import { parseWire } from '../../kernel/rows/codec.js';
-import { likePattern, type Filter } from '../../kernel/rows/query-params.js';
-import { columnOf, type PortableValue } from '../../kernel/rows/types.js';
-import type { Column } from '../../kernel/schema/model.js';
+import { parseWire } from '../../engine/rows/codec.js';
+import { likePattern, type Filter } from '../../engine/rows/query-params.js';
+import { columnOf, type PortableValue } from '../../engine/rows/types.js';
+import type { Column } from '../../engine/schema/model.js';
 import type { DefaultFilter, EndpointDefinition, PublicKey } from '../public-admin/provides.js';
 import type { EffectiveTable } from '../schema/provides.js';
 import type { CustomerSession } from './sessions.js';

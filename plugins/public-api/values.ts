@@ -1,5 +1,5 @@
-import { parseWire, rangeRefusal, type PortableValue, type RowsDialectName } from '../../kernel/rows/index.js';
-import type { Column } from '../../kernel/schema/model.js';
+import { parseWire, rangeRefusal, type PortableValue, type RowsDialectName } from '../../engine/rows/index.js';
+import type { Column } from '../../engine/schema/model.js';
 import type { EffectiveTable } from '../schema/provides.js';
 import { writeRefused, type WriteRefusal } from './errors.js';
 

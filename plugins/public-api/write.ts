@@ -9,8 +9,8 @@ import {
   type AnyDb,
   type PortableValue,
   type RowDialect,
-} from '../../kernel/rows/index.js';
-import type { RowWriteOp } from '../../kernel/rows/write-hooks.js';
+} from '../../engine/rows/index.js';
+import type { RowWriteOp } from '../../kernel/write-hooks.js';
 import { onSource, openEndpoint, type Opened } from './access.js';
 import { confirmBooking } from './booking/confirm-row.js';
 import { bookingTarget, ensureRoom, lateGuard, slotLockKey, windowGuard } from './booking/guards.js';

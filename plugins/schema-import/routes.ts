@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { route } from '../../kernel/contract/route.js';
 import { dataOf } from '../../kernel/contract/shapes.js';
 import { AppError } from '../../kernel/errors.js';
-import { schemaModelSchema } from '../../kernel/schema/model.js';
+import { schemaModelSchema } from '../../engine/schema/model.js';
 import { parseSchemaFile, SchemaParseError, SOURCE_FORMATS } from './parsers/index.js';
 
 /** The largest file accepted, in characters of the `source` string. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { columnSchema, foreignKeySchema, indexSchema, type Column, type SchemaModel, type Table } from '../../kernel/schema/model.js';
+import { columnSchema, foreignKeySchema, indexSchema, type Column, type SchemaModel, type Table } from '../../engine/schema/model.js';
 import { stableJson } from './hash.js';
 import { tableRef } from './naming.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { columnSchema, schemaModelSchema, tableSchema, type Column, type SchemaModel, type Table } from '../../kernel/schema/model.js';
+import { columnSchema, schemaModelSchema, tableSchema, type Column, type SchemaModel, type Table } from '../../engine/schema/model.js';
 import { humanize, tableRef } from './naming.js';
 import { columnFormat, type ColumnOverride, type Overrides } from './overrides.js';
 

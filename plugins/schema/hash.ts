@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalModel, type SchemaModel } from '../../kernel/schema/model.js';
+import { canonicalModel, type SchemaModel } from '../../engine/schema/model.js';
 
 /** JSON with object keys sorted, so the same model always gives the same text. */
 export function stableJson(value: unknown): string {

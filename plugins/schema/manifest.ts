@@ -1,7 +1,7 @@
 import type { ConnectionsProvides } from '../connections/provides.js';
 import { z } from 'zod';
 import { definePlugin } from '../../kernel/plugin/manifest.js';
-import { introspect } from '../../kernel/schema/introspect/index.js';
+import { introspect } from '../../engine/schema/introspect/index.js';
 import type { JobDeclaration } from '../../kernel/jobs/types.js';
 import { SCHEMA_READ } from './access.js';
 import { INTROSPECT_JOB, introspectJob } from './jobs.js';

@@ -1,4 +1,4 @@
-import type { Table } from '../../kernel/schema/model.js';
+import type { Table } from '../../engine/schema/model.js';
 
 /**
  * How a table is named in URLs, grants and overrides: its bare name in the default namespace

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { SchemaModel } from '../../kernel/schema/model.js';
+import type { SchemaModel } from '../../engine/schema/model.js';
 import { tableRef } from './naming.js';
 
 /** Rendering hints for a column; the dashboard picks a widget, the value is never rewritten. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { cursorField } from '../../kernel/contract/cursor.js';
 import { dataOf, listQuery } from '../../kernel/contract/shapes.js';
-import { schemaModelSchema } from '../../kernel/schema/model.js';
+import { schemaModelSchema } from '../../engine/schema/model.js';
 import { diffSummarySchema, schemaDiffSchema } from './diff.js';
 import { effectiveModelSchema } from './effective.js';
 import { overridesSchema, schemaProblemSchema } from './overrides.js';

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { MetaDb } from '../../kernel/meta/types.js';
-import type { SchemaModel } from '../../kernel/schema/model.js';
+import type { SchemaModel } from '../../engine/schema/model.js';
 import type { ConnectionsProvides, SourceDialect } from '../connections/provides.js';
 import type { PagesProvides } from '../pages/provides.js';
 import { diffModels, summarizeDiff, type DiffSummary, type SchemaDiff } from './diff.js';

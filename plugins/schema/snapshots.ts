@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { newId } from '../../kernel/ids.js';
-import { canonicalModel, schemaModelSchema, type SchemaModel } from '../../kernel/schema/model.js';
+import { canonicalModel, schemaModelSchema, type SchemaModel } from '../../engine/schema/model.js';
 import { modelHash } from './hash.js';
 import type { SchemaDb, SchemaTables } from './tables.js';
 

@@ -1,6 +1,6 @@
 /** Schema models for the schema plugin's unit tests (the builders are the kernel's). */
-import type { SchemaModel } from '../../kernel/schema/model.js';
-import { col, model, tbl } from '../../kernel/schema/testing.js';
+import type { SchemaModel } from '../../engine/schema/model.js';
+import { col, model, tbl } from '../../engine/schema/testing.js';
 
 export { col, model, tbl };
 

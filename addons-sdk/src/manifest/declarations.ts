@@ -3,7 +3,8 @@ import { z } from 'zod';
 /**
  * The declarative parts a first-party plugin (`definePlugin`) and an add-on (`addon.json`)
  * share (DESIGN §2, D23): permissions, event kinds, error codes and tables with portable column
- * types. The kernel imports these; there is no second definition.
+ * types. The kernel imports these; there is no second definition. The engine (engine/) takes
+ * tables by shape (DdlTable) and spells the portable types itself.
  */
 export const PERMISSION_NAME = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 export const EVENT_KIND = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
@@ -27,7 +28,11 @@ export const errorCodeDeclarationSchema = z.strictObject({
 export type ErrorCodeDeclaration = z.infer<typeof errorCodeDeclarationSchema>;
 export const errorCodeField = z.string().regex(ERROR_CODE, 'error codes are UPPER_SNAKE_CASE');
 
-/** The small portable type set every dialect maps onto (introspection, schema import, add-on tables). */
+/**
+ * The small portable type set every dialect maps onto (introspection, schema import, add-on tables).
+ * The instance's engine spells the same list (engine/schema/model.ts) and loads no SDK code; a
+ * test keeps the two equal.
+ */
 export const PORTABLE_TYPES = [
   'string',
   'text',

@@ -8,7 +8,10 @@ import { z } from 'zod';
 export const PUBLIC_METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'BATCH'] as const;
 export type PublicMethod = (typeof PUBLIC_METHODS)[number];
 
-/** The D12 filter operators. `in` takes an array; `null` takes a boolean (true = IS NULL). */
+/**
+ * The D12 filter operators. `in` takes an array; `null` takes a boolean (true = IS NULL). The
+ * instance's engine spells the same list (engine/rows/query-params.ts); a test keeps them equal.
+ */
 export const FILTER_OPS = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'like', 'null'] as const;
 export type FilterOp = (typeof FILTER_OPS)[number];
 

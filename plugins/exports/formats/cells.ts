@@ -1,5 +1,5 @@
-import { sheetText, type SheetCell } from '../../../kernel/rows/index.js';
-import type { PortableType } from '../../../kernel/schema/model.js';
+import { sheetText, type SheetCell } from '../../../engine/rows/index.js';
+import type { PortableType } from '../../../engine/schema/model.js';
 
 /** What a format needs to know of a column: its name (the header) and portable type. */
 export interface OutColumn {
@@ -10,7 +10,7 @@ export interface OutColumn {
 const isBinary = (v: unknown): v is { $binary: string } => typeof v === 'object' && v !== null && typeof (v as { $binary?: unknown }).$binary === 'string';
 
 /**
- * A wire value (kernel/rows codec) as text for CSV and spreadsheet text cells. Binary becomes its
+ * A wire value (engine/rows codec) as text for CSV and spreadsheet text cells. Binary becomes its
  * base64 and JSON its text, so a file read back through the import parses to the same wire value.
  */
 export function cellText(value: unknown, type: PortableType): string | null {

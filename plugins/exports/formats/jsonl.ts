@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { setField } from '../../../kernel/rows/index.js';
+import { setField } from '../../../engine/rows/index.js';
 import { pipeline } from 'node:stream/promises';
 import { cellJson, type OutColumn } from './cells.js';
 import type { RowChunks } from './index.js';

@@ -4,7 +4,7 @@
  * and still exhausts memory ends the worker, not the process.
  */
 import { Readable } from 'node:stream';
-import { setField, unescapeSheetText } from '../../../kernel/rows/index.js';
+import { setField, unescapeSheetText } from '../../../engine/rows/index.js';
 import { openZipEntry, readZipDirectory, ZipRefusal, type ZipEntry } from './zip.js';
 import type { SourceRecord } from './types.js';
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { normaliseDatetime, rawValues, selectList, setField, whereSql, type AnyDb, type Filter, type RowDialect } from '../../../kernel/rows/index.js';
-import type { Column } from '../../../kernel/schema/model.js';
+import { normaliseDatetime, rawValues, selectList, setField, whereSql, type AnyDb, type Filter, type RowDialect } from '../../../engine/rows/index.js';
+import type { Column } from '../../../engine/schema/model.js';
 import type { BookingRules } from '../../public-admin/provides.js';
 import type { EffectiveTable } from '../../schema/provides.js';
 import { instantOfWire } from './times.js';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { recordIdOf } from '../../../kernel/rows/index.js';
+import { recordIdOf } from '../../../engine/rows/index.js';
 import type { Opened } from '../access.js';
 import type { PublicApi } from '../service.js';
 import { isSingleAddress } from './address.js';

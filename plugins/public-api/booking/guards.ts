@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { AppError } from '../../../kernel/errors.js';
-import type { AnyDb, RowDialect } from '../../../kernel/rows/index.js';
+import type { AnyDb, RowDialect } from '../../../engine/rows/index.js';
 import type { BookingRules, EndpointDefinition } from '../../public-admin/provides.js';
 import type { Opened } from '../access.js';
 import { writeRefused } from '../errors.js';

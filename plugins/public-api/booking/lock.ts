@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { RowsDialectName } from '../../../kernel/rows/types.js';
+import type { RowsDialectName } from '../../../engine/rows/types.js';
 import { slotBusy } from '../errors.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -2,7 +2,7 @@ import { instantOf } from './clock.js';
 
 const WIRE = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
-/** A datetime wire value → its instant. kernel/rows gives naive datetimes in UTC (README). */
+/** A datetime wire value → its instant. engine/rows gives naive datetimes in UTC (README). */
 export function instantOfWire(v: unknown): number | null {
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.getTime();
   if (typeof v !== 'string') return null;

@@ -1,10 +1,10 @@
 import { sql, type RawBuilder } from 'kysely';
-import { keySql, rawValues, readRow, selectList, whereSql, type AnyDb, type Assignment, type Filter, type PortableValue, type RowDialect, type RowTable } from '../../../kernel/rows/index.js';
-import type { Column } from '../../../kernel/schema/model.js';
+import { keySql, rawValues, readRow, selectList, whereSql, type AnyDb, type Assignment, type Filter, type PortableValue, type RowDialect, type RowTable } from '../../../engine/rows/index.js';
+import type { Column } from '../../../engine/schema/model.js';
 
 /**
  * Statements on one row that carry the endpoint's scope: `where <key> and <default filters>`.
- * kernel/rows writes by key alone (staff may reach any row); the public API must not, so a
+ * engine/rows writes by key alone (staff may reach any row); the public API must not, so a
  * row outside the filter is never read, changed or deleted, even by a key that names it.
  */
 

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { schemaModelSchema, type Table } from '../../../kernel/schema/model.js';
+import { schemaModelSchema, type Table } from '../../../engine/schema/model.js';
 import { SchemaParseError } from './diagnostics.js';
 import { parseDrizzle } from './drizzle.js';
 import { newColumn } from './model.js';

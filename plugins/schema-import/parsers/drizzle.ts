@@ -1,5 +1,5 @@
 import ts from 'typescript';
-import type { SchemaModel } from '../../../kernel/schema/model.js';
+import type { SchemaModel } from '../../../engine/schema/model.js';
 import { SchemaParseError, START, type ParseWarning } from './diagnostics.js';
 import { DrizzleReader } from './drizzle/reader.js';
 import { checkReferences } from './model.js';

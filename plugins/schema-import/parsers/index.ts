@@ -1,4 +1,4 @@
-import type { SchemaModel } from '../../../kernel/schema/model.js';
+import type { SchemaModel } from '../../../engine/schema/model.js';
 import { SchemaParseError, START, type ParseWarning } from './diagnostics.js';
 import { parseJsonModel } from './json.js';
 import { parsePrisma } from './prisma.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SchemaModel } from '../../../kernel/schema/model.js';
+import type { SchemaModel } from '../../../engine/schema/model.js';
 import { SchemaParseError } from './diagnostics.js';
 import { parseJsonModel } from './json.js';
 import { newColumn, newTable } from './model.js';

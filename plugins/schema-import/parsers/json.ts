@@ -1,4 +1,4 @@
-import { schemaModelSchema, type SchemaModel } from '../../../kernel/schema/model.js';
+import { schemaModelSchema, type SchemaModel } from '../../../engine/schema/model.js';
 import { LineIndex, SchemaParseError, Warnings, type ParseWarning } from './diagnostics.js';
 import { elementOffsets, findSyntaxError, locatePath } from './json-positions.js';
 import { checkReferences, type Origins } from './model.js';

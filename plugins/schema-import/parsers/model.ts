@@ -1,4 +1,4 @@
-import type { Column, SchemaModel, Table } from '../../../kernel/schema/model.js';
+import type { Column, SchemaModel, Table } from '../../../engine/schema/model.js';
 import { START, type Position, type Warnings } from './diagnostics.js';
 
 export function newTable(schema: string | null, name: string, kind: 'table' | 'view' = 'table'): Table {

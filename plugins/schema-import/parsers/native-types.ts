@@ -1,11 +1,11 @@
-import type { PortableType } from '../../../kernel/schema/model.js';
-import { mysqlType, postgresType, splitTypeArgs, sqliteType } from '../../../kernel/schema/introspect/types.js';
+import type { PortableType } from '../../../engine/schema/model.js';
+import { mysqlType, postgresType, splitTypeArgs, sqliteType } from '../../../engine/schema/introspect/types.js';
 
 /**
  * A native type as a file spells it, read the way introspection reads the same column from the
  * database: the spelling is canonicalised to what the catalog reports (PostgreSQL
  * `format_type`, MySQL `COLUMN_TYPE`, SQLite the declared type), and the portable type comes
- * from introspection's own mapping (kernel/schema/introspect/types.ts), so an imported file
+ * from introspection's own mapping (engine/schema/introspect/types.ts), so an imported file
  * and the database it creates describe a column alike.
  */
 export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';

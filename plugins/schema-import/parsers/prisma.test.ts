@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { schemaModelSchema, type Table } from '../../../kernel/schema/model.js';
+import { schemaModelSchema, type Table } from '../../../engine/schema/model.js';
 import { SchemaParseError } from './diagnostics.js';
 import { newColumn } from './model.js';
 import { parsePrisma } from './prisma.js';

@@ -1,4 +1,4 @@
-import type { Column, ForeignKey, ReferentialAction, SchemaModel, Table } from '../../../kernel/schema/model.js';
+import type { Column, ForeignKey, ReferentialAction, SchemaModel, Table } from '../../../engine/schema/model.js';
 import { describeNativeType, type SqlDialect } from './native-types.js';
 import { SchemaParseError, START, Warnings, type ParseWarning, type Position } from './diagnostics.js';
 import { addUniqueness, checkReferences, newColumn, newTable, type Origins } from './model.js';

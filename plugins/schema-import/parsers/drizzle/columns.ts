@@ -1,10 +1,11 @@
 import ts from 'typescript';
-import type { Column, ForeignKey } from '../../../../kernel/schema/model.js';
+import type { Column, ForeignKey } from '../../../../engine/schema/model.js';
 import { addUniqueness, newColumn } from '../model.js';
 import { describeNativeType } from '../native-types.js';
 import { chainOf, literal, propertyName, sqlString, UNKNOWN, unwrap, type MethodCall } from './ast.js';
 import { builderType, isColumnBuilder } from './builders.js';
-import { referentialAction, type DrizzleReader, type DrizzleTable } from './reader.js';
+import { referentialAction } from './actions.js';
+import type { DrizzleReader, DrizzleTable } from './reader.js';
 
 /** Column builders (`varchar('email', { length: 255 }).notNull().unique()`) read into columns. */
 

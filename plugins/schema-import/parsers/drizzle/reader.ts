@@ -1,5 +1,5 @@
 import ts from 'typescript';
-import type { ForeignKey, ReferentialAction, SchemaModel, Table } from '../../../../kernel/schema/model.js';
+import type { ForeignKey, SchemaModel, Table } from '../../../../engine/schema/model.js';
 import { SchemaParseError, Warnings, type Position } from '../diagnostics.js';
 import { newTable, type Origins } from '../model.js';
 import type { SqlDialect } from '../native-types.js';
@@ -25,21 +25,6 @@ export interface PendingForeignKey {
   fk: ForeignKey;
   targets: ts.Expression[];
   at: ts.Node;
-}
-
-const ACTIONS: Record<string, ReferentialAction> = {
-  cascade: 'cascade',
-  restrict: 'restrict',
-  'no action': 'no action',
-  'set null': 'set null',
-  'set default': 'set default',
-};
-
-/** `onDelete: 'cascade'` and the like, as the model spells actions. */
-export function referentialAction(r: DrizzleReader, v: unknown, node: ts.Node | undefined): ReferentialAction {
-  if (v === undefined) return 'no action';
-  if (typeof v === 'string' && ACTIONS[v]) return ACTIONS[v]!;
-  return r.fail(node!, `onDelete/onUpdate must be 'cascade', 'restrict', 'no action', 'set null' or 'set default'`);
 }
 
 export class DrizzleReader {

@@ -1,8 +1,9 @@
 import ts from 'typescript';
-import type { ForeignKey } from '../../../../kernel/schema/model.js';
+import type { ForeignKey } from '../../../../engine/schema/model.js';
 import { addUniqueness } from '../model.js';
 import { chainOf, literal, objectArray, prop, unwrap } from './ast.js';
-import { referentialAction, type DrizzleReader, type DrizzleTable } from './reader.js';
+import { referentialAction } from './actions.js';
+import type { DrizzleReader, DrizzleTable } from './reader.js';
 
 /** A table's third argument, `(t) => [primaryKey(…), index(…).on(…), unique(…), foreignKey(…), check(…)]`. */
 

@@ -1,5 +1,5 @@
-import { stripOuterParens } from '../../../../kernel/schema/introspect/build.js';
-import type { Column, ForeignKey, Table } from '../../../../kernel/schema/model.js';
+import { stripOuterParens } from '../../../../engine/schema/introspect/build.js';
+import type { Column, ForeignKey, Table } from '../../../../engine/schema/model.js';
 import type { Position } from '../diagnostics.js';
 import { newColumn } from '../model.js';
 import { Cursor, type QualifiedName } from './cursor.js';

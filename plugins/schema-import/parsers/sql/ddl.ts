@@ -1,4 +1,4 @@
-import type { Table } from '../../../../kernel/schema/model.js';
+import type { Table } from '../../../../engine/schema/model.js';
 import { Cursor, type QualifiedName } from './cursor.js';
 import {
   columnDefinition,

@@ -1,4 +1,4 @@
-import type { ReferentialAction } from '../../../../kernel/schema/model.js';
+import type { ReferentialAction } from '../../../../engine/schema/model.js';
 import type { Cursor } from './cursor.js';
 import type { Token } from './tokenizer.js';
 

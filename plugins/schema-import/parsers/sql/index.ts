@@ -1,6 +1,6 @@
 import { LineIndex, START, Warnings, type ParseWarning } from '../diagnostics.js';
 import { checkReferences } from '../model.js';
-import type { SchemaModel } from '../../../../kernel/schema/model.js';
+import type { SchemaModel } from '../../../../engine/schema/model.js';
 import { Cursor } from './cursor.js';
 import {
   alterTable,

@@ -1,4 +1,4 @@
-import type { Table } from '../../../../kernel/schema/model.js';
+import type { Table } from '../../../../engine/schema/model.js';
 import type { SqlDialect } from './tokenizer.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SchemaModel, Table } from '../../../../kernel/schema/model.js';
+import type { SchemaModel, Table } from '../../../../engine/schema/model.js';
 import { SchemaParseError } from '../diagnostics.js';
 import { detectDialect } from './detect.js';
 import { parseSql } from './index.js';

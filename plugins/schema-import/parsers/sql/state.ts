@@ -1,7 +1,7 @@
-import type { Column, SchemaModel, Table } from '../../../../kernel/schema/model.js';
-import { stripOuterParens } from '../../../../kernel/schema/introspect/build.js';
-import { enumCheck } from '../../../../kernel/schema/introspect/sqlite-ddl.js';
-import type { PortableType } from '../../../../kernel/schema/model.js';
+import type { Column, SchemaModel, Table } from '../../../../engine/schema/model.js';
+import { stripOuterParens } from '../../../../engine/schema/introspect/build.js';
+import { enumCheck } from '../../../../engine/schema/introspect/sqlite-ddl.js';
+import type { PortableType } from '../../../../engine/schema/model.js';
 import { describeNativeType } from '../native-types.js';
 import { nameLikeTheDatabase } from './naming.js';
 
