@@ -12,7 +12,13 @@ import { mountRoute } from './routes.js';
  * its parser, and the hooks it adds to every request of its scope, stay with this one route.
  * Everywhere else a multipart body is an unknown content type (415 UNSUPPORTED_MEDIA_TYPE).
  */
-export async function mountMultipartRoute(app: FastifyInstance, plugin: string, def: RouteDefinition, kernel: Kernel, gate?: AudienceGate<unknown, unknown>): Promise<void> {
+export async function mountMultipartRoute(
+  app: FastifyInstance,
+  plugin: string,
+  def: RouteDefinition,
+  kernel: Kernel,
+  gate?: AudienceGate<unknown, unknown>,
+): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(multipart, { limits: { ...def.multipart } });
     mountRoute(scope, plugin, def, kernel, gate);

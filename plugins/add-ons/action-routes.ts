@@ -18,7 +18,12 @@ export const ADDONS_USE = 'add-ons.use';
  * signed-in person holding add-ons.use (the gate lets a session-only request through to here
  * with no caller).
  */
-async function caller(kernel: Kernel, req: FastifyRequest, publicCaller: PublicCaller | null, key: string): Promise<{ who: 'app' | 'staff'; instance: string | null }> {
+async function caller(
+  kernel: Kernel,
+  req: FastifyRequest,
+  publicCaller: PublicCaller | null,
+  key: string,
+): Promise<{ who: 'app' | 'staff'; instance: string | null }> {
   if (publicCaller) {
     if (publicCaller.key.appKey?.addonKey !== key) throw new AppError('PUBLIC_KEY_INVALID');
     // An instance's key runs the action for its instance alone (D28).

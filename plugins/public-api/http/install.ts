@@ -32,19 +32,22 @@ function staffCall(req: FastifyRequest): boolean {
   return req.headers.authorization === undefined && sessionCookieOf(req) !== undefined;
 }
 
-/**
- * The public routes' errors render without a request id, and the dashboard's CORS stays off them.
- * Not served, they answer once the body is parsed, exactly what a path with no route does (even
- * for a malformed body), and take the kernel's error handling and CORS as such a path does.
- */
+/** On the public routes errors render without a request id, and the dashboard's credentialed CORS stays off them. */
 function publicShape(kernel: Kernel): Pick<AudienceGate<unknown>, 'errorHandler' | 'ownCors'> {
   return { errorHandler: publicErrorHandler(kernel.meta.helpers, kernel.sandbox.failureLog), ownCors: true };
 }
 
-/** The gate of `public-key`. */
+/**
+ * Without SVC_PUBLIC_API_ORIGINS the public routes are not served (the seed): they answer once
+ * the body is parsed exactly what a path with no route does, even for a malformed body, with the
+ * kernel's envelope and CORS as such a path has.
+ */
+const NOT_SERVED = 'body' as const;
+
+/** The gate of `public-key` (http/gate.ts). */
 export function publicKeyGate(kernel: Kernel, deps: PublicHttpDeps): AudienceGate<PublicCaller> {
   const origins = servedOrigins(kernel);
-  if (!origins) return { stage: 'body', admit: () => notServed };
+  if (!origins) return { stage: NOT_SERVED, admit: () => notServed };
   const gate = publicGate({ admin: deps.admin, keys: deps.keys, limits: deps.limits, origins, hosts: kernel.hosts });
   return { ...publicShape(kernel), admit: () => gate };
 }
@@ -52,7 +55,7 @@ export function publicKeyGate(kernel: Kernel, deps: PublicHttpDeps): AudienceGat
 /** The gate of `public-key-or-staff`: a staff request passes with no caller; a key's call is charged as the route says. */
 export function publicKeyOrStaffGate(kernel: Kernel, deps: PublicHttpDeps): AudienceGate<PublicCaller | null, PublicCallOptions> {
   const origins = servedOrigins(kernel);
-  if (!origins) return { stage: 'body', admit: () => (req) => (staffCall(req) ? null : notServed()) };
+  if (!origins) return { stage: NOT_SERVED, admit: () => (req) => (staffCall(req) ? null : notServed()) };
   const gate = publicGate({ admin: deps.admin, keys: deps.keys, limits: deps.limits, origins, hosts: kernel.hosts });
   const charge = chargeWrite(deps.limits);
   return {
