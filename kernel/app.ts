@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { AuditLog } from './audit.js';
 import type { Config } from './config.js';
+import type { AudienceGate } from './contract/audience.js';
 import { SIGNED_IN } from './contract/route.js';
 import { SecretBox, TokenSigner } from './crypto.js';
 import { Mailer } from './mail/mailer.js';
@@ -15,6 +16,7 @@ import { installWebSocket } from './events/ws.js';
 import { installCookies } from './http/cookies.js';
 import { HttpDrain } from './http/drain.js';
 import { installErrorHandler } from './http/errors.js';
+import { declareAudienceCaller } from './http/audience.js';
 import { HostRoutes } from './http/host-routes.js';
 import { mountMultipartRoute } from './http/multipart.js';
 import { API_PREFIX, mountRoute } from './http/routes.js';
@@ -162,6 +164,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   store.writes.storage = { full: () => serving.sawStorageFull(), inserted: () => serving.inserted() };
 
   const provided = new Map<string, unknown>();
+  /** Audience name → its gate, built once its provider is set up (before any plugin requiring it mounts routes). */
+  const gates = new Map<string, AudienceGate<unknown, unknown>>();
   const views = new Map<string, Kernel>();
   const jobs = new JobService({
     db: store.db,
@@ -245,6 +249,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // Cookies are read where they are needed (authenticate.ts) and written by the routes that set them: no hook on every answer.
   const cookies = installCookies(http, config.secret);
   http.decorate('signCookie', (value: string) => cookies.sign(value));
+  declareAudienceCaller(http);
   // CORS only when a split deployment lists origins (D2); static options are normalised once.
   if (config.corsOrigins.length > 0) {
     const allowed = new Set(config.corsOrigins);
@@ -268,10 +273,12 @@ export async function createApp(opts: AppOptions): Promise<App> {
       fp(
         async (instance) => {
           if (p.setup) provided.set(p.name, await p.setup(view));
+          for (const a of p.audiences ?? []) gates.set(a.audience.name, a.gate(provided.get(p.name), view));
           if (p.http) await p.http(instance, view, provided.get(p.name));
           for (const r of p.routes ?? []) {
-            if (r.multipart) await mountMultipartRoute(instance, p.name, r, view);
-            else mountRoute(instance, p.name, r, view);
+            const gate = r.audience ? gates.get(r.audience.name) : undefined;
+            if (r.multipart) await mountMultipartRoute(instance, p.name, r, view, gate);
+            else mountRoute(instance, p.name, r, view, gate);
           }
           if (p.close) instance.addHook('onClose', async () => p.close!());
         },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { RouteAudience } from './audience.js';
 import { isRawResponse, type RouteDefinition } from './route.js';
 
 /** Thrown at start when a route breaks the contract; the server refuses to start. */
@@ -18,19 +19,36 @@ function objectKeys(schema: z.ZodType): string[] | null {
   return schema instanceof z.ZodObject ? Object.keys(schema.shape) : null;
 }
 
+/** The audiences the loaded plugins provide (by name), and what a plugin may use. */
+export interface AudienceCatalog {
+  provided: ReadonlyMap<string, RouteAudience>;
+  /** The plugins a plugin requires: an audience route's plugin is its provider or requires it. */
+  requires(plugin: string): readonly string[];
+}
+
 /**
  * Every route declares a request schema for each part it reads, a schema for every response
- * status, and either a permission the catalog knows or an explicit `public: true`.
+ * status, and either a permission the catalog knows, an explicit `public: true`, or an
+ * audience a plugin it requires provides (K47).
  */
-export function checkRoute(plugin: string, def: RouteDefinition, knownPermission: (name: string) => boolean): void {
+export function checkRoute(plugin: string, def: RouteDefinition, knownPermission: (name: string) => boolean, audiences?: AudienceCatalog): void {
   const where = `route ${def.method} ${def.url} of plugin ${plugin}`;
   const fail = (why: string): never => {
     throw new RouteContractError(`${where}: ${why}`);
   };
   const hasPermission = typeof def.permission === 'string' && def.permission.length > 0;
   const isPublic = def.public === true;
-  if (!hasPermission && !isPublic) fail('declares neither a permission nor public: true');
-  if (hasPermission && isPublic) fail('declares both a permission and public: true');
+  const audience = def.audience;
+  if (audience !== undefined) {
+    if (hasPermission || isPublic) fail('declares an audience and also a permission or public: true');
+    if (audiences) checkAudience(plugin, def.url, audience, audiences, fail);
+  } else {
+    if (!hasPermission && !isPublic) fail('declares neither a permission nor public: true');
+    if (hasPermission && isPublic) fail('declares both a permission and public: true');
+    const owner = audiences && [...audiences.provided.values()].find((a) => def.url.startsWith(a.under));
+    // An audience's URL space is gated as a whole: a route there without its gate would be open.
+    if (owner) fail(`is under ${owner.under}, which audience ${owner.name} owns, but declares no audience`);
+  }
   if (hasPermission && !knownPermission(def.permission!)) fail(`uses permission ${def.permission}, which no loaded plugin declares`);
   if (!def.schema || typeof def.schema !== 'object') fail('has no schema');
   const responses = Object.entries(def.schema.response ?? {});
@@ -59,4 +77,12 @@ export function checkRoute(plugin: string, def: RouteDefinition, knownPermission
   }
   if (def.schema.query && !objectKeys(def.schema.query)) fail('query schema must be a z.object');
   if (typeof def.handler !== 'function') fail('has no handler');
+}
+
+function checkAudience(plugin: string, url: string, audience: RouteAudience, catalog: AudienceCatalog, fail: (why: string) => never): void {
+  const provided = catalog.provided.get(audience.name);
+  if (!provided || provided.provider !== audience.provider) fail(`declares audience ${audience.name}, which no loaded plugin provides`);
+  if (plugin !== provided!.provider && !catalog.requires(plugin).includes(provided!.provider))
+    fail(`declares audience ${audience.name} of plugin ${provided!.provider} without requiring it`);
+  if (!url.startsWith(provided!.under)) fail(`declares audience ${audience.name}, whose routes live under ${provided!.under}`);
 }

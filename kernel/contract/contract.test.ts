@@ -7,6 +7,8 @@ import { firstPartyPlugins } from '../../plugins/index.js';
 import { createApp } from '../app.js';
 import { loadConfig } from '../config.js';
 import { definePlugin, type PluginDefinition } from '../plugin/manifest.js';
+import { publicKeyAudience } from '../../plugins/public-api/provides.js';
+import { defineAudience } from './audience.js';
 import { noBody, route, type RouteDefinition } from './route.js';
 
 const dirs: string[] = [];
@@ -149,6 +151,81 @@ describe('the route contract: the server refuses to start', () => {
   it('on a malformed manifest', async () => {
     const res = await start({ name: 'Bad Name', version: '1' } as PluginDefinition);
     expect(res.outcome).toMatch(/^plugin Bad Name: manifest field name/);
+  });
+});
+
+describe('audiences (K47): the server refuses to start', () => {
+  const probe = (r: Record<string, unknown>, requires: string[] = ['public-api']) =>
+    definePlugin({
+      name: 'probe',
+      version: '1.0.0',
+      requires,
+      routes: [{ method: 'GET', summary: 'x', schema: { response: { 200: ok } }, handler: () => ({ ok: true }), ...r } as unknown as RouteDefinition],
+    });
+
+  it('with an audience no loaded plugin provides', async () => {
+    const nobody = defineAudience<null>({ name: 'nobody', provider: 'public-api', under: '/public/' });
+    const res = await start(probe({ url: '/public/probe', audience: nobody }));
+    expect(res.outcome).toBe('route GET /public/probe of plugin probe: declares audience nobody, which no loaded plugin provides');
+  });
+
+  it('with an audience of a plugin it does not require', async () => {
+    const res = await start(probe({ url: '/public/probe', audience: publicKeyAudience }, []));
+    expect(res.outcome).toBe('route GET /public/probe of plugin probe: declares audience public-key of plugin public-api without requiring it');
+  });
+
+  it('with an audience route outside the URL space the audience owns', async () => {
+    const res = await start(probe({ url: '/probe', audience: publicKeyAudience }));
+    expect(res.outcome).toBe('route GET /probe of plugin probe: declares audience public-key, whose routes live under /public/');
+  });
+
+  it('with a route in an audience’s URL space that declares none', async () => {
+    const res = await start(probe({ url: '/public/probe', public: true }));
+    expect(res.outcome).toBe('route GET /public/probe of plugin probe: is under /public/, which audience public-key owns, but declares no audience');
+  });
+
+  it('with an audience and a permission', async () => {
+    const res = await start(probe({ url: '/public/probe', audience: publicKeyAudience, permission: 'probe.read' }));
+    expect(res.outcome).toBe('route GET /public/probe of plugin probe: declares an audience and also a permission or public: true');
+  });
+});
+
+describe('an audience route', () => {
+  it('is gated by its audience alone: the public gate answers there, not on the plugin’s other routes', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-contract-'));
+    dirs.push(dataDir);
+    const plugin = definePlugin({
+      name: 'probe',
+      version: '1.0.0',
+      requires: ['public-api'],
+      routes: [
+        route({
+          method: 'GET',
+          url: '/public/probe',
+          summary: 'x',
+          audience: publicKeyAudience,
+          schema: { response: { 200: ok } },
+          // Typed by the audience: a public caller, with its key.
+          handler: ({ caller }) => ({ ok: caller.key.id.length > 0 }),
+        }),
+        route({ method: 'GET', url: '/probe', summary: 'x', public: true, schema: { response: { 200: ok } }, handler: () => ({ ok: true }) }),
+      ],
+    });
+    const answers = async (env: Record<string, string>) => {
+      const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_LOG_LEVEL: 'silent', ...env });
+      const app = await createApp({ config, plugins: [...firstPartyPlugins, plugin] });
+      try {
+        const gated = await app.http.inject({ method: 'GET', url: '/api/v1/public/probe' });
+        const open = await app.http.inject({ method: 'GET', url: '/api/v1/probe' });
+        return { gated: [gated.statusCode, gated.json().error.code, 'requestId' in gated.json().error], open: open.statusCode };
+      } finally {
+        await app.close();
+      }
+    };
+    // Not served without SVC_PUBLIC_API_ORIGINS: as a path with no route.
+    expect(await answers({})).toEqual({ gated: [404, 'NOT_FOUND', true], open: 200 });
+    // Served: the switch is off, and the public envelope carries no request id.
+    expect(await answers({ SVC_PUBLIC_API_ORIGINS: 'https://shop.example' })).toEqual({ gated: [503, 'PUBLIC_API_DISABLED', false], open: 200 });
   });
 });
 

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AuditEntryInput } from '../audit.js';
+import type { RouteAudience } from './audience.js';
 import type { Principal } from '../identity/principal.js';
 import type { Kernel } from '../kernel-services.js';
 
@@ -48,12 +49,14 @@ export function reply<S extends number, B>(status: S, body: B, headers?: Record<
 /** Returned by a handler that wrote the response itself (raw responses, hijacked streams). */
 export const HANDLED = Symbol('handled');
 
-export interface RouteContext<S extends RouteSchema> {
+export interface RouteContext<S extends RouteSchema, Caller = null> {
   params: Infer<S['params']>;
   query: Infer<S['query']>;
   body: Infer<S['body']>;
-  /** Set on every route with a permission; null only on public routes without a caller. */
+  /** Set on every route with a permission; null on public and audience routes. */
   principal: Principal | null;
+  /** Who the route's audience gate admitted (its provider's caller type); null on other routes. */
+  caller: Caller;
   request: FastifyRequest;
   reply: FastifyReply;
   kernel: Kernel;
@@ -77,7 +80,7 @@ export interface MultipartLimits {
   parts: number;
 }
 
-interface RouteBase<S extends RouteSchema> {
+interface RouteBase<S extends RouteSchema, Caller> {
   method: HttpMethod;
   /** Relative to /api/v1, fastify syntax (`/users/:id`). */
   url: string;
@@ -93,14 +96,22 @@ interface RouteBase<S extends RouteSchema> {
    * parser and these limits, so no other route takes multipart bodies or pays for the parser.
    */
   multipart?: MultipartLimits;
-  handler: (ctx: RouteContext<S>) => Promise<RouteResult<S>> | RouteResult<S>;
+  handler: (ctx: RouteContext<S, Caller>) => Promise<RouteResult<S>> | RouteResult<S>;
 }
 
-export type RouteDefinition<S extends RouteSchema = RouteSchema> = RouteBase<S> &
-  ({ permission: string; public?: undefined } | { public: true; permission?: undefined });
+/**
+ * Who may call: holders of a permission (the kernel authenticates), anyone (`public: true`), or
+ * an audience whose gate, provided by a plugin, admits each request (decisions K47).
+ */
+type Access<Caller> =
+  | { permission: string; public?: undefined; audience?: undefined }
+  | { public: true; permission?: undefined; audience?: undefined }
+  | { audience: RouteAudience<Caller>; permission?: undefined; public?: undefined };
+
+export type RouteDefinition<S extends RouteSchema = RouteSchema, Caller = unknown> = RouteBase<S, Caller> & Access<Caller>;
 
 /** Identity function that gives a route its types; the kernel checks the contract at start. */
-export function route<S extends RouteSchema>(def: RouteDefinition<S>): RouteDefinition<RouteSchema> {
+export function route<S extends RouteSchema, Caller = null>(def: RouteDefinition<S, Caller>): RouteDefinition<RouteSchema> {
   return def as unknown as RouteDefinition<RouteSchema>;
 }
 

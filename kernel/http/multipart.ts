@@ -1,6 +1,7 @@
 import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MIMEType } from 'node:util';
+import type { AudienceGate } from '../contract/audience.js';
 import type { RouteDefinition } from '../contract/route.js';
 import { AppError } from '../errors.js';
 import type { Kernel } from '../kernel-services.js';
@@ -11,10 +12,16 @@ import { mountRoute } from './routes.js';
  * its parser, and the hooks it adds to every request of its scope, stay with this one route.
  * Everywhere else a multipart body is an unknown content type (415 UNSUPPORTED_MEDIA_TYPE).
  */
-export async function mountMultipartRoute(app: FastifyInstance, plugin: string, def: RouteDefinition, kernel: Kernel): Promise<void> {
+export async function mountMultipartRoute(
+  app: FastifyInstance,
+  plugin: string,
+  def: RouteDefinition,
+  kernel: Kernel,
+  gate?: AudienceGate<unknown, unknown>,
+): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(multipart, { limits: { ...def.multipart } });
-    mountRoute(scope, plugin, def, kernel);
+    mountRoute(scope, plugin, def, kernel, gate);
   });
 }
 

@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import type { AudienceGate } from '../contract/audience.js';
 import { HANDLED, Reply, isRawResponse, type RouteDefinition } from '../contract/route.js';
 import { actorOf, type AuditContext, type AuditEntryInput } from '../audit.js';
 import { AppError, type ErrorIssue } from '../errors.js';
 import type { Principal } from '../identity/principal.js';
 import type { Kernel } from '../kernel-services.js';
+import { audienceRouteOptions } from './audience.js';
 import { authenticate, type Authenticated } from './authenticate.js';
 
 export const API_PREFIX = '/api/v1';
@@ -52,6 +54,10 @@ class RouteCall {
 
   get requestId(): string {
     return this.request.id;
+  }
+
+  get caller(): unknown {
+    return this.request.audienceCaller;
   }
 
   get audit(): (entry: AuditEntryInput) => void {
@@ -121,7 +127,7 @@ class RouteCall {
  * promise (decisions K40): fastify sends what the handler returns. Each step that did wait hands
  * on through `then`, so a rejection reaches fastify's error handling as a throw does.
  */
-export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefinition, kernel: Kernel): void {
+export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefinition, kernel: Kernel, gate?: AudienceGate<unknown, unknown>): void {
   const success = firstSuccessStatus(def);
   const isWrite = WRITE_METHODS.has(def.method);
   const { params: paramsSchema, query: querySchema, body: bodySchema } = def.schema;
@@ -186,13 +192,16 @@ export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefin
     return (status < 300 ? call.recordWrite(plugin, def) : call.withdraw()).then(() => checked.data);
   };
 
+  if (def.audience && !gate) throw new Error(`route ${def.method} ${def.url} of plugin ${plugin}: audience ${def.audience.name} has no gate`);
   app.route({
     method: def.method,
     url: API_PREFIX + def.url,
     ...(def.bodyLimit ? { bodyLimit: def.bodyLimit } : {}),
+    ...(def.audience ? audienceRouteOptions(def.audience, gate!) : {}),
     handler: (req: FastifyRequest, res: FastifyReply) => {
       let answer: unknown;
-      if (def.public) answer = run(req, res, null);
+      // The kernel authenticates permission routes; an audience's gate has admitted its caller already.
+      if (def.permission === undefined) answer = run(req, res, null);
       else {
         const found = authenticate(req, kernel.principals, kernel.config);
         answer = found instanceof Promise ? found.then((auth) => run(req, res, permitted(auth))) : run(req, res, permitted(found));

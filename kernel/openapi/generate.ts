@@ -125,7 +125,9 @@ export function generateOpenApi(routes: readonly LoadedRoute[], info: OpenApiInf
     }
     const takesInput = def.schema.params || def.schema.query || (def.schema.body && def.schema.body !== noBody);
     if (takesInput && !responses['400']) responses['400'] = errorResponse('400');
-    if (!def.public) {
+    // Only permission routes are the kernel's to authenticate; public and audience routes declare their own refusals.
+    const open = def.permission === undefined;
+    if (!open) {
       responses['401'] ??= errorResponse('401');
       responses['403'] ??= errorResponse('403');
     }
@@ -135,8 +137,8 @@ export function generateOpenApi(routes: readonly LoadedRoute[], info: OpenApiInf
       summary: def.summary,
       ...(def.description ? { description: def.description } : {}),
       tags: def.tags ?? [plugin],
-      security: def.public ? [] : [{ session: [] }, { apiKey: [] }],
-      ...(def.public ? {} : { 'x-permission': def.permission }),
+      security: open ? [] : [{ session: [] }, { apiKey: [] }],
+      ...(open ? {} : { 'x-permission': def.permission }),
     };
     const params = parameters(def, components);
     if (params.length) op.parameters = params;

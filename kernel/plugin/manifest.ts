@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import type { AudienceProvision } from '../contract/audience.js';
 import type { RouteDefinition } from '../contract/route.js';
 import type { JobDeclaration } from '../jobs/types.js';
 import type { Kernel } from '../kernel-services.js';
@@ -44,6 +45,11 @@ export interface PluginDefinition<Provides = unknown> {
   permissions?: PermissionDeclaration[];
   migrations?: Migration[];
   routes?: RouteDefinition[];
+  /**
+   * The audiences whose gate this plugin provides (K47): routes of this plugin and of plugins
+   * requiring it declare one, and the kernel runs its gate on those routes alone.
+   */
+  audiences?: AudienceProvision<Provides>[];
   events?: Record<string, EventDeclaration>;
   errors?: Record<string, ErrorCodeDeclaration>;
   /** Job kinds this plugin runs (D13); each names the permission that sees and cancels its jobs. */
@@ -54,7 +60,8 @@ export interface PluginDefinition<Provides = unknown> {
    * Raw HTTP access for what the route contract cannot say (a CORS preflight route, hooks or an
    * error handler on the plugin's own routes through `onRoute`). Runs after `setup` and before
    * the plugin's routes are mounted. The instance is the application's, not encapsulated: a
-   * hook added here sees every later route and request, so it must filter by URL. (A method, so
+   * hook added here sees every later route and request, so it must filter by URL; a gate for
+   * some routes is an audience instead (`audiences`). (A method, so
    * a plugin typed with its own Provides still fits PluginDefinition<unknown>.)
    */
   http?(app: FastifyInstance, kernel: Kernel, provided: Provides): Promise<void> | void;
@@ -73,6 +80,7 @@ const responseSchema = z.union([zodSchema, z.object({ raw: z.literal(true), cont
 export const PLUGIN_NAME = /^[a-z][a-z0-9-]{1,39}$/;
 export { EVENT_KIND, PERMISSION_NAME };
 export const JOB_KIND = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
+const audienceRef = z.object({ name: z.string().min(1), provider: z.string().regex(PLUGIN_NAME), under: z.string().startsWith('/') });
 
 export const manifestSchema = z.object({
   name: z.string().regex(PLUGIN_NAME, 'plugin names are lower-case kebab-case, 2 to 40 characters'),
@@ -91,6 +99,7 @@ export const manifestSchema = z.object({
         tags: z.array(z.string()).optional(),
         permission: z.string().optional(),
         public: z.literal(true).optional(),
+        audience: audienceRef.extend({ options: z.unknown() }).optional(),
         bodyLimit: z.number().int().positive().optional(),
         schema: z.object({
           params: zodSchema.optional(),
@@ -102,6 +111,7 @@ export const manifestSchema = z.object({
       }),
     )
     .default([]),
+  audiences: z.array(z.object({ audience: audienceRef, gate: z.function() })).default([]),
   events: z.record(eventKindField, z.object({ schema: zodSchema, permission: z.string(), description: z.string().optional() })).default({}),
   jobs: z
     .record(

@@ -1,4 +1,5 @@
-import { checkRoute } from '../contract/check.js';
+import type { RouteAudience } from '../contract/audience.js';
+import { checkRoute, type AudienceCatalog } from '../contract/check.js';
 import { SIGNED_IN } from '../contract/route.js';
 import { registerErrorCodes } from '../errors.js';
 import { PermissionCatalog } from '../identity/permissions.js';
@@ -43,11 +44,12 @@ export function buildRouteTree(input: readonly PluginDefinition[]): RouteTree {
       }
     }
   }
+  const audiences = audienceCatalog(plugins);
   const seen = new Set<string>();
   const routes: LoadedRoute[] = [];
   for (const p of plugins) {
     for (const r of p.routes ?? []) {
-      checkRoute(p.name, r, (name) => catalog.has(name));
+      checkRoute(p.name, r, (name) => catalog.has(name), audiences);
       const key = `${r.method} ${r.url.replace(/:[^/]+/g, ':')}`;
       if (seen.has(key)) throw new Error(`route ${r.method} ${r.url} of plugin ${p.name} is declared twice`);
       seen.add(key);
@@ -55,4 +57,18 @@ export function buildRouteTree(input: readonly PluginDefinition[]): RouteTree {
     }
   }
   return { plugins, catalog, routes };
+}
+
+/** The audiences the plugins provide: each once, by the plugin its reference names. */
+function audienceCatalog(plugins: readonly PluginDefinition[]): AudienceCatalog {
+  const provided = new Map<string, RouteAudience>();
+  for (const p of plugins) {
+    for (const { audience } of p.audiences ?? []) {
+      if (audience.provider !== p.name) throw new Error(`plugin ${p.name} provides audience ${audience.name}, whose reference names plugin ${audience.provider}`);
+      if (provided.has(audience.name)) throw new Error(`audience ${audience.name} is provided twice`);
+      provided.set(audience.name, audience);
+    }
+  }
+  const requires = new Map(plugins.map((p) => [p.name, p.requires ?? []]));
+  return { provided, requires: (name) => requires.get(name) ?? [] };
 }

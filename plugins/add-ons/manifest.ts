@@ -17,7 +17,7 @@ export default definePlugin<AddonService>({
   name: 'add-ons',
   version: '1.0.0',
   description: 'Add-ons (DESIGN §5): the catalog, staged packages, plans, install, upgrade, settings and removal.',
-  requires: ['connections', 'schema', 'public-admin'],
+  requires: ['connections', 'schema', 'public-admin', 'public-api'],
   permissions: [
     {
       name: ADDONS_USE,

@@ -6,11 +6,17 @@ import type { EndpointDefinition, PublicMethod } from '../public-admin/provides.
 import type { EffectiveTable } from '../schema/provides.js';
 import { refNotFound } from './errors.js';
 import { SESSION_HEADER } from './http/cors.js';
-import { callerOf, type PublicCaller } from './http/gate.js';
+import type { PublicCaller } from './provides.js';
 import { PUBLIC_LIMITS, type Charge, type Traffic } from './limits/policy.js';
 import { defaultFilters, endpointForKey, scopeOf, type Scope } from './scope.js';
 import type { PublicApi } from './service.js';
 import { CustomerSessions, sessionFits, type CustomerSession } from './sessions.js';
+
+/** A request the public gate let through (a handler's context is one), with who is calling. */
+export interface PublicCall {
+  request: FastifyRequest;
+  caller: PublicCaller;
+}
 
 /** A request let through to one endpoint: who, what, which rows, and what it was charged. */
 export interface Opened {
@@ -95,14 +101,14 @@ function grantedOne(api: PublicApi, caller: PublicCaller, endpoint: EndpointDefi
  */
 export async function openEndpoint(
   api: PublicApi,
-  req: FastifyRequest,
+  call: PublicCall,
   ref: string,
   method: PublicMethod | readonly PublicMethod[],
   traffic: Traffic,
   rows = 1,
   claiming = false,
 ): Promise<Opened> {
-  const caller = callerOf(req);
+  const { request: req, caller } = call;
   // Most requests carry no session: no need to wait for the store's answer to that.
   const session = req.headers[SESSION_HEADER] === undefined ? null : await api.sessions.fromRequest(req, caller.key);
   const endpoint = endpointForKey(await api.admin.endpoint(ref), caller.key);
@@ -131,8 +137,8 @@ export async function openEndpoint(
 }
 
 /** Requests naming no endpoint (config, session end): the key's budgets only. */
-export async function openKey(api: PublicApi, req: FastifyRequest, traffic: Traffic): Promise<{ caller: PublicCaller; session: CustomerSession | null }> {
-  const caller = callerOf(req);
+export async function openKey(api: PublicApi, call: PublicCall, traffic: Traffic): Promise<{ caller: PublicCaller; session: CustomerSession | null }> {
+  const { request: req, caller } = call;
   const session = await api.sessions.fromRequest(req, caller.key).catch(() => null);
   api.limits.charge({ keyId: caller.key.id, kind: caller.key.kind, peak: caller.key.appKey?.peak ?? 1, visitor: visitorOf(caller, session), traffic, endpoint: null, rows: 1 });
   return { caller, session };

@@ -1,5 +1,4 @@
-import type { FastifyRequest } from 'fastify';
-import { openEndpoint, onSource } from './access.js';
+import { openEndpoint, onSource, type PublicCall } from './access.js';
 import { bookingsBetween, holds } from './booking/capacity.js';
 import { daySlots, slotState, type SlotState } from './booking/slots.js';
 import { queryRefused, refNotFound } from './errors.js';
@@ -11,9 +10,9 @@ import { sessionFits } from './sessions.js';
  * The slots of one venue day and whether a party of `party` fits in each. The answer holds
  * times and states only: never a row, a name or a count.
  */
-export async function availability(api: PublicApi, req: FastifyRequest, ref: string, date: string, party: number): Promise<Array<{ time: string; state: SlotState }>> {
+export async function availability(api: PublicApi, call: PublicCall, ref: string, date: string, party: number): Promise<Array<{ time: string; state: SlotState }>> {
   // A booking widget's key may only book (POST): it still needs to see which times are free.
-  const opened = await openEndpoint(api, req, ref, ['GET', 'POST'], 'read');
+  const opened = await openEndpoint(api, call, ref, ['GET', 'POST'], 'read');
   const rules = opened.endpoint.booking;
   if (!rules) {
     opened.charge.refundKey();

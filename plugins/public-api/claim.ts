@@ -1,7 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import { parseWire, rawValues, RowInputError, selectList, whereSql, type Filter } from '../../engine/rows/index.js';
-import { onSource, openEndpoint } from './access.js';
+import { onSource, openEndpoint, type PublicCall } from './access.js';
 import { queryRefused } from './errors.js';
 import { missing } from './read.js';
 import type { PublicApi } from './service.js';
@@ -11,8 +10,8 @@ import type { PublicApi } from './service.js';
  * at least one row inside it → a customer session that reaches only rows holding the same
  * values. No match is the endpoint's usual 404, so a guess learns nothing more.
  */
-export async function claim(api: PublicApi, req: FastifyRequest, ref: string, values: Record<string, unknown>): Promise<{ session: string; expiresAt: number }> {
-  const opened = await openEndpoint(api, req, ref, 'GET', 'write', 1, true);
+export async function claim(api: PublicApi, call: PublicCall, ref: string, values: Record<string, unknown>): Promise<{ session: string; expiresAt: number }> {
+  const opened = await openEndpoint(api, call, ref, 'GET', 'write', 1, true);
   const identity = opened.endpoint.identity;
   if (identity.length === 0) missing(opened);
   for (const name of identity) if (values[name] === undefined || values[name] === null) throw queryRefused(`values.${name}`, 'required');

@@ -1,6 +1,5 @@
-import type { FastifyRequest } from 'fastify';
 import type { PublicKey, PublicMethod } from '../public-admin/provides.js';
-import { openKey } from './access.js';
+import { openKey, type PublicCall } from './access.js';
 import { PAGE } from './read.js';
 import { endpointForKey } from './scope.js';
 import { PUBLIC_LIMITS, PublicLimits } from './limits/policy.js';
@@ -10,8 +9,8 @@ import type { PublicConfig } from './schemas.js';
 import { publicMaxLength } from './values.js';
 
 /** What the calling key reaches: endpoints with the methods it holds there, their columns, shapes and limits. */
-export async function publicConfig(api: PublicApi, req: FastifyRequest): Promise<PublicConfig> {
-  const { caller } = await openKey(api, req, 'read');
+export async function publicConfig(api: PublicApi, call: PublicCall): Promise<PublicConfig> {
+  const { caller } = await openKey(api, call, 'read');
   const key: PublicKey = caller.key;
   const endpoints: PublicConfig['endpoints'] = [];
   for (const ref of [...new Set(key.grants.map((g) => g.ref))].sort()) {

@@ -1,6 +1,8 @@
+import { provideAudience } from '../../kernel/contract/audience.js';
 import { definePlugin } from '../../kernel/plugin/manifest.js';
 import { PUBLIC_ERRORS } from './errors.js';
-import { installPublicHttp } from './http/install.js';
+import { installPublicPreflight, publicKeyGate, publicKeyOrStaffGate } from './http/install.js';
+import { publicKeyAudience, publicKeyOrStaffAudience } from './provides.js';
 import { PLUGIN, publicRoutes } from './routes.js';
 import { PublicApi } from './service.js';
 import { publicApiMigrations } from './tables.js';
@@ -17,9 +19,13 @@ export default definePlugin<PublicApi>({
   migrations: publicApiMigrations,
   errors: PUBLIC_ERRORS,
   routes: publicRoutes,
+  audiences: [
+    provideAudience(publicKeyAudience, (api: PublicApi, kernel) => publicKeyGate(kernel, api)),
+    provideAudience(publicKeyOrStaffAudience, (api: PublicApi, kernel) => publicKeyOrStaffGate(kernel, api)),
+  ],
   setup: (kernel) => new PublicApi(kernel),
   http: (app, kernel, api) => {
-    installPublicHttp(app, kernel, { admin: api.admin, keys: api.keys, limits: api.limits });
+    installPublicPreflight(app, kernel);
     app.addHook('onClose', async () => api.close());
   },
 });

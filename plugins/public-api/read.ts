@@ -1,8 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import { listRows, parseListParams, parseRecordId, RowInputError, setField, toWireRow, type ListParams, type PortableValue, type RowPage } from '../../engine/rows/index.js';
 import type { Column } from '../../engine/schema/model.js';
 import type { ResponseShape } from '../public-admin/provides.js';
-import { onSource, openEndpoint, type Opened } from './access.js';
+import { onSource, openEndpoint, type Opened, type PublicCall } from './access.js';
 import { windowGuard } from './booking/guards.js';
 import { queryRefused, refNotFound } from './errors.js';
 import { readInScope } from './query/scoped.js';
@@ -78,8 +77,8 @@ export interface ListAnswer {
   nextCursor: string | null;
 }
 
-export async function listRecords(api: PublicApi, req: FastifyRequest, ref: string, query: Record<string, unknown>): Promise<ListAnswer> {
-  const opened = await openEndpoint(api, req, ref, 'GET', 'read');
+export async function listRecords(api: PublicApi, call: PublicCall, ref: string, query: Record<string, unknown>): Promise<ListAnswer> {
+  const opened = await openEndpoint(api, call, ref, 'GET', 'read');
   const params = listParams(opened, query);
   const shape = opened.endpoint.shape;
   if (shape === 'single') {
@@ -103,8 +102,8 @@ export async function listRecords(api: PublicApi, req: FastifyRequest, ref: stri
   return { shape, limit: params.limit, rows, nextCursor: shape === 'single' ? null : page.nextCursor };
 }
 
-export async function getRecord(api: PublicApi, req: FastifyRequest, ref: string, id: string): Promise<Record<string, unknown>> {
-  const opened = await openEndpoint(api, req, ref, 'GET', 'read');
+export async function getRecord(api: PublicApi, call: PublicCall, ref: string, id: string): Promise<Record<string, unknown>> {
+  const opened = await openEndpoint(api, call, ref, 'GET', 'read');
   const key = keyOf(opened, id);
   const columns = opened.table.columns;
   const row = await onSource(api, opened, async (db, d) => {

@@ -4,7 +4,7 @@ import { availability } from './availability.js';
 import { claim } from './claim.js';
 import { publicConfig } from './config.js';
 import { NEXT_CURSOR_HEADER } from './http/cors.js';
-import { callerOf } from './http/gate.js';
+import { PUBLIC_API, publicKeyAudience, type PublicCaller } from './provides.js';
 import { getRecord, listRecords } from './read.js';
 import {
   availabilityData,
@@ -26,19 +26,19 @@ import {
 import type { PublicApi } from './service.js';
 import { batchRecords, createRecord, deleteRecord, updateRecord } from './write.js';
 
-export const PLUGIN = 'public-api';
+export const PLUGIN = PUBLIC_API;
 const TAGS = ['public'];
 
 const apiOf = (ctx: { kernel: RouteContext<RouteSchema>['kernel'] }) => ctx.kernel.plugin<PublicApi>(PLUGIN);
 
 /** Public writes are audited without their values (guests' personal data stays out of the trail). */
-function audited(ctx: RouteContext<RouteSchema>, action: string, ref: string | null, id: string | null = null): void {
-  ctx.audit({ action, target: ref ? { type: 'public-endpoint', id: ref } : null, diff: { keyId: callerOf(ctx.request).key.id, ...(id ? { recordId: id } : {}) } });
+function audited(ctx: RouteContext<RouteSchema, PublicCaller>, action: string, ref: string | null, id: string | null = null): void {
+  ctx.audit({ action, target: ref ? { type: 'public-endpoint', id: ref } : null, diff: { keyId: ctx.caller.key.id, ...(id ? { recordId: id } : {}) } });
 }
 
 /**
- * The data plane under /public. `public: true` in the kernel's sense: each request carries a
- * public key, checked by the gate (http/gate.ts) before validation.
+ * The data plane under /public, of the `public-key` audience: each request carries a public key,
+ * checked by the gate (http/gate.ts) before validation; the handler gets its caller.
  */
 export const publicRoutes: RouteDefinition[] = [
   route({
@@ -47,9 +47,9 @@ export const publicRoutes: RouteDefinition[] = [
     summary: 'What the calling public key can reach',
     description: 'Endpoints the key holds with the methods it may use there, their columns, response shapes and the limits that apply.',
     tags: TAGS,
-    public: true,
+    audience: publicKeyAudience,
     schema: { response: { 200: configData, ...publicErrors } },
-    handler: async (ctx) => ({ data: await publicConfig(apiOf(ctx), ctx.request) }),
+    handler: async (ctx) => ({ data: await publicConfig(apiOf(ctx), ctx) }),
   }),
   route({
     method: 'GET',
@@ -57,10 +57,10 @@ export const publicRoutes: RouteDefinition[] = [
     summary: 'List rows of a public endpoint',
     description: 'In the endpoint’s response shape: wrapped {data, page, cursor}, a bare array with X-Next-Cursor, or exactly one row. 20 rows by default, at most 200, newest primary key first.',
     tags: TAGS,
-    public: true,
+    audience: publicKeyAudience,
     schema: { params: refParams, query: listQuery, response: { 200: listResponse, ...publicErrors } },
     handler: async (ctx) => {
-      const list = await listRecords(apiOf(ctx), ctx.request, ctx.params.ref, ctx.query as Record<string, unknown>);
+      const list = await listRecords(apiOf(ctx), ctx, ctx.params.ref, ctx.query as Record<string, unknown>);
       if (list.shape === 'single') return { data: list.rows[0]! };
       if (list.shape === 'array') return reply(200, list.rows, list.nextCursor ? { [NEXT_CURSOR_HEADER]: list.nextCursor } : {});
       return { data: list.rows, page: { limit: list.limit, count: list.rows.length }, cursor: list.nextCursor };
@@ -71,10 +71,10 @@ export const publicRoutes: RouteDefinition[] = [
     url: '/public/records/:ref',
     summary: 'Create a row through a public endpoint',
     tags: TAGS,
-    public: true,
+    audience: publicKeyAudience,
     schema: { params: refParams, body: valuesBody, response: { 201: singleRow, ...publicErrors } },
     handler: async (ctx) => {
-      const { row, id } = await createRecord(apiOf(ctx), ctx.request, ctx.params.ref, ctx.body.values);
+      const { row, id } = await createRecord(apiOf(ctx), ctx, ctx.params.ref, ctx.body.values);
       audited(ctx, 'public.records.create', ctx.params.ref, id);
       return { data: row };
     },
@@ -87,10 +87,10 @@ export const publicRoutes: RouteDefinition[] = [
     bodyLimit: 16 * 1024 * 1024,
     description: 'A row without its primary key is inserted; a row with its whole key updates that row (the key must also hold PATCH). All rows or none.',
     tags: TAGS,
-    public: true,
+    audience: publicKeyAudience,
     schema: { params: refParams, body: batchBody, response: { 200: batchData, ...publicErrors } },
     handler: async (ctx) => {
-      const count = await batchRecords(apiOf(ctx), ctx.request, ctx.params.ref, ctx.body.rows);
+      const count = await batchRecords(apiOf(ctx), ctx, ctx.params.ref, ctx.body.rows);
       audited(ctx, 'public.records.batch', ctx.params.ref);
       return { data: { count } };
     },
@@ -100,19 +100,19 @@ export const publicRoutes: RouteDefinition[] = [
     url: '/public/records/:ref/:id',
     summary: 'One row of a public endpoint',
     tags: TAGS,
-    public: true,
+    audience: publicKeyAudience,
     schema: { params: recordParams, response: { 200: singleRow, ...publicErrors } },
-    handler: async (ctx) => ({ data: await getRecord(apiOf(ctx), ctx.request, ctx.params.ref, ctx.params.id) }),
+    handler: async (ctx) => ({ data: await getRecord(apiOf(ctx), ctx, ctx.params.ref, ctx.params.id) }),
   }),
   route({
     method: 'PATCH',
     url: '/public/records/:ref/:id',
     summary: 'Change some writable columns of a row',
     tags: TAGS,
-    public: true,
+    audience: publicKeyAudience,
     schema: { params: recordParams, body: valuesBody, response: { 200: singleRow, ...publicErrors } },
     handler: async (ctx) => {
-      const row = await updateRecord(apiOf(ctx), ctx.request, ctx.params.ref, ctx.params.id, ctx.body.values, false);
+      const row = await updateRecord(apiOf(ctx), ctx, ctx.params.ref, ctx.params.id, ctx.body.values, false);
       audited(ctx, 'public.records.update', ctx.params.ref, ctx.params.id);
       return { data: row };
     },
@@ -122,10 +122,10 @@ export const publicRoutes: RouteDefinition[] = [
     url: '/public/records/:ref/:id',
     summary: 'Replace every writable column of a row',
     tags: TAGS,
-    public: true,
+    audience: publicKeyAudience,
     schema: { params: recordParams, body: valuesBody, response: { 200: singleRow, ...publicErrors } },
     handler: async (ctx) => {
-      const row = await updateRecord(apiOf(ctx), ctx.request, ctx.params.ref, ctx.params.id, ctx.body.values, true);
+      const row = await updateRecord(apiOf(ctx), ctx, ctx.params.ref, ctx.params.id, ctx.body.values, true);
       audited(ctx, 'public.records.replace', ctx.params.ref, ctx.params.id);
       return { data: row };
     },
@@ -135,10 +135,10 @@ export const publicRoutes: RouteDefinition[] = [
     url: '/public/records/:ref/:id',
     summary: 'Delete a row through a public endpoint',
     tags: TAGS,
-    public: true,
+    audience: publicKeyAudience,
     schema: { params: recordParams, response: { 200: emptyData, ...publicErrors } },
     handler: async (ctx) => {
-      await deleteRecord(apiOf(ctx), ctx.request, ctx.params.ref, ctx.params.id);
+      await deleteRecord(apiOf(ctx), ctx, ctx.params.ref, ctx.params.id);
       audited(ctx, 'public.records.delete', ctx.params.ref, ctx.params.id);
       return { data: {} };
     },
@@ -150,9 +150,9 @@ export const publicRoutes: RouteDefinition[] = [
     description:
       'Times on the venue’s clock from opening to the last slot before closing; a time in the past or beyond the booking window is full. Never a row, a name or a count. With a browser key one address may ask one endpoint about at most 4 different party sizes within 10 minutes (429 PUBLIC_RATE_LIMITED, limit `party-sizes`, beyond): asking size after size would tell how many places are left.',
     tags: TAGS,
-    public: true,
+    audience: publicKeyAudience,
     schema: { params: refParams, query: availabilityQuery, response: { 200: availabilityData, ...publicErrors } },
-    handler: async (ctx) => ({ data: await availability(apiOf(ctx), ctx.request, ctx.params.ref, ctx.query.date, ctx.query.party) }),
+    handler: async (ctx) => ({ data: await availability(apiOf(ctx), ctx, ctx.params.ref, ctx.query.date, ctx.query.party) }),
   }),
   route({
     method: 'POST',
@@ -160,10 +160,10 @@ export const publicRoutes: RouteDefinition[] = [
     summary: 'Claim a customer session with an endpoint’s identity columns',
     description: 'Send the session in X-Svc-Public-Session; it reaches only rows holding the same identity values.',
     tags: TAGS,
-    public: true,
+    audience: publicKeyAudience,
     schema: { body: claimBody, response: { 200: claimData, ...publicErrors } },
     handler: async (ctx) => {
-      const data = await claim(apiOf(ctx), ctx.request, ctx.body.ref, ctx.body.values);
+      const data = await claim(apiOf(ctx), ctx, ctx.body.ref, ctx.body.values);
       audited(ctx, 'public.claim', ctx.body.ref);
       return { data };
     },
@@ -173,11 +173,11 @@ export const publicRoutes: RouteDefinition[] = [
     url: '/public/session',
     summary: 'End the customer session in X-Svc-Public-Session',
     tags: TAGS,
-    public: true,
+    audience: publicKeyAudience,
     schema: { response: { 200: emptyData, ...publicErrors } },
     handler: async (ctx) => {
       const api = apiOf(ctx);
-      const { caller } = await openKey(api, ctx.request, 'write');
+      const { caller } = await openKey(api, ctx, 'write');
       await api.sessions.end(ctx.request, caller.key);
       audited(ctx, 'public.session.end', null);
       return { data: {} };

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import { AppError } from '../../kernel/errors.js';
 import {
   insertRow,
@@ -11,7 +10,7 @@ import {
   type RowDialect,
 } from '../../engine/rows/index.js';
 import type { RowWriteOp } from '../../kernel/write-hooks.js';
-import { onSource, openEndpoint, type Opened } from './access.js';
+import { onSource, openEndpoint, type Opened, type PublicCall } from './access.js';
 import { confirmBooking } from './booking/confirm-row.js';
 import { bookingTarget, ensureRoom, lateGuard, slotLockKey, windowGuard } from './booking/guards.js';
 import { isContention, withSlotLocks } from './booking/lock.js';
@@ -179,30 +178,30 @@ function afterHook(api: PublicApi, opened: Opened, op: RowWriteOp, row: Record<s
 
 export async function createRecord(
   api: PublicApi,
-  req: FastifyRequest,
+  call: PublicCall,
   ref: string,
   given: Record<string, unknown>,
 ): Promise<{ row: Record<string, unknown>; id: string | null }> {
-  const opened = await openEndpoint(api, req, ref, 'POST', 'write');
+  const opened = await openEndpoint(api, call, ref, 'POST', 'write');
   const input = await beforeHook(api, opened, 'insert', given, null);
   const row = await onSource(api, opened, async (db, d) => {
     const plan = planInsert(opened, d, input, api.now());
     return locked(db, d, opened, plan.booking ? [slotLockKey(opened.endpoint, plan.booking.slot)] : [], (trx) => runInsert(trx, d, opened, plan));
   });
-  confirmBooking(api, req, opened, row);
+  confirmBooking(api, call.request, opened, row);
   afterHook(api, opened, 'insert', row);
   return { row: pick(row, opened.readable), id: recordIdOf(opened.table, row) };
 }
 
 export async function updateRecord(
   api: PublicApi,
-  req: FastifyRequest,
+  call: PublicCall,
   ref: string,
   id: string,
   given: Record<string, unknown>,
   put: boolean,
 ): Promise<Record<string, unknown>> {
-  const opened = await openEndpoint(api, req, ref, put ? 'PUT' : 'PATCH', 'write');
+  const opened = await openEndpoint(api, call, ref, put ? 'PUT' : 'PATCH', 'write');
   const input = await beforeHook(api, opened, 'update', given, keyOf(opened, id));
   const plan = planUpdate(opened, keyOf(opened, id), input, put);
   const row = await onSource(api, opened, async (db, d) => {
@@ -214,8 +213,8 @@ export async function updateRecord(
   return pick(row, opened.readable);
 }
 
-export async function deleteRecord(api: PublicApi, req: FastifyRequest, ref: string, id: string): Promise<void> {
-  const opened = await openEndpoint(api, req, ref, 'DELETE', 'write');
+export async function deleteRecord(api: PublicApi, call: PublicCall, ref: string, id: string): Promise<void> {
+  const opened = await openEndpoint(api, call, ref, 'DELETE', 'write');
   const key = keyOf(opened, id);
   await beforeHook(api, opened, 'delete', {}, key);
   const removed = await onSource(api, opened, (db, d) =>
@@ -280,9 +279,9 @@ async function planBatch(
  * Inserts and updates in one transaction, all or none. Rows count one each against the
  * endpoint's limit and the batch once against the key's.
  */
-export async function batchRecords(api: PublicApi, req: FastifyRequest, ref: string, rows: unknown[]): Promise<number> {
+export async function batchRecords(api: PublicApi, call: PublicCall, ref: string, rows: unknown[]): Promise<number> {
   const sized = rows.length >= 1 && rows.length <= BATCH_MAX;
-  const opened = await openEndpoint(api, req, ref, 'BATCH', 'write', sized ? rows.length : 1);
+  const opened = await openEndpoint(api, call, ref, 'BATCH', 'write', sized ? rows.length : 1);
   if (!sized) throw writeRefused(null, 'batch-size', { min: 1, max: BATCH_MAX, count: rows.length });
   const now = api.now();
   const inserted = await onSource(api, opened, async (db, d) => {
@@ -301,7 +300,7 @@ export async function batchRecords(api: PublicApi, req: FastifyRequest, ref: str
     });
   });
   for (const row of inserted) {
-    confirmBooking(api, req, opened, row);
+    confirmBooking(api, call.request, opened, row);
     afterHook(api, opened, 'insert', row);
   }
   return rows.length;

@@ -1,34 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Admit } from '../../../kernel/contract/audience.js';
 import { AppError } from '../../../kernel/errors.js';
 import type { HostRoutes } from '../../../kernel/http/host-routes.js';
 import type { PublicAdminProvides, PublicKey } from '../../public-admin/provides.js';
 import type { PublicLimits } from '../limits/policy.js';
+import type { PublicCaller } from '../provides.js';
 import { applyCors } from './cors.js';
 import type { KeyCache } from './key-cache.js';
 import { refuseNul } from './nul.js';
 
-/** Who is calling a public route, known once the gate let the request through. */
-export interface PublicCaller {
-  key: PublicKey;
-  /** The client address (SVC_TRUST_PROXY decides whether forwarded headers count). */
-  address: string;
-  /** A listed origin (or the app's own mapped origin) for a browser key; null for a server key. */
-  origin: string | null;
-}
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set by the public gate (a request decoration, so every request keeps one shape; see install.ts). */
-    publicCaller: PublicCaller | null;
-  }
-}
-
-export function callerOf(req: FastifyRequest): PublicCaller {
-  const caller = req.publicCaller;
-  // Every public route runs the gate first; a route without it is a wiring mistake.
-  if (!caller) throw new AppError('INTERNAL', { cause: new Error('public route reached without the gate') });
-  return caller;
-}
+export type { PublicCaller } from '../provides.js';
 
 const BEARER = /^Bearer\s+(adm_(?:pub|srv)_\S+)$/i;
 
@@ -104,87 +85,68 @@ function keyInvalid(): AppError {
 }
 
 /** The checks after the switch; a promise only when the key is not cached (the store must answer). */
-function passSwitched(deps: GateDeps, req: FastifyRequest): Promise<void> | null {
+function passSwitched(deps: GateDeps, req: FastifyRequest): PublicCaller | Promise<PublicCaller> {
   const address = req.ip;
   deps.limits.chargeAddress(address);
   refuseNul(req.params, req.query);
   const token = tokenOf(req);
   if (token === null) throw keyInvalid();
   const cached = deps.keys.cached(token);
-  if (cached) {
-    admit(deps, req, cached, address);
-    return null;
-  }
+  if (cached) return admit(deps, req, cached, address);
   return deps.keys.get(token).then((key) => {
     if (!key) throw keyInvalid();
-    admit(deps, req, key, address);
+    return admit(deps, req, key, address);
   });
 }
 
-function admit(deps: GateDeps, req: FastifyRequest, key: PublicKey, address: string): void {
+function admit(deps: GateDeps, req: FastifyRequest, key: PublicKey, address: string): PublicCaller {
   const origin = checkOrigin(req, key, deps.origins, deps.hosts);
   deps.admin.recordUsage(key.id);
-  req.publicCaller = { key, address, origin };
+  return { key, address, origin };
 }
 
-function passGate(deps: GateDeps, req: FastifyRequest, reply: FastifyReply): Promise<void> | null {
+function passGate(deps: GateDeps, req: FastifyRequest, reply: FastifyReply): PublicCaller | Promise<PublicCaller> {
   applyCors(req, reply, deps.origins);
   const enabled = deps.admin.enabledNow();
   if (enabled === null)
     return deps.admin.state().then((state) => {
       if (!state.enabled) throw new AppError('PUBLIC_API_DISABLED');
-      return passSwitched(deps, req) ?? undefined;
+      return passSwitched(deps, req);
     });
   if (!enabled) throw new AppError('PUBLIC_API_DISABLED');
   return passSwitched(deps, req);
 }
 
 /**
- * Runs on every public route before its input is validated, so these answers hold for any
- * request: CORS headers, the switch (503), the per-address limit, NUL in a parameter, the key
- * (401) and where it is used from (403). Endpoint, method and row checks need the validated
- * input and happen in the handler. A callback hook: with the switch and the key cached, as on
- * nearly every request, it answers without a promise or a trip through the microtask queue.
+ * Runs on every route of the public audiences before its input is validated, so these answers
+ * hold for any request: CORS headers, the switch (503), the per-address limit, NUL in a
+ * parameter, the key (401) and where it is used from (403). Endpoint, method and row checks need
+ * the validated input and happen in the handler. With the switch and the key cached, as on
+ * nearly every request, it answers the caller without a promise (the kernel's hook then lets the
+ * request on without a trip through the microtask queue).
  */
-export function publicGate(deps: GateDeps) {
-  return function publicGateHook(req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
-    let waiting: Promise<void> | null;
-    try {
-      waiting = passGate(deps, req, reply);
-    } catch (err) {
-      done(err as Error);
-      return;
-    }
-    if (waiting) waiting.then(() => done(), done);
-    else done();
-  };
+export function publicGate(deps: GateDeps): Admit<PublicCaller> {
+  return (req, reply) => passGate(deps, req, reply);
 }
 
 /**
  * An app key's call of its app's action is charged as one write to the key's whole budget and
- * to the visitor's share (D27 peaks; decisions AO32), after the gate let it through. The visitor
- * is the address: an action sees no customer session. A staff call (no gate, no caller) is not
- * charged here. A server key has no whole-key budget, as for its writes.
+ * to the visitor's share (D27 peaks; decisions AO32), after the gate let it through: routes of
+ * `public-key-or-staff` that say `charge: 'write'`. The visitor is the address: an action sees
+ * no customer session. A staff call (no gate, no caller) is not charged here. A server key has
+ * no whole-key budget, as for its writes.
  */
-export function chargeAppAction(limits: PublicLimits) {
-  return function chargeAppActionHook(req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
-    const caller = req.publicCaller;
-    if (caller) {
-      try {
-        limits.charge({
-          keyId: caller.key.id,
-          kind: caller.key.kind,
-          peak: caller.key.appKey?.peak ?? 1,
-          visitor: `a:${caller.address}`,
-          traffic: 'write',
-          endpoint: null,
-          rows: 1,
-        });
-      } catch (err) {
-        done(err as Error);
-        return;
-      }
-    }
-    done();
+export function chargeWrite(limits: PublicLimits) {
+  return (caller: PublicCaller): PublicCaller => {
+    limits.charge({
+      keyId: caller.key.id,
+      kind: caller.key.kind,
+      peak: caller.key.appKey?.peak ?? 1,
+      visitor: `a:${caller.address}`,
+      traffic: 'write',
+      endpoint: null,
+      rows: 1,
+    });
+    return caller;
   };
 }

@@ -1,78 +1,84 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { AudienceGate } from '../../../kernel/contract/audience.js';
 import { AppError } from '../../../kernel/errors.js';
 import { sessionCookieOf } from '../../../kernel/http/authenticate.js';
 import { API_PREFIX } from '../../../kernel/http/routes.js';
 import type { Kernel } from '../../../kernel/kernel-services.js';
 import type { PublicAdminProvides } from '../../public-admin/provides.js';
 import type { PublicLimits } from '../limits/policy.js';
+import { publicKeyAudience, type PublicCallOptions, type PublicCaller } from '../provides.js';
 import { preflightHandler } from './cors.js';
 import type { KeyCache } from './key-cache.js';
-import { chargeAppAction, publicGate } from './gate.js';
+import { chargeWrite, publicGate } from './gate.js';
 import { publicErrorHandler } from './render.js';
 
-export const PUBLIC_PREFIX = `${API_PREFIX}/public/`;
-const APP_ACTIONS_PREFIX = `${PUBLIC_PREFIX}apps/`;
-
-/** The gate as an async hook (it may answer synchronously through `done`). */
-function promised(hook: RequestHook): (req: FastifyRequest, reply: FastifyReply) => Promise<void> {
-  if (hook.length < 3) return hook as (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
-  return (req, reply) =>
-    new Promise<void>((resolve, reject) =>
-      (hook as (r: FastifyRequest, p: FastifyReply, d: (e?: Error) => void) => void)(req, reply, (e) => (e ? reject(e) : resolve())),
-    );
+export interface PublicHttpDeps {
+  admin: PublicAdminProvides;
+  keys: KeyCache;
+  limits: PublicLimits;
 }
 
-type Hooks = NonNullable<RouteOptions['onRequest']>;
-type RequestHook =
-  ((req: FastifyRequest, reply: FastifyReply) => Promise<void>) | ((req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => void);
-
-function withHook(existing: RouteOptions['onRequest'] | RouteOptions['preValidation'], hook: RequestHook): Hooks {
-  const list: unknown[] = existing === undefined ? [] : Array.isArray(existing) ? existing : [existing];
-  return [...list, hook] as Hooks;
+/** The origins browser keys may call from; null when SVC_PUBLIC_API_ORIGINS is unset and the public routes are not served. */
+function servedOrigins(kernel: Kernel): ReadonlySet<string> | null {
+  return kernel.config.publicApiOrigins.length === 0 ? null : new Set(kernel.config.publicApiOrigins);
 }
 
-async function notServed(): Promise<void> {
+function notServed(): never {
   throw new AppError('NOT_FOUND');
 }
 
+/** A session-only request on a route that staff may call (D23): the route authenticates it, not the gate. */
+function staffCall(req: FastifyRequest): boolean {
+  return req.headers.authorization === undefined && sessionCookieOf(req) !== undefined;
+}
+
+/** On the public routes errors render without a request id, and the dashboard's credentialed CORS stays off them. */
+function publicShape(kernel: Kernel): Pick<AudienceGate<unknown>, 'errorHandler' | 'ownCors'> {
+  return { errorHandler: publicErrorHandler(kernel.meta.helpers, kernel.sandbox.failureLog), ownCors: true };
+}
+
 /**
- * Wraps the contract routes under /api/v1/public/ as they are mounted (onRoute): the gate runs
- * before validation, errors render without a request id, and the dashboard's CORS stays off
- * them. Without SVC_PUBLIC_API_ORIGINS the routes answer exactly what an unknown path does.
+ * Without SVC_PUBLIC_API_ORIGINS the public routes are not served (the seed): they answer once
+ * the body is parsed exactly what a path with no route does, even for a malformed body, with the
+ * kernel's envelope and CORS as such a path has.
  */
-export function installPublicHttp(app: FastifyInstance, kernel: Kernel, deps: { admin: PublicAdminProvides; keys: KeyCache; limits: PublicLimits }): void {
-  // Declared up front: a property added to each request later would give requests a new shape.
-  app.decorateRequest('publicCaller', null);
-  const isPublic = (opts: RouteOptions) => opts.url.startsWith(PUBLIC_PREFIX);
-  // An app's actions also answer staff with a session (D23): such a request is the route's to
-  // authenticate, not the gate's.
-  const isAppAction = (opts: RouteOptions) => opts.url.startsWith(APP_ACTIONS_PREFIX);
-  const staffCall = (req: FastifyRequest) => req.headers.authorization === undefined && sessionCookieOf(req) !== undefined;
-  const unlessStaff =
-    (hook: (req: FastifyRequest, reply: FastifyReply) => Promise<void>) =>
-    async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
-      if (!staffCall(req)) await hook(req, reply);
-    };
-  if (kernel.config.publicApiOrigins.length === 0) {
-    // After body parsing, as for a path with no route at all: even a malformed body answers alike.
-    app.addHook('onRoute', (opts) => {
-      if (isPublic(opts))
-        opts.preValidation = withHook(opts.preValidation, isAppAction(opts) ? unlessStaff(notServed) : notServed) as RouteOptions['preValidation'];
-    });
-    return;
-  }
-  const origins = new Set(kernel.config.publicApiOrigins);
+const NOT_SERVED = 'body' as const;
+
+/** The gate of `public-key` (http/gate.ts). */
+export function publicKeyGate(kernel: Kernel, deps: PublicHttpDeps): AudienceGate<PublicCaller> {
+  const origins = servedOrigins(kernel);
+  if (!origins) return { stage: NOT_SERVED, admit: () => notServed };
   const gate = publicGate({ admin: deps.admin, keys: deps.keys, limits: deps.limits, origins, hosts: kernel.hosts });
-  const charge = chargeAppAction(deps.limits);
-  const errorHandler = publicErrorHandler(kernel.meta.helpers, kernel.sandbox.failureLog);
-  app.addHook('onRoute', (opts) => {
-    if (!isPublic(opts)) return;
-    // @fastify/cors reads this per route: the dashboard's credentialed CORS never answers here.
-    opts.config = { ...opts.config, cors: false } as RouteOptions['config'];
-    opts.errorHandler = errorHandler;
-    if (opts.method === 'OPTIONS') return;
-    if (isAppAction(opts)) opts.onRequest = withHook(withHook(opts.onRequest, unlessStaff(promised(gate))), charge);
-    else opts.onRequest = withHook(opts.onRequest, gate);
-  });
-  app.options(`${PUBLIC_PREFIX}*`, preflightHandler(origins));
+  return { ...publicShape(kernel), admit: () => gate };
+}
+
+/** The gate of `public-key-or-staff`: a staff request passes with no caller; a key's call is charged as the route says. */
+export function publicKeyOrStaffGate(kernel: Kernel, deps: PublicHttpDeps): AudienceGate<PublicCaller | null, PublicCallOptions> {
+  const origins = servedOrigins(kernel);
+  if (!origins) return { stage: NOT_SERVED, admit: () => (req) => (staffCall(req) ? null : notServed()) };
+  const gate = publicGate({ admin: deps.admin, keys: deps.keys, limits: deps.limits, origins, hosts: kernel.hosts });
+  const charge = chargeWrite(deps.limits);
+  return {
+    ...publicShape(kernel),
+    admit: (options) => {
+      if (options?.charge !== 'write') return (req, reply) => (staffCall(req) ? null : gate(req, reply));
+      return (req, reply) => {
+        if (staffCall(req)) return null;
+        const caller = gate(req, reply);
+        return caller instanceof Promise ? caller.then(charge) : charge(caller);
+      };
+    },
+  };
+}
+
+/** Browsers' preflights for the whole public URL space, served only with SVC_PUBLIC_API_ORIGINS. */
+export function installPublicPreflight(app: FastifyInstance, kernel: Kernel): void {
+  const origins = servedOrigins(kernel);
+  if (!origins) return;
+  const { errorHandler } = publicShape(kernel);
+  app.options(
+    `${API_PREFIX}${publicKeyAudience.under}*`,
+    { config: { cors: false } as RouteOptions['config'], errorHandler: errorHandler! },
+    preflightHandler(origins),
+  );
 }
