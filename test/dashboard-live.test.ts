@@ -1,7 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AREAS, LIVE_KINDS, staleKeys } from '../dashboard/src/areas/index.js';
-import { publicApiKeys } from '../dashboard/src/areas/public-api/api.js';
 import { startInstance, type TestInstance } from './helpers/instance.js';
+
+type Key = readonly unknown[];
+type Live = Readonly<Record<string, readonly Key[] | ((data: unknown) => readonly Key[])>>;
+
+/**
+ * The dashboard's modules import without file extensions (its own tsconfig resolves them as a
+ * bundler does), so the server's type check must not follow them: they are loaded by URL, and
+ * what the test uses of them is typed here.
+ */
+const dashboard = (path: string) => import(new URL(`../dashboard/src/${path}`, import.meta.url).href);
+const { AREAS, LIVE_KINDS, staleKeys } = (await dashboard('areas/index.ts')) as {
+  AREAS: ReadonlyArray<{ live?: Live }>;
+  LIVE_KINDS: readonly string[];
+  staleKeys(kind: string, data: unknown, areas?: ReadonlyArray<{ nav: readonly unknown[]; routes: readonly unknown[]; live?: Live }>): Key[];
+};
+const { publicApiKeys } = (await dashboard('areas/public-api/api.ts')) as {
+  publicApiKeys: { switch: Key; scopes: Key; keys: Key; tableModel(connectionId: string): Key };
+};
 
 /**
  * The rule (issue 27, point 5): every realtime event kind the server declares (the kernel's own
@@ -21,7 +37,7 @@ const NOT_AN_AREA: Record<string, string> = {
 };
 
 /** Whether invalidating `prefix` reaches `key` (TanStack Query matches a key's start). */
-const covers = (prefix: readonly unknown[], key: readonly unknown[]) =>
+const covers = (prefix: Key, key: Key) =>
   prefix.length <= key.length && prefix.every((part, i) => JSON.stringify(part) === JSON.stringify(key[i]));
 
 describe("the dashboard's live refresh comes from the areas' declarations", () => {
