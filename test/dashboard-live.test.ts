@@ -37,8 +37,7 @@ const NOT_AN_AREA: Record<string, string> = {
 };
 
 /** Whether invalidating `prefix` reaches `key` (TanStack Query matches a key's start). */
-const covers = (prefix: Key, key: Key) =>
-  prefix.length <= key.length && prefix.every((part, i) => JSON.stringify(part) === JSON.stringify(key[i]));
+const covers = (prefix: Key, key: Key) => prefix.length <= key.length && prefix.every((part, i) => JSON.stringify(part) === JSON.stringify(key[i]));
 
 describe("the dashboard's live refresh comes from the areas' declarations", () => {
   let inst: TestInstance;

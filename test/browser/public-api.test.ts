@@ -392,7 +392,12 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
       expect(received).toContain('public.changed');
 
       await section(page, msg('publicApi.section.keys'), 'keys-live', msg('publicApi.keys.title'));
-      const made = await admin.post('/api/v1/public-keys', { name: 'Made elsewhere', kind: 'server', expires: '30d', grants: [{ ref: 'featured', methods: ['GET'] }] });
+      const made = await admin.post('/api/v1/public-keys', {
+        name: 'Made elsewhere',
+        kind: 'server',
+        expires: '30d',
+        grants: [{ ref: 'featured', methods: ['GET'] }],
+      });
       expect(made.status, made.text).toBe(201);
       const key = page.getByTestId('key').filter({ hasText: 'Made elsewhere' });
       await expect.poll(() => key.count(), shown).toBe(1);

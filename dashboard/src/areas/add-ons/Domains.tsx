@@ -8,7 +8,6 @@ import { useReplaceMapping, useSurfaces, type Addon, type DomainEntry as Entry, 
 import { SurfacesSection, type Said } from './SurfacesSection';
 import { useManagesAddOns } from './surfaces';
 
-
 /** The server's issue codes in words (AO16); a code the dashboard does not know is shown as the server said it. */
 const ISSUE_WORDS: Record<string, MessageId> = {
   'host-invalid': 'addOns.domains.issue.hostInvalid',

@@ -10,7 +10,6 @@ import { SurfacesSection, type Said } from './SurfacesSection';
 import { useManagesAddOns } from './surfaces';
 import { SecretOnce } from '../../ui/SecretOnce';
 
-
 /** The server's issue codes for an id in words (AO18); a code the dashboard does not know is shown as the server said it. */
 const ISSUE_WORDS: Record<string, MessageId> = {
   reserved: 'addOns.instances.issue.reserved',

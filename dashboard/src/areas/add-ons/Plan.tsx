@@ -52,7 +52,9 @@ export function Plan() {
       </p>
       <h1>{title}</h1>
       <p>{upgrade ? t('addOns.plan.upgradeIntro') : t('addOns.plan.installIntro')}</p>
-      {(!upgrade || (needsConnection && (plan.data?.tables.length ?? 0) > 0)) && <ConnectionPicker connections={connections.data ?? []} value={connectionId} onChange={setPicked} />}
+      {(!upgrade || (needsConnection && (plan.data?.tables.length ?? 0) > 0)) && (
+        <ConnectionPicker connections={connections.data ?? []} value={connectionId} onChange={setPicked} />
+      )}
       {plan.isPending ? (
         <Loading />
       ) : plan.isError ? (
@@ -141,11 +143,18 @@ function Confirm({
   const confirmPlan = (hash: string) => {
     const connection = plan.connectionId ? { connectionId: plan.connectionId } : {};
     if (upgrade) {
-      confirm.mutate({ upgrade: true, key: plan.key, body: { version, planHash: hash, ...connection, ...(allowDestructive ? { allowDestructive: true } : {}) } });
+      confirm.mutate({
+        upgrade: true,
+        key: plan.key,
+        body: { version, planHash: hash, ...connection, ...(allowDestructive ? { allowDestructive: true } : {}) },
+      });
       return;
     }
     const given = requiredInput(required, settings);
-    confirm.mutate({ upgrade: false, body: { key: plan.key, version, planHash: hash, ...connection, ...(Object.keys(given).length ? { settings: given } : {}) } });
+    confirm.mutate({
+      upgrade: false,
+      body: { key: plan.key, version, planHash: hash, ...connection, ...(Object.keys(given).length ? { settings: given } : {}) },
+    });
   };
   const stale = changedFrom !== null && changedFrom !== plan.hash;
   const settled = confirm.isError ? confirm.submittedAt : 0;

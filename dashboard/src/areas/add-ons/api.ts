@@ -188,7 +188,8 @@ export function useConfirmPlan(after: After<void, Confirm> = {}) {
     },
     onError: async (error, c) => {
       await after.onError?.(error, c);
-      if (error instanceof ApiError && error.code === 'ADDON_PLAN_CHANGED') await queryClient.invalidateQueries({ queryKey: addOnsKeys.plans(c.upgrade ? c.key : c.body.key) });
+      if (error instanceof ApiError && error.code === 'ADDON_PLAN_CHANGED')
+        await queryClient.invalidateQueries({ queryKey: addOnsKeys.plans(c.upgrade ? c.key : c.body.key) });
     },
   });
 }
@@ -211,7 +212,8 @@ export function useRemoveAddon(addon: Addon, after: After<{ droppedTables: strin
 export function useConnectSecret(addon: Addon, after: After<Addon, Record<string, string>> = {}) {
   const store = useStoreAddon();
   return useMutation({
-    mutationFn: async (fields: Record<string, string>) => (await ok(api.POST('/add-ons/{key}/connect', { params: { path: { key: addon.key } }, body: { fields } }))).data.addon,
+    mutationFn: async (fields: Record<string, string>) =>
+      (await ok(api.POST('/add-ons/{key}/connect', { params: { path: { key: addon.key } }, body: { fields } }))).data.addon,
     onSuccess: async (saved, fields) => {
       await after.onSuccess?.(saved, fields);
       await store(saved);
@@ -277,7 +279,11 @@ export function useSessionRoles(): string[] | undefined {
  * has settled, refused or not. `onDone` runs before the merge reaches the screen: a row the change
  * removed (and the component that asked) is gone after it, and mutate()'s own callbacks would not run.
  */
-function useSurfacesChange<C, R>(send: (change: C) => Promise<R>, merge: (surfaces: Surface[], after: R) => Surface[], onDone: (change: C, after: R) => void = () => undefined) {
+function useSurfacesChange<C, R>(
+  send: (change: C) => Promise<R>,
+  merge: (surfaces: Surface[], after: R) => Surface[],
+  onDone: (change: C, after: R) => void = () => undefined,
+) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: send,
@@ -369,7 +375,9 @@ export type Answer = { ok: true; data: unknown } | { ok: false; error: { code: s
 /** POST /public/apps/{appKey}/actions/{name} with the session (the action bridge of an app's page), as an answer for the frame. */
 export async function callAction(appKey: string, name: string, input: Json): Promise<Answer> {
   try {
-    const res = await ok(api.POST('/public/apps/{key}/actions/{name}', { params: { path: { key: appKey, name } }, body: { input: input as ActionBody['input'] } }));
+    const res = await ok(
+      api.POST('/public/apps/{key}/actions/{name}', { params: { path: { key: appKey, name } }, body: { input: input as ActionBody['input'] } }),
+    );
     return { ok: true, data: res.data.result };
   } catch (err) {
     if (err instanceof ApiError) return { ok: false, error: { code: err.code, message: err.message } };
