@@ -6,6 +6,7 @@ import { packFixture, uploadPackage } from '../../plugins/add-ons/testing.js';
 import { setupAdmin } from '../../plugins/auth/testing.js';
 import type { HttpClient } from '../helpers/client.js';
 import { createTempDatabase, databaseAvailable, type TempDatabase } from '../helpers/databases.js';
+import { openEvents } from '../helpers/identity.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 import { TestSmtpServer } from '../helpers/smtp.js';
 import { browserAvailable } from './chromium.js';
@@ -366,6 +367,50 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
     await expect.poll(() => key.count()).toBe(0);
     expect((await read()).status).toBe(401);
     await onScreen(page, 'keys-revoked', msg('publicApi.keys.title'));
+    expectNoProblems(problems);
+  });
+
+  it('a change another client makes through the API shows on the open endpoints and keys lists within 2 s, without a reload', async () => {
+    const { page, problems } = await openPage();
+    // What the page's live channel (its WebSocket) receives, by kind.
+    const received: string[] = [];
+    page.on('websocket', (ws) => ws.on('framereceived', ({ payload }) => received.push(String((JSON.parse(String(payload)) as { kind?: string }).kind))));
+    await signIn(page, inst.url, ADMIN);
+    await page.goto(inst.url + '/public-api/endpoints', { waitUntil: 'load' });
+    await onScreen(page, 'endpoints-live', msg('publicApi.endpoints.title'));
+    // A change made before the channel is subscribed would be missed (a reload would show it).
+    await expect.poll(() => received.includes('ready')).toBe(true);
+    const events = await openEvents(inst, admin);
+    // Each change is shown by the 2 s deadline: the event, then the area's declared keys read again.
+    const shown = { timeout: 2_000 };
+    try {
+      const created = await admin.post('/api/v1/public-scopes', { ref: 'featured', connectionId, table: 'products' });
+      expect(created.status, created.text).toBe(201);
+      const row = page.getByTestId('endpoint-row').filter({ hasText: 'featured' });
+      await expect.poll(() => row.count(), shown).toBe(1);
+      await events.waitFor((e) => e.kind === 'public.changed' && e.data.what === 'scopes');
+      expect(received).toContain('public.changed');
+
+      await section(page, msg('publicApi.section.keys'), 'keys-live', msg('publicApi.keys.title'));
+      const made = await admin.post('/api/v1/public-keys', {
+        name: 'Made elsewhere',
+        kind: 'server',
+        expires: '30d',
+        grants: [{ ref: 'featured', methods: ['GET'] }],
+      });
+      expect(made.status, made.text).toBe(201);
+      const key = page.getByTestId('key').filter({ hasText: 'Made elsewhere' });
+      await expect.poll(() => key.count(), shown).toBe(1);
+      // A revoke is told as public.key-revoked only: the list follows it too.
+      const keyId = (made.body as { data: { key: { id: string } } }).data.key.id;
+      expect((await admin.delete(`/api/v1/public-keys/${keyId}`)).status).toBe(200);
+      await expect.poll(() => key.count(), shown).toBe(0);
+      await events.waitFor((e) => e.kind === 'public.key-revoked' && e.data.id === keyId);
+      await onScreen(page, 'keys-live-revoked', msg('publicApi.keys.title'));
+    } finally {
+      events.close();
+    }
+    expect((await admin.delete('/api/v1/public-scopes/featured')).status).toBe(200);
     expectNoProblems(problems);
   });
 });

@@ -1,5 +1,13 @@
+import type { QueryKey } from '@tanstack/react-query';
 import type { ComponentType } from 'react';
 import type { MessageId } from '../i18n/t';
+
+/**
+ * The query keys one event kind makes stale: a fixed list, or one read from the event's data
+ * (a `schema.changed` names its connection, so only that connection's keys go stale). Each key is
+ * a prefix: every query whose key starts with it is refreshed.
+ */
+export type LiveKeys = readonly QueryKey[] | ((data: unknown) => readonly QueryKey[]);
 
 /**
  * One part of the dashboard (DESIGN §8): its routes and its entries in the main navigation.
@@ -23,4 +31,25 @@ export interface Area {
    * `lazy()` so an area's code loads when one of its screens is first shown.
    */
   routes: ReadonlyArray<{ path: string; component: ComponentType }>;
+  /**
+   * Which realtime event kinds (D14; the kinds the server declares) make which of the area's
+   * query keys stale. The shell's live channel (`shell/LiveSync.tsx`) subscribes to every kind
+   * some area names and invalidates the keys: a change made in another tab or by another client
+   * shows on an open screen without a reload. The keys come from the area's `api.ts` factory, so
+   * the declaration and the queries cannot drift apart. `test/dashboard-live.test.ts` fails when
+   * a kind the server declares is refreshed by no area (or an area names a kind that does not exist).
+   */
+  live?: Readonly<Record<string, LiveKeys>>;
+}
+
+/**
+ * What a screen adds to one of its area's mutations (the hooks of an area's `api.ts`); each hook
+ * says whether these run before or after its cache work. They are kept on the mutation, so they
+ * run even when the screen that asked has been replaced meanwhile (an editor shown again with
+ * the saved version), unlike the callbacks given to `mutate()`.
+ */
+export interface After<TData, TVars> {
+  onMutate?: (vars: TVars) => void;
+  onSuccess?: (data: TData, vars: TVars) => unknown;
+  onError?: (error: Error, vars: TVars) => unknown;
 }

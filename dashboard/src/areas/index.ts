@@ -1,3 +1,4 @@
+import type { QueryKey } from '@tanstack/react-query';
 import type { Area } from './area';
 import { addOnsArea } from './add-ons/area';
 import { connectionsArea } from './connections/area';
@@ -13,3 +14,24 @@ export const AREAS: readonly Area[] = [connectionsArea, dataArea, transferArea, 
 export const NAV = AREAS.flatMap((area) => area.nav);
 export const NAV_AFTER = AREAS.flatMap((area) => (area.navAfter ? [area.navAfter] : []));
 export const AREA_ROUTES = AREAS.flatMap((area) => area.routes);
+
+/** The event kinds some area refreshes its queries on (Area.live): the shell's live channel listens for these. */
+export const LIVE_KINDS: readonly string[] = [...new Set(AREAS.flatMap((area) => Object.keys(area.live ?? {})))].sort();
+
+/**
+ * The query keys an event makes stale, from every area's declaration. A key another one covers
+ * (a longer key with the same start) is left out: invalidating it as well would only ask again.
+ */
+export function staleKeys(kind: string, data: unknown, areas: readonly Area[] = AREAS): QueryKey[] {
+  const keys = areas.flatMap((area) => {
+    const declared = area.live?.[kind];
+    if (!declared) return [];
+    return typeof declared === 'function' ? declared(data) : declared;
+  });
+  return keys.filter((key, i) => !keys.some((other, j) => j !== i && covers(other, key) && (!covers(key, other) || j < i)));
+}
+
+/** Whether invalidating `prefix` reaches `key` (the way TanStack Query matches a key's start). */
+function covers(prefix: QueryKey, key: QueryKey): boolean {
+  return prefix.length <= key.length && prefix.every((part, i) => JSON.stringify(part) === JSON.stringify(key[i]));
+}

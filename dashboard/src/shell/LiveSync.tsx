@@ -1,22 +1,19 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { LIVE_KINDS, staleKeys } from '../areas';
 import { LIVE_CLOSED, LIVE_RECONNECTED, useLiveEvents, useLiveState, type LiveEvent } from '../live/events';
 import { t } from '../i18n/t';
 import { ME } from '../session';
 import { NOTIFICATION_CREATED, NOTIFICATIONS } from './notifications';
 
-/**
- * Event kinds whose arrival makes cached answers stale. A kind `<area>.<what>` invalidates the
- * queries whose key starts with `<area>` (['connections', …] for connections.changed); screens
- * that need finer handling subscribe with useLiveEvents themselves.
- */
-const AREA_KINDS = ['connections.changed', 'data.changed', 'schema.changed', 'public.changed'] as const;
-const KINDS = [NOTIFICATION_CREATED, LIVE_RECONNECTED, LIVE_CLOSED, ...AREA_KINDS];
+/** The shell's own kinds (the bell, the channel's state) and every kind an area declares (Area.live). */
+const KINDS = [NOTIFICATION_CREATED, LIVE_RECONNECTED, LIVE_CLOSED, ...LIVE_KINDS];
 
 /**
  * The shell's use of the realtime channel: notifications refresh the bell (and are announced),
- * area events invalidate their queries, and a reconnect refreshes what is on screen (events may
- * have been missed while the channel was down).
+ * an area's events invalidate the keys the area declared for them (the shell knows no area's
+ * keys), and a reconnect refreshes what is on screen (events may have been missed while the
+ * channel was down). Screens that need finer handling subscribe with useLiveEvents themselves.
  */
 export function LiveSync() {
   const queryClient = useQueryClient();
@@ -38,8 +35,7 @@ export function LiveSync() {
       void queryClient.invalidateQueries({ queryKey: ME });
       return;
     }
-    const area = event.kind.split('.')[0]!;
-    void queryClient.invalidateQueries({ queryKey: [area] });
+    for (const queryKey of staleKeys(event.kind, event.data)) void queryClient.invalidateQueries({ queryKey });
   });
   return (
     <>

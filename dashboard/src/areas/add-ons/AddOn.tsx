@@ -1,10 +1,8 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
-import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading } from '../../ui';
-import { ADDONS, connectionName, newer, useCatalog, useConnections, useInstalled, when, type Addon } from './api';
+import { connectionName, newer, useCatalog, useConnections, useDownload, useInstalled, useRemoveAddon, useSetEnabled, when, type Addon } from './api';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import type { Outcome } from './Plan';
 import { planPath } from './paths';
@@ -75,15 +73,7 @@ export function AddOn() {
 }
 
 function Status({ addon, connection }: { addon: Addon; connection: string }) {
-  const queryClient = useQueryClient();
-  const toggle = useMutation({
-    mutationFn: async (enabled: boolean) => ok(api.PATCH('/add-ons/{key}', { params: { path: { key: addon.key } }, body: { enabled } })),
-    onSuccess: (data) =>
-      queryClient.setQueryData(['add-ons', 'installed'], (old: { addons: Addon[] } | undefined) =>
-        old ? { ...old, addons: old.addons.map((a) => (a.key === addon.key ? data.data.addon : a)) } : old,
-      ),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ADDONS }),
-  });
+  const toggle = useSetEnabled(addon);
   return (
     <section className="addons-section" aria-labelledby="addon-status">
       <h2 id="addon-status">{t('addOns.page.about')}</h2>
@@ -127,15 +117,8 @@ function Status({ addon, connection }: { addon: Addon; connection: string }) {
 
 function Upgrade({ addon, staged }: { addon: Addon; staged: Array<{ version: string; verified: boolean }> }) {
   const catalog = useCatalog();
-  const queryClient = useQueryClient();
   const [, navigate] = useLocation();
-  const download = useMutation({
-    mutationFn: async (version: string) => (await ok(api.POST('/add-ons/download', { body: { key: addon.key, version } }))).data.staged,
-    onSuccess: async (s) => {
-      await queryClient.invalidateQueries({ queryKey: ADDONS });
-      navigate(planPath(s.key, s.version));
-    },
-  });
+  const download = useDownload({ onSuccess: (s) => navigate(planPath(s.key, s.version)) });
   const entry = catalog.data?.addons.find((e) => e.key === addon.key);
   const offered = (entry?.versions ?? []).filter((v) => v.compatible && newer(v.version, addon.version) && !staged.some((s) => s.version === v.version));
   return (
@@ -155,7 +138,7 @@ function Upgrade({ addon, staged }: { addon: Addon; staged: Array<{ version: str
         ))}
         {offered.map((v) => (
           <li key={v.version}>
-            <button type="button" disabled={download.isPending} onClick={() => download.mutate(v.version)}>
+            <button type="button" disabled={download.isPending} onClick={() => download.mutate({ key: addon.key, version: v.version })}>
               {t('addOns.upgrade.download', { version: v.version })}
             </button>
           </li>
@@ -169,18 +152,13 @@ function Upgrade({ addon, staged }: { addon: Addon; staged: Array<{ version: str
 }
 
 function Remove({ addon }: { addon: Addon }) {
-  const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const [drop, setDrop] = useState(false);
   const [asking, setAsking] = useState(false);
   const groupId = useId();
-  const remove = useMutation({
-    mutationFn: async () =>
-      (await ok(api.DELETE('/add-ons/{key}', { params: { path: { key: addon.key }, query: { dropData: drop ? 'true' : 'false' } } }))).data,
-    onSuccess: async (data) => {
+  const remove = useRemoveAddon(addon, {
+    onSuccess: (data) => {
       const state: Removed = { removed: addon.name, droppedTables: data.droppedTables };
-      queryClient.removeQueries({ queryKey: [...ADDONS, 'plan', addon.key] });
-      await queryClient.invalidateQueries({ queryKey: ADDONS });
       navigate('/add-ons', { state });
     },
   });
@@ -214,7 +192,7 @@ function Remove({ addon }: { addon: Addon }) {
           confirm={remove.isPending ? t('addOns.remove.removing') : drop ? t('addOns.remove.confirmDrop') : t('addOns.remove.confirmKeep')}
           cancel={t('addOns.remove.cancel')}
           pending={remove.isPending}
-          onConfirm={() => remove.mutate()}
+          onConfirm={() => remove.mutate(drop)}
           onCancel={() => setAsking(false)}
         >
           {drop ? (

@@ -1,18 +1,17 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useLocation } from 'wouter';
-import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
 import {
-  ADDONS,
-  CATALOG,
   connectionName,
   newer,
-  uploadPackage,
   useCatalog,
   useConnections,
+  useDownload,
+  useForgetStaged,
   useInstalled,
+  useRefreshCatalog,
+  useUpload,
   when,
   type Addon,
   type CatalogEntry,
@@ -94,11 +93,7 @@ function InstalledItem({ addon, connections }: { addon: Addon; connections: read
 }
 
 function StagedSection({ staged, installedVersion }: { staged: Staged[]; installedVersion: (key: string) => string | null }) {
-  const queryClient = useQueryClient();
-  const forget = useMutation({
-    mutationFn: async (s: Staged) => ok(api.DELETE('/add-ons/staged/{key}/{version}', { params: { path: { key: s.key, version: s.version } } })),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ADDONS }),
-  });
+  const forget = useForgetStaged();
   if (staged.length === 0 && !forget.isSuccess && !forget.isError) return null;
   // A version not newer than the one installed cannot be installed (no downgrade): it can only be forgotten.
   const stale = (s: Staged) => {
@@ -165,21 +160,11 @@ function matches(entry: CatalogEntry, query: string): boolean {
 
 function CatalogSection() {
   const catalog = useCatalog();
-  const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const [query, setQuery] = useState('');
   const searchId = useId();
-  const refresh = useMutation({
-    mutationFn: async () => (await ok(api.POST('/add-ons/catalog/refresh'))).data,
-    onSuccess: (data) => queryClient.setQueryData(CATALOG, data),
-  });
-  const download = useMutation({
-    mutationFn: async (v: { key: string; version: string }) => (await ok(api.POST('/add-ons/download', { body: v }))).data.staged,
-    onSuccess: async (staged) => {
-      await queryClient.invalidateQueries({ queryKey: ADDONS });
-      navigate(planPath(staged.key, staged.version));
-    },
-  });
+  const refresh = useRefreshCatalog();
+  const download = useDownload({ onSuccess: (staged) => navigate(planPath(staged.key, staged.version)) });
 
   const failed = refresh.data?.refresh?.filter((r) => !r.ok) ?? [];
   const entries = catalog.data?.addons.filter((e) => matches(e, query)) ?? [];
@@ -281,17 +266,10 @@ function CatalogItem({ entry, pending, onDownload }: { entry: CatalogEntry; pend
 }
 
 function UploadSection() {
-  const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const fileId = useId();
   const input = useRef<HTMLInputElement>(null);
-  const upload = useMutation({
-    mutationFn: uploadPackage,
-    onSuccess: async (staged) => {
-      await queryClient.invalidateQueries({ queryKey: ADDONS });
-      navigate(planPath(staged.key, staged.version));
-    },
-  });
+  const upload = useUpload({ onSuccess: (staged) => navigate(planPath(staged.key, staged.version)) });
   const [missing, setMissing] = useState(false);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();

@@ -3,7 +3,7 @@ import { Link, useParams } from 'wouter';
 import { t } from '../../i18n/t';
 import { ErrorPanel, Loading } from '../../ui';
 import { useActionBridge } from './bridge';
-import { useSurfaces, type Surface } from './surfaces';
+import { useSurfaces, type Surface } from './api';
 import { useDocumentTitle } from './title';
 import './addons.css';
 

@@ -1,25 +1,13 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
-import { api, ApiError, ok } from '../../api/client';
+import { ApiError } from '../../api/client';
 import { t } from '../../i18n/t';
 import { errorText, FormError, Loading } from '../../ui';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
-import { ADDONS, INSTALLED, useInstalled, when, type Addon } from './api';
+import { useCompleteOAuth, useConnectSecret, useDisconnect, useInstalled, useOAuthStart, when, type Addon } from './api';
 import { addonPath } from './paths';
 import { useDocumentTitle } from './title';
 import './addons.css';
-
-/** Puts the add-on the server answered in the list the screens read, then refetches the area. */
-function useStoreAddon() {
-  const queryClient = useQueryClient();
-  return async (addon: Addon) => {
-    queryClient.setQueryData(INSTALLED, (old: { addons: Addon[] } | undefined) =>
-      old ? { ...old, addons: old.addons.map((a) => (a.key === addon.key ? addon : a)) } : old,
-    );
-    await queryClient.invalidateQueries({ queryKey: ADDONS });
-  };
-}
 
 /**
  * How the add-on reaches its provider (D29): for `secret`, a form of the manifest's fields
@@ -41,22 +29,15 @@ export function ConnectSection({ addon }: { addon: Addon }) {
 }
 
 function SecretForm({ addon }: { addon: Addon }) {
-  const store = useStoreAddon();
   const fields = addon.connect?.fields ?? [];
   const empty = () => Object.fromEntries(fields.map((f) => [f.name, '']));
   const [values, setValues] = useState<Record<string, string>>(empty);
   const id = useId();
-  const connect = useMutation({
-    mutationFn: async () => (await ok(api.POST('/add-ons/{key}/connect', { params: { path: { key: addon.key } }, body: { fields: values } }))).data.addon,
-    onSuccess: async (saved) => {
-      setValues(empty());
-      await store(saved);
-    },
-  });
+  const connect = useConnectSecret(addon, { onSuccess: () => setValues(empty()) });
   const errors = connect.error instanceof ApiError ? connect.error.fieldErrors() : {};
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    if (!connect.isPending) connect.mutate();
+    if (!connect.isPending) connect.mutate(values);
   };
   return (
     <form onSubmit={onSubmit} noValidate className="addons-settings" aria-label={t('addOns.connect.formLabel', { name: addon.name })}>
@@ -104,11 +85,8 @@ function SecretForm({ addon }: { addon: Addon }) {
 }
 
 function OAuthStart({ addon }: { addon: Addon }) {
-  const start = useMutation({
-    mutationFn: async () => (await ok(api.POST('/add-ons/{key}/connect/oauth/start', { params: { path: { key: addon.key } } }))).data,
-    // The provider sends the person back to /add-ons/{key}/connect/callback (AO15).
-    onSuccess: (started) => window.location.assign(started.authorizeUrl),
-  });
+  // The provider sends the person back to /add-ons/{key}/connect/callback (AO15).
+  const start = useOAuthStart(addon, { onSuccess: (started) => window.location.assign(started.authorizeUrl) });
   const scopes = addon.connect?.scopes ?? [];
   return (
     <>
@@ -127,15 +105,8 @@ function OAuthStart({ addon }: { addon: Addon }) {
 }
 
 function Disconnect({ addon }: { addon: Addon }) {
-  const store = useStoreAddon();
   const [asking, setAsking] = useState(false);
-  const forget = useMutation({
-    mutationFn: async () => (await ok(api.DELETE('/add-ons/{key}/connect', { params: { path: { key: addon.key } } }))).data.addon,
-    onSuccess: async (saved) => {
-      setAsking(false);
-      await store(saved);
-    },
-  });
+  const forget = useDisconnect(addon, { onSuccess: () => setAsking(false) });
   return (
     <div>
       <button type="button" className="danger" onClick={() => setAsking(true)}>
@@ -156,18 +127,6 @@ function Disconnect({ addon }: { addon: Addon }) {
       )}
     </div>
   );
-}
-
-/** A state opens `complete` once: the call is kept per state so a second render (or React's strict mode) does not spend it twice. */
-const completions = new Map<string, Promise<Addon>>();
-
-function complete(key: string, code: string, state: string): Promise<Addon> {
-  let call = completions.get(state);
-  if (!call) {
-    call = ok(api.POST('/add-ons/{key}/connect/oauth/complete', { params: { path: { key } }, body: { code, state } })).then((r) => r.data.addon);
-    completions.set(state, call);
-  }
-  return call;
 }
 
 /** What the person reads when completing failed: the state's refusals in words, else the server's message. */
@@ -191,7 +150,7 @@ export function ConnectCallback() {
   const params = useParams<{ key: string }>();
   const key = decodeURIComponent(params.key ?? '');
   const list = useInstalled();
-  const store = useStoreAddon();
+  const complete = useCompleteOAuth();
   const name = list.data?.addons.find((a) => a.key === key)?.name ?? key;
   useDocumentTitle(t('addOns.callback.title', { name }));
   const [query] = useState(() => new URLSearchParams(window.location.search));
@@ -205,8 +164,7 @@ export function ConnectCallback() {
     if (!code || !state) return setOutcome({ status: 'failed', text: t('addOns.callback.missing') });
     let live = true;
     complete(key, code, state).then(
-      async (addon) => {
-        await store(addon);
+      (addon) => {
         if (live) setOutcome({ status: 'done', addon });
       },
       (error: unknown) => live && setOutcome({ status: 'failed', text: failureText(error) }),

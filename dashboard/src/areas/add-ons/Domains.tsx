@@ -1,16 +1,12 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { api, ApiError, ok, type ErrorIssue, type Schemas } from '../../api/client';
+import { ApiError, type ErrorIssue } from '../../api/client';
 import { t, type MessageId } from '../../i18n/t';
 import { errorText, Field, FormError, SelectField } from '../../ui';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
-import type { Addon } from './api';
+import { useReplaceMapping, useSurfaces, type Addon, type DomainEntry as Entry, type Surface } from './api';
 import { SurfacesSection, type Said } from './SurfacesSection';
-import { useManagesAddOns, useSurfaces, useSurfacesChange, type Surface } from './surfaces';
-
-type Entry = Schemas['SurfaceDomainInput'];
-type Mapped = Schemas['SurfaceDomain'];
-type Change = { add: Entry } | { remove: string };
+import { useManagesAddOns } from './surfaces';
 
 /** The server's issue codes in words (AO16); a code the dashboard does not know is shown as the server said it. */
 const ISSUE_WORDS: Record<string, MessageId> = {
@@ -25,19 +21,6 @@ const ISSUE_WORDS: Record<string, MessageId> = {
 const words = (issue: ErrorIssue) => (ISSUE_WORDS[issue.code] ? t(ISSUE_WORDS[issue.code]!) : issue.message);
 const ISSUE_AT = /^body\.domains\.(\d+)\.(\w+)$/;
 
-/**
- * PUT /surfaces/domains replaces the whole mapping, so the change is applied to the mapping as
- * the server has it now (read again just before: another person or tab may have changed it),
- * never to what this screen loaded a while ago. An added name is the last entry sent.
- */
-async function replaceMapping(change: Change, sent: { current: Entry[] }): Promise<Mapped[]> {
-  sent.current = [];
-  const surfaces = (await ok(api.GET('/surfaces'))).data.surfaces;
-  const all: Entry[] = surfaces.flatMap((s) => s.domains.map((d) => ({ host: d.host, appKey: s.appKey, surface: d.surface, instance: d.instance })));
-  sent.current = 'add' in change ? [...all, change.add] : all.filter((d) => d.host !== change.remove);
-  return (await ok(api.PUT('/surfaces/domains', { body: { domains: sent.current } }))).data.domains;
-}
-
 /** Refusals sorted out: those of the entry at `index` by field, the others (names already mapped) as lines. */
 function refusals(error: unknown, sent: Entry[], index: number | null): { fields: Record<string, string>; others: string[] } {
   const fields: Record<string, string> = {};
@@ -50,19 +33,6 @@ function refusals(error: unknown, sent: Entry[], index: number | null): { fields
     else others.push(issue.message);
   }
   return { fields, others };
-}
-
-/** Each surface's names as the server answered the whole mapping. */
-const mergeDomains = (surfaces: Surface[], after: Mapped[]): Surface[] =>
-  surfaces.map((s) => ({
-    ...s,
-    domains: after.filter((d) => d.appKey === s.appKey && d.surface === s.name).map((d) => ({ host: d.host, surface: d.surface, instance: d.instance })),
-  }));
-
-function useReplaceMapping(onDone: (change: Change) => void) {
-  const sent = useRef<Entry[]>([]);
-  const mutation = useSurfacesChange((change: Change) => replaceMapping(change, sent), mergeDomains, onDone);
-  return { mutation, sent };
 }
 
 /** Where a mapped name is opened: the dashboard's own protocol (behind TLS, the name is served over TLS too). */

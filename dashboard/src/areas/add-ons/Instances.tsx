@@ -1,19 +1,14 @@
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { api, ApiError, ok, type ErrorIssue, type Schemas } from '../../api/client';
+import { ApiError, type ErrorIssue } from '../../api/client';
 import { t, type MessageId } from '../../i18n/t';
 import { Field, FormError } from '../../ui';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
-import type { Addon } from './api';
-import { initialValues, SettingsEditor, SettingsFields, settingErrors, toSettingsInput, useClearSet, type SettingsInput, type Values } from './SettingsForm';
+import { useReplaceInstances, useSurfaces, type Addon, type Instance, type InstanceEntry, type Surface } from './api';
+import { initialValues, SettingsEditor, SettingsFields, settingErrors, toSettingsInput, useClearSet, type Values } from './SettingsForm';
 import { SurfacesSection, type Said } from './SurfacesSection';
-import { useManagesAddOns, useSurfaces, useSurfacesChange, type Surface } from './surfaces';
+import { useManagesAddOns } from './surfaces';
 import { SecretOnce } from '../../ui/SecretOnce';
-
-type Instance = Schemas['AppInstance'];
-type Entry = { id: string; name: string; settings?: SettingsInput };
-type Change = { add: Entry } | { remove: string } | { edit: string; settings: SettingsInput };
-type Replaced = { instances: Instance[]; created: Array<{ instance: string; appKeyId: string; keyPrefix: string; secret: string }> };
 
 /** The server's issue codes for an id in words (AO18); a code the dashboard does not know is shown as the server said it. */
 const ISSUE_WORDS: Record<string, MessageId> = {
@@ -36,33 +31,6 @@ export function suggestId(name: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 40)
     .replace(/-+$/, '');
-}
-
-/**
- * PUT /surfaces/instances replaces the app's whole list, so the change is applied to the list as
- * the server has it now (read again just before), never to what this screen loaded a while ago.
- * The others are sent without settings: a setting left out keeps the instance's value.
- */
-async function replaceInstances(appKey: string, change: Change, sent: { current: Entry[] }): Promise<Replaced> {
-  sent.current = [];
-  const surfaces = (await ok(api.GET('/surfaces'))).data.surfaces;
-  const current: Entry[] = (surfaces.find((s) => s.appKey === appKey)?.instances ?? []).map((i) => ({ id: i.id, name: i.name }));
-  if ('add' in change) sent.current = [...current, change.add];
-  else if ('remove' in change) sent.current = current.filter((i) => i.id !== change.remove);
-  else sent.current = current.map((i) => (i.id === change.edit ? { ...i, settings: change.settings } : i));
-  return (await ok(api.PUT('/surfaces/instances', { body: { appKey, instances: sent.current } }))).data;
-}
-
-/** The app's venues as the server answered its whole list. */
-const mergeInstances =
-  (appKey: string) =>
-  (surfaces: Surface[], after: Replaced): Surface[] =>
-    surfaces.map((s) => (s.appKey === appKey ? { ...s, instances: after.instances } : s));
-
-function useReplaceInstances(appKey: string, onDone?: (change: Change, after: Replaced) => void) {
-  const sent = useRef<Entry[]>([]);
-  const mutation = useSurfacesChange((change: Change) => replaceInstances(appKey, change, sent), mergeInstances(appKey), onDone);
-  return { mutation, sent };
 }
 
 /** A refusal of the entry at `index`: its id and name errors by field, its settings errors by setting. */
@@ -242,7 +210,7 @@ function AddInstance({ addon, onAdded, onStart }: { addon: Addon; onAdded: (name
     onStart();
     // A new venue starts from the app's settings: only those changed here are sent.
     const settings = withSettings ? toSettingsInput(fields, values, clear, start()) : {};
-    const entry: Entry = { id: id.trim(), name: name.trim(), ...(Object.keys(settings).length ? { settings } : {}) };
+    const entry: InstanceEntry = { id: id.trim(), name: name.trim(), ...(Object.keys(settings).length ? { settings } : {}) };
     add.mutate({ add: entry });
   };
   return (

@@ -1,11 +1,10 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { api, ApiError, ok } from '../../api/client';
+import { ApiError } from '../../api/client';
 import { t } from '../../i18n/t';
 import { FormError } from '../../ui';
-import type { Addon } from './api';
-import { appPagePath, SURFACES, useSurfaces, type Surface } from './surfaces';
+import { usePlacePage, useSurfaces, type Addon, type Surface } from './api';
+import { appPagePath } from './surfaces';
 
 /**
  * The add-on's dashboard pages and where they sit in the navigation: a section (a kebab-case
@@ -27,20 +26,10 @@ export function PagesSection({ addon }: { addon: Addon }) {
 }
 
 function Placement({ page, enabled }: { page: Surface; enabled: boolean }) {
-  const queryClient = useQueryClient();
   const id = useId();
   const [section, setSection] = useState(page.placement?.section ?? 'apps');
   const [order, setOrder] = useState(String(page.placement?.order ?? 0));
-  const place = useMutation({
-    mutationFn: async (nav: { section: string; order: number } | null) =>
-      ok(api.PUT('/surfaces/{appKey}/placement', { params: { path: { appKey: page.appKey } }, body: { surface: page.name, nav } })),
-    onSuccess: (res) =>
-      queryClient.setQueryData(SURFACES, (old: Surface[] | undefined) => {
-        const mine = new Map(res.data.surfaces.map((s) => [`${s.appKey}/${s.name}`, s]));
-        return old?.map((s) => mine.get(`${s.appKey}/${s.name}`) ?? s);
-      }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: SURFACES }),
-  });
+  const place = usePlacePage(page);
   const errors = place.error instanceof ApiError ? place.error.fieldErrors() : {};
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();

@@ -1,5 +1,6 @@
 import { Link, useLocation } from 'wouter';
-import { appPagePath, placedBySection, sectionLabel, useSurfaces, useUsesApps } from './surfaces';
+import { useSurfaces } from './api';
+import { appPagePath, placedBySection, sectionLabel, useUsesApps } from './surfaces';
 
 /**
  * The apps' pages an operator placed in the navigation (PUT /surfaces/{appKey}/placement), one

@@ -1,10 +1,9 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
-import { api, ApiError, ok } from '../../api/client';
+import { ApiError } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, FormError, Loading } from '../../ui';
-import { ADDONS, connectionName, useConnections, useInstalled, usePlan, type AddonPlan } from './api';
+import { connectionName, useConfirmPlan, useConnections, useInstalled, usePlan, type AddonPlan } from './api';
 import { addonPath } from './paths';
 import { PlanView } from './PlanView';
 import { useDocumentTitle } from './title';
@@ -53,7 +52,9 @@ export function Plan() {
       </p>
       <h1>{title}</h1>
       <p>{upgrade ? t('addOns.plan.upgradeIntro') : t('addOns.plan.installIntro')}</p>
-      {(!upgrade || (needsConnection && (plan.data?.tables.length ?? 0) > 0)) && <ConnectionPicker connections={connections.data ?? []} value={connectionId} onChange={setPicked} />}
+      {(!upgrade || (needsConnection && (plan.data?.tables.length ?? 0) > 0)) && (
+        <ConnectionPicker connections={connections.data ?? []} value={connectionId} onChange={setPicked} />
+      )}
       {plan.isPending ? (
         <Loading />
       ) : plan.isError ? (
@@ -121,7 +122,6 @@ function Confirm({
   version: string;
   connectionName: string;
 }) {
-  const queryClient = useQueryClient();
   const [, navigate] = useLocation();
   const [allowDestructive, setAllowDestructive] = useState(false);
   const [changedFrom, setChangedFrom] = useState<string | null>(null);
@@ -130,48 +130,32 @@ function Confirm({
   const destructiveId = useId();
   const alert = useRef<HTMLDivElement>(null);
 
-  const confirm = useMutation({
-    mutationFn: async (hash: string) => {
-      if (upgrade) {
-        await ok(
-          api.POST('/add-ons/{key}/upgrade', {
-            params: { path: { key: plan.key } },
-            body: {
-              version,
-              planHash: hash,
-              ...(plan.connectionId ? { connectionId: plan.connectionId } : {}),
-              ...(allowDestructive ? { allowDestructive: true } : {}),
-            },
-          }),
-        );
-      } else {
-        const given = requiredInput(required, settings);
-        await ok(
-          api.POST('/add-ons', {
-            body: {
-              key: plan.key,
-              version,
-              planHash: hash,
-              ...(plan.connectionId ? { connectionId: plan.connectionId } : {}),
-              ...(Object.keys(given).length ? { settings: given } : {}),
-            },
-          }),
-        );
-      }
-    },
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ADDONS });
+  const confirm = useConfirmPlan({
+    onSuccess: () => {
       const state: Outcome = { outcome: upgrade ? 'upgraded' : 'installed', version };
       navigate(addonPath(plan.key), { state });
     },
-    onError: async (error, hash) => {
-      if (error instanceof ApiError && error.code === 'ADDON_PLAN_CHANGED') {
-        // What was read is no longer what would happen: show the new plan and ask again.
-        setChangedFrom(hash);
-        await queryClient.invalidateQueries({ queryKey: [...ADDONS, 'plan', plan.key] });
-      }
+    // What was read is no longer what would happen: the new plan is shown and asked for again.
+    onError: (error, c) => {
+      if (error instanceof ApiError && error.code === 'ADDON_PLAN_CHANGED') setChangedFrom(c.body.planHash);
     },
   });
+  const confirmPlan = (hash: string) => {
+    const connection = plan.connectionId ? { connectionId: plan.connectionId } : {};
+    if (upgrade) {
+      confirm.mutate({
+        upgrade: true,
+        key: plan.key,
+        body: { version, planHash: hash, ...connection, ...(allowDestructive ? { allowDestructive: true } : {}) },
+      });
+      return;
+    }
+    const given = requiredInput(required, settings);
+    confirm.mutate({
+      upgrade: false,
+      body: { key: plan.key, version, planHash: hash, ...connection, ...(Object.keys(given).length ? { settings: given } : {}) },
+    });
+  };
   const stale = changedFrom !== null && changedFrom !== plan.hash;
   const settled = confirm.isError ? confirm.submittedAt : 0;
   useEffect(() => {
@@ -208,7 +192,7 @@ function Confirm({
             <label htmlFor={destructiveId}>{t('addOns.plan.allowDestructive')}</label>
           </div>
         )}
-        <button type="button" disabled={confirm.isPending || blocked} onClick={() => confirm.mutate(plan.hash)}>
+        <button type="button" disabled={confirm.isPending || blocked} onClick={() => confirmPlan(plan.hash)}>
           {confirm.isPending
             ? upgrade
               ? t('addOns.plan.upgrading')

@@ -1,15 +1,14 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
-import { api, ApiError, ok } from '../../api/client';
+import { ApiError } from '../../api/client';
 import { t } from '../../i18n/t';
 import { FormError } from '../../ui';
-import { ADDONS, INSTALLED, type Addon, type SettingField } from './api';
+import { useSaveSettings, type Addon, type SettingField, type SettingsInput } from './api';
 
 /** The value of the "none" option of a list (not a text a person reads). */
 const NONE = '';
 
 export type Values = Record<string, string | boolean>;
-export type SettingsInput = Record<string, string | number | boolean | null>;
 /** What a settings form edits: the values as the server has them, secrets left out (`secretsSet` says which hold one). */
 export type SettingsState = { settings: Record<string, unknown>; secretsSet: readonly string[] };
 
@@ -119,14 +118,12 @@ export function SettingsEditor({
   label,
   errorPrefix,
   save: saveSettings,
-  onSaved,
 }: {
   fields: readonly SettingField[];
   state: SettingsState;
   label: string;
   errorPrefix: string;
   save: (input: SettingsInput) => Promise<SettingsState>;
-  onSaved?: (saved: SettingsState) => void;
 }) {
   const [values, setValues] = useState<Values>(() => initialValues(fields, state.settings));
   const [clear, toggleClear, resetClear] = useClearSet();
@@ -135,7 +132,6 @@ export function SettingsEditor({
     onSuccess: (saved) => {
       setValues(initialValues(fields, saved.settings));
       resetClear();
-      onSaved?.(saved);
     },
   });
   if (fields.length === 0) return <p>{t('addOns.settings.none')}</p>;
@@ -170,21 +166,14 @@ export function SettingsEditor({
 
 /** The add-on's own settings (PATCH /add-ons/{key}). */
 export function SettingsForm({ addon }: { addon: Addon }) {
-  const queryClient = useQueryClient();
+  const save = useSaveSettings(addon);
   return (
     <SettingsEditor
       fields={addon.settingsSchema}
       state={addon}
       label={t('addOns.settings.formLabel', { name: addon.name })}
       errorPrefix="settings."
-      save={async (settings) => (await ok(api.PATCH('/add-ons/{key}', { params: { path: { key: addon.key } }, body: { settings } }))).data.addon}
-      onSaved={(saved) => {
-        const addonSaved = saved as Addon;
-        queryClient.setQueryData(INSTALLED, (old: { addons: Addon[] } | undefined) =>
-          old ? { ...old, addons: old.addons.map((a) => (a.key === addonSaved.key ? addonSaved : a)) } : old,
-        );
-        void queryClient.invalidateQueries({ queryKey: ADDONS });
-      }}
+      save={save}
     />
   );
 }

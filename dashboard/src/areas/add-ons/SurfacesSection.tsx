@@ -1,6 +1,6 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { ErrorPanel, Loading } from '../../ui';
-import type { useSurfaces } from './surfaces';
+import type { useSurfaces } from './api';
 
 /** What a section's last change did; `focus` when that change removed the row that had the focus. */
 export type Said = { text: string; focus: boolean } | null;

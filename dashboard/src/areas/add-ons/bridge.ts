@@ -1,30 +1,13 @@
 import { useEffect, type RefObject } from 'react';
-import { api, ApiError, ok, type ApiPaths } from '../../api/client';
-import { MAX_IN_FLIGHT, readMessage, type Json } from './bridge-message';
+import { callAction, type Answer } from './api';
+import { MAX_IN_FLIGHT, readMessage } from './bridge-message';
 
-/**
+/*
  * The action bridge (decisions-pending/dashsurf.md): an app's page in its sandboxed frame has no
  * session (opaque origin, no cookies), so it asks the dashboard to call one of its own app's
  * actions with the staff session. Only the call of that app's actions crosses: nothing else the
  * session may do, and nothing of the dashboard's state.
  */
-
-type ActionBody = NonNullable<ApiPaths['/public/apps/{key}/actions/{name}']['post']['requestBody']>['content']['application/json'];
-
-export type Answer = { ok: true; data: unknown } | { ok: false; error: { code: string; message: string } };
-
-/** POST /public/apps/{appKey}/actions/{name} with the session, through the typed client. */
-export async function callAction(appKey: string, name: string, input: Json): Promise<Answer> {
-  try {
-    const res = await ok(
-      api.POST('/public/apps/{key}/actions/{name}', { params: { path: { key: appKey, name } }, body: { input: input as ActionBody['input'] } }),
-    );
-    return { ok: true, data: res.data.result };
-  } catch (err) {
-    if (err instanceof ApiError) return { ok: false, error: { code: err.code, message: err.message } };
-    return { ok: false, error: { code: 'BRIDGE_FAILED', message: err instanceof Error ? err.message : String(err) } };
-  }
-}
 
 /**
  * Listens for the frame's action calls while it is shown. Only messages whose source is this

@@ -1,10 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ok, type Schemas } from '../../api/client';
-
-export type Surface = Schemas['Surface'];
-
-/** Query key of GET /surfaces: the navigation, an app's page and the placement control share it. */
-export const SURFACES = ['surfaces'] as const;
+import { useSessionRoles, type Surface } from './api';
 
 /**
  * The built-in roles that hold add-ons.use, which GET /surfaces needs. The session names roles,
@@ -12,41 +6,6 @@ export const SURFACES = ['surfaces'] as const;
  * would be noise), so only these see placed pages in the navigation.
  */
 const USES_APPS = new Set(['admin', 'editor']);
-
-export function useSurfaces(enabled = true) {
-  return useQuery({ queryKey: SURFACES, enabled, queryFn: async () => (await ok(api.GET('/surfaces'))).data.surfaces });
-}
-
-/**
- * A change to part of GET /surfaces' answer (PUT /surfaces/domains, PUT /surfaces/instances):
- * the cached list takes the server's answer at once (`merge`), and is read again once the change
- * has settled, refused or not. `onDone` runs before the merge reaches the screen: a row the change
- * removed (and the component that asked) is gone after it, and mutate()'s own callbacks would not run.
- */
-export function useSurfacesChange<C, R>(
-  send: (change: C) => Promise<R>,
-  merge: (surfaces: Surface[], after: R) => Surface[],
-  onDone: (change: C, after: R) => void = () => undefined,
-) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: send,
-    onSuccess: (after, change) => {
-      onDone(change, after);
-      queryClient.setQueryData(SURFACES, (old: Surface[] | undefined) => old && merge(old, after));
-    },
-    onSettled: () => queryClient.invalidateQueries({ queryKey: SURFACES }),
-  });
-}
-
-/** The signed-in person's role ids (asked once a few minutes); undefined until known. */
-function useSessionRoles(): string[] | undefined {
-  return useQuery({
-    queryKey: ['session', 'roles'],
-    queryFn: async () => (await ok(api.GET('/auth/session'))).data.roles,
-    staleTime: 5 * 60_000,
-  }).data;
-}
 
 /** Whether the signed-in person's roles let them work in apps' pages. */
 export function useUsesApps(): boolean {

@@ -1,5 +1,6 @@
 import { lazy } from 'react';
 import type { Area } from '../area';
+import { CONNECTIONS } from './data';
 import { ConnectionsNavTree } from './NavTree';
 
 const ConnectionList = lazy(() => import('./List').then((m) => ({ default: m.ConnectionList })));
@@ -29,4 +30,5 @@ export const connectionsArea: Area = {
     { path: '/connections/:id/generate', component: Generate },
     { path: '/connections/:id/delete', component: DeleteConnection },
   ],
+  live: { 'connections.changed': [CONNECTIONS] },
 };

@@ -11,4 +11,6 @@ export const dataArea: Area = {
     { path: '/connections/:conn/tables/:table/rows/:recordId', component: RowDetailScreen },
     { path: '/connections/:conn/tables/:table', component: GridScreen },
   ],
+  // Every key of the area starts with 'data'; the grid and a row's page also follow each change themselves.
+  live: { 'data.changed': [['data']] },
 };

@@ -1,6 +1,6 @@
 import { useId, type ReactNode } from 'react';
 import { t } from '../../i18n/t';
-import type { Scope } from './shared';
+import type { Scope } from './api';
 
 type Booking = NonNullable<Scope['booking']>;
 const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;

@@ -1,14 +1,14 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
-import { api, ApiError, ok, type Schemas } from '../../api/client';
+import { ApiError, type Schemas } from '../../api/client';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
 import { endpointPath, scopeState } from './Endpoints';
 import { BookingFields, bookingBody, bookingDraft, bookingSpot } from './BookingFields';
 import { jsonSpans, lineOf, spanOf } from './json-paths';
-import { SCOPES, SectionNav, useAppNames, useConnectionNames, useScopes, type Scope } from './shared';
+import { useAppNames, useConnectionNames, useRemoveScope, useSaveScope, useScopes, useTableModel, type Scope } from './api';
+import { SectionNav } from './shared';
 
 type Column = Schemas['EffectiveSchemaColumn'];
 type Method = Scope['methods'][number];
@@ -69,11 +69,7 @@ export function EndpointEditor() {
   const connections = useConnectionNames();
   const apps = useAppNames();
   const scope = scopes.data?.find((s) => s.ref === ref) ?? scopes.data?.find((s) => s.ref.toLowerCase() === ref.toLowerCase());
-  const schema = useQuery({
-    queryKey: ['connections', scope?.connectionId, 'schema'],
-    enabled: scope !== undefined,
-    queryFn: async () => (await ok(api.GET('/connections/{id}/schema', { params: { path: { id: scope!.connectionId } } }))).data.model,
-  });
+  const schema = useTableModel(scope?.connectionId);
 
   if (scopes.isPending) return <Loading />;
   if (scopes.isError) return <ErrorPanel error={scopes.error} onRetry={() => void scopes.refetch()} />;
@@ -156,16 +152,12 @@ export function EndpointEditor() {
   );
 }
 
-/** PATCH with the edits; the list is read again and the editor follows a renamed ref. */
+/** PATCH with the edits; once the list is read again the editor follows a renamed ref. */
 function useSave(scope: Scope, onSaving: () => void, onSaved: () => void) {
-  const queryClient = useQueryClient();
-  return useMutation({
+  return useSaveScope(scope, {
     onMutate: onSaving,
-    mutationFn: async (body: Record<string, unknown>) =>
-      (await ok(api.PATCH('/public-scopes/{id}', { params: { path: { id: scope.id ?? scope.ref } }, body: body as never }))).data.scope,
-    onSuccess: async (saved) => {
+    onSuccess: (saved) => {
       onSaved();
-      await queryClient.invalidateQueries({ queryKey: SCOPES });
       if (saved.ref !== scope.ref) navigate(endpointPath(saved.ref), { replace: true });
     },
   });
@@ -684,14 +676,11 @@ function JsonEditor({ scope, readOnly, saved, onSaving, onSaved }: EditorProps) 
 
 /** DELETE: a generated endpoint returns to its generated form; an extra one is removed (409 while a key grants it). */
 function RemoveEndpoint({ scope, onReset }: { scope: Scope; onReset: () => void }) {
-  const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
-  const remove = useMutation({
-    mutationFn: async () => (await ok(api.DELETE('/public-scopes/{id}', { params: { path: { id: scope.id ?? scope.ref } } }))).data.scope,
-    onSuccess: async (after) => {
-      if (after) onReset();
-      await queryClient.invalidateQueries({ queryKey: SCOPES });
-      if (!after) navigate('/public-api/endpoints', { replace: true });
+  const remove = useRemoveScope(scope, {
+    onSuccess: (left) => {
+      if (left) onReset();
+      else navigate('/public-api/endpoints', { replace: true });
     },
   });
   const label = scope.generated ? t('publicApi.remove.reset') : t('publicApi.remove.delete');

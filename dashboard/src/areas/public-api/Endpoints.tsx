@@ -1,11 +1,11 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { api, ApiError, ok } from '../../api/client';
+import { ApiError } from '../../api/client';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { ErrorPanel, Field, FormError, Loading, useTitle } from '../../ui';
-import { SCOPES, SectionNav, useAppNames, useConnectionNames, useScopes, type Scope } from './shared';
+import { useAppNames, useConnectionNames, useCreateScope, useScopes, type Scope } from './api';
+import { SectionNav } from './shared';
 
 /** The connection filter's value for every connection. */
 const ALL = '';
@@ -98,7 +98,6 @@ export function Endpoints() {
 }
 
 function CreateEndpoint({ scopes, connectionIds, connectionName }: { scopes: Scope[]; connectionIds: string[]; connectionName: (id: string) => string }) {
-  const queryClient = useQueryClient();
   const [connectionId, setConnectionId] = useState(connectionIds[0] ?? '');
   const tables = scopes.filter((s) => s.generated && s.connectionId === connectionId && !s.addonKey);
   const [table, setTable] = useState('');
@@ -108,25 +107,17 @@ function CreateEndpoint({ scopes, connectionIds, connectionName }: { scopes: Sco
   const [ref, setRef] = useState('');
   // The table's generated endpoint is stored already: there is nothing to create, the editor opens.
   const opens = chosen !== undefined && !chosen.virtual && ref.trim() === '';
-  const create = useMutation({
-    mutationFn: async () => {
-      if (!chosen) throw new ApiError(400, 'VALIDATION_FAILED', t('publicApi.create.noTable'));
-      if (opens) return chosen;
-      const body = { ref: ref.trim() || chosen.ref, connectionId, table: chosen.table };
-      return (await ok(api.POST('/public-scopes', { body }))).data.scope;
-    },
-    onSuccess: async (scope) => {
-      await queryClient.invalidateQueries({ queryKey: SCOPES });
-      navigate(endpointPath(scope.ref));
-    },
-  });
+  const create = useCreateScope({ onSuccess: (scope) => navigate(endpointPath(scope.ref)) });
   const error = create.error instanceof ApiError ? create.error : null;
   const fields = error?.fieldErrors() ?? {};
   // A name another endpoint has (409 CONFLICT ref-taken) is the name field's problem.
   if (error?.params.reason === 'ref-taken') fields.ref = error.message;
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    create.mutate();
+    // Without a table the button is disabled (and so is submitting with Enter).
+    if (!chosen) return;
+    if (opens) navigate(endpointPath(chosen.ref));
+    else create.mutate({ ref: ref.trim() || chosen.ref, connectionId, table: chosen.table });
   };
 
   if (connectionIds.length === 0) return <p>{t('publicApi.create.noConnections')}</p>;

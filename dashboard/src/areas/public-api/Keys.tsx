@@ -1,9 +1,9 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { api, ApiError, ok } from '../../api/client';
+import { ApiError } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Field, FormError, Loading, useTitle } from '../../ui';
-import { KEYS, SCOPES, SectionNav, useAppNames, useScopes, when, type PublicKey, type Scope } from './shared';
+import { useAppNames, useCreateKey, useKeyAction, useKeys, useScopes, type PublicKey, type Scope } from './api';
+import { SectionNav, when } from './shared';
 import { SecretOnce } from '../../ui/SecretOnce';
 
 type Method = Scope['methods'][number];
@@ -20,21 +20,8 @@ interface Shown {
 /** Every key (not revoked): kind, grants, expiry, requests in the last 24 hours; create, reveal, rotate, revoke. */
 export function Keys() {
   useTitle('publicApi.keys.title');
-  const queryClient = useQueryClient();
   const apps = useAppNames();
-  const list = useQuery({
-    queryKey: KEYS,
-    queryFn: async () => {
-      const all: PublicKey[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = (await ok(api.GET('/public-keys', { params: { query: { limit: 500, ...(cursor ? { cursor } : {}) } } }))).data;
-        all.push(...page.keys);
-        cursor = page.nextCursor ?? undefined;
-      } while (cursor);
-      return all;
-    },
-  });
+  const list = useKeys();
   const [shown, setShown] = useState<Shown | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
   const [revoked, setRevoked] = useState<string | null>(null);
@@ -50,20 +37,12 @@ export function Keys() {
     setMoved((n) => n + 1);
   };
 
-  const act = useMutation({
-    mutationFn: async ({ key, action }: { key: PublicKey; action: 'reveal' | 'rotate' | 'revoke' }) => {
-      const path = { params: { path: { id: key.id } } };
-      if (action === 'reveal') return { key, action, secret: (await ok(api.GET('/public-keys/{id}/reveal', path))).data.secret };
-      if (action === 'rotate') return { key, action, secret: (await ok(api.POST('/public-keys/{id}/rotate', path))).data.secret };
-      await ok(api.DELETE('/public-keys/{id}', path));
-      return { key, action, secret: null };
-    },
+  const act = useKeyAction({
     onSuccess: ({ key, action, secret }) => {
       if (secret !== null) report({ shown: { name: key.name, kind: key.kind, secret, why: action === 'reveal' ? 'revealed' : 'rotated' } });
       else report({ revoked: key.name });
     },
     onError: (error) => report({ failure: error }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: KEYS }),
   });
 
   if (list.isPending) return <Loading />;
@@ -215,23 +194,17 @@ interface GrantRow {
 /** A new key: name, browser or server, lifetime, and the endpoints it may use with which methods. */
 function CreateKey({ onCreated }: { onCreated: (shown: Shown) => void }) {
   const id = useId();
-  const queryClient = useQueryClient();
   const scopes = useScopes();
   const grantable = (scopes.data ?? []).filter((s) => !s.addonKey && s.methods.length > 0);
   const [kind, setKind] = useState<'browser' | 'server'>('browser');
   const [expires, setExpires] = useState<'30d' | '90d' | 'never'>('90d');
   const [grants, setGrants] = useState<GrantRow[]>([{ ref: '', methods: ['GET'] }]);
   const [formKey, setFormKey] = useState(0);
-  const create = useMutation({
-    mutationFn: async (name: string) => {
-      const body = { name, kind, expires, grants: grants.map((g) => ({ ref: g.ref || grantable[0]?.ref || '', methods: g.methods })) };
-      return (await ok(api.POST('/public-keys', { body }))).data;
-    },
-    onSuccess: async ({ key, secret }) => {
+  const create = useCreateKey({
+    onSuccess: ({ key, secret }) => {
       onCreated({ name: key.name, kind: key.kind, secret, why: 'created' });
       setGrants([{ ref: '', methods: ['GET'] }]);
       setFormKey((k) => k + 1);
-      await Promise.all([queryClient.invalidateQueries({ queryKey: KEYS }), queryClient.invalidateQueries({ queryKey: SCOPES })]);
     },
   });
   const error = create.error instanceof ApiError ? create.error : null;
@@ -242,7 +215,8 @@ function CreateKey({ onCreated }: { onCreated: (shown: Shown) => void }) {
       .map(([, message]) => message)[0];
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    create.mutate(String(new FormData(event.currentTarget).get('name') ?? ''));
+    const name = String(new FormData(event.currentTarget).get('name') ?? '');
+    create.mutate({ name, kind, expires, grants: grants.map((g) => ({ ref: g.ref || grantable[0]?.ref || '', methods: g.methods })) });
   };
 
   return (

@@ -1,9 +1,8 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
-import { PUBLIC_API, SectionNav } from './shared';
+import { usePublicApiState, useSetPublicApi } from './api';
+import { SectionNav } from './shared';
 
 /**
  * The public API switch (PA1) and the origins browser keys work from. The origins are the
@@ -12,12 +11,8 @@ import { PUBLIC_API, SectionNav } from './shared';
  */
 export function Overview() {
   useTitle('publicApi.title');
-  const queryClient = useQueryClient();
-  const state = useQuery({ queryKey: PUBLIC_API, queryFn: async () => (await ok(api.GET('/public-api'))).data });
-  const toggle = useMutation({
-    mutationFn: async (enabled: boolean) => (await ok(api.PUT('/public-api', { body: { enabled } }))).data,
-    onSuccess: (data) => queryClient.setQueryData(PUBLIC_API, data),
-  });
+  const state = usePublicApiState();
+  const toggle = useSetPublicApi();
   const outcome = useRef<HTMLDivElement>(null);
   const settled = toggle.isSuccess || toggle.isError ? toggle.submittedAt : 0;
   useEffect(() => {

@@ -1,12 +1,10 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
-import { api, ApiError, ok, type Schemas } from '../../api/client';
+import { ApiError } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Field, FormError, Loading, useTitle } from '../../ui';
-import { SectionNav, TEMPLATES } from './shared';
-
-type Template = Schemas['EmailTemplate'];
+import { useSaveTemplate, useTemplate, useTestSend, type Template } from './api';
+import { SectionNav } from './shared';
 
 const decode = (raw: string | undefined) => {
   try {
@@ -30,10 +28,7 @@ export function TemplateEditor() {
   const key = decode(params.key);
   const locale = decode(params.locale);
   useTitle('publicApi.template.documentTitle');
-  const query = useQuery({
-    queryKey: [...TEMPLATES, key, locale],
-    queryFn: async () => (await ok(api.GET('/email-templates/{key}/{locale}', { params: { path: { key, locale } } }))).data.template,
-  });
+  const query = useTemplate(key, locale);
 
   return (
     <>
@@ -55,25 +50,10 @@ export function TemplateEditor() {
 
 function Editor({ template }: { template: Template }) {
   const id = useId();
-  const queryClient = useQueryClient();
   const [subject, setSubject] = useState(template.subject);
   const [text, setText] = useState(template.text);
   const [html, setHtml] = useState(template.html ?? '');
-  const save = useMutation({
-    mutationFn: async () =>
-      (
-        await ok(
-          api.PUT('/email-templates/{key}/{locale}', {
-            params: { path: { key: template.key, locale: template.locale } },
-            body: { subject, text, html: html.trim() === '' ? null : html },
-          }),
-        )
-      ).data.template,
-    onSuccess: async (saved) => {
-      queryClient.setQueryData([...TEMPLATES, saved.key, saved.locale], saved);
-      await queryClient.invalidateQueries({ queryKey: TEMPLATES, exact: true });
-    },
-  });
+  const save = useSaveTemplate(template);
   const outcome = useRef<HTMLDivElement>(null);
   const settled = save.isSuccess || save.isError ? save.submittedAt : 0;
   useEffect(() => {
@@ -84,7 +64,7 @@ function Editor({ template }: { template: Template }) {
   const dirty = subject !== template.subject || text !== template.text || html !== (template.html ?? '');
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    save.mutate();
+    save.mutate({ subject, text, html: html.trim() === '' ? null : html });
   };
   const source =
     template.source === 'fallback'
@@ -202,10 +182,7 @@ function Preview({ subject, text, html }: { subject: string; text: string; html:
 
 function TestSend({ template, dirty }: { template: Template; dirty: boolean }) {
   const id = useId();
-  const send = useMutation({
-    mutationFn: async (to: string) =>
-      (await ok(api.POST('/email-templates/{key}/test-send', { params: { path: { key: template.key } }, body: { to, locale: template.locale } }))).data,
-  });
+  const send = useTestSend(template);
   const outcome = useRef<HTMLDivElement>(null);
   const settled = send.isSuccess || send.isError ? send.submittedAt : 0;
   useEffect(() => {

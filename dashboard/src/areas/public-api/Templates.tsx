@@ -1,18 +1,17 @@
-import { useQuery } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { ErrorPanel, Loading, useTitle } from '../../ui';
-import { SectionNav, TEMPLATES, when } from './shared';
+import { useTemplates } from './api';
+import { SectionNav, when } from './shared';
 
 export const templatePath = (key: string, locale: string) => `/public-api/email-templates/${encodeURIComponent(key)}/${encodeURIComponent(locale)}`;
 
 /** Every e-mail template by key and locale; edited ones marked. A locale not listed yet can be opened by name. */
 export function Templates() {
   useTitle('publicApi.templates.title');
-  const list = useQuery({ queryKey: TEMPLATES, queryFn: async () => (await ok(api.GET('/email-templates'))).data.templates });
+  const list = useTemplates();
   if (list.isPending) return <Loading />;
   if (list.isError) return <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />;
   const keys = [...new Set(list.data.map((x) => x.key))];

@@ -1,5 +1,6 @@
 import { lazy } from 'react';
 import type { Area } from '../area';
+import { publicApiLive } from './api';
 
 const Overview = lazy(() => import('./Overview').then((m) => ({ default: m.Overview })));
 const Endpoints = lazy(() => import('./Endpoints').then((m) => ({ default: m.Endpoints })));
@@ -19,4 +20,5 @@ export const publicApiArea: Area = {
     { path: '/public-api/email-templates', component: Templates },
     { path: '/public-api/email-templates/:key/:locale', component: TemplateEditor },
   ],
+  live: publicApiLive,
 };

@@ -61,7 +61,6 @@ export const messages = {
   'publicApi.create.alreadyStored':
     'The generated endpoint {ref} of this table is stored already; open it to edit it, or give a new name to add another endpoint.',
   'publicApi.create.open': 'Open endpoint {ref}',
-  'publicApi.create.noTable': 'Choose a table.',
   'publicApi.create.noConnections': 'There are no connections with tables yet.',
 
   'publicApi.editor.documentTitle': 'Endpoint',
