@@ -85,7 +85,7 @@ export const exportsMigrations: Migration[] = [
     name: '0003_exports_file_key',
     async up(db) {
       // K45/EX7: files moved to the file store, under a key per attempt. Exports made ready
-      // before have none and answer 410 (their files stay in $SVC_DATA_DIR/exports until removed by hand).
+      // before have none: their download reads the file where it was written, $SVC_DATA_DIR/exports.
       await rerunnableColumn(db.schema.alterTable('exports').addColumn('file_key', 'varchar(255)').execute());
     },
   },
