@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { largeText, rerunnable } from '../../kernel/meta/column-types.js';
+import { largeText } from '../../kernel/meta/column-types.js';
+import { rerunnableIndex } from '../../kernel/meta/rerunnable.js';
 import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
 import type { Migration } from '../../kernel/plugin/manifest.js';
 
@@ -243,7 +244,7 @@ export const addonMigrations: Migration[] = [
         .addColumn('addon_key', 'varchar(40)', (c) => c.notNull())
         .addColumn('sent_at', 'bigint', (c) => c.notNull())
         .execute();
-      await rerunnable(db.schema.createIndex('addon_mail_sends_key_at').on('addon_mail_sends').columns(['addon_key', 'sent_at']).execute());
+      await rerunnableIndex(db.schema.createIndex('addon_mail_sends_key_at').on('addon_mail_sends').columns(['addon_key', 'sent_at']).execute());
     },
   },
 ];

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
-import { largeText, rerunnable } from '../../kernel/meta/column-types.js';
+import { largeText } from '../../kernel/meta/column-types.js';
+import { rerunnableIndex } from '../../kernel/meta/rerunnable.js';
 import type { Migration } from '../../kernel/plugin/manifest.js';
 
 export type DataTables = {
@@ -42,7 +43,7 @@ export const dataMigrations: Migration[] = [
         .addColumn('used_at', 'bigint')
         .addUniqueConstraint('data_undo_token_unique', ['token_hash'])
         .execute();
-      await rerunnable(db.schema.createIndex('data_undo_expiry').on('data_undo').column('expires_at').execute());
+      await rerunnableIndex(db.schema.createIndex('data_undo_expiry').on('data_undo').column('expires_at').execute());
     },
   },
 ];

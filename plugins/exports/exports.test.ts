@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -250,6 +252,36 @@ describe('export files expire', () => {
     const late = await admin.get(`/api/v1/exports/${exp.id}/download`);
     expect(late.status).toBe(410);
     expectContract(inst, 'GET', `/api/v1/exports/${exp.id}/download`, late);
+  });
+
+  it('serves an export made ready before the file store from its old path, until it expires (EX7)', async () => {
+    const db = inst.app.kernel.db.withTables<{ exports: { id: string; file_key: string | null } }>();
+    const legacy = async (format: 'csv' | 'jsonl') => {
+      const exp = await exportOf(inst, admin, { connectionId, table: 'people', format });
+      // What such a row looks like: no file_key, nothing in the file store.
+      await inst.app.kernel.files.delete(attemptKey(exp.id, 1, format));
+      await db.updateTable('exports').set({ file_key: null }).where('id', '=', exp.id).execute();
+      return exp;
+    };
+    const kept = await legacy('csv');
+    const path = join(inst.dataDir, 'exports', `${kept.id}.csv`);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, 'id,name\r\n1,written before the file store\r\n');
+    const { res, body } = await download(admin, inst, kept.id);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toContain(`filename="${kept.fileName}"`);
+    expect(body.toString('utf8')).toBe('id,name\r\n1,written before the file store\r\n');
+
+    // No file there (another replica wrote it, or it was removed by hand): gone.
+    const lost = await legacy('jsonl');
+    const gone = await admin.get(`/api/v1/exports/${lost.id}/download`);
+    expect(gone.status).toBe(410);
+    expect(gone.body.error.code).toBe('EXPORT_EXPIRED');
+
+    clock += 24 * 3600_000 + 1;
+    await call(inst, admin, 'POST', '/api/v1/exports-probe/sweep', {});
+    expect(existsSync(path)).toBe(false);
+    expect((await admin.get(`/api/v1/exports/${kept.id}/download`)).status).toBe(410);
   });
 
   it('answers 409 while the export is not ready', async () => {

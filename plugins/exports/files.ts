@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { FORMAT_INFO, type ExportFormat } from './formats/index.js';
 
 /**
@@ -7,6 +8,18 @@ import { FORMAT_INFO, type ExportFormat } from './formats/index.js';
 export const EXPORTS_PREFIX = 'exports/';
 export const attemptKey = (id: string, attempt: number, format: ExportFormat) => `${EXPORTS_PREFIX}${id}/${attempt}.${FORMAT_INFO[format].extension}`;
 export const exportIdOfKey = (key: string) => key.slice(EXPORTS_PREFIX.length).split('/')[0]!;
+
+/** An id as kernel/ids makes them: nothing else ever reaches a path. */
+const EXPORT_ID = /^[0-9a-z]{26}$/;
+
+/**
+ * Where an export made ready before the file store (EX7) left its file: `$SVC_DATA_DIR/exports/
+ * <id>.<ext>`, on the replica that wrote it. Such a row has no `file_key`. Built from the stored
+ * row's id and format only; null for an id kernel/ids would not have made.
+ */
+export function legacyFile(dataDir: string, id: string, format: ExportFormat): string | null {
+  return EXPORT_ID.test(id) ? join(dataDir, 'exports', `${id}.${FORMAT_INFO[format].extension}`) : null;
+}
 
 /** `orders-20240131-1530.csv`: the table and the finish time, reduced to characters every file system takes. */
 export function downloadName(tableRef: string, finishedAt: number, format: ExportFormat): string {

@@ -2,6 +2,7 @@ import { PassThrough } from 'node:stream';
 import type { StoredFile } from '../../kernel/files/types.js';
 import type { ErrorIssue } from '../../kernel/errors.js';
 import { JobError } from '../../kernel/jobs/errors.js';
+import { attemptHolds, attemptOf } from '../../kernel/jobs/fence.js';
 import type { JobContext } from '../../kernel/jobs/types.js';
 import { hasPgClient } from '../../engine/sources/index.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
@@ -87,18 +88,7 @@ export async function runExport(ctx: JobContext<ExportPayload>, service: Exports
     .where('id', '=', row.id)
     .where('job_id', '=', ctx.job.id)
     .where('state', 'in', ['queued', 'running'])
-    // Only while this attempt holds the job: same attempt, same holder, lease not run out.
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom('jobs')
-          .select('jobs.id')
-          .where('jobs.id', '=', ctx.job.id)
-          .where('jobs.attempts', '=', ctx.job.attempts)
-          .where('jobs.locked_by', '=', kernel.instanceId)
-          .where('jobs.state', '=', 'running')
-          .where('jobs.lease_until', '>=', finishedAt),
-      ),
-    )
+    .where(attemptHolds(attemptOf(ctx), finishedAt))
     .executeTakeFirst();
   if (Number(res.numUpdatedRows) === 0) {
     await kernel.files.delete(key);

@@ -1,3 +1,5 @@
+import { createReadStream, rmSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { AppError } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
@@ -7,7 +9,7 @@ import type { Job } from '../../kernel/jobs/types.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
-import { downloadName, EXPORTS_PREFIX, exportIdOfKey } from './files.js';
+import { downloadName, EXPORTS_PREFIX, exportIdOfKey, legacyFile } from './files.js';
 import type { ExportFormat } from './formats/index.js';
 import { planRead } from './plan.js';
 import type { Filter } from './query.js';
@@ -156,9 +158,17 @@ export class ExportsService {
     const expired = exp.state === 'expired' || (exp.expiresAt !== null && exp.expiresAt <= this.kernel.now());
     if (expired) throw new AppError('EXPORT_EXPIRED', { params: { expiredAt: exp.expiresAt } });
     if (exp.state !== 'ready') throw new AppError('EXPORT_NOT_READY', { params: { state: exp.state } });
-    const opened = row.file_key ? await this.kernel.files.open(row.file_key) : null;
+    const opened = row.file_key ? await this.kernel.files.open(row.file_key).then((o) => o && { stream: o.stream, size: o.file.size }) : await this.legacyOpen(row);
     if (!opened) throw new AppError('EXPORT_EXPIRED', { message: 'The export file is no longer kept.' });
-    return { stream: opened.stream, size: opened.file.size, name: exp.fileName!, format: row.format };
+    return { stream: opened.stream, size: opened.size, name: exp.fileName!, format: row.format };
+  }
+
+  /** An export made ready before the file store (no `file_key`): its file where it was written, if this replica has it (EX7). */
+  private async legacyOpen(row: ExportRow): Promise<{ stream: Readable; size: number } | null> {
+    const path = legacyFile(this.kernel.config.dataDir, row.id, row.format);
+    const st = path ? await stat(path).catch(() => null) : null;
+    if (!path || !st?.isFile()) return null;
+    return { stream: createReadStream(path), size: st.size };
   }
 
   /**
@@ -168,9 +178,10 @@ export class ExportsService {
    */
   async sweep(): Promise<number> {
     const now = this.kernel.now();
-    const due = await this.db.selectFrom('exports').select(['id', 'file_key']).where('state', '=', 'ready').where('expires_at', '<=', now).execute();
+    const due = await this.db.selectFrom('exports').select(['id', 'format', 'file_key']).where('state', '=', 'ready').where('expires_at', '<=', now).execute();
     for (const r of due) {
       if (r.file_key) await this.kernel.files.delete(r.file_key);
+      else this.removeLegacy(r.id, r.format);
       await this.db.updateTable('exports').set({ state: 'expired' }).where('id', '=', r.id).where('state', '=', 'ready').execute();
     }
     const files = await this.kernel.files.list(EXPORTS_PREFIX);
@@ -187,5 +198,11 @@ export class ExportsService {
       if (!keep && (await this.kernel.files.delete(f.key))) removed++;
     }
     return removed;
+  }
+
+  /** An expired export's file from before the file store, should this replica hold it. */
+  private removeLegacy(id: string, format: ExportFormat): void {
+    const path = legacyFile(this.kernel.config.dataDir, id, format);
+    if (path) rmSync(path, { force: true });
   }
 }

@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FileStore } from '../../kernel/files/types.js';
-import type { JobContext } from '../../kernel/jobs/types.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
-import { definePlugin } from '../../kernel/plugin/manifest.js';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { call } from '../../test/helpers/contract.js';
 import { databaseAvailable, type ServerDialect } from '../../test/helpers/databases.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
-import { recordingLogger } from '../../test/meta/support.js';
+import { attemptContext, claimAs, gate, serviceProbe } from '../../test/helpers/jobs.js';
 import { attemptKey, EXPORTS_PREFIX } from './files.js';
 import { runExport, type ExportPayload } from './run.js';
 import type { ExportsService } from './service.js';
@@ -18,30 +16,12 @@ const metas: Array<'sqlite' | ServerDialect> = ['sqlite'];
 if (await databaseAvailable('postgres')) metas.push('postgres');
 if (await databaseAvailable('mysql')) metas.push('mysql');
 
-/** The exports plugin's service (and so its kernel view), as its job handler gets it. */
-function serviceProbe() {
-  const held: { service: ExportsService | null } = { service: null };
-  const plugin = definePlugin({
-    name: 'exports-service-probe',
-    version: '1.0.0',
-    requires: ['exports'],
-    setup: (kernel) => {
-      held.service = kernel.plugin<ExportsService>('exports');
-    },
-  });
-  return { plugin, held };
-}
-
-/** A file store whose puts wait for `open()` before they start. */
-function gatedFiles(real: FileStore) {
-  let open!: () => void;
-  const gate = new Promise<void>((r) => (open = r));
-  const state = { entered: false };
-  const files: FileStore = {
+/** A file store whose puts wait at `g` before they start. */
+function gatedFiles(real: FileStore, g: ReturnType<typeof gate>): FileStore {
+  return {
     driver: real.driver,
     put: async (key, body, opts) => {
-      state.entered = true;
-      await gate;
+      await g.wait();
       return real.put(key, body, opts);
     },
     stat: (k) => real.stat(k),
@@ -52,7 +32,6 @@ function gatedFiles(real: FileStore) {
     list: (p) => real.list(p),
     sweep: (now) => real.sweep(now),
   };
-  return { files, open, state };
 }
 
 describe.each(metas)('an export holder that stalls past its lease, on a %s meta store (EX7)', (meta) => {
@@ -60,7 +39,7 @@ describe.each(metas)('an export holder that stalls past its lease, on a %s meta 
   let admin: HttpClient;
   let source: Source;
   let connectionId: string;
-  const probe = serviceProbe();
+  const probe = serviceProbe<ExportsService>('exports');
 
   beforeAll(async () => {
     // No workers: the test plays both holders itself.
@@ -82,33 +61,23 @@ describe.each(metas)('an export holder that stalls past its lease, on a %s meta 
     expect(res.status, res.text).toBe(202);
     const { id, jobId } = res.body.data.export;
     const job = (await inst.app.kernel.jobs.get(jobId))!;
-    const claim = (attempts: number, holder: string) =>
-      db.updateTable('jobs').set({ state: 'running', attempts, locked_by: holder, lease_until: Date.now() + 600_000, started_at: Date.now() }).where('id', '=', jobId).execute();
-    const ctxOf = (attempts: number, kernel: Kernel): JobContext<ExportPayload> => ({
-      job: { ...job, state: 'running', attempts },
-      payload: { exportId: id },
-      signal: new AbortController().signal,
-      progress: async () => undefined,
-      log: recordingLogger(),
-      kernel,
-    });
+    const ctxOf = (attempts: number, kernel: Kernel) => attemptContext<ExportPayload>(job, attempts, { exportId: id }, kernel);
 
     // Holder A claims attempt 1 and stalls just before its file is stored.
-    await claim(1, 'holder-a');
-    const gated = gatedFiles(service.kernel.files);
-    const first = runExport(ctxOf(1, { ...service.kernel, instanceId: 'holder-a', files: gated.files }), service);
+    await claimAs(db, jobId, 1, 'holder-a');
+    const stall = gate();
+    const first = runExport(ctxOf(1, { ...service.kernel, instanceId: 'holder-a', files: gatedFiles(service.kernel.files, stall) }), service);
     first.catch(() => undefined);
-    for (let i = 0; i < 2000 && !gated.state.entered; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(gated.state.entered).toBe(true);
+    expect(await stall.reached()).toBe(true);
 
     // Its lease ran out; holder B took the job over as attempt 2 and finished it.
-    await claim(2, 'holder-b');
+    await claimAs(db, jobId, 2, 'holder-b');
     expect(await runExport(ctxOf(2, { ...service.kernel, instanceId: 'holder-b' }), service)).toMatchObject({ rowCount: 50 });
     const ready = await db.withTables<{ exports: { id: string; state: string; file_key: string | null; bytes: number } }>().selectFrom('exports').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(ready).toMatchObject({ state: 'ready', file_key: attemptKey(id, 2, 'csv') });
 
     // A resumes: its update finds no claim, and it drops only its own file.
-    gated.open();
+    stall.open();
     await expect(first).rejects.toMatchObject({ code: 'EXPORT_LEASE_LOST' });
     const after = await db.withTables<{ exports: { id: string; state: string; file_key: string | null; bytes: number } }>().selectFrom('exports').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(after).toEqual(ready);
@@ -124,15 +93,8 @@ describe.each(metas)('an export holder that stalls past its lease, on a %s meta 
     const res = await call(inst, admin, 'POST', '/api/v1/exports', { connectionId, table: 'people', format: 'jsonl' });
     const { id, jobId } = res.body.data.export;
     const job = (await inst.app.kernel.jobs.get(jobId))!;
-    await db.updateTable('jobs').set({ state: 'running', attempts: 1, locked_by: 'holder-a', lease_until: Date.now() - 1000 }).where('id', '=', jobId).execute();
-    const ctx: JobContext<ExportPayload> = {
-      job: { ...job, state: 'running', attempts: 1 },
-      payload: { exportId: id },
-      signal: new AbortController().signal,
-      progress: async () => undefined,
-      log: recordingLogger(),
-      kernel: { ...service.kernel, instanceId: 'holder-a' },
-    };
+    await claimAs(db, jobId, 1, 'holder-a', Date.now() - 1000);
+    const ctx = attemptContext<ExportPayload>(job, 1, { exportId: id }, { ...service.kernel, instanceId: 'holder-a' });
     await expect(runExport(ctx, service)).rejects.toMatchObject({ code: 'EXPORT_LEASE_LOST' });
     const row = await db.withTables<{ exports: { id: string; state: string; file_key: string | null } }>().selectFrom('exports').select(['state', 'file_key']).where('id', '=', id).executeTakeFirstOrThrow();
     expect(row).toEqual({ state: 'running', file_key: null });

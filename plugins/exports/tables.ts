@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
-import { rerunnable } from '../../kernel/meta/column-types.js';
 import type { Migration } from '../../kernel/plugin/manifest.js';
+import { rerunnableColumn, rerunnableIndex } from '../../kernel/meta/rerunnable.js';
 
 /**
  * One row per export. The file lives in the kernel's file store under `file_key`; the row outlives it
@@ -70,35 +70,23 @@ export const exportsMigrations: Migration[] = [
         .addColumn('finished_at', 'bigint')
         .addColumn('expires_at', 'bigint')
         .execute();
-      await rerunnable(db.schema.createIndex('exports_owner').on('exports').columns(['owner_type', 'owner_id', 'id']).execute());
-      await rerunnable(db.schema.createIndex('exports_expiry').on('exports').columns(['state', 'expires_at']).execute());
+      await rerunnableIndex(db.schema.createIndex('exports_owner').on('exports').columns(['owner_type', 'owner_id', 'id']).execute());
+      await rerunnableIndex(db.schema.createIndex('exports_expiry').on('exports').columns(['state', 'expires_at']).execute());
     },
   },
   {
     name: '0002_exports_formula_safe',
     async up(db) {
       // Exports made before this were raw. A rerun on MySQL meets the column it added (1060).
-      await db.schema
-        .alterTable('exports')
-        .addColumn('formula_safe', 'integer', (c) => c.notNull().defaultTo(0))
-        .execute()
-        .catch((err: { errno?: number; code?: string; message?: string }) => {
-          if (err?.errno !== 1060 && err?.code !== '42701' && !/duplicate column/i.test(String(err?.message))) throw err;
-        });
+      await rerunnableColumn(db.schema.alterTable('exports').addColumn('formula_safe', 'integer', (c) => c.notNull().defaultTo(0)).execute());
     },
   },
   {
     name: '0003_exports_file_key',
     async up(db) {
       // K45/EX7: files moved to the file store, under a key per attempt. Exports made ready
-      // before have none and answer 410 (their files stay in $SVC_DATA_DIR/exports until removed by hand).
-      await db.schema
-        .alterTable('exports')
-        .addColumn('file_key', 'varchar(255)')
-        .execute()
-        .catch((err: { errno?: number; code?: string; message?: string }) => {
-          if (err?.errno !== 1060 && err?.code !== '42701' && !/duplicate column/i.test(String(err?.message))) throw err;
-        });
+      // before have none: their download reads the file where it was written, $SVC_DATA_DIR/exports.
+      await rerunnableColumn(db.schema.alterTable('exports').addColumn('file_key', 'varchar(255)').execute());
     },
   },
 ];

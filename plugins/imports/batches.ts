@@ -36,6 +36,11 @@ export interface BatchWriterOptions {
   signal: AbortSignal;
   /** The last line read so far (a resumed import starts after its checkpoint). */
   from: number;
+  /**
+   * Just before a batch's own transaction commits (not `whole`'s): throws to roll it back
+   * instead. The import checks there that its attempt still has the job (IM9).
+   */
+  beforeCommit?: () => Promise<void>;
   /** After each batch, with the last line whose fate is then known. */
   afterBatch: (upTo: number) => Promise<void>;
   /**
@@ -169,6 +174,7 @@ export class BatchWriter {
         if (rows.length) outs.push(await writeRows(trx, this.o.target, rows, this.o.batchSize, this.o.bulk));
         if (!whole) {
           this.o.signal.throwIfAborted();
+          await this.o.beforeCommit?.();
           await trx.commit().execute();
         }
         for (const out of outs) {

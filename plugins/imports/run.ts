@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { ErrorIssue } from '../../kernel/errors.js';
 import { hasPgClient, withPgClient } from '../../engine/sources/index.js';
 import { JobError } from '../../kernel/jobs/errors.js';
+import { attemptOf } from '../../kernel/jobs/fence.js';
 import type { JobContext } from '../../kernel/jobs/types.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
@@ -13,6 +14,7 @@ import type { DetectedColumn } from './detect.js';
 import { planImport } from './plan.js';
 import { uploadKey } from './files.js';
 import { ErrorReport } from './report.js';
+import type { AttemptReport } from './report-store.js';
 import type { ImportsService } from './service.js';
 import { BatchWriter, type Counts } from './batches.js';
 import { clientDb, copyable, copyLine, copyLines, copyRows } from './pg-copy.js';
@@ -38,20 +40,34 @@ type Db = Kysely<any>;
  * rolled back by the database itself when the process dies, so the table holds all rows or
  * none. Batch mode commits each batch and records a checkpoint (last line, counts, report
  * length) after it, so a retry resumes after the last committed batch.
+ *
+ * Fenced on the attempt (IM9): every write of the import's row holds only while this attempt
+ * still has the job, each commit in the target database waits for a check that it does, and
+ * the error report is this attempt's own, named by the row only through such a write. A holder
+ * that stalled past its lease and resumes stops at its next write or commit.
  */
 export async function runImport(ctx: JobContext<ImportPayload>, service: ImportsService): Promise<Counts> {
   // The upload and the report live in the file store (any replica may have taken them); an
   // attempt works on files of its own machine, removed when it ends (K45).
   const scratch: Array<() => void> = [];
+  const stored = service.storedReport(ctx.payload.importId).attempt(ctx.job.attempts);
   try {
-    return await importWith(ctx, service, scratch);
+    return await importWith(ctx, service, stored, scratch);
+  } catch (err) {
+    // A report the row does not name is no one's (this attempt lost the job, or never had it).
+    await service
+      .reportKey(ctx.payload.importId)
+      .then((named) => stored.dropUnless(named))
+      .catch(() => undefined);
+    throw err;
   } finally {
     for (const release of scratch) release();
   }
 }
 
-async function importWith(ctx: JobContext<ImportPayload>, service: ImportsService, scratch: Array<() => void>): Promise<Counts> {
+async function importWith(ctx: JobContext<ImportPayload>, service: ImportsService, stored: AttemptReport, scratch: Array<() => void>): Promise<Counts> {
   const { kernel } = ctx;
+  const attempt = attemptOf(ctx);
   const row = await service.db.selectFrom('imports').selectAll().where('id', '=', ctx.payload.importId).executeTakeFirst();
   if (!row || row.job_id !== ctx.job.id) throw new JobError('IMPORT_NOT_FOUND', 'This job does not belong to an import.', false);
   if (row.state !== 'queued' && row.state !== 'running') throw new JobError('IMPORT_FINISHED', `The import is already ${row.state}.`, false);
@@ -84,20 +100,23 @@ async function importWith(ctx: JobContext<ImportPayload>, service: ImportsServic
   const copy = await kernel.files.localCopy(uploadKey(upload.id), service.workDir);
   if (!copy) throw new JobError('IMPORT_UPLOAD_EXPIRED', 'The upload is gone; upload the file again.', false);
   scratch.push(copy.release);
-  // The report is appended here and stored a segment per checkpoint; a retry rebuilds it from the store.
+  // The report is appended here and stored a segment per checkpoint, under this attempt's own
+  // key; a retry starts from the report the row names, up to its checkpoint.
   const reportPath = join(service.workDir, `${row.id}.${ctx.job.attempts}.errors.csv`);
-  const stored = service.storedReport(row.id);
   const resumeAt = resumable ? Number(row.report_bytes) : 0;
-  await stored.restore(reportPath, resumeAt);
+  await stored.restore(reportPath, row.report_key ?? null, resumeAt);
   const report = new ErrorReport(reportPath, sourceColumns, resumeAt);
   scratch.push(() => rmSync(reportPath, { force: true }));
   await stored.persist(reportPath, report.bytes);
-  const set = (patch: Partial<ImportRow>) => service.db.updateTable('imports').set(patch).where('id', '=', row.id).execute();
+  const set = (patch: Partial<ImportRow>) => service.hold(row.id, attempt, patch);
   await set({
     state: 'running',
     started_at: kernel.now(),
+    report_key: stored.key,
     ...(resumable ? {} : { total: 0, inserted: 0, updated: 0, refused: 0, checkpoint_line: 0, report_bytes: 0 }),
   });
+  // The row names this attempt's report now, and no earlier claim can name its own again.
+  await service.storedReport(row.id).removeOlder(ctx.job.attempts, stored.key);
 
   const target: WriteTarget = {
     dialect: info.dialect,
@@ -162,6 +181,7 @@ async function importWith(ctx: JobContext<ImportPayload>, service: ImportsServic
       counts,
       signal: ctx.signal,
       from: resumeLine,
+      beforeCommit: () => service.stillHolds(attempt),
       afterBatch: async (upTo) => {
         // The report's new bytes are stored before the checkpoint that counts them.
         await stored.persist(reportPath, report.bytes);
@@ -204,7 +224,10 @@ async function importWith(ctx: JobContext<ImportPayload>, service: ImportsServic
       ctx.signal.throwIfAborted();
       if (whole) {
         if (dryRun || counts.refused > 0) await whole.rollback().execute();
-        else await whole.commit().execute();
+        else {
+          await service.stillHolds(attempt);
+          await whole.commit().execute();
+        }
       }
     } catch (err) {
       await writer.settle();

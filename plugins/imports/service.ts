@@ -6,6 +6,8 @@ import { AppError, type ErrorIssue } from '../../kernel/errors.js';
 import { newId } from '../../kernel/ids.js';
 import { ownedBy, ownedPage } from '../../kernel/identity/owned.js';
 import { ownerOf, type Principal } from '../../kernel/identity/principal.js';
+import { JobError } from '../../kernel/jobs/errors.js';
+import { attemptHolds, stillHolds, type Attempt } from '../../kernel/jobs/fence.js';
 import type { Job } from '../../kernel/jobs/types.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
@@ -65,9 +67,37 @@ export class ImportsService {
     mkdirSync(this.workDir, { recursive: true });
   }
 
-  /** The error report of an import, kept in the kernel's file store (any replica serves it). */
+  /** The error reports of an import, kept in the kernel's file store (any replica serves them). */
   storedReport(importId: string): StoredReport {
     return new StoredReport(this.kernel.files, importId);
+  }
+
+  /**
+   * Writes the running import's row only while `attempt` still has its job (IM9): every state,
+   * progress and final write of a run goes through here. A holder that stalled past its lease
+   * and resumed changes nothing, and stops.
+   */
+  async hold(id: string, attempt: Attempt, patch: Partial<ImportRow>): Promise<void> {
+    const res = await this.db
+      .updateTable('imports')
+      .set(patch)
+      .where('id', '=', id)
+      .where('job_id', '=', attempt.jobId)
+      .where('state', 'in', ['queued', 'running'])
+      .where(attemptHolds(attempt, this.kernel.now()))
+      .executeTakeFirst();
+    if (Number(res.numUpdatedRows) === 0) throw leaseLost();
+  }
+
+  /** Throws unless `attempt` still has its job: just before a commit in the target database, which no meta-store statement can join. */
+  async stillHolds(attempt: Attempt): Promise<void> {
+    if (!(await stillHolds(this.kernel.db, attempt, this.kernel.now()))) throw leaseLost();
+  }
+
+  /** The report the import's row names now (IM9). */
+  async reportKey(id: string): Promise<string | null> {
+    const row = await this.db.selectFrom('imports').select('report_key').where('id', '=', id).executeTakeFirst();
+    return row?.report_key ?? null;
   }
 
   /**
@@ -165,6 +195,7 @@ export class ImportsService {
       refused: 0,
       checkpoint_line: 0,
       report_bytes: 0,
+      report_key: null,
       error_code: null,
       error_message: null,
       owner_type: owner.type,
@@ -234,31 +265,45 @@ export class ImportsService {
     };
   }
 
-  /** The error report, once the run has begun writing it. */
+  /** The error report the row names, once the run has begun writing it. */
   async report(row: ImportRow): Promise<{ size: number; stream: Readable }> {
-    const opened = row.state === 'created' || row.state === 'queued' ? null : await this.storedReport(row.id).open();
+    const opened = row.state === 'created' || row.state === 'queued' ? null : await this.storedReport(row.id).open(row.report_key ?? null);
     if (!opened) throw new AppError('IMPORT_NO_REPORT', { params: { state: row.state } });
     return opened;
   }
 
   /**
    * Removes error reports of imports that finished longer ago than the retention, or whose
-   * import is gone. Uploads expire in the file store itself (their `expiresAt`).
+   * import is gone; of a finished import kept, the reports its row does not name (an attempt's
+   * that lost the job). Uploads expire in the file store itself (their `expiresAt`).
    */
   async sweep(): Promise<number> {
     const { retentionMs } = await this.settings();
     const now = this.kernel.now();
     const ids = [...new Set((await this.kernel.files.list(REPORTS_PREFIX)).map((f) => f.key.slice(REPORTS_PREFIX.length).split('/')[0]!))];
-    const keep = new Set<string>();
+    const kept = new Map<string, { finished: boolean; reportKey: string | null }>();
     for (let i = 0; i < ids.length; i += 500) {
-      const rows = await this.db.selectFrom('imports').select(['id', 'finished_at']).where('id', 'in', ids.slice(i, i + 500)).execute();
-      for (const r of rows) if (r.finished_at === null || Number(r.finished_at) >= now - retentionMs) keep.add(r.id);
+      const rows = await this.db.selectFrom('imports').select(['id', 'state', 'finished_at', 'report_key']).where('id', 'in', ids.slice(i, i + 500)).execute();
+      for (const r of rows)
+        if (r.finished_at === null || Number(r.finished_at) >= now - retentionMs) kept.set(r.id, { finished: FINAL.has(r.state as ImportState), reportKey: r.report_key ?? null });
     }
     let removed = 0;
-    for (const id of ids) if (!keep.has(id)) removed += await this.storedReport(id).remove();
+    for (const id of ids) {
+      const k = kept.get(id);
+      // A running import's name may be about to move to a report still being written.
+      if (!k) removed += await this.storedReport(id).remove();
+      else if (k.finished) removed += await this.storedReport(id).removeAllBut(k.reportKey);
+    }
     return removed;
   }
 }
+
+/**
+ * Retryable: when nobody took the job over yet (its lease ran out, the reaper has not come), the
+ * runner's fenced write puts it back in the queue, as the reaper would; when another attempt
+ * holds it, that write changes nothing either.
+ */
+const leaseLost = () => new JobError('IMPORT_LEASE_LOST', 'This attempt no longer held the job; it stopped and changed nothing more.');
 
 export function toUpload(row: UploadRow): Upload {
   return {

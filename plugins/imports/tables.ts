@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
-import { rerunnable } from '../../kernel/meta/column-types.js';
 import type { Migration } from '../../kernel/plugin/manifest.js';
+import { rerunnableColumn, rerunnableIndex } from '../../kernel/meta/rerunnable.js';
 
 /**
- * Uploads are files in `$SVC_DATA_DIR/imports/uploads/<id>`; what the scan found (format,
- * columns with guessed types, a sample) is kept beside them. An import names an upload and
- * how its columns land in a table; its error report is `$SVC_DATA_DIR/imports/<id>.errors.csv`.
+ * An upload is a file in the kernel's file store (IM8) and a row of what its scan found (format,
+ * columns with guessed types, a sample). An import names an upload and how its columns land in a
+ * table; its row names the attempt whose error report is read (`report_key`, IM9).
  */
 export type ImportsTables = {
   import_uploads: {
@@ -50,6 +50,8 @@ export type ImportsTables = {
     /** Batch mode: the last source line whose batch committed, and the report's length then (a retry resumes there). */
     checkpoint_line: number;
     report_bytes: number;
+    /** The file-store prefix of the error report to read: the report of the attempt that last held the job (IM9); null before IM9. */
+    report_key: string | null;
     error_code: string | null;
     error_message: string | null;
     owner_type: 'user' | 'apiKey';
@@ -116,8 +118,17 @@ export const importsMigrations: Migration[] = [
         .addColumn('started_at', 'bigint')
         .addColumn('finished_at', 'bigint')
         .execute();
-      await rerunnable(db.schema.createIndex('imports_owner').on('imports').columns(['owner_type', 'owner_id', 'id']).execute());
-      await rerunnable(db.schema.createIndex('import_uploads_expiry').on('import_uploads').column('expires_at').execute());
+      await rerunnableIndex(db.schema.createIndex('imports_owner').on('imports').columns(['owner_type', 'owner_id', 'id']).execute());
+      await rerunnableIndex(db.schema.createIndex('import_uploads_expiry').on('import_uploads').column('expires_at').execute());
+    },
+  },
+  {
+    name: '0002_imports_report_key',
+    async up(db) {
+      // IM9: each attempt writes a report of its own; the row names the one to read. Imports run
+      // before have none and read the segments stored directly under their prefix. A rerun on
+      // MySQL meets the column it added (1060).
+      await rerunnableColumn(db.schema.alterTable('imports').addColumn('report_key', 'varchar(255)').execute());
     },
   },
 ];
