@@ -1,6 +1,6 @@
 /** Reading and writing rows of an operator's table; README.md describes the API. */
 export { binaryWire, normaliseDatetime, ORDERABLE_TYPES, parseText, parseWire, SEARCHABLE_TYPES, TEXTUAL_TYPES } from './codec.js';
-export { decodeRowCursor, encodeRowCursor, type RowCursor } from './cursor.js';
+export { cursorContext, decodeRowCursor, encodeRowCursor, type RowCursor } from './cursor.js';
 export type { AnyDb, RowDialect, WriteFailure } from './dialect.js';
 export { rowDialect } from './dialects/index.js';
 export { POSTGRES_WIRE_TEXT_SETTINGS, postgresCellText } from './dialects/postgres-text.js';
@@ -30,6 +30,7 @@ export {
   type RowCount,
   type RowPage,
 } from './read.js';
+export { keysetSql, orderBySql } from './read.js';
 export { integerRange, rangeRefusal } from './ranges.js';
 export { parseRecordId, recordIdOf } from './record-id.js';
 export { columnOf, primaryKeyColumns, refuse, RowInputError, type InputIssue, type PortableValue, type RowsDialectName, type RowTable } from './types.js';

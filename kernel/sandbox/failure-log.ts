@@ -1,4 +1,4 @@
-import type { AppError } from '../errors.js';
+import { AppError } from '../errors.js';
 
 /**
  * The failures of an add-on call that are the add-on's doing, not the instance's: a request that
@@ -23,6 +23,21 @@ export function blame(err: unknown, addon: string): void {
 
 export function blamedAddon(err: unknown): string | null {
   return typeof err === 'object' && err !== null ? (blamed.get(err) ?? null) : null;
+}
+
+/** Whom an ADDON_CRASHED was put down to (S11): `key@version` of the add-on whose isolate took the child down, or null for nobody. */
+const crashCauses = new WeakMap<object, string | null>();
+
+/** ADDON_CRASHED, remembering whom the child's end was put down to. */
+export function crashed(cause: string | null): AppError {
+  const err = new AppError('ADDON_CRASHED');
+  crashCauses.set(err, cause);
+  return err;
+}
+
+/** `key@version` an ADDON_CRASHED was put down to; null for nobody (an outside kill) or an error that is no crash. */
+export function crashCause(err: unknown): string | null {
+  return typeof err === 'object' && err !== null ? (crashCauses.get(err) ?? null) : null;
 }
 
 export interface FailureLogger {

@@ -12,7 +12,7 @@ import { AppError } from '../errors.js';
 import { withDeadline } from '../deadline.js';
 import { forkWorker } from '../workers.js';
 import './errors.js';
-import { AddonFailureLog, blame } from './failure-log.js';
+import { AddonFailureLog, blame, crashed } from './failure-log.js';
 import { HostCallGate } from './host-call-gate.js';
 import type { CallMessage, CallTarget, HostCapability, ToChild, ToParent } from './protocol.js';
 
@@ -41,12 +41,17 @@ export interface SandboxCall {
  * HOST_ERROR and a generic message). `log` calls (`info`/`warn`/`error`, args `[message, fields]`)
  * are fire-and-forget: their result and errors are ignored.
  */
-/** `instance`: the app instance the call runs for (its context's), so the host answers for that instance alone. */
+/**
+ * `instance`: the app instance the call runs for (its context's), so the host answers for that
+ * instance alone. `call.deadline` (epoch ms): when the add-on is answered ADDON_TIMEOUT whatever
+ * the work does; work that can stop by then (a fetch, a SQLite statement) should.
+ */
 export type HostCallHandler = (
   addon: { key: string; version: string; instance: string | null },
   capability: HostCapability,
   method: string,
   args: Json[],
+  call: { deadline: number },
 ) => Promise<Json>;
 
 /** The part of pino's logger the sandbox uses (the kernel's logger fits). */
@@ -96,11 +101,17 @@ const LARGE_ANSWER = 64 * 1024;
 /** Bytes of answers an add-on's host calls get a millisecond (2 MiB a second), past a burst of 2 MiB. */
 const ANSWER_BYTES_PER_MS = (2 * 1024 * 1024) / 1000;
 const ANSWER_BURST = 2 * 1024 * 1024;
-/** How long past its call's deadline a host call still running keeps its slot. */
+/** How long past its call's deadline a host call still running keeps its slot at most (work that never ends is a bug of ours). */
 const SLOT_GRACE_MS = 30_000;
-/** Host calls answered at once: per add-on, and in all (host-call-gate.ts). */
+/** Host calls answered at once: per add-on, and in all (host-call-gate.ts), in each of the two pools. */
 const HOST_CALLS_PER_ADDON = 4;
 const HOST_CALLS_TOTAL = 8;
+/**
+ * Host calls that wait on another machine (a fetch runs up to its call's deadline, mail on the
+ * mail server) have a pool of their own: add-ons calling a slow server hold those slots, never
+ * the ones ctx.db and ctx.kv of every other add-on need.
+ */
+const NETWORK_CAPABILITIES: ReadonlySet<HostCapability> = new Set<HostCapability>(['fetch', 'mail.send']);
 
 interface Pending {
   msg: CallMessage;
@@ -153,6 +164,7 @@ export class SandboxHost {
   private closed = false;
   private counters = { starts: 0, crashes: 0, calls: 0 };
   private readonly gate = new HostCallGate({ perAddon: HOST_CALLS_PER_ADDON, total: HOST_CALLS_TOTAL });
+  private readonly networkGate = new HostCallGate({ perAddon: HOST_CALLS_PER_ADDON, total: HOST_CALLS_TOTAL });
   /** How requests that end in an add-on's failure are logged: warn, bounded per add-on (AO31). */
   readonly failureLog: AddonFailureLog;
 
@@ -196,7 +208,7 @@ export class SandboxHost {
       throw new AppError('ADDON_CRASHED');
     }
     await child.ready;
-    if (child.exited) throw new AppError('ADDON_CRASHED');
+    if (child.exited) throw crashed(child.blamed ?? null);
     const hash = this.hashOf(c.addon.code);
     const id = this.nextId++;
     const msg: CallMessage = {
@@ -353,7 +365,7 @@ export class SandboxHost {
       }
       for (const p of child.pending.values()) {
         clearTimeout(p.timer);
-        p.reject(new AppError('ADDON_CRASHED'));
+        p.reject(crashed(child.blamed ?? null));
       }
       child.pending.clear();
     });
@@ -410,7 +422,7 @@ export class SandboxHost {
       }
       const [message, fields] = args;
       if (this.handler) {
-        this.handler(p.addon, 'log', m.method, args).catch(() => undefined);
+        this.handler(p.addon, 'log', m.method, args, { deadline: p.startedAt + this.wallMs }).catch(() => undefined);
       } else {
         const level = m.method === 'error' ? 'error' : m.method === 'warn' ? 'warn' : 'info';
         this.logger?.[level]({ addon: p.addon.key, fields: fields ?? undefined }, String(message).slice(0, 2000));
@@ -420,7 +432,8 @@ export class SandboxHost {
     const addonId = `${p.addon.key}@${p.addon.version}`;
     const deadline = p.startedAt + this.wallMs;
     const live = () => child.pending.get(m.id) === p && Date.now() < deadline;
-    const release = await this.gate.enter(addonId, live);
+    const gate = NETWORK_CAPABILITIES.has(m.capability) ? this.networkGate : this.gate;
+    const release = await gate.enter(addonId, live);
     // The call is over (answered, broken off, its child gone) or out of time: its host call does not run.
     if (!release) {
       if (child.pending.get(m.id) === p) this.post(child, { t: 'host-result', id: m.id, hc: m.hc, envelope: HOST_TIMEOUT_ENVELOPE });
@@ -428,12 +441,16 @@ export class SandboxHost {
     }
     // The slot is held until the work ends and its answer is written, even when the add-on was answered at the deadline.
     let workDone: Promise<unknown> = Promise.resolve();
+    let overran = false;
     let envelope: string;
     try {
       if (!this.handler) throw new AppError('INTERNAL', { message: 'The host is not ready for add-on calls.' });
-      const work = this.handler(p.addon, m.capability, m.method, args);
+      const work = this.handler(p.addon, m.capability, m.method, args, { deadline });
       workDone = work.catch(() => undefined);
-      const value = await withDeadline(work, Math.max(0, deadline - Date.now()), () => new AppError('ADDON_TIMEOUT', { message: HOST_TIMEOUT_MESSAGE }));
+      const value = await withDeadline(work, Math.max(0, deadline - Date.now()), () => {
+        overran = true;
+        return new AppError('ADDON_TIMEOUT', { message: HOST_TIMEOUT_MESSAGE });
+      });
       const json = JSON.stringify(value === undefined ? null : value);
       envelope =
         json.length > MAX_HOST_RESULT
@@ -454,10 +471,13 @@ export class SandboxHost {
       else if (envelope.length > LARGE_ANSWER) await new Promise((r) => setImmediate(r));
       if (child.pending.get(m.id) === p) this.post(child, { t: 'host-result', id: m.id, hc: m.hc, envelope });
     } finally {
-      // A host call that never ends (a bug of ours) gives its slot back a while after its deadline rather than never.
-      const latest = setTimeout(release, Math.max(0, deadline - Date.now()) + SLOT_GRACE_MS);
-      latest.unref();
-      void workDone.then(() => (clearTimeout(latest), release()));
+      if (!overran) release();
+      else {
+        // Still running past the deadline: the slot waits for the work, and a host call that never ends (a bug of ours) gives it back SLOT_GRACE_MS later rather than never.
+        const latest = setTimeout(release, SLOT_GRACE_MS);
+        latest.unref();
+        void workDone.then(() => (clearTimeout(latest), release()));
+      }
     }
   }
 

@@ -11,4 +11,5 @@ export {
 } from './host.js';
 export { hostAllowed, isPublicAddress, outboundFetch, outboundHosts, type FetchInit, type FetchResponse, type OutboundOptions } from './outbound-fetch.js';
 export { SANDBOX_ERRORS, type SandboxErrorCode } from './errors.js';
+export { crashCause } from './failure-log.js';
 export type { CallTarget } from './protocol.js';

@@ -1,10 +1,15 @@
 /**
  * The worker thread that runs add-ons' `ctx.db` statements on SQLite sources (sqlite-off-thread.ts):
  * better-sqlite3 is synchronous, so a large read on the API's own thread holds every request of
- * the process. Here it holds only this thread. One handle per file, opened as the source opens it.
+ * the process. Here it holds only this thread. One handle per file, opened as the source opens it,
+ * and opened again when the path names another file than the one it has open (as the source driver
+ * checks, engine/sources/dialects/sqlite.ts): an operator who replaces the file gets the add-on's
+ * writes in the new one, not in the deleted one.
  */
-import { parentPort } from 'node:worker_threads';
+import { statSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { rowBytes } from './read-bytes.js';
 
 export interface SqliteJob {
   id: number;
@@ -12,34 +17,47 @@ export interface SqliteJob {
   readOnly: boolean;
   sql: string;
   parameters: unknown[];
-  /** A read stops and fails once its rows pass this many bytes (an estimate: text and blob lengths, 8 a number). */
+  /** A read stops and fails once its rows pass this many bytes (read-bytes.ts). */
   maxBytes: number;
+  /** Epoch ms: a statement picked up after this is not run (its caller was answered ADDON_TIMEOUT). */
+  deadline: number | null;
 }
 
 export type SqliteAnswer =
   | { id: number; ok: true; rows: Record<string, unknown>[]; changes: number; lastInsertRowid: string | null }
-  | { id: number; ok: false; code: string | null; message: string; tooLarge?: true };
+  | { id: number; ok: false; code: string | null; message: string; tooLarge?: true; late?: true };
+
+/** What the parent reads without a message: [0] the id of the statement running now, 0 between statements. */
+export interface SqliteWorkerData {
+  running: SharedArrayBuffer;
+}
 
 /** As the source's own handle (engine/sources/dialects/sqlite.ts). */
 const BUSY_TIMEOUT_MS = 2000;
-const handles = new Map<string, Database.Database>();
+const handles = new Map<string, { db: Database.Database; identity: string }>();
+const running = new Int32Array((workerData as SqliteWorkerData).running);
+
+/** dev:ino of the file the path names now. */
+function identityOf(file: string): string {
+  const st = statSync(file);
+  return `${st.dev}:${st.ino}`;
+}
 
 function handle(file: string, readOnly: boolean): Database.Database {
   const key = `${readOnly ? 'r' : 'w'}:${file}`;
-  let db = handles.get(key);
-  if (!db) {
-    db = new Database(file, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
-    db.pragma('foreign_keys = ON');
-    if (readOnly) db.pragma('query_only = ON');
-    handles.set(key, db);
+  // Throws ENOENT for a file removed: the statement fails rather than write to what is gone.
+  const identity = identityOf(file);
+  const held = handles.get(key);
+  if (held?.identity === identity) return held.db;
+  if (held) {
+    handles.delete(key);
+    held.db.close();
   }
+  const db = new Database(file, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  db.pragma('foreign_keys = ON');
+  if (readOnly) db.pragma('query_only = ON');
+  handles.set(key, { db, identity });
   return db;
-}
-
-function sizeOf(v: unknown): number {
-  if (typeof v === 'string') return v.length;
-  if (v instanceof Uint8Array) return v.byteLength;
-  return 8;
 }
 
 class TooLarge extends Error {}
@@ -53,29 +71,29 @@ function run(job: SqliteJob): SqliteAnswer {
   const rows: Record<string, unknown>[] = [];
   let bytes = 0;
   for (const row of stmt.iterate(job.parameters) as Iterable<Record<string, unknown>>) {
-    for (const k in row) bytes += k.length + sizeOf(row[k]);
+    bytes += rowBytes(row);
     if (bytes > job.maxBytes) throw new TooLarge();
     rows.push(row);
   }
   return { id: job.id, ok: true, rows, changes: 0, lastInsertRowid: null };
 }
 
-parentPort!.on('message', (job: SqliteJob | { close: true }) => {
-  if ('close' in job) {
-    for (const db of handles.values()) db.close();
-    handles.clear();
-    return;
-  }
+parentPort!.on('message', (job: SqliteJob) => {
+  Atomics.store(running, 0, job.id);
   let answer: SqliteAnswer;
-  try {
-    answer = run(job);
-  } catch (err) {
-    // An iterating statement left open keeps its handle busy.
-    const e = err as { code?: unknown; message?: unknown };
-    answer =
-      err instanceof TooLarge
-        ? { id: job.id, ok: false, code: null, message: 'too large', tooLarge: true }
-        : { id: job.id, ok: false, code: typeof e?.code === 'string' ? e.code : null, message: String(e?.message ?? err) };
-  }
+  // Marked running first: a parent that sees another id at the deadline knows this one has not started, and that it will not.
+  if (job.deadline !== null && Date.now() >= job.deadline) answer = { id: job.id, ok: false, code: null, message: 'late', late: true };
+  else
+    try {
+      answer = run(job);
+    } catch (err) {
+      // An iterating statement left open keeps its handle busy.
+      const e = err as { code?: unknown; message?: unknown };
+      answer =
+        err instanceof TooLarge
+          ? { id: job.id, ok: false, code: null, message: 'too large', tooLarge: true }
+          : { id: job.id, ok: false, code: typeof e?.code === 'string' ? e.code : null, message: String(e?.message ?? err) };
+    }
   parentPort!.postMessage(answer);
+  Atomics.store(running, 0, 0);
 });

@@ -1,5 +1,5 @@
 import { physicalTableName, type AddonManifest } from '../../addons-sdk/src/manifest/index.js';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import {
@@ -14,30 +14,94 @@ import {
   RowInputError,
   toWireRow,
   updateRow,
+  whereSql,
+  orderKeys,
+  decodeRowCursor,
+  type ListParams,
   type PortableValue,
+  cursorContext,
+  keysetSql,
+  orderBySql,
+  type RowDialect,
 } from '../../engine/rows/index.js';
+import type { TokenSigner } from '../../kernel/crypto.js';
+import { DB_READ_BYTES, rowBytes } from './read-bytes.js';
 import type { Json } from '../../kernel/sandbox/host.js';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from './instances.js';
 import type { ConnectionsProvides } from '../connections/provides.js';
 import type { EffectiveTable, SchemaProvides } from '../schema/provides.js';
-import { offThreadSqlite, SqliteWorker } from './sqlite-off-thread.js';
-
-/** What one ctx.db read may bring back (text lengths, 8 a number or blob…), checked as the rows come on SQLite and once read on server sources. */
-export const DB_READ_BYTES = 1024 * 1024;
+import { offThreadSqlite, SqliteWorker, withStatementDeadline } from './sqlite-off-thread.js';
 
 const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', { message: `The rows are over ${DB_READ_BYTES / (1024 * 1024)} MiB: ask for fewer (limit).` });
 
-/** Rows a list reads first, before it knows how large they are. */
-const FIRST_PAGE = 2;
+/**
+ * What a column's value weighs, as the database counts it without sending it (bytes of text and
+ * blobs; 8 for a value of fixed size, as valueBytes counts it). PostgreSQL's octet_length reads
+ * a TOASTed value's length from its header, uncompressed: a value that compresses well still
+ * weighs what it will be once read.
+ */
+function columnBytesSql(dialect: 'postgres' | 'mysql', c: EffectiveTable['columns'][number]): RawBuilder<unknown> {
+  const col = sql.id(c.name);
+  const weighed =
+    c.type === 'binary'
+      ? dialect === 'postgres'
+        ? sql`octet_length(${col})`
+        : sql`length(${col})`
+      : SIZED.has(c.type)
+        ? dialect === 'postgres'
+          ? sql`octet_length(cast(${col} as text))`
+          : sql`length(${col})`
+        : null;
+  return weighed ? sql`${sql.lit(c.name.length)} + coalesce(${weighed}, 0)` : sql.lit(c.name.length + 8);
+}
+/** Types whose values have no fixed size. */
+const SIZED = new Set(['string', 'text', 'enum', 'json', 'other']);
 
-/** Text lengths and 8 for anything else, as the SQLite worker weighs rows. */
-function rowBytes(row: Record<string, unknown>): number {
-  let bytes = 0;
-  for (const k in row) {
-    const v = row[k];
-    bytes += k.length + (typeof v === 'string' ? v.length : 8);
+/** Rows the first weighing of a page sums; each next one sums four times as many, up to the page. */
+const FIRST_WEIGHED = 16;
+
+/**
+ * Whether the page `p` would read (its rows in its order, after its cursor) is over
+ * DB_READ_BYTES, summed by the database: a server source sends every row of a page at once, so
+ * such a page is refused before any of it is read. The sum is taken over the first 16 rows, then
+ * 64…, so that the database stops soon after the page's first large rows (MySQL reads a value to
+ * weigh it) rather than weigh all of a large page.
+ */
+async function pageOverLimit(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  db: Kysely<any>,
+  dialect: 'postgres' | 'mysql',
+  d: RowDialect,
+  table: EffectiveTable,
+  p: ListParams,
+  signer: TokenSigner,
+): Promise<boolean> {
+  const keys = orderKeys(table, p.sort);
+  const cursor =
+    p.cursor === null
+      ? null
+      : decodeRowCursor(p.cursor, p.sortText, primaryKeyColumns(table).length > 0 ? keys.length : null, 'query.cursor', {
+          signer,
+          context: cursorContext(table, keys),
+        });
+  const conditions: RawBuilder<unknown>[] = [];
+  const where = whereSql(d, p.filters, p.search, []);
+  if (where) conditions.push(where);
+  if (cursor && 'keys' in cursor) conditions.push(keysetSql(d, keys, cursor.keys));
+  const offset = cursor && 'offset' in cursor ? cursor.offset : 0;
+  const weight = sql.join(
+    table.columns.map((c) => columnBytesSql(dialect, c)),
+    sql` + `,
+  );
+  for (let rows = Math.min(FIRST_WEIGHED, p.limit); ; rows = Math.min(rows * 4, p.limit)) {
+    const r = await sql<{ bytes: unknown }>`select coalesce(sum(n), 0) as bytes from (select ${weight} as n from ${d.table(table)}${
+      conditions.length ? sql` where ${sql.join(conditions, sql` and `)}` : sql``
+    }${keys.length ? sql` order by ${orderBySql(d, keys)}` : sql``} limit ${sql.lit(rows)}${offset ? sql` offset ${sql.lit(offset)}` : sql``}) page`.execute(
+      db,
+    );
+    if (Number(r.rows[0]?.bytes ?? 0) > DB_READ_BYTES) return true;
+    if (rows === p.limit) return false;
   }
-  return bytes;
 }
 
 const OPS = new Set(['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'like', 'null']);
@@ -131,84 +195,81 @@ export class HostDb {
    * One ctx.db call of a hook or action run for `instance` (D28): it reads, changes and deletes
    * only rows whose instance column holds that id, and what it inserts is that instance's. A
    * table made before the instance column existed (an install not upgraded since) has only the
-   * default instance's rows and is read as before.
+   * default instance's rows and is read as before. `deadline` (epoch ms): the host call's; on
+   * SQLite a statement still running then is stopped (sqlite-off-thread.ts).
    */
-  async call(m: AddonManifest, connectionId: string | null, method: string, args: Json[], instance: string = DEFAULT_INSTANCE): Promise<Json> {
+  async call(
+    m: AddonManifest,
+    connectionId: string | null,
+    method: string,
+    args: Json[],
+    instance: string = DEFAULT_INSTANCE,
+    deadline: number | null = null,
+  ): Promise<Json> {
     const table = await this.table(m, connectionId, args[0]);
     const connections = this.kernel.plugin<ConnectionsProvides>('connections');
     const instanceColumn = table.columns.find((c) => c.name === INSTANCE_COLUMN) ?? null;
     if (!instanceColumn && instance !== DEFAULT_INSTANCE) throw denied(`The table ${String(args[0])} has no instance column yet.`);
     try {
-      return (await connections.withSource(connectionId!, async (source, info) => {
-        // better-sqlite3 blocks its thread: an add-on's statements run in a worker thread of their own.
-        const db = info.dialect === 'sqlite' ? await this.sqliteOf(source, info.readOnly) : source;
-        const d = rowDialect(info.dialect);
-        const cols = table.columns;
-        /** The row by key, when it is this instance's. */
-        const own = async (key: PortableValue[]) => {
-          const raw = await readRow(db, d, table, key, cols);
-          return raw && (!instanceColumn || String(raw[cols.indexOf(instanceColumn)]) === instance) ? raw : null;
-        };
-        /** Values to write: the instance column is the host's to set. */
-        const values = (v: unknown) => this.values(table, v).filter(([c]) => c.name !== INSTANCE_COLUMN);
-        switch (method) {
-          case 'list': {
-            const o = (args[1] ?? {}) as { where?: unknown; sort?: unknown; limit?: unknown; cursor?: unknown };
-            const query: Record<string, unknown> = { ...whereQuery(o.where) };
-            // ANDed with what the add-on asked for: another instance's rows never match.
-            if (instanceColumn) query[`filter[${INSTANCE_COLUMN}][eq]`] = instance;
-            if (Array.isArray(o.sort)) query.sort = o.sort.map(String).join(',');
-            if (o.limit !== undefined) query.limit = String(o.limit);
-            if (typeof o.cursor === 'string') query.cursor = o.cursor;
-            const params = parseListParams(query, { table, readable: new Set(cols.map((c) => c.name)) });
-            const options = { output: cols, searchable: [], cursors: this.kernel.signer(`addon.cursor.${m.key}`), recordIds: false };
-            // Read in pages sized by the largest row seen so far, so a page of large rows is refused
-            // after about DB_READ_BYTES have been read, not after all of it came into this process.
-            const rows: Record<string, unknown>[] = [];
-            let bytes = 0;
-            let largest = 0;
-            let cursor = params.cursor;
-            let next: string | null = null;
-            while (rows.length < params.limit) {
-              const room = params.limit - rows.length;
-              const size = largest === 0 ? Math.min(room, FIRST_PAGE) : Math.max(1, Math.min(room, Math.floor((DB_READ_BYTES - bytes) / largest)));
-              const page = await listRows(db, d, table, { ...params, limit: size, cursor }, options);
-              for (const row of page.rows) {
-                const b = rowBytes(row);
-                largest = Math.max(largest, b);
-                bytes += b;
-                rows.push(row);
-              }
+      const work = () =>
+        connections.withSource(connectionId!, async (source, info) => {
+          // better-sqlite3 blocks its thread: an add-on's statements run in a worker thread of their own.
+          const db = info.dialect === 'sqlite' ? await this.sqliteOf(source, info.readOnly) : source;
+          const d = rowDialect(info.dialect);
+          const cols = table.columns;
+          /** The row by key, when it is this instance's. */
+          const own = async (key: PortableValue[]) => {
+            const raw = await readRow(db, d, table, key, cols);
+            return raw && (!instanceColumn || String(raw[cols.indexOf(instanceColumn)]) === instance) ? raw : null;
+          };
+          /** Values to write: the instance column is the host's to set. */
+          const values = (v: unknown) => this.values(table, v).filter(([c]) => c.name !== INSTANCE_COLUMN);
+          switch (method) {
+            case 'list': {
+              const o = (args[1] ?? {}) as { where?: unknown; sort?: unknown; limit?: unknown; cursor?: unknown };
+              const query: Record<string, unknown> = { ...whereQuery(o.where) };
+              // ANDed with what the add-on asked for: another instance's rows never match.
+              if (instanceColumn) query[`filter[${INSTANCE_COLUMN}][eq]`] = instance;
+              if (Array.isArray(o.sort)) query.sort = o.sort.map(String).join(',');
+              if (o.limit !== undefined) query.limit = String(o.limit);
+              if (typeof o.cursor === 'string') query.cursor = o.cursor;
+              const params = parseListParams(query, { table, readable: new Set(cols.map((c) => c.name)) });
+              const options = { output: cols, searchable: [], cursors: this.kernel.signer(`addon.cursor.${m.key}`), recordIds: false };
+              // SQLite's worker stops reading as the rows pass DB_READ_BYTES; a server source sends a
+              // page whole, so the database weighs it first. Rows read are weighed again, for a page
+              // that grew between the two statements.
+              if (info.dialect !== 'sqlite' && (await pageOverLimit(db, info.dialect, d, table, params, options.cursors))) throw tooLarge();
+              const page = await listRows(db, d, table, params, options);
+              let bytes = 0;
+              for (const row of page.rows) bytes += rowBytes(row);
               if (bytes > DB_READ_BYTES) throw tooLarge();
-              next = cursor = page.nextCursor;
-              if (!next) break;
+              return { rows: page.rows, next: page.nextCursor };
             }
-            return { rows, next };
+            case 'get': {
+              const raw = await own(this.keyOf(table, args[1]));
+              return raw ? toWireRow(d, cols, raw) : null;
+            }
+            case 'insert':
+              return toWireRow(
+                d,
+                cols,
+                await insertRow(db, d, table, [...values(args[1]), ...(instanceColumn ? [[instanceColumn, instance] as const] : [])], cols),
+              );
+            case 'update': {
+              const key = this.keyOf(table, args[1]);
+              const raw = (await own(key)) && (await updateRow(db, d, table, key, values(args[2]), cols));
+              if (!raw) throw new AppError('NOT_FOUND', { message: 'No such row.' });
+              return toWireRow(d, cols, raw);
+            }
+            case 'delete': {
+              const key = this.keyOf(table, args[1]);
+              return (await own(key)) ? deleteRow(db, d, table, key) : false;
+            }
+            default:
+              throw denied(`db.${method} is not a host function.`);
           }
-          case 'get': {
-            const raw = await own(this.keyOf(table, args[1]));
-            return raw ? toWireRow(d, cols, raw) : null;
-          }
-          case 'insert':
-            return toWireRow(
-              d,
-              cols,
-              await insertRow(db, d, table, [...values(args[1]), ...(instanceColumn ? [[instanceColumn, instance] as const] : [])], cols),
-            );
-          case 'update': {
-            const key = this.keyOf(table, args[1]);
-            const raw = (await own(key)) && (await updateRow(db, d, table, key, values(args[2]), cols));
-            if (!raw) throw new AppError('NOT_FOUND', { message: 'No such row.' });
-            return toWireRow(d, cols, raw);
-          }
-          case 'delete': {
-            const key = this.keyOf(table, args[1]);
-            return (await own(key)) ? deleteRow(db, d, table, key) : false;
-          }
-          default:
-            throw denied(`db.${method} is not a host function.`);
-        }
-      })) as Json;
+        });
+      return (await (deadline === null ? work() : withStatementDeadline(deadline, work))) as Json;
     } catch (err) {
       throw asInput(err);
     }

@@ -4,7 +4,7 @@ import { AppError } from '../../kernel/errors.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { AfterRowWrite, BeforeRowWrite, RowWriteHookProvider } from '../../kernel/write-hooks.js';
 import type { HostCapability, Json, SandboxAddon } from '../../kernel/sandbox/host.js';
-import { outboundFetch, outboundHosts } from '../../kernel/sandbox/index.js';
+import { crashCause, outboundFetch, outboundHosts } from '../../kernel/sandbox/index.js';
 import { HostDb } from './host-db.js';
 import { HostKv } from './host-kv.js';
 import { AddonMail, sweepMailSends, syncAddonTemplates } from './mail.js';
@@ -17,6 +17,8 @@ import { openSettings, type StoredSettings } from './settings-values.js';
 export { SCHEDULE_JOB } from './schedules.js';
 /** Tests only (in-process): let ctx.fetch reach a loopback receiver. Never set in production. */
 export const runtimeTestHooks: { allowLoopbackFetch?: boolean } = {};
+/** ctx.fetch's whole request at most (S8), and never past its call's deadline. */
+const FETCH_TIMEOUT_MS = 10_000;
 /** Other replicas see an install, change or removal within this (the public keys' rule). */
 const POLL_MS = 5000;
 
@@ -69,7 +71,7 @@ export class AddonRuntime implements RowWriteHookProvider {
   }
 
   async start(): Promise<void> {
-    this.kernel.sandbox.setHostCallHandler((addon, capability, method, args) => this.hostCall(addon, capability, method, args));
+    this.kernel.sandbox.setHostCallHandler((addon, capability, method, args, call) => this.hostCall(addon, capability, method, args, call.deadline));
     this.kernel.rowWrites.register(this);
     this.service.onChange(() => this.reload());
     await this.reload();
@@ -264,10 +266,12 @@ export class AddonRuntime implements RowWriteHookProvider {
     const l = this.loaded.get(key);
     if (!l || !l.addon.manifest.hooks.includes(hook)) return null;
     const input = { cron: hook.slice('schedule:'.length).trim(), at: new Date(dueAt).toISOString() };
-    // A run the sandbox lost under it (another add-on's crash, a kill from outside) runs once more on the new child.
+    // A run the sandbox lost under it (another add-on's crash, a kill from outside) runs once more
+    // on the new child; a run whose own isolate took the child down does not (S11).
+    const self = `${l.addon.key}@${l.addon.version}`;
     const run = (instance?: string) =>
       this.call(l, { kind: 'hook', name: hook }, input, instance).catch((err: unknown) => {
-        if ((err as AppError).code === 'ADDON_CRASHED') return this.call(l, { kind: 'hook', name: hook }, input, instance);
+        if ((err as AppError).code === 'ADDON_CRASHED' && crashCause(err) !== self) return this.call(l, { kind: 'hook', name: hook }, input, instance);
         throw err;
       });
     // The job keeps a bounded result (AO29).
@@ -283,6 +287,7 @@ export class AddonRuntime implements RowWriteHookProvider {
     capability: HostCapability,
     method: string,
     args: Json[],
+    deadline: number,
   ): Promise<Json> {
     const l = this.loaded.get(addon.key);
     if (!l || l.addon.version !== addon.version) throw new AppError('ADDON_HOST_DENIED', { message: 'The add-on is not installed and enabled.' });
@@ -296,7 +301,7 @@ export class AddonRuntime implements RowWriteHookProvider {
     if (!m.capabilities.includes(capability)) throw new AppError('ADDON_HOST_DENIED', { message: `The add-on did not declare ${capability}.` });
     switch (capability) {
       case 'db':
-        return this.db.call(m, l.addon.connectionId, method, args, addon.instance ?? DEFAULT_INSTANCE);
+        return this.db.call(m, l.addon.connectionId, method, args, addon.instance ?? DEFAULT_INSTANCE, deadline);
       case 'kv':
         return this.kv.call(addon.key, method, args);
       case 'mail.send':
@@ -309,6 +314,8 @@ export class AddonRuntime implements RowWriteHookProvider {
         return (await outboundFetch(url, (init ?? undefined) as Parameters<typeof outboundFetch>[1], {
           allowedHosts: outboundHosts(m.outbound, connection),
           networkFeatures: this.kernel.config.networkFeatures,
+          // Never past its call's end: the add-on is answered then, and the request would hold its slot for nothing.
+          timeoutMs: Math.max(1, Math.min(FETCH_TIMEOUT_MS, deadline - Date.now())),
           ...(runtimeTestHooks.allowLoopbackFetch ? { allowLoopbackForTests: true } : {}),
         })) as unknown as Json;
       }

@@ -150,7 +150,7 @@ const mailTemplateSchema = z.strictObject({
 });
 export type AddonMailTemplate = z.infer<typeof mailTemplateSchema>;
 
-/** At most this many `schedule:` hooks per add-on (AO26). */
+/** At most this many `schedule:` hooks per add-on (AO29). */
 export const MAX_SCHEDULES = 10;
 
 const endpointSchema = z.strictObject({
