@@ -9,7 +9,6 @@ import { call, expectContract } from '../../test/helpers/contract.js';
 import { databaseAvailable } from '../../test/helpers/databases.js';
 import { activeUser, bootWithAdmin, issuePaths, openEvents } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
-import { attemptKey } from './files.js';
 import { connect, dataPermissionPlugins, emptySource, insertPeople, PEOPLE_DDL, people, roleWith, sweepProbe, type Person, type Source } from './testing.js';
 
 const dialects: FixtureDialect[] = ['sqlite'];
@@ -223,6 +222,8 @@ describe('export files expire', () => {
   let source: Source;
   let connectionId: string;
   let clock = Date.now();
+  const fileKeyOf = async (id: string) =>
+    (await inst.app.kernel.db.withTables<{ exports: { id: string; file_key: string | null } }>().selectFrom('exports').select('file_key').where('id', '=', id).executeTakeFirst())?.file_key ?? null;
 
   beforeAll(async () => {
     ({ inst, admin } = await bootWithAdmin({ plugins: [...dataPermissionPlugins(), sweepProbe], jobs: FAST_JOBS, now: () => clock }));
@@ -238,7 +239,7 @@ describe('export files expire', () => {
 
   it('answers 410 after the retention, and the sweep removes the file', async () => {
     const exp = await exportOf(inst, admin, { connectionId, table: 'people', format: 'csv' });
-    const file = attemptKey(exp.id, 1, 'csv');
+    const file = (await fileKeyOf(exp.id))!;
     expect(await inst.app.kernel.files.stat(file)).not.toBeNull();
     clock += 24 * 3600_000 + 1;
     // Past expiry, a download is refused even before the sweep ran.
@@ -259,7 +260,7 @@ describe('export files expire', () => {
     const legacy = async (format: 'csv' | 'jsonl') => {
       const exp = await exportOf(inst, admin, { connectionId, table: 'people', format });
       // What such a row looks like: no file_key, nothing in the file store.
-      await inst.app.kernel.files.delete(attemptKey(exp.id, 1, format));
+      await inst.app.kernel.files.delete((await fileKeyOf(exp.id))!);
       await db.updateTable('exports').set({ file_key: null }).where('id', '=', exp.id).execute();
       return exp;
     };

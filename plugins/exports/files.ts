@@ -2,11 +2,14 @@ import { join } from 'node:path';
 import { FORMAT_INFO, type ExportFormat } from './formats/index.js';
 
 /**
- * Keys in the kernel's file store (K45). Each attempt of an export's job writes a file of its
- * own, `exports/<id>/<attempt>.<ext>`; the row names the one that made it ready (EX7).
+ * Keys in the kernel's file store (K45). Each claim of an export's job writes a file of its own,
+ * `exports/<id>/<attempt>.<token>.<ext>`; the row names the one that made it ready (EX7). The
+ * token is the claim's: a claim a shutdown handed back does not count, so the next one has the
+ * same attempt number, and a number alone would let the abandoned handler delete its file.
  */
 export const EXPORTS_PREFIX = 'exports/';
-export const attemptKey = (id: string, attempt: number, format: ExportFormat) => `${EXPORTS_PREFIX}${id}/${attempt}.${FORMAT_INFO[format].extension}`;
+export const attemptKey = (id: string, attempt: number, token: string, format: ExportFormat) =>
+  `${EXPORTS_PREFIX}${id}/${attempt}.${token}.${FORMAT_INFO[format].extension}`;
 export const exportIdOfKey = (key: string) => key.slice(EXPORTS_PREFIX.length).split('/')[0]!;
 
 /** An id as kernel/ids makes them: nothing else ever reaches a path. */

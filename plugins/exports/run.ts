@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { StoredFile } from '../../kernel/files/types.js';
+import { newId } from '../../kernel/ids.js';
 import type { ErrorIssue } from '../../kernel/errors.js';
 import { JobError } from '../../kernel/jobs/errors.js';
 import { attemptHolds, attemptOf } from '../../kernel/jobs/fence.js';
@@ -44,7 +45,7 @@ export async function runExport(ctx: JobContext<ExportPayload>, service: Exports
   const spec = planRead(info.dialect, table, readable, { columns: JSON.parse(row.columns) as string[], filter: row.filter ? (JSON.parse(row.filter) as Filter) : null, sort: row.sort }, issues);
   if (issues.length) throw new JobError('EXPORT_SCHEMA_CHANGED', `The table changed since the export was asked for: ${issues.map((i) => i.message).join(' ')}`, false);
 
-  const key = attemptKey(row.id, ctx.job.attempts, row.format);
+  const key = attemptKey(row.id, ctx.job.attempts, newId(), row.format);
   // The writers below write into `out`; the store takes what they write as it stores it.
   const out = new PassThrough({ highWaterMark: 256 * 1024 });
   const storing = kernel.files.put(key, out);
