@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -287,7 +287,7 @@ export class ImportsService {
       for (const r of rows)
         if (r.finished_at === null || Number(r.finished_at) >= now - retentionMs) kept.set(r.id, { finished: FINAL.has(r.state as ImportState), reportKey: r.report_key ?? null });
     }
-    let removed = 0;
+    let removed = this.sweepScratch(now);
     for (const id of ids) {
       const k = kept.get(id);
       // A running import's name may be about to move to a report still being written.
@@ -296,7 +296,33 @@ export class ImportsService {
     }
     return removed;
   }
+
+  /**
+   * Removes this machine's scratch files untouched for a day: a process killed while scanning an
+   * upload, copying one back or appending a report leaves them (they are removed in `finally`
+   * otherwise), and nothing else would. A file in use is written or was opened long before.
+   */
+  private sweepScratch(now: number): number {
+    let removed = 0;
+    let names: string[];
+    try {
+      names = readdirSync(this.workDir);
+    } catch {
+      return 0;
+    }
+    for (const name of names) {
+      const path = join(this.workDir, name);
+      try {
+        if (statSync(path).mtimeMs < now - SCRATCH_MAX_AGE_MS) (rmSync(path, { force: true }), removed++);
+      } catch {
+        // Gone meanwhile (its import ended).
+      }
+    }
+    return removed;
+  }
 }
+
+const SCRATCH_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Retryable: when nobody took the job over yet (its lease ran out, the reaper has not come), the

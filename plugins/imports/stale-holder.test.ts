@@ -1,3 +1,5 @@
+import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { sql } from 'kysely';
@@ -178,6 +180,20 @@ describe.each(metas)('an import holder that stalls past its lease, on a %s meta 
     await service.db.updateTable('imports').set({ report_key: null }).where('id', '=', id).execute();
     expect((await admin.get(`/api/v1/imports/${id}/error-report`)).text).toBe('line,reason,n,label\r\n5,before IM9,,\r\n');
   }, 60_000);
+
+  it('the sweep removes scratch files a killed process left a day ago, and no newer one', async () => {
+    const service = probe.held.service!;
+    mkdirSync(service.workDir, { recursive: true });
+    const old = join(service.workDir, 'killed.upload');
+    const fresh = join(service.workDir, 'running.errors.csv');
+    writeFileSync(old, 'x');
+    writeFileSync(fresh, 'y');
+    const dayAgo = (Date.now() - 25 * 3600_000) / 1000;
+    utimesSync(old, dayAgo, dayAgo);
+    await service.sweep();
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
+  });
 
   it.runIf(hasPg)('all or nothing (PostgreSQL, by COPY): does not commit its transaction once another holder took over', async () => {
     const service = probe.held.service!;
