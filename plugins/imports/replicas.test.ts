@@ -7,7 +7,7 @@ import { databaseAvailable } from '../../test/helpers/databases.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import { startInstance, type TestInstance } from '../../test/helpers/instance.js';
 import { connect, dataPermissionPlugins, emptySource, insertPeople, PEOPLE_DDL, people, type Source } from '../exports/testing.js';
-import { ITEMS_DDL, uploadFile } from './testing.js';
+import { importItemsWithOneRefusal, ITEMS_DDL } from './testing.js';
 
 const available = await databaseAvailable('postgres');
 
@@ -44,30 +44,8 @@ describe.runIf(available)('imports and exports across replicas on a PostgreSQL m
     await source?.cleanup();
   });
 
-  it('imports on B a file uploaded on A, and A serves the error report B wrote', async () => {
-    const csv = ['ID,Code,Quantity', '1,A-1,5', '2,B-2,-1', '3,C-3,7'].join('\r\n');
-    const up = await uploadFile(a.url, adminOnA, 'items.csv', csv);
-    expect(up.status, up.text).toBe(201);
-    const created = await call(b, adminOnB, 'POST', '/api/v1/imports', {
-      uploadId: up.body.data.upload.id,
-      connectionId,
-      table: 'items',
-      mapping: { ID: 'id', Code: 'code', Quantity: 'qty' },
-      atomic: false,
-    });
-    expect(created.status, created.text).toBe(201);
-    const id = created.body.data.import.id;
-    const run = await call(b, adminOnB, 'POST', `/api/v1/imports/${id}/run`);
-    expect(run.status, run.text).toBe(202);
-    const job = await b.app.kernel.jobs.waitFor(run.body.data.import.jobId, 60_000);
-    expect(job.state, JSON.stringify(job.error)).toBe('succeeded');
-    const got = await call(a, adminOnA, 'GET', `/api/v1/imports/${id}`);
-    expect(got.body.data.import).toMatchObject({ state: 'succeeded', counts: { total: 3, inserted: 2, refused: 1 } });
-    const report = await adminOnA.get(`/api/v1/imports/${id}/error-report`);
-    expect(report.status, report.text).toBe(200);
-    const rows = parseCsv(report.text) as string[][];
-    expect(rows.map((r) => r.slice(0, 1))).toEqual([['line'], ['3']]);
-  });
+  it('imports on B a file uploaded on A, and A serves the error report B wrote', () =>
+    importItemsWithOneRefusal(connectionId, { upload: { inst: a, client: adminOnA }, run: { inst: b, client: adminOnB }, read: { inst: a, client: adminOnA } }));
 
   it('downloads on A an export B wrote, and on B one asked for on A', async () => {
     const onB = await call(b, adminOnB, 'POST', '/api/v1/exports', { connectionId, table: 'people', format: 'csv' });
