@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
-import { useMe } from '../../session';
+import { useMe } from '../account/api';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
 import { LoadError, Outcome, when } from './common';
 import { useEditUser, useRoles, useUser, useUserAction } from './api';
