@@ -3,7 +3,6 @@ import { useEndSessions, useMySessions, type Session } from '../areas/account/ap
 import { t } from '../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
 
-
 /** Dates in the person's own locale (the browser's), not the catalogue's. */
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const when = (ms: number) => dateFormat.format(new Date(ms));

@@ -254,7 +254,8 @@ export function useIntrospect(id: string) {
 export function useSaveSchemaOverrides(id: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (tables: TableOverride[]) => (await ok(api.PUT('/connections/{id}/schema/overrides', { params: { path: { id } }, body: { tables } }))).data,
+    mutationFn: async (tables: TableOverride[]) =>
+      (await ok(api.PUT('/connections/{id}/schema/overrides', { params: { path: { id } }, body: { tables } }))).data,
     onSuccess: () => queryClient.invalidateQueries({ queryKey: connectionKeys.one(id) }),
   });
 }
@@ -262,7 +263,8 @@ export function useSaveSchemaOverrides(id: string) {
 /** POST /connections/{id}/generate: a list and a detail page per table, or, as a dry run, what it would do. */
 export function useGenerate(id: string) {
   return useMutation({
-    mutationFn: async (body: { tables: string[]; dryRun: boolean }) => (await ok(api.POST('/connections/{id}/generate', { params: { path: { id } }, body }))).data,
+    mutationFn: async (body: { tables: string[]; dryRun: boolean }) =>
+      (await ok(api.POST('/connections/{id}/generate', { params: { path: { id } }, body }))).data,
   });
 }
 
@@ -271,9 +273,8 @@ const deleteConnection = async (c: Connection) => {
   // The server's own counts, as its audit entry recorded them (no audit right: none shown).
   let removed: Record<string, number> | null = null;
   try {
-    const entries = (
-      await ok(api.GET('/audit', { params: { query: { action: 'connections.delete', targetType: 'connection', targetId: c.id, limit: 1 } } }))
-    ).data.entries;
+    const entries = (await ok(api.GET('/audit', { params: { query: { action: 'connections.delete', targetType: 'connection', targetId: c.id, limit: 1 } } })))
+      .data.entries;
     const diff = entries[0]?.diff as { removed?: Record<string, number> } | null | undefined;
     removed = diff?.removed ?? null;
   } catch {

@@ -138,7 +138,14 @@ function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
         )}
       </section>
 
-      {!role.builtin && <ScopedGrant grants={grants} pending={saveGrants.isPending} onAdd={(g) => saveGrants.mutate({ roleId: role.id, grants: [...grants, g] })} label={label} />}
+      {!role.builtin && (
+        <ScopedGrant
+          grants={grants}
+          pending={saveGrants.isPending}
+          onAdd={(g) => saveGrants.mutate({ roleId: role.id, grants: [...grants, g] })}
+          label={label}
+        />
+      )}
 
       {confirming && (
         <ConfirmDialog

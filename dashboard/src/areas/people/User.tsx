@@ -9,7 +9,6 @@ import { useEditUser, useRoles, useUser, useUserAction } from './api';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { statusLabel } from './Users';
 
-
 /** One person: details, invitation, suspension, roles, deletion. */
 export function UserPage() {
   useTitle('people.user.title');
