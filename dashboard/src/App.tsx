@@ -1,9 +1,9 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
 import { Redirect, Route, Switch, useLocation } from 'wouter';
-import { ApiError, setSignedOutHandler } from './api/client';
+import { ApiError } from './api/errors';
 import { goToSignIn } from './navigation';
-import { useSetupState } from './session';
+import { setSignedOutHandler, useSetupState } from './areas/account/api';
 import { AREA_ROUTES } from './areas';
 import { Layout } from './shell/Layout';
 import { SHELL_ROUTES } from './shell/routes';

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes } from 'react';
-import { ApiError, NETWORK_ERROR } from './api/client';
+import { ApiError, NETWORK_ERROR } from './api/errors';
 import { t, type MessageId } from './i18n/t';
 
 /** Sets the document title for a screen. */

@@ -1,40 +1,11 @@
 import createClient, { type Middleware } from 'openapi-fetch';
-import type { components, paths } from './openapi';
+import { ApiError, NETWORK_ERROR, UNEXPECTED_RESPONSE } from './errors';
+import type { ApiPaths, Schemas } from './types';
 
-/** The contract's paths without their `/api/v1` prefix: the client's base URL carries it. */
-export type ApiPaths = { [K in keyof paths as K extends `/api/v1${infer Rest}` ? Rest : never]: paths[K] };
-export type Schemas = components['schemas'];
-export type User = Schemas['User'];
-export type ErrorIssue = NonNullable<Schemas['Error']['error']['issues']>[number];
-
-/** Codes the client makes up itself when there is no error envelope to read. */
-export const NETWORK_ERROR = 'CLIENT_NETWORK_ERROR';
-export const UNEXPECTED_RESPONSE = 'CLIENT_UNEXPECTED_RESPONSE';
-
-/** An answer that is not 2xx, with the server's error envelope (DESIGN D4). */
-export class ApiError extends Error {
-  override name = 'ApiError';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly params: Record<string, unknown> = {},
-    readonly issues: ErrorIssue[] = [],
-    readonly requestId: string | null = null,
-  ) {
-    super(message);
-  }
-
-  /** Validation messages by field, for the body fields of a form (`body.email` → `email`). */
-  fieldErrors(): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const issue of this.issues) {
-      const field = issue.path.startsWith('body.') ? issue.path.slice('body.'.length) : issue.path;
-      out[field] ??= issue.message;
-    }
-    return out;
-  }
-}
+// Errors and types have their own modules so screens can use them without the client; these
+// re-exports keep the data modules' one import.
+export { ApiError, NETWORK_ERROR, UNEXPECTED_RESPONSE } from './errors';
+export type { ApiPaths, ErrorIssue, RequestBody, Schemas, User } from './types';
 
 /** Codes that mean "not (or no longer) signed in": the person goes to sign-in and comes back. */
 const SIGNED_OUT_CODES = new Set(['AUTH_REQUIRED', 'AUTH_SESSION_INVALID']);

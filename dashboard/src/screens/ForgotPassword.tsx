@@ -1,14 +1,15 @@
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { api, ok } from '../api/client';
+import { useForgotPassword } from '../areas/account/api';
 import { t } from '../i18n/t';
 import { AuthCard, Field, FormError, useSubmit } from '../ui';
 
 /** Asks for the reset link; the server answers the same whether or not the address has an account. */
 export function ForgotPassword() {
   const [sentTo, setSentTo] = useState<string | null>(null);
+  const forgot = useForgotPassword();
   const form = useSubmit(async ({ email = '' }) => {
-    await ok(api.POST('/auth/password/forgot', { body: { email } }));
+    await forgot.mutateAsync(email);
     setSentTo(email);
   });
   return (

@@ -1,5 +1,5 @@
 import { t } from '../i18n/t';
-import { useMe } from '../session';
+import { useMe } from '../areas/account/api';
 import { useTitle } from '../ui';
 
 export function Home() {

@@ -1,12 +1,7 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { api, ApiError, ok, type Schemas } from '../api/client';
+import { useEndSessions, useMySessions, type Session } from '../areas/account/api';
 import { t } from '../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
-
-type Session = Schemas['Session'];
-
-export const MY_SESSIONS = ['auth', 'sessions'] as const;
 
 /** Dates in the person's own locale (the browser's), not the catalogue's. */
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -18,21 +13,8 @@ const when = (ms: number) => dateFormat.format(new Date(ms));
  */
 export function Sessions() {
   useTitle('sessions.title');
-  const queryClient = useQueryClient();
-  const list = useQuery({ queryKey: MY_SESSIONS, queryFn: async () => (await ok(api.GET('/auth/sessions'))).data.sessions });
-  const end = useMutation({
-    mutationFn: async (ids: string[]) => {
-      for (const id of ids) {
-        try {
-          await ok(api.DELETE('/auth/sessions/{id}', { params: { path: { id } } }));
-        } catch (err) {
-          // Already ended (expired, or signed out meanwhile): that is what was asked.
-          if (!(err instanceof ApiError && err.status === 404)) throw err;
-        }
-      }
-    },
-    onSettled: () => queryClient.invalidateQueries({ queryKey: MY_SESSIONS }),
-  });
+  const list = useMySessions();
+  const end = useEndSessions();
 
   // The button that was pressed goes away with its session: the focus goes to the outcome, not to <body>.
   const outcome = useRef<HTMLDivElement>(null);

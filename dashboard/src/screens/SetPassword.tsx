@@ -1,5 +1,5 @@
 import { Link, useSearch } from 'wouter';
-import { api, ok } from '../api/client';
+import { useResetPassword } from '../areas/account/api';
 import { t } from '../i18n/t';
 import { navigate } from '../navigation';
 import { AuthCard, Field, FormError, useSubmit } from '../ui';
@@ -11,8 +11,9 @@ import { AuthCard, Field, FormError, useSubmit } from '../ui';
  */
 export function SetPassword({ purpose }: { purpose: 'reset' | 'invite' }) {
   const token = new URLSearchParams(useSearch()).get('token') ?? '';
+  const reset = useResetPassword();
   const form = useSubmit(async ({ newPassword = '' }) => {
-    await ok(api.POST('/auth/password/reset', { body: { token, newPassword } }));
+    await reset.mutateAsync({ token, newPassword });
     navigate('/sign-in?reset=1', { replace: true });
   });
   const invite = purpose === 'invite';

@@ -1,17 +1,13 @@
-import { useQueryClient } from '@tanstack/react-query';
-import { api, ok } from '../api/client';
 import { t } from '../i18n/t';
 import { navigate } from '../navigation';
-import { SETUP_STATE, signedIn } from '../session';
+import { useCreateSuperAdmin } from '../areas/account/api';
 import { AuthCard, Field, FormError, useSubmit } from '../ui';
 
 /** First visit: create the super admin, who is then signed in. */
 export function Setup() {
-  const queryClient = useQueryClient();
+  const create = useCreateSuperAdmin();
   const form = useSubmit(async ({ email = '', name = '', password = '' }) => {
-    const { data } = await ok(api.POST('/setup/super-admin', { body: { email, name, password } }));
-    queryClient.setQueryData(SETUP_STATE, { open: false });
-    signedIn(queryClient, data.user);
+    await create.mutateAsync({ email, name, password });
     navigate('/', { replace: true });
   });
   return (

@@ -1,10 +1,10 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useSearch } from 'wouter';
-import { api, ApiError, ok, type User } from '../api/client';
+import { ApiError } from '../api/errors';
+import type { User } from '../api/types';
 import { t } from '../i18n/t';
 import { navigate, safeNext } from '../navigation';
-import { signedIn } from '../session';
+import { useSignedIn, useSignIn, useVerifySignIn } from '../areas/account/api';
 import { AuthCard, Field, FormError, useSubmit } from '../ui';
 
 interface Challenge {
@@ -16,18 +16,20 @@ interface Challenge {
 export function SignIn() {
   const search = new URLSearchParams(useSearch());
   const next = safeNext(search.get('next'));
-  const queryClient = useQueryClient();
+  const signedIn = useSignedIn();
+  const signIn = useSignIn();
+  const verifySignIn = useVerifySignIn();
   const [challenge, setChallenge] = useState<Challenge | null>(null);
   const [expired, setExpired] = useState<ApiError | null>(null);
 
   const done = (user: User) => {
-    signedIn(queryClient, user);
+    signedIn(user);
     navigate(next, { replace: true });
   };
 
   const credentials = useSubmit(async ({ email = '', password = '' }) => {
     setExpired(null);
-    const { data } = await ok(api.POST('/auth/login', { body: { email, password } }));
+    const data = await signIn.mutateAsync({ email, password });
     if ('challengeToken' in data) setChallenge({ token: data.challengeToken, recovery: false });
     else done(data.user);
   });
@@ -35,7 +37,7 @@ export function SignIn() {
   const verify = useSubmit(async ({ code = '' }) => {
     if (!challenge) return;
     try {
-      const { data } = await ok(api.POST('/auth/2fa/verify', { body: { challengeToken: challenge.token, code: code.trim() } }));
+      const data = await verifySignIn.mutateAsync({ challengeToken: challenge.token, code: code.trim() });
       done(data.user);
     } catch (err) {
       // A used or stale challenge cannot be retried: back to the password, with the server's reason.

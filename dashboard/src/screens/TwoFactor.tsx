@@ -1,8 +1,6 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, ok } from '../api/client';
 import { t } from '../i18n/t';
-import { ME, useMe } from '../session';
+import { useActivateTwoFactor, useDisableTwoFactor, useEnrolTwoFactor, useMe, useRefreshMe } from '../areas/account/api';
 import { QrCode } from './QrCode';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../ui';
 
@@ -22,21 +20,23 @@ function grouped(secret: string): string {
 export function TwoFactor() {
   useTitle('security.title');
   const me = useMe();
-  const queryClient = useQueryClient();
+  const refreshMe = useRefreshMe();
+  const enrol = useEnrolTwoFactor();
+  const activateIt = useActivateTwoFactor();
+  const disableIt = useDisableTwoFactor();
   const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
   const [codes, setCodes] = useState<string[] | null>(null);
 
   const start = useSubmit(async () => {
-    setEnrolment((await ok(api.POST('/auth/2fa/enroll'))).data);
+    setEnrolment(await enrol.mutateAsync());
   });
   const activate = useSubmit(async ({ code = '' }) => {
-    const { data } = await ok(api.POST('/auth/2fa/activate', { body: { code: code.trim() } }));
+    const data = await activateIt.mutateAsync(code.trim());
     setEnrolment(null);
     setCodes(data.recoveryCodes);
   });
   const disable = useSubmit(async ({ password = '' }) => {
-    await ok(api.POST('/auth/2fa/disable', { body: { password } }));
-    await queryClient.invalidateQueries({ queryKey: ME });
+    await disableIt.mutateAsync(password);
   });
 
   if (!me.data) return <Loading />;
@@ -57,7 +57,7 @@ export function TwoFactor() {
           type="button"
           onClick={() => {
             setCodes(null);
-            void queryClient.invalidateQueries({ queryKey: ME });
+            void refreshMe();
           }}
         >
           {t('security.done')}

@@ -1,6 +1,6 @@
 import { Link } from 'wouter';
 import { t } from '../i18n/t';
-import { useUnreadCount } from './notifications';
+import { useUnreadCount } from '../areas/account/api';
 
 /** The header's bell: a link to the notifications, its name saying how many are unread. */
 export function Bell() {

@@ -1,11 +1,10 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
-import { api, ApiError } from '../api/client';
+import { ApiError } from '../api/errors';
 import { NAV, NAV_AFTER } from '../areas';
 import { t, type MessageId } from '../i18n/t';
 import { navigate } from '../navigation';
-import { ME, useMe } from '../session';
+import { useMe, useRefreshMe, useSignOut } from '../areas/account/api';
 import { restartLiveChannel } from '../live/events';
 import { ErrorPanel, errorText, Loading } from '../ui';
 import { Bell } from './Bell';
@@ -28,7 +27,7 @@ function NavLink({ path, label }: { path: string; label: MessageId }) {
 }
 
 function UserMenu({ name, email }: { name: string; email: string }) {
-  const queryClient = useQueryClient();
+  const signOutCall = useSignOut();
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const [location] = useLocation();
@@ -40,16 +39,13 @@ function UserMenu({ name, email }: { name: string; email: string }) {
     setPending(true);
     setError(null);
     try {
-      await api.POST('/auth/logout');
-    } catch (err) {
       // A session that already ended is signed out all the same; anything else is said.
-      if (!(err instanceof ApiError && err.status === 401)) {
-        setError(err);
-        setPending(false);
-        return;
-      }
+      await signOutCall();
+    } catch (err) {
+      setError(err);
+      setPending(false);
+      return;
     }
-    queryClient.clear();
     restartLiveChannel();
     navigate('/sign-in', { replace: true });
   };
@@ -95,7 +91,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const me = useMe();
   useAppliedPrefs();
   const [location] = useLocation();
-  const queryClient = useQueryClient();
+  const refreshMe = useRefreshMe();
   const shown = useRef(location);
   const main = useRef<HTMLElement>(null);
   useEffect(() => {
@@ -103,8 +99,8 @@ export function Layout({ children }: { children: ReactNode }) {
     shown.current = location;
     // A screen reader starts reading the new screen, not the link that was followed.
     main.current?.focus();
-    void queryClient.invalidateQueries({ queryKey: ME });
-  }, [location, queryClient]);
+    void refreshMe();
+  }, [location, refreshMe]);
 
   if (me.isPending) return <Loading />;
   if (me.isError) {

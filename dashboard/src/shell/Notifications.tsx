@@ -1,16 +1,15 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { api, ok, type Schemas } from '../api/client';
+import type { Schemas } from '../api/types';
+import { useMarkAllRead, useMarkRead, useNotificationList } from '../areas/account/api';
 import { t } from '../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
 import { Breadcrumbs } from './Breadcrumbs';
-import { kindLabel, NOTIFICATIONS } from './notifications';
+import { kindLabel } from './notifications';
 import './shell.css';
 import { LoadMore } from '../ui/LoadMore';
 
 type Notification = Schemas['Notification'];
 
-const LIST = [...NOTIFICATIONS, 'list'] as const;
 const PAGE_SIZE = 50;
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -22,23 +21,9 @@ function isInternal(link: string): boolean {
 /** /account/notifications: newest first, unread marked, mark one or all as read. */
 export function Notifications() {
   useTitle('notifications.title');
-  const queryClient = useQueryClient();
-  const list = useInfiniteQuery({
-    queryKey: LIST,
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) =>
-      (await ok(api.GET('/me/notifications', { params: { query: { limit: PAGE_SIZE, ...(pageParam ? { cursor: pageParam } : {}) } } }))).data,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
-  });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: NOTIFICATIONS });
-  const markOne = useMutation({
-    mutationFn: async (id: string) => (await ok(api.POST('/me/notifications/{id}/read', { params: { path: { id } } }))).data.notification,
-    onSettled: refresh,
-  });
-  const markAll = useMutation({
-    mutationFn: async () => (await ok(api.POST('/me/notifications/read-all'))).data.count,
-    onSettled: refresh,
-  });
+  const list = useNotificationList(PAGE_SIZE);
+  const markOne = useMarkRead();
+  const markAll = useMarkAllRead();
 
   const crumbs = <Breadcrumbs items={[{ label: t('breadcrumbs.account') }, { label: t('notifications.title') }]} />;
   if (list.isPending)

@@ -1,35 +1,18 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
-import { api, ok, type Schemas } from '../api/client';
 import { t, type MessageId } from '../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
 import { Breadcrumbs } from './Breadcrumbs';
+import { ACCENT_LABEL, ACCENTS, applyLook, DENSITIES, DENSITY_LABEL, DIR_LABEL, DIRS, LOCALES, localeName, THEME_LABEL, THEMES, type PrefKey } from './prefs';
 import {
-  ACCENT_LABEL,
-  ACCENTS,
-  applyLook,
-  DENSITIES,
-  DENSITY_LABEL,
-  DIR_LABEL,
-  DIRS,
-  LOCALES,
-  localeName,
-  PREFS,
-  THEME_LABEL,
-  THEMES,
+  useNotificationPrefs,
   usePrefs,
-  type PrefKey,
+  useSaveNotificationPrefs,
+  useSavePrefs,
   type Prefs,
-  type ResolvedPrefs,
-} from './prefs';
+  type PrefsData,
+} from '../areas/account/api';
 import { kindLabel } from './notifications';
 import './shell.css';
-
-type PrefsData = { prefs: Prefs; resolved: Schemas['ResolvedPrefs'] };
-type NotificationPref = Schemas['NotificationPref'];
-
-export const NOTIFICATION_PREFS = ['me', 'notification-prefs'] as const;
-const SAVE_PREFS = ['save-prefs'] as const;
 
 /**
  * /account/preferences: the person's look (theme, accent, density, locale, direction), each
@@ -50,36 +33,11 @@ export function Preferences() {
 }
 
 function LookForm({ data }: { data: PrefsData }) {
-  const queryClient = useQueryClient();
   const [last, setLast] = useState<'field' | 'reset'>('field');
-  // What was just chosen, shown at once: the optimistic update below waits for a read in flight
+  // What was just chosen, shown at once: the optimistic update (useSavePrefs) waits for a read in flight
   // to be cancelled, and a controlled radio must not flip back for that moment.
   const [picked, setPicked] = useState<Partial<Record<PrefKey, string>>>({});
-  const save = useMutation({
-    mutationKey: SAVE_PREFS,
-    mutationFn: async (patch: Partial<Prefs>) => (await ok(api.PATCH('/me/prefs', { body: patch }))).data,
-    onMutate: async (patch) => {
-      // A read in flight (a navigation refetches /me/…) must not land over the choice just made.
-      await queryClient.cancelQueries({ queryKey: PREFS });
-      // Applied at once; the server's answer (or the old look, on failure) follows.
-      const before = queryClient.getQueryData<PrefsData>(PREFS);
-      const concrete = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== null)) as Partial<ResolvedPrefs>;
-      if (before) {
-        const source = { ...before.resolved.source, ...Object.fromEntries(Object.keys(concrete).map((k) => [k, 'user' as const])) };
-        const resolved = { ...before.resolved, ...concrete, source };
-        applyLook(resolved);
-        queryClient.setQueryData<PrefsData>(PREFS, { prefs: { ...before.prefs, ...patch }, resolved });
-      }
-      return { before };
-    },
-    // Quick choices overlap: an earlier answer would put back a look a later choice changed, so
-    // only the answer to the last save in flight is taken as is.
-    onSuccess: (answer) => {
-      if (queryClient.isMutating({ mutationKey: SAVE_PREFS }) <= 1) queryClient.setQueryData(PREFS, answer);
-    },
-    onError: (_err, _patch, context) => {
-      if (context?.before) queryClient.setQueryData(PREFS, context.before);
-    },
+  const save = useSavePrefs(applyLook, {
     onSettled: (_answer, _err, patch) =>
       setPicked((now) => Object.fromEntries(Object.entries(now).filter(([key]) => !(key in patch))) as Partial<Record<PrefKey, string>>),
   });
@@ -231,12 +189,8 @@ function SelectChoice(props: {
 }
 
 function NotificationPrefsForm() {
-  const queryClient = useQueryClient();
-  const query = useQuery({ queryKey: NOTIFICATION_PREFS, queryFn: async () => (await ok(api.GET('/me/notification-prefs'))).data.prefs });
-  const save = useMutation({
-    mutationFn: async (prefs: NotificationPref[]) => (await ok(api.PUT('/me/notification-prefs', { body: { prefs } }))).data.prefs,
-    onSuccess: (prefs) => queryClient.setQueryData(NOTIFICATION_PREFS, prefs),
-  });
+  const query = useNotificationPrefs();
+  const save = useSaveNotificationPrefs();
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (!query.data) return;

@@ -1,9 +1,8 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type RefObject } from 'react';
-import { api, ApiError, ok, type User } from '../api/client';
+import { ApiError } from '../api/errors';
+import type { User } from '../api/types';
 import { t } from '../i18n/t';
-import { MY_SESSIONS } from '../screens/Sessions';
-import { ME, useMe } from '../session';
+import { useChangePassword, useMe, useUpdateProfile } from '../areas/account/api';
 import { ErrorPanel, Field, FormError, Loading, useSubmit, useTitle } from '../ui';
 import { Breadcrumbs } from './Breadcrumbs';
 import './shell.css';
@@ -58,16 +57,14 @@ function useFocusFirstInvalid(form: RefObject<HTMLFormElement | null>, error: Ap
 }
 
 function DetailsForm({ user }: { user: User }) {
-  const queryClient = useQueryClient();
+  const update = useUpdateProfile();
   const form = useRef<HTMLFormElement>(null);
   const [saved, setSaved] = useState(false);
   const submit = useSubmit(async (values) => {
     setSaved(false);
     const body: { name: string; email: string; password?: string } = { name: values.name ?? '', email: values.email ?? '' };
     if (values.password) body.password = values.password;
-    const answer = (await ok(api.PATCH('/me', { body }))).data.user;
-    queryClient.setQueryData(ME, answer);
-    await queryClient.invalidateQueries({ queryKey: ME });
+    await update.mutateAsync(body);
     setSaved(true);
   });
   const fields = { ...submit.fields, ...knownFieldErrors(submit.error, 'password') };
@@ -107,15 +104,14 @@ function DetailsForm({ user }: { user: User }) {
 }
 
 function PasswordForm() {
-  const queryClient = useQueryClient();
+  const change = useChangePassword();
   const form = useRef<HTMLFormElement>(null);
   const [changed, setChanged] = useState(false);
   const submit = useSubmit(async (values) => {
     setChanged(false);
-    await ok(api.POST('/auth/password/change', { body: { currentPassword: values.currentPassword ?? '', newPassword: values.newPassword ?? '' } }));
+    await change.mutateAsync({ currentPassword: values.currentPassword ?? '', newPassword: values.newPassword ?? '' });
     form.current?.reset();
     setChanged(true);
-    void queryClient.invalidateQueries({ queryKey: MY_SESSIONS });
   });
   const fields = { ...submit.fields, ...knownFieldErrors(submit.error, 'currentPassword') };
   useFocusFirstInvalid(form, submit.error);

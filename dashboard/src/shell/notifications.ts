@@ -1,20 +1,10 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, ok } from '../api/client';
+import { accountKeys } from '../areas/account/api';
 import { t, type MessageId } from '../i18n/t';
 
-/** Every notification query starts with this: the live channel and the mark-read calls invalidate it. */
-export const NOTIFICATIONS = ['me', 'notifications'] as const;
-export const UNREAD = [...NOTIFICATIONS, 'unread'] as const;
+/** Every notification query starts with this: the live channel (LiveSync) invalidates it. */
+export const NOTIFICATIONS = accountKeys.notifications;
 /** The kind the kernel publishes to the receiving user (kernel/notifications.ts). */
 export const NOTIFICATION_CREATED = 'notification.created';
-
-/** The count of unread notifications (the list endpoint answers it with any page; one row is asked for). */
-export function useUnreadCount() {
-  return useQuery({
-    queryKey: UNREAD,
-    queryFn: async () => (await ok(api.GET('/me/notifications', { params: { query: { limit: 1, unread: 'true' } } }))).data.unreadCount,
-  });
-}
 
 const KNOWN_KINDS: Record<string, MessageId> = { 'users.roles-changed': 'notifications.kind.users.roles-changed' };
 

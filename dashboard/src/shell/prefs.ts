@@ -1,13 +1,8 @@
-import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { api, ok, type Schemas } from '../api/client';
+import { usePrefs, type Prefs, type ResolvedPrefs } from '../areas/account/api';
 import type { MessageId } from '../i18n/t';
 
-export type Prefs = Schemas['Prefs'];
-export type ResolvedPrefs = Schemas['ResolvedPrefs'];
 export type PrefKey = keyof Prefs;
-
-export const PREFS = ['me', 'prefs'] as const;
 
 /** The seed's values (kernel/identity/prefs.ts), in the order the screens offer them. */
 export const THEMES = ['system', 'light', 'dark'] as const;
@@ -74,10 +69,6 @@ export function applyRememberedLook(): void {
   } catch {
     // Nothing usable remembered.
   }
-}
-
-export function usePrefs() {
-  return useQuery({ queryKey: PREFS, queryFn: async () => (await ok(api.GET('/me/prefs'))).data });
 }
 
 /** Keeps <html> in step with the signed-in person's resolved preferences (rendered by the Layout). */

@@ -1,10 +1,8 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
 import { Link, useParams } from 'wouter';
-import { api, ApiError, ok } from '../../api/client';
 import { t, type MessageId } from '../../i18n/t';
 import { errorText, Loading } from '../../ui';
-import { CONNECTIONS, connectionKey, paths, type Connection } from './data';
+import { paths, useDeleteConnection, useWhatGoes, type Connection } from './api';
 import { ConnectionScreen } from './parts';
 import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import './connections.css';
@@ -23,35 +21,12 @@ const COUNTED: Record<string, MessageId> = {
 const countText = (what: string, count: number) => (COUNTED[what] ? t(COUNTED[what], { count }) : t('connections.delete.count.other', { what, count }));
 
 /**
- * Deleting a connection, after reading what goes with it. The API offers no dry run of the
- * DELETE, so the counts before are read from what the dashboard can list (snapshots, display
- * overrides, generated pages through the generator's dry run, stored public endpoints); after
- * it, the audit entry of the deletion says what the server actually removed.
+ * Deleting a connection, after reading what goes with it (useWhatGoes); after it, the audit
+ * entry of the deletion says what the server actually removed.
  */
 export function DeleteConnection() {
   const { id = '' } = useParams<{ id: string }>();
-  const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: async (c: Connection) => {
-      await ok(api.DELETE('/connections/{id}', { params: { path: { id: c.id } } }));
-      // The server's own counts, as its audit entry recorded them (no audit right: none shown).
-      let removed: Record<string, number> | null = null;
-      try {
-        const entries = (
-          await ok(api.GET('/audit', { params: { query: { action: 'connections.delete', targetType: 'connection', targetId: c.id, limit: 1 } } }))
-        ).data.entries;
-        const diff = entries[0]?.diff as { removed?: Record<string, number> } | null | undefined;
-        removed = diff?.removed ?? null;
-      } catch {
-        removed = null;
-      }
-      return { name: c.name, removed };
-    },
-    onSuccess: () => {
-      queryClient.removeQueries({ queryKey: connectionKey(id) });
-      void queryClient.invalidateQueries({ queryKey: CONNECTIONS });
-    },
-  });
+  const remove = useDeleteConnection(id);
   const outcome = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (remove.isSuccess) outcome.current?.focus();
@@ -110,44 +85,6 @@ export function DeleteConnection() {
       )}
     </ConnectionScreen>
   );
-}
-
-/** The counts the dashboard can read before deleting; null where it may not read them. */
-function useWhatGoes(id: string, enabled: boolean) {
-  return useQuery({
-    queryKey: [...connectionKey(id), 'what-goes'],
-    enabled,
-    staleTime: 0,
-    queryFn: async () => {
-      const soft = async <T,>(read: () => Promise<T>): Promise<T | null> => {
-        try {
-          return await read();
-        } catch (err) {
-          if (err instanceof ApiError && err.status >= 400 && err.status < 500) return null;
-          throw err;
-        }
-      };
-      const snapshots = await soft(async () => {
-        const d = (await ok(api.GET('/connections/{id}/schema/snapshots', { params: { path: { id }, query: { limit: 500 } } }))).data;
-        return { count: d.snapshots.length, more: d.nextCursor !== null };
-      });
-      const overrides = await soft(
-        async () => (await ok(api.GET('/connections/{id}/schema/overrides', { params: { path: { id } } }))).data.overrides.tables.length,
-      );
-      // Pages generated for its tables: the generator's dry run names those already there.
-      const pages = await soft(async () => {
-        const schema = (await ok(api.GET('/connections/{id}/schema', { params: { path: { id } } }))).data;
-        const tables = schema.model.tables.map((x) => x.ref);
-        if (tables.length === 0) return 0;
-        return (await ok(api.POST('/connections/{id}/generate', { params: { path: { id } }, body: { tables, dryRun: true } }))).data.existing.length;
-      });
-      const endpoints = await soft(async () => {
-        const d = (await ok(api.GET('/public-scopes', { params: { query: { connectionId: id, limit: 500 } } }))).data;
-        return d.scopes.filter((s) => !s.virtual).length;
-      });
-      return { snapshots, overrides, pages, endpoints };
-    },
-  });
 }
 
 function WhatGoes({ connection: c, paused }: { connection: Connection; paused: boolean }) {

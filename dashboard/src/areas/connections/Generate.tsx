@@ -1,10 +1,9 @@
-import { useMutation } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useParams } from 'wouter';
-import { api, ok, type Schemas } from '../../api/client';
+import type { Schemas } from '../../api/types';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading } from '../../ui';
-import { useSchema, type EffectiveTable } from './data';
+import { useGenerate, useSchema, type EffectiveTable } from './api';
 import { ConnectionScreen } from './parts';
 import './connections.css';
 
@@ -31,17 +30,8 @@ function GenerateFor({ id }: { id: string }) {
 function GenerateForm({ id, tables }: { id: string; tables: EffectiveTable[] }) {
   // Hidden tables are left out unless chosen on purpose (as the API does without a list).
   const [chosen, setChosen] = useState<Set<string>>(() => new Set(tables.filter((x) => !x.display.hidden).map((x) => x.ref)));
-  const run = useMutation({
-    mutationFn: async (dryRun: boolean) =>
-      (
-        await ok(
-          api.POST('/connections/{id}/generate', {
-            params: { path: { id } },
-            body: { tables: tables.filter((x) => chosen.has(x.ref)).map((x) => x.ref), dryRun },
-          }),
-        )
-      ).data,
-  });
+  const run = useGenerate(id);
+  const generate = (dryRun: boolean) => run.mutate({ tables: tables.filter((x) => chosen.has(x.ref)).map((x) => x.ref), dryRun });
   const outcome = useRef<HTMLDivElement>(null);
   const settled = run.isSuccess || run.isError ? run.submittedAt : 0;
   useEffect(() => {
@@ -61,7 +51,7 @@ function GenerateForm({ id, tables }: { id: string; tables: EffectiveTable[] }) 
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          run.mutate(false);
+          generate(false);
         }}
         className="conn-form"
       >
@@ -80,7 +70,7 @@ function GenerateForm({ id, tables }: { id: string; tables: EffectiveTable[] }) 
           </ul>
         </fieldset>
         <div className="conn-actions">
-          <button type="button" className="secondary" disabled={run.isPending || chosen.size === 0} onClick={() => run.mutate(true)}>
+          <button type="button" className="secondary" disabled={run.isPending || chosen.size === 0} onClick={() => generate(true)}>
             {t('connections.generate.preview')}
           </button>
           <button type="submit" disabled={run.isPending || chosen.size === 0}>

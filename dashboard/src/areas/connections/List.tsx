@@ -1,9 +1,7 @@
-import { useInfiniteQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, Loading, useTitle } from '../../ui';
-import { CONNECTIONS, DIALECT_LABELS, paths, whereOf } from './data';
+import { DIALECT_LABELS, paths, useConnectionList, whereOf } from './api';
 import { Health } from './parts';
 import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import './connections.css';
@@ -12,13 +10,7 @@ import { LoadMore } from '../../ui/LoadMore';
 /** Every connection: name, dialect, where it points, read-only, its health (the last test). */
 export function ConnectionList() {
   useTitle('connections.title');
-  const list = useInfiniteQuery({
-    queryKey: [...CONNECTIONS, 'list'],
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) =>
-      (await ok(api.GET('/connections', { params: { query: { limit: 100, ...(pageParam ? { cursor: pageParam } : {}) } } }))).data,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
-  });
+  const list = useConnectionList();
 
   if (list.isPending) return <Loading />;
   if (list.isError)

@@ -1,9 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
-import { CONNECTIONS, paths, useSchema, type Connection } from './data';
+import { paths, useNavConnections, useSchema, type Connection } from './api';
 
 /** The first 100 connections are listed in the navigation; the rest are a link away. */
 const NAV_LIMIT = 100;
@@ -17,11 +15,7 @@ const NAV_LIMIT = 100;
 export function ConnectionsNavTree() {
   const [location] = useLocation();
   const here = location === '/connections' || location.startsWith('/connections/');
-  const list = useQuery({
-    queryKey: [...CONNECTIONS, 'nav'],
-    queryFn: async () => (await ok(api.GET('/connections', { params: { query: { limit: NAV_LIMIT } } }))).data,
-    enabled: here,
-  });
+  const list = useNavConnections(NAV_LIMIT, here);
   if (!here || !list.data || list.data.connections.length === 0) return null;
   return (
     <ul className="nav-tree">

@@ -1,20 +1,18 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams, useSearch } from 'wouter';
-import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, FormError, Loading } from '../../ui';
 import {
-  connectionKey,
   FORMATS,
   paths,
+  useSaveSchemaOverrides,
   useSchema,
   type ColumnFormat,
   type ColumnOverride,
   type EffectiveTable,
   type SchemaOverrides,
   type TableOverride,
-} from './data';
+} from './api';
 import { ConnectionScreen } from './parts';
 import './connections.css';
 
@@ -72,7 +70,6 @@ interface ColumnState {
 }
 
 function TableForm({ id, table, overrides }: { id: string; table: EffectiveTable; overrides: SchemaOverrides }) {
-  const queryClient = useQueryClient();
   const current = overrides.tables.find((o) => o.table === table.ref);
   const [label, setLabel] = useState(current?.label ?? '');
   const [hidden, setHidden] = useState(current?.hidden ?? false);
@@ -90,33 +87,31 @@ function TableForm({ id, table, overrides }: { id: string; table: EffectiveTable
   );
   const setColumn = (name: string, patch: Partial<ColumnState>) => setColumns((all) => ({ ...all, [name]: { ...all[name]!, ...patch } }));
 
-  const save = useMutation({
-    mutationFn: async () => {
-      const next: TableOverride = { table: table.ref };
-      if (label.trim()) next.label = label.trim();
-      if (hidden) next.hidden = true;
-      if (displayColumn) next.displayColumn = displayColumn;
-      const cols: ColumnOverride[] = [];
-      for (const c of table.columns) {
-        const s = columns[c.name]!;
-        const o: ColumnOverride = { column: c.name };
-        if (s.label.trim()) o.label = s.label.trim();
-        if (s.hidden) o.hidden = true;
-        if (s.personal) o.personal = true;
-        if (s.secret) o.secret = true;
-        if (s.format) o.format = s.format;
-        if (Object.keys(o).length > 1) cols.push(o);
-      }
-      // Overrides of columns this snapshot lacks are kept as they were (the API reports them as problems).
-      const known = new Set(table.columns.map((c) => c.name));
-      for (const o of current?.columns ?? []) if (!known.has(o.column)) cols.push(o);
-      if (cols.length) next.columns = cols;
-      const others = overrides.tables.filter((o) => o.table !== table.ref);
-      const tables = Object.keys(next).length > 1 ? [...others, next] : others;
-      return (await ok(api.PUT('/connections/{id}/schema/overrides', { params: { path: { id } }, body: { tables } }))).data;
-    },
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: connectionKey(id) }),
-  });
+  const save = useSaveSchemaOverrides(id);
+  /** Every table's overrides, this one's as the form has them. */
+  const allTables = (): TableOverride[] => {
+    const next: TableOverride = { table: table.ref };
+    if (label.trim()) next.label = label.trim();
+    if (hidden) next.hidden = true;
+    if (displayColumn) next.displayColumn = displayColumn;
+    const cols: ColumnOverride[] = [];
+    for (const c of table.columns) {
+      const s = columns[c.name]!;
+      const o: ColumnOverride = { column: c.name };
+      if (s.label.trim()) o.label = s.label.trim();
+      if (s.hidden) o.hidden = true;
+      if (s.personal) o.personal = true;
+      if (s.secret) o.secret = true;
+      if (s.format) o.format = s.format;
+      if (Object.keys(o).length > 1) cols.push(o);
+    }
+    // Overrides of columns this snapshot lacks are kept as they were (the API reports them as problems).
+    const known = new Set(table.columns.map((c) => c.name));
+    for (const o of current?.columns ?? []) if (!known.has(o.column)) cols.push(o);
+    if (cols.length) next.columns = cols;
+    const others = overrides.tables.filter((o) => o.table !== table.ref);
+    return Object.keys(next).length > 1 ? [...others, next] : others;
+  };
 
   const outcome = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -125,7 +120,7 @@ function TableForm({ id, table, overrides }: { id: string; table: EffectiveTable
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (!save.isPending) save.mutate();
+    if (!save.isPending) save.mutate(allTables());
   };
   const fid = `conn-ov-${table.ref}`;
 

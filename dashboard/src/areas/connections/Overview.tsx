@@ -1,9 +1,7 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'wouter';
-import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading } from '../../ui';
-import { connectionKey, paths, useSchema, when, whereOf, type Connection, type EffectiveTable } from './data';
+import { paths, useIntrospect, useSchema, useTestConnection, when, whereOf, type Connection, type EffectiveTable } from './api';
 import { ConnectionFailure, ConnectionScreen } from './parts';
 import './connections.css';
 
@@ -113,11 +111,7 @@ function TableLinks({
 
 /** POST /connections/{id}/test: the database now; the outcome becomes the connection's health. */
 function TestNow({ connection }: { connection: Connection }) {
-  const queryClient = useQueryClient();
-  const test = useMutation({
-    mutationFn: async () => (await ok(api.POST('/connections/{id}/test', { params: { path: { id: connection.id } } }))).data,
-    onSettled: () => queryClient.invalidateQueries({ queryKey: connectionKey(connection.id), exact: true }),
-  });
+  const test = useTestConnection(connection.id);
   return (
     <div className="conn-test">
       <button type="button" className="secondary" onClick={() => test.mutate()} disabled={test.isPending}>
@@ -137,11 +131,7 @@ function TestNow({ connection }: { connection: Connection }) {
 
 /** POST /connections/{id}/introspect: reads the schema again; a change stores a snapshot. */
 export function Introspect({ id }: { id: string }) {
-  const queryClient = useQueryClient();
-  const run = useMutation({
-    mutationFn: async () => ok(api.POST('/connections/{id}/introspect', { params: { path: { id } } })),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: connectionKey(id) }),
-  });
+  const run = useIntrospect(id);
   const outcome = run.data?.data;
   return (
     <div className="conn-test">

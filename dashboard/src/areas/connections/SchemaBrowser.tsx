@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'wouter';
 import { t } from '../../i18n/t';
 import { ErrorPanel, Loading } from '../../ui';
-import { paths, useSchema, type EffectiveTable } from './data';
+import { paths, useSchema, type EffectiveTable } from './api';
 import { ConnectionScreen } from './parts';
 import { Introspect } from './Overview';
 import './connections.css';

@@ -1,14 +1,12 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, ApiError, ok, type Schemas } from '../../api/client';
+import { ApiError } from '../../api/errors';
+import type { Schemas } from '../../api/types';
 import { t } from '../../i18n/t';
 import { ErrorPanel, Field, FormError, Loading } from '../../ui';
-import { connectionKey, type Connection } from './data';
+import { useConnectionSettings, useSaveConnectionSettings, type Connection } from './api';
 import './connections.css';
 
 type Settings = Schemas['ConnectionOverrides'];
-
-const settingsKey = (id: string) => [...connectionKey(id), 'settings'] as const;
 
 /**
  * The connection-level settings (GET/PUT /connections/{id}/overrides): a display label and
@@ -16,10 +14,7 @@ const settingsKey = (id: string) => [...connectionKey(id), 'settings'] as const;
  * An empty field is the default; the hints say what the pool runs under now.
  */
 export function ConnectionSettings({ connection: c }: { connection: Connection }) {
-  const settings = useQuery({
-    queryKey: settingsKey(c.id),
-    queryFn: async () => (await ok(api.GET('/connections/{id}/overrides', { params: { path: { id: c.id } } }))).data,
-  });
+  const settings = useConnectionSettings(c.id);
   return (
     <section aria-labelledby="conn-settings" className="conn-card">
       <h2 id="conn-settings">{t('connections.settings.title')}</h2>
@@ -44,7 +39,6 @@ function SettingsForm({
   settings: Settings;
   effective: Schemas['ConnectionEffectiveSettings'];
 }) {
-  const queryClient = useQueryClient();
   const text = (v: string | number | null) => (v === null ? '' : String(v));
   const [values, setValues] = useState({
     label: text(settings.label),
@@ -56,23 +50,20 @@ function SettingsForm({
   const set = (key: keyof typeof values) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
   const server = c.dialect !== 'sqlite';
 
-  const save = useMutation({
-    mutationFn: async () => {
-      const number = (v: string) => (v.trim() === '' ? null : Number(v.trim()));
-      const body = {
-        label: values.label.trim() || null,
-        color: values.color.trim() || null,
-        ...(c.dialect === 'postgres' ? { defaultSchema: values.defaultSchema.trim() || null } : {}),
-        ...(server ? { statementTimeoutMs: number(values.statementTimeoutMs), poolSize: number(values.poolSize) } : {}),
-      };
-      return (await ok(api.PUT('/connections/{id}/overrides', { params: { path: { id: c.id } }, body }))).data;
-    },
-    onSuccess: (data) => queryClient.setQueryData(settingsKey(c.id), data),
-  });
+  const save = useSaveConnectionSettings(c.id);
+  const body = () => {
+    const number = (v: string) => (v.trim() === '' ? null : Number(v.trim()));
+    return {
+      label: values.label.trim() || null,
+      color: values.color.trim() || null,
+      ...(c.dialect === 'postgres' ? { defaultSchema: values.defaultSchema.trim() || null } : {}),
+      ...(server ? { statementTimeoutMs: number(values.statementTimeoutMs), poolSize: number(values.poolSize) } : {}),
+    };
+  };
   const fields = save.error instanceof ApiError ? save.error.fieldErrors() : {};
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (!save.isPending) save.mutate();
+    if (!save.isPending) save.mutate(body());
   };
 
   return (

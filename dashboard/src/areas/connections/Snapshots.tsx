@@ -1,10 +1,9 @@
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { api, ok, type Schemas } from '../../api/client';
+import type { Schemas } from '../../api/types';
 import { t } from '../../i18n/t';
 import { ErrorPanel, Loading } from '../../ui';
-import { snapshotsKey, when } from './data';
+import { useSchemaDiff, useSnapshots, when } from './api';
 import { ConnectionScreen } from './parts';
 import { Introspect } from './Overview';
 import './connections.css';
@@ -27,17 +26,7 @@ export function Snapshots() {
 }
 
 function SnapshotsOf({ id }: { id: string }) {
-  const list = useInfiniteQuery({
-    queryKey: snapshotsKey(id),
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) =>
-      (
-        await ok(
-          api.GET('/connections/{id}/schema/snapshots', { params: { path: { id }, query: { limit: 100, ...(pageParam ? { cursor: pageParam } : {}) } } }),
-        )
-      ).data,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
-  });
+  const list = useSnapshots(id);
   const [pair, setPair] = useState<{ from?: string; to?: string }>({});
   if (list.isPending) return <Loading />;
   if (list.isError) return <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />;
@@ -133,11 +122,7 @@ function ComparePicker({ snapshots, onPick }: { snapshots: Snapshot[]; onPick: (
 }
 
 function Diff({ id, from, to }: { id: string; from?: string; to?: string }) {
-  const diff = useQuery({
-    queryKey: [...snapshotsKey(id), 'diff', from ?? null, to ?? null],
-    queryFn: async () =>
-      (await ok(api.GET('/connections/{id}/schema/diff', { params: { path: { id }, query: { ...(from ? { from } : {}), ...(to ? { to } : {}) } } }))).data,
-  });
+  const diff = useSchemaDiff(id, from, to);
   if (diff.isPending) return <Loading />;
   if (diff.isError) return <ErrorPanel error={diff.error} />;
   const { diff: d, from: a, to: b } = diff.data;

@@ -1,11 +1,10 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { useParams } from 'wouter';
-import { api, ApiError, ok } from '../../api/client';
+import { ApiError } from '../../api/errors';
 import { t, type MessageId } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { Field, FormError, useTitle } from '../../ui';
-import { CONNECTIONS, connectionKey, DIALECT_LABELS, DIALECTS, paths, reasonOf, type Connection, type Dialect } from './data';
+import { DIALECT_LABELS, DIALECTS, paths, reasonOf, useSaveConnection, useTestTarget, type Connection, type Dialect, type SaveConnection } from './api';
 import { ConnectionFailure, ConnectionScreen } from './parts';
 import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import { ConnectionSettings } from './Settings';
@@ -94,7 +93,6 @@ export function EditConnection() {
 }
 
 function ConnectionForm({ connection }: { connection: Connection | null }) {
-  const queryClient = useQueryClient();
   const editing = connection !== null;
   const [name, setName] = useState(connection?.name ?? '');
   const [dialect, setDialect] = useState<Dialect>(connection?.dialect ?? 'postgres');
@@ -104,24 +102,16 @@ function ConnectionForm({ connection }: { connection: Connection | null }) {
   const url = buildUrl(dialect, target);
   const sendsUrl = replaceUrl;
 
-  const test = useMutation({
-    mutationFn: async () => (await ok(api.POST('/connections/test', { body: { dialect, url, readOnly } }))).data,
-  });
-  const save = useMutation({
-    mutationFn: async (): Promise<Connection> => {
-      if (!connection) return (await ok(api.POST('/connections', { body: { name, dialect, url, readOnly } }))).data.connection;
-      const body: { name?: string; url?: string; readOnly?: boolean } = {};
-      if (name !== connection.name) body.name = name;
-      if (readOnly !== connection.readOnly) body.readOnly = readOnly;
-      if (sendsUrl) body.url = url;
-      return (await ok(api.PATCH('/connections/{id}', { params: { path: { id: connection.id } }, body }))).data.connection;
-    },
-    onSuccess: async (saved) => {
-      queryClient.setQueryData(connectionKey(saved.id), saved);
-      await queryClient.invalidateQueries({ queryKey: CONNECTIONS });
-      navigate(paths.one(saved.id));
-    },
-  });
+  const test = useTestTarget();
+  const save = useSaveConnection({ onSuccess: (saved) => navigate(paths.one(saved.id)) });
+  const saving = (): SaveConnection => {
+    if (!connection) return { create: { name, dialect, url, readOnly } };
+    const patch: { name?: string; url?: string; readOnly?: boolean } = {};
+    if (name !== connection.name) patch.name = name;
+    if (readOnly !== connection.readOnly) patch.readOnly = readOnly;
+    if (sendsUrl) patch.url = url;
+    return { id: connection.id, patch };
+  };
   const fields = save.error instanceof ApiError ? save.error.fieldErrors() : {};
 
   // Any change makes the last test's answer stale.
@@ -139,7 +129,7 @@ function ConnectionForm({ connection }: { connection: Connection | null }) {
     event.preventDefault();
     if (save.isPending) return;
     test.reset(); // the save tests again: one answer on screen, the save's
-    save.mutate();
+    save.mutate(saving());
   };
   const ids = useId();
 
@@ -286,7 +276,7 @@ function ConnectionForm({ connection }: { connection: Connection | null }) {
             </>
           )}
           <div className="conn-test">
-            <button type="button" className="secondary" disabled={test.isPending || !url} onClick={() => test.mutate()}>
+            <button type="button" className="secondary" disabled={test.isPending || !url} onClick={() => test.mutate({ dialect, url, readOnly })}>
               {test.isPending ? t('connections.form.testing') : t('connections.form.test')}
             </button>
             <div className="conn-test-outcome" data-testid="test-outcome">

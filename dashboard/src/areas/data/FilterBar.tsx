@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import { t, type MessageId } from '../../i18n/t';
-import type { Column } from './data-api';
+import type { Column } from './api';
 import { FILTER_OPS, type Filter, type FilterOp, type View } from './view';
 
 /** Option values (the API's words, not text a person reads). */

@@ -18,7 +18,7 @@ import {
   type Row,
   type Table,
   type TableInfo,
-} from './data-api';
+} from './api';
 import { cellText, draftOf, DraftError, isNumeric, valueOf, ValueEditor, type Draft } from './editors';
 import { FilterBar } from './FilterBar';
 import { RowForm } from './RowForm';

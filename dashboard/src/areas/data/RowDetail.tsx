@@ -1,10 +1,10 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
 import { t } from '../../i18n/t';
 import { useLiveEvents } from '../../live/events';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
-import { deleteRow, findTable, getRow, patchRow, references, TableMissing, useTableInfo, visibleColumns, type Row, type TableInfo } from './data-api';
+import { dataKeys, deleteRow, findTable, patchRow, TableMissing, useReferences, useRow, useTableInfo, visibleColumns, type Row, type TableInfo } from './api';
 import { RowForm } from './RowForm';
 import { columnErrors, useDataParams, useToasts } from './shared';
 import { paths, viewQuery } from './view';
@@ -30,17 +30,17 @@ function RowDetail({ conn, info, recordId }: { conn: string; info: TableInfo; re
   const { table, tables, canWrite } = info;
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
-  const key = ['data', 'row', conn, table.ref, recordId];
-  const row = useQuery({ queryKey: key, queryFn: () => getRow(conn, table.ref, recordId), staleTime: 0 });
-  const refs = useQuery({ queryKey: ['data', 'refs', conn, table.ref, recordId], queryFn: () => references(conn, table.ref, recordId), staleTime: 0 });
+  const key = dataKeys.row(conn, table.ref, recordId);
+  const row = useRow(conn, table.ref, recordId);
+  const refs = useReferences(conn, table.ref, recordId);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>(null);
   const [pending, setPending] = useState(false);
   const [deleted, setDeleted] = useState(false);
   const [formKey, setFormKey] = useState(0);
   const refetch = () => {
-    void queryClient.invalidateQueries({ queryKey: ['data', 'row', conn, table.ref] });
-    void queryClient.invalidateQueries({ queryKey: ['data', 'refs', conn, table.ref] });
+    void queryClient.invalidateQueries({ queryKey: dataKeys.rows(conn, table.ref) });
+    void queryClient.invalidateQueries({ queryKey: dataKeys.tableRefs(conn, table.ref) });
     setFormKey((k) => k + 1);
   };
   const toasts = useToasts(() => {

@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { t } from '../../i18n/t';
-import type { Column, Row, Table } from './data-api';
+import type { Column, Row, Table } from './api';
 import { draftOf, DraftError, valueOf, ValueEditor, type Draft } from './editors';
 
 interface RowFormProps {

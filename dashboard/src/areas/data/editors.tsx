@@ -1,7 +1,6 @@
-import { useQuery } from '@tanstack/react-query';
 import { useId, useState, type KeyboardEvent, type Ref } from 'react';
 import { t } from '../../i18n/t';
-import { displayColumn, findTable, foreignKeyOf, listRows, type Column, type Table } from './data-api';
+import { displayColumn, findTable, foreignKeyOf, useForeignKeyOptions, type Column, type Table } from './api';
 
 /** A draft of one value as the person types it; `null` is the empty value (SQL NULL). */
 export interface Draft {
@@ -210,21 +209,7 @@ function ForeignKeyPicker(props: EditorProps & { fk: NonNullable<ReturnType<type
   const [active, setActive] = useState(0);
   const shown = target ? displayColumn(target) : null;
   const keyColumn = fk.referencedColumns[0]!;
-  const options = useQuery({
-    queryKey: ['data', 'fk-options', conn, target?.ref, query],
-    enabled: open && !!target,
-    queryFn: async () => {
-      const q = [
-        `limit=10`,
-        query.trim() ? `search=${encodeURIComponent(query.trim())}` : '',
-        shown ? `fields=${encodeURIComponent([keyColumn, shown].join(','))}` : '',
-      ]
-        .filter(Boolean)
-        .join('&');
-      // Not aborted when the text changes: an answer arriving late is kept for that text.
-      return (await listRows(conn, target!.ref, q)).rows;
-    },
-  });
+  const options = useForeignKeyOptions(conn, target, keyColumn, query, open);
   const rows = options.data ?? [];
   const choose = (row: Record<string, unknown>) => {
     onChange({ ...draft, text: String(row[keyColumn] ?? ''), isNull: false });

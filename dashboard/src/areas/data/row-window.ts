@@ -1,4 +1,4 @@
-/** What the window needs of the data API's answers and of a column (structurally: data-api.ts's types fit). */
+/** What the window needs of the data API's answers and of a column (structurally: api.ts's types fit). */
 type Row = Record<string, unknown>;
 export interface Page {
   rows: Row[];

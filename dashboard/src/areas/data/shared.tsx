@@ -1,9 +1,9 @@
 import { useCallback, useRef, useState } from 'react';
 import { useParams } from 'wouter';
-import { ApiError } from '../../api/client';
+import { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
 import { errorText } from '../../ui';
-import { undo, type OpResult } from './data-api';
+import { undo, type OpResult } from './api';
 
 /** A route parameter as the person's table or record id (wouter leaves %2F and the like encoded). */
 export function decoded(raw: string | undefined): string {

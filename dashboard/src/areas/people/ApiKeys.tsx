@@ -1,42 +1,27 @@
-import { useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
-import { api, ok, type Schemas } from '../../api/client';
 import { t } from '../../i18n/t';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
-import { LoadError, Outcome, PEOPLE_KEYS, roleName, ScreenTitle, useRoles, when } from './common';
+import { LoadError, Outcome, roleName, ScreenTitle, when } from './common';
+import { useApiKeys, useCreateApiKey, useRevokeApiKey, useRoles, type ApiKey, type Role } from './api';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { LoadMore } from '../../ui/LoadMore';
 import { SecretOnce } from '../../ui/SecretOnce';
 
-type ApiKey = Schemas['ApiKey'];
 const NONE = '';
 
 /** Role-bound API keys (adm_sk_): list, create (the secret shown once), revoke. */
 export function ApiKeys() {
   useTitle('people.keys.title');
-  const queryClient = useQueryClient();
   const roles = useRoles();
-  const list = useInfiniteQuery({
-    queryKey: PEOPLE_KEYS.apiKeys,
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) => (await ok(api.GET('/api-keys', { params: { query: { limit: 50, ...(pageParam ? { cursor: pageParam } : {}) } } }))).data,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
-  });
+  const list = useApiKeys();
   const [created, setCreated] = useState<{ key: ApiKey; secret: string } | null>(null);
   const [deleting, setDeleting] = useState<ApiKey | null>(null);
   const [outcome, setOutcome] = useState<{ message: string | null; error: unknown; at: number }>({ message: null, error: null, at: 0 });
 
-  const revoke = useMutation({
-    mutationFn: async (key: ApiKey) => {
-      await ok(api.DELETE('/api-keys/{id}', { params: { path: { id: key.id } } }));
-      return key;
-    },
+  const revoke = useRevokeApiKey({
     onSuccess: (key) => setOutcome({ message: t('people.keys.deleted', { name: key.name }), error: null, at: Date.now() }),
     onError: (error) => setOutcome({ message: null, error, at: Date.now() }),
-    onSettled: async () => {
-      setDeleting(null);
-      await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.apiKeys });
-    },
+    onSettled: () => setDeleting(null),
   });
 
   const keys = list.data?.pages.flatMap((p) => p.apiKeys) ?? [];
@@ -115,14 +100,13 @@ export function ApiKeys() {
   );
 }
 
-function NewKey({ roles, onCreated }: { roles: Schemas['Role'][]; onCreated: (key: ApiKey, secret: string) => void }) {
-  const queryClient = useQueryClient();
+function NewKey({ roles, onCreated }: { roles: Role[]; onCreated: (key: ApiKey, secret: string) => void }) {
+  const create = useCreateApiKey();
   const formRef = useRef<HTMLFormElement>(null);
   const form = useSubmit(async (values) => {
-    const { apiKey, secret } = (await ok(api.POST('/api-keys', { body: { name: values.name ?? '', roleId: values.roleId ?? '' } }))).data;
+    const { apiKey, secret } = await create.mutateAsync({ name: values.name ?? '', roleId: values.roleId ?? '' });
     formRef.current?.reset();
     onCreated(apiKey, secret);
-    await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.apiKeys });
   });
   return (
     <section className="people-section" aria-labelledby="keys-new">

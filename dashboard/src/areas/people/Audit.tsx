@@ -1,11 +1,11 @@
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import type { FormEvent } from 'react';
 import { Link, useParams, useSearch } from 'wouter';
-import { api, ok, type Schemas } from '../../api/client';
+import type { Schemas } from '../../api/types';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { Loading, useTitle } from '../../ui';
-import { LoadError, PEOPLE_KEYS, ScreenTitle, useRoles, when, type Role } from './common';
+import { LoadError, ScreenTitle, when } from './common';
+import { useAuditEntry, useAuditList, useKeyNames, usePeopleNames, useRoles, type Role } from './api';
 import { LoadMore } from '../../ui/LoadMore';
 
 type Entry = Schemas['AuditEntry'];
@@ -13,30 +13,6 @@ type ActorType = Entry['actor']['type'];
 const ACTOR_TYPES: ActorType[] = ['user', 'apiKey', 'anonymous', 'system'];
 const ANY = '';
 const FILTERS = ['actorId', 'actorType', 'action', 'targetType', 'targetId', 'from', 'to'] as const;
-
-/** People by id, to name actors (only when the signed-in person may list users). */
-function usePeopleNames() {
-  return useQuery({
-    queryKey: [...PEOPLE_KEYS.users, 'names'],
-    retry: false,
-    queryFn: async () => {
-      const d = (await ok(api.GET('/users', { params: { query: { limit: 500 } } }))).data;
-      return new Map(d.users.map((u) => [u.id, u.name]));
-    },
-  });
-}
-
-/** Live API keys by id, to name a key acting or acted on (when the person may list keys; revoked keys keep their id). */
-function useKeyNames() {
-  return useQuery({
-    queryKey: [...PEOPLE_KEYS.apiKeys, 'names'],
-    retry: false,
-    queryFn: async () => {
-      const d = (await ok(api.GET('/api-keys', { params: { query: { limit: 500 } } }))).data;
-      return new Map(d.apiKeys.map((k) => [k.id, k.name]));
-    },
-  });
-}
 
 /** Names of users and API keys (their ids never collide). */
 function useNames(): Map<string, string> | undefined {
@@ -101,13 +77,7 @@ export function Audit() {
     ...(filters.from ? { from: Number(filters.from) } : {}),
     ...(filters.to ? { to: Number(filters.to) } : {}),
   };
-  const list = useInfiniteQuery({
-    queryKey: [...PEOPLE_KEYS.audit, query],
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) =>
-      (await ok(api.GET('/audit', { params: { query: { limit: 50, ...query, ...(pageParam ? { cursor: pageParam } : {}) } } }))).data,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
-  });
+  const list = useAuditList(query);
 
   const onFilter = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -335,10 +305,7 @@ export function AuditEntryPage() {
   const { id = '' } = useParams<{ id: string }>();
   const names = useNames();
   const roles = useRoles();
-  const entry = useQuery({
-    queryKey: [...PEOPLE_KEYS.audit, 'entry', id],
-    queryFn: async () => (await ok(api.GET('/audit/{id}', { params: { path: { id } } }))).data.entry,
-  });
+  const entry = useAuditEntry(id);
   // Back to the list as it was filtered when the entry was opened from it.
   const state: unknown = window.history.state;
   const from =

@@ -1,39 +1,22 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
-import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
-import { allPages, isForbidden, LoadError, Outcome, PEOPLE_KEYS, useCatalog, useRoles, type Grant, type Role } from './common';
+import { isForbidden, LoadError, Outcome } from './common';
+import { useCatalog, useDeleteRole, useEditRole, useRoleGrants, useRoles, useSaveGrants, useScopeConnections, type Grant, type Role } from './api';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { grantKey } from './Roles';
 
 /** The permissions the server narrows by a scope (DESIGN D9: data permissions). */
 export const SCOPABLE = ['data.read', 'data.write'];
 
-/** The connections a scope may name (only when the signed-in person may list them). */
-function useConnections() {
-  return useQuery({
-    queryKey: PEOPLE_KEYS.connections,
-    retry: false,
-    queryFn: () =>
-      allPages(async (cursor) => {
-        const d = (await ok(api.GET('/connections', { params: { query: { limit: 500, ...(cursor ? { cursor } : {}) } } }))).data;
-        return { items: d.connections, nextCursor: d.nextCursor };
-      }),
-  });
-}
-
 /** One role: rename, delete, its grants, scoped grants. A built-in role is shown read-only. */
 export function RolePage() {
   useTitle('people.role.title');
   const { id = '' } = useParams<{ id: string }>();
   const roles = useRoles();
-  const grants = useQuery({
-    queryKey: [...PEOPLE_KEYS.grants, id],
-    queryFn: async () => (await ok(api.GET('/roles/{id}/permissions', { params: { path: { id } } }))).data,
-  });
+  const grants = useRoleGrants(id);
   if (roles.isPending || grants.isPending) return <Loading />;
   const role = roles.data?.find((r) => r.id === id);
   if (roles.isError || grants.isError || !role) {
@@ -60,38 +43,29 @@ function scopeText(scope: Grant['scope'], connectionName: (id: string) => string
 }
 
 function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
-  const queryClient = useQueryClient();
   const catalog = useCatalog();
   const [confirming, setConfirming] = useState(false);
   const [outcome, setOutcome] = useState<{ message: string | null; error: unknown; at: number }>({ message: null, error: null, at: 0 });
-  const connections = useConnections();
+  const connections = useScopeConnections();
   const label = (permission: string) => catalog.data?.find((p) => p.name === permission)?.label ?? permission;
   const connectionName = (cid: string) => connections.data?.find((c) => c.id === cid)?.name ?? cid;
 
-  const saveGrants = useMutation({
-    mutationFn: async (next: Grant[]) => ok(api.PUT('/roles/{id}/permissions', { params: { path: { id: role.id } }, body: { grants: next } })),
-    onSuccess: async () => {
-      setOutcome({ message: t('people.role.grantsSaved'), error: null, at: Date.now() });
-      await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.grants });
-    },
+  const saveGrants = useSaveGrants({
+    onSuccess: () => setOutcome({ message: t('people.role.grantsSaved'), error: null, at: Date.now() }),
     onError: (error) => setOutcome({ message: null, error, at: Date.now() }),
   });
 
-  const remove = useMutation({
-    mutationFn: async () => ok(api.DELETE('/roles/{id}', { params: { path: { id: role.id } } })),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.roles });
-      navigate('/roles');
-    },
+  const remove = useDeleteRole(role.id, {
+    onSuccess: () => navigate('/roles'),
     onError: (error) => setOutcome({ message: null, error, at: Date.now() }),
     onSettled: () => setConfirming(false),
   });
 
+  const editRole = useEditRole(role.id);
   const rename = useSubmit(async (values) => {
     const description = (values.description ?? '').trim();
-    await ok(api.PATCH('/roles/{id}', { params: { path: { id: role.id } }, body: { name: values.name ?? '', description: description || null } }));
+    await editRole.mutateAsync({ name: values.name ?? '', description: description || null });
     setOutcome({ message: t('people.role.renamed'), error: null, at: Date.now() });
-    await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.roles });
   });
 
   return (
@@ -151,7 +125,7 @@ function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
                         className="secondary"
                         disabled={saveGrants.isPending}
                         aria-label={t('people.role.removeGrant', { permission: label(g.permission), where: scopeText(g.scope, connectionName) })}
-                        onClick={() => saveGrants.mutate(grants.filter((x) => grantKey(x) !== grantKey(g)))}
+                        onClick={() => saveGrants.mutate({ roleId: role.id, grants: grants.filter((x) => grantKey(x) !== grantKey(g)) })}
                       >
                         {t('people.role.remove')}
                       </button>
@@ -164,7 +138,14 @@ function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
         )}
       </section>
 
-      {!role.builtin && <ScopedGrant grants={grants} pending={saveGrants.isPending} onAdd={(g) => saveGrants.mutate([...grants, g])} label={label} />}
+      {!role.builtin && (
+        <ScopedGrant
+          grants={grants}
+          pending={saveGrants.isPending}
+          onAdd={(g) => saveGrants.mutate({ roleId: role.id, grants: [...grants, g] })}
+          label={label}
+        />
+      )}
 
       {confirming && (
         <ConfirmDialog
@@ -184,7 +165,7 @@ function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
 
 /** Adds a grant narrowed to a connection, and optionally a table and some of its columns. */
 function ScopedGrant({ grants, pending, onAdd, label }: { grants: Grant[]; pending: boolean; onAdd: (g: Grant) => void; label: (p: string) => string }) {
-  const connections = useConnections();
+  const connections = useScopeConnections();
   const formRef = useRef<HTMLFormElement>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {

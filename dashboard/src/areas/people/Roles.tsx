@@ -1,22 +1,12 @@
-import { useQueries, useQueryClient } from '@tanstack/react-query';
 import { useMemo, useRef, useState } from 'react';
 import { Link } from 'wouter';
-import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
-import { LoadError, Outcome, PEOPLE_KEYS, ScreenTitle, useCatalog, useRoles, type CatalogEntry, type Grant, type Role } from './common';
+import { LoadError, Outcome, ScreenTitle } from './common';
+import { useCatalog, useCreateRole, useGrants, useRoles, useSaveGrants, type CatalogEntry, type Grant, type Role } from './api';
 
 /** A grant's identity (permission and scope), to compare sets of grants. */
 export const grantKey = (g: { permission: string; scope?: Grant['scope'] }) => JSON.stringify([g.permission, g.scope ?? null]);
-
-export function useGrants(roles: Role[] | undefined) {
-  return useQueries({
-    queries: (roles ?? []).map((r) => ({
-      queryKey: [...PEOPLE_KEYS.grants, r.id],
-      queryFn: async () => (await ok(api.GET('/roles/{id}/permissions', { params: { path: { id: r.id } } }))).data,
-    })),
-  });
-}
 
 /** Roles: the list, a new role, and the permission matrix (permissions × roles). */
 export function Roles() {
@@ -60,15 +50,14 @@ function RoleList({ roles }: { roles: Role[] }) {
 }
 
 function NewRole() {
-  const queryClient = useQueryClient();
+  const createRole = useCreateRole();
   const formRef = useRef<HTMLFormElement>(null);
   const [created, setCreated] = useState<{ name: string; id: string; at: number } | null>(null);
   const form = useSubmit(async (values) => {
     const description = (values.description ?? '').trim();
-    const role = (await ok(api.POST('/roles', { body: { name: values.name ?? '', ...(description ? { description } : {}) } }))).data.role;
+    const role = await createRole.mutateAsync({ name: values.name ?? '', ...(description ? { description } : {}) });
     formRef.current?.reset();
     setCreated({ name: role.name, id: role.id, at: Date.now() });
-    await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.roles });
   });
   return (
     <section className="people-section" aria-labelledby="roles-new">
@@ -92,7 +81,7 @@ function NewRole() {
  * scoped grants (a connection, table, columns) are edited on the role's page and kept here.
  */
 function Matrix({ roles, catalog }: { roles: Role[]; catalog: CatalogEntry[] }) {
-  const queryClient = useQueryClient();
+  const saveGrants = useSaveGrants();
   const grants = useGrants(roles);
   const [edits, setEdits] = useState<Record<string, Record<string, boolean>>>({});
   const [saving, setSaving] = useState(false);
@@ -129,8 +118,7 @@ function Matrix({ roles, catalog }: { roles: Role[]; catalog: CatalogEntry[] }) 
       for (const role of changed) {
         const scoped = (byRole.get(role.id) ?? []).filter((g) => g.scope !== null);
         const plain = catalog.filter((p) => held(role, p.name)).map((p) => ({ permission: p.name }));
-        await ok(api.PUT('/roles/{id}/permissions', { params: { path: { id: role.id } }, body: { grants: [...plain, ...scoped] } }));
-        await queryClient.invalidateQueries({ queryKey: [...PEOPLE_KEYS.grants, role.id] });
+        await saveGrants.mutateAsync({ roleId: role.id, grants: [...plain, ...scoped] });
         setEdits((e) => ({ ...e, [role.id]: {} }));
       }
       setOutcome({ message: t('people.matrix.saved', { count: changed.length }), error: null, at: Date.now() });

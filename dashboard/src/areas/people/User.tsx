@@ -1,62 +1,33 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
-import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
-import { useMe } from '../../session';
+import { useMe } from '../account/api';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
-import { LoadError, Outcome, PEOPLE_KEYS, useRoles, when } from './common';
+import { LoadError, Outcome, when } from './common';
+import { useEditUser, useRoles, useUser, useUserAction } from './api';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { statusLabel } from './Users';
-
-type Action = 'resend' | 'suspend' | 'reactivate' | 'roles' | 'delete';
 
 /** One person: details, invitation, suspension, roles, deletion. */
 export function UserPage() {
   useTitle('people.user.title');
   const { id = '' } = useParams<{ id: string }>();
-  const queryClient = useQueryClient();
-  const user = useQuery({ queryKey: PEOPLE_KEYS.user(id), queryFn: async () => (await ok(api.GET('/users/{id}', { params: { path: { id } } }))).data });
+  const user = useUser(id);
+  const editUser = useEditUser(id);
   const roles = useRoles();
   const me = useMe();
   const [confirming, setConfirming] = useState(false);
   const [edited, setEdited] = useState<{ at: number } | null>(null);
   const edit = useSubmit(async (values) => {
-    await ok(api.PATCH('/users/{id}', { params: { path: { id } }, body: { name: values.name ?? '', email: values.email ?? '' } }));
+    await editUser.mutateAsync({ name: values.name ?? '', email: values.email ?? '' });
     act.reset();
     setEdited({ at: Date.now() });
-    await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.users });
   });
 
-  const act = useMutation({
-    mutationFn: async ({ action, roleIds }: { action: Action; roleIds?: string[] }) => {
-      const path = { params: { path: { id } } };
-      switch (action) {
-        case 'resend':
-          await ok(api.POST('/users/{id}/invite/resend', path));
-          break;
-        case 'suspend':
-        case 'reactivate':
-          await ok(api.PATCH('/users/{id}', { ...path, body: { status: action === 'suspend' ? 'suspended' : 'active' } }));
-          break;
-        case 'roles':
-          await ok(api.PUT('/users/{id}/roles', { ...path, body: { roleIds: roleIds ?? [] } }));
-          break;
-        case 'delete':
-          await ok(api.DELETE('/users/{id}', path));
-          break;
-      }
-      return action;
-    },
-    onSuccess: async (action) => {
-      if (action === 'delete') {
-        queryClient.removeQueries({ queryKey: PEOPLE_KEYS.user(id) });
-        await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.users });
-        navigate('/users');
-        return;
-      }
-      await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.users });
+  const act = useUserAction(id, {
+    onSuccess: (action) => {
+      if (action === 'delete') navigate('/users');
     },
     onMutate: () => setEdited(null),
     onSettled: () => setConfirming(false),

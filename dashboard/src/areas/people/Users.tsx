@@ -1,38 +1,16 @@
-import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { api, ok, type User } from '../../api/client';
 import { t } from '../../i18n/t';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
-import { LoadError, Outcome, PEOPLE_KEYS, roleName, ScreenTitle, useRoles, when, type Role } from './common';
+import { LoadError, Outcome, roleName, ScreenTitle, when } from './common';
+import { useInviteUser, useRoles, useRolesByUser, useSystemInfo, useUserList, type Role, type UserStatus } from './api';
 import { LoadMore } from '../../ui/LoadMore';
 
-type Status = User['status'];
+type Status = UserStatus;
 const STATUSES: Status[] = ['active', 'invited', 'suspended'];
 const ANY = '';
 
 export const statusLabel = (s: Status) => t(`people.status.${s}`);
-
-/** Which roles each user holds: one list per role (a few), not one call per user. */
-function useRolesByUser(roles: Role[] | undefined) {
-  return useQuery({
-    queryKey: [...PEOPLE_KEYS.users, 'roles-of', roles?.map((r) => r.id).join(',') ?? ''],
-    enabled: roles !== undefined,
-    queryFn: async () => {
-      const map = new Map<string, string[]>();
-      for (const role of roles ?? []) {
-        let cursor: string | undefined;
-        for (let i = 0; i < 100; i++) {
-          const d = (await ok(api.GET('/users', { params: { query: { roleId: role.id, limit: 500, ...(cursor ? { cursor } : {}) } } }))).data;
-          for (const u of d.users) map.set(u.id, [...(map.get(u.id) ?? []), role.id]);
-          if (!d.nextCursor) break;
-          cursor = d.nextCursor;
-        }
-      }
-      return map;
-    },
-  });
-}
 
 /** Users: who they are, their status and roles, when they last signed in; inviting someone. */
 export function Users() {
@@ -40,27 +18,7 @@ export function Users() {
   const [status, setStatus] = useState<Status | ''>('');
   const [q, setQ] = useState('');
   const [roleId, setRoleId] = useState('');
-  const list = useInfiniteQuery({
-    queryKey: [...PEOPLE_KEYS.users, 'list', status, q, roleId],
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) =>
-      (
-        await ok(
-          api.GET('/users', {
-            params: {
-              query: {
-                limit: 50,
-                ...(status ? { status } : {}),
-                ...(q ? { q } : {}),
-                ...(roleId ? { roleId } : {}),
-                ...(pageParam ? { cursor: pageParam } : {}),
-              },
-            },
-          }),
-        )
-      ).data,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
-  });
+  const list = useUserList(status, q, roleId);
   const roles = useRoles();
   const rolesOf = useRolesByUser(roles.data);
 
@@ -157,18 +115,17 @@ export function Users() {
 
 /** Invite: e-mail, name and roles; the server mails the set-password link. */
 function Invite({ roles }: { roles: Role[] | undefined }) {
-  const queryClient = useQueryClient();
   // The answer to POST /users is the same with or without e-mail: say beforehand when none will go out.
-  const info = useQuery({ queryKey: ['system-info'], queryFn: async () => ok(api.GET('/system/info')) });
+  const info = useSystemInfo();
+  const invite = useInviteUser();
   const mailOff = info.data?.smtpConfigured === false;
   const [sent, setSent] = useState<{ email: string; at: number } | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const form = useSubmit(async (values) => {
     const roleIds = roles?.filter((r) => values[`role-${r.id}`] === 'on').map((r) => r.id) ?? [];
-    const user = (await ok(api.POST('/users', { body: { email: values.email ?? '', name: values.name ?? '', roleIds } }))).data.user;
+    const user = await invite.mutateAsync({ email: values.email ?? '', name: values.name ?? '', roleIds });
     setSent({ email: user.email, at: Date.now() });
     formRef.current?.reset();
-    await queryClient.invalidateQueries({ queryKey: PEOPLE_KEYS.users });
   });
   return (
     <section className="people-section" aria-labelledby="invite-title">

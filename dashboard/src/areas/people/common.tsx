@@ -1,66 +1,15 @@
-import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, type ReactNode } from 'react';
-import { api, ApiError, ok, type Schemas } from '../../api/client';
+import { ApiError } from '../../api/errors';
+import type { Role } from './api';
 import { t, type MessageId } from '../../i18n/t';
 import { errorText, Loading } from '../../ui';
 import './people.css';
 
-export type Role = Schemas['Role'];
-export type Grant = Schemas['Grant'];
-export type CatalogEntry = Schemas['PermissionCatalogEntry'];
-
-/** Query keys of the area: a write invalidates its key and the lists that show it. */
-export const PEOPLE_KEYS = {
-  users: ['people', 'users'] as const,
-  user: (id: string) => ['people', 'users', id] as const,
-  roles: ['people', 'roles'] as const,
-  grants: ['people', 'grants'] as const,
-  catalog: ['people', 'catalog'] as const,
-  apiKeys: ['people', 'api-keys'] as const,
-  audit: ['people', 'audit'] as const,
-  connections: ['people', 'connections'] as const,
-};
+export type { CatalogEntry, Grant, Role } from './api';
 
 /** Dates in the person's own locale (the browser's), not the catalogue's. */
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 export const when = (ms: number) => dateFormat.format(new Date(ms));
-
-/** Every page of a keyset list (roles, the catalog: a few dozen at most). */
-export async function allPages<T>(page: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor: string | null }>): Promise<T[]> {
-  const out: T[] = [];
-  let cursor: string | undefined;
-  for (let i = 0; i < 100; i++) {
-    const p = await page(cursor);
-    out.push(...p.items);
-    if (!p.nextCursor) break;
-    cursor = p.nextCursor;
-  }
-  return out;
-}
-
-export function useRoles(enabled = true) {
-  return useQuery({
-    queryKey: PEOPLE_KEYS.roles,
-    enabled,
-    queryFn: () =>
-      allPages(async (cursor) => {
-        const d = (await ok(api.GET('/roles', { params: { query: { limit: 500, ...(cursor ? { cursor } : {}) } } }))).data;
-        return { items: d.roles, nextCursor: d.nextCursor };
-      }),
-  });
-}
-
-export function useCatalog() {
-  return useQuery({
-    queryKey: PEOPLE_KEYS.catalog,
-    staleTime: Infinity,
-    queryFn: () =>
-      allPages(async (cursor) => {
-        const d = (await ok(api.GET('/permissions/catalog', { params: { query: { limit: 500, ...(cursor ? { cursor } : {}) } } }))).data;
-        return { items: d.permissions, nextCursor: d.nextCursor };
-      }),
-  });
-}
 
 /** A role's name from its id; the id itself when the role is gone. */
 export function roleName(roles: Role[] | undefined, id: string): string {

@@ -1,12 +1,8 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ok, type Schemas } from '../../api/client';
 import { t, type MessageId } from '../../i18n/t';
-import { ACCENT_LABEL, ACCENTS, DENSITIES, DENSITY_LABEL, DIR_LABEL, DIRS, LOCALES, localeName, PREFS, THEME_LABEL, THEMES } from '../../shell/prefs';
+import { ACCENT_LABEL, ACCENTS, DENSITIES, DENSITY_LABEL, DIR_LABEL, DIRS, LOCALES, localeName, THEME_LABEL, THEMES } from '../../shell/prefs';
 import { Loading, SelectField } from '../../ui';
 import { LoadError, SaveError, Saved, SettingsScreen, useSettingsSubmit } from './common';
-
-type Prefs = Schemas['Prefs'];
-export const DEFAULTS = ['settings', 'defaults'] as const;
+import { useDefaults, useSaveDefaults, type Prefs } from './api';
 
 /** "" is the system default (null on the wire). */
 const withDefault = (options: Array<{ value: string; label: string }>) => [{ value: '', label: t('settings.defaults.system') }, ...options];
@@ -14,14 +10,11 @@ const labelled = <V extends string>(values: readonly V[], labels: Record<V, Mess
 
 /** /settings/defaults: the global preference defaults (D10), each a value or the system's. */
 export function Defaults() {
-  const queryClient = useQueryClient();
-  const query = useQuery({ queryKey: DEFAULTS, queryFn: async () => (await ok(api.GET('/settings/defaults'))).data.defaults });
+  const query = useDefaults();
+  const save = useSaveDefaults();
   const form = useSettingsSubmit(async (values) => {
     const body = Object.fromEntries(['theme', 'accent', 'density', 'locale', 'dir'].map((k) => [k, values[k] ? values[k] : null])) as Prefs;
-    const saved = (await ok(api.PUT('/settings/defaults', { body }))).data.defaults;
-    queryClient.setQueryData(DEFAULTS, saved);
-    // Everyone's resolved preferences may follow the new defaults, this person's included.
-    await queryClient.invalidateQueries({ queryKey: PREFS });
+    await save.mutateAsync(body);
   });
 
   return (

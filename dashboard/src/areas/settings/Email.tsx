@@ -1,26 +1,9 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, ok, type Schemas } from '../../api/client';
 import { t, type MessageId } from '../../i18n/t';
 import { errorText, Field, Loading, SelectField } from '../../ui';
 import { isDenied, LoadError, SaveError, Saved, SettingsScreen, useSettingsSubmit } from './common';
-import { SYSTEM_INFO } from './Overview';
+import { useEmailSettings, useSaveEmail, type EmailView, type SmtpInput } from './api';
 
-type EmailView = { configured: boolean; smtp: Schemas['SmtpSettings'] | null };
-type SmtpInput = NonNullable<NonNullable<ApiBody>['smtp']>;
-type ApiBody = {
-  smtp: {
-    host: string;
-    port: number;
-    security: 'none' | 'starttls' | 'tls';
-    user: string | null;
-    password?: string | null;
-    from: string;
-    replyTo?: string | null;
-  } | null;
-};
-
-export const EMAIL = ['settings', 'email'] as const;
 const SECURITY: ReadonlyArray<{ value: SmtpInput['security']; label: MessageId }> = [
   { value: 'starttls', label: 'settings.email.securityStarttls' },
   { value: 'tls', label: 'settings.email.securityTls' },
@@ -29,7 +12,7 @@ const SECURITY: ReadonlyArray<{ value: SmtpInput['security']; label: MessageId }
 
 /** /settings/email: the SMTP server; the stored password is never shown, only kept, replaced or removed. */
 export function Email() {
-  const query = useQuery({ queryKey: EMAIL, queryFn: async () => (await ok(api.GET('/settings/email'))).data });
+  const query = useEmailSettings();
   return (
     <SettingsScreen title="settings.email.title">
       <p>{t('settings.email.intro')}</p>
@@ -39,12 +22,8 @@ export function Email() {
 }
 
 function EmailForm({ view }: { view: EmailView }) {
-  const queryClient = useQueryClient();
   const [turnedOff, setTurnedOff] = useState(false);
-  const store = (answer: EmailView) => {
-    queryClient.setQueryData(EMAIL, answer);
-    void queryClient.invalidateQueries({ queryKey: SYSTEM_INFO });
-  };
+  const save = useSaveEmail();
   const form = useSettingsSubmit(async (v) => {
     setTurnedOff(false);
     const port = /^\d+$/.test(v.port ?? '') ? Number(v.port) : v.port;
@@ -57,15 +36,9 @@ function EmailForm({ view }: { view: EmailView }) {
       from: v.from ?? '',
       replyTo: v.replyTo ? v.replyTo : null,
     } as SmtpInput; // a port that is not a number goes as typed: the server's message names the field
-    store((await ok(api.PUT('/settings/email', { body: { smtp } }))).data);
+    await save.mutateAsync(smtp);
   });
-  const turnOff = useMutation({
-    mutationFn: async () => (await ok(api.PUT('/settings/email', { body: { smtp: null } }))).data,
-    onSuccess: (answer) => {
-      store(answer);
-      setTurnedOff(true);
-    },
-  });
+  const turnOff = useSaveEmail({ onSuccess: () => setTurnedOff(true) });
   const f = (name: string) => form.fields[`smtp.${name}`];
   const smtp = view.smtp;
 
@@ -107,7 +80,7 @@ function EmailForm({ view }: { view: EmailView }) {
             {form.pending ? t('settings.saving') : t('settings.email.save')}
           </button>
           {view.configured && (
-            <button type="button" className="secondary" disabled={turnOff.isPending} onClick={() => turnOff.mutate()}>
+            <button type="button" className="secondary" disabled={turnOff.isPending} onClick={() => turnOff.mutate(null)}>
               {t('settings.email.turnOff')}
             </button>
           )}

@@ -1,16 +1,12 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, ok } from '../../api/client';
 import { t, type MessageId } from '../../i18n/t';
 import { Loading } from '../../ui';
 import { LoadError, SettingsScreen } from './common';
-
-export const SYSTEM_INFO = ['settings', 'system-info'] as const;
-export const ABOUT = ['settings', 'about'] as const;
+import { useAbout, useSystemInfo } from './api';
 
 /** /settings: what this instance is (read-only), and the way to each settings section. */
 export function Overview() {
-  const info = useQuery({ queryKey: SYSTEM_INFO, queryFn: async () => await ok(api.GET('/system/info')) });
-  const about = useQuery({ queryKey: ABOUT, queryFn: async () => (await ok(api.GET('/about'))).data });
+  const info = useSystemInfo();
+  const about = useAbout();
   const yesNo = (value: boolean) => (value ? t('settings.yes') : t('settings.no'));
   return (
     <SettingsScreen title="settings.title">

@@ -1,18 +1,15 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ok } from '../../api/client';
 import { t } from '../../i18n/t';
 import { Field, Loading } from '../../ui';
 import { LoadError, SaveError, Saved, SettingsScreen, useSettingsSubmit } from './common';
+import { useSaveSecurity, useSecuritySettings, useSettingsRoles } from './api';
 
-export const SECURITY = ['settings', 'security'] as const;
-const ROLES = ['settings', 'roles'] as const;
 const ROLE_FIELD = 'role:';
 
 /** /settings/security: which roles must use two-step verification. */
 export function Security() {
-  const query = useQuery({ queryKey: SECURITY, queryFn: async () => (await ok(api.GET('/settings/security'))).data.security });
+  const query = useSecuritySettings();
   // The roles to tick; without the permission to read them, the ids are typed instead.
-  const roles = useQuery({ queryKey: ROLES, queryFn: async () => (await ok(api.GET('/roles', { params: { query: { limit: 500 } } }))).data.roles });
+  const roles = useSettingsRoles();
   return (
     <SettingsScreen title="settings.security.title">
       <p>{t('settings.security.intro')}</p>
@@ -28,7 +25,7 @@ export function Security() {
 }
 
 function SecurityForm({ required, roles }: { required: string[]; roles: Array<{ id: string; name: string }> | null }) {
-  const queryClient = useQueryClient();
+  const save = useSaveSecurity();
   const form = useSettingsSubmit(async (values) => {
     const ids = roles
       ? Object.keys(values)
@@ -38,8 +35,7 @@ function SecurityForm({ required, roles }: { required: string[]; roles: Array<{ 
           .split(',')
           .map((s) => s.trim())
           .filter(Boolean);
-    const saved = (await ok(api.PUT('/settings/security', { body: { requireTwoFactorForRoles: ids } }))).data.security;
-    queryClient.setQueryData(SECURITY, saved);
+    await save.mutateAsync(ids);
   });
   const error = form.fields.requireTwoFactorForRoles;
   return (

@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
-import { ApiError } from '../../api/client';
+import { ApiError } from '../../api/errors';
 import { t, type MessageId } from '../../i18n/t';
 import { Breadcrumbs, type Crumb } from '../../shell/Breadcrumbs';
 import { ErrorPanel, FormError, useSubmit, useTitle } from '../../ui';

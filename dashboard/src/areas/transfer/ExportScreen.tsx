@@ -1,27 +1,10 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams, useSearch } from 'wouter';
-import { api, ok } from '../../api/client';
+import { isFinal, useCancelExport, useExport, useJobEvents, useStartExport, useTable, type Column, type Table } from './api';
 import { t } from '../../i18n/t';
 import { ErrorPanel, FormError, Loading, useTitle } from '../../ui';
 import { gridQueryToExport, type GridQuery } from './gridQuery';
-import {
-  StateLine,
-  columnLabel,
-  exportDownloadUrl,
-  isFinal,
-  param,
-  POLL_MS,
-  Progress,
-  stateText,
-  tableLabel,
-  tablePath,
-  TRANSFER,
-  useJobEvents,
-  useTable,
-  type Column,
-  type Table,
-} from './shared';
+import { StateLine, columnLabel, exportDownloadUrl, param, Progress, stateText, tableLabel, tablePath } from './shared';
 
 const FORMATS = ['csv', 'jsonl', 'xlsx'] as const;
 type Format = (typeof FORMATS)[number];
@@ -65,9 +48,11 @@ function ExportForm({ conn, connectionName, table, search }: { conn: string; con
   const [formulaSafe, setFormulaSafe] = useState(true);
   const [exportId, setExportId] = useState<string | null>(null);
 
-  const start = useMutation({
-    mutationFn: async () => {
-      const body = {
+  const start = useStartExport((exp) => setExportId(exp.id));
+  const onSubmit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!start.isPending && chosen.size > 0)
+      start.mutate({
         connectionId: conn,
         table: table.ref,
         format,
@@ -75,14 +60,7 @@ function ExportForm({ conn, connectionName, table, search }: { conn: string; con
         ...(Object.keys(query.filter).length ? { filter: query.filter } : {}),
         ...(query.sort ? { sort: query.sort } : {}),
         ...(format === 'csv' ? { formulaSafe } : {}),
-      };
-      return (await ok(api.POST('/exports', { body }))).data.export;
-    },
-    onSuccess: (exp) => setExportId(exp.id),
-  });
-  const onSubmit = (event: FormEvent) => {
-    event.preventDefault();
-    if (!start.isPending && chosen.size > 0) start.mutate();
+      });
   };
   const toggle = (name: string, on: boolean) =>
     setChosen((s) => {
@@ -208,17 +186,8 @@ function ExportProgress({ id, onAgain }: { id: string; onAgain: () => void }) {
   const hid = useId();
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
-  const queryClient = useQueryClient();
-  const key = [...TRANSFER, 'export', id];
-  const query = useQuery({
-    queryKey: key,
-    queryFn: async () => (await ok(api.GET('/exports/{id}', { params: { path: { id } } }))).data.export,
-    refetchInterval: (q) => (q.state.data && isFinal(q.state.data.state) ? false : POLL_MS),
-  });
-  const cancel = useMutation({
-    mutationFn: async (jobId: string) => ok(api.POST('/jobs/{id}/cancel', { params: { path: { id: jobId } } })),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: key }),
-  });
+  const query = useExport(id);
+  const cancel = useCancelExport(id);
   const exp = query.data;
   // The cancel button goes away with the run: the focus goes back to the section, not to <body>.
   const final = exp ? isFinal(exp.state) : false;

@@ -1,29 +1,22 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
-import { api, ApiError, ok } from '../../api/client';
+import { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, FormError, Loading, useTitle } from '../../ui';
-import { parseCsv } from './csv';
+import { StateLine, columnLabel, importReportUrl, param, Progress, stateText, tableLabel, tablePath } from './shared';
 import {
-  StateLine,
-  columnLabel,
-  importReportUrl,
   isFinal,
-  param,
-  POLL_MS,
-  Progress,
-  stateText,
-  tableLabel,
-  tablePath,
-  TRANSFER,
+  useImport,
+  useImportReport,
   useJobEvents,
+  useStartImport,
   useTable,
+  useUpload,
   type Column,
   type Import,
   type Table,
-} from './shared';
-import { uploadFile, type Upload } from './upload';
+  type Upload,
+} from './api';
 
 type Guessed = Upload['columns'][number]['type'];
 /** The select's value for "skip this column" (no column name is empty). */
@@ -110,10 +103,7 @@ function FileStep({ upload, onUploaded, onRestart }: { upload: Upload | null; on
   const id = useId();
   const [file, setFile] = useState<File | null>(null);
   const [sent, setSent] = useState<number | null>(null);
-  const send = useMutation({
-    mutationFn: (f: File) => uploadFile(f, setSent),
-    onSuccess: onUploaded,
-  });
+  const send = useUpload(setSent, onUploaded);
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     if (!file || send.isPending) return;
@@ -219,24 +209,18 @@ function MappingStep({ conn, table, upload, onRestart }: { conn: string; table: 
   const [dryRunId, setDryRunId] = useState<string | null>(null);
   const [runId, setRunId] = useState<string | null>(null);
 
-  const start = useMutation({
-    mutationFn: async (dryRun: boolean) => {
-      const body = {
-        uploadId: upload.id,
-        connectionId: conn,
-        table: table.ref,
-        mapping,
-        mode: options.mode,
-        ...(options.mode === 'upsert' && candidates[options.key] ? { upsertKey: candidates[options.key] } : {}),
-        atomic: options.atomic,
-        dryRun,
-      };
-      const created = await ok(api.POST('/imports', { body }));
-      const run = await ok(api.POST('/imports/{id}/run', { params: { path: { id: created.data.import.id } } }));
-      return run.data.import;
-    },
-    onSuccess: (imp) => (imp.dryRun ? setDryRunId(imp.id) : setRunId(imp.id)),
-  });
+  const start = useStartImport((imp) => (imp.dryRun ? setDryRunId(imp.id) : setRunId(imp.id)));
+  const run = (dryRun: boolean) =>
+    start.mutate({
+      uploadId: upload.id,
+      connectionId: conn,
+      table: table.ref,
+      mapping,
+      mode: options.mode,
+      ...(options.mode === 'upsert' && candidates[options.key] ? { upsertKey: candidates[options.key] } : {}),
+      atomic: options.atomic,
+      dryRun,
+    });
   const fieldErrors = start.error instanceof ApiError ? start.error.fieldErrors() : {};
   const locked = runId !== null || start.isPending;
   const change = (next: () => void) => {
@@ -376,10 +360,10 @@ function MappingStep({ conn, table, upload, onRestart }: { conn: string; table: 
         <FormError error={start.error} />
         {runId === null && (
           <div className="actions">
-            <button type="button" disabled={start.isPending} onClick={() => start.mutate(true)}>
+            <button type="button" disabled={start.isPending} onClick={() => run(true)}>
               {t('transfer.import.dryRun')}
             </button>
-            <button type="button" disabled={start.isPending} onClick={() => start.mutate(false)}>
+            <button type="button" disabled={start.isPending} onClick={() => run(false)}>
               {t('transfer.import.run')}
             </button>
           </div>
@@ -396,11 +380,7 @@ function ImportProgress({ id, columns, conn, table, onRestart }: { id: string; c
   const hid = useId();
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
-  const query = useQuery({
-    queryKey: [...TRANSFER, 'import', id],
-    queryFn: async () => (await ok(api.GET('/imports/{id}', { params: { path: { id } } }))).data.import,
-    refetchInterval: (q) => (q.state.data && isFinal(q.state.data.state) ? false : POLL_MS),
-  });
+  const query = useImport(id);
   const imp = query.data;
   const final = imp ? isFinal(imp.state) : false;
   const dry = imp?.dryRun ?? false;
@@ -485,14 +465,7 @@ const SHOWN_REFUSALS = 100;
 /** The error report (line, reason, the source values), read once the run is over, shown as a table, and offered as a file. */
 function RefusedRows({ imp, columns }: { imp: Import; columns: string[] }) {
   const hid = useId();
-  const report = useQuery({
-    queryKey: [...TRANSFER, 'import-report', imp.id],
-    staleTime: Infinity,
-    queryFn: async () => {
-      const { data } = await api.GET('/imports/{id}/error-report', { params: { path: { id: imp.id } }, parseAs: 'text' });
-      return parseCsv(typeof data === 'string' ? data : '').slice(1);
-    },
-  });
+  const report = useImportReport(imp.id);
   if (imp.counts.refused === 0) return null;
   return (
     <div className="transfer-refused">

@@ -1,28 +1,11 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useParams } from 'wouter';
-import { api, ok } from '../../api/client';
+import { isFinal, useCancelJob, useJob, useJobEvents, useJobList, useResults, type Export, type Import, type Job } from './api';
 import { t } from '../../i18n/t';
 import { ErrorPanel, FormError, Loading, useTitle } from '../../ui';
-import {
-  exportDownloadUrl,
-  importReportUrl,
-  isFinal,
-  kindText,
-  param,
-  POLL_MS,
-  Progress,
-  stateText,
-  TRANSFER,
-  useJobEvents,
-  when,
-  type Export,
-  type Import,
-  type Job,
-} from './shared';
+import { exportDownloadUrl, importReportUrl, kindText, param, Progress, stateText, when } from './shared';
 import { LoadMore } from '../../ui/LoadMore';
 
-const JOBS = [...TRANSFER, 'jobs'] as const;
 const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 type JobState = (typeof JOB_STATES)[number];
 /** The kinds this area knows by name; others show in the list all the same. */
@@ -30,38 +13,6 @@ const KINDS = ['import.run', 'export.run'] as const;
 /** The filter's value for "any". */
 const ANY = '';
 const PAGE = 50;
-/** How many of the newest imports and exports are searched for the one a job ran (the job does not name it, J1). */
-const RESULTS_PAGE = 500;
-
-/**
- * The imports and exports behind jobs, by job id. A job's payload stays out of the API
- * (decisions J1), so the link goes the other way: each import and export names its job.
- */
-function useResults(enabled: boolean, refresh: boolean) {
-  return useQuery({
-    queryKey: [...TRANSFER, 'results'],
-    enabled,
-    refetchInterval: refresh ? POLL_MS * 2 : false,
-    queryFn: async () => {
-      const [imports, exports] = await Promise.all([
-        ok(api.GET('/imports', { params: { query: { limit: RESULTS_PAGE, all: 'true' } } })).catch(() => null),
-        ok(api.GET('/exports', { params: { query: { limit: RESULTS_PAGE, all: 'true' } } })).catch(() => null),
-      ]);
-      const byJob = new Map<string, { import?: Import; export?: Export }>();
-      for (const i of imports?.data.imports ?? []) if (i.jobId) byJob.set(i.jobId, { import: i });
-      for (const e of exports?.data.exports ?? []) if (e.jobId) byJob.set(e.jobId, { export: e });
-      return byJob;
-    },
-  });
-}
-
-function useCancel() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: async (id: string) => (await ok(api.POST('/jobs/{id}/cancel', { params: { path: { id } } }))).data.job,
-    onSettled: () => queryClient.invalidateQueries({ queryKey: TRANSFER }),
-  });
-}
 
 /** What a job produced, as a link: the export's file, an import's error report, else nothing. */
 function ResultLink({ result }: { result: { import?: Import; export?: Export } | undefined }) {
@@ -97,28 +48,14 @@ export function JobsScreen() {
   const id = useId();
   const [state, setState] = useState<JobState | ''>('');
   const [kind, setKind] = useState('');
-  const list = useInfiniteQuery({
-    queryKey: [...JOBS, 'list', state, kind],
-    initialPageParam: undefined as string | undefined,
-    queryFn: async ({ pageParam }) =>
-      (
-        await ok(
-          api.GET('/jobs', {
-            params: { query: { limit: PAGE, ...(pageParam ? { cursor: pageParam } : {}), ...(state ? { state } : {}), ...(kind ? { kind } : {}) } },
-          }),
-        )
-      ).data,
-    placeholderData: (previous) => previous,
-    getNextPageParam: (last) => last.nextCursor ?? undefined,
-    refetchInterval: (q) => (q.state.data?.pages.some((p) => p.jobs.some((j) => !isFinal(j.state))) ? POLL_MS : false),
-  });
+  const list = useJobList(PAGE, state, kind);
   const jobs = list.data?.pages.flatMap((p) => p.jobs) ?? [];
   const active = jobs.some((j) => !isFinal(j.state));
   const results = useResults(
     jobs.some((j) => j.kind === 'import.run' || j.kind === 'export.run'),
     active,
   );
-  const cancel = useCancel();
+  const cancel = useCancelJob();
   // The pressed Cancel goes away with the running job: the focus goes to the outcome, not to <body>.
   const outcome = useRef<HTMLDivElement>(null);
   const settled = cancel.isSuccess ? cancel.submittedAt : 0;
@@ -236,14 +173,10 @@ export function JobScreen() {
   useJobEvents();
   const params = useParams<{ id: string }>();
   const id = param(params.id);
-  const query = useQuery({
-    queryKey: [...JOBS, id],
-    queryFn: async () => (await ok(api.GET('/jobs/{id}', { params: { path: { id } } }))).data.job,
-    refetchInterval: (q) => (q.state.data && isFinal(q.state.data.state) ? false : POLL_MS),
-  });
+  const query = useJob(id);
   const job = query.data;
   const results = useResults(job !== undefined && (job.kind === 'import.run' || job.kind === 'export.run'), job !== undefined && !isFinal(job.state));
-  const cancel = useCancel();
+  const cancel = useCancelJob();
   if (query.isPending) return <Loading />;
   if (query.isError) return <ErrorPanel error={query.error} onRetry={() => void query.refetch()} />;
   const j = job!;

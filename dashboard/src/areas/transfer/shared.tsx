@@ -1,23 +1,7 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ok, type Schemas } from '../../api/client';
 import { t } from '../../i18n/t';
-import { useLiveEvents } from '../../live/events';
 import './transfer.css';
 import { Link } from 'wouter';
-
-export type Job = Schemas['Job'];
-export type Import = Schemas['Import'];
-export type Export = Schemas['Export'];
-export type Table = Schemas['EffectiveSchemaTable'];
-export type Column = Schemas['EffectiveSchemaColumn'];
-
-/** Every query of this area starts with this key: one invalidation refreshes them all. */
-export const TRANSFER = ['transfer'] as const;
-/** While something runs, how often its state is asked again (the live channel, when up, is quicker). */
-export const POLL_MS = 700;
-
-const FINAL = new Set(['succeeded', 'failed', 'cancelled', 'ready', 'expired']);
-export const isFinal = (state: string) => FINAL.has(state);
+import type { Column, Table } from './api';
 
 /** Dates in the person's own locale (the browser's), as Sessions shows them. */
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
@@ -55,30 +39,6 @@ export function Progress({ value, label }: { value: number | null; label: string
       <span>{value === null ? t('transfer.progressUnknown') : t('transfer.percent', { value })}</span>
     </div>
   );
-}
-
-/** Job events (D14) refresh what this area shows, on top of its polling. */
-export function useJobEvents(): void {
-  const queryClient = useQueryClient();
-  useLiveEvents(['job.progress', 'job.finished'], () => {
-    void queryClient.invalidateQueries({ queryKey: TRANSFER });
-  });
-}
-
-/** A connection's table (the latest introspection with the overrides), and the connection. */
-export function useTable(conn: string, ref: string) {
-  return useQuery({
-    queryKey: [...TRANSFER, 'table', conn, ref],
-    staleTime: 60_000,
-    queryFn: async () => {
-      const [schema, connection] = await Promise.all([
-        ok(api.GET('/connections/{id}/schema', { params: { path: { id: conn } } })),
-        ok(api.GET('/connections/{id}', { params: { path: { id: conn } } })),
-      ]);
-      const table = schema.data.model.tables.find((x) => x.ref === ref) ?? null;
-      return { table, connection: connection.data.connection };
-    },
-  });
 }
 
 /** The label a person knows a table or a column by. */

@@ -1,4 +1,5 @@
-import { ApiError, NETWORK_ERROR, UNEXPECTED_RESPONSE, type Schemas } from '../../api/client';
+import { ApiError, NETWORK_ERROR, UNEXPECTED_RESPONSE } from '../../api/errors';
+import type { Schemas } from '../../api/types';
 
 export type Upload = Schemas['ImportUpload'];
 

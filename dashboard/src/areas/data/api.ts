@@ -7,6 +7,25 @@ export type Row = Record<string, unknown>;
 export type Reference = Schemas['DataReference'];
 export type OpResult = Schemas['DataOpResult'];
 
+/**
+ * Query keys: all under `['data']`, which the shell's live channel refreshes on `data.changed`;
+ * a row's and its references' keys start with their table's, so a table's can be refreshed at once.
+ */
+export const dataKeys = {
+  all: ['data'] as const,
+  table: (conn: string, ref: string) => ['data', 'table', conn, ref] as const,
+  rows: (conn: string, ref: string) => ['data', 'row', conn, ref] as const,
+  row: (conn: string, ref: string, recordId: string) => ['data', 'row', conn, ref, recordId] as const,
+  tableRefs: (conn: string, ref: string) => ['data', 'refs', conn, ref] as const,
+  refs: (conn: string, ref: string, recordId: string) => ['data', 'refs', conn, ref, recordId] as const,
+  fkOptions: (conn: string, ref: string | undefined, text: string) => ['data', 'fk-options', conn, ref, text] as const,
+};
+
+/*
+ * The grid's row window and the edits of the grid and the row screen call the request functions
+ * below themselves: they page through RowWindow and keep their own pending and undo state.
+ */
+
 export interface Page {
   rows: Row[];
   recordIds: Array<string | null>;
@@ -76,7 +95,7 @@ export interface TableInfo {
  */
 export function useTableInfo(conn: string, ref: string) {
   return useQuery({
-    queryKey: ['data', 'table', conn, ref],
+    queryKey: dataKeys.table(conn, ref),
     queryFn: async (): Promise<TableInfo> => {
       const [schema, connection, session] = await Promise.all([
         ok(api.GET('/connections/{id}/schema', { params: { path: { id: conn } } })),
@@ -96,6 +115,39 @@ export function useTableInfo(conn: string, ref: string) {
 }
 
 export class TableMissing extends Error {}
+
+/** One row, asked again on every visit (staleTime 0): another person may have changed it. */
+export function useRow(conn: string, ref: string, recordId: string) {
+  return useQuery({ queryKey: dataKeys.row(conn, ref, recordId), queryFn: () => getRow(conn, ref, recordId), staleTime: 0 });
+}
+
+/** The rows that point at one row. */
+export function useReferences(conn: string, ref: string, recordId: string) {
+  return useQuery({ queryKey: dataKeys.refs(conn, ref, recordId), queryFn: () => references(conn, ref, recordId), staleTime: 0 });
+}
+
+/**
+ * Up to ten rows of `target` matching `text`, for a foreign-key picker: the key column and, if
+ * there is one, the column that names a row.
+ */
+export function useForeignKeyOptions(conn: string, target: Table | undefined, keyColumn: string, text: string, enabled: boolean) {
+  const shown = target ? displayColumn(target) : null;
+  return useQuery({
+    queryKey: dataKeys.fkOptions(conn, target?.ref, text),
+    enabled: enabled && !!target,
+    queryFn: async () => {
+      const q = [
+        `limit=10`,
+        text.trim() ? `search=${encodeURIComponent(text.trim())}` : '',
+        shown ? `fields=${encodeURIComponent([keyColumn, shown].join(','))}` : '',
+      ]
+        .filter(Boolean)
+        .join('&');
+      // Not aborted when the text changes: an answer arriving late is kept for that text.
+      return (await listRows(conn, target!.ref, q)).rows;
+    },
+  });
+}
 
 /** Columns a person sees in the grid: not secret, not hidden by the schema's display settings. */
 export function visibleColumns(table: Table, sample?: Row): Column[] {

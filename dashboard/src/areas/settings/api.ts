@@ -1,0 +1,79 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ok, type RequestBody, type Schemas } from '../../api/client';
+import type { MutationOptions } from '../../api/hooks';
+import { accountKeys } from '../account/api';
+
+export type Prefs = Schemas['Prefs'];
+export type EmailView = { configured: boolean; smtp: Schemas['SmtpSettings'] | null };
+export type SmtpInput = NonNullable<RequestBody<'/settings/email', 'put'>['smtp']>;
+
+/** Query keys of the area, all under `['settings']`. */
+export const settingsKeys = {
+  all: ['settings'] as const,
+  systemInfo: ['settings', 'system-info'] as const,
+  about: ['settings', 'about'] as const,
+  security: ['settings', 'security'] as const,
+  roles: ['settings', 'roles'] as const,
+  defaults: ['settings', 'defaults'] as const,
+  email: ['settings', 'email'] as const,
+};
+
+export function useSystemInfo() {
+  return useQuery({ queryKey: settingsKeys.systemInfo, queryFn: async () => await ok(api.GET('/system/info')) });
+}
+
+export function useAbout() {
+  return useQuery({ queryKey: settingsKeys.about, queryFn: async () => (await ok(api.GET('/about'))).data });
+}
+
+export function useSecuritySettings() {
+  return useQuery({ queryKey: settingsKeys.security, queryFn: async () => (await ok(api.GET('/settings/security'))).data.security });
+}
+
+/** The roles to tick for two-step verification. */
+export function useSettingsRoles() {
+  return useQuery({ queryKey: settingsKeys.roles, queryFn: async () => (await ok(api.GET('/roles', { params: { query: { limit: 500 } } }))).data.roles });
+}
+
+/** PUT /settings/security; the answer replaces the cached settings. */
+export function useSaveSecurity() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (requireTwoFactorForRoles: string[]) => (await ok(api.PUT('/settings/security', { body: { requireTwoFactorForRoles } }))).data.security,
+    onSuccess: (saved) => queryClient.setQueryData(settingsKeys.security, saved),
+  });
+}
+
+export function useDefaults() {
+  return useQuery({ queryKey: settingsKeys.defaults, queryFn: async () => (await ok(api.GET('/settings/defaults'))).data.defaults });
+}
+
+/** PUT /settings/defaults; everyone's resolved preferences may follow them, this person's included. */
+export function useSaveDefaults() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (body: Prefs) => (await ok(api.PUT('/settings/defaults', { body }))).data.defaults,
+    onSuccess: async (saved) => {
+      queryClient.setQueryData(settingsKeys.defaults, saved);
+      await queryClient.invalidateQueries({ queryKey: accountKeys.prefs });
+    },
+  });
+}
+
+export function useEmailSettings() {
+  return useQuery({ queryKey: settingsKeys.email, queryFn: async () => (await ok(api.GET('/settings/email'))).data });
+}
+
+/** PUT /settings/email (`null` turns mail off); the answer is cached and the system's facts asked again. */
+export function useSaveEmail(options?: MutationOptions<EmailView, SmtpInput | null>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    ...options,
+    mutationFn: async (smtp: SmtpInput | null) => (await ok(api.PUT('/settings/email', { body: { smtp } }))).data,
+    onSuccess: (answer, ...rest) => {
+      queryClient.setQueryData(settingsKeys.email, answer);
+      void queryClient.invalidateQueries({ queryKey: settingsKeys.systemInfo });
+      return options?.onSuccess?.(answer, ...rest);
+    },
+  });
+}
