@@ -1,6 +1,6 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
-import { ApiError } from '../../api/client';
+import { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
 import { errorText, FormError, Loading } from '../../ui';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';

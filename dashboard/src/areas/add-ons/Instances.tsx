@@ -1,6 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { ApiError, type ErrorIssue } from '../../api/client';
+import { ApiError } from '../../api/errors';
+import type { ErrorIssue } from '../../api/types';
 import { t, type MessageId } from '../../i18n/t';
 import { Field, FormError } from '../../ui';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';

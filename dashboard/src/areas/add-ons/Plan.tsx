@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
-import { ApiError } from '../../api/client';
+import { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, FormError, Loading } from '../../ui';
 import { connectionName, useConfirmPlan, useConnections, useInstalled, usePlan, type AddonPlan } from './api';

@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
-import { ApiError } from '../../api/client';
+import { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
 import { FormError } from '../../ui';
 import { useSaveSettings, type Addon, type SettingField, type SettingsInput } from './api';

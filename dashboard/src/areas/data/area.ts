@@ -1,5 +1,6 @@
 import { lazy } from 'react';
 import type { Area } from '../area';
+import { dataKeys } from './api';
 
 const GridScreen = lazy(() => import('./Grid').then((m) => ({ default: m.GridScreen })));
 const RowDetailScreen = lazy(() => import('./RowDetail').then((m) => ({ default: m.RowDetailScreen })));
@@ -12,5 +13,5 @@ export const dataArea: Area = {
     { path: '/connections/:conn/tables/:table', component: GridScreen },
   ],
   // Every key of the area starts with 'data'; the grid and a row's page also follow each change themselves.
-  live: { 'data.changed': [['data']] },
+  live: { 'data.changed': [dataKeys.all] },
 };

@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
-import { ApiError, type Schemas } from '../../api/client';
+import { ApiError } from '../../api/errors';
+import type { Schemas } from '../../api/types';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';

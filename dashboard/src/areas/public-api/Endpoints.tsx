@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { ApiError } from '../../api/client';
+import { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { ErrorPanel, Field, FormError, Loading, useTitle } from '../../ui';

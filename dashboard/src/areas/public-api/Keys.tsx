@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { ApiError } from '../../api/client';
+import { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Field, FormError, Loading, useTitle } from '../../ui';
 import { useAppNames, useCreateKey, useKeyAction, useKeys, useScopes, type PublicKey, type Scope } from './api';

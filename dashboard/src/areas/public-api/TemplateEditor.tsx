@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
-import { ApiError } from '../../api/client';
+import { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Field, FormError, Loading, useTitle } from '../../ui';
 import { useSaveTemplate, useTemplate, useTestSend, type Template } from './api';
