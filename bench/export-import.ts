@@ -14,7 +14,7 @@
  *   BENCH_FILE_STORE=meta BENCH_ROWS=200000 node --no-node-snapshot --import tsx bench/export-import.ts   # files in the meta store (K45)
  *   BENCH_FILE_STORE=s3 BENCH_ROWS=200000 node --no-node-snapshot --import tsx bench/export-import.ts     # files in s3rver, run in this process
  */
-import { createReadStream, createWriteStream, mkdtempSync, openAsBlob, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdtempSync, openAsBlob, readdirSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -70,6 +70,31 @@ async function jobDone(admin: HttpClient, jobId: string): Promise<JobView & { ms
       return { ...job, ms: job.finishedAt! - job.startedAt! };
     }
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * The server's memory by kind, sampled every 100 ms while `fn` runs: the highest RSS, anonymous and
+ * file-backed seen per stage (`stage()` names the stage of the moment), and the RSS at the start.
+ */
+async function sampled<T>(srv: ServerProcess, stage: () => string, fn: () => Promise<T>): Promise<{ value: T; summary: string }> {
+  const start = srv.memory();
+  const peaks = new Map<string, { rss: number; anon: number; file: number }>();
+  const sample = () => {
+    const m = srv.memory();
+    const at = stage();
+    const p = peaks.get(at) ?? { rss: 0, anon: 0, file: 0 };
+    peaks.set(at, { rss: Math.max(p.rss, m.rss), anon: Math.max(p.anon, m.anon), file: Math.max(p.file, m.file) });
+  };
+  const timer = setInterval(sample, 100);
+  try {
+    const value = await fn();
+    sample();
+    const mb = (n: number) => (n / MB).toFixed(0);
+    const parts = [...peaks].map(([at, p]) => `${at}: rss ${mb(p.rss)} (anon ${mb(p.anon)}, file ${mb(p.file)})`);
+    return { value, summary: `at start rss ${mb(start.rss)} (anon ${mb(start.anon)}, file ${mb(start.file)}); highest ${parts.join('; ')}` };
+  } finally {
+    clearInterval(timer);
   }
 }
 
@@ -144,18 +169,31 @@ try {
     t = Date.now();
     const form = new FormData();
     form.append('file', await openAsBlob(ourFile), 'bench.csv');
-    const up = await fetch(`${url}/api/v1/imports/upload`, { method: 'POST', body: form, headers: { cookie: `svc_session=${admin.cookie('svc_session')}`, origin: url } });
+    const { value: up, summary: uploadMemory } = await sampled(
+      srv,
+      () => 'upload',
+      () =>
+        fetch(`${url}/api/v1/imports/upload`, { method: 'POST', body: form, headers: { cookie: `svc_session=${admin.cookie('svc_session')}`, origin: url } }),
+    );
     const upBody = (await up.json()) as { data: { upload: { id: string; rowCount: number } } };
     if (up.status !== 201) throw new Error(`upload: ${up.status} ${JSON.stringify(upBody)}`);
     const uploadMs = Date.now() - t;
     const mapping = Object.fromEntries(COLUMNS.split(', ').map((c) => [c, c]));
     const created = await admin.post('/api/v1/imports', { uploadId: upBody.data.upload.id, connectionId, table: 'bench_ours', mapping, atomic: true });
     if (created.status !== 201) throw new Error(`import: ${created.status} ${created.text}`);
-    const { value: imp, peak: importPeak } = await peakRss(srv, async () => {
-      const run = await admin.post(`/api/v1/imports/${created.body.data.import.id}/run`);
-      const job = await jobDone(admin, run.body.data.import.jobId);
-      return { ...(await admin.get(`/api/v1/imports/${created.body.data.import.id}`)).body.data.import, ms: job.ms };
-    });
+    // The job copies the upload to a scratch file first (all drivers but local), then makes its report file beside it.
+    const work = join(dataDir, 'imports', 'work');
+    const importStage = () => (existsSync(work) && readdirSync(work).some((f) => f.endsWith('.errors.csv')) ? 'rows' : 'copy');
+    const {
+      value: { value: imp, peak: importPeak },
+      summary: importMemory,
+    } = await sampled(srv, importStage, () =>
+      peakRss(srv, async () => {
+        const run = await admin.post(`/api/v1/imports/${created.body.data.import.id}/run`);
+        const job = await jobDone(admin, run.body.data.import.jobId);
+        return { ...(await admin.get(`/api/v1/imports/${created.body.data.import.id}`)).body.data.import, ms: job.ms };
+      }),
+    );
     if (imp.counts.inserted !== ROWS) throw new Error(`imported ${JSON.stringify(imp.counts)}`);
     const same = await client.query('select count(*) as n from bench_ours o join bench_copy c using (id) where o is not distinct from c');
     if (Number(same.rows[0].n) !== ROWS) throw new Error(`the imported rows differ from COPY's: ${same.rows[0].n} equal`);
@@ -170,6 +208,8 @@ try {
     console.log(`import  upload + scan       ${secs(uploadMs).padStart(7)}  ${rate(uploadMs).padStart(11)}`);
     console.log(`import  POST /imports/run   ${secs(imp.ms).padStart(7)}  ${rate(imp.ms).padStart(11)}  ${''.padStart(8)}  ${(importPeak / MB).toFixed(0).padStart(11)}`);
     console.log('');
+    console.log(`server memory, MB (smaps_rollup every 100 ms): upload ${uploadMemory}`);
+    console.log(`  import run ${importMemory}`);
     if (!ONLY_IMPORT) console.log(`export ratio (ours / COPY rate): ${exportRatio.toFixed(2)}  goal ≥ 0.5 ${exportRatio >= 0.5 ? 'met' : 'NOT met'}`);
     if (!ONLY_IMPORT) console.log(`export peak RSS of the server: ${(peak / MB).toFixed(0)} MB  goal < 200 MB ${peak < 200 * MB ? 'met' : 'NOT met'}`);
     console.log(`import ratio (ours / COPY rate): ${importRatio.toFixed(2)}  goal ≥ 0.3 ${importRatio >= 0.3 ? 'met' : 'NOT met'}`);

@@ -15,6 +15,8 @@ export interface ServerProcess {
   peakRss(): number;
   /** Starts a new peak from the present (Linux: /proc/<pid>/clear_refs). */
   resetPeak(): void;
+  /** Resident memory now split by kind (/proc/<pid>/smaps_rollup), in bytes: anonymous (heaps) and file-backed (mapped files). */
+  memory(): { rss: number; anon: number; file: number };
   /** The process's CPU time so far (user + system), in microseconds (/proc/<pid>/stat, 10 ms resolution). */
   cpu(): number;
   stop(): Promise<void>;
@@ -34,6 +36,14 @@ function status(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   if (!m) throw new Error(`no ${field} for process ${pid}`);
   return Number(m[1]) * 1024;
+}
+
+function memoryOf(pid: number): { rss: number; anon: number; file: number } {
+  const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? 0) * 1024;
+  const rss = kb('Rss');
+  const anon = kb('Anonymous');
+  return { rss, anon, file: rss - anon };
 }
 
 /** Linux reports CPU time in clock ticks; 100 a second on every kernel this runs on (`getconf CLK_TCK`). */
@@ -103,6 +113,7 @@ export async function startServerProcess(env: Record<string, string>, opts: { ex
     rss: () => status(pid, 'VmRSS'),
     peakRss: () => status(pid, 'VmHWM'),
     resetPeak: () => writeFileSync(`/proc/${pid}/clear_refs`, '5'),
+    memory: () => memoryOf(pid),
     cpu: () => cpuMicros(pid),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
