@@ -117,10 +117,12 @@ export class S3Blobs implements BlobBackend {
         new ListObjectsV2Command({ Bucket: this.cfg.bucket, Prefix: this.cfg.prefix, ContinuationToken: token, MaxKeys: DELETE_AT_ONCE }),
       );
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
-      const ids = (page.Contents ?? [])
-        .map((o) => (o.Key ?? '').slice(this.cfg.prefix.length))
-        // Only our own blobs (no deeper folders someone else keeps under the prefix).
-        .filter((id) => id !== '' && !id.includes('/') && id < before);
+      const names = (page.Contents ?? []).map((o) => (o.Key ?? '').slice(this.cfg.prefix.length));
+      // Keys come in order and blob ids begin with their time: past `before`, nothing is old enough.
+      // The walk (LIST requests are billed) stops there instead of listing every young file.
+      if (names.some((id) => id >= before)) token = undefined;
+      // Only our own blobs (no deeper folders someone else keeps under the prefix).
+      const ids = names.filter((id) => id !== '' && !id.includes('/') && id < before);
       if (ids.length === 0) continue;
       const kept = await live(ids);
       const gone = ids.filter((id) => !kept.has(id));
