@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddonContext, Json } from '../../addons-sdk/src/index.js';
 import { sqliteTablesLike } from '../../plugins/add-ons/testing.js';
-import { runtimeTestHooks } from '../../plugins/add-ons/runtime.js';
+import { runtimeTestHooks } from '../../plugins/add-ons/runtime/runtime.js';
 import { sourceFixture, type SourceFixture } from '../../plugins/connections/testing.js';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';

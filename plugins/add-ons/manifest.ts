@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { definePlugin } from '../../kernel/plugin/manifest.js';
-import { actionRoutes, ADDONS_USE } from './action-routes.js';
+import { actionRoutes, ADDONS_USE } from './runtime/action-routes.js';
 import { ADDON_ERRORS } from './errors.js';
 import { addonRoutes, ADDONS_MANAGE, ADDONS_READ } from './routes.js';
 import { AddonService } from './service.js';
-import { SCHEDULE_JOB } from './runtime.js';
-import { surfaceRoutes } from './surface-routes.js';
+import { SCHEDULE_JOB } from './runtime/runtime.js';
+import { surfaceRoutes } from './surfaces/surface-routes.js';
 import { addonMigrations } from './tables.js';
 
 /** close() gets no kernel: it stops the runtimes this module started (one per app; tests start several). */

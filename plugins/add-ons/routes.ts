@@ -10,8 +10,8 @@ import { requireUser } from '../../kernel/identity/principal.js';
 import { linkBase } from '../../kernel/http/trusted-host.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import { multipartBodyError, multipartFile } from '../../kernel/http/multipart.js';
-import { PACKAGE_MAX_BYTES, type RefreshResult } from './catalog.js';
-import type { StagedPackage } from './packages.js';
+import { PACKAGE_MAX_BYTES, type RefreshResult } from './lifecycle/catalog.js';
+import type { StagedPackage } from './lifecycle/packages.js';
 import {
   addonData,
   addonListData,

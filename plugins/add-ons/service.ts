@@ -10,15 +10,15 @@ import type { ConnectionsProvides } from '../connections/provides.js';
 import type { InstanceKeyWritten, PreparedAppEndpoint } from '../public-admin/apps.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import type { SchemaProvides } from '../schema/provides.js';
-import { AddonDomains } from './domains.js';
-import { SurfaceFiles } from './bundle.js';
-import { Catalog } from './catalog.js';
-import { AddonConnections, type ConnectionStatus } from './connect.js';
-import { InstalledStore, type InstalledAddon } from './installed.js';
-import { appTable, DEFAULT_INSTANCE, INSTANCE_COLUMN, instanceFilters, instanceRules, InstanceStore, type AppInstance } from './instances.js';
-import { PackageStore } from './packages.js';
-import { AddonRuntime } from './runtime.js';
-import { connectionForgotten, planInstall, planRemoval, type AddonPlan, type PlanOutcome } from './plan.js';
+import { AddonDomains } from './surfaces/domains.js';
+import { SurfaceFiles } from './surfaces/bundle.js';
+import { Catalog } from './lifecycle/catalog.js';
+import { AddonConnections, type ConnectionStatus } from './connect/connect.js';
+import { InstalledStore, type InstalledAddon } from './lifecycle/installed.js';
+import { appTable, DEFAULT_INSTANCE, INSTANCE_COLUMN, instanceFilters, instanceRules, InstanceStore, type AppInstance } from './lifecycle/instances.js';
+import { PackageStore } from './lifecycle/packages.js';
+import { AddonRuntime } from './runtime/runtime.js';
+import { connectionForgotten, planInstall, planRemoval, type AddonPlan, type PlanOutcome } from './lifecycle/plan.js';
 import {
   carrySettings,
   openSettings,
@@ -30,7 +30,7 @@ import {
   type SettingChange,
   type SettingFormField,
   type StoredSettings,
-} from './settings-values.js';
+} from './lifecycle/settings-values.js';
 import { addonsDb, type AddonsDb } from './tables.js';
 
 /**

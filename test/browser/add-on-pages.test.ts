@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddonManifestInput } from '../../addons-sdk/src/manifest/index.js';
-import { runtimeTestHooks } from '../../plugins/add-ons/runtime.js';
+import { runtimeTestHooks } from '../../plugins/add-ons/runtime/runtime.js';
 import { fakeOAuthProvider, packFixture, uploadPackage, type FakeOAuthProvider } from '../../plugins/add-ons/testing.js';
 import type { HttpClient } from '../helpers/client.js';
 import { activeUser, bootWithAdmin, ROOT } from '../helpers/identity.js';
