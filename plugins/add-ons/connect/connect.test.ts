@@ -4,8 +4,7 @@ import type { AddonManifestInput } from '../../../addons-sdk/src/manifest/index.
 import type { HttpClient } from '../../../test/helpers/client.js';
 import { addApiKey, bootWithAdmin, sessionFor } from '../../../test/helpers/identity.js';
 import type { TestInstance } from '../../../test/helpers/instance.js';
-import { runtimeTestHooks } from '../runtime/runtime.js';
-import { fakeOAuthProvider, packFixture, uploadPackage, type FakeOAuthProvider } from '../testing.js';
+import { addonsReachingLoopback, fakeOAuthProvider, type FakeOAuthProvider, packFixture, uploadPackage } from '../testing.js';
 
 /** Every secret the story handles: none may appear in a response (but an add-on's own action's) or a log line. */
 const SECRETS = {
@@ -81,8 +80,7 @@ describe('connect (D29): secret fields and OAuth 2, reaching only the add-on tha
       access: [SECRETS.access1, SECRETS.access2],
       refresh: SECRETS.refresh,
     });
-    runtimeTestHooks.allowLoopbackFetch = true;
-    ({ inst, admin, adminId } = await bootWithAdmin({ env: { SVC_NETWORK_FEATURES: 'true' }, now: () => clock, logLines }));
+    ({ inst, admin, adminId } = await bootWithAdmin({ ...addonsReachingLoopback('fetch'), env: { SVC_NETWORK_FEATURES: 'true' }, now: () => clock, logLines }));
     await install(
       base('vault', {
         connect: {
@@ -123,7 +121,6 @@ describe('connect (D29): secret fields and OAuth 2, reaching only the add-on tha
     });
   }, 60_000);
   afterAll(async () => {
-    runtimeTestHooks.allowLoopbackFetch = false;
     await inst?.close();
     await provider?.close();
   });
@@ -380,7 +377,14 @@ describe('connect (D29): secret fields and OAuth 2, reaching only the add-on tha
       base('relay', {
         version,
         settings: { type: 'object', properties: { clientId: { type: 'string' }, clientSecret: { type: 'string', secret: true } }, required: [] },
-        connect: { kind: 'oauth2', authorizeUrl: provider.authorizeUrl, tokenUrl, scopes: ['read'], clientIdSetting: 'clientId', clientSecretSetting: 'clientSecret' },
+        connect: {
+          kind: 'oauth2',
+          authorizeUrl: provider.authorizeUrl,
+          tokenUrl,
+          scopes: ['read'],
+          clientIdSetting: 'clientId',
+          clientSecretSetting: 'clientSecret',
+        },
       });
     await install(oauth('1.0.0', provider.tokenUrl), { clientId: CLIENT_ID, clientSecret: SECRETS.clientSecret });
     const started = await call(admin, 'post', '/api/v1/add-ons/relay/connect/oauth/start');

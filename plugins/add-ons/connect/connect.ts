@@ -5,8 +5,8 @@ import { AppError } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel-services.js';
 import { outboundFetch } from '../../../kernel/sandbox/index.js';
 import type { InstalledAddon } from '../lifecycle/installed.js';
-import { runtimeTestHooks } from '../runtime/runtime.js';
 import { openSettings } from '../lifecycle/settings-values.js';
+import type { AddonsOptions } from '../options.js';
 import type { AddonsDb } from '../tables.js';
 
 /** How long an OAuth state opens `complete` (D29). */
@@ -68,6 +68,7 @@ export class AddonConnections {
     private readonly kernel: Kernel,
     private readonly db: AddonsDb,
     private readonly settingsBox: SecretBox,
+    private readonly options: AddonsOptions = {},
   ) {
     this.box = kernel.secrets('addon-connections');
   }
@@ -232,7 +233,7 @@ export class AddonConnections {
           allowedHosts: [host],
           networkFeatures: this.kernel.config.networkFeatures,
           maxBodyBytes: 256 * 1024,
-          ...(runtimeTestHooks.allowLoopbackFetch ? { allowLoopbackForTests: true } : {}),
+          ...(this.options.allowLoopback?.('fetch') ? { allowLoopbackForTests: true } : {}),
         },
       );
     } catch (err) {

@@ -7,6 +7,7 @@ import { AppError } from '../../../kernel/errors.js';
 import type { Kernel } from '../../../kernel/kernel-services.js';
 import { projectPath } from '../../../kernel/paths.js';
 import { outboundRequest } from '../../../kernel/sandbox/outbound-fetch.js';
+import type { AddonsOptions } from '../options.js';
 
 /** A catalog index (D26). Remote ones are refused whole when they do not match it. */
 export const catalogIndexSchema = z.object({
@@ -74,8 +75,6 @@ function builtInIndex(): CatalogIndex {
 }
 
 const MAX_REDIRECTS = 5;
-/** Tests only (in-process): let catalog fetches reach a loopback name (`localhost`; IP literals stay refused). Never set in production. */
-export const catalogTestHooks: { allowLoopback?: boolean } = {};
 
 /**
  * GET under the add-ons' outbound policy (AO25): http(s) only, no IP literal, every address the
@@ -83,7 +82,7 @@ export const catalogTestHooks: { allowLoopback?: boolean } = {};
  * (at most MAX_REDIRECTS) only after the same checks on its target. Errors name the reason,
  * never bytes of the answer.
  */
-async function fetchLimited(url: string, maxBytes: number): Promise<Buffer> {
+async function fetchLimited(url: string, maxBytes: number, allowLoopback: boolean): Promise<Buffer> {
   let current = url;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
     let host: string;
@@ -99,7 +98,8 @@ async function fetchLimited(url: string, maxBytes: number): Promise<Buffer> {
         networkFeatures: true,
         maxBodyBytes: maxBytes,
         timeoutMs: FETCH_TIMEOUT_MS,
-        ...(catalogTestHooks.allowLoopback ? { allowLoopbackForTests: true } : {}),
+        // A loopback name (`localhost`) only, for tests (AddonsOptions); IP literals stay refused.
+        ...(allowLoopback ? { allowLoopbackForTests: true } : {}),
       });
     } catch (err) {
       const reason = (err as AppError).params?.['reason'];
@@ -132,7 +132,14 @@ export interface RefreshResult {
 
 /** The catalog: the built-in index from disk (works offline) and the remote indexes last fetched. */
 export class Catalog {
-  constructor(private readonly kernel: Kernel) {}
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly options: AddonsOptions = {},
+  ) {}
+
+  private fetch(url: string, maxBytes: number): Promise<Buffer> {
+    return fetchLimited(url, maxBytes, this.options.allowLoopback?.('catalog') === true);
+  }
 
   private async stored(): Promise<StoredCatalog> {
     return (await this.kernel.settings.get<StoredCatalog>(SETTINGS_KEY)) ?? { sources: [], fetched: {} };
@@ -155,7 +162,7 @@ export class Catalog {
     const results: RefreshResult[] = [];
     for (const url of state.sources) {
       try {
-        const body = await fetchLimited(url, INDEX_MAX_BYTES);
+        const body = await this.fetch(url, INDEX_MAX_BYTES);
         let json: unknown;
         try {
           json = JSON.parse(body.toString('utf8'));
@@ -172,7 +179,9 @@ export class Catalog {
         results.push({
           url,
           ok: true,
-          ...(taken.length ? { warning: `Ignored ${taken.join(', ')}: the key of a built-in add-on, which only the built-in catalog provides.`.slice(0, 300) } : {}),
+          ...(taken.length
+            ? { warning: `Ignored ${taken.join(', ')}: the key of a built-in add-on, which only the built-in catalog provides.`.slice(0, 300) }
+            : {}),
         });
       } catch (err) {
         const message =
@@ -242,7 +251,7 @@ export class Catalog {
     } else {
       if (!this.kernel.config.networkFeatures) throw new AppError('NETWORK_FEATURES_DISABLED');
       try {
-        bytes = await fetchLimited(v.url, Math.min(v.size, PACKAGE_MAX_BYTES));
+        bytes = await this.fetch(v.url, Math.min(v.size, PACKAGE_MAX_BYTES));
       } catch (err) {
         if ((err as { tooLarge?: boolean }).tooLarge)
           throw new AppError('ADDON_INTEGRITY', { message: 'The package is larger than its index says.', params: { key, version } });

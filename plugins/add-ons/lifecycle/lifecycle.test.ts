@@ -6,7 +6,8 @@ import type { HttpClient } from '../../../test/helpers/client.js';
 import { bootWithAdmin } from '../../../test/helpers/identity.js';
 import type { TestInstance } from '../../../test/helpers/instance.js';
 import { sourceFixture, type SourceFixture } from '../../connections/testing.js';
-import { installFaults } from '../service.js';
+import { createAddonsPlugin } from '../manifest.js';
+import type { InstallFault } from '../options.js';
 import { packFixture, sqliteTablesLike, uploadPackage } from '../testing.js';
 
 const notes = (version: string, extra: Partial<AddonManifestInput> = {}): AddonManifestInput => ({
@@ -45,9 +46,14 @@ describe('add-on lifecycle: upload, plan, install, upgrade, settings, remove', (
   let admin: HttpClient;
   let source: SourceFixture;
   let connectionId: string;
+  /** Makes the next install fail half-way while set. */
+  let installFault: InstallFault | null = null;
 
   beforeAll(async () => {
-    ({ inst, admin } = await bootWithAdmin({ env: { SVC_PUBLIC_API_ORIGINS: 'https://shop.example' } }));
+    ({ inst, admin } = await bootWithAdmin({
+      replacePlugins: [createAddonsPlugin({ installFault: () => installFault })],
+      env: { SVC_PUBLIC_API_ORIGINS: 'https://shop.example' },
+    }));
     source = await sourceFixture('sqlite');
     const created = await admin.post('/api/v1/connections', { name: 'Shop', dialect: 'sqlite', url: source.url });
     expect(created.status).toBe(201);
@@ -96,13 +102,12 @@ describe('add-on lifecycle: upload, plan, install, upgrade, settings, remove', (
   it('leaves nothing behind when the DDL or the meta transaction fails half-way', async () => {
     const p = await plan('notes', '1.0.0');
     for (const fault of [{ ddlSteps: 0 }, { inMetaTransaction: true }]) {
-      Object.assign(installFaults, fault);
+      installFault = fault;
       try {
         const res = await admin.post('/api/v1/add-ons', { key: 'notes', version: '1.0.0', connectionId, planHash: p.hash });
         expect(res.status).toBeGreaterThanOrEqual(500);
       } finally {
-        delete installFaults.ddlSteps;
-        delete installFaults.inMetaTransaction;
+        installFault = null;
       }
       expect(sqliteTablesLike(source.database, 'notes')).toEqual([]);
       expect((await admin.get('/api/v1/add-ons')).body.data.addons).toEqual([]);

@@ -5,8 +5,7 @@ import type { AddonManifestInput } from '../../../addons-sdk/src/manifest/index.
 import type { HttpClient } from '../../../test/helpers/client.js';
 import { bootWithAdmin } from '../../../test/helpers/identity.js';
 import type { TestInstance } from '../../../test/helpers/instance.js';
-import { catalogTestHooks } from './catalog.js';
-import { packFixture } from '../testing.js';
+import { addonsReachingLoopback, packFixture } from '../testing.js';
 
 const manifest = (version: string): AddonManifestInput => ({
   key: 'remote-hello',
@@ -86,11 +85,9 @@ describe('remote catalog sources (D26)', () => {
     remote.files.set('/packages/remote-hello-1.0.1.tgz', { status: 200, body: tampered });
     remote.files.set('/packages/remote-hello-1.0.2.tgz', { status: 200, body: grown.bytes });
     remote.files.set('/broken.json', { status: 200, body: Buffer.from('{"addons": "nope"}') });
-    ({ inst, admin } = await bootWithAdmin({ env: { SVC_NETWORK_FEATURES: 'true' } }));
-    catalogTestHooks.allowLoopback = true;
+    ({ inst, admin } = await bootWithAdmin({ ...addonsReachingLoopback('catalog'), env: { SVC_NETWORK_FEATURES: 'true' } }));
   });
   afterAll(async () => {
-    catalogTestHooks.allowLoopback = false;
     await inst?.close();
     await remote?.close();
   });
@@ -169,6 +166,8 @@ describe('remote catalog sources (D26)', () => {
 });
 
 describe('remote catalog fetches go through the outbound rules (AO25)', () => {
+  /** Whether this instance's catalog requests may reach loopback now (each test says). */
+  let loopback = false;
   let remote: RemoteCatalog;
   let inst: TestInstance;
   let admin: HttpClient;
@@ -182,16 +181,19 @@ describe('remote catalog fetches go through the outbound rules (AO25)', () => {
     const bytes = Buffer.from('not a real package');
     const index = {
       addons: [
-        { key: 'storefront', name: 'Storefront', versions: [{ version: '9.9.9', engine: '>=0.1.0', url: 'sf.tgz', sha256: 'a'.repeat(64), size: bytes.length }] },
+        {
+          key: 'storefront',
+          name: 'Storefront',
+          versions: [{ version: '9.9.9', engine: '>=0.1.0', url: 'sf.tgz', sha256: 'a'.repeat(64), size: bytes.length }],
+        },
         { key: 'third-party', name: 'Third party', versions: [] },
       ],
     };
     remote.files.set('/builtin.json', { status: 200, body: Buffer.from(JSON.stringify(index)) });
     remote.files.set('/sf.tgz', { status: 200, body: bytes });
-    ({ inst, admin } = await bootWithAdmin({ env: { SVC_NETWORK_FEATURES: 'true' } }));
+    ({ inst, admin } = await bootWithAdmin({ ...addonsReachingLoopback('catalog', () => loopback), env: { SVC_NETWORK_FEATURES: 'true' } }));
   });
   afterAll(async () => {
-    catalogTestHooks.allowLoopback = false;
     await inst?.close();
     await remote?.close();
   });
@@ -204,7 +206,7 @@ describe('remote catalog fetches go through the outbound rules (AO25)', () => {
   };
 
   it('refuses a loopback address (an IP literal always, a name resolving to one) and asks it nothing', async () => {
-    catalogTestHooks.allowLoopback = false;
+    loopback = false;
     const out = await refresh([`${remote.literal}/secret.json`, `${remote.base}/secret.json`]);
     expect(out).toEqual([
       { url: `${remote.literal}/secret.json`, ok: false, error: expect.stringContaining('ip_literal') },
@@ -214,7 +216,7 @@ describe('remote catalog fetches go through the outbound rules (AO25)', () => {
   });
 
   it('checks a redirect’s target again, and never echoes what a source answered', async () => {
-    catalogTestHooks.allowLoopback = true;
+    loopback = true;
     const out = await refresh([`${remote.base}/hop.json`, `${remote.base}/loop.json`, `${remote.base}/secret.json`]);
     expect(out[0]).toEqual({ url: `${remote.base}/hop.json`, ok: false, error: expect.stringContaining('after a redirect') });
     expect(out[1]).toEqual({ url: `${remote.base}/loop.json`, ok: false, error: expect.stringContaining('redirects') });
@@ -224,7 +226,7 @@ describe('remote catalog fetches go through the outbound rules (AO25)', () => {
   });
 
   it('leaves out a built-in add-on’s key offered by another source, says so, and will not download it', async () => {
-    catalogTestHooks.allowLoopback = true;
+    loopback = true;
     const out = await refresh([`${remote.base}/builtin.json`]);
     expect(out).toEqual([{ url: `${remote.base}/builtin.json`, ok: true, warning: expect.stringContaining('storefront') }]);
     const catalog = (await admin.get('/api/v1/add-ons/catalog')).body.data.addons as Array<{ key: string; source: string }>;

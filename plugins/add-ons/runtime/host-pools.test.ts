@@ -6,8 +6,7 @@ import type { HttpClient } from '../../../test/helpers/client.js';
 import { bootWithAdmin } from '../../../test/helpers/identity.js';
 import type { TestInstance } from '../../../test/helpers/instance.js';
 import { eventually } from '../../connections/testing.js';
-import { runtimeTestHooks } from './runtime.js';
-import { packFixture, uploadPackage } from '../testing.js';
+import { addonsReachingLoopback, packFixture, uploadPackage } from '../testing.js';
 
 /**
  * Review of issue 26, point 2: ctx.fetch shared the 8 host-call slots with ctx.db and ctx.kv, and
@@ -66,8 +65,7 @@ describe('host-call pools: network calls have their own', () => {
     // No host: dual-stack, so `localhost` reaches it whether it resolves to ::1 or 127.0.0.1.
     await new Promise<void>((r) => slow.listen(0, r));
     url = `http://localhost:${(slow.address() as AddressInfo).port}`;
-    runtimeTestHooks.allowLoopbackFetch = true;
-    ({ inst, admin } = await bootWithAdmin({ env: { SVC_NETWORK_FEATURES: 'true' } }));
+    ({ inst, admin } = await bootWithAdmin({ ...addonsReachingLoopback('fetch'), env: { SVC_NETWORK_FEATURES: 'true' } }));
     for (const key of ['slowa', 'slowb']) {
       await install(fetcher(key), FETCHER);
       const connected = await admin.post(`/api/v1/add-ons/${key}/connect`, { fields: { url } });
@@ -76,7 +74,6 @@ describe('host-call pools: network calls have their own', () => {
     await install(counter, COUNTER);
   }, 60_000);
   afterAll(async () => {
-    runtimeTestHooks.allowLoopbackFetch = false;
     for (const res of held.splice(0)) res.destroy();
     slow.closeAllConnections();
     await new Promise((r) => slow.close(r));

@@ -9,14 +9,17 @@ import { HostDb } from './host-db.js';
 import { HostKv } from './host-kv.js';
 import { AddonMail, sweepMailSends, syncAddonTemplates } from './mail.js';
 import { claimScheduleRun, keptResult, SCHEDULE_JOB, SWEEP_EVERY_MS, sweepScheduleJobs } from './schedules.js';
-import type { InstalledAddon } from '../lifecycle/installed.js';
-import type { AddonService } from '../service.js';
+import type { SecretBox } from '../../../kernel/crypto.js';
+import type { AddonConnections } from '../connect/connect.js';
+import type { InstalledAddon, InstalledStore } from '../lifecycle/installed.js';
+import type { InstanceStore } from '../lifecycle/instances.js';
+import type { PackageStore } from '../lifecycle/packages.js';
+import type { AddonsOptions } from '../options.js';
+import type { AddonsDb } from '../tables.js';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from '../lifecycle/instances.js';
 import { openSettings, type StoredSettings } from '../lifecycle/settings-values.js';
 
 export { SCHEDULE_JOB } from './schedules.js';
-/** Tests only (in-process): let ctx.fetch reach a loopback receiver. Never set in production. */
-export const runtimeTestHooks: { allowLoopbackFetch?: boolean } = {};
 /** ctx.fetch's whole request at most (S8), and never past its call's deadline. */
 const FETCH_TIMEOUT_MS = 10_000;
 /** Other replicas see an install, change or removal within this (the public keys' rule). */
@@ -42,6 +45,21 @@ const tableKey = (connectionId: string, table: string) => `${connectionId}\u0000
 const refusal = (key: string, message: string) => new AppError('ADDON_REFUSED', { message: message.slice(0, 500), params: { addon: key } });
 
 /**
+ * What the runtime reads of the add-ons plugin (its hub satisfies it): the installed add-ons,
+ * their instances, code, settings and connections, and word of a change.
+ */
+export interface RuntimeReader {
+  readonly db: AddonsDb;
+  readonly installed: Pick<InstalledStore, 'list' | 'stamp'>;
+  readonly instances: Pick<InstanceStore, 'all'>;
+  readonly packages: Pick<PackageStore, 'serverCode'>;
+  /** Opens the secret settings the add-on's code reads. */
+  readonly box: SecretBox;
+  readonly connects: Pick<AddonConnections, 'forAddon'>;
+  onChange(listener: (key: string) => void | Promise<void>): void;
+}
+
+/**
  * What runs installed add-ons: their hooks on row writes, their actions, their schedules, and
  * the host functions their sandboxed code calls (D25). Kept from the installed add-ons,
  * reloaded at once on a change here and within POLL_MS on other replicas.
@@ -63,17 +81,18 @@ export class AddonRuntime implements RowWriteHookProvider {
 
   constructor(
     private readonly kernel: Kernel,
-    private readonly service: AddonService,
+    private readonly addons: RuntimeReader,
+    private readonly options: AddonsOptions = {},
   ) {
     this.db = new HostDb(kernel);
-    this.kv = new HostKv(service.db);
+    this.kv = new HostKv(addons.db);
     this.mail = new AddonMail(kernel);
   }
 
   async start(): Promise<void> {
     this.kernel.sandbox.setHostCallHandler((addon, capability, method, args, call) => this.hostCall(addon, capability, method, args, call.deadline));
     this.kernel.rowWrites.register(this);
-    this.service.onChange(() => this.reload());
+    this.addons.onChange(() => this.reload());
     await this.reload();
     this.poller = setInterval(() => void this.poll(), POLL_MS);
     this.poller.unref();
@@ -90,9 +109,9 @@ export class AddonRuntime implements RowWriteHookProvider {
   async sweep(now = Date.now()): Promise<number> {
     if (this.closed) return 0;
     try {
-      const keys = [...new Set([...this.loaded.keys(), ...(await this.service.installed.list()).map((a) => a.key)])];
-      await sweepMailSends(this.service.db, now);
-      return await sweepScheduleJobs(this.service.db, keys, now);
+      const keys = [...new Set([...this.loaded.keys(), ...(await this.addons.installed.list()).map((a) => a.key)])];
+      await sweepMailSends(this.addons.db, now);
+      return await sweepScheduleJobs(this.addons.db, keys, now);
     } catch (err) {
       this.kernel.log.warn({ err: { message: (err as Error).message } }, 'could not sweep old add-on schedule jobs');
       return 0;
@@ -111,7 +130,7 @@ export class AddonRuntime implements RowWriteHookProvider {
   private async poll(): Promise<void> {
     if (this.closed) return;
     try {
-      const stamp = await this.service.installed.stamp();
+      const stamp = await this.addons.installed.stamp();
       if (stamp !== this.stamp) await this.reload();
     } catch (err) {
       this.kernel.log.warn({ err: { message: (err as Error).message } }, 'could not check for add-on changes');
@@ -119,15 +138,15 @@ export class AddonRuntime implements RowWriteHookProvider {
   }
 
   async reload(): Promise<void> {
-    const all = await this.service.installed.list();
-    const instances = await this.service.instances.all();
-    this.stamp = await this.service.installed.stamp();
+    const all = await this.addons.installed.list();
+    const instances = await this.addons.instances.all();
+    this.stamp = await this.addons.installed.stamp();
     const loaded = new Map<string, Loaded>();
     const tables = new Map<string, { key: string; table: string; before: boolean; after: boolean }>();
     for (const addon of all) {
       if (!addon.enabled) continue;
       const m = addon.manifest;
-      const code = m.hooks.length || m.actions.length ? await this.service.packages.serverCode(addon.key, addon.version).catch(() => null) : null;
+      const code = m.hooks.length || m.actions.length ? await this.addons.packages.serverCode(addon.key, addon.version).catch(() => null) : null;
       loaded.set(addon.key, {
         addon,
         sandbox: code === null ? null : { key: addon.key, version: addon.version, code, limits: m.limits, capabilities: m.capabilities },
@@ -189,7 +208,7 @@ export class AddonRuntime implements RowWriteHookProvider {
 
   /** Claims the run (one replica, one run a window: AO29) and queues it as a job. */
   async enqueueSchedule(key: string, hook: string, dueAt: number): Promise<string | null> {
-    if (!(await claimScheduleRun(this.service.db, key, hook, dueAt, this.kernel.config.addons.scheduleMinIntervalMs))) return null;
+    if (!(await claimScheduleRun(this.addons.db, key, hook, dueAt, this.kernel.config.addons.scheduleMinIntervalMs))) return null;
     const job = await this.kernel.jobs.enqueue(SCHEDULE_JOB, { key, hook, dueAt }, { maxAttempts: 1 });
     return job.id;
   }
@@ -205,9 +224,9 @@ export class AddonRuntime implements RowWriteHookProvider {
     if (!l.sandbox) throw new AppError('ADDON_HANDLER_MISSING', { params: { name: target.name } });
     const stored = instance === DEFAULT_INSTANCE ? l.addon.settings : l.instances.get(instance);
     if (!stored) throw new AppError('ADDON_INSTANCE_NOT_FOUND', { params: { key: l.addon.key, instance } });
-    const settings = openSettings(stored, this.service.box) as Record<string, Json>;
+    const settings = openSettings(stored, this.addons.box) as Record<string, Json>;
     // What connect stored for this add-on's own key, and nothing of another's (D25, D29).
-    const connection = await this.service.connects.forAddon(l.addon);
+    const connection = await this.addons.connects.forAddon(l.addon);
     return this.kernel.sandbox.call({ addon: l.sandbox, target, context: { instance, settings, connection }, input });
   }
 
@@ -310,13 +329,13 @@ export class AddonRuntime implements RowWriteHookProvider {
         const [url, init] = args;
         if (typeof url !== 'string') throw new AppError('VALIDATION_FAILED', { message: 'fetch(url, init)' });
         // A `connect:<field>` entry allows the host the operator connected (read now, so a disconnect takes it away at once).
-        const connection = m.outbound.some((o) => OUTBOUND_CONNECT.test(o)) ? await this.service.connects.forAddon(l.addon) : null;
+        const connection = m.outbound.some((o) => OUTBOUND_CONNECT.test(o)) ? await this.addons.connects.forAddon(l.addon) : null;
         return (await outboundFetch(url, (init ?? undefined) as Parameters<typeof outboundFetch>[1], {
           allowedHosts: outboundHosts(m.outbound, connection),
           networkFeatures: this.kernel.config.networkFeatures,
           // Never past its call's end: the add-on is answered then, and the request would hold its slot for nothing.
           timeoutMs: Math.max(1, Math.min(FETCH_TIMEOUT_MS, deadline - Date.now())),
-          ...(runtimeTestHooks.allowLoopbackFetch ? { allowLoopbackForTests: true } : {}),
+          ...(this.options.allowLoopback?.('fetch') ? { allowLoopbackForTests: true } : {}),
         })) as unknown as Json;
       }
     }

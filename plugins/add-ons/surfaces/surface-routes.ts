@@ -206,7 +206,7 @@ export const surfaceRoutes = [
       if (isDocument) {
         // A mapped name may be one instance's page (D28): it carries that instance's key.
         const instance = mapped ? (mapped.detail?.['instance'] ?? null) : (query.instance ?? null);
-        const appKey = (await s.appKeyFor(installed.key, instance))?.secret ?? null;
+        const appKey = (await s.lifecycle.appKeyFor(installed.key, instance))?.secret ?? null;
         bytes = Buffer.from(injectAppMeta(bytes.toString('utf8'), { appKey, apiBase: `${origin}/api/v1/public` }), 'utf8');
         etag = strongEtag(bytes);
       }
@@ -290,7 +290,9 @@ export const surfaceRoutes = [
       });
       audit({ action: 'surfaces.placement', target: { type: 'addon', id: a.key }, diff: { surface: surface.name, before, after: body.nav } });
       return {
-        data: { surfaces: surfacesOf(a, await placements(kernel, a.key), await s.domains.list(), await instanceViews(kernel, a), kernel.config.publicApiOrigins) },
+        data: {
+          surfaces: surfacesOf(a, await placements(kernel, a.key), await s.domains.list(), await instanceViews(kernel, a), kernel.config.publicApiOrigins),
+        },
       };
     },
   }),
@@ -309,7 +311,7 @@ export const surfaceRoutes = [
     },
     handler: async ({ kernel, params, body, principal, audit }) => {
       const s = service(kernel);
-      const { before, after } = await s.moveConnection(principal?.userId ?? null, params.appKey, body.connectionId);
+      const { before, after } = await s.lifecycle.moveConnection(principal?.userId ?? null, params.appKey, body.connectionId);
       audit({ action: 'surfaces.connection', target: { type: 'addon', id: params.appKey }, diff: { before: before.connectionId, after: after.connectionId } });
       return { data: { addon: await s.view(after) } };
     },
@@ -373,7 +375,7 @@ export const surfaceRoutes = [
     },
     handler: async ({ kernel, body, principal, audit }) => {
       const s = service(kernel);
-      const { before, after, created } = await s.putInstances(principal?.userId ?? null, body.appKey, body.instances);
+      const { before, after, created } = await s.lifecycle.putInstances(principal?.userId ?? null, body.appKey, body.instances);
       const a = await s.require(body.appKey);
       audit({
         action: 'surfaces.instances',
