@@ -86,7 +86,12 @@ export class LifecycleSteps {
     private readonly deps: LifecycleDeps,
     private readonly options: AddonsOptions,
   ) {
-    ({ installed: this.installed, instances: this.instances, packages: this.packages, connects: this.connects, domains: this.domains, box: this.box } = deps);
+    this.installed = deps.installed;
+    this.instances = deps.instances;
+    this.packages = deps.packages;
+    this.connects = deps.connects;
+    this.domains = deps.domains;
+    this.box = deps.box;
   }
 
   protected require(key: string): Promise<InstalledAddon> {
