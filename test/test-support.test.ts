@@ -48,4 +48,12 @@ describe('test support', () => {
     const offenders = production.flatMap((f) => testSupportImports(f).map((t) => `${f} imports ${t}`));
     expect(offenders).toEqual([]);
   });
+
+  // A switch a test flips in a production module flips it for every instance in the process;
+  // tests pass their switches as the plugin's options instead (createAddonsPlugin).
+  it('is not a switch exported by production code', () => {
+    const SWITCH = /^export (let|var) |^export const \w*(TestHooks|Faults)\b/m;
+    const production = files.filter((f) => !isTest(f) && !isTestSupport(f) && !isTool(f));
+    expect(production.filter((f) => SWITCH.test(readFileSync(join(root, f), 'utf8')))).toEqual([]);
+  });
 });

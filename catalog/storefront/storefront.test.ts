@@ -6,8 +6,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddonContext, Json } from '../../addons-sdk/src/index.js';
-import { sqliteTablesLike } from '../../plugins/add-ons/testing.js';
-import { runtimeTestHooks } from '../../plugins/add-ons/runtime.js';
+import { addonsReachingLoopback, sqliteTablesLike } from '../../plugins/add-ons/testing.js';
 import { sourceFixture, type SourceFixture } from '../../plugins/connections/testing.js';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
@@ -85,15 +84,17 @@ describe('storefront from the built-in catalog on a fresh instance (SQLite)', ()
 
   beforeAll(async () => {
     hook = await receiver();
-    runtimeTestHooks.allowLoopbackFetch = true;
-    ({ inst, admin } = await bootWithAdmin({ env: { SVC_PUBLIC_API_ORIGINS: ORIGIN, SVC_NETWORK_FEATURES: 'true' }, logLines }));
+    ({ inst, admin } = await bootWithAdmin({
+      ...addonsReachingLoopback('fetch'),
+      env: { SVC_PUBLIC_API_ORIGINS: ORIGIN, SVC_NETWORK_FEATURES: 'true' },
+      logLines,
+    }));
     source = await sourceFixture('sqlite');
     const created = await admin.post('/api/v1/connections', { name: 'Shop', dialect: 'sqlite', url: source.url });
     expect(created.status, created.text).toBe(201);
     connectionId = created.body.data.connection.id;
   });
   afterAll(async () => {
-    runtimeTestHooks.allowLoopbackFetch = false;
     await inst?.close();
     await source?.cleanup();
     await hook?.close();
@@ -279,12 +280,14 @@ describe('storefront with network features off', () => {
 
   beforeAll(async () => {
     hook = await receiver();
-    runtimeTestHooks.allowLoopbackFetch = true;
-    ({ inst, admin } = await bootWithAdmin({ env: { SVC_PUBLIC_API_ORIGINS: ORIGIN, SVC_NETWORK_FEATURES: 'false' }, logLines }));
+    ({ inst, admin } = await bootWithAdmin({
+      ...addonsReachingLoopback('fetch'),
+      env: { SVC_PUBLIC_API_ORIGINS: ORIGIN, SVC_NETWORK_FEATURES: 'false' },
+      logLines,
+    }));
     source = await sourceFixture('sqlite');
   });
   afterAll(async () => {
-    runtimeTestHooks.allowLoopbackFetch = false;
     await inst?.close();
     await source?.cleanup();
     await hook?.close();

@@ -10,8 +10,8 @@ import { requireUser } from '../../kernel/identity/principal.js';
 import { linkBase } from '../../kernel/http/trusted-host.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import { multipartBodyError, multipartFile } from '../../kernel/http/multipart.js';
-import { PACKAGE_MAX_BYTES, type RefreshResult } from './catalog.js';
-import type { StagedPackage } from './packages.js';
+import { PACKAGE_MAX_BYTES, type RefreshResult } from './lifecycle/catalog.js';
+import type { StagedPackage } from './lifecycle/packages.js';
 import {
   addonData,
   addonListData,
@@ -141,7 +141,7 @@ export const addonRoutes = [
     url: '/add-ons/upload',
     summary: 'Upload and stage a package',
     description:
-      'multipart/form-data with one file part: a `.tgz` add-on package (at most 20 MiB; 413 beyond). Checked like a download (400 ADDON_PACKAGE_INVALID with params.reason and params.path) and staged marked `verified: false`, which its plan shows. The same key and version again replaces a staged package, but not the installed version\'s: other bytes under it are 409 ADDON_VERSION_INSTALLED (the same bytes are staged again).',
+      "multipart/form-data with one file part: a `.tgz` add-on package (at most 20 MiB; 413 beyond). Checked like a download (400 ADDON_PACKAGE_INVALID with params.reason and params.path) and staged marked `verified: false`, which its plan shows. The same key and version again replaces a staged package, but not the installed version's: other bytes under it are 409 ADDON_VERSION_INSTALLED (the same bytes are staged again).",
     permission: ADDONS_MANAGE,
     tags,
     multipart: { fileSize: PACKAGE_MAX_BYTES, files: 1, fields: 5, parts: 10 },
@@ -209,7 +209,7 @@ export const addonRoutes = [
     permission: ADDONS_READ,
     tags,
     schema: { params: keyParams, query: planQuery, response: { 200: planData, ...errors } },
-    handler: async ({ kernel, params, query }) => ({ data: { plan: await service(kernel).plan(params.key, query.version, query.connectionId) } }),
+    handler: async ({ kernel, params, query }) => ({ data: { plan: await service(kernel).lifecycle.plan(params.key, query.version, query.connectionId) } }),
   }),
   route({
     method: 'POST',
@@ -222,7 +222,7 @@ export const addonRoutes = [
     schema: { body: installBody, response: { 201: addonData, ...errors, 502: errorEnvelopeSchema } },
     handler: async ({ kernel, body, principal, audit }) => {
       const s = service(kernel);
-      const installed = await s.install(principal?.userId ?? null, body);
+      const installed = await s.lifecycle.install(principal?.userId ?? null, body);
       const view = await s.view(installed);
       audit({
         action: 'add-ons.install',
@@ -237,14 +237,14 @@ export const addonRoutes = [
     url: '/add-ons/:key/upgrade',
     summary: 'Upgrade an installed add-on to a staged version',
     description:
-      'Additive: new tables, columns, indexes and endpoints. A plan that drops or retypes a column is destructive: 409 ADDON_DESTRUCTIVE unless `allowDestructive: true`. 409 ADDON_PLAN_CHANGED, ADDON_DOWNGRADE, ADDON_ENGINE_MISMATCH. Every stored setting (the app\'s and its instances\') is re-checked against the new schema as the plan\'s `settingChanges` lists: dropped, converted, sealed; a value the new rules refuse must be given anew (`settings`, `instanceSettings`), else 400 ADDON_SETTINGS_INVALID with an issue per value. A failure leaves the previous version working.',
+      "Additive: new tables, columns, indexes and endpoints. A plan that drops or retypes a column is destructive: 409 ADDON_DESTRUCTIVE unless `allowDestructive: true`. 409 ADDON_PLAN_CHANGED, ADDON_DOWNGRADE, ADDON_ENGINE_MISMATCH. Every stored setting (the app's and its instances') is re-checked against the new schema as the plan's `settingChanges` lists: dropped, converted, sealed; a value the new rules refuse must be given anew (`settings`, `instanceSettings`), else 400 ADDON_SETTINGS_INVALID with an issue per value. A failure leaves the previous version working.",
     permission: ADDONS_MANAGE,
     tags,
     schema: { params: keyParams, body: upgradeBody, response: { 200: addonData, ...errors, 502: errorEnvelopeSchema } },
     handler: async ({ kernel, params, body, principal, audit }) => {
       const s = service(kernel);
       const before = await s.require(params.key);
-      const after = await s.upgrade(principal?.userId ?? null, params.key, body);
+      const after = await s.lifecycle.upgrade(principal?.userId ?? null, params.key, body);
       audit({
         action: 'add-ons.upgrade',
         target: { type: 'addon', id: params.key },
@@ -264,7 +264,7 @@ export const addonRoutes = [
     schema: { params: keyParams, body: patchBody, response: { 200: addonData, ...errors } },
     handler: async ({ kernel, params, body, audit }) => {
       const s = service(kernel);
-      const { before, after } = await s.patch(params.key, body);
+      const { before, after } = await s.lifecycle.patch(params.key, body);
       const [b, a] = [await s.view(before), await s.view(after)];
       audit({
         action: 'add-ons.update',
@@ -358,7 +358,7 @@ export const addonRoutes = [
     tags,
     schema: { params: keyParams, query: removeQuery, response: { 200: removedData, 404: errorEnvelopeSchema, 502: errorEnvelopeSchema } },
     handler: async ({ kernel, params, query, audit }) => {
-      const { removed, droppedTables } = await service(kernel).remove(params.key, query.dropData === 'true');
+      const { removed, droppedTables } = await service(kernel).lifecycle.remove(params.key, query.dropData === 'true');
       audit({ action: 'add-ons.remove', target: { type: 'addon', id: params.key }, diff: { version: removed.version, droppedTables } });
       return { data: { removed: true as const, key: params.key, droppedTables } };
     },

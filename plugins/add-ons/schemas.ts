@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { addonKeyField, semverField } from '../../addons-sdk/src/manifest/index.js';
 import { dataOf } from '../../kernel/contract/shapes.js';
-import { instanceIdField } from './instances.js';
+import { instanceIdField } from './lifecycle/instances.js';
 
 export const keyParams = z.strictObject({ key: addonKeyField });
 export const stagedParams = z.strictObject({ key: addonKeyField, version: semverField });

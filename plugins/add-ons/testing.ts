@@ -8,6 +8,8 @@ import { dirname, join } from 'node:path';
 import { packAddon } from '../../addons-sdk/src/cli/pack.js';
 import type { AddonManifestInput } from '../../addons-sdk/src/manifest/index.js';
 import type { HttpClient } from '../../test/helpers/client.js';
+import type { PluginDefinition } from '../../kernel/plugin/manifest.js';
+import { createAddonsPlugin } from './manifest.js';
 
 /** Writes an add-on folder (addon.json, server.ts, other files) and packs it with the SDK, as an author would. */
 export async function packFixture(
@@ -141,4 +143,12 @@ export async function panelPackage(): Promise<Uint8Array> {
     { 'surfaces/page/index.html': '<!doctype html><title>Panel</title>', 'surfaces/badge/badge.html': '<!doctype html><title>Badge</title>' },
   );
   return panel.bytes;
+}
+
+/**
+ * startInstance's options for an add-ons plugin whose outbound requests of `use` (AddonsOptions)
+ * reach loopback while `allowed()` holds: the tests' fake servers listen on 127.0.0.1.
+ */
+export function addonsReachingLoopback(use: 'catalog' | 'fetch', allowed: () => boolean = () => true): { replacePlugins: PluginDefinition[] } {
+  return { replacePlugins: [createAddonsPlugin({ allowLoopback: (u) => u === use && allowed() })] };
 }

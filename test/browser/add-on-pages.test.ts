@@ -1,8 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddonManifestInput } from '../../addons-sdk/src/manifest/index.js';
-import { runtimeTestHooks } from '../../plugins/add-ons/runtime.js';
-import { fakeOAuthProvider, packFixture, uploadPackage, type FakeOAuthProvider } from '../../plugins/add-ons/testing.js';
+import { addonsReachingLoopback, fakeOAuthProvider, type FakeOAuthProvider, packFixture, uploadPackage } from '../../plugins/add-ons/testing.js';
 import type { HttpClient } from '../helpers/client.js';
 import { activeUser, bootWithAdmin, ROOT } from '../helpers/identity.js';
 import type { TestInstance } from '../helpers/instance.js';
@@ -133,8 +132,7 @@ describe.runIf(browserAvailable())("apps' pages in the navigation, the action br
   beforeAll(async () => {
     provider = await fakeOAuthProvider({ clientId: CLIENT.id, clientSecret: CLIENT.secret, access: ['at-pages-1', 'at-pages-2'], refresh: 'rt-pages' });
     // The token endpoint is on loopback, which the outbound rules refuse outside tests.
-    runtimeTestHooks.allowLoopbackFetch = true;
-    ({ inst, admin } = await bootWithAdmin({ env: { SVC_NETWORK_FEATURES: 'true' } }));
+    ({ inst, admin } = await bootWithAdmin({ ...addonsReachingLoopback('fetch'), env: { SVC_NETWORK_FEATURES: 'true' } }));
     await install(PROBE, {
       'surfaces/desk/index.html':
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Probe desk</title><script src="probe.js" defer></script></head><body><main><h1>Probe desk</h1><pre id="out">running</pre></main></body></html>',
@@ -145,7 +143,6 @@ describe.runIf(browserAvailable())("apps' pages in the navigation, the action br
   }, 60_000);
 
   afterAll(async () => {
-    runtimeTestHooks.allowLoopbackFetch = false;
     await inst?.close();
     await provider?.close();
   });

@@ -19,6 +19,8 @@ export interface InstanceOptions {
   env?: Record<string, string>;
   /** Plugins loaded besides the first-party ones. */
   plugins?: PluginDefinition[];
+  /** First-party plugins to load in place of the one of the same name (one built with test options, e.g. `createAddonsPlugin`). */
+  replacePlugins?: PluginDefinition[];
   now?: () => number;
   dashboardDir?: string;
   heartbeatMs?: number;
@@ -36,6 +38,11 @@ export interface TestInstance {
   /** A client with its own cookie jar, sending Origin like a same-origin browser page. */
   client(): HttpClient;
   close(): Promise<void>;
+}
+
+function withReplaced(plugins: readonly PluginDefinition[], replacements: readonly PluginDefinition[]): PluginDefinition[] {
+  for (const r of replacements) if (!plugins.some((p) => p.name === r.name)) throw new Error(`no first-party plugin ${r.name} to replace`);
+  return plugins.map((p) => replacements.find((r) => r.name === p.name) ?? p);
 }
 
 /** A real instance on an ephemeral loopback port with a temp data dir (and temp database). */
@@ -58,8 +65,18 @@ export async function startInstance(opts: InstanceOptions = {}): Promise<TestIns
   });
   let app: App;
   try {
-    const logStream = opts.logLines ? new Writable({ write: (chunk, _enc, done) => (opts.logLines!.push(...String(chunk).split('\n').filter(Boolean)), done()) }) : undefined;
-    app = await createApp({ config, plugins: [...firstPartyPlugins, ...(opts.plugins ?? [])], now: opts.now, dashboardDir: opts.dashboardDir, logStream, heartbeatMs: opts.heartbeatMs, jobs: opts.jobs });
+    const logStream = opts.logLines
+      ? new Writable({ write: (chunk, _enc, done) => (opts.logLines!.push(...String(chunk).split('\n').filter(Boolean)), done()) })
+      : undefined;
+    app = await createApp({
+      config,
+      plugins: [...withReplaced(firstPartyPlugins, opts.replacePlugins ?? []), ...(opts.plugins ?? [])],
+      now: opts.now,
+      dashboardDir: opts.dashboardDir,
+      logStream,
+      heartbeatMs: opts.heartbeatMs,
+      jobs: opts.jobs,
+    });
   } catch (err) {
     await temp?.drop();
     rmSync(dataDir, { recursive: true, force: true });

@@ -1,0 +1,344 @@
+import type { Cron } from 'croner';
+import { HOOK_NAME, OUTBOUND_CONNECT, physicalTableName } from '../../../addons-sdk/src/manifest/index.js';
+import { AppError } from '../../../kernel/errors.js';
+import type { Kernel } from '../../../kernel/kernel-services.js';
+import type { AfterRowWrite, BeforeRowWrite, RowWriteHookProvider } from '../../../kernel/write-hooks.js';
+import type { HostCapability, Json, SandboxAddon } from '../../../kernel/sandbox/host.js';
+import { crashCause, outboundFetch, outboundHosts } from '../../../kernel/sandbox/index.js';
+import { HostDb } from './host-db.js';
+import { HostKv } from './host-kv.js';
+import { AddonMail, sweepMailSends, syncAddonTemplates } from './mail.js';
+import { claimScheduleRun, keptResult, SCHEDULE_JOB, SWEEP_EVERY_MS, sweepScheduleJobs } from './schedules.js';
+import type { SecretBox } from '../../../kernel/crypto.js';
+import type { AddonConnections } from '../connect/connect.js';
+import type { InstalledAddon, InstalledStore } from '../lifecycle/installed.js';
+import type { InstanceStore } from '../lifecycle/instances.js';
+import type { PackageStore } from '../lifecycle/packages.js';
+import type { AddonsOptions } from '../options.js';
+import type { AddonsDb } from '../tables.js';
+import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from '../lifecycle/instances.js';
+import { openSettings, type StoredSettings } from '../lifecycle/settings-values.js';
+
+export { SCHEDULE_JOB } from './schedules.js';
+/** ctx.fetch's whole request at most (S8), and never past its call's deadline. */
+const FETCH_TIMEOUT_MS = 10_000;
+/** Other replicas see an install, change or removal within this (the public keys' rule). */
+const POLL_MS = 5000;
+
+interface Loaded {
+  addon: InstalledAddon;
+  sandbox: SandboxAddon | null;
+  /** The named instances' settings (D28); the default instance has the app's. */
+  instances: Map<string, StoredSettings>;
+}
+
+/** The instance a write is for: the first of these rows naming one (the endpoint's pin, the row as it was, the values written), else the default. */
+function instanceOf(...rows: Array<Record<string, unknown> | null | undefined>): string {
+  for (const r of rows) {
+    const v = r?.[INSTANCE_COLUMN];
+    if (typeof v === 'string' && v) return v;
+  }
+  return DEFAULT_INSTANCE;
+}
+
+const tableKey = (connectionId: string, table: string) => `${connectionId}\u0000${table}`;
+const refusal = (key: string, message: string) => new AppError('ADDON_REFUSED', { message: message.slice(0, 500), params: { addon: key } });
+
+/**
+ * What the runtime reads of the add-ons plugin (its hub satisfies it): the installed add-ons,
+ * their instances, code, settings and connections, and word of a change.
+ */
+export interface RuntimeReader {
+  readonly db: AddonsDb;
+  readonly installed: Pick<InstalledStore, 'list' | 'stamp'>;
+  readonly instances: Pick<InstanceStore, 'all'>;
+  readonly packages: Pick<PackageStore, 'serverCode'>;
+  /** Opens the secret settings the add-on's code reads. */
+  readonly box: SecretBox;
+  readonly connects: Pick<AddonConnections, 'forAddon'>;
+  onChange(listener: (key: string) => void | Promise<void>): void;
+}
+
+/**
+ * What runs installed add-ons: their hooks on row writes, their actions, their schedules, and
+ * the host functions their sandboxed code calls (D25). Kept from the installed add-ons,
+ * reloaded at once on a change here and within POLL_MS on other replicas.
+ */
+export class AddonRuntime implements RowWriteHookProvider {
+  private loaded = new Map<string, Loaded>();
+  /** (connection, physical table) → the add-on and the table's name in its manifest. */
+  private tables = new Map<string, { key: string; table: string; before: boolean; after: boolean }>();
+  private crons: Cron[] = [];
+  private stamp = '';
+  private poller: NodeJS.Timeout | null = null;
+  private sweeper: NodeJS.Timeout | null = null;
+  private readonly db: HostDb;
+  private readonly kv: HostKv;
+  private readonly mail: AddonMail;
+  /** The add-ons whose mail templates are registered now (AO24). */
+  private mailOwners = new Set<string>();
+  private closed = false;
+
+  constructor(
+    private readonly kernel: Kernel,
+    private readonly addons: RuntimeReader,
+    private readonly options: AddonsOptions = {},
+  ) {
+    this.db = new HostDb(kernel);
+    this.kv = new HostKv(addons.db);
+    this.mail = new AddonMail(kernel);
+  }
+
+  async start(): Promise<void> {
+    this.kernel.sandbox.setHostCallHandler((addon, capability, method, args, call) => this.hostCall(addon, capability, method, args, call.deadline));
+    this.kernel.rowWrites.register(this);
+    this.addons.onChange(() => this.reload());
+    await this.reload();
+    this.poller = setInterval(() => void this.poll(), POLL_MS);
+    this.poller.unref();
+    // Schedule jobs and their claims are kept a week and a hundred per add-on (AO29).
+    this.sweeper = setInterval(() => void this.sweep(), SWEEP_EVERY_MS);
+    this.sweeper.unref();
+    void this.sweep();
+  }
+
+  /**
+   * Deletes the schedule jobs past their retention, and the mail sends past their hour of add-ons
+   * that send no more (every replica may run it: deletes are idempotent).
+   */
+  async sweep(now = Date.now()): Promise<number> {
+    if (this.closed) return 0;
+    try {
+      const keys = [...new Set([...this.loaded.keys(), ...(await this.addons.installed.list()).map((a) => a.key)])];
+      await sweepMailSends(this.addons.db, now);
+      return await sweepScheduleJobs(this.addons.db, keys, now);
+    } catch (err) {
+      this.kernel.log.warn({ err: { message: (err as Error).message } }, 'could not sweep old add-on schedule jobs');
+      return 0;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.poller) clearInterval(this.poller);
+    if (this.sweeper) clearInterval(this.sweeper);
+    for (const c of this.crons) c.stop();
+    this.crons = [];
+    await this.db.close();
+  }
+
+  private async poll(): Promise<void> {
+    if (this.closed) return;
+    try {
+      const stamp = await this.addons.installed.stamp();
+      if (stamp !== this.stamp) await this.reload();
+    } catch (err) {
+      this.kernel.log.warn({ err: { message: (err as Error).message } }, 'could not check for add-on changes');
+    }
+  }
+
+  async reload(): Promise<void> {
+    const all = await this.addons.installed.list();
+    const instances = await this.addons.instances.all();
+    this.stamp = await this.addons.installed.stamp();
+    const loaded = new Map<string, Loaded>();
+    const tables = new Map<string, { key: string; table: string; before: boolean; after: boolean }>();
+    for (const addon of all) {
+      if (!addon.enabled) continue;
+      const m = addon.manifest;
+      const code = m.hooks.length || m.actions.length ? await this.addons.packages.serverCode(addon.key, addon.version).catch(() => null) : null;
+      loaded.set(addon.key, {
+        addon,
+        sandbox: code === null ? null : { key: addon.key, version: addon.version, code, limits: m.limits, capabilities: m.capabilities },
+        instances: new Map((instances.get(addon.key) ?? []).map((i) => [i.id, i.settings])),
+      });
+      if (!addon.connectionId) continue;
+      for (const hook of m.hooks) {
+        const match = HOOK_NAME.exec(hook);
+        if (!match?.[1]) continue;
+        const k = tableKey(addon.connectionId, physicalTableName(m.key, match[1]));
+        const entry = tables.get(k) ?? { key: m.key, table: match[1], before: false, after: false };
+        if (match[2] === 'beforeWrite') entry.before = true;
+        else entry.after = true;
+        tables.set(k, entry);
+      }
+    }
+    this.loaded = loaded;
+    this.tables = tables;
+    this.mailOwners = syncAddonTemplates(
+      this.kernel.mailer.templates,
+      [...loaded.values()].map((l) => l.addon.manifest),
+      this.mailOwners,
+      this.kernel.log,
+    );
+    await this.schedule();
+  }
+
+  private scheduling = 0;
+
+  private async schedule(): Promise<void> {
+    const generation = ++this.scheduling;
+    for (const c of this.crons) c.stop();
+    this.crons = [];
+    const scheduled = [...this.loaded.values()].some(({ addon }) => addon.manifest.hooks.some((h) => h.startsWith('schedule:')));
+    if (this.closed || !scheduled) return;
+    // croner loads only on an instance with scheduled hooks.
+    const { Cron } = await import('croner');
+    // A later reload started meanwhile: its schedule wins.
+    if (this.closed || generation !== this.scheduling) return;
+    const timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    for (const { addon } of this.loaded.values()) {
+      for (const hook of addon.manifest.hooks) {
+        if (!hook.startsWith('schedule:')) continue;
+        const pattern = hook.slice('schedule:'.length).trim();
+        try {
+          this.crons.push(
+            // `interval`: a pattern with seconds runs at most once a minimum interval here too (AO29).
+            new Cron(pattern, { timezone, protect: true, interval: Math.floor(this.kernel.config.addons.scheduleMinIntervalMs / 1000) }, (self: Cron) => {
+              const due = self.currentRun()?.getTime() ?? Date.now();
+              void this.enqueueSchedule(addon.key, hook, Math.floor(due / 1000) * 1000);
+            }),
+          );
+        } catch (err) {
+          this.kernel.log.warn({ addon: addon.key, hook, err: { message: (err as Error).message } }, 'an add-on schedule cannot be read');
+        }
+      }
+    }
+  }
+
+  /** Claims the run (one replica, one run a window: AO29) and queues it as a job. */
+  async enqueueSchedule(key: string, hook: string, dueAt: number): Promise<string | null> {
+    if (!(await claimScheduleRun(this.addons.db, key, hook, dueAt, this.kernel.config.addons.scheduleMinIntervalMs))) return null;
+    const job = await this.kernel.jobs.enqueue(SCHEDULE_JOB, { key, hook, dueAt }, { maxAttempts: 1 });
+    return job.id;
+  }
+
+  private require(key: string): Loaded {
+    const l = this.loaded.get(key);
+    if (!l) throw new AppError('ADDON_NOT_FOUND', { message: 'No such add-on is installed and enabled.', params: { key } });
+    return l;
+  }
+
+  /** Runs a hook or action for one instance of the app (D28): with its settings, its ctx.db seeing its rows alone. */
+  private async call(l: Loaded, target: { kind: 'hook' | 'action'; name: string }, input: Json, instance: string = DEFAULT_INSTANCE): Promise<Json> {
+    if (!l.sandbox) throw new AppError('ADDON_HANDLER_MISSING', { params: { name: target.name } });
+    const stored = instance === DEFAULT_INSTANCE ? l.addon.settings : l.instances.get(instance);
+    if (!stored) throw new AppError('ADDON_INSTANCE_NOT_FOUND', { params: { key: l.addon.key, instance } });
+    const settings = openSettings(stored, this.addons.box) as Record<string, Json>;
+    // What connect stored for this add-on's own key, and nothing of another's (D25, D29).
+    const connection = await this.addons.connects.forAddon(l.addon);
+    return this.kernel.sandbox.call({ addon: l.sandbox, target, context: { instance, settings, connection }, input });
+  }
+
+  // RowWriteHookProvider
+  hooks(connectionId: string, table: string): boolean {
+    return this.tables.has(tableKey(connectionId, table));
+  }
+
+  async before(e: BeforeRowWrite): Promise<Record<string, unknown> | null> {
+    const t = this.tables.get(tableKey(e.connectionId, e.table));
+    if (!t?.before) return null;
+    const l = this.require(t.key);
+    const result = await this.call(
+      l,
+      { kind: 'hook', name: `${t.table}.beforeWrite` },
+      { table: t.table, op: e.op, values: e.values as Json, previous: (e.previous ?? null) as Json },
+      instanceOf(e.pinned, e.previous, e.values),
+    );
+    if (result === null || typeof result !== 'object' || Array.isArray(result)) return null;
+    if (typeof result.refuse === 'string') throw refusal(t.key, result.refuse);
+    if (result.values !== undefined && result.values !== null && typeof result.values === 'object' && !Array.isArray(result.values)) {
+      // Which instance a row is of is not the hook's to change (D28).
+      const { [INSTANCE_COLUMN]: _instance, ...values } = result.values as Record<string, unknown>;
+      return values;
+    }
+    return null;
+  }
+
+  after(e: AfterRowWrite): void {
+    const t = this.tables.get(tableKey(e.connectionId, e.table));
+    if (!t?.after) return;
+    const l = this.loaded.get(t.key);
+    if (!l) return;
+    this.call(l, { kind: 'hook', name: `${t.table}.afterWrite` }, { table: t.table, op: e.op, row: e.row as Json }, instanceOf(e.row)).catch((err: unknown) =>
+      this.kernel.log.warn(
+        { addon: t.key, hook: `${t.table}.afterWrite`, err: { code: (err as AppError).code, message: (err as Error).message } },
+        'an add-on afterWrite hook failed',
+      ),
+    );
+  }
+
+  /** POST /public/apps/{key}/actions/{name}: `caller` is who the route found calling (AO5), for one instance of the app (the calling key's, or the one staff name). */
+  async action(key: string, name: string, input: Json, caller: 'app' | 'staff', instance: string = DEFAULT_INSTANCE): Promise<Json> {
+    const l = this.require(key);
+    if (!l.addon.manifest.actions.includes(name))
+      throw new AppError('ADDON_HANDLER_MISSING', { message: 'The add-on declares no such action.', params: { name } });
+    if (caller === 'app' && l.addon.manifest.staffActions.includes(name)) throw new AppError('ADDON_ACTION_STAFF_ONLY', { params: { name } });
+    return this.call(l, { kind: 'action', name }, input, instance);
+  }
+
+  /**
+   * The job of a scheduled hook: run once per instance of the app (D28), each with its own
+   * settings and rows. With named instances the answer is each one's result by instance id.
+   */
+  async runSchedule(key: string, hook: string, dueAt: number): Promise<Json> {
+    const l = this.loaded.get(key);
+    if (!l || !l.addon.manifest.hooks.includes(hook)) return null;
+    const input = { cron: hook.slice('schedule:'.length).trim(), at: new Date(dueAt).toISOString() };
+    // A run the sandbox lost under it (another add-on's crash, a kill from outside) runs once more
+    // on the new child; a run whose own isolate took the child down does not (S11).
+    const self = `${l.addon.key}@${l.addon.version}`;
+    const run = (instance?: string) =>
+      this.call(l, { kind: 'hook', name: hook }, input, instance).catch((err: unknown) => {
+        if ((err as AppError).code === 'ADDON_CRASHED' && crashCause(err) !== self) return this.call(l, { kind: 'hook', name: hook }, input, instance);
+        throw err;
+      });
+    // The job keeps a bounded result (AO29).
+    if (l.instances.size === 0) return keptResult(await run());
+    const out: Record<string, Json> = {};
+    for (const id of [DEFAULT_INSTANCE, ...l.instances.keys()]) out[id] = keptResult(await run(id));
+    return out;
+  }
+
+  /** The host functions (D25): only what the add-on declared, on its own things. */
+  private async hostCall(
+    addon: { key: string; version: string; instance: string | null },
+    capability: HostCapability,
+    method: string,
+    args: Json[],
+    deadline: number,
+  ): Promise<Json> {
+    const l = this.loaded.get(addon.key);
+    if (!l || l.addon.version !== addon.version) throw new AppError('ADDON_HOST_DENIED', { message: 'The add-on is not installed and enabled.' });
+    const m = l.addon.manifest;
+    if (capability === 'log') {
+      const [message, fields] = args;
+      const level = method === 'error' ? 'error' : method === 'warn' ? 'warn' : 'info';
+      this.kernel.log[level]({ addon: addon.key, fields: fields ?? null }, String(message).slice(0, 2000));
+      return null;
+    }
+    if (!m.capabilities.includes(capability)) throw new AppError('ADDON_HOST_DENIED', { message: `The add-on did not declare ${capability}.` });
+    switch (capability) {
+      case 'db':
+        return this.db.call(m, l.addon.connectionId, method, args, addon.instance ?? DEFAULT_INSTANCE, deadline);
+      case 'kv':
+        return this.kv.call(addon.key, method, args);
+      case 'mail.send':
+        return this.mail.send(m, args);
+      case 'fetch': {
+        const [url, init] = args;
+        if (typeof url !== 'string') throw new AppError('VALIDATION_FAILED', { message: 'fetch(url, init)' });
+        // A `connect:<field>` entry allows the host the operator connected (read now, so a disconnect takes it away at once).
+        const connection = m.outbound.some((o) => OUTBOUND_CONNECT.test(o)) ? await this.addons.connects.forAddon(l.addon) : null;
+        return (await outboundFetch(url, (init ?? undefined) as Parameters<typeof outboundFetch>[1], {
+          allowedHosts: outboundHosts(m.outbound, connection),
+          networkFeatures: this.kernel.config.networkFeatures,
+          // Never past its call's end: the add-on is answered then, and the request would hold its slot for nothing.
+          timeoutMs: Math.max(1, Math.min(FETCH_TIMEOUT_MS, deadline - Date.now())),
+          ...(this.options.allowLoopback?.('fetch') ? { allowLoopbackForTests: true } : {}),
+        })) as unknown as Json;
+      }
+    }
+    throw new AppError('ADDON_HOST_DENIED', { message: `${capability} is not a host capability.` });
+  }
+}
