@@ -42,6 +42,7 @@ import { SandboxHost } from './sandbox/host.js';
 import { generateOpenApi, openApiInfo } from './openapi/generate.js';
 import { installDocsHost } from './openapi/docs-host.js';
 import type { PluginDefinition } from './plugin/manifest.js';
+import type { ServiceRef } from './plugin/service-ref.js';
 import { buildRouteTree } from './plugin/route-tree.js';
 import { IdleCollector } from './memory/idle-collector.js';
 import { RowWriteHooks } from './write-hooks.js';
@@ -233,7 +234,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   };
   const kernelFor = (p: PluginDefinition | null): Kernel => ({
     ...base,
-    plugin<T>(name: string): T {
+    plugin<T>(ref: ServiceRef<T> | string): T {
+      const name = typeof ref === 'string' ? ref : ref.plugin;
       if (!p || (name !== p.name && !(p.requires ?? []).includes(name)))
         throw new Error(`plugin ${p?.name ?? 'kernel'} uses plugin ${name} without requiring it`);
       return provided.get(name) as T;

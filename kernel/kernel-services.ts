@@ -18,6 +18,7 @@ import type { RowWriteHooks } from './write-hooks.js';
 import type { SandboxHost } from './sandbox/host.js';
 import type { ServingState } from './serving.js';
 import type { SettingsStore } from './settings.js';
+import type { ServiceRef } from './plugin/service-ref.js';
 
 /** What the kernel gives every plugin: its services, and the plugins it declared it requires. */
 export interface Kernel {
@@ -60,7 +61,12 @@ export interface Kernel {
   /** A drain under way, storage seen full: what readiness reports beside the meta store. */
   readonly serving: ServingState;
   now(): number;
-  /** The value a plugin's `setup` provided: its own, or one listed in `requires`. */
+  /**
+   * The value a plugin's `setup` provided, its own or one listed in `requires`, through the
+   * provider's reference (its provides.ts).
+   */
+  plugin<T>(ref: ServiceRef<T>): T;
+  /** @deprecated The untyped form, left for plugins/add-ons until it adopts the references (issue 27). */
   plugin<T>(name: string): T;
   /** The loaded route tree (for OpenAPI and tooling). */
   routes(): readonly LoadedRoute[];

@@ -1,4 +1,4 @@
-import type { PluginDefinition } from '../kernel/plugin/manifest.js';
+import type { PluginDefinition } from '../kernel/api.js';
 import addOns from './add-ons/manifest.js';
 import apiKeys from './api-keys/manifest.js';
 import audit from './audit/manifest.js';

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { apiKeyRoutes } from './routes.js';
 import { ApiKeysService } from './service.js';
 

@@ -1,14 +1,10 @@
 import { z } from 'zod';
-import { reply, route } from '../../kernel/contract/route.js';
-import { dataOf, listQuery, okSchema } from '../../kernel/contract/shapes.js';
-import { AppError } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import type { RolesService } from '../roles/manifest.js';
-import { cursorField, encodeCursor } from '../../kernel/contract/cursor.js';
-import { apiKeySchema, type ApiKeysService } from './service.js';
+import { AppError, cursorField, dataOf, encodeCursor, type Kernel, listQuery, okSchema, reply, route } from '../../kernel/api.js';
+import { apiKeysServiceRef, apiKeySchema } from './service.js';
+import { rolesRef } from '../roles/provides.js';
 
-const keys = (kernel: Kernel) => kernel.plugin<ApiKeysService>('api-keys');
-const roles = (kernel: Kernel) => kernel.plugin<RolesService>('roles');
+const keys = (kernel: Kernel) => kernel.plugin(apiKeysServiceRef);
+const roles = (kernel: Kernel) => kernel.plugin(rolesRef);
 
 export const apiKeyRoutes = [
   route({

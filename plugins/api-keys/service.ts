@@ -1,9 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '../../kernel/errors.js';
-import { newId } from '../../kernel/ids.js';
-import { API_KEY_PREFIX } from '../../kernel/identity/service.js';
-import { hashToken, randomToken } from '../../kernel/identity/tokens.js';
-import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
+import { defineServiceRef, API_KEY_PREFIX, AppError, hashToken, type KernelTables, type MetaDb, newId, randomToken } from '../../kernel/api.js';
 
 export const apiKeySchema = z
   .strictObject({
@@ -78,3 +74,6 @@ export class ApiKeysService {
     return toApiKey(row);
   }
 }
+
+/** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
+export const apiKeysServiceRef = defineServiceRef<ApiKeysService>('api-keys');

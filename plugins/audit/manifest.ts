@@ -1,4 +1,4 @@
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { AUDIT_READ, auditRoutes } from './routes.js';
 
 export default definePlugin({

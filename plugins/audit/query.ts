@@ -1,7 +1,5 @@
 import { sql } from 'kysely';
-import type { ActorType } from '../../kernel/audit.js';
-import { idFloor } from '../../kernel/ids.js';
-import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
+import { type ActorType, idFloor, type KernelTables, type MetaDb } from '../../kernel/api.js';
 import type { AuditEntry, AuditFilters } from './schemas.js';
 
 type Row = KernelTables['audit_log'];

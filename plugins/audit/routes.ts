@@ -1,6 +1,4 @@
-import { route } from '../../kernel/contract/route.js';
-import { errorEnvelopeSchema } from '../../kernel/contract/shapes.js';
-import { AppError } from '../../kernel/errors.js';
+import { AppError, errorEnvelopeSchema, route } from '../../kernel/api.js';
 import { findEntry, listEntries } from './query.js';
 import { auditEntryData, auditIdParams, auditListData, auditQuery } from './schemas.js';
 

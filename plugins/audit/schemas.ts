@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf } from '../../kernel/contract/shapes.js';
+import { dataOf } from '../../kernel/api.js';
 
 const ACTOR_TYPES = ['user', 'apiKey', 'anonymous', 'system'] as const;
 

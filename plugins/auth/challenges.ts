@@ -1,4 +1,4 @@
-import { constantTimeEqual, hashToken, randomToken } from '../../kernel/identity/tokens.js';
+import { constantTimeEqual, hashToken, randomToken } from '../../kernel/api.js';
 import type { AuthDb } from './tables.js';
 
 export const CHALLENGE_TTL_MS = 5 * 60_000;

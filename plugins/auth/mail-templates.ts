@@ -1,4 +1,4 @@
-import type { MailTemplates } from '../../kernel/mail/templates.js';
+import type { MailTemplates } from '../../kernel/api.js';
 
 export const PASSWORD_RESET_TEMPLATE = 'auth.password-reset';
 

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { registerAuthMailTemplates } from './mail-templates.js';
 import { authMigrations } from './migrations.js';
 import { authRoutes } from './routes.js';

@@ -1,4 +1,4 @@
-import type { Migration } from '../../kernel/plugin/manifest.js';
+import type { Migration } from '../../kernel/api.js';
 
 /**
  * The auth plugin's own tables. Portable across SQLite, PostgreSQL and MySQL: varchar ids,

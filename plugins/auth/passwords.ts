@@ -1,6 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
-import { hashPassword } from '../../kernel/identity/passwords.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
+import { AppError, hashPassword, type Kernel } from '../../kernel/api.js';
 import { PASSWORD_RESET_TEMPLATE } from './mail-templates.js';
 
 export const RESET_TOKEN_TTL_MS = 30 * 60_000;

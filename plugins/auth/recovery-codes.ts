@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { newId } from '../../kernel/ids.js';
-import { constantTimeEqual, hashToken } from '../../kernel/identity/tokens.js';
+import { constantTimeEqual, hashToken, newId } from '../../kernel/api.js';
 import type { AuthDb } from './tables.js';
 
 export const RECOVERY_CODE_COUNT = 10;

@@ -1,13 +1,19 @@
 import type { FastifyRequest } from 'fastify';
-import { SIGNED_IN, noBody, reply, route } from '../../kernel/contract/route.js';
-import { okSchema } from '../../kernel/contract/shapes.js';
-import type { Config } from '../../kernel/config.js';
-import { AppError } from '../../kernel/errors.js';
-import { checkOrigin, clearSessionCookie } from '../../kernel/http/authenticate.js';
-import { linkBase } from '../../kernel/http/trusted-host.js';
-import { verifyPassword } from '../../kernel/identity/passwords.js';
-import { toUser } from '../../kernel/identity/schemas.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
+import {
+  AppError,
+  checkOrigin,
+  clearSessionCookie,
+  type Config,
+  type Kernel,
+  linkBase,
+  noBody,
+  okSchema,
+  reply,
+  route,
+  SIGNED_IN,
+  toUser,
+  verifyPassword,
+} from '../../kernel/api.js';
 import { consumeChallenge, findChallenge, issueChallenge } from './challenges.js';
 import { resetPassword, setPassword } from './passwords.js';
 import {
@@ -26,11 +32,11 @@ import {
   signedInResponse,
   verifyBody,
 } from './schemas.js';
-import type { AuthService } from './service.js';
+import { authServiceRef } from './service.js';
 import { endOwnSession, listSessions } from './sessions.js';
 import { checkCredentials, completeSignIn, normaliseEmail, twoFactorSetupRequired } from './sign-in.js';
 
-const auth = (kernel: Kernel) => kernel.plugin<AuthService>('auth');
+const auth = (kernel: Kernel) => kernel.plugin(authServiceRef);
 const asUser = (id: string) => ({ type: 'user' as const, id });
 const OK = { data: { ok: true as const } };
 const USER_ONLY = 'Needs a signed-in user: an API key answers 403 SESSION_REQUIRED.';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { dataOf } from '../../kernel/contract/shapes.js';
-import { newPasswordField, passwordField, userSchema } from '../../kernel/identity/schemas.js';
+import { dataOf, newPasswordField, passwordField, userSchema } from '../../kernel/api.js';
 
 /** Sign-in takes any string in bounds: refusing a malformed e-mail would answer differently from a wrong one. */
 export const loginEmailField = z.string().min(3).max(320);

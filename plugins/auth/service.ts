@@ -1,9 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
-import type { PasswordGuard } from '../../kernel/identity/password-guard.js';
-import { requireUser } from '../../kernel/identity/principal.js';
-import type { Principal } from '../../kernel/identity/principal.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import { SlidingWindowCounter } from '../../kernel/throttle.js';
+import { defineServiceRef, AppError, type Kernel, type PasswordGuard, type Principal, requireUser, SlidingWindowCounter } from '../../kernel/api.js';
 import { mailResetLink } from './passwords.js';
 import { authDb, type AuthDb, type UserRow } from './tables.js';
 import { TwoFactor } from './two-factor.js';
@@ -51,3 +46,6 @@ export class AuthService {
     mailResetLink(this.kernel, email, base).catch((err: Error) => this.kernel.log.error({ err: { message: err.message } }, 'password reset mail failed'));
   }
 }
+
+/** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
+export const authServiceRef = defineServiceRef<AuthService>('auth');

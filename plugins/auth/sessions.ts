@@ -1,4 +1,4 @@
-import type { MetaDb } from '../../kernel/meta/types.js';
+import type { MetaDb } from '../../kernel/api.js';
 import type { SessionEntry } from './schemas.js';
 
 /** The user's live sessions, newest first; `current` marks the one asking. */

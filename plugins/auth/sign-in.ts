@@ -1,12 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { presentedSessionToken, setSessionCookie } from '../../kernel/http/authenticate.js';
-import { verifyPassword } from '../../kernel/identity/passwords.js';
-import { toUser, type User } from '../../kernel/identity/schemas.js';
-import { SESSION_ABSOLUTE_MS } from '../../kernel/identity/service.js';
-import { hashToken } from '../../kernel/identity/tokens.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import type { SettingsService } from '../settings/manifest.js';
+import { hashToken, type Kernel, presentedSessionToken, SESSION_ABSOLUTE_MS, setSessionCookie, toUser, type User, verifyPassword } from '../../kernel/api.js';
 import type { AuthDb, UserRow } from './tables.js';
+import { settingsRef } from '../settings/provides.js';
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -30,7 +25,7 @@ export async function checkCredentials(db: AuthDb, email: string, password: stri
 /** True when the user has no 2FA yet holds a role the security policy requires it for. */
 export async function twoFactorSetupRequired(kernel: Kernel, user: Pick<UserRow, 'id' | 'totp_enabled'>, roleIds?: string[]): Promise<boolean> {
   if (user.totp_enabled) return false;
-  const { requireTwoFactorForRoles } = await kernel.plugin<SettingsService>('settings').security();
+  const { requireTwoFactorForRoles } = await kernel.plugin(settingsRef).security();
   if (requireTwoFactorForRoles.length === 0) return false;
   const held = roleIds ?? (await kernel.db.selectFrom('user_roles').select('role_id').where('user_id', '=', user.id).execute()).map((r) => r.role_id);
   return held.some((role) => requireTwoFactorForRoles.includes(role));

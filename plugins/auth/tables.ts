@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
+import type { KernelTables, MetaDb } from '../../kernel/api.js';
 
 /** The tables `migrations.ts` creates. */
 // A type alias, not an interface: kysely's withTables wants an indexable record type.

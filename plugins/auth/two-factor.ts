@@ -1,8 +1,6 @@
 // Loaded on first use: only enrolment and second-factor checks need it.
 const otp = () => import('otplib');
-import type { SecretBox } from '../../kernel/crypto.js';
-import { AppError } from '../../kernel/errors.js';
-import type { Logger } from '../../kernel/logger.js';
+import { AppError, type Logger, type SecretBox } from '../../kernel/api.js';
 import { dropChallengesOf } from './challenges.js';
 import { dropRecoveryCodes, replaceRecoveryCodes, useRecoveryCode } from './recovery-codes.js';
 import type { AuthDb, UserRow } from './tables.js';

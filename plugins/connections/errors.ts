@@ -1,4 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
+import { AppError } from '../../kernel/api.js';
 import type { SourceFailure } from '../../engine/sources/index.js';
 
 export const CONNECTION_ERRORS = {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { CONNECTION_ERRORS } from './errors.js';
 import type { ConnectionsProvides } from './provides.js';
 import { connectionRoutes } from './routes.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { MetaDb } from '../../kernel/meta/types.js';
+import { defineServiceRef, type MetaDb } from '../../kernel/api.js';
 
 export type SourceDialect = 'postgres' | 'mysql' | 'sqlite';
 
@@ -34,7 +34,7 @@ export interface SourceHandle {
 }
 
 /**
- * What the connections plugin provides (`kernel.plugin<ConnectionsProvides>('connections')`
+ * What the connections plugin provides (`kernel.plugin(connectionsRef)`
  * from a plugin that requires 'connections').
  */
 export interface ConnectionsProvides {
@@ -62,3 +62,6 @@ export interface ConnectionsProvides {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   withSource<T>(connectionId: string, fn: (db: Kysely<any>, info: ConnectionInfo) => Promise<T>): Promise<T>;
 }
+
+/** `kernel.plugin(connectionsRef)` from a plugin that requires 'connections'. */
+export const connectionsRef = defineServiceRef<ConnectionsProvides>('connections');

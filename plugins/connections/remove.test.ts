@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { bookingEndpoints, publicFixture, seedBooking, type PublicFixture } from '../public-api/testing.js';
 import { definePlugin } from '../../kernel/plugin/manifest.js';
 import { databaseAvailable } from '../../test/helpers/databases.js';
-import type { ConnectionsProvides } from './provides.js';
+import { connectionsRef } from './provides.js';
 
 /** A plugin whose part of a connection cannot be removed while `state.fail` holds. */
 function stubbornPlugin(state: { fail: boolean }) {
@@ -12,7 +12,7 @@ function stubbornPlugin(state: { fail: boolean }) {
     description: 'Refuses to let go of a connection (test).',
     requires: ['connections'],
     setup: (kernel) => {
-      kernel.plugin<ConnectionsProvides>('connections').onRemove(async () => {
+      kernel.plugin(connectionsRef).onRemove(async () => {
         if (state.fail) throw new Error('cannot remove this part now');
         return {};
       });
@@ -25,7 +25,15 @@ async function leftOver(f: PublicFixture, connectionId: string): Promise<Record<
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const db = f.inst.app.kernel.db as any;
   const count = async (table: string, column = 'connection_id') =>
-    Number((await db.selectFrom(table).select((eb: any) => eb.fn.countAll().as('n')).where(column, '=', connectionId).executeTakeFirst()).n);
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb: any) => eb.fn.countAll().as('n'))
+          .where(column, '=', connectionId)
+          .executeTakeFirst()
+      ).n,
+    );
   return {
     connections: await count('connections', 'id'),
     schema_snapshots: await count('schema_snapshots'),
@@ -56,7 +64,10 @@ describe.each(metas)('deleting a connection (meta store on %s)', (meta) => {
     const written = await f.api('POST', `/data/${f.connectionId}/products`, { values: { name: 'Kept for undo', price: '1.00' } });
     expect(written.status, written.text).toBe(201);
     await seedBooking(f, '2026-03-10 18:00:00', 2, { code: 'AAAA-1111', email: 'ann@example.com' });
-    const claim = await f.pub('POST', '/public/claim', { key: keys.widget, body: { ref: 'my-booking', values: { code: 'AAAA-1111', email: 'ann@example.com' } } });
+    const claim = await f.pub('POST', '/public/claim', {
+      key: keys.widget,
+      body: { ref: 'my-booking', values: { code: 'AAAA-1111', email: 'ann@example.com' } },
+    });
     expect(claim.status, claim.text).toBe(200);
     return keys;
   }

@@ -1,8 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
-import { newId } from '../../kernel/ids.js';
-import { MetaReadCache } from '../../kernel/meta/read-cache.js';
-import type { MetaStore } from '../../kernel/meta/store.js';
-import type { MetaDb } from '../../kernel/meta/types.js';
+import { AppError, type MetaDb, MetaReadCache, type MetaStore, newId } from '../../kernel/api.js';
 import { describeTarget, type SourceTarget, type TestSuccess } from '../../engine/sources/index.js';
 import type { FailureReason } from '../../engine/sources/index.js';
 import type { ConnectionInfo } from './provides.js';

@@ -1,9 +1,19 @@
 import { z } from 'zod';
-import { noBody, reply, route, type RouteContext, type RouteSchema } from '../../kernel/contract/route.js';
-import { cursorField, encodeCursor } from '../../kernel/contract/cursor.js';
-import { dataOf, listQuery, okSchema } from '../../kernel/contract/shapes.js';
-import { AppError, type ErrorIssue } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
+import {
+  AppError,
+  cursorField,
+  dataOf,
+  encodeCursor,
+  type ErrorIssue,
+  type Kernel,
+  listQuery,
+  noBody,
+  okSchema,
+  reply,
+  route,
+  type RouteContext,
+  type RouteSchema,
+} from '../../kernel/api.js';
 import { describeTarget, type SourceDialect } from '../../engine/sources/index.js';
 import { toConnection } from './repository.js';
 import {
@@ -20,12 +30,12 @@ import {
   type Connection,
   type Overrides,
 } from './schemas.js';
-import { settingsOf, targetOrRefuse, type ConnectionsService } from './service.js';
+import { connectionsServiceRef, settingsOf, targetOrRefuse } from './service.js';
 import type { ConnectionRow } from './tables.js';
 
 const READ = 'connections.read';
 const WRITE = 'connections.write';
-const connections = (kernel: Kernel) => kernel.plugin<ConnectionsService>('connections');
+const connections = (kernel: Kernel) => kernel.plugin(connectionsServiceRef);
 type Audit = RouteContext<RouteSchema>['audit'];
 
 /** What the audit trail keeps of a connection: where it points, never the URL or password. */

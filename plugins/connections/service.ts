@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
-import { AppError } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
+import { defineServiceRef, AppError, type Kernel } from '../../kernel/api.js';
 import {
   DEFAULT_SOURCE_SETTINGS,
   MetaStoreGuard,
@@ -357,3 +356,6 @@ export class ConnectionsService implements ConnectionsProvides {
 function fingerprint(row: ConnectionRow, settings: SourceSettings): string {
   return createHash('sha256').update(row.url_sealed).update('\0').update(JSON.stringify(settings)).digest('base64url');
 }
+
+/** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
+export const connectionsServiceRef = defineServiceRef<ConnectionsService>('connections');

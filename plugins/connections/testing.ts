@@ -13,7 +13,7 @@ import { route } from '../../kernel/contract/route.js';
 import { dataOf } from '../../kernel/contract/shapes.js';
 import { definePlugin } from '../../kernel/plugin/manifest.js';
 import { createTempDatabase, MYSQL_ADMIN_URL, PG_ADMIN_URL, type TempDatabase } from '../../test/helpers/databases.js';
-import type { ConnectionsProvides } from './provides.js';
+import { connectionsRef } from './provides.js';
 
 export interface SourceFixture {
   url: string;
@@ -177,7 +177,7 @@ export const probePlugin = definePlugin({
       permission: 'conn-probe.use',
       schema: { params: probeParams, response: { 200: probeAnswer } },
       handler: async ({ kernel, params }) => {
-        const value = await kernel.plugin<ConnectionsProvides>('connections').withSource(params.id, async (db) => {
+        const value = await kernel.plugin(connectionsRef).withSource(params.id, async (db) => {
           const res = await sql<{ v: unknown }>`select 1 as v`.execute(db);
           return String(res.rows[0]?.v);
         });
@@ -191,7 +191,7 @@ export const probePlugin = definePlugin({
       permission: 'conn-probe.use',
       schema: { params: probeParams, response: { 200: probeAnswer } },
       handler: async ({ kernel, params }) => {
-        const { info } = await kernel.plugin<ConnectionsProvides>('connections').source(params.id);
+        const { info } = await kernel.plugin(connectionsRef).source(params.id);
         return { data: { value: `${info.name}:${info.dialect}:${info.readOnly}` } };
       },
     }),
@@ -205,7 +205,7 @@ export const probePlugin = definePlugin({
         response: { 200: probeAnswer },
       },
       handler: async ({ kernel, params }) => {
-        const value = await kernel.plugin<ConnectionsProvides>('connections').withSource(params.id, async (db) => {
+        const value = await kernel.plugin(connectionsRef).withSource(params.id, async (db) => {
           const res = await sql<Record<string, string>>`select current_setting(${params.name}) as v`.execute(db);
           return String(res.rows[0]?.v);
         });

@@ -1,4 +1,4 @@
-import type { ColumnGrant } from '../../kernel/identity/permissions.js';
+import type { ColumnGrant } from '../../kernel/api.js';
 import type { EffectiveColumn, EffectiveTable } from '../schema/provides.js';
 
 export const DATA_READ = 'data.read';

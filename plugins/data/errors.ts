@@ -1,11 +1,14 @@
-import { AppError } from '../../kernel/errors.js';
+import { AppError } from '../../kernel/api.js';
 import { RowInputError, type RowDialect } from '../../engine/rows/index.js';
 
 export const DATA_ERRORS = {
   CONNECTION_READ_ONLY: { status: 409, message: 'This connection is read-only; rows cannot be written through it.' },
   TABLE_READ_ONLY: { status: 409, message: 'Rows of this table cannot be written: it is a view or has no primary key.' },
   DATA_REFUSED: { status: 400, message: 'The database refused these values.' },
-  SCHEMA_OUT_OF_DATE: { status: 409, message: 'The database no longer matches its last introspection (a table or column is missing); introspect the connection again.' },
+  SCHEMA_OUT_OF_DATE: {
+    status: 409,
+    message: 'The database no longer matches its last introspection (a table or column is missing); introspect the connection again.',
+  },
   UNDO_EXPIRED: { status: 409, message: 'This undo token has expired (undo is possible for 10 minutes after a write).' },
   UNDO_ALREADY_USED: { status: 409, message: 'This undo token has already been used.' },
 };
@@ -42,6 +45,7 @@ export function fromDatabase(d: RowDialect, err: unknown, index?: number): unkno
   if (!failure) return err;
   const params = { reason: failure.reason, constraint: failure.constraint, ...(index === undefined ? {} : { index }) };
   if (failure.reason === 'unique') return new AppError('CONFLICT', { message: 'Another row already has this value.', params });
-  if (failure.reason === 'foreign-key') return new AppError('CONFLICT', { message: 'A foreign key refuses this: the row it names is missing, or other rows still point at this one.', params });
+  if (failure.reason === 'foreign-key')
+    return new AppError('CONFLICT', { message: 'A foreign key refuses this: the row it names is missing, or other rows still point at this one.', params });
   return new AppError('DATA_REFUSED', { params });
 }

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { DATA_READ, DATA_WRITE } from './access.js';
 import { DATA_CHANGED, dataChangedSchema } from './effects.js';
 import { DATA_ERRORS } from './errors.js';

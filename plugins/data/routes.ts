@@ -1,6 +1,4 @@
-import { noBody, route, type RouteDefinition } from '../../kernel/contract/route.js';
-import type { Principal } from '../../kernel/identity/principal.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
+import { type Kernel, noBody, type Principal, route, type RouteDefinition } from '../../kernel/api.js';
 import { DATA_READ, DATA_WRITE } from './access.js';
 import {
   bulkBody,
@@ -17,9 +15,9 @@ import {
   undoParams,
   writeResponse,
 } from './schemas.js';
-import type { DataService } from './service.js';
+import { dataServiceRef } from './service.js';
 
-const data = (kernel: Kernel) => kernel.plugin<DataService>('data');
+const data = (kernel: Kernel) => kernel.plugin(dataServiceRef);
 // Every route here has a permission, so the kernel always sets the principal.
 const who = (p: Principal | null) => p!;
 const tags = ['Data'];
@@ -70,7 +68,8 @@ export const dataRoutes: RouteDefinition[] = [
     method: 'POST',
     url: '/data/:connectionId/:table/bulk',
     summary: 'Create, update and delete up to 500 rows in one transaction',
-    description: 'All operations are applied or none is; a refusal names the operation (`params.index`, issue paths body.operations.N). One undo token reverts the batch.',
+    description:
+      'All operations are applied or none is; a refusal names the operation (`params.index`, issue paths body.operations.N). One undo token reverts the batch.',
     tags,
     permission: DATA_WRITE,
     schema: { params: tableParams, body: bulkBody, response: { 200: resultsResponse } },
@@ -107,7 +106,14 @@ export const dataRoutes: RouteDefinition[] = [
     permission: DATA_WRITE,
     schema: { params: recordParams, body: patchBody, response: { 200: writeResponse } },
     handler: async ({ kernel, principal, params, body, audit }) => {
-      const out = await data(kernel).write(who(principal), params.connectionId, params.table, 'update', [{ op: 'update', recordId: params.recordId, values: body.values }], audit);
+      const out = await data(kernel).write(
+        who(principal),
+        params.connectionId,
+        params.table,
+        'update',
+        [{ op: 'update', recordId: params.recordId, values: body.values }],
+        audit,
+      );
       const r = out.results[0]!;
       return { data: { row: r.row!, recordId: r.recordId, undoToken: out.undoToken } };
     },

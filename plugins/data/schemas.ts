@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf, recordIdList, rowObject, rowObjects } from '../../kernel/contract/shapes.js';
+import { dataOf, recordIdList, rowObject, rowObjects } from '../../kernel/api.js';
 import { FILTER_OPS } from '../../engine/rows/index.js';
 
 export const MAX_BULK = 500;

@@ -1,8 +1,4 @@
-import { actorOf, type AuditEntryInput } from '../../kernel/audit.js';
-import { AppError } from '../../kernel/errors.js';
-import type { ColumnGrant } from '../../kernel/identity/permissions.js';
-import type { Principal } from '../../kernel/identity/principal.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
+import { defineServiceRef, actorOf, AppError, type AuditEntryInput, type ColumnGrant, type Kernel, type Principal } from '../../kernel/api.js';
 import {
   countRows,
   PlannerEstimates,
@@ -17,8 +13,8 @@ import {
   whereSql,
   type RowDialect,
 } from '../../engine/rows/index.js';
-import type { ConnectionsProvides } from '../connections/provides.js';
-import type { EffectiveSchema, EffectiveTable, SchemaProvides } from '../schema/provides.js';
+import { connectionsRef } from '../connections/provides.js';
+import { schemaRef, type EffectiveSchema, type EffectiveTable } from '../schema/provides.js';
 import { DATA_READ, DATA_WRITE, tableView, type TableView } from './access.js';
 import { changeDiff, DATA_CHANGED, type DataChanged } from './effects.js';
 import { fromDatabase, fromRead, rowNotFound, tableNotFound, validation } from './errors.js';
@@ -112,11 +108,11 @@ export class DataService {
   }
 
   private get connections() {
-    return this.kernel.plugin<ConnectionsProvides>('connections');
+    return this.kernel.plugin(connectionsRef);
   }
 
   private get schemas() {
-    return this.kernel.plugin<SchemaProvides>('schema');
+    return this.kernel.plugin(schemaRef);
   }
 
   /** The table and what the caller may do with it (grantsFor); a write also needs a connection that is not read-only. */
@@ -300,3 +296,6 @@ export class DataService {
     }
   }
 }
+
+/** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
+export const dataServiceRef = defineServiceRef<DataService>('data');

@@ -1,8 +1,4 @@
-import type { AuditActor } from '../../kernel/audit.js';
-import type { SecretBox } from '../../kernel/crypto.js';
-import { AppError } from '../../kernel/errors.js';
-import { newId } from '../../kernel/ids.js';
-import { hashToken, randomToken } from '../../kernel/identity/tokens.js';
+import { AppError, type AuditActor, hashToken, newId, randomToken, type SecretBox } from '../../kernel/api.js';
 import type { DataDb } from './tables.js';
 
 export const UNDO_TTL_MS = 10 * 60_000;
@@ -72,7 +68,10 @@ export class UndoStore {
     const row = await this.db.selectFrom('data_undo').selectAll().where('token_hash', '=', hashToken(token)).executeTakeFirst();
     if (!row) throw new AppError('NOT_FOUND', { message: 'No undo with this token.' });
     if (!isAdmin && (row.actor_type !== actor.type || row.actor_id !== actor.id)) {
-      throw new AppError('FORBIDDEN', { message: 'Only the author of a change (or an admin) may undo it.', params: { permission: 'data.write', reason: 'not-author' } });
+      throw new AppError('FORBIDDEN', {
+        message: 'Only the author of a change (or an admin) may undo it.',
+        params: { permission: 'data.write', reason: 'not-author' },
+      });
     }
     if (row.used_at !== null) throw new AppError('UNDO_ALREADY_USED');
     if (Number(row.expires_at) <= this.now() || row.payload === null) throw new AppError('UNDO_EXPIRED', { params: { expiredAt: Number(row.expires_at) } });
@@ -95,6 +94,9 @@ export class UndoStore {
     if (now - this.lastPurge < PURGE_EVERY_MS) return;
     this.lastPurge = now;
     await this.db.updateTable('data_undo').set({ payload: null }).where('expires_at', '<=', now).where('payload', 'is not', null).execute();
-    await this.db.deleteFrom('data_undo').where('expires_at', '<', now - KEEP_AFTER_EXPIRY_MS).execute();
+    await this.db
+      .deleteFrom('data_undo')
+      .where('expires_at', '<', now - KEEP_AFTER_EXPIRY_MS)
+      .execute();
   }
 }

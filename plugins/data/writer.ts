@@ -1,4 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
+import { AppError, type RowWriteHooks, type RowWriteOp } from '../../kernel/api.js';
 import {
   columnOf,
   deleteRow,
@@ -20,7 +20,6 @@ import {
   type PortableValue,
   type RowDialect,
 } from '../../engine/rows/index.js';
-import type { RowWriteHooks, RowWriteOp } from '../../kernel/write-hooks.js';
 import type { Column } from '../../engine/schema/model.js';
 import type { EffectiveTable } from '../schema/provides.js';
 import type { TableView } from './access.js';

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { eventRoutes } from './routes.js';
 
 export default definePlugin({

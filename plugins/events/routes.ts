@@ -1,4 +1,4 @@
-import { HANDLED, SIGNED_IN, rawResponse, route } from '../../kernel/contract/route.js';
+import { HANDLED, rawResponse, route, SIGNED_IN } from '../../kernel/api.js';
 
 export const eventRoutes = [
   route({

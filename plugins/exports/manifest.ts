@@ -1,8 +1,8 @@
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { EXPORT_ERRORS } from './errors.js';
 import { exportRoutes } from './routes.js';
 import { runExport, type ExportPayload } from './run.js';
-import { EXPORT_JOB, EXPORTS_ADMIN, EXPORTS_RUN, ExportsService } from './service.js';
+import { exportsServiceRef, EXPORT_JOB, EXPORTS_ADMIN, EXPORTS_RUN, ExportsService } from './service.js';
 import { exportsMigrations } from './tables.js';
 import { z } from 'zod';
 
@@ -15,7 +15,12 @@ export default definePlugin<ExportsService>({
   description: 'Streams tables to CSV, JSON lines or XLSX files that expire.',
   requires: ['connections', 'schema'],
   permissions: [
-    { name: EXPORTS_RUN, label: 'Export data', description: 'Export table rows to files (within the data.read grant) and download one’s own exports.', roles: ['editor', 'viewer'] },
+    {
+      name: EXPORTS_RUN,
+      label: 'Export data',
+      description: 'Export table rows to files (within the data.read grant) and download one’s own exports.',
+      roles: ['editor', 'viewer'],
+    },
     { name: EXPORTS_ADMIN, label: 'Manage all exports', description: 'See, download and cancel the exports of every user and key.' },
   ],
   migrations: exportsMigrations,
@@ -27,7 +32,7 @@ export default definePlugin<ExportsService>({
       permission: EXPORTS_ADMIN,
       description: 'Writes one export file.',
       schema: z.strictObject({ exportId: z.string().min(1).max(64) }),
-      handler: (ctx) => runExport(ctx as never, ctx.kernel.plugin<ExportsService>('exports')),
+      handler: (ctx) => runExport(ctx as never, ctx.kernel.plugin(exportsServiceRef)),
     },
   },
   setup: (kernel) => {

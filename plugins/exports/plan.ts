@@ -1,4 +1,4 @@
-import type { ErrorIssue } from '../../kernel/errors.js';
+import type { ErrorIssue } from '../../kernel/api.js';
 import type { Column } from '../../engine/schema/model.js';
 import type { SourceDialect } from '../connections/provides.js';
 import type { EffectiveTable } from '../schema/provides.js';
@@ -28,7 +28,8 @@ export function planRead(dialect: SourceDialect, table: EffectiveTable, readable
       const c = table.columns.find((x) => x.name === name);
       if (!c) issues.push({ path: `body.columns.${i}`, code: 'unknown_column', message: `The table has no column "${name}".` });
       else if (c.display.secret) issues.push({ path: `body.columns.${i}`, code: 'secret_column', message: 'Secret columns are never exported.' });
-      else if (!readable.has(name)) issues.push({ path: `body.columns.${i}`, code: 'not_readable', message: 'Your data.read grant does not reach this column.' });
+      else if (!readable.has(name))
+        issues.push({ path: `body.columns.${i}`, code: 'not_readable', message: 'Your data.read grant does not reach this column.' });
       else if (names.includes(name)) issues.push({ path: `body.columns.${i}`, code: 'duplicate', message: 'Named twice.' });
       else names.push(name);
     });

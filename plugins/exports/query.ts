@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import { z } from 'zod';
-import type { ErrorIssue } from '../../kernel/errors.js';
+import type { ErrorIssue } from '../../kernel/api.js';
 import type { Column } from '../../engine/schema/model.js';
 import type { SourceDialect } from '../connections/provides.js';
 

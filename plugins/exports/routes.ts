@@ -1,14 +1,11 @@
 import { z } from 'zod';
-import { HANDLED, rawResponse, reply, route } from '../../kernel/contract/route.js';
-import { cursorField, encodeCursor } from '../../kernel/contract/cursor.js';
-import { dataOf, listQuery } from '../../kernel/contract/shapes.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
+import { cursorField, dataOf, encodeCursor, HANDLED, type Kernel, listQuery, rawResponse, reply, route } from '../../kernel/api.js';
 import { contentDisposition } from './files.js';
 import { FORMAT_INFO } from './formats/index.js';
 import { createExportBody, exportBody, exportIdParams, exportSchema } from './schemas.js';
-import { EXPORTS_RUN, type ExportsService } from './service.js';
+import { exportsServiceRef, EXPORTS_RUN } from './service.js';
 
-const service = (kernel: Kernel) => kernel.plugin<ExportsService>('exports');
+const service = (kernel: Kernel) => kernel.plugin(exportsServiceRef);
 const tags = ['Exports'];
 
 export const exportRoutes = [
@@ -43,7 +40,19 @@ export const exportRoutes = [
     schema: { body: createExportBody, response: { 202: exportBody } },
     handler: async ({ kernel, body, principal, audit }) => {
       const exp = await service(kernel).create(principal!, body);
-      audit({ action: 'exports.create', target: { type: 'export', id: exp.id }, diff: { connectionId: exp.connectionId, table: exp.table, format: exp.format, columns: exp.columns, filter: exp.filter, sort: exp.sort, formulaSafe: exp.formulaSafe } });
+      audit({
+        action: 'exports.create',
+        target: { type: 'export', id: exp.id },
+        diff: {
+          connectionId: exp.connectionId,
+          table: exp.table,
+          format: exp.format,
+          columns: exp.columns,
+          filter: exp.filter,
+          sort: exp.sort,
+          formulaSafe: exp.formulaSafe,
+        },
+      });
       return reply(202, { data: { export: exp } });
     },
   }),

@@ -1,13 +1,8 @@
 import { PassThrough } from 'node:stream';
-import type { StoredFile } from '../../kernel/files/types.js';
-import { newId } from '../../kernel/ids.js';
-import type { ErrorIssue } from '../../kernel/errors.js';
-import { JobError } from '../../kernel/jobs/errors.js';
-import { attemptHolds, attemptOf } from '../../kernel/jobs/fence.js';
-import type { JobContext } from '../../kernel/jobs/types.js';
+import { attemptHolds, attemptOf, type ErrorIssue, type JobContext, JobError, newId, type StoredFile } from '../../kernel/api.js';
 import { hasPgClient } from '../../engine/sources/index.js';
-import type { ConnectionsProvides } from '../connections/provides.js';
-import type { SchemaProvides } from '../schema/provides.js';
+import { connectionsRef } from '../connections/provides.js';
+import { schemaRef } from '../schema/provides.js';
 import { writeFormat } from './formats/index.js';
 import { attemptKey } from './files.js';
 import { copyCsv } from './pg-copy.js';
@@ -36,14 +31,21 @@ export async function runExport(ctx: JobContext<ExportPayload>, service: Exports
   const startedAt = kernel.now();
   await service.db.updateTable('exports').set({ state: 'running', started_at: startedAt }).where('id', '=', row.id).execute();
 
-  const table = await kernel.plugin<SchemaProvides>('schema').table(row.connection_id, row.table_ref);
+  const table = await kernel.plugin(schemaRef).table(row.connection_id, row.table_ref);
   if (!table) throw new JobError('EXPORT_TABLE_GONE', 'The table is no longer in the connection schema.', false);
-  const { db, info } = await kernel.plugin<ConnectionsProvides>('connections').source(row.connection_id);
+  const { db, info } = await kernel.plugin(connectionsRef).source(row.connection_id);
   const issues: ErrorIssue[] = [];
   // Access was checked when the export was asked for; here only secret columns stay out.
   const readable = new Set(table.columns.filter((c) => !c.display.secret).map((c) => c.name));
-  const spec = planRead(info.dialect, table, readable, { columns: JSON.parse(row.columns) as string[], filter: row.filter ? (JSON.parse(row.filter) as Filter) : null, sort: row.sort }, issues);
-  if (issues.length) throw new JobError('EXPORT_SCHEMA_CHANGED', `The table changed since the export was asked for: ${issues.map((i) => i.message).join(' ')}`, false);
+  const spec = planRead(
+    info.dialect,
+    table,
+    readable,
+    { columns: JSON.parse(row.columns) as string[], filter: row.filter ? (JSON.parse(row.filter) as Filter) : null, sort: row.sort },
+    issues,
+  );
+  if (issues.length)
+    throw new JobError('EXPORT_SCHEMA_CHANGED', `The table changed since the export was asked for: ${issues.map((i) => i.message).join(' ')}`, false);
 
   const key = attemptKey(row.id, ctx.job.attempts, newId(), row.format);
   // The writers below write into `out`; the store takes what they write as it stores it.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf } from '../../kernel/contract/shapes.js';
+import { dataOf } from '../../kernel/api.js';
 import { EXPORT_FORMATS } from './formats/index.js';
 import { filterSchema, sortSchema } from './query.js';
 
@@ -36,7 +36,12 @@ export const createExportBody = z.strictObject({
   connectionId: z.string().min(1).max(64),
   table: z.string().min(1).max(255),
   format: z.enum(EXPORT_FORMATS),
-  columns: z.array(z.string().min(1).max(255)).min(1).max(1000).optional().meta({ description: 'Default: every readable column that is neither secret nor hidden.' }),
+  columns: z
+    .array(z.string().min(1).max(255))
+    .min(1)
+    .max(1000)
+    .optional()
+    .meta({ description: 'Default: every readable column that is neither secret nor hidden.' }),
   filter: filterSchema.optional(),
   sort: sortSchema.optional(),
   formulaSafe: z

@@ -1,20 +1,14 @@
 import { createReadStream, rmSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { AppError } from '../../kernel/errors.js';
-import { newId } from '../../kernel/ids.js';
-import { ownedBy, ownedPage } from '../../kernel/identity/owned.js';
-import { ownerOf, type Principal } from '../../kernel/identity/principal.js';
-import type { Job } from '../../kernel/jobs/types.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import type { ConnectionsProvides } from '../connections/provides.js';
-import type { SchemaProvides } from '../schema/provides.js';
+import { defineServiceRef, AppError, grantAllows, type Job, type Kernel, newId, ownedBy, ownedPage, ownerOf, type Principal } from '../../kernel/api.js';
+import { connectionsRef } from '../connections/provides.js';
+import { schemaRef } from '../schema/provides.js';
 import { downloadName, EXPORTS_PREFIX, exportIdOfKey, legacyFile } from './files.js';
 import type { ExportFormat } from './formats/index.js';
 import { planRead } from './plan.js';
 import type { Filter } from './query.js';
 import type { CreateExport, Export, ExportState } from './schemas.js';
-import { grantAllows } from '../../kernel/identity/permissions.js';
 import { exportsDb, type ExportRow, type ExportsDb } from './tables.js';
 
 export const EXPORT_JOB = 'export.run';
@@ -28,7 +22,6 @@ const DEFAULT_RETENTION_HOURS = 24;
 const FINAL = new Set<ExportState>(['ready', 'failed', 'cancelled', 'expired']);
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 const num = (v: number | null) => (v === null ? null : Number(v));
-
 
 export class ExportsService {
   readonly db: ExportsDb;
@@ -45,9 +38,13 @@ export class ExportsService {
 
   /** Checks the request against the table and the caller's grants, stores the export and enqueues its job. */
   async create(principal: Principal, body: CreateExport): Promise<Export> {
-    const info = await this.kernel.plugin<ConnectionsProvides>('connections').info(body.connectionId);
-    const table = await this.kernel.plugin<SchemaProvides>('schema').table(body.connectionId, body.table);
-    if (!table) throw new AppError('NOT_FOUND', { message: 'The connection has no table of this ref (introspect it again if it is new).', params: { table: body.table } });
+    const info = await this.kernel.plugin(connectionsRef).info(body.connectionId);
+    const table = await this.kernel.plugin(schemaRef).table(body.connectionId, body.table);
+    if (!table)
+      throw new AppError('NOT_FOUND', {
+        message: 'The connection has no table of this ref (introspect it again if it is new).',
+        params: { table: body.table },
+      });
     const scope = principal.permissions.grantOn(DATA_READ, body.connectionId, table.ref);
     if (scope === null) throw new AppError('FORBIDDEN', { params: { permission: DATA_READ, connectionId: body.connectionId, table: table.ref } });
     // The data plugin's reading rule (DA2): personal columns need a grant on the whole table, the
@@ -86,10 +83,18 @@ export class ExportsService {
       expires_at: null,
     };
     // The row and its job_id in the job's own transaction: a worker never meets the job without them (J2).
-    const job = await this.kernel.jobs.enqueue(EXPORT_JOB, { exportId: row.id }, {
-      createdBy: principal.userId,
-      alongside: async (j, trx) => void (await exportsDb(trx).insertInto('exports').values({ ...row, job_id: j.id }).execute()),
-    });
+    const job = await this.kernel.jobs.enqueue(
+      EXPORT_JOB,
+      { exportId: row.id },
+      {
+        createdBy: principal.userId,
+        alongside: async (j, trx) =>
+          void (await exportsDb(trx)
+            .insertInto('exports')
+            .values({ ...row, job_id: j.id })
+            .execute()),
+      },
+    );
     return this.toExport({ ...row, job_id: job.id }, job);
   }
 
@@ -113,7 +118,12 @@ export class ExportsService {
     if (FINAL.has(row.state as ExportState) || !row.job_id) return this.toExport(row, null);
     const job = await this.kernel.jobs.get(row.job_id);
     if (job && (job.state === 'failed' || job.state === 'cancelled')) {
-      const patch = { state: job.state, error_code: job.error?.code ?? null, error_message: job.error?.message ?? null, finished_at: job.finishedAt ?? this.kernel.now() };
+      const patch = {
+        state: job.state,
+        error_code: job.error?.code ?? null,
+        error_message: job.error?.message ?? null,
+        finished_at: job.finishedAt ?? this.kernel.now(),
+      };
       await this.db.updateTable('exports').set(patch).where('id', '=', row.id).where('state', 'in', ['queued', 'running']).execute();
       return this.toExport({ ...row, ...patch }, job);
     }
@@ -158,7 +168,9 @@ export class ExportsService {
     const expired = exp.state === 'expired' || (exp.expiresAt !== null && exp.expiresAt <= this.kernel.now());
     if (expired) throw new AppError('EXPORT_EXPIRED', { params: { expiredAt: exp.expiresAt } });
     if (exp.state !== 'ready') throw new AppError('EXPORT_NOT_READY', { params: { state: exp.state } });
-    const opened = row.file_key ? await this.kernel.files.open(row.file_key).then((o) => o && { stream: o.stream, size: o.file.size }) : await this.legacyOpen(row);
+    const opened = row.file_key
+      ? await this.kernel.files.open(row.file_key).then((o) => o && { stream: o.stream, size: o.file.size })
+      : await this.legacyOpen(row);
     if (!opened) throw new AppError('EXPORT_EXPIRED', { message: 'The export file is no longer kept.' });
     return { stream: opened.stream, size: opened.size, name: exp.fileName!, format: row.format };
   }
@@ -188,7 +200,11 @@ export class ExportsService {
     const ids = [...new Set(files.map((f) => exportIdOfKey(f.key)))];
     const live = new Map<string, { state: string; fileKey: string | null }>();
     for (let i = 0; i < ids.length; i += 500) {
-      const rows = await this.db.selectFrom('exports').select(['id', 'state', 'file_key']).where('id', 'in', ids.slice(i, i + 500)).execute();
+      const rows = await this.db
+        .selectFrom('exports')
+        .select(['id', 'state', 'file_key'])
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute();
       for (const r of rows) live.set(r.id, { state: r.state, fileKey: r.file_key ?? null });
     }
     let removed = due.length;
@@ -206,3 +222,6 @@ export class ExportsService {
     if (path) rmSync(path, { force: true });
   }
 }
+
+/** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
+export const exportsServiceRef = defineServiceRef<ExportsService>('exports');

@@ -1,7 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
-import type { Migration } from '../../kernel/plugin/manifest.js';
-import { rerunnableColumn, rerunnableIndex } from '../../kernel/meta/rerunnable.js';
+import { type KernelTables, type MetaDb, type Migration, rerunnableColumn, rerunnableIndex } from '../../kernel/api.js';
 
 /**
  * One row per export. The file lives in the kernel's file store under `file_key`; the row outlives it
@@ -78,7 +76,12 @@ export const exportsMigrations: Migration[] = [
     name: '0002_exports_formula_safe',
     async up(db) {
       // Exports made before this were raw. A rerun on MySQL meets the column it added (1060).
-      await rerunnableColumn(db.schema.alterTable('exports').addColumn('formula_safe', 'integer', (c) => c.notNull().defaultTo(0)).execute());
+      await rerunnableColumn(
+        db.schema
+          .alterTable('exports')
+          .addColumn('formula_safe', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute(),
+      );
     },
   },
   {

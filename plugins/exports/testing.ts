@@ -12,7 +12,7 @@ import { openDatabase } from '../../test/fixtures/schema/open.js';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { createTempDatabase } from '../../test/helpers/databases.js';
 import { firstPartyPlugins } from '../index.js';
-import type { ExportsService } from './service.js';
+import { exportsServiceRef } from './service.js';
 
 export interface Source {
   dialect: FixtureDialect;
@@ -110,7 +110,11 @@ export async function insertPeople(source: Source, rows: Person[]): Promise<void
     seen_at: p.seen_at && source.dialect === 'mysql' ? p.seen_at.replace('T', ' ') : p.seen_at,
     meta: p.meta === null ? null : JSON.stringify(p.meta),
   }));
-  for (let i = 0; i < values.length; i += 500) await db.insertInto('people').values(values.slice(i, i + 500)).execute();
+  for (let i = 0; i < values.length; i += 500)
+    await db
+      .insertInto('people')
+      .values(values.slice(i, i + 500))
+      .execute();
 }
 
 /** Registers the source as a connection and introspects it; answers the connection id. */
@@ -161,7 +165,7 @@ export const sweepProbe = definePlugin({
       summary: 'Run the export sweep',
       permission: 'exports-probe.sweep',
       schema: { body: z.strictObject({}), response: { 200: dataOf(z.strictObject({ removed: z.number() })) } },
-      handler: async ({ kernel }) => ({ data: { removed: await kernel.plugin<ExportsService>('exports').sweep() } }),
+      handler: async ({ kernel }) => ({ data: { removed: await kernel.plugin(exportsServiceRef).sweep() } }),
     }),
   ],
 });

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { SIGNED_IN, reply, route } from '../../kernel/contract/route.js';
-import { dataOf } from '../../kernel/contract/shapes.js';
-import { LICENSE, PRODUCT_NAME } from '../../kernel/version.js';
+import { dataOf, LICENSE, PRODUCT_NAME, reply, route, SIGNED_IN } from '../../kernel/api.js';
 import { checkForUpdate } from './update-check.js';
 
 const liveness = z.strictObject({ ok: z.literal(true), version: z.string(), uptime: z.number().min(0) }).meta({ id: 'Liveness' });
@@ -12,7 +10,10 @@ const readiness = z
     checks: z.strictObject({
       meta: z.enum(['ok', 'unreachable', 'not-configured']),
       // Present only when not fine, so the seed's shape is what a healthy instance answers (decisions K43, K44).
-      storage: z.literal('full').optional().describe('Present while storage was seen full (a write answered 503 STORAGE_FULL), until a write succeeds or 30 s pass.'),
+      storage: z
+        .literal('full')
+        .optional()
+        .describe('Present while storage was seen full (a write answered 503 STORAGE_FULL), until a write succeeds or 30 s pass.'),
       server: z.literal('draining').optional().describe('Present while the process drains before it exits (SIGTERM/SIGINT).'),
     }),
   })

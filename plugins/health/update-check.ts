@@ -1,4 +1,4 @@
-import type { Kernel } from '../../kernel/kernel-services.js';
+import type { Kernel } from '../../kernel/api.js';
 
 export interface UpdateCheck {
   checked: boolean;

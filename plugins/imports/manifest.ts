@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { IMPORT_ERRORS } from './errors.js';
 import { importRoutes } from './routes.js';
 import { runImport, type ImportPayload } from './run.js';
-import { IMPORT_JOB, IMPORTS_ADMIN, IMPORTS_RUN, ImportsService } from './service.js';
+import { importsServiceRef, IMPORT_JOB, IMPORTS_ADMIN, IMPORTS_RUN, ImportsService } from './service.js';
 import { importsMigrations } from './tables.js';
 
 const SWEEP_EVERY_MS = 10 * 60_000;
@@ -26,7 +26,7 @@ export default definePlugin<ImportsService>({
       permission: IMPORTS_ADMIN,
       description: 'Imports one uploaded file into a table.',
       schema: z.strictObject({ importId: z.string().min(1).max(64) }),
-      handler: (ctx) => runImport(ctx as never, ctx.kernel.plugin<ImportsService>('imports')),
+      handler: (ctx) => runImport(ctx as never, ctx.kernel.plugin(importsServiceRef)),
     },
   },
   setup: (kernel) => {

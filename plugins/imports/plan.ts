@@ -1,4 +1,4 @@
-import type { ErrorIssue } from '../../kernel/errors.js';
+import type { ErrorIssue } from '../../kernel/api.js';
 import type { Column } from '../../engine/schema/model.js';
 import type { EffectiveTable } from '../schema/provides.js';
 
@@ -21,7 +21,13 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((
  * Every NOT NULL column without a default (nor filled by the database) must be mapped; an
  * upsert key must be mapped and be the primary key or a unique constraint.
  */
-export function planImport(table: EffectiveTable, sourceColumns: string[], writable: (column: string) => boolean, input: MappingInput, issues: ErrorIssue[]): ImportPlan {
+export function planImport(
+  table: EffectiveTable,
+  sourceColumns: string[],
+  writable: (column: string) => boolean,
+  input: MappingInput,
+  issues: ErrorIssue[],
+): ImportPlan {
   const byName = new Map(table.columns.map((c) => [c.name, c]));
   const pairs: Array<[string, Column]> = [];
   const targets = new Set<string>();
@@ -44,12 +50,14 @@ export function planImport(table: EffectiveTable, sourceColumns: string[], writa
   }
   if (pairs.length === 0 && issues.length === 0) issues.push({ path: 'body.mapping', code: 'empty_mapping', message: 'Map at least one column.' });
   const missing = table.columns.filter((c) => !c.nullable && c.default === null && !c.autoIncrement && !c.generated && !targets.has(c.name));
-  if (missing.length && pairs.length) issues.push({ path: 'body.mapping', code: 'required_columns', message: `Required columns are not mapped: ${missing.map((c) => c.name).join(', ')}.` });
+  if (missing.length && pairs.length)
+    issues.push({ path: 'body.mapping', code: 'required_columns', message: `Required columns are not mapped: ${missing.map((c) => c.name).join(', ')}.` });
   const key = input.upsertKey ?? [];
   if (input.mode === 'upsert') {
     const candidates = [table.primaryKey?.columns ?? [], ...table.uniques.map((u) => u.columns)].filter((k) => k.length);
     if (!key.length) issues.push({ path: 'body.upsertKey', code: 'required', message: 'An upsert needs the key its rows are matched on.' });
-    else if (!candidates.some((k) => sameSet(k, key))) issues.push({ path: 'body.upsertKey', code: 'not_a_key', message: 'The key must be the primary key or a unique constraint of the table.' });
+    else if (!candidates.some((k) => sameSet(k, key)))
+      issues.push({ path: 'body.upsertKey', code: 'not_a_key', message: 'The key must be the primary key or a unique constraint of the table.' });
     else if (!key.every((k) => targets.has(k))) issues.push({ path: 'body.upsertKey', code: 'key_not_mapped', message: 'Every key column must be mapped.' });
   } else if (input.upsertKey) {
     issues.push({ path: 'body.upsertKey', code: 'not_upsert', message: 'Only an upsert takes a key.' });

@@ -1,8 +1,7 @@
 import { createReadStream, createWriteStream, rmSync } from 'node:fs';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { FileStore, StoredFile } from '../../kernel/files/types.js';
-import { newId } from '../../kernel/ids.js';
+import { type FileStore, newId, type StoredFile } from '../../kernel/api.js';
 import { attemptReportKey, reportPrefix, reportSegmentKey, segmentAttempt, segmentOffset } from './files.js';
 
 /**

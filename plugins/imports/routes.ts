@@ -1,14 +1,23 @@
 import { z } from 'zod';
-import { HANDLED, noBody, rawResponse, reply, route } from '../../kernel/contract/route.js';
-import { cursorField, encodeCursor } from '../../kernel/contract/cursor.js';
-import { dataOf, listQuery } from '../../kernel/contract/shapes.js';
-import { AppError } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import { multipartBodyError, multipartFile } from '../../kernel/http/multipart.js';
+import {
+  AppError,
+  cursorField,
+  dataOf,
+  encodeCursor,
+  HANDLED,
+  type Kernel,
+  listQuery,
+  multipartBodyError,
+  multipartFile,
+  noBody,
+  rawResponse,
+  reply,
+  route,
+} from '../../kernel/api.js';
 import { createImportBody, idParams, importBody, importSchema, uploadBody } from './schemas.js';
-import { DEFAULT_MAX_UPLOAD_BYTES, IMPORTS_RUN, type ImportsService } from './service.js';
+import { importsServiceRef, DEFAULT_MAX_UPLOAD_BYTES, IMPORTS_RUN } from './service.js';
 
-const service = (kernel: Kernel) => kernel.plugin<ImportsService>('imports');
+const service = (kernel: Kernel) => kernel.plugin(importsServiceRef);
 const tags = ['Imports'];
 export const UPLOAD_URL = '/imports/upload';
 
@@ -21,7 +30,7 @@ export const importRoutes = [
       'multipart/form-data with one file part. The size limit is the `imports` setting `maxUploadBytes`, else `SVC_IMPORT_MAX_BYTES`, else 50 MiB (413 PAYLOAD_TOO_LARGE beyond). ' +
       'The format is detected from the content; the answer lists the columns with a guessed type, the first rows and the record count. ' +
       'CSV: UTF-8, header row, delimiter , ; tab or |. JSON: an array of objects, or JSON lines. XLSX: the first sheet, header row; 413 IMPORT_UNPACKED_TOO_LARGE when it unpacks beyond the limits ' +
-      '(`SVC_IMPORT_MAX_UNPACKED_BYTES`, 128 MiB of shared strings, 1,048,576 rows, 16,384 columns, the reader\'s memory; `params.what` names the limit). ' +
+      "(`SVC_IMPORT_MAX_UNPACKED_BYTES`, 128 MiB of shared strings, 1,048,576 rows, 16,384 columns, the reader's memory; `params.what` names the limit). " +
       'A multipart body without a usable boundary answers 400 MULTIPART_MALFORMED. Uploads expire after 24 h.',
     permission: IMPORTS_RUN,
     tags,
@@ -34,10 +43,15 @@ export const importRoutes = [
       if (!part) throw new AppError('VALIDATION_FAILED', { issues: [{ path: 'body.file', code: 'required', message: 'No file part in the form.' }] });
       try {
         const upload = await service(kernel).upload(principal!, part.filename || 'upload', part.file, limit);
-        audit({ action: 'imports.upload', target: { type: 'import-upload', id: upload.id }, diff: { fileName: upload.fileName, format: upload.format, size: upload.size, rowCount: upload.rowCount } });
+        audit({
+          action: 'imports.upload',
+          target: { type: 'import-upload', id: upload.id },
+          diff: { fileName: upload.fileName, format: upload.format, size: upload.size, rowCount: upload.rowCount },
+        });
         return reply(201, { data: { upload } });
       } catch (err) {
-        if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new AppError('PAYLOAD_TOO_LARGE', { message: `The file is larger than ${limit} bytes.`, params: { limit } });
+        if ((err as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE')
+          throw new AppError('PAYLOAD_TOO_LARGE', { message: `The file is larger than ${limit} bytes.`, params: { limit } });
         // The file's stream failed: the body broke off or left its boundary (a disk error passes through).
         if (part.file.errored) throw multipartBodyError(err);
         throw err;
@@ -73,7 +87,20 @@ export const importRoutes = [
     schema: { body: createImportBody, response: { 201: importBody } },
     handler: async ({ kernel, body, principal, audit }) => {
       const imp = await service(kernel).create(principal!, body);
-      audit({ action: 'imports.create', target: { type: 'import', id: imp.id }, diff: { uploadId: imp.uploadId, connectionId: imp.connectionId, table: imp.table, mapping: imp.mapping, mode: imp.mode, upsertKey: imp.upsertKey, atomic: imp.atomic, dryRun: imp.dryRun } });
+      audit({
+        action: 'imports.create',
+        target: { type: 'import', id: imp.id },
+        diff: {
+          uploadId: imp.uploadId,
+          connectionId: imp.connectionId,
+          table: imp.table,
+          mapping: imp.mapping,
+          mode: imp.mode,
+          upsertKey: imp.upsertKey,
+          atomic: imp.atomic,
+          dryRun: imp.dryRun,
+        },
+      });
       return reply(201, { data: { import: imp } });
     },
   }),
@@ -88,7 +115,11 @@ export const importRoutes = [
     handler: async ({ kernel, params, principal, audit }) => {
       const s = service(kernel);
       const imp = await s.run(principal!, await s.visible(principal!, params.id));
-      audit({ action: imp.dryRun ? 'imports.dry-run' : 'imports.run', target: { type: 'import', id: imp.id }, diff: { connectionId: imp.connectionId, table: imp.table, jobId: imp.jobId } });
+      audit({
+        action: imp.dryRun ? 'imports.dry-run' : 'imports.run',
+        target: { type: 'import', id: imp.id },
+        diff: { connectionId: imp.connectionId, table: imp.table, jobId: imp.jobId },
+      });
       return reply(202, { data: { import: imp } });
     },
   }),
@@ -108,7 +139,8 @@ export const importRoutes = [
     method: 'GET',
     url: '/imports/:id/error-report',
     summary: 'The refused records as CSV: line, reason, then the source columns',
-    description: '`line` is the line of the CSV file (of its header-counted lines), the record position in a JSON array, the line of JSON lines, or the sheet row of XLSX. 409 IMPORT_NO_REPORT before the run started.',
+    description:
+      '`line` is the line of the CSV file (of its header-counted lines), the record position in a JSON array, the line of JSON lines, or the sheet row of XLSX. 409 IMPORT_NO_REPORT before the run started.',
     permission: IMPORTS_RUN,
     tags,
     schema: { params: idParams, response: { 200: rawResponse('text/csv', 'line,reason,<source columns…>; a header only when nothing was refused.') } },

@@ -2,13 +2,10 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ControlledTransaction, Kysely } from 'kysely';
 import type pg from 'pg';
-import type { ErrorIssue } from '../../kernel/errors.js';
+import { attemptOf, type ErrorIssue, type JobContext, JobError } from '../../kernel/api.js';
 import { hasPgClient, withPgClient } from '../../engine/sources/index.js';
-import { JobError } from '../../kernel/jobs/errors.js';
-import { attemptOf } from '../../kernel/jobs/fence.js';
-import type { JobContext } from '../../kernel/jobs/types.js';
-import type { ConnectionsProvides } from '../connections/provides.js';
-import type { SchemaProvides } from '../schema/provides.js';
+import { connectionsRef } from '../connections/provides.js';
+import { schemaRef } from '../schema/provides.js';
 import { recordConverter } from './convert.js';
 import type { DetectedColumn } from './detect.js';
 import { planImport } from './plan.js';
@@ -73,7 +70,7 @@ async function importWith(ctx: JobContext<ImportPayload>, service: ImportsServic
   if (row.state !== 'queued' && row.state !== 'running') throw new JobError('IMPORT_FINISHED', `The import is already ${row.state}.`, false);
   const upload = await service.db.selectFrom('import_uploads').selectAll().where('id', '=', row.upload_id).executeTakeFirst();
   if (!upload) throw new JobError('IMPORT_UPLOAD_EXPIRED', 'The upload is gone; upload the file again.', false);
-  const table = await kernel.plugin<SchemaProvides>('schema').table(row.connection_id, row.table_ref);
+  const table = await kernel.plugin(schemaRef).table(row.connection_id, row.table_ref);
   if (!table) throw new JobError('IMPORT_TABLE_GONE', 'The table is no longer in the connection schema.', false);
   const sourceColumns = (JSON.parse(upload.columns) as DetectedColumn[]).map((c) => c.name);
   const issues: ErrorIssue[] = [];
@@ -87,7 +84,7 @@ async function importWith(ctx: JobContext<ImportPayload>, service: ImportsServic
   );
   if (issues.length)
     throw new JobError('IMPORT_SCHEMA_CHANGED', `The table changed since the import was set up: ${issues.map((i) => i.message).join(' ')}`, false);
-  const { db, info } = await kernel.plugin<ConnectionsProvides>('connections').source(row.connection_id);
+  const { db, info } = await kernel.plugin(connectionsRef).source(row.connection_id);
 
   const atomic = Boolean(Number(row.atomic));
   const dryRun = Boolean(Number(row.dry_run));

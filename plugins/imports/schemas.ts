@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf } from '../../kernel/contract/shapes.js';
+import { dataOf } from '../../kernel/api.js';
 import { GUESSED_TYPES } from './detect.js';
 import { UPLOAD_FORMATS } from './sources/index.js';
 
@@ -7,7 +7,11 @@ export const uploadSchema = z
   .strictObject({
     id: z.string(),
     fileName: z.string(),
-    format: z.enum(UPLOAD_FORMATS).meta({ description: 'Detected from the content: XLSX by its zip signature, JSON (an array of objects, or JSON lines) by its first character, else CSV.' }),
+    format: z
+      .enum(UPLOAD_FORMATS)
+      .meta({
+        description: 'Detected from the content: XLSX by its zip signature, JSON (an array of objects, or JSON lines) by its first character, else CSV.',
+      }),
     size: z.number().int(),
     delimiter: z.string().nullable().meta({ description: 'CSV: the delimiter found on the header line (, ; tab |).' }),
     columns: z.array(z.strictObject({ name: z.string(), type: z.enum(GUESSED_TYPES), empty: z.number().int() })),
@@ -62,10 +66,24 @@ export const createImportBody = z.strictObject({
     .refine((m) => Object.keys(m).length <= 1000, 'At most 1000 columns.')
     .meta({ description: '{<source column>: <table column> | null}; null (or leaving a column out) skips it.' }),
   mode: z.enum(['insert', 'upsert']).default('insert'),
-  upsertKey: z.array(z.string().min(1).max(255)).min(1).max(32).optional().meta({ description: 'Upsert: table columns forming the primary key or a unique constraint.' }),
-  atomic: z.boolean().default(true).meta({ description: 'true: all rows or none (one transaction; any refused row fails the import). false: a transaction per batch; refused rows are skipped and listed.' }),
+  upsertKey: z
+    .array(z.string().min(1).max(255))
+    .min(1)
+    .max(32)
+    .optional()
+    .meta({ description: 'Upsert: table columns forming the primary key or a unique constraint.' }),
+  atomic: z
+    .boolean()
+    .default(true)
+    .meta({
+      description:
+        'true: all rows or none (one transaction; any refused row fails the import). false: a transaction per batch; refused rows are skipped and listed.',
+    }),
   batchSize: z.number().int().min(1).max(10_000).default(1000),
-  dryRun: z.boolean().default(false).meta({ description: 'Validate every row, in a transaction that is rolled back: counts and the error report, nothing written.' }),
+  dryRun: z
+    .boolean()
+    .default(false)
+    .meta({ description: 'Validate every row, in a transaction that is rolled back: counts and the error report, nothing written.' }),
 });
 export type CreateImport = z.infer<typeof createImportBody>;
 

@@ -2,23 +2,31 @@ import { createReadStream, createWriteStream, mkdirSync, readdirSync, rmSync, st
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AppError, type ErrorIssue } from '../../kernel/errors.js';
-import { newId } from '../../kernel/ids.js';
-import { ownedBy, ownedPage } from '../../kernel/identity/owned.js';
-import { ownerOf, type Principal } from '../../kernel/identity/principal.js';
-import { JobError } from '../../kernel/jobs/errors.js';
-import { attemptHolds, stillHolds, type Attempt } from '../../kernel/jobs/fence.js';
-import type { Job } from '../../kernel/jobs/types.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import type { ConnectionsProvides } from '../connections/provides.js';
-import type { SchemaProvides } from '../schema/provides.js';
+import {
+  defineServiceRef,
+  AppError,
+  type Attempt,
+  attemptHolds,
+  type ErrorIssue,
+  grantAllows,
+  type Job,
+  JobError,
+  type Kernel,
+  newId,
+  ownedBy,
+  ownedPage,
+  ownerOf,
+  type Principal,
+  stillHolds,
+} from '../../kernel/api.js';
+import { connectionsRef } from '../connections/provides.js';
+import { schemaRef } from '../schema/provides.js';
 import { scanUpload, type DetectedColumn } from './detect.js';
 import { DEFAULT_XLSX_LIMITS, type XlsxLimits } from './sources/xlsx.js';
 import { REPORTS_PREFIX, uploadKey, workDir } from './files.js';
 import { StoredReport } from './report-store.js';
 import { planImport } from './plan.js';
 import type { CreateImport, Import, ImportState, Upload } from './schemas.js';
-import { grantAllows } from '../../kernel/identity/permissions.js';
 import { importsDb, type ImportRow, type ImportsDb, type UploadRow } from './tables.js';
 
 export const IMPORT_JOB = 'import.run';
@@ -43,7 +51,8 @@ export class ImportsService {
   private async settings(): Promise<{ maxUploadBytes: number; retentionMs: number }> {
     const s = await this.kernel.settings.get<{ maxUploadBytes?: number; retentionHours?: number }>(SETTINGS_KEY).catch(() => null);
     // The stored setting wins; then the operator's SVC_IMPORT_MAX_BYTES; then 50 MiB.
-    const max = typeof s?.maxUploadBytes === 'number' && s.maxUploadBytes > 0 ? s.maxUploadBytes : (this.kernel.config.importMaxBytes ?? DEFAULT_MAX_UPLOAD_BYTES);
+    const max =
+      typeof s?.maxUploadBytes === 'number' && s.maxUploadBytes > 0 ? s.maxUploadBytes : (this.kernel.config.importMaxBytes ?? DEFAULT_MAX_UPLOAD_BYTES);
     const hours = typeof s?.retentionHours === 'number' && s.retentionHours > 0 ? s.retentionHours : DEFAULT_RETENTION_HOURS;
     return { maxUploadBytes: max, retentionMs: hours * 3600_000 };
   }
@@ -55,7 +64,12 @@ export class ImportsService {
   /** The operator's caps on what an XLSX may unpack to (SVC_IMPORT_MAX_UNPACKED_BYTES, SVC_IMPORT_WORKER_MEMORY_MB). */
   xlsxLimits(): XlsxLimits {
     const { maxUnpackedBytes, workerMemoryMb } = this.kernel.config.importXlsx;
-    return { ...DEFAULT_XLSX_LIMITS, maxUnpackedBytes, maxSharedStringsBytes: Math.min(DEFAULT_XLSX_LIMITS.maxSharedStringsBytes, maxUnpackedBytes), workerMemoryMb };
+    return {
+      ...DEFAULT_XLSX_LIMITS,
+      maxUnpackedBytes,
+      maxSharedStringsBytes: Math.min(DEFAULT_XLSX_LIMITS.maxSharedStringsBytes, maxUnpackedBytes),
+      workerMemoryMb,
+    };
   }
 
   /** This machine's scratch folder (uploads being scanned, copies being imported, reports being appended). */
@@ -113,7 +127,8 @@ export class ImportsService {
     try {
       await pipeline(file, createWriteStream(path));
       // busboy stops at the limit and marks the stream truncated rather than failing it.
-      if ((file as Readable & { truncated?: boolean }).truncated) throw new AppError('PAYLOAD_TOO_LARGE', { message: `The file is larger than ${limit} bytes.`, params: { limit } });
+      if ((file as Readable & { truncated?: boolean }).truncated)
+        throw new AppError('PAYLOAD_TOO_LARGE', { message: `The file is larger than ${limit} bytes.`, params: { limit } });
       const scan = await scanUpload(path, { xlsxLimits: this.xlsxLimits() }).catch((err: Error) => {
         if (err instanceof AppError) throw err;
         throw new AppError('IMPORT_UNREADABLE', { message: `The file could not be read: ${err.message.slice(0, 200)}` });
@@ -163,11 +178,16 @@ export class ImportsService {
   /** Checks the mapping against the upload, the table and the caller's data.write grant, and stores the import (not yet run). */
   async create(principal: Principal, body: CreateImport): Promise<Import> {
     const upload = await this.uploadOf(principal, body.uploadId);
-    const info = await this.kernel.plugin<ConnectionsProvides>('connections').info(body.connectionId);
+    const info = await this.kernel.plugin(connectionsRef).info(body.connectionId);
     if (info.readOnly) throw new AppError('CONFLICT', { message: 'The connection is read-only.', params: { reason: 'read-only-connection' } });
-    const table = await this.kernel.plugin<SchemaProvides>('schema').table(body.connectionId, body.table);
-    if (!table) throw new AppError('NOT_FOUND', { message: 'The connection has no table of this ref (introspect it again if it is new).', params: { table: body.table } });
-    if (table.kind !== 'table') throw new AppError('VALIDATION_FAILED', { issues: [{ path: 'body.table', code: 'not_a_table', message: 'Rows are imported into tables, not views.' }] });
+    const table = await this.kernel.plugin(schemaRef).table(body.connectionId, body.table);
+    if (!table)
+      throw new AppError('NOT_FOUND', {
+        message: 'The connection has no table of this ref (introspect it again if it is new).',
+        params: { table: body.table },
+      });
+    if (table.kind !== 'table')
+      throw new AppError('VALIDATION_FAILED', { issues: [{ path: 'body.table', code: 'not_a_table', message: 'Rows are imported into tables, not views.' }] });
     const scope = principal.permissions.grantOn(DATA_WRITE, body.connectionId, table.ref);
     if (scope === null) throw new AppError('FORBIDDEN', { params: { permission: DATA_WRITE, connectionId: body.connectionId, table: table.ref } });
     const issues: ErrorIssue[] = [];
@@ -212,13 +232,22 @@ export class ImportsService {
   async run(principal: Principal, row: ImportRow): Promise<Import> {
     await this.uploadOf(principal, row.upload_id);
     // The state and job_id in the job's own transaction: a worker never meets the job without them (J2).
-    const job = await this.kernel.jobs.enqueue(IMPORT_JOB, { importId: row.id }, {
-      createdBy: principal.userId,
-      alongside: async (j, trx) => {
-        const res = await importsDb(trx).updateTable('imports').set({ state: 'queued', job_id: j.id }).where('id', '=', row.id).where('state', '=', 'created').executeTakeFirst();
-        if (Number(res.numUpdatedRows) === 0) throw new AppError('IMPORT_NOT_RUNNABLE', { params: { state: row.state } });
+    const job = await this.kernel.jobs.enqueue(
+      IMPORT_JOB,
+      { importId: row.id },
+      {
+        createdBy: principal.userId,
+        alongside: async (j, trx) => {
+          const res = await importsDb(trx)
+            .updateTable('imports')
+            .set({ state: 'queued', job_id: j.id })
+            .where('id', '=', row.id)
+            .where('state', '=', 'created')
+            .executeTakeFirst();
+          if (Number(res.numUpdatedRows) === 0) throw new AppError('IMPORT_NOT_RUNNABLE', { params: { state: row.state } });
+        },
       },
-    });
+    );
     return this.toImport({ ...row, state: 'queued', job_id: job.id }, job);
   }
 
@@ -233,7 +262,12 @@ export class ImportsService {
     if (job && FINAL.has(job.state)) {
       const fresh = (await this.db.selectFrom('imports').selectAll().where('id', '=', row.id).executeTakeFirst()) ?? row;
       if (FINAL.has(fresh.state as ImportState)) return this.toImport(fresh, job);
-      const patch = { state: job.state, error_code: job.error?.code ?? null, error_message: job.error?.message ?? null, finished_at: job.finishedAt ?? this.kernel.now() };
+      const patch = {
+        state: job.state,
+        error_code: job.error?.code ?? null,
+        error_message: job.error?.message ?? null,
+        finished_at: job.finishedAt ?? this.kernel.now(),
+      };
       await this.db.updateTable('imports').set(patch).where('id', '=', row.id).where('state', 'in', ['queued', 'running']).execute();
       return this.toImport({ ...fresh, ...patch }, job);
     }
@@ -283,9 +317,14 @@ export class ImportsService {
     const ids = [...new Set((await this.kernel.files.list(REPORTS_PREFIX)).map((f) => f.key.slice(REPORTS_PREFIX.length).split('/')[0]!))];
     const kept = new Map<string, { finished: boolean; reportKey: string | null }>();
     for (let i = 0; i < ids.length; i += 500) {
-      const rows = await this.db.selectFrom('imports').select(['id', 'state', 'finished_at', 'report_key']).where('id', 'in', ids.slice(i, i + 500)).execute();
+      const rows = await this.db
+        .selectFrom('imports')
+        .select(['id', 'state', 'finished_at', 'report_key'])
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute();
       for (const r of rows)
-        if (r.finished_at === null || Number(r.finished_at) >= now - retentionMs) kept.set(r.id, { finished: FINAL.has(r.state as ImportState), reportKey: r.report_key ?? null });
+        if (r.finished_at === null || Number(r.finished_at) >= now - retentionMs)
+          kept.set(r.id, { finished: FINAL.has(r.state as ImportState), reportKey: r.report_key ?? null });
     }
     let removed = this.sweepScratch(now);
     for (const id of ids) {
@@ -346,3 +385,6 @@ export function toUpload(row: UploadRow): Upload {
     expiresAt: Number(row.expires_at),
   };
 }
+
+/** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
+export const importsServiceRef = defineServiceRef<ImportsService>('imports');

@@ -1,7 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
-import type { Migration } from '../../kernel/plugin/manifest.js';
-import { rerunnableColumn, rerunnableIndex } from '../../kernel/meta/rerunnable.js';
+import { type KernelTables, type MetaDb, type Migration, rerunnableColumn, rerunnableIndex } from '../../kernel/api.js';
 
 /**
  * An upload is a file in the kernel's file store (IM8) and a row of what its scan found (format,

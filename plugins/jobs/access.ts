@@ -1,5 +1,4 @@
-import type { Principal } from '../../kernel/identity/principal.js';
-import type { DeclaredJobKind, Job } from '../../kernel/jobs/types.js';
+import type { DeclaredJobKind, Job, Principal } from '../../kernel/api.js';
 
 /** The kinds whose permission the caller holds: it sees (and may cancel) every job of those. */
 export function permittedKinds(principal: Principal, declared: ReadonlyMap<string, DeclaredJobKind>): string[] {

@@ -1,8 +1,4 @@
-import type { Principal } from '../../kernel/identity/principal.js';
-import { rowToJob } from '../../kernel/jobs/rows.js';
-import { toJobView, type JobView } from '../../kernel/jobs/schema.js';
-import type { DeclaredJobKind } from '../../kernel/jobs/types.js';
-import type { MetaDb } from '../../kernel/meta/types.js';
+import { type DeclaredJobKind, type JobView, type MetaDb, type Principal, rowToJob, toJobView } from '../../kernel/api.js';
 import { permittedKinds } from './access.js';
 import type { JobListQuery } from './schemas.js';
 

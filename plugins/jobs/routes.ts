@@ -1,10 +1,4 @@
-import { noBody, reply, route } from '../../kernel/contract/route.js';
-import { errorEnvelopeSchema } from '../../kernel/contract/shapes.js';
-import { AppError } from '../../kernel/errors.js';
-import type { Principal } from '../../kernel/identity/principal.js';
-import { toJobView } from '../../kernel/jobs/schema.js';
-import type { Job } from '../../kernel/jobs/types.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
+import { AppError, errorEnvelopeSchema, type Job, type Kernel, noBody, type Principal, reply, route, toJobView } from '../../kernel/api.js';
 import { canSee } from './access.js';
 import { listJobs } from './query.js';
 import { enqueueBody, jobData, jobIdParams, jobListData, jobListQuery } from './schemas.js';

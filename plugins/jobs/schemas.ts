@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { dataOf } from '../../kernel/contract/shapes.js';
-import { JOB_STATES, jobSchema } from '../../kernel/jobs/schema.js';
+import { dataOf, JOB_STATES, jobSchema } from '../../kernel/api.js';
 
 /** Ids are 26 Crockford base32 characters (K12); a cursor is the last id of the page before. */
 const idField = z.string().regex(/^[0-9a-hjkmnp-tv-z]{26}$/, 'Not a job id');

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { meRoutes } from './routes.js';
 import { MeService } from './service.js';
 import { meMigrations } from './tables.js';

@@ -1,6 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
-import type { MetaDb } from '../../kernel/meta/types.js';
-import { toNotification, type Notification } from '../../kernel/notifications.js';
+import { AppError, type MetaDb, type Notification, toNotification } from '../../kernel/api.js';
 
 export interface NotificationPage {
   notifications: Notification[];
@@ -33,8 +31,16 @@ export class MyNotifications {
     if (opts.cursor) q = q.where('id', '<', opts.cursor);
     if (opts.unread) q = q.where('read_at', 'is', null);
     const [rows, unread] = await Promise.all([
-      q.orderBy('id', 'desc').limit(opts.limit + 1).execute(),
-      this.db.selectFrom('notifications').select((eb) => eb.fn.countAll<string | number>().as('n')).where('user_id', '=', userId).where('read_at', 'is', null).executeTakeFirstOrThrow(),
+      q
+        .orderBy('id', 'desc')
+        .limit(opts.limit + 1)
+        .execute(),
+      this.db
+        .selectFrom('notifications')
+        .select((eb) => eb.fn.countAll<string | number>().as('n'))
+        .where('user_id', '=', userId)
+        .where('read_at', 'is', null)
+        .executeTakeFirstOrThrow(),
     ]);
     const page = rows.slice(0, opts.limit);
     return {
@@ -46,7 +52,13 @@ export class MyNotifications {
 
   /** Idempotent: a notification read earlier keeps its first read time. Someone else's is not found. */
   async markRead(userId: string, id: string): Promise<Notification> {
-    await this.db.updateTable('notifications').set({ read_at: this.now() }).where('id', '=', id).where('user_id', '=', userId).where('read_at', 'is', null).execute();
+    await this.db
+      .updateTable('notifications')
+      .set({ read_at: this.now() })
+      .where('id', '=', id)
+      .where('user_id', '=', userId)
+      .where('read_at', 'is', null)
+      .execute();
     const row = await this.db.selectFrom('notifications').selectAll().where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
     if (!row) throw new AppError('NOT_FOUND');
     return toNotification(row);
@@ -54,7 +66,12 @@ export class MyNotifications {
 
   /** How many were unread and are now read. */
   async markAllRead(userId: string): Promise<number> {
-    const res = await this.db.updateTable('notifications').set({ read_at: this.now() }).where('user_id', '=', userId).where('read_at', 'is', null).executeTakeFirst();
+    const res = await this.db
+      .updateTable('notifications')
+      .set({ read_at: this.now() })
+      .where('user_id', '=', userId)
+      .where('read_at', 'is', null)
+      .executeTakeFirst();
     return Number(res.numUpdatedRows);
   }
 

@@ -1,4 +1,4 @@
-import { EMPTY_PREFS, PREF_KEYS, prefFields, resolvePrefs, type PrefKey, type Prefs, type ResolvedPrefs } from '../../kernel/identity/prefs.js';
+import { EMPTY_PREFS, PREF_KEYS, prefFields, type PrefKey, type Prefs, type ResolvedPrefs, resolvePrefs } from '../../kernel/api.js';
 import type { MeDb } from './tables.js';
 
 export interface PrefsView {
@@ -37,13 +37,24 @@ export class PrefsService {
     const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<Prefs>;
     if (Object.keys(changes).length > 0) {
       const now = this.now();
-      const updated = await this.db.updateTable('user_prefs').set({ ...changes, updated_at: now }).where('user_id', '=', userId).executeTakeFirst();
+      const updated = await this.db
+        .updateTable('user_prefs')
+        .set({ ...changes, updated_at: now })
+        .where('user_id', '=', userId)
+        .executeTakeFirst();
       if (Number(updated.numUpdatedRows) === 0) {
         try {
-          await this.db.insertInto('user_prefs').values({ user_id: userId, ...EMPTY_PREFS, ...changes, updated_at: now }).execute();
+          await this.db
+            .insertInto('user_prefs')
+            .values({ user_id: userId, ...EMPTY_PREFS, ...changes, updated_at: now })
+            .execute();
         } catch {
           // Another request inserted the row first.
-          await this.db.updateTable('user_prefs').set({ ...changes, updated_at: now }).where('user_id', '=', userId).execute();
+          await this.db
+            .updateTable('user_prefs')
+            .set({ ...changes, updated_at: now })
+            .where('user_id', '=', userId)
+            .execute();
         }
       }
     }

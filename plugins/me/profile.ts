@@ -1,8 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
-import { verifyPassword } from '../../kernel/identity/passwords.js';
-import { toUser, type User } from '../../kernel/identity/schemas.js';
-import type { MetaDb } from '../../kernel/meta/types.js';
-import type { PasswordGuard } from '../../kernel/identity/password-guard.js';
+import { AppError, type MetaDb, type PasswordGuard, toUser, type User, verifyPassword } from '../../kernel/api.js';
 
 export interface ProfilePatch {
   name?: string;

@@ -1,9 +1,5 @@
-import { SIGNED_IN, noBody, route } from '../../kernel/contract/route.js';
-import { errorEnvelopeSchema, okSchema } from '../../kernel/contract/shapes.js';
-import { AppError } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import { requireUser } from '../../kernel/identity/principal.js';
-import type { MeService } from './service.js';
+import { AppError, errorEnvelopeSchema, type Kernel, noBody, okSchema, requireUser, route, SIGNED_IN } from '../../kernel/api.js';
+import { meServiceRef } from './service.js';
 import {
   LAYOUT_BODY_LIMIT,
   layoutBody,
@@ -22,7 +18,7 @@ import {
   userData,
 } from './schemas.js';
 
-const me = (kernel: Kernel) => kernel.plugin<MeService>('me');
+const me = (kernel: Kernel) => kernel.plugin(meServiceRef);
 const SESSION_ONLY = 'Needs a signed-in user: an API key answers 403 SESSION_REQUIRED.';
 
 export const meRoutes = [
@@ -51,7 +47,8 @@ export const meRoutes = [
         return { data: { user: change.user } };
       } catch (err) {
         // A refused password is worth a trace even though the request fails.
-        if (err instanceof AppError && err.code === 'AUTH_INVALID_CREDENTIALS') await auditNow({ action: 'me.update.refused', target, diff: { reason: 'password' } });
+        if (err instanceof AppError && err.code === 'AUTH_INVALID_CREDENTIALS')
+          await auditNow({ action: 'me.update.refused', target, diff: { reason: 'password' } });
         throw err;
       }
     },

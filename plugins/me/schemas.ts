@@ -1,8 +1,15 @@
 import { z } from 'zod';
-import { dataOf } from '../../kernel/contract/shapes.js';
-import { prefFields, prefsSchema, resolvedPrefsSchema } from '../../kernel/identity/prefs.js';
-import { emailField, nameField, passwordField, userSchema } from '../../kernel/identity/schemas.js';
-import { notificationSchema } from '../../kernel/notifications.js';
+import {
+  dataOf,
+  emailField,
+  nameField,
+  notificationSchema,
+  passwordField,
+  prefFields,
+  prefsSchema,
+  resolvedPrefsSchema,
+  userSchema,
+} from '../../kernel/api.js';
 
 /** Ids are 26 Crockford base32 characters (K12); a cursor is the last id of the page before. */
 export const cursorField = z.string().regex(/^[0-9a-hjkmnp-tv-z]{26}$/, 'Not a cursor this API gave out');

@@ -1,10 +1,10 @@
-import type { Kernel } from '../../kernel/kernel-services.js';
-import type { SettingsService } from '../settings/manifest.js';
+import { defineServiceRef, type Kernel } from '../../kernel/api.js';
 import { LayoutService } from './layouts.js';
 import { MyNotifications } from './notifications.js';
 import { PrefsService } from './prefs.js';
 import { ProfileService } from './profile.js';
 import { meDb } from './tables.js';
+import { settingsRef } from '../settings/provides.js';
 
 /** What the me plugin provides: others may read a user's resolved preferences (mail locale, bootstrap). */
 export class MeService {
@@ -17,8 +17,11 @@ export class MeService {
     const now = () => kernel.now();
     const db = meDb(kernel.db);
     this.profile = new ProfileService(kernel.db, now, kernel.passwordGuard);
-    this.prefs = new PrefsService(db, () => kernel.plugin<SettingsService>('settings').defaults(), now);
+    this.prefs = new PrefsService(db, () => kernel.plugin(settingsRef).defaults(), now);
     this.notifications = new MyNotifications(kernel.db, now);
     this.layouts = new LayoutService(db, now);
   }
 }
+
+/** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
+export const meServiceRef = defineServiceRef<MeService>('me');

@@ -1,10 +1,17 @@
 import type { Kysely } from 'kysely';
-import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
-import type { Migration } from '../../kernel/plugin/manifest.js';
+import type { KernelTables, MetaDb, Migration } from '../../kernel/api.js';
 
 /** The me plugin's own tables; notifications and their prefs are the kernel's. */
 export type MeTables = {
-  user_prefs: { user_id: string; theme: string | null; accent: string | null; density: string | null; locale: string | null; dir: string | null; updated_at: number };
+  user_prefs: {
+    user_id: string;
+    theme: string | null;
+    accent: string | null;
+    density: string | null;
+    locale: string | null;
+    dir: string | null;
+    updated_at: number;
+  };
   user_layouts: { user_id: string; page_id: string; layout: string; updated_at: number };
 };
 

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { route } from '../../kernel/contract/route.js';
-import { dataOf } from '../../kernel/contract/shapes.js';
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { dataOf, definePlugin, route } from '../../kernel/api.js';
 
 export default definePlugin({
   name: 'meta',

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import type { PagesProvides } from './provides.js';
 import { PagesStore } from './store.js';
 import { pagesDb, pagesMigrations } from './tables.js';

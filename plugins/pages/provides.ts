@@ -1,4 +1,4 @@
-import type { MetaDb } from '../../kernel/meta/types.js';
+import { defineServiceRef, type MetaDb } from '../../kernel/api.js';
 
 /** What a page shows; the pages issue adds more kinds (and the routes to edit pages). */
 export type PageKind = 'list' | 'detail' | 'dashboard' | 'form' | 'custom';
@@ -36,7 +36,7 @@ export interface NewPage {
 }
 
 /**
- * What the pages plugin provides (`kernel.plugin<PagesProvides>('pages')` from a plugin that
+ * What the pages plugin provides (`kernel.plugin(pagesRef)` from a plugin that
  * requires 'pages').
  */
 export interface PagesProvides {
@@ -49,3 +49,6 @@ export interface PagesProvides {
   /** Deletes every page bound to the connection, in `trx` (the connection's own removal); answers how many. */
   removeConnection(connectionId: string, trx: MetaDb): Promise<number>;
 }
+
+/** `kernel.plugin(pagesRef)` from a plugin that requires 'pages'. */
+export const pagesRef = defineServiceRef<PagesProvides>('pages');

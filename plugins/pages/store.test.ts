@@ -3,7 +3,7 @@ import { AppError } from '../../kernel/errors.js';
 import { definePlugin } from '../../kernel/plugin/manifest.js';
 import { databaseAvailable } from '../../test/helpers/databases.js';
 import { startInstance, type MetaChoice, type TestInstance } from '../../test/helpers/instance.js';
-import type { PagesProvides } from './provides.js';
+import { pagesRef, type PagesProvides } from './provides.js';
 
 const pg = await databaseAvailable('postgres');
 const mysql = await databaseAvailable('mysql');
@@ -16,7 +16,7 @@ function storeFlows(meta: MetaChoice) {
     name: 'pages-probe',
     version: '1.0.0',
     requires: ['pages'],
-    setup: (kernel) => void (pages = kernel.plugin<PagesProvides>('pages')),
+    setup: (kernel) => void (pages = kernel.plugin(pagesRef)),
   });
   beforeAll(async () => {
     inst = await startInstance({ meta, plugins: [probe] });

@@ -1,8 +1,6 @@
 import { sql } from 'kysely';
-import { AppError } from '../../kernel/errors.js';
-import { newId } from '../../kernel/ids.js';
+import { AppError, type MetaDb, newId } from '../../kernel/api.js';
 import type { NewPage, Page, PageKind, PagesProvides } from './provides.js';
-import type { MetaDb } from '../../kernel/meta/types.js';
 import { pagesDb, type PagesDb, type PagesTables } from './tables.js';
 
 type Row = PagesTables['pages'];

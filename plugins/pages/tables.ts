@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
-import type { Migration } from '../../kernel/plugin/manifest.js';
+import type { KernelTables, MetaDb, Migration } from '../../kernel/api.js';
 
 export type PagesTables = {
   pages: {

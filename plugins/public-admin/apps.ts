@@ -1,7 +1,5 @@
 import type { AddonEndpoint } from '../../addons-sdk/src/manifest/index.js';
-import { AppError } from '../../kernel/errors.js';
-import { newId } from '../../kernel/ids.js';
-import type { MetaDb } from '../../kernel/meta/types.js';
+import { AppError, type MetaDb, newId } from '../../kernel/api.js';
 import { definitionPatch, storedPart, type StoredDefinition } from './definition.js';
 import { generatedDefinition } from './generate.js';
 import type { InstanceRule, PublicMethod } from './provides.js';

@@ -1,4 +1,4 @@
-import type { MailTemplate, MailTemplates } from '../../kernel/mail/templates.js';
+import type { MailTemplate, MailTemplates } from '../../kernel/api.js';
 import { BOOKING_CONFIRMATION_TEMPLATE, type BookingConfirmationVars } from './provides.js';
 
 /** Example values for a test send, so an edited template can be seen filled in. */

@@ -1,4 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
+import { AppError } from '../../kernel/api.js';
 import type { ConnectionInfo, ConnectionsProvides } from '../connections/provides.js';
 import type { EffectiveModel, SchemaProvides } from '../schema/provides.js';
 import { connectionPrefix, generatedDefinition, type TableContext } from './generate.js';

@@ -1,6 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
-import type { Mailer } from '../../kernel/mail/mailer.js';
-import { fallbackChain, type MailTemplate } from '../../kernel/mail/templates.js';
+import { AppError, fallbackChain, type Mailer, type MailTemplate } from '../../kernel/api.js';
 import { BOOKING_SAMPLE_VARS } from './booking-template.js';
 import { BOOKING_CONFIRMATION_TEMPLATE } from './provides.js';
 import type { PublicAdminDb } from './tables.js';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { AppError, type ErrorIssue } from '../../kernel/errors.js';
+import { AppError, type ErrorIssue } from '../../kernel/api.js';
 import type { StoredKey } from './keys.js';
 import type { PublicMethod } from './provides.js';
 import { storeForGrant } from './scope-ops.js';

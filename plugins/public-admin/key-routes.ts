@@ -1,16 +1,12 @@
 import { z } from 'zod';
-import { noBody, reply, route } from '../../kernel/contract/route.js';
-import { cursorField, encodeCursor } from '../../kernel/contract/cursor.js';
-import { dataOf, errorEnvelopeSchema, listQuery, okSchema } from '../../kernel/contract/shapes.js';
-import { AppError } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
+import { AppError, cursorField, dataOf, encodeCursor, errorEnvelopeSchema, type Kernel, listQuery, noBody, okSchema, reply, route } from '../../kernel/api.js';
 import { PUBLIC_API_READ, PUBLIC_API_WRITE } from './access.js';
 import { createKey } from './key-ops.js';
 import type { StoredKey } from './keys.js';
 import { createKeyBody, publicKeyListItemSchema, publicKeySchema, toKey } from './schemas.js';
-import type { PublicAdminService } from './service.js';
+import { publicAdminServiceRef } from './service.js';
 
-const service = (kernel: Kernel) => kernel.plugin<PublicAdminService>('public-admin');
+const service = (kernel: Kernel) => kernel.plugin(publicAdminServiceRef);
 const tags = ['Public keys'];
 const idParams = z.object({ id: z.string().min(1).max(64) });
 const withSecret = dataOf(z.strictObject({ key: publicKeySchema, secret: z.string() }));

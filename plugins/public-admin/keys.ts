@@ -1,7 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
-import type { SecretBox } from '../../kernel/crypto.js';
-import { newId } from '../../kernel/ids.js';
-import { constantTimeEqual, hashToken, randomToken } from '../../kernel/identity/tokens.js';
+import { AppError, constantTimeEqual, hashToken, newId, randomToken, type SecretBox } from '../../kernel/api.js';
 import type { InstanceRule, PublicKey, PublicKeyGrant, PublicMethod } from './provides.js';
 import type { PublicAdminDb, PublicAdminTables } from './tables.js';
 

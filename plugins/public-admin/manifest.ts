@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { EMAIL_TEMPLATES_READ, EMAIL_TEMPLATES_WRITE, PUBLIC_API_READ, PUBLIC_API_WRITE } from './access.js';
 import { registerBookingTemplate } from './booking-template.js';
 import { PUBLIC_ADMIN_ERRORS } from './errors.js';

@@ -1,9 +1,10 @@
 /**
  * The public API's control plane as the data plane (plugins/public-api) reads it:
- * `kernel.plugin<PublicAdminProvides>('public-admin')` from a plugin that requires 'public-admin'.
+ * `kernel.plugin(publicAdminRef)` from a plugin that requires 'public-admin'.
  * Everything here is plain data; the data plane enforces it.
  */
 
+import { defineServiceRef } from '../../kernel/api.js';
 import type { FilterOp, PublicMethod } from '../../addons-sdk/src/manifest/endpoint.js';
 
 export { FILTER_OPS, PUBLIC_METHODS, type FilterOp, type PublicMethod } from '../../addons-sdk/src/manifest/endpoint.js';
@@ -206,3 +207,6 @@ export interface PublicAdminProvides {
   /** The public side of apps (endpoints and app keys), for the add-ons plugin. */
   readonly apps: import('./apps.js').AppEndpoints;
 }
+
+/** `kernel.plugin(publicAdminRef)` from a plugin that requires 'public-admin'. */
+export const publicAdminRef = defineServiceRef<PublicAdminProvides>('public-admin');

@@ -1,4 +1,4 @@
-import { AppError, type ErrorIssue } from '../../kernel/errors.js';
+import { AppError, type ErrorIssue } from '../../kernel/api.js';
 import type { Catalog, CatalogEntry } from './catalog.js';
 import { definitionPatch, storedPart, type CreateScopeBody, type PatchScopeBody, type StoredDefinition } from './definition.js';
 import { generatedDefinition, offeredMethods, type TableContext } from './generate.js';

@@ -1,15 +1,12 @@
 import { z } from 'zod';
-import { reply, route } from '../../kernel/contract/route.js';
-import { cursorField, encodeCursor } from '../../kernel/contract/cursor.js';
-import { dataOf, listQuery } from '../../kernel/contract/shapes.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
+import { cursorField, dataOf, encodeCursor, type Kernel, listQuery, reply, route } from '../../kernel/api.js';
 import { PUBLIC_API_READ, PUBLIC_API_WRITE } from './access.js';
 import { createScopeBody, patchScopeBody } from './definition.js';
 import { createScope, deleteScope, patchScope, scopeOf } from './scope-ops.js';
 import { scopeSchema } from './schemas.js';
-import type { PublicAdminService } from './service.js';
+import { publicAdminServiceRef } from './service.js';
 
-const service = (kernel: Kernel) => kernel.plugin<PublicAdminService>('public-admin');
+const service = (kernel: Kernel) => kernel.plugin(publicAdminServiceRef);
 const tags = ['Public scopes'];
 const idParams = z.object({ id: z.string().min(1).max(255).describe('a stored scope id, or the ref of an endpoint (a virtual one has no id)') });
 const target = (id: string | null, ref: string) => ({ type: 'publicScope', id: id ?? ref });

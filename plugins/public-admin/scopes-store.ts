@@ -1,4 +1,4 @@
-import { newId } from '../../kernel/ids.js';
+import { newId } from '../../kernel/api.js';
 import { storedDefinitionSchema, type StoredDefinition } from './definition.js';
 import type { StoredRow } from './resolve.js';
 import type { PublicAdminDb, PublicAdminTables } from './tables.js';

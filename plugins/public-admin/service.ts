@@ -1,8 +1,7 @@
 import { AppEndpoints } from './apps.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import type { MetaDb } from '../../kernel/meta/types.js';
-import type { ConnectionsProvides } from '../connections/provides.js';
-import type { SchemaProvides } from '../schema/provides.js';
+import { defineServiceRef, type Kernel, type MetaDb } from '../../kernel/api.js';
+import { connectionsRef } from '../connections/provides.js';
+import { schemaRef } from '../schema/provides.js';
 import { buildCatalog, type Catalog } from './catalog.js';
 import { EmailTemplates } from './email-templates.js';
 import { KeyStore } from './keys.js';
@@ -41,7 +40,7 @@ export class PublicAdminService implements PublicAdminProvides {
   private lastEnabled: boolean | null = null;
 
   constructor(private readonly kernel: Kernel) {
-    kernel.plugin<ConnectionsProvides>('connections').onRemove((id, trx) => this.removeConnection(id, trx));
+    kernel.plugin(connectionsRef).onRemove((id, trx) => this.removeConnection(id, trx));
     const db = publicAdminDb(kernel.db);
     const now = () => kernel.now();
     this.scopes = new ScopeStore(db, now);
@@ -53,11 +52,11 @@ export class PublicAdminService implements PublicAdminProvides {
   }
 
   private get connections() {
-    return this.kernel.plugin<ConnectionsProvides>('connections');
+    return this.kernel.plugin(connectionsRef);
   }
 
   private get schema() {
-    return this.kernel.plugin<SchemaProvides>('schema');
+    return this.kernel.plugin(schemaRef);
   }
 
   /** Every endpoint as of now (admin routes), refreshing the data plane's copy on the way. */
@@ -218,3 +217,6 @@ export class PublicAdminService implements PublicAdminProvides {
     await this.usage.flush();
   }
 }
+
+/** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
+export const publicAdminServiceRef = defineServiceRef<PublicAdminService>('public-admin');

@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import { route } from '../../kernel/contract/route.js';
-import { dataOf } from '../../kernel/contract/shapes.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
+import { dataOf, type Kernel, route } from '../../kernel/api.js';
 import { PUBLIC_API_READ, PUBLIC_API_WRITE, tags } from './access.js';
-import type { PublicAdminService } from './service.js';
+import { publicAdminServiceRef } from './service.js';
 
-const service = (kernel: Kernel) => kernel.plugin<PublicAdminService>('public-admin');
+const service = (kernel: Kernel) => kernel.plugin(publicAdminServiceRef);
 
 export const publicApiStateSchema = z
   .strictObject({

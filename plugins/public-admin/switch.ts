@@ -1,6 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
-import type { Config } from '../../kernel/config.js';
-import type { SettingsStore } from '../../kernel/settings.js';
+import { AppError, type Config, type SettingsStore } from '../../kernel/api.js';
 import type { PublicApiState } from './provides.js';
 
 export const SWITCH_SETTINGS_KEY = 'public-api';

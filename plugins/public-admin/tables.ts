@@ -1,7 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
-import { largeText } from '../../kernel/meta/column-types.js';
-import type { Migration } from '../../kernel/plugin/manifest.js';
+import { type KernelTables, largeText, type MetaDb, type Migration } from '../../kernel/api.js';
 
 export type PublicAdminTables = {
   /** Stored endpoints. A generated endpoint has a row only once a key grants it or it is edited. */

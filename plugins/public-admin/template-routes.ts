@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import { route } from '../../kernel/contract/route.js';
-import { dataOf } from '../../kernel/contract/shapes.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
+import { dataOf, type Kernel, route } from '../../kernel/api.js';
 import { EMAIL_TEMPLATES_READ, EMAIL_TEMPLATES_WRITE } from './access.js';
 import { localeField, putTemplateBody, templateKeyField, templateSchema, templateSummarySchema, testSendBody } from './schemas.js';
-import type { PublicAdminService } from './service.js';
+import { publicAdminServiceRef } from './service.js';
 
-const templates = (kernel: Kernel) => kernel.plugin<PublicAdminService>('public-admin').templates;
+const templates = (kernel: Kernel) => kernel.plugin(publicAdminServiceRef).templates;
 const tags = ['E-mail templates'];
 const keyLocale = z.object({ key: templateKeyField, locale: localeField });
 

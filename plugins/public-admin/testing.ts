@@ -10,7 +10,7 @@ import { call } from '../../test/helpers/contract.js';
 import { createTempDatabase, type TempDatabase } from '../../test/helpers/databases.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { InstanceOptions, TestInstance } from '../../test/helpers/instance.js';
-import type { PublicAdminProvides } from './provides.js';
+import { publicAdminRef, type PublicAdminProvides } from './provides.js';
 
 export const ORIGINS = 'https://shop.example,https://book.example';
 
@@ -91,7 +91,7 @@ export function providesProbe(): { plugin: ReturnType<typeof definePlugin>; admi
       version: '1.0.0',
       requires: ['public-admin'],
       setup: (kernel) => {
-        provided = kernel.plugin<PublicAdminProvides>('public-admin');
+        provided = kernel.plugin(publicAdminRef);
       },
     }),
     admin: () => {

@@ -1,4 +1,4 @@
-import type { Logger } from '../../kernel/logger.js';
+import type { Logger } from '../../kernel/api.js';
 import type { PublicAdminDb } from './tables.js';
 
 const HOUR = 3600_000;

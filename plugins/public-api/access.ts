@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../../kernel/errors.js';
+import { AppError } from '../../kernel/api.js';
 import { primaryKeyColumns, rowDialect, type AnyDb, type RowDialect, type SortKey } from '../../engine/rows/index.js';
 import type { Column } from '../../engine/schema/model.js';
 import type { EndpointDefinition, PublicMethod } from '../public-admin/provides.js';
@@ -78,13 +78,17 @@ function listRules(endpoint: EndpointDefinition, table: EffectiveTable, readable
 function readableColumns(endpoint: EndpointDefinition, table: EffectiveTable): Column[] {
   const listed = new Set(endpoint.columns);
   const hidden = new Set(endpoint.sensitive);
-  return table.columns.filter(
-    (c) => listed.has(c.name) && !hidden.has(c.name) && !c.display.secret && !(endpoint.virtual && c.display.personal),
-  );
+  return table.columns.filter((c) => listed.has(c.name) && !hidden.has(c.name) && !c.display.secret && !(endpoint.virtual && c.display.personal));
 }
 
 /** Does this key reach this endpoint with one of these methods? The three "no" answers are one. */
-function reaches(api: PublicApi, caller: PublicCaller, endpoint: EndpointDefinition | null, ref: string, method: PublicMethod | readonly PublicMethod[]): endpoint is EndpointDefinition {
+function reaches(
+  api: PublicApi,
+  caller: PublicCaller,
+  endpoint: EndpointDefinition | null,
+  ref: string,
+  method: PublicMethod | readonly PublicMethod[],
+): endpoint is EndpointDefinition {
   if (!endpoint) return false;
   const granted = typeof method === 'string' ? grantedOne(api, caller, endpoint, ref, method) : method.some((m) => grantedOne(api, caller, endpoint, ref, m));
   return granted && (!endpoint.serviceRole || caller.key.kind === 'server');
@@ -140,7 +144,15 @@ export async function openEndpoint(
 export async function openKey(api: PublicApi, call: PublicCall, traffic: Traffic): Promise<{ caller: PublicCaller; session: CustomerSession | null }> {
   const { request: req, caller } = call;
   const session = await api.sessions.fromRequest(req, caller.key).catch(() => null);
-  api.limits.charge({ keyId: caller.key.id, kind: caller.key.kind, peak: caller.key.appKey?.peak ?? 1, visitor: visitorOf(caller, session), traffic, endpoint: null, rows: 1 });
+  api.limits.charge({
+    keyId: caller.key.id,
+    kind: caller.key.kind,
+    peak: caller.key.appKey?.peak ?? 1,
+    visitor: visitorOf(caller, session),
+    traffic,
+    endpoint: null,
+    rows: 1,
+  });
   return { caller, session };
 }
 

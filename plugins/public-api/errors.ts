@@ -1,4 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
+import { AppError } from '../../kernel/api.js';
 
 /**
  * The public API's codes (seed "Public API errors"). PUBLIC_SESSION_REQUIRED is ours: the seed

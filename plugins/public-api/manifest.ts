@@ -1,5 +1,4 @@
-import { provideAudience } from '../../kernel/contract/audience.js';
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin, provideAudience } from '../../kernel/api.js';
 import { PUBLIC_ERRORS } from './errors.js';
 import { installPublicPreflight, publicKeyGate, publicKeyOrStaffGate } from './http/install.js';
 import { publicKeyAudience, publicKeyOrStaffAudience } from './provides.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError } from '../../kernel/errors.js';
+import { AppError } from '../../kernel/api.js';
 import { keysToGive, primaryKeyColumns, type PortableValue, type RowDialect } from '../../engine/rows/index.js';
 import type { Column } from '../../engine/schema/model.js';
 import type { Opened } from './access.js';
@@ -39,7 +39,9 @@ function column(opened: Opened, name: string): Column {
 export function writableColumns(opened: Opened): Set<string> {
   // `columns` leaves sensitive ones out (they are never read), so they are let in by name (PA9).
   const listed = new Set([...opened.endpoint.columns, ...opened.endpoint.sensitive]);
-  return new Set(opened.endpoint.writable.filter((n) => listed.has(n) && opened.table.columns.some((c) => c.name === n && c.generated === null && !c.display.secret)));
+  return new Set(
+    opened.endpoint.writable.filter((n) => listed.has(n) && opened.table.columns.some((c) => c.name === n && c.generated === null && !c.display.secret)),
+  );
 }
 
 /** A customer may not rewrite the columns that make the row theirs. */

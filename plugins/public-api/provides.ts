@@ -4,7 +4,7 @@
  * the public gate (key, origin, address, switch, limits) with its caller typed as below.
  */
 
-import { defineAudience } from '../../kernel/contract/audience.js';
+import { defineAudience } from '../../kernel/api.js';
 import type { PublicKey } from '../public-admin/provides.js';
 
 export const PUBLIC_API = 'public-api';

@@ -1,4 +1,4 @@
-import { reply, route, type RouteContext, type RouteDefinition, type RouteSchema } from '../../kernel/contract/route.js';
+import { reply, route, type RouteContext, type RouteDefinition, type RouteSchema } from '../../kernel/api.js';
 import { openKey } from './access.js';
 import { availability } from './availability.js';
 import { claim } from './claim.js';
@@ -23,13 +23,13 @@ import {
   singleRow,
   valuesBody,
 } from './schemas.js';
-import type { PublicApi } from './service.js';
+import { publicApiServiceRef } from './service.js';
 import { batchRecords, createRecord, deleteRecord, updateRecord } from './write.js';
 
 export const PLUGIN = PUBLIC_API;
 const TAGS = ['public'];
 
-const apiOf = (ctx: { kernel: RouteContext<RouteSchema>['kernel'] }) => ctx.kernel.plugin<PublicApi>(PLUGIN);
+const apiOf = (ctx: { kernel: RouteContext<RouteSchema>['kernel'] }) => ctx.kernel.plugin(publicApiServiceRef);
 
 /** Public writes are audited without their values (guests' personal data stays out of the trail). */
 function audited(ctx: RouteContext<RouteSchema, PublicCaller>, action: string, ref: string | null, id: string | null = null): void {
@@ -55,7 +55,8 @@ export const publicRoutes: RouteDefinition[] = [
     method: 'GET',
     url: '/public/records/:ref',
     summary: 'List rows of a public endpoint',
-    description: 'In the endpoint’s response shape: wrapped {data, page, cursor}, a bare array with X-Next-Cursor, or exactly one row. 20 rows by default, at most 200, newest primary key first.',
+    description:
+      'In the endpoint’s response shape: wrapped {data, page, cursor}, a bare array with X-Next-Cursor, or exactly one row. 20 rows by default, at most 200, newest primary key first.',
     tags: TAGS,
     audience: publicKeyAudience,
     schema: { params: refParams, query: listQuery, response: { 200: listResponse, ...publicErrors } },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf, rowObject, rowObjects } from '../../kernel/contract/shapes.js';
+import { dataOf, rowObject, rowObjects } from '../../kernel/api.js';
 import { PORTABLE_TYPES } from '../../engine/schema/model.js';
 import { PUBLIC_METHODS } from '../public-admin/provides.js';
 import { publicErrorSchema } from './http/render.js';

@@ -1,4 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
+import { AppError } from '../../kernel/api.js';
 import { parseWire } from '../../engine/rows/codec.js';
 import { likePattern, type Filter } from '../../engine/rows/query-params.js';
 import { columnOf, type PortableValue } from '../../engine/rows/types.js';
@@ -70,7 +70,12 @@ export function defaultFilters(endpoint: EndpointDefinition, table: EffectiveTab
   return endpoint.filters.map((f) => defaultFilter(table, f));
 }
 
-export function scopeOf(endpoint: EndpointDefinition, table: EffectiveTable, session: CustomerSession | null, defaults = defaultFilters(endpoint, table)): Scope {
+export function scopeOf(
+  endpoint: EndpointDefinition,
+  table: EffectiveTable,
+  session: CustomerSession | null,
+  defaults = defaultFilters(endpoint, table),
+): Scope {
   const identity = endpoint.needsSession && session && sessionFits(session, endpoint) ? session.identity : null;
   return { defaults, filters: identity ? [...defaults, ...identityFilters(table, identity)] : defaults, identity };
 }

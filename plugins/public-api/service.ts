@@ -1,8 +1,7 @@
-import type { TokenSigner } from '../../kernel/crypto.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import type { ConnectionsProvides } from '../connections/provides.js';
-import type { PublicAdminProvides } from '../public-admin/provides.js';
-import type { SchemaProvides } from '../schema/provides.js';
+import { defineServiceRef, type Kernel, type TokenSigner } from '../../kernel/api.js';
+import { connectionsRef, type ConnectionsProvides } from '../connections/provides.js';
+import { publicAdminRef, type PublicAdminProvides } from '../public-admin/provides.js';
+import { schemaRef } from '../schema/provides.js';
 import { KeyCache } from './http/key-cache.js';
 import { PublicLimits } from './limits/policy.js';
 import { CustomerSessions } from './sessions.js';
@@ -22,7 +21,7 @@ export class PublicApi {
     const now = () => kernel.now();
     this.limits = new PublicLimits(now);
     this.sessions = new CustomerSessions(publicApiDb(kernel.db), now);
-    this.tables = new TableCache(() => kernel.plugin<SchemaProvides>('schema'), now);
+    this.tables = new TableCache(() => kernel.plugin(schemaRef), now);
     this.keys = new KeyCache(this.admin, now);
     this.admin.onEndpointsChanged(() => this.tables.clear());
     this.cursors = kernel.signer('public.cursor');
@@ -31,11 +30,11 @@ export class PublicApi {
   }
 
   get admin(): PublicAdminProvides {
-    return this.kernel.plugin<PublicAdminProvides>('public-admin');
+    return this.kernel.plugin(publicAdminRef);
   }
 
   get connections(): ConnectionsProvides {
-    return this.kernel.plugin<ConnectionsProvides>('connections');
+    return this.kernel.plugin(connectionsRef);
   }
 
   now(): number {
@@ -46,3 +45,6 @@ export class PublicApi {
     this.keys.close();
   }
 }
+
+/** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
+export const publicApiServiceRef = defineServiceRef<PublicApi>('public-api');

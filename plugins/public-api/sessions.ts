@@ -1,7 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '../../kernel/errors.js';
-import { newId } from '../../kernel/ids.js';
-import { hashToken, randomToken } from '../../kernel/identity/tokens.js';
+import { AppError, hashToken, newId, randomToken } from '../../kernel/api.js';
 import type { EndpointDefinition, PublicKey } from '../public-admin/provides.js';
 import { SESSION_HEADER } from './http/cors.js';
 import type { PublicApiDb } from './tables.js';
@@ -54,7 +52,10 @@ export class CustomerSessions {
       })
       .execute();
     // Expired sessions are of no use to anyone; sweeping here keeps the table small without a job.
-    await this.db.deleteFrom('public_sessions').where('expires_at', '<', at - SESSION_LIFETIME_MS).execute();
+    await this.db
+      .deleteFrom('public_sessions')
+      .where('expires_at', '<', at - SESSION_LIFETIME_MS)
+      .execute();
     return { token, expiresAt };
   }
 
@@ -73,7 +74,13 @@ export class CustomerSessions {
       .where('token_hash', '=', hashToken(token))
       .executeTakeFirst();
     if (!row || row.key_id !== key.id || row.ended_at !== null || Number(row.expires_at) <= this.now()) throw sessionRefused('invalid');
-    return { id: row.id, connectionId: row.connection_id, table: row.table_ref, identity: JSON.parse(row.identity) as Record<string, unknown>, expiresAt: Number(row.expires_at) };
+    return {
+      id: row.id,
+      connectionId: row.connection_id,
+      table: row.table_ref,
+      identity: JSON.parse(row.identity) as Record<string, unknown>,
+      expiresAt: Number(row.expires_at),
+    };
   }
 
   /** Ends the request's session; ending one that has already ended is not an error. */

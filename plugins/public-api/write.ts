@@ -1,4 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
+import { AppError, type RowWriteOp } from '../../kernel/api.js';
 import {
   insertRow,
   parseRecordId,
@@ -9,7 +9,6 @@ import {
   type PortableValue,
   type RowDialect,
 } from '../../engine/rows/index.js';
-import type { RowWriteOp } from '../../kernel/write-hooks.js';
 import { onSource, openEndpoint, type Opened, type PublicCall } from './access.js';
 import { confirmBooking } from './booking/confirm-row.js';
 import { bookingTarget, ensureRoom, lateGuard, slotLockKey, windowGuard } from './booking/guards.js';

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { route } from '../../kernel/contract/route.js';
-import { dataOf, listQuery } from '../../kernel/contract/shapes.js';
-import { cursorField, encodeCursor } from '../../kernel/contract/cursor.js';
+import { cursorField, dataOf, encodeCursor, listQuery, route } from '../../kernel/api.js';
 import { catalogEntrySchema } from './schemas.js';
 
 export const catalogRoutes = [

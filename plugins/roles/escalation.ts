@@ -1,4 +1,4 @@
-import type { GrantScope, PermissionSet } from '../../kernel/identity/permissions.js';
+import type { GrantScope, PermissionSet } from '../../kernel/api.js';
 
 /** Whether holding `held` (null = unscoped) includes everything `wanted` reaches. */
 export function scopeCovers(held: Array<GrantScope | null>, wanted: GrantScope | null): boolean {

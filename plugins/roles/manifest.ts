@@ -1,10 +1,7 @@
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { roleRoutes } from './routes.js';
 import { RolesService } from './service.js';
-
-/** What users and api-keys reach through `kernel.plugin('roles')`. */
-export type { RolesService } from './service.js';
 
 export default definePlugin<RolesService>({
   name: 'roles',

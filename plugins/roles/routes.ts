@@ -1,13 +1,9 @@
 import { z } from 'zod';
-import { reply, route } from '../../kernel/contract/route.js';
-import { dataOf, listQuery, okSchema } from '../../kernel/contract/shapes.js';
-import { AppError, type ErrorIssue } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import { cursorField, encodeCursor } from '../../kernel/contract/cursor.js';
+import { AppError, cursorField, dataOf, encodeCursor, type ErrorIssue, type Kernel, listQuery, okSchema, reply, route } from '../../kernel/api.js';
 import { grantInputSchema, grantSchema, roleDescriptionField, roleIdParam, roleNameField, roleSchema } from './schemas.js';
-import type { RolesService } from './service.js';
+import { rolesServiceRef } from './service.js';
 
-const roles = (kernel: Kernel) => kernel.plugin<RolesService>('roles');
+const roles = (kernel: Kernel) => kernel.plugin(rolesServiceRef);
 const idParams = z.object({ id: roleIdParam });
 const roleBody = dataOf(z.strictObject({ role: roleSchema }));
 const grantsBody = dataOf(z.strictObject({ roleId: z.string(), builtin: z.boolean(), grants: z.array(grantSchema) }));

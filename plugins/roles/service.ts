@@ -1,9 +1,16 @@
-import { AppError } from '../../kernel/errors.js';
-import { newId } from '../../kernel/ids.js';
-import { BUILTIN_ROLES, PermissionSet, type BuiltinRole, type Grant, type GrantScope } from '../../kernel/identity/permissions.js';
-import type { Principal } from '../../kernel/identity/principal.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import type { KernelTables } from '../../kernel/meta/types.js';
+import {
+  defineServiceRef,
+  AppError,
+  BUILTIN_ROLES,
+  type BuiltinRole,
+  type Grant,
+  type GrantScope,
+  type Kernel,
+  type KernelTables,
+  newId,
+  PermissionSet,
+  type Principal,
+} from '../../kernel/api.js';
 import { firstUncovered } from './escalation.js';
 import type { GrantView, Role } from './schemas.js';
 
@@ -27,7 +34,7 @@ export function isBuiltinRole(id: string): id is BuiltinRole {
 const toGrantView = (g: Grant): GrantView => ({ permission: g.permission, scope: g.scope ?? null });
 
 /**
- * Roles and their grants. Also what users and api-keys use (through `kernel.plugin('roles')`)
+ * Roles and their grants. Also what users and api-keys use (through `rolesRef` in provides.ts)
  * to check role ids and to refuse handing out more than the caller holds.
  */
 export class RolesService {
@@ -257,3 +264,6 @@ export class RolesService {
     }
   }
 }
+
+/** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
+export const rolesServiceRef = defineServiceRef<RolesService>('roles');

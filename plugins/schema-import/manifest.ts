@@ -1,8 +1,8 @@
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { parseSchemaFile, type ParseInput, type ParseOutput } from './parsers/index.js';
 import { schemaImportRoutes } from './routes.js';
 
-/** What other plugins reach through `kernel.plugin('schema-import')`: the same parser as the route. */
+/** What the plugin provides (no plugin requires it yet): the same parser as the route. */
 export interface SchemaImportService {
   parse(input: ParseInput): Promise<ParseOutput>;
 }

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { route } from '../../kernel/contract/route.js';
-import { dataOf } from '../../kernel/contract/shapes.js';
-import { AppError } from '../../kernel/errors.js';
+import { AppError, dataOf, route } from '../../kernel/api.js';
 import { schemaModelSchema } from '../../engine/schema/model.js';
 import { parseSchemaFile, SchemaParseError, SOURCE_FORMATS } from './parsers/index.js';
 

@@ -1,6 +1,6 @@
-import type { JobDeclaration } from '../../kernel/jobs/types.js';
+import type { JobDeclaration } from '../../kernel/api.js';
 import { SCHEMA_WRITE } from './access.js';
-import type { SchemaService } from './service.js';
+import { schemaServiceRef } from './service.js';
 
 export const INTROSPECT_JOB = 'schema.introspect';
 
@@ -14,7 +14,7 @@ export const introspectJob: JobDeclaration<{ connectionId: string }> = {
   maxAttempts: 2,
   async handler(ctx) {
     await ctx.progress(0, null, 'reading the schema');
-    const result = await ctx.kernel.plugin<SchemaService>('schema').introspect(ctx.payload.connectionId);
+    const result = await ctx.kernel.plugin(schemaServiceRef).introspect(ctx.payload.connectionId);
     return { snapshotId: result.snapshot.id, created: result.created, tableCount: result.snapshot.tableCount };
   },
 };

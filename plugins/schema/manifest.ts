@@ -1,8 +1,7 @@
-import type { ConnectionsProvides } from '../connections/provides.js';
+import { connectionsRef } from '../connections/provides.js';
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin, type JobDeclaration } from '../../kernel/api.js';
 import { introspect } from '../../engine/schema/introspect/index.js';
-import type { JobDeclaration } from '../../kernel/jobs/types.js';
 import { SCHEMA_READ } from './access.js';
 import { INTROSPECT_JOB, introspectJob } from './jobs.js';
 import type { SchemaProvides } from './provides.js';
@@ -32,7 +31,7 @@ export default definePlugin<SchemaProvides>({
   jobs: { [INTROSPECT_JOB]: introspectJob as JobDeclaration },
   setup: (kernel) => {
     const service = new SchemaService(kernel, (db, dialect) => introspect(db, dialect));
-    const connections = kernel.plugin<ConnectionsProvides>('connections');
+    const connections = kernel.plugin(connectionsRef);
     connections.onRemove((id, trx) => service.removeConnection(id, trx));
     // A new connection is read at once, so its first GET /data does not answer SCHEMA_NOT_INTROSPECTED.
     connections.introspectOnCreate(async (id) => {

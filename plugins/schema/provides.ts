@@ -1,3 +1,4 @@
+import { defineServiceRef } from '../../kernel/api.js';
 import type { ColumnOverride, Overrides, SchemaProblem, TableOverride } from './overrides.js';
 import type { EffectiveColumn, EffectiveModel, EffectiveTable } from './effective.js';
 
@@ -20,7 +21,7 @@ export interface EffectiveSchema {
 }
 
 /**
- * What the schema plugin provides (`kernel.plugin<SchemaProvides>('schema')` from a plugin
+ * What the schema plugin provides (`kernel.plugin(schemaRef)` from a plugin
  * that requires 'schema').
  */
 export interface SchemaProvides {
@@ -33,3 +34,6 @@ export interface SchemaProvides {
   /** Reads the connection again now and stores a snapshot when its structure changed (after DDL of our own, e.g. an add-on's tables). */
   introspect(connectionId: string): Promise<unknown>;
 }
+
+/** `kernel.plugin(schemaRef)` from a plugin that requires 'schema'. */
+export const schemaRef = defineServiceRef<SchemaProvides>('schema');

@@ -1,11 +1,6 @@
 import { z } from 'zod';
-import { noBody, reply, route } from '../../kernel/contract/route.js';
-import { dataOf } from '../../kernel/contract/shapes.js';
-import { jobSchema, toJobView } from '../../kernel/jobs/schema.js';
-import type { ConnectionsProvides } from '../connections/provides.js';
-import { encodeCursor } from '../../kernel/contract/cursor.js';
-import { AppError } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
+import { AppError, dataOf, encodeCursor, jobSchema, type Kernel, noBody, reply, route, toJobView } from '../../kernel/api.js';
+import { connectionsRef } from '../connections/provides.js';
 import { SCHEMA_READ, SCHEMA_WRITE } from './access.js';
 import { OVERRIDE_LIMITS, overridesInputSchema } from './overrides.js';
 import {
@@ -23,9 +18,9 @@ import {
   snapshotParams,
 } from './schemas.js';
 import { INTROSPECT_JOB, LARGE_SCHEMA_TABLES } from './jobs.js';
-import type { SchemaService } from './service.js';
+import { schemaServiceRef } from './service.js';
 
-const schema = (kernel: Kernel) => kernel.plugin<SchemaService>('schema');
+const schema = (kernel: Kernel) => kernel.plugin(schemaServiceRef);
 const target = (id: string) => ({ type: 'connection', id });
 // The seed lists these operations under Connections.
 const tags = ['connections'];
@@ -50,7 +45,7 @@ export const schemaRoutes = [
       const service = schema(kernel);
       const background = query.background === 'true' || (query.background !== 'false' && (await service.latestTableCount(params.id)) > LARGE_SCHEMA_TABLES);
       if (background) {
-        await kernel.plugin<ConnectionsProvides>('connections').info(params.id);
+        await kernel.plugin(connectionsRef).info(params.id);
         const job = await kernel.jobs.enqueue(INTROSPECT_JOB, { connectionId: params.id }, { createdBy: principal?.userId ?? null });
         audit({ action: 'schema.introspect.queued', target: target(params.id), diff: { jobId: job.id } });
         return reply(202, { data: { job: toJobView(job) } });

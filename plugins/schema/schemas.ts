@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { cursorField } from '../../kernel/contract/cursor.js';
-import { dataOf, listQuery } from '../../kernel/contract/shapes.js';
+import { cursorField, dataOf, listQuery } from '../../kernel/api.js';
 import { schemaModelSchema } from '../../engine/schema/model.js';
 import { diffSummarySchema, schemaDiffSchema } from './diff.js';
 import { effectiveModelSchema } from './effective.js';

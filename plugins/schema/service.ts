@@ -1,11 +1,8 @@
-import { MetaReadCache } from '../../kernel/meta/read-cache.js';
+import { defineServiceRef, AppError, type Kernel, type MetaDb, MetaReadCache } from '../../kernel/api.js';
 import type { Kysely } from 'kysely';
-import { AppError } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import type { MetaDb } from '../../kernel/meta/types.js';
 import type { SchemaModel } from '../../engine/schema/model.js';
-import type { ConnectionsProvides, SourceDialect } from '../connections/provides.js';
-import type { PagesProvides } from '../pages/provides.js';
+import { connectionsRef, type SourceDialect } from '../connections/provides.js';
+import { pagesRef } from '../pages/provides.js';
 import { diffModels, summarizeDiff, type DiffSummary, type SchemaDiff } from './diff.js';
 import { applyOverrides, type EffectiveTable } from './effective.js';
 import { planPages, type PlannedPage } from './generate.js';
@@ -62,15 +59,17 @@ export class SchemaService implements SchemaProvides {
     const now = () => kernel.now();
     this.snapshots = new SnapshotStore(db, now);
     this.overridesStore = new OverridesStore(db, now);
-    this.currents = new MetaReadCache(kernel.meta.writes, ['schema_heads', 'schema_snapshots', 'schema_overrides', 'connections'], { max: EFFECTIVE_CACHE_SIZE });
+    this.currents = new MetaReadCache(kernel.meta.writes, ['schema_heads', 'schema_snapshots', 'schema_overrides', 'connections'], {
+      max: EFFECTIVE_CACHE_SIZE,
+    });
   }
 
   private get connections() {
-    return this.kernel.plugin<ConnectionsProvides>('connections');
+    return this.kernel.plugin(connectionsRef);
   }
 
   private get pages() {
-    return this.kernel.plugin<PagesProvides>('pages');
+    return this.kernel.plugin(pagesRef);
   }
 
   /** The connection is being deleted (ConnectionsProvides.onRemove): its snapshots, overrides and pages go with it, in `trx`. */
@@ -252,3 +251,6 @@ export class SchemaService implements SchemaProvides {
     }
   }
 }
+
+/** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
+export const schemaServiceRef = defineServiceRef<SchemaService>('schema');

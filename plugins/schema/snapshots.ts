@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { newId } from '../../kernel/ids.js';
+import { newId } from '../../kernel/api.js';
 import { canonicalModel, schemaModelSchema, type SchemaModel } from '../../engine/schema/model.js';
 import { modelHash } from './hash.js';
 import type { SchemaDb, SchemaTables } from './tables.js';

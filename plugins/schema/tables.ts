@@ -1,7 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
-import { largeText } from '../../kernel/meta/column-types.js';
-import type { Migration } from '../../kernel/plugin/manifest.js';
+import { type KernelTables, largeText, type MetaDb, type Migration } from '../../kernel/api.js';
 
 export type SchemaTables = {
   /** Immutable: one row per structure a connection was seen to have, in time order. */

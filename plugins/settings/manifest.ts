@@ -1,8 +1,6 @@
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { settingsRoutes } from './routes.js';
 import { SettingsService } from './service.js';
-
-export type { SettingsService } from './service.js';
 
 export default definePlugin<SettingsService>({
   name: 'settings',

@@ -1,11 +1,8 @@
 import { z } from 'zod';
-import { SIGNED_IN, route } from '../../kernel/contract/route.js';
-import { dataOf } from '../../kernel/contract/shapes.js';
-import { AppError } from '../../kernel/errors.js';
-import { prefsSchema } from '../../kernel/identity/prefs.js';
-import { securitySettingsSchema, smtpInputSchema, smtpViewSchema, type SettingsService } from './service.js';
+import { AppError, dataOf, type Kernel, prefsSchema, route, SIGNED_IN } from '../../kernel/api.js';
+import { settingsServiceRef, securitySettingsSchema, smtpInputSchema, smtpViewSchema } from './service.js';
 
-const selfService = (kernel: { plugin<T>(name: string): T }) => kernel.plugin<SettingsService>('settings');
+const selfService = (kernel: Pick<Kernel, 'plugin'>) => kernel.plugin(settingsServiceRef);
 const emailView = dataOf(z.strictObject({ configured: z.boolean(), smtp: smtpViewSchema.nullable() }));
 
 export const settingsRoutes = [
@@ -30,7 +27,9 @@ export const settingsRoutes = [
         const found = await kernel.db.selectFrom('roles').select('id').where('id', 'in', roles).execute();
         const missing = roles.filter((r) => !found.some((f) => f.id === r));
         if (missing.length) {
-          throw new AppError('VALIDATION_FAILED', { issues: missing.map((id) => ({ path: 'body.requireTwoFactorForRoles', code: 'unknown_role', message: `No role ${id}` })) });
+          throw new AppError('VALIDATION_FAILED', {
+            issues: missing.map((id) => ({ path: 'body.requireTwoFactorForRoles', code: 'unknown_role', message: `No role ${id}` })),
+          });
         }
       }
       const before = await selfService(kernel).security();
@@ -84,4 +83,3 @@ export const settingsRoutes = [
     },
   }),
 ];
-

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import { EMPTY_PREFS, prefsSchema, type Prefs } from '../../kernel/identity/prefs.js';
-import { EMAIL_SETTINGS_KEY, type StoredSmtp } from '../../kernel/mail/mailer.js';
+import { defineServiceRef, EMAIL_SETTINGS_KEY, EMPTY_PREFS, type Kernel, type Prefs, prefsSchema, type StoredSmtp } from '../../kernel/api.js';
 
 export const securitySettingsSchema = z
   .strictObject({
@@ -65,7 +63,9 @@ export class SettingsService {
 
   async smtp(): Promise<SmtpView | null> {
     const s = await this.kernel.mailer.stored();
-    return s ? { host: s.host, port: s.port, security: s.security, user: s.user, passwordSet: s.passwordSealed !== null, from: s.from, replyTo: s.replyTo } : null;
+    return s
+      ? { host: s.host, port: s.port, security: s.security, user: s.user, passwordSet: s.passwordSealed !== null, from: s.from, replyTo: s.replyTo }
+      : null;
   }
 
   /** The password is sealed with SVC_SECRET before it is stored. */
@@ -75,9 +75,21 @@ export class SettingsService {
       return null;
     }
     const prior = await this.kernel.mailer.stored();
-    const passwordSealed = input.password === undefined ? (prior?.passwordSealed ?? null) : input.password === null ? null : this.kernel.secrets('smtp').encrypt(input.password);
-    const stored: StoredSmtp = { host: input.host, port: input.port, security: input.security, user: input.user, passwordSealed, from: input.from, replyTo: input.replyTo ?? null };
+    const passwordSealed =
+      input.password === undefined ? (prior?.passwordSealed ?? null) : input.password === null ? null : this.kernel.secrets('smtp').encrypt(input.password);
+    const stored: StoredSmtp = {
+      host: input.host,
+      port: input.port,
+      security: input.security,
+      user: input.user,
+      passwordSealed,
+      from: input.from,
+      replyTo: input.replyTo ?? null,
+    };
     await this.kernel.settings.set(EMAIL_SETTINGS_KEY, stored);
     return this.smtp();
   }
 }
+
+/** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
+export const settingsServiceRef = defineServiceRef<SettingsService>('settings');

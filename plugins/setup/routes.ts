@@ -1,10 +1,16 @@
 import { z } from 'zod';
-import { reply, route } from '../../kernel/contract/route.js';
-import { dataOf } from '../../kernel/contract/shapes.js';
-import { setSessionCookie } from '../../kernel/http/authenticate.js';
-import { assertOwnHost } from '../../kernel/http/trusted-host.js';
-import { emailField, nameField, newPasswordField, userSchema } from '../../kernel/identity/schemas.js';
-import { SESSION_ABSOLUTE_MS } from '../../kernel/identity/service.js';
+import {
+  assertOwnHost,
+  dataOf,
+  emailField,
+  nameField,
+  newPasswordField,
+  reply,
+  route,
+  SESSION_ABSOLUTE_MS,
+  setSessionCookie,
+  userSchema,
+} from '../../kernel/api.js';
 import { createSuperAdmin, isSetupOpen } from './service.js';
 
 export const setupRoutes = [
@@ -31,7 +37,12 @@ export const setupRoutes = [
     handler: async ({ kernel, body, request, reply: res, audit }) => {
       assertOwnHost(request, kernel.config);
       const user = await createSuperAdmin(kernel.db, body, kernel.now());
-      audit({ action: 'setup.super-admin', actor: { type: 'user', id: user.id }, target: { type: 'user', id: user.id }, diff: { email: user.email, name: user.name } });
+      audit({
+        action: 'setup.super-admin',
+        actor: { type: 'user', id: user.id },
+        target: { type: 'user', id: user.id },
+        diff: { email: user.email, name: user.name },
+      });
       const session = await kernel.identity.createSession(user.id, { ip: request.ip ?? null, userAgent: request.headers['user-agent'] ?? null });
       setSessionCookie(res, request, session.token, SESSION_ABSOLUTE_MS);
       return reply(201, { data: { user } });

@@ -1,8 +1,4 @@
-import { AppError } from '../../kernel/errors.js';
-import { newId } from '../../kernel/ids.js';
-import { hashPassword } from '../../kernel/identity/passwords.js';
-import { toUser, type User } from '../../kernel/identity/schemas.js';
-import type { MetaDb } from '../../kernel/meta/types.js';
+import { AppError, hashPassword, type MetaDb, newId, toUser, type User } from '../../kernel/api.js';
 
 const SETUP_DONE = 'setup.completed';
 

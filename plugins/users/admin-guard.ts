@@ -1,6 +1,5 @@
 import type { Transaction } from 'kysely';
-import { AppError } from '../../kernel/errors.js';
-import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
+import { AppError, type KernelTables, type MetaDb } from '../../kernel/api.js';
 
 export type Trx = Transaction<KernelTables>;
 

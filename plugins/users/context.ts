@@ -1,11 +1,9 @@
-import { AppError } from '../../kernel/errors.js';
-import type { Principal } from '../../kernel/identity/principal.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import type { RolesService } from '../roles/manifest.js';
-import type { UsersService } from './service.js';
+import { AppError, type Kernel, type Principal } from '../../kernel/api.js';
+import { usersServiceRef } from './service.js';
+import { rolesRef } from '../roles/provides.js';
 
-export const users = (kernel: Kernel) => kernel.plugin<UsersService>('users');
-export const roles = (kernel: Kernel) => kernel.plugin<RolesService>('roles');
+export const users = (kernel: Kernel) => kernel.plugin(usersServiceRef);
+export const roles = (kernel: Kernel) => kernel.plugin(rolesRef);
 
 /** Unknown role ids are a bad value in the body: 400 naming each one's path. */
 export async function assertKnownRoles(kernel: Kernel, roleIds: readonly string[], path = 'body.roleIds'): Promise<void> {

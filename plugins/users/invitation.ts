@@ -1,4 +1,4 @@
-import type { Kernel } from '../../kernel/kernel-services.js';
+import type { Kernel } from '../../kernel/api.js';
 
 export const INVITATION_TEMPLATE = 'users.invitation';
 export const INVITE_TTL_MS = 7 * 24 * 3600_000;

@@ -1,4 +1,4 @@
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { registerInvitationTemplate } from './invitation.js';
 import { userRoleRoutes } from './role-routes.js';
 import { userRoutes } from './routes.js';

@@ -1,10 +1,5 @@
 import { z } from 'zod';
-import { route } from '../../kernel/contract/route.js';
-import { toUser } from '../../kernel/identity/schemas.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import type { Principal } from '../../kernel/identity/principal.js';
-import type { AuditEntryInput } from '../../kernel/audit.js';
-import { AppError } from '../../kernel/errors.js';
+import { AppError, type AuditEntryInput, type Kernel, type Principal, route, toUser } from '../../kernel/api.js';
 import { assertKnownRoles, roles, users } from './context.js';
 import { roleIdsBody, userIdParams, userWithRolesBody } from './schemas.js';
 

@@ -1,10 +1,5 @@
 import { z } from 'zod';
-import { noBody, reply, route } from '../../kernel/contract/route.js';
-import { dataOf, okSchema } from '../../kernel/contract/shapes.js';
-import { toUser, userSchema } from '../../kernel/identity/schemas.js';
-import { AppError } from '../../kernel/errors.js';
-import { encodeCursor } from '../../kernel/contract/cursor.js';
-import { linkBase } from '../../kernel/http/trusted-host.js';
+import { AppError, dataOf, encodeCursor, linkBase, noBody, okSchema, reply, route, toUser, userSchema } from '../../kernel/api.js';
 import { sendInvitation } from './invitation.js';
 import { createUserBody, listUsersQuery, patchUserBody, userBody, userIdParams, userWithRolesBody } from './schemas.js';
 import { assertKnownRoles, inviterName, roles, users } from './context.js';

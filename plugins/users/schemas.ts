@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { listQuery } from '../../kernel/contract/shapes.js';
-import { emailField, nameField, newPasswordField, userSchema } from '../../kernel/identity/schemas.js';
-import { cursorField } from '../../kernel/contract/cursor.js';
+import { cursorField, emailField, listQuery, nameField, newPasswordField, userSchema } from '../../kernel/api.js';
 
 export const userIdParams = z.object({ id: z.string().min(1).max(64) });
 const roleId = z.string().min(1).max(64);

@@ -1,10 +1,5 @@
 import { sql } from 'kysely';
-import { AppError } from '../../kernel/errors.js';
-import { newId } from '../../kernel/ids.js';
-import { hashPassword } from '../../kernel/identity/passwords.js';
-import { toUser, type User } from '../../kernel/identity/schemas.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import type { KernelTables } from '../../kernel/meta/types.js';
+import { defineServiceRef, AppError, hashPassword, type Kernel, type KernelTables, newId, toUser, type User } from '../../kernel/api.js';
 import { guardLastAdmin, type Trx } from './admin-guard.js';
 
 type UserRow = KernelTables['users'];
@@ -198,3 +193,6 @@ export class UsersService {
     });
   }
 }
+
+/** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
+export const usersServiceRef = defineServiceRef<UsersService>('users');

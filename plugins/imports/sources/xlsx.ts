@@ -1,5 +1,4 @@
-import { AppError } from '../../../kernel/errors.js';
-import { startWorker } from '../../../kernel/workers.js';
+import { AppError, startWorker } from '../../../kernel/api.js';
 import type { ReadOptions, SourceRecord } from './types.js';
 import type { XlsxWorkerData, XlsxWorkerMessage } from './xlsx-worker.js';
 import { checkXlsx, DEFAULT_XLSX_LIMITS, XlsxLimitError } from './xlsx-read.js';
@@ -51,7 +50,10 @@ export async function* readXlsx(path: string, opts: ReadOptions): AsyncGenerator
   worker.on('error', (err: Error & { code?: string }) =>
     finish(
       err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-        ? tooLarge(`Reading the file needed more than the XLSX reader's ${limits.workerMemoryMb} MB of memory.`, { what: 'worker-memory', limit: limits.workerMemoryMb })
+        ? tooLarge(`Reading the file needed more than the XLSX reader's ${limits.workerMemoryMb} MB of memory.`, {
+            what: 'worker-memory',
+            limit: limits.workerMemoryMb,
+          })
         : unreadable(String(err.message)),
     ),
   );

@@ -1,4 +1,4 @@
-import type { Kernel } from '../../../kernel/kernel-services.js';
+import type { Kernel } from '../../../kernel/api.js';
 import { BOOKING_CONFIRMATION_TEMPLATE, type BookingConfirmationVars, type BookingRules } from '../../public-admin/provides.js';
 
 /** `de-DE`, `de_de`, `pt-br` → `de_DE` / `pt_BR` (the template store's spelling, D15); null when unusable. */
@@ -41,7 +41,8 @@ export function venueTime(at: number, timeZone: string, locale: string): string 
 
 /** "2 hours", "2 Stunden", "90 minutes", "1 day": the cancellation window in words. */
 export function windowInWords(minutes: number, locale: string): string {
-  const [value, unit] = minutes % 1440 === 0 && minutes > 0 ? [minutes / 1440, 'day'] : minutes % 60 === 0 && minutes > 0 ? [minutes / 60, 'hour'] : [minutes, 'minute'];
+  const [value, unit] =
+    minutes % 1440 === 0 && minutes > 0 ? [minutes / 1440, 'day'] : minutes % 60 === 0 && minutes > 0 ? [minutes / 60, 'hour'] : [minutes, 'minute'];
   return new Intl.NumberFormat(safeLocale(locale), { style: 'unit', unit, unitDisplay: 'long' }).format(value);
 }
 

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { AppError } from '../../../kernel/errors.js';
+import { AppError } from '../../../kernel/api.js';
 import type { AnyDb, RowDialect } from '../../../engine/rows/index.js';
 import type { BookingRules, EndpointDefinition } from '../../public-admin/provides.js';
 import type { Opened } from '../access.js';
@@ -60,7 +60,14 @@ export function slotLockKey(endpoint: EndpointDefinition, slot: Slot): string {
  * The capacity check at write time, inside the slot's lock: the places other bookings of the
  * slot hold (a row being moved, named by `except`, not counted) leave room for `party`?
  */
-export async function ensureRoom(trx: AnyDb, d: RowDialect, opened: Opened, rules: BookingRules, target: BookingTarget, except: Record<string, unknown> | null): Promise<void> {
+export async function ensureRoom(
+  trx: AnyDb,
+  d: RowDialect,
+  opened: Opened,
+  rules: BookingRules,
+  target: BookingTarget,
+  except: Record<string, unknown> | null,
+): Promise<void> {
   const keys = except ? Object.keys(except) : [];
   const rows = await bookingsBetween(trx, d, opened.table, rules, opened.scope.defaults, target.slot.start, target.slot.end, keys);
   let taken = 0;

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../../../kernel/errors.js';
+import { AppError } from '../../../kernel/api.js';
 
 export const SESSION_HEADER = 'x-svc-public-session';
 export const NEXT_CURSOR_HEADER = 'x-next-cursor';

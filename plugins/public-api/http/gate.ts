@@ -1,7 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Admit } from '../../../kernel/contract/audience.js';
-import { AppError } from '../../../kernel/errors.js';
-import type { HostRoutes } from '../../../kernel/http/host-routes.js';
+import { type Admit, AppError, type HostRoutes } from '../../../kernel/api.js';
 import type { PublicAdminProvides, PublicKey } from '../../public-admin/provides.js';
 import type { PublicLimits } from '../limits/policy.js';
 import type { PublicCaller } from '../provides.js';

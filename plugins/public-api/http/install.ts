@@ -1,9 +1,5 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import type { AudienceGate } from '../../../kernel/contract/audience.js';
-import { AppError } from '../../../kernel/errors.js';
-import { sessionCookieOf } from '../../../kernel/http/authenticate.js';
-import { API_PREFIX } from '../../../kernel/http/routes.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
+import { API_PREFIX, AppError, type AudienceGate, type Kernel, sessionCookieOf } from '../../../kernel/api.js';
 import type { PublicAdminProvides } from '../../public-admin/provides.js';
 import type { PublicLimits } from '../limits/policy.js';
 import { publicKeyAudience, type PublicCallOptions, type PublicCaller } from '../provides.js';

@@ -1,9 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AppError } from '../../../kernel/errors.js';
-import { logRequestError, toAppError } from '../../../kernel/http/errors.js';
-import type { MetaDialectHelpers } from '../../../kernel/meta/dialects/types.js';
-import type { AddonFailureLog } from '../../../kernel/sandbox/failure-log.js';
+import { type AddonFailureLog, AppError, logRequestError, type MetaDialectHelpers, toAppError } from '../../../kernel/api.js';
 
 /**
  * The public API's error envelope: D4's without `requestId`. PUBLIC_REF_NOT_FOUND must read

@@ -1,4 +1,4 @@
-import { AppError } from '../../../kernel/errors.js';
+import { AppError } from '../../../kernel/api.js';
 import { DistinctWindow } from './distinct.js';
 import { WeightedWindow } from './window.js';
 

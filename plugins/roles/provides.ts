@@ -1,0 +1,15 @@
+import { defineServiceRef, type Principal } from '../../kernel/api.js';
+
+/** What the roles plugin provides to the plugins that hand out roles (users, api-keys). */
+export interface RolesProvides {
+  /** The ids among `ids` that name no role. */
+  unknownRoleIds(ids: readonly string[]): Promise<string[]>;
+  /**
+   * Refuses (403 FORBIDDEN) to let `caller` hand out, or act on the holder of, roles reaching
+   * further than the caller's own permissions.
+   */
+  assertCovers(caller: Principal, roleIds: readonly string[]): Promise<void>;
+}
+
+/** `kernel.plugin(rolesRef)` from a plugin that requires 'roles'. */
+export const rolesRef = defineServiceRef<RolesProvides>('roles');
