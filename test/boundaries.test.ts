@@ -33,9 +33,9 @@ const KERNEL_FACE = 'kernel/api.ts';
  */
 const BEFORE_THE_FACE = (f: string) => f.startsWith('plugins/add-ons/');
 const ADDONS_INTO_PLUGINS = new Set([
-  'plugins/add-ons/lifecycle/carry-out.ts → plugins/public-admin/apps.ts',
-  'plugins/add-ons/lifecycle/instances.ts → plugins/public-admin/apps.ts',
-  'plugins/add-ons/lifecycle/lifecycle.ts → plugins/public-admin/apps.ts',
+  'plugins/add-ons/lifecycle/carry-out.ts → plugins/public-admin/apps/apps.ts',
+  'plugins/add-ons/lifecycle/instances.ts → plugins/public-admin/apps/apps.ts',
+  'plugins/add-ons/lifecycle/lifecycle.ts → plugins/public-admin/apps/apps.ts',
   'plugins/add-ons/runtime/mail.ts → plugins/me/tables.ts',
 ]);
 /** The add-on SDK's package name; its subpaths resolve into addons-sdk/src (addons-sdk/package.json "exports"). */

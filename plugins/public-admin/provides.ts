@@ -205,7 +205,7 @@ export interface PublicAdminProvides {
   /** Called when endpoints or the tables behind them changed in this process (an app's install or upgrade). */
   onEndpointsChanged(listener: () => void): () => void;
   /** The public side of apps (endpoints and app keys), for the add-ons plugin. */
-  readonly apps: import('./apps.js').AppEndpoints;
+  readonly apps: import('./apps/apps.js').AppEndpoints;
 }
 
 /** `kernel.plugin(publicAdminRef)` from a plugin that requires 'public-admin'. */

@@ -1,15 +1,15 @@
-import { AppEndpoints } from './apps.js';
+import { AppEndpoints } from './apps/apps.js';
 import { defineServiceRef, type Kernel, type MetaDb } from '../../kernel/api.js';
 import { connectionsRef } from '../connections/provides.js';
 import { schemaRef } from '../schema/provides.js';
-import { buildCatalog, type Catalog } from './catalog.js';
-import { EmailTemplates } from './email-templates.js';
-import { KeyStore } from './keys.js';
+import { buildCatalog, type Catalog } from './endpoints/catalog.js';
+import { EmailTemplates } from './templates/email-templates.js';
+import { KeyStore } from './keys/keys.js';
 import type { EndpointDefinition, PublicAdminProvides, PublicApiState, PublicKey, PublicMethod } from './provides.js';
-import { ScopeStore } from './scopes-store.js';
-import { PublicSwitch } from './switch.js';
+import { ScopeStore } from './endpoints/scopes-store.js';
+import { PublicSwitch } from './switch/switch.js';
 import { publicAdminDb } from './tables.js';
-import { UsageCounter } from './usage.js';
+import { UsageCounter } from './keys/usage.js';
 
 /** How long the data plane may serve an endpoint another replica (or a schema change) altered. */
 export const CATALOG_TTL_MS = 2_000;

@@ -5,7 +5,7 @@ import type { Kernel } from '../../../kernel/kernel-services.js';
 import type { MetaDb } from '../../../kernel/meta/types.js';
 import { applyTables, undoTables, type DdlPlan, type UndoStep } from '../../../engine/schema/ddl/index.js';
 import type { ConnectionsProvides } from '../../connections/provides.js';
-import type { InstanceKeyWritten, PreparedAppEndpoint } from '../../public-admin/apps.js';
+import type { InstanceKeyWritten, PreparedAppEndpoint } from '../../public-admin/apps/apps.js';
 import type { PublicAdminProvides } from '../../public-admin/provides.js';
 import type { SchemaProvides } from '../../schema/provides.js';
 import type { AddonConnections } from '../connect/connect.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { Catalog, CatalogEntry } from './catalog.js';
-import { bookingSchema, filterSchema, methodList, publicMethod, windowSchema } from './definition.js';
-import type { StoredKey } from './keys.js';
+import type { Catalog, CatalogEntry } from '../endpoints/catalog.js';
+import { bookingSchema, filterSchema, methodList, publicMethod, windowSchema } from '../endpoints/definition.js';
+import type { StoredKey } from '../keys/keys.js';
 
 export const scopeSchema = z
   .strictObject({

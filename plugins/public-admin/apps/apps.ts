@@ -1,12 +1,12 @@
-import type { AddonEndpoint } from '../../addons-sdk/src/manifest/index.js';
-import { AppError, type MetaDb, newId } from '../../kernel/api.js';
-import { definitionPatch, storedPart, type StoredDefinition } from './definition.js';
-import { generatedDefinition } from './generate.js';
-import type { InstanceRule, PublicMethod } from './provides.js';
-import { check, merge } from './scope-ops.js';
-import { refKey } from './scopes-store.js';
-import type { PublicAdminService } from './service.js';
-import { publicAdminDb } from './tables.js';
+import type { AddonEndpoint } from '../../../addons-sdk/src/manifest/index.js';
+import { AppError, type MetaDb, newId } from '../../../kernel/api.js';
+import { definitionPatch, storedPart, type StoredDefinition } from '../endpoints/definition.js';
+import { generatedDefinition } from '../endpoints/generate.js';
+import type { InstanceRule, PublicMethod } from '../provides.js';
+import { check, merge } from '../scopes/scope-ops.js';
+import { refKey } from '../endpoints/scopes-store.js';
+import type { PublicAdminService } from '../service.js';
+import { publicAdminDb } from '../tables.js';
 
 /** One endpoint of an app, as its install asks for it. */
 export interface AppEndpointRequest {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { bookingSchema, filterSchema, optionalDefinitionFields, publicMethod, refField, windowSchema } from '../../addons-sdk/src/manifest/endpoint.js';
-import type { EndpointDefinition } from './provides.js';
+import { bookingSchema, filterSchema, optionalDefinitionFields, publicMethod, refField, windowSchema } from '../../../addons-sdk/src/manifest/endpoint.js';
+import type { EndpointDefinition } from '../provides.js';
 
 export {
   DEFINITION_LIMITS,
@@ -14,7 +14,7 @@ export {
   refField,
   timeZoneField,
   windowSchema,
-} from '../../addons-sdk/src/manifest/endpoint.js';
+} from '../../../addons-sdk/src/manifest/endpoint.js';
 export const DEFAULT_RATE_LIMIT = 120;
 export const DEFAULT_TIME_ZONE = 'UTC';
 const optionalFields = optionalDefinitionFields;
