@@ -3,7 +3,7 @@ import { AppError, type ErrorIssue } from '../../../kernel/api.js';
 import type { StoredKey } from './keys.js';
 import type { PublicMethod } from '../provides.js';
 import { storeForGrant } from '../scopes/scope-ops.js';
-import type { createKeyBody } from '../scopes/schemas.js';
+import type { createKeyBody } from './schemas.js';
 import type { PublicAdminService } from '../service.js';
 
 /**
