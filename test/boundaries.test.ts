@@ -32,12 +32,7 @@ const KERNEL_FACE = 'kernel/api.ts';
  * (issue 27). Its imports of other plugins' files are listed one by one, so a new one fails.
  */
 const BEFORE_THE_FACE = (f: string) => f.startsWith('plugins/add-ons/');
-const ADDONS_INTO_PLUGINS = new Set([
-  'plugins/add-ons/lifecycle/carry-out.ts → plugins/public-admin/apps.ts',
-  'plugins/add-ons/lifecycle/instances.ts → plugins/public-admin/apps.ts',
-  'plugins/add-ons/lifecycle/lifecycle.ts → plugins/public-admin/apps.ts',
-  'plugins/add-ons/runtime/mail.ts → plugins/me/tables.ts',
-]);
+const ADDONS_INTO_PLUGINS = new Set(['plugins/add-ons/runtime/mail.ts → plugins/me/tables.ts']);
 /** The add-on SDK's package name; its subpaths resolve into addons-sdk/src (addons-sdk/package.json "exports"). */
 const SDK_EXPORTS: Record<string, string> = {
   '@svc/addons-sdk': 'addons-sdk/src/index.ts',

@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { definePlugin } from '../../kernel/api.js';
 import { EMAIL_TEMPLATES_READ, EMAIL_TEMPLATES_WRITE, PUBLIC_API_READ, PUBLIC_API_WRITE } from './access.js';
-import { registerBookingTemplate } from './booking-template.js';
+import { registerBookingTemplate } from './templates/booking-template.js';
 import { PUBLIC_ADMIN_ERRORS } from './errors.js';
-import { keyRoutes } from './key-routes.js';
+import { keyRoutes } from './keys/key-routes.js';
 import type { PublicAdminProvides } from './provides.js';
-import { scopeRoutes } from './scope-routes.js';
+import { scopeRoutes } from './scopes/scope-routes.js';
 import { PUBLIC_CHANGED, PUBLIC_KEY_REVOKED, PublicAdminService } from './service.js';
-import { switchRoutes } from './switch-routes.js';
+import { switchRoutes } from './switch/switch-routes.js';
 import { publicAdminMigrations } from './tables.js';
-import { templateRoutes } from './template-routes.js';
+import { templateRoutes } from './templates/template-routes.js';
 
 export type * from './provides.js';
 

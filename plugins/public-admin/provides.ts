@@ -1,11 +1,12 @@
 /**
- * The public API's control plane as the data plane (plugins/public-api) reads it:
- * `kernel.plugin(publicAdminRef)` from a plugin that requires 'public-admin'.
- * Everything here is plain data; the data plane enforces it.
+ * The public API's control plane as the data plane (plugins/public-api) reads it, and the public
+ * side of apps (`apps`) the add-ons plugin writes: `kernel.plugin(publicAdminRef)` from a plugin
+ * that requires 'public-admin'. Everything here is plain data; the data plane enforces it.
  */
 
-import { defineServiceRef } from '../../kernel/api.js';
+import { defineServiceRef, type MetaDb } from '../../kernel/api.js';
 import type { FilterOp, PublicMethod } from '../../addons-sdk/src/manifest/endpoint.js';
+import type { AddonEndpoint } from '../../addons-sdk/src/manifest/index.js';
 
 export { FILTER_OPS, PUBLIC_METHODS, type FilterOp, type PublicMethod } from '../../addons-sdk/src/manifest/endpoint.js';
 
@@ -168,6 +169,118 @@ export interface BookingConfirmationVars {
   venue?: string;
 }
 
+/** The part of an EndpointDefinition a stored row keeps as JSON; the rest comes from the row and the schema. */
+export type StoredDefinition = Pick<
+  EndpointDefinition,
+  | 'methods'
+  | 'columns'
+  | 'writable'
+  | 'defaults'
+  | 'filters'
+  | 'filterable'
+  | 'searchable'
+  | 'orderable'
+  | 'identity'
+  | 'sensitive'
+  | 'allowCascade'
+  | 'shape'
+  | 'rateLimit'
+  | 'timeZone'
+  | 'serviceRole'
+  | 'booking'
+  | 'window'
+  | 'needsSession'
+>;
+
+/** One endpoint of an app, as its install asks for it. */
+export interface AppEndpointRequest {
+  /** The served ref, `<key>-<ref>` (D23). */
+  ref: string;
+  /** The table's name on the connection (`<key>__<table>`). */
+  table: string;
+  definition: Omit<AddonEndpoint, 'ref' | 'table'>;
+}
+
+/** An app's endpoint as it will be stored: its definition checked against the connection's schema. */
+export interface PreparedAppEndpoint {
+  ref: string;
+  table: string;
+  definition: StoredDefinition;
+}
+
+/** A named instance of an app (D28) and what its key reaches of each endpoint (by served ref). */
+export interface AppInstanceKeys {
+  id: string;
+  name: string;
+  rules: Record<string, InstanceRule>;
+}
+
+/** An instance key as written: its secret only when it was created now. */
+export interface InstanceKeyWritten {
+  instance: string;
+  keyId: string;
+  prefix: string;
+  secret: string | null;
+}
+
+/** What AppEndpoints.write stores of an app. */
+export interface AppEndpointsWrite {
+  addonKey: string;
+  name: string;
+  connectionId: string;
+  peak: number;
+  endpoints: PreparedAppEndpoint[];
+  createdBy: string | null;
+  /**
+   * The app is disabled (D27): every key of it, one created now included, is written
+   * suspended; false restarts them. Keys are written only here, so none escapes its app's state.
+   */
+  suspended: boolean;
+  /**
+   * The app's named instances (D28), each with what its key reaches of every endpoint: a key
+   * each, granting what the default key grants. Keys of instances left out are revoked.
+   */
+  instances?: AppInstanceKeys[];
+}
+
+/** What AppEndpoints.write wrote: the app key's secret when it was created now, and every key it touched. */
+export interface AppEndpointsWritten {
+  keyId: string | null;
+  secret: string | null;
+  instanceKeys: InstanceKeyWritten[];
+  keyIds: string[];
+}
+
+/**
+ * The public side of an app (D23, D27, D28): its endpoints and its keys, written inside the
+ * install's meta transaction (`trx`), so an install that fails leaves no endpoint or key behind.
+ */
+export interface PublicAdminApps {
+  /**
+   * The definitions the endpoints will have, checked against the connection's schema as it is
+   * now (the app's tables must already exist there). A ref another endpoint holds → 409
+   * ADDON_CONFLICT.
+   */
+  prepare(addonKey: string, connectionId: string, requests: AppEndpointRequest[]): Promise<PreparedAppEndpoint[]>;
+  /**
+   * Replaces the app's endpoints with `input.endpoints` and gives its key exactly those grants;
+   * creates the key when the app has none.
+   */
+  write(trx: MetaDb, input: AppEndpointsWrite): Promise<AppEndpointsWritten>;
+  /** Removes the app's endpoints and key (D27: the key goes with the app). */
+  remove(trx: MetaDb, addonKey: string): Promise<{ endpoints: number; keys: number }>;
+  /** Stops or restarts the app's keys (its instances' too) with its app (D27). Answers the keys' ids. */
+  setSuspended(trx: MetaDb, addonKey: string, suspended: boolean): Promise<string[]>;
+  /** After the install's transaction committed (or rolled back): caches and other replicas. */
+  changed(keyIds: string[]): Promise<void>;
+  /** The live app keys of these add-ons, by add-on key, without opening their secrets. */
+  appKeyIds(addonKeys: readonly string[]): Promise<Map<string, string>>;
+  /** The live keys of an app's named instances (D28): instance id → key id and prefix. */
+  instanceKeys(addonKey: string): Promise<Map<string, { id: string; prefix: string }>>;
+  /** The app key's secret: its default instance's (`instance` null) or a named instance's. */
+  appKeySecret(addonKey: string, instance?: string | null): Promise<{ id: string; secret: string } | null>;
+}
+
 export interface PublicAdminProvides {
   /**
    * The switch. Cached for at most 2 s; a local change applies to the very next request, a
@@ -205,7 +318,7 @@ export interface PublicAdminProvides {
   /** Called when endpoints or the tables behind them changed in this process (an app's install or upgrade). */
   onEndpointsChanged(listener: () => void): () => void;
   /** The public side of apps (endpoints and app keys), for the add-ons plugin. */
-  readonly apps: import('./apps.js').AppEndpoints;
+  readonly apps: PublicAdminApps;
 }
 
 /** `kernel.plugin(publicAdminRef)` from a plugin that requires 'public-admin'. */

@@ -1,20 +1,19 @@
-import { AppEndpoints } from './apps.js';
+import { AppEndpoints } from './apps/apps.js';
 import { defineServiceRef, type Kernel, type MetaDb } from '../../kernel/api.js';
 import { connectionsRef } from '../connections/provides.js';
 import { schemaRef } from '../schema/provides.js';
-import { buildCatalog, type Catalog } from './catalog.js';
-import { EmailTemplates } from './email-templates.js';
-import { KeyStore } from './keys.js';
+import { buildCatalog, type Catalog } from './endpoints/catalog.js';
+import { EmailTemplates } from './templates/email-templates.js';
+import { KeyStore } from './keys/keys.js';
+import { RevocationListeners } from './keys/revocations.js';
 import type { EndpointDefinition, PublicAdminProvides, PublicApiState, PublicKey, PublicMethod } from './provides.js';
-import { ScopeStore } from './scopes-store.js';
-import { PublicSwitch } from './switch.js';
+import { ScopeStore } from './endpoints/scopes-store.js';
+import { PublicSwitch } from './switch/switch.js';
 import { publicAdminDb } from './tables.js';
-import { UsageCounter } from './usage.js';
+import { UsageCounter } from './keys/usage.js';
 
 /** How long the data plane may serve an endpoint another replica (or a schema change) altered. */
 export const CATALOG_TTL_MS = 2_000;
-/** How often a replica looks for keys revoked elsewhere while someone caches keys (seed: within 5 s). */
-export const REVOCATION_POLL_MS = 2_000;
 
 export const PUBLIC_CHANGED = 'public.changed';
 export const PUBLIC_KEY_REVOKED = 'public.key-revoked';
@@ -31,13 +30,10 @@ export class PublicAdminService implements PublicAdminProvides {
   readonly usage: UsageCounter;
   readonly templates: EmailTemplates;
   readonly apps: AppEndpoints;
+  private readonly revocations: RevocationListeners;
   private cache: Catalog | null = null;
   private building: Promise<Catalog> | null = null;
   private generation = 0;
-  private readonly listeners = new Set<(keyId: string) => void>();
-  private poller: NodeJS.Timeout | null = null;
-  private polledAt = 0;
-  private lastEnabled: boolean | null = null;
 
   constructor(private readonly kernel: Kernel) {
     kernel.plugin(connectionsRef).onRemove((id, trx) => this.removeConnection(id, trx));
@@ -49,6 +45,7 @@ export class PublicAdminService implements PublicAdminProvides {
     this.usage = new UsageCounter(db, now, kernel.log);
     this.templates = new EmailTemplates(db, kernel.mailer, now);
     this.apps = new AppEndpoints(this);
+    this.revocations = new RevocationListeners(this.keys, this.switch, now, kernel.log);
   }
 
   private get connections() {
@@ -101,23 +98,12 @@ export class PublicAdminService implements PublicAdminProvides {
 
   async revoked(keyId: string): Promise<void> {
     this.invalidate();
-    this.emit(keyId);
+    this.revocations.emit(keyId);
     await this.kernel.events.publish(PUBLIC_KEY_REVOKED, { id: keyId }).catch(() => undefined);
   }
 
-  private emit(keyId: string): void {
-    for (const l of this.listeners) {
-      try {
-        l(keyId);
-      } catch (err) {
-        this.kernel.log.warn({ err: { message: (err as Error).message } }, 'public key revocation listener failed');
-      }
-    }
-  }
-
   async switchChanged(after: PublicApiState): Promise<void> {
-    this.lastEnabled = after.enabled;
-    if (!after.enabled) this.emit('*');
+    this.revocations.switched(after.enabled);
     await this.announce('switch');
   }
 
@@ -164,56 +150,15 @@ export class PublicAdminService implements PublicAdminProvides {
   }
 
   onRevoked(listener: (keyId: string) => void): () => void {
-    this.listeners.add(listener);
-    this.startPolling();
-    return () => {
-      this.listeners.delete(listener);
-      if (this.listeners.size === 0 && this.poller) {
-        clearInterval(this.poller);
-        this.poller = null;
-      }
-    };
+    return this.revocations.add(listener);
   }
 
   recordUsage(keyId: string, n = 1): void {
     this.usage.record(keyId, n);
   }
 
-  /**
-   * Another replica's revocations reach this one's listeners by polling the store (a floor
-   * of REVOCATION_POLL_MS, like the event bridge's): a bus subscriber of our own would count as
-   * a client connection. Only runs while someone listens.
-   */
-  private startPolling(): void {
-    if (this.poller) return;
-    this.polledAt = this.kernel.now();
-    this.poller = setInterval(() => void this.poll(), REVOCATION_POLL_MS).unref();
-  }
-
-  private async poll(): Promise<void> {
-    const since = this.polledAt - REVOCATION_POLL_MS; // overlap: a write can commit after its timestamp
-    this.polledAt = this.kernel.now();
-    try {
-      for (const id of await this.keys.changedSince(since)) this.emit(id);
-      const { enabled } = await this.switch.state();
-      if (this.lastEnabled === true && !enabled) this.emit('*');
-      this.lastEnabled = enabled;
-    } catch (err) {
-      const message = (err as Error).message;
-      // The app closed under us (its close hook cannot reach this service): stop for good.
-      if (/destroyed/.test(message) && this.poller) {
-        clearInterval(this.poller);
-        this.poller = null;
-        return;
-      }
-      this.kernel.log.debug({ err: { message } }, 'public key revocation poll failed');
-    }
-  }
-
   async close(): Promise<void> {
-    if (this.poller) clearInterval(this.poller);
-    this.poller = null;
-    this.listeners.clear();
+    this.revocations.close();
     await this.usage.flush();
   }
 }

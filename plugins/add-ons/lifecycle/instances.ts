@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from '../../../addons-sdk/src/manifest/index.js';
 import { withInstanceColumn, type DdlColumn, type DdlTable } from '../../../engine/schema/ddl/index.js';
-import type { PreparedAppEndpoint } from '../../public-admin/apps.js';
-import type { InstanceRule } from '../../public-admin/provides.js';
+import type { InstanceRule, PreparedAppEndpoint } from '../../public-admin/provides.js';
 import type { StoredSettings } from './settings-values.js';
 import type { AddonsDb } from '../tables.js';
 

@@ -2,7 +2,7 @@ import { physicalTableName, type AddonManifest } from '../../../addons-sdk/src/m
 import { AppError, type ErrorIssue } from '../../../kernel/errors.js';
 import { dropTables, planTables } from '../../../engine/schema/ddl/index.js';
 import { introspect } from '../../../engine/schema/introspect/index.js';
-import type { InstanceKeyWritten } from '../../public-admin/apps.js';
+import type { InstanceKeyWritten } from '../../public-admin/provides.js';
 import { addonsDb } from '../tables.js';
 import { additivePlan, LifecycleSteps } from './carry-out.js';
 import type { InstalledAddon } from './installed.js';

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HttpClient } from '../../test/helpers/client.js';
-import { call } from '../../test/helpers/contract.js';
-import { databaseAvailable } from '../../test/helpers/databases.js';
-import { activeUser, issuePaths } from '../../test/helpers/identity.js';
-import type { TestInstance } from '../../test/helpers/instance.js';
-import { publicAdminDb } from './tables.js';
-import { addConnection, bootPublic, fixtureSource, introspect, providesProbe, scopeOf, scopes, setOverrides, type FixtureSource } from './testing.js';
+import type { HttpClient } from '../../../test/helpers/client.js';
+import { call } from '../../../test/helpers/contract.js';
+import { databaseAvailable } from '../../../test/helpers/databases.js';
+import { activeUser, issuePaths } from '../../../test/helpers/identity.js';
+import type { TestInstance } from '../../../test/helpers/instance.js';
+import { publicAdminDb } from '../tables.js';
+import { addConnection, bootPublic, fixtureSource, introspect, providesProbe, scopeOf, scopes, setOverrides, type FixtureSource } from '../testing.js';
 
 const pg = await databaseAvailable('postgres');
 const ALL = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'BATCH'];

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HttpClient } from '../../test/helpers/client.js';
-import { call } from '../../test/helpers/contract.js';
-import { activeUser, issuePaths } from '../../test/helpers/identity.js';
-import type { TestInstance } from '../../test/helpers/instance.js';
-import { TestSmtpServer } from '../../test/helpers/smtp.js';
-import { BOOKING_CONFIRMATION_TEMPLATE } from './provides.js';
-import { bootPublic } from './testing.js';
+import type { HttpClient } from '../../../test/helpers/client.js';
+import { call } from '../../../test/helpers/contract.js';
+import { activeUser, issuePaths } from '../../../test/helpers/identity.js';
+import type { TestInstance } from '../../../test/helpers/instance.js';
+import { TestSmtpServer } from '../../../test/helpers/smtp.js';
+import { BOOKING_CONFIRMATION_TEMPLATE } from '../provides.js';
+import { bootPublic } from '../testing.js';
 
 const BOOKING = BOOKING_CONFIRMATION_TEMPLATE;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyOverrides } from '../schema/effective.js';
-import { col, idCol, model, shop, tbl } from '../schema/testing.js';
-import type { Overrides } from '../schema/provides.js';
+import { applyOverrides } from '../../schema/effective.js';
+import { col, idCol, model, shop, tbl } from '../../schema/testing.js';
+import type { Overrides } from '../../schema/provides.js';
 import { storedPart } from './definition.js';
 import { cascadeTargets, connectionPrefix, generatedDefinition, keyFill, type TableContext } from './generate.js';
 import { resolveStored } from './resolve.js';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HttpClient } from '../../test/helpers/client.js';
-import { call } from '../../test/helpers/contract.js';
-import { activeUser, issuePaths } from '../../test/helpers/identity.js';
-import type { TestInstance } from '../../test/helpers/instance.js';
-import { addConnection, bootPublic, fixtureSource, providesProbe, type FixtureSource } from './testing.js';
+import type { HttpClient } from '../../../test/helpers/client.js';
+import { call } from '../../../test/helpers/contract.js';
+import { activeUser, issuePaths } from '../../../test/helpers/identity.js';
+import type { TestInstance } from '../../../test/helpers/instance.js';
+import { addConnection, bootPublic, fixtureSource, providesProbe, type FixtureSource } from '../testing.js';
 
 describe('the public API switch with SVC_PUBLIC_API_ORIGINS set', () => {
   let inst: TestInstance;

@@ -1,4 +1,4 @@
-import type { ErrorIssue } from '../../kernel/api.js';
+import type { ErrorIssue } from '../../../kernel/api.js';
 import type { StoredDefinition } from './definition.js';
 import { cascadeTargets, isComputed, keyFill, offeredMethods, type TableContext } from './generate.js';
 

@@ -1,5 +1,5 @@
-import { AppError, type Config, type SettingsStore } from '../../kernel/api.js';
-import type { PublicApiState } from './provides.js';
+import { AppError, type Config, type SettingsStore } from '../../../kernel/api.js';
+import type { PublicApiState } from '../provides.js';
 
 export const SWITCH_SETTINGS_KEY = 'public-api';
 /** How long a replica may go on with a switch another replica changed (seed: within 5 s). */

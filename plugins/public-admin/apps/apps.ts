@@ -1,49 +1,27 @@
-import type { AddonEndpoint } from '../../addons-sdk/src/manifest/index.js';
-import { AppError, type MetaDb, newId } from '../../kernel/api.js';
-import { definitionPatch, storedPart, type StoredDefinition } from './definition.js';
-import { generatedDefinition } from './generate.js';
-import type { InstanceRule, PublicMethod } from './provides.js';
-import { check, merge } from './scope-ops.js';
-import { refKey } from './scopes-store.js';
-import type { PublicAdminService } from './service.js';
-import { publicAdminDb } from './tables.js';
-
-/** One endpoint of an app, as its install asks for it. */
-export interface AppEndpointRequest {
-  /** The served ref, `<key>-<ref>` (D23). */
-  ref: string;
-  /** The table's name on the connection (`<key>__<table>`). */
-  table: string;
-  definition: Omit<AddonEndpoint, 'ref' | 'table'>;
-}
-
-/** A named instance of an app (D28) and what its key reaches of each endpoint (by served ref). */
-export interface AppInstanceKeys {
-  id: string;
-  name: string;
-  rules: Record<string, InstanceRule>;
-}
-
-/** An instance key as written: its secret only when it was created now. */
-export interface InstanceKeyWritten {
-  instance: string;
-  keyId: string;
-  prefix: string;
-  secret: string | null;
-}
-
-export interface PreparedAppEndpoint {
-  ref: string;
-  table: string;
-  definition: StoredDefinition;
-}
+import { AppError, type MetaDb, newId } from '../../../kernel/api.js';
+import { definitionPatch, storedPart } from '../endpoints/definition.js';
+import { generatedDefinition } from '../endpoints/generate.js';
+import type {
+  AppEndpointRequest,
+  AppEndpointsWrite,
+  AppEndpointsWritten,
+  AppInstanceKeys,
+  InstanceKeyWritten,
+  PreparedAppEndpoint,
+  PublicAdminApps,
+  PublicMethod,
+} from '../provides.js';
+import { check, merge } from '../scopes/scope-ops.js';
+import { refKey } from '../endpoints/scopes-store.js';
+import type { PublicAdminService } from '../service.js';
+import { publicAdminDb } from '../tables.js';
 
 /**
  * The public side of an app (D23, D27): its endpoints (public_scopes rows marked with the
  * add-on) and its app key. Written inside the install's meta transaction, so an install that
  * fails leaves no endpoint or key behind.
  */
-export class AppEndpoints {
+export class AppEndpoints implements PublicAdminApps {
   constructor(private readonly service: PublicAdminService) {}
 
   /**
@@ -79,27 +57,7 @@ export class AppEndpoints {
    * Replaces the app's endpoints with `endpoints` and gives its key exactly those grants; creates
    * the key when the app has none. Returns the key's secret when it was created.
    */
-  async write(
-    trx: MetaDb,
-    input: {
-      addonKey: string;
-      name: string;
-      connectionId: string;
-      peak: number;
-      endpoints: PreparedAppEndpoint[];
-      createdBy: string | null;
-      /**
-       * The app is disabled (D27): every key of it, one created now included, is written
-       * suspended; false restarts them. Keys are written only here, so none escapes its app's state.
-       */
-      suspended: boolean;
-      /**
-       * The app's named instances (D28), each with what its key reaches of every endpoint: a key
-       * each, granting what the default key grants. Keys of instances left out are revoked.
-       */
-      instances?: AppInstanceKeys[];
-    },
-  ): Promise<{ keyId: string | null; secret: string | null; instanceKeys: InstanceKeyWritten[]; keyIds: string[] }> {
+  async write(trx: MetaDb, input: AppEndpointsWrite): Promise<AppEndpointsWritten> {
     const db = publicAdminDb(trx);
     const now = Date.now();
     const old = await db.selectFrom('public_scopes').select('id').where('addon_key', '=', input.addonKey).execute();

@@ -1,5 +1,5 @@
-import type { MailTemplate, MailTemplates } from '../../kernel/api.js';
-import { BOOKING_CONFIRMATION_TEMPLATE, type BookingConfirmationVars } from './provides.js';
+import type { MailTemplate, MailTemplates } from '../../../kernel/api.js';
+import { BOOKING_CONFIRMATION_TEMPLATE, type BookingConfirmationVars } from '../provides.js';
 
 /** Example values for a test send, so an edited template can be seen filled in. */
 export const BOOKING_SAMPLE_VARS: BookingConfirmationVars = {

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { AppError, type ErrorIssue } from '../../kernel/api.js';
+import { AppError, type ErrorIssue } from '../../../kernel/api.js';
 import type { StoredKey } from './keys.js';
-import type { PublicMethod } from './provides.js';
-import { storeForGrant } from './scope-ops.js';
+import type { PublicMethod } from '../provides.js';
+import { storeForGrant } from '../scopes/scope-ops.js';
 import type { createKeyBody } from './schemas.js';
-import type { PublicAdminService } from './service.js';
+import type { PublicAdminService } from '../service.js';
 
 /**
  * POST /public-keys. Every grant must name an endpoint that exists and offers the methods; a

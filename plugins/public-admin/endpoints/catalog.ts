@@ -1,8 +1,8 @@
-import { AppError } from '../../kernel/api.js';
-import type { ConnectionInfo, ConnectionsProvides } from '../connections/provides.js';
-import type { EffectiveModel, SchemaProvides } from '../schema/provides.js';
+import { AppError } from '../../../kernel/api.js';
+import type { ConnectionInfo, ConnectionsProvides } from '../../connections/provides.js';
+import type { EffectiveModel, SchemaProvides } from '../../schema/provides.js';
 import { connectionPrefix, generatedDefinition, type TableContext } from './generate.js';
-import type { EndpointDefinition } from './provides.js';
+import type { EndpointDefinition } from '../provides.js';
 import { resolveStored, type EndpointProblem } from './resolve.js';
 import { storedPart, type StoredDefinition } from './definition.js';
 import { refKey, type ScopeStore } from './scopes-store.js';

@@ -1,6 +1,6 @@
 import type { StoredDefinition } from './definition.js';
 import { isComputed, keyFill, offeredMethods, type TableContext } from './generate.js';
-import type { EndpointDefinition } from './provides.js';
+import type { EndpointDefinition } from '../provides.js';
 
 export interface EndpointProblem {
   reason: 'table-missing' | 'column-missing' | 'column-secret' | 'column-personal';

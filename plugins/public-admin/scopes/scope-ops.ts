@@ -1,11 +1,11 @@
-import { AppError, type ErrorIssue } from '../../kernel/api.js';
-import type { Catalog, CatalogEntry } from './catalog.js';
-import { definitionPatch, storedPart, type CreateScopeBody, type PatchScopeBody, type StoredDefinition } from './definition.js';
-import { generatedDefinition, offeredMethods, type TableContext } from './generate.js';
-import { refKey } from './scopes-store.js';
+import { AppError, type ErrorIssue } from '../../../kernel/api.js';
+import type { Catalog, CatalogEntry } from '../endpoints/catalog.js';
+import { definitionPatch, storedPart, type CreateScopeBody, type PatchScopeBody, type StoredDefinition } from '../endpoints/definition.js';
+import { generatedDefinition, offeredMethods, type TableContext } from '../endpoints/generate.js';
+import { refKey } from '../endpoints/scopes-store.js';
 import { toScope, type PublicScope } from './schemas.js';
-import type { PublicAdminService } from './service.js';
-import { validateDefinition } from './validate.js';
+import type { PublicAdminService } from '../service.js';
+import { validateDefinition } from '../endpoints/validate.js';
 
 const uniq = <T>(xs: T[]) => [...new Set(xs)];
 

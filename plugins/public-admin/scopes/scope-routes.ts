@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { cursorField, dataOf, encodeCursor, type Kernel, listQuery, reply, route } from '../../kernel/api.js';
-import { PUBLIC_API_READ, PUBLIC_API_WRITE } from './access.js';
-import { createScopeBody, patchScopeBody } from './definition.js';
+import { cursorField, dataOf, encodeCursor, type Kernel, listQuery, reply, route } from '../../../kernel/api.js';
+import { PUBLIC_API_READ, PUBLIC_API_WRITE } from '../access.js';
+import { createScopeBody, patchScopeBody } from '../endpoints/definition.js';
 import { createScope, deleteScope, patchScope, scopeOf } from './scope-ops.js';
 import { scopeSchema } from './schemas.js';
-import { publicAdminServiceRef } from './service.js';
+import { publicAdminServiceRef } from '../service.js';
 
 const service = (kernel: Kernel) => kernel.plugin(publicAdminServiceRef);
 const tags = ['Public scopes'];

@@ -1,5 +1,5 @@
-import type { Logger } from '../../kernel/api.js';
-import type { PublicAdminDb } from './tables.js';
+import type { Logger } from '../../../kernel/api.js';
+import type { PublicAdminDb } from '../tables.js';
 
 const HOUR = 3600_000;
 export const USAGE_FLUSH_MS = 60_000;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { dataOf, type Kernel, route } from '../../kernel/api.js';
-import { EMAIL_TEMPLATES_READ, EMAIL_TEMPLATES_WRITE } from './access.js';
+import { dataOf, type Kernel, route } from '../../../kernel/api.js';
+import { EMAIL_TEMPLATES_READ, EMAIL_TEMPLATES_WRITE } from '../access.js';
 import { localeField, putTemplateBody, templateKeyField, templateSchema, templateSummarySchema, testSendBody } from './schemas.js';
-import { publicAdminServiceRef } from './service.js';
+import { publicAdminServiceRef } from '../service.js';
 
 const templates = (kernel: Kernel) => kernel.plugin(publicAdminServiceRef).templates;
 const tags = ['E-mail templates'];

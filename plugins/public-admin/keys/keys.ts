@@ -1,6 +1,6 @@
-import { AppError, constantTimeEqual, hashToken, newId, randomToken, type SecretBox } from '../../kernel/api.js';
-import type { InstanceRule, PublicKey, PublicKeyGrant, PublicMethod } from './provides.js';
-import type { PublicAdminDb, PublicAdminTables } from './tables.js';
+import { AppError, constantTimeEqual, hashToken, newId, randomToken, type SecretBox } from '../../../kernel/api.js';
+import type { InstanceRule, PublicKey, PublicKeyGrant, PublicMethod } from '../provides.js';
+import type { PublicAdminDb, PublicAdminTables } from '../tables.js';
 
 export type KeyKind = 'browser' | 'server';
 export type KeyExpiry = '30d' | '90d' | 'never';

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken } from '../../kernel/identity/tokens.js';
-import type { HttpClient } from '../../test/helpers/client.js';
-import { call } from '../../test/helpers/contract.js';
-import { databaseAvailable } from '../../test/helpers/databases.js';
-import { activeUser, addApiKey, issuePaths } from '../../test/helpers/identity.js';
-import { startInstance, type MetaChoice, type TestInstance } from '../../test/helpers/instance.js';
-import { publicAdminDb } from './tables.js';
-import { addConnection, bootPublic, fixtureSource, ORIGINS, providesProbe, scopeOf, type FixtureSource } from './testing.js';
+import { hashToken } from '../../../kernel/identity/tokens.js';
+import type { HttpClient } from '../../../test/helpers/client.js';
+import { call } from '../../../test/helpers/contract.js';
+import { databaseAvailable } from '../../../test/helpers/databases.js';
+import { activeUser, addApiKey, issuePaths } from '../../../test/helpers/identity.js';
+import { startInstance, type MetaChoice, type TestInstance } from '../../../test/helpers/instance.js';
+import { publicAdminDb } from '../tables.js';
+import { addConnection, bootPublic, fixtureSource, ORIGINS, providesProbe, scopeOf, type FixtureSource } from '../testing.js';
 
 const pg = await databaseAvailable('postgres');
 const BROWSER = /^adm_pub_[A-Za-z0-9_-]{43}$/;

@@ -1,7 +1,7 @@
-import type { ConnectionInfo } from '../connections/provides.js';
-import type { EffectiveModel, EffectiveTable } from '../schema/provides.js';
+import type { ConnectionInfo } from '../../connections/provides.js';
+import type { EffectiveModel, EffectiveTable } from '../../schema/provides.js';
 import { DEFAULT_RATE_LIMIT, DEFAULT_TIME_ZONE } from './definition.js';
-import type { EndpointDefinition, PublicMethod } from './provides.js';
+import type { EndpointDefinition, PublicMethod } from '../provides.js';
 
 /** One table as the rules see it: the table, the model around it (for foreign keys) and its connection. */
 export interface TableContext {

@@ -1,10 +1,22 @@
 import { z } from 'zod';
-import { AppError, cursorField, dataOf, encodeCursor, errorEnvelopeSchema, type Kernel, listQuery, noBody, okSchema, reply, route } from '../../kernel/api.js';
-import { PUBLIC_API_READ, PUBLIC_API_WRITE } from './access.js';
+import {
+  AppError,
+  cursorField,
+  dataOf,
+  encodeCursor,
+  errorEnvelopeSchema,
+  type Kernel,
+  listQuery,
+  noBody,
+  okSchema,
+  reply,
+  route,
+} from '../../../kernel/api.js';
+import { PUBLIC_API_READ, PUBLIC_API_WRITE } from '../access.js';
 import { createKey } from './key-ops.js';
 import type { StoredKey } from './keys.js';
 import { createKeyBody, publicKeyListItemSchema, publicKeySchema, toKey } from './schemas.js';
-import { publicAdminServiceRef } from './service.js';
+import { publicAdminServiceRef } from '../service.js';
 
 const service = (kernel: Kernel) => kernel.plugin(publicAdminServiceRef);
 const tags = ['Public keys'];

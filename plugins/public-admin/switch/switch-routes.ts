@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { dataOf, type Kernel, route } from '../../kernel/api.js';
-import { PUBLIC_API_READ, PUBLIC_API_WRITE, tags } from './access.js';
-import { publicAdminServiceRef } from './service.js';
+import { dataOf, type Kernel, route } from '../../../kernel/api.js';
+import { PUBLIC_API_READ, PUBLIC_API_WRITE, tags } from '../access.js';
+import { publicAdminServiceRef } from '../service.js';
 
 const service = (kernel: Kernel) => kernel.plugin(publicAdminServiceRef);
 

@@ -1,7 +1,7 @@
-import { AppError, fallbackChain, type Mailer, type MailTemplate } from '../../kernel/api.js';
+import { AppError, fallbackChain, type Mailer, type MailTemplate } from '../../../kernel/api.js';
 import { BOOKING_SAMPLE_VARS } from './booking-template.js';
-import { BOOKING_CONFIRMATION_TEMPLATE } from './provides.js';
-import type { PublicAdminDb } from './tables.js';
+import { BOOKING_CONFIRMATION_TEMPLATE } from '../provides.js';
+import type { PublicAdminDb } from '../tables.js';
 
 export interface TemplateView {
   key: string;

@@ -1,7 +1,7 @@
-import { newId } from '../../kernel/api.js';
+import { newId } from '../../../kernel/api.js';
 import { storedDefinitionSchema, type StoredDefinition } from './definition.js';
 import type { StoredRow } from './resolve.js';
-import type { PublicAdminDb, PublicAdminTables } from './tables.js';
+import type { PublicAdminDb, PublicAdminTables } from '../tables.js';
 
 type Row = PublicAdminTables['public_scopes'];
 

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { bookingSchema, filterSchema, optionalDefinitionFields, publicMethod, refField, windowSchema } from '../../addons-sdk/src/manifest/endpoint.js';
-import type { EndpointDefinition } from './provides.js';
+import { bookingSchema, filterSchema, optionalDefinitionFields, publicMethod, refField, windowSchema } from '../../../addons-sdk/src/manifest/endpoint.js';
+import type { EndpointDefinition, StoredDefinition } from '../provides.js';
+
+export type { StoredDefinition };
 
 export {
   DEFINITION_LIMITS,
@@ -14,7 +16,7 @@ export {
   refField,
   timeZoneField,
   windowSchema,
-} from '../../addons-sdk/src/manifest/endpoint.js';
+} from '../../../addons-sdk/src/manifest/endpoint.js';
 export const DEFAULT_RATE_LIMIT = 120;
 export const DEFAULT_TIME_ZONE = 'UTC';
 const optionalFields = optionalDefinitionFields;
@@ -34,29 +36,6 @@ export function definitionPatch(body: PatchScopeBody | CreateScopeBody): Definit
   const cascade = allow_cascade ?? allowCascade;
   return { ...(rest as DefinitionPatch), ...(cascade === undefined ? {} : { allowCascade: cascade }) };
 }
-
-/** The part of an EndpointDefinition a stored row keeps as JSON; the rest comes from the row and the schema. */
-export type StoredDefinition = Pick<
-  EndpointDefinition,
-  | 'methods'
-  | 'columns'
-  | 'writable'
-  | 'defaults'
-  | 'filters'
-  | 'filterable'
-  | 'searchable'
-  | 'orderable'
-  | 'identity'
-  | 'sensitive'
-  | 'allowCascade'
-  | 'shape'
-  | 'rateLimit'
-  | 'timeZone'
-  | 'serviceRole'
-  | 'booking'
-  | 'window'
-  | 'needsSession'
->;
 
 export const storedDefinitionSchema = z.object({
   methods: z.array(publicMethod),
