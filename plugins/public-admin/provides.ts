@@ -5,6 +5,7 @@
  */
 
 import { defineServiceRef, type MetaDb } from '../../kernel/api.js';
+import type { StoredKey } from './endpoints/definition.js';
 import type { FilterOp, PublicMethod } from '../../addons-sdk/src/manifest/endpoint.js';
 import type { AddonEndpoint } from '../../addons-sdk/src/manifest/index.js';
 
@@ -170,27 +171,7 @@ export interface BookingConfirmationVars {
 }
 
 /** The part of an EndpointDefinition a stored row keeps as JSON; the rest comes from the row and the schema. */
-export type StoredDefinition = Pick<
-  EndpointDefinition,
-  | 'methods'
-  | 'columns'
-  | 'writable'
-  | 'defaults'
-  | 'filters'
-  | 'filterable'
-  | 'searchable'
-  | 'orderable'
-  | 'identity'
-  | 'sensitive'
-  | 'allowCascade'
-  | 'shape'
-  | 'rateLimit'
-  | 'timeZone'
-  | 'serviceRole'
-  | 'booking'
-  | 'window'
-  | 'needsSession'
->;
+export type StoredDefinition = Pick<EndpointDefinition, StoredKey>;
 
 /** One endpoint of an app, as its install asks for it. */
 export interface AppEndpointRequest {

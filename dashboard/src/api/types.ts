@@ -1,4 +1,5 @@
 import type { components, paths } from './openapi';
+import type { FilterOp } from './filter-ops';
 
 /** The contract's paths without their `/api/v1` prefix: the client's base URL carries it. */
 export type ApiPaths = { [K in keyof paths as K extends `/api/v1${infer Rest}` ? Rest : never]: paths[K] };
@@ -12,3 +13,7 @@ export type RequestBody<P extends keyof ApiPaths, M extends 'post' | 'put' | 'pa
 }
   ? B
   : never;
+
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+/** The dashboard's list of filter operators is the one the API documents (an endpoint's default filters take every one). */
+export const filterOpsMatchTheApi: SameKeys<FilterOp, Schemas['PublicScope']['filters'][number]['op']> = true;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bookingSchema, filterSchema, optionalDefinitionFields, publicMethod, refField, windowSchema } from '../../../addons-sdk/src/manifest/endpoint.js';
+import { bookingSchema, definitionFields, filterSchema, optionalDefinitionFields, publicMethod, refField, windowSchema } from '../../../addons-sdk/src/manifest/endpoint.js';
 import type { EndpointDefinition, StoredDefinition } from '../provides.js';
 
 export type { StoredDefinition };
@@ -37,6 +37,11 @@ export function definitionPatch(body: PatchScopeBody | CreateScopeBody): Definit
   return { ...(rest as DefinitionPatch), ...(cascade === undefined ? {} : { allowCascade: cascade }) };
 }
 
+/**
+ * The one list of a definition's own rules (what a stored row keeps as JSON): `StoredDefinition`
+ * (provides.ts) picks these keys, `storedPart` copies them, the scope schema of the API spreads
+ * them (`wireDefinitionShape`), and the SDK's body fields must name the same keys (checked below).
+ */
 export const storedDefinitionSchema = z.object({
   methods: z.array(publicMethod),
   columns: z.array(z.string()),
@@ -57,8 +62,21 @@ export const storedDefinitionSchema = z.object({
   window: windowSchema.nullable(),
   needsSession: z.boolean(),
 });
+export type StoredKey = keyof typeof storedDefinitionSchema.shape;
 
-const STORED_KEYS = Object.keys(storedDefinitionSchema.shape) as Array<keyof StoredDefinition>;
+type StoredShape = typeof storedDefinitionSchema.shape;
+/** The stored rules as the API spells them (allowCascade is `allow_cascade` on the wire, seed), in the same order. */
+export type WireDefinitionShape = { [K in keyof StoredShape as K extends 'allowCascade' ? 'allow_cascade' : K]: StoredShape[K] };
+export const wireDefinitionShape = Object.fromEntries(
+  Object.entries(storedDefinitionSchema.shape).map(([key, field]) => [key === 'allowCascade' ? 'allow_cascade' : key, field]),
+) as WireDefinitionShape;
+
+// The SDK's body fields (addon.json and the API's bodies) are the stored keys, plus the wire spelling of allowCascade.
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+const bodyFieldsMatchStoredKeys: SameKeys<keyof typeof definitionFields, StoredKey | 'allow_cascade'> = true;
+void bodyFieldsMatchStoredKeys;
+
+const STORED_KEYS = Object.keys(storedDefinitionSchema.shape) as StoredKey[];
 
 /** What the row's `definition` column holds: the definition's own rules, nothing the row or the schema says. */
 export function storedPart(def: EndpointDefinition): StoredDefinition {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CatalogEntry } from '../endpoints/catalog.js';
-import { bookingSchema, filterSchema, publicMethod, windowSchema } from '../endpoints/definition.js';
+import { publicMethod, wireDefinitionShape } from '../endpoints/definition.js';
 
 export const scopeSchema = z
   .strictObject({
@@ -11,24 +11,7 @@ export const scopeSchema = z
     virtual: z.boolean(),
     generated: z.boolean().describe("the table's generated endpoint (stored or not), as opposed to an extra endpoint"),
     edited: z.boolean(),
-    methods: z.array(publicMethod),
-    columns: z.array(z.string()),
-    writable: z.array(z.string()),
-    defaults: z.record(z.string(), z.unknown()),
-    filters: z.array(filterSchema),
-    filterable: z.array(z.string()),
-    searchable: z.array(z.string()),
-    orderable: z.array(z.string()),
-    identity: z.array(z.string()),
-    sensitive: z.array(z.string()),
-    allow_cascade: z.boolean(),
-    shape: z.enum(['wrapped', 'array', 'single']),
-    rateLimit: z.number().int(),
-    timeZone: z.string(),
-    serviceRole: z.boolean(),
-    booking: bookingSchema.nullable(),
-    window: windowSchema.nullable(),
-    needsSession: z.boolean(),
+    ...wireDefinitionShape,
     pk: z.array(z.string()),
     keyFill: z.enum(['database', 'uuid']).nullable(),
     addonKey: z.string().nullable(),

@@ -3,8 +3,9 @@
  * parameter names and syntax (GET /data/{connectionId}/{table}): `sort=-id,name`, `search=…`,
  * `filter[col][op]=value`. The same string is the list call's query and the export's.
  */
-export const FILTER_OPS = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'like', 'null'] as const;
-export type FilterOp = (typeof FILTER_OPS)[number];
+import { FILTER_OPS, type FilterOp } from '../../api/filter-ops';
+
+export { FILTER_OPS, type FilterOp };
 
 export interface Filter {
   column: string;

@@ -1,7 +1,8 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'wouter';
 import { ApiError } from '../../api/errors';
-import type { Schemas } from '../../api/types';
+import { FILTER_OPS } from '../../api/filter-ops';
+import type { RequestBody, Schemas } from '../../api/types';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
@@ -17,7 +18,7 @@ type Filter = Scope['filters'][number];
 type Op = Filter['op'];
 
 const METHODS: Method[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'BATCH'];
-const OPS: Op[] = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'like', 'null'];
+const OPS: readonly Op[] = FILTER_OPS;
 const SHAPES: Array<Scope['shape']> = ['wrapped', 'array', 'single'];
 const NUMERIC = new Set(['integer', 'bigint', 'decimal', 'float']);
 
@@ -42,7 +43,11 @@ const DEFINITION_KEYS = [
   'booking',
   'window',
   'needsSession',
-] as const;
+] as const satisfies ReadonlyArray<keyof Scope>;
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
+// Every key the API's PATCH takes is in the JSON (allowCascade only in its wire spelling allow_cascade).
+const definitionKeysMatchTheApi: SameKeys<(typeof DEFINITION_KEYS)[number], Exclude<keyof RequestBody<'/public-scopes/{id}', 'patch'>, 'allowCascade'>> = true;
+void definitionKeysMatchTheApi;
 
 const fieldPath = (path: string) => (path.startsWith('body.') ? path.slice('body.'.length) : path);
 

@@ -1,4 +1,5 @@
-// No imports: the tests (node16 resolution) read this file too.
+// Imports carry .js: the tests (node16 resolution) read this file too.
+import { FILTER_OPS, type FilterOp } from '../../api/filter-ops.js';
 
 /** What this needs of a column of the schema. */
 interface Column {
@@ -10,8 +11,6 @@ type Scalar = string | number | boolean;
 type Ops = { eq?: Scalar; ne?: Scalar; lt?: Scalar; lte?: Scalar; gt?: Scalar; gte?: Scalar; in?: Scalar[]; like?: string; null?: boolean };
 export type ExportFilter = Record<string, Ops>;
 
-const OPS = ['eq', 'ne', 'lt', 'lte', 'gt', 'gte', 'in', 'like', 'null'] as const;
-type Op = (typeof OPS)[number];
 const FILTER_WITH_OP = /^filter\[(.+)\]\[([a-z]+)\]$/s;
 const FILTER_EQ = /^filter\[(.+)\]$/s;
 const NUMERIC = new Set(['integer', 'float']);
@@ -19,7 +18,7 @@ const NUMERIC = new Set(['integer', 'float']);
 /** One condition of the grid's query, as the export screen lists it. */
 export interface Condition {
   column: string;
-  op: Op;
+  op: FilterOp;
   value: string;
 }
 
@@ -59,9 +58,9 @@ export function gridQueryToExport(search: string, columns: readonly Column[]): G
     const m = FILTER_WITH_OP.exec(key) ?? FILTER_EQ.exec(key);
     if (m) {
       const name = m[1]!;
-      const op = (m[2] ?? 'eq') as Op;
+      const op = (m[2] ?? 'eq') as FilterOp;
       const column = byName.get(name);
-      if (!OPS.includes(op) || !column) {
+      if (!(FILTER_OPS as readonly string[]).includes(op) || !column) {
         out.dropped.push(`${key}=${value}`);
         continue;
       }
