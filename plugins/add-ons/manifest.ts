@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { actionRoutes, ADDONS_USE } from './runtime/action-routes.js';
 import { ADDON_ERRORS } from './errors.js';
 import { addonRoutes, ADDONS_MANAGE, ADDONS_READ } from './routes.js';

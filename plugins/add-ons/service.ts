@@ -1,8 +1,6 @@
 import { join } from 'node:path';
 import { physicalTableName, publicRef } from '../../addons-sdk/src/manifest/index.js';
-import type { SecretBox } from '../../kernel/crypto.js';
-import { AppError } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
+import { AppError, type Kernel, type SecretBox } from '../../kernel/api.js';
 import type { PublicAdminProvides } from '../public-admin/provides.js';
 import { AddonConnections, type ConnectionStatus } from './connect/connect.js';
 import { Catalog } from './lifecycle/catalog.js';

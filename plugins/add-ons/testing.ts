@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { packAddon } from '../../addons-sdk/src/cli/pack.js';
 import type { AddonManifestInput } from '../../addons-sdk/src/manifest/index.js';
 import type { HttpClient } from '../../test/helpers/client.js';
-import type { PluginDefinition } from '../../kernel/plugin/manifest.js';
+import type { PluginDefinition } from '../../kernel/api.js';
 import { createAddonsPlugin } from './manifest.js';
 
 /** Writes an add-on folder (addon.json, server.ts, other files) and packs it with the SDK, as an author would. */

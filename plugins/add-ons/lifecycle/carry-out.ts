@@ -1,8 +1,5 @@
 import { physicalTableName, publicRef, type AddonManifest } from '../../../addons-sdk/src/manifest/index.js';
-import type { SecretBox } from '../../../kernel/crypto.js';
-import { AppError } from '../../../kernel/errors.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
-import type { MetaDb } from '../../../kernel/meta/types.js';
+import { AppError, type Kernel, type MetaDb, type SecretBox } from '../../../kernel/api.js';
 import { applyTables, undoTables, type DdlPlan, type UndoStep } from '../../../engine/schema/ddl/index.js';
 import type { ConnectionsProvides } from '../../connections/provides.js';
 import type { InstanceKeyWritten, PreparedAppEndpoint } from '../../public-admin/apps.js';

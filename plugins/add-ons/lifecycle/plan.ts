@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { physicalTableName, publicRef, type AddonManifest } from '../../../addons-sdk/src/manifest/index.js';
-import { AppError } from '../../../kernel/errors.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
+import { AppError, type Kernel } from '../../../kernel/api.js';
 import { introspect } from '../../../engine/schema/introspect/index.js';
 import { planTables, type DdlPlan } from '../../../engine/schema/ddl/index.js';
 import type { ConnectionsProvides } from '../../connections/provides.js';

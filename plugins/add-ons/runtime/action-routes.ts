@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import { addonKeyField } from '../../../addons-sdk/src/manifest/index.js';
-import { route } from '../../../kernel/contract/route.js';
-import { dataOf, errorEnvelopeSchema } from '../../../kernel/contract/shapes.js';
-import { AppError } from '../../../kernel/errors.js';
-import { authenticate } from '../../../kernel/http/authenticate.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
-import type { Json } from '../../../kernel/sandbox/host.js';
+import { AppError, authenticate, dataOf, errorEnvelopeSchema, type Json, type Kernel, route } from '../../../kernel/api.js';
 import type { FastifyRequest } from 'fastify';
 import { publicKeyOrStaffAudience, type PublicCaller } from '../../public-api/provides.js';
 import { DEFAULT_INSTANCE, instanceIdField } from '../lifecycle/instances.js';

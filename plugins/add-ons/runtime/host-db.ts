@@ -1,7 +1,6 @@
 import { physicalTableName, type AddonManifest } from '../../../addons-sdk/src/manifest/index.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { AppError } from '../../../kernel/errors.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
+import { AppError, type Json, type Kernel, type TokenSigner } from '../../../kernel/api.js';
 import {
   deleteRow,
   insertRow,
@@ -24,9 +23,7 @@ import {
   orderBySql,
   type RowDialect,
 } from '../../../engine/rows/index.js';
-import type { TokenSigner } from '../../../kernel/crypto.js';
 import { DB_READ_BYTES, rowBytes } from './read-bytes.js';
-import type { Json } from '../../../kernel/sandbox/host.js';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from '../lifecycle/instances.js';
 import type { ConnectionsProvides } from '../../connections/provides.js';
 import type { EffectiveTable, SchemaProvides } from '../../schema/provides.js';

@@ -1,10 +1,6 @@
 import { z } from 'zod';
 import type { AddonManifest } from '../../../addons-sdk/src/manifest/index.js';
-import { AppError } from '../../../kernel/errors.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
-import type { MailTemplate, MailTemplates } from '../../../kernel/mail/templates.js';
-import type { Json } from '../../../kernel/sandbox/host.js';
-import { newId } from '../../../kernel/ids.js';
+import { AppError, type Json, type Kernel, type MailTemplate, type MailTemplates, newId } from '../../../kernel/api.js';
 import { meDb } from '../../me/tables.js';
 import { addonsDb, type AddonsDb } from '../tables.js';
 

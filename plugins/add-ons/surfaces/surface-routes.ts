@@ -1,11 +1,6 @@
 import { z } from 'zod';
 import { addonKeyField } from '../../../addons-sdk/src/manifest/index.js';
-import { HANDLED, rawResponse, route } from '../../../kernel/contract/route.js';
-import { dataOf, errorEnvelopeSchema } from '../../../kernel/contract/shapes.js';
-import { AppError } from '../../../kernel/errors.js';
-import { DOCUMENT_ONLY } from '../../../kernel/http/security-headers.js';
-import { isOwnHost } from '../../../kernel/http/trusted-host.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
+import { AppError, dataOf, DOCUMENT_ONLY, errorEnvelopeSchema, HANDLED, isOwnHost, type Kernel, rawResponse, route } from '../../../kernel/api.js';
 import type { PublicAdminProvides } from '../../public-admin/provides.js';
 import {
   bundlePath,
