@@ -4,7 +4,7 @@ import { actionRoutes, ADDONS_USE } from './runtime/action-routes.js';
 import { ADDON_ERRORS } from './errors.js';
 import { addonRoutes, ADDONS_MANAGE, ADDONS_READ } from './routes.js';
 import type { AddonsOptions } from './options.js';
-import { AddonService } from './service.js';
+import { addonServiceRef, AddonService } from './service.js';
 import { SCHEDULE_JOB } from './runtime/runtime.js';
 import { surfaceRoutes } from './surfaces/surface-routes.js';
 import { addonMigrations } from './tables.js';
@@ -46,7 +46,7 @@ export function createAddonsPlugin(options: AddonsOptions = {}) {
         schema: z.object({ key: z.string(), hook: z.string(), dueAt: z.number() }),
         handler: async ({ kernel, payload }) => {
           const p = payload as { key: string; hook: string; dueAt: number };
-          return kernel.plugin<AddonService>('add-ons').runtime.runSchedule(p.key, p.hook, p.dueAt);
+          return kernel.plugin(addonServiceRef).runtime.runSchedule(p.key, p.hook, p.dueAt);
         },
       },
     },

@@ -37,12 +37,12 @@ import {
   stagedParams,
   upgradeBody,
 } from './schemas.js';
-import type { AddonService } from './service.js';
+import { addonServiceRef } from './service.js';
 
 export const ADDONS_READ = 'add-ons.read';
 export const ADDONS_MANAGE = 'add-ons.manage';
 const tags = ['Add-ons'];
-const service = (kernel: Kernel) => kernel.plugin<AddonService>('add-ons');
+const service = (kernel: Kernel) => kernel.plugin(addonServiceRef);
 const errors = { 400: errorEnvelopeSchema, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema };
 
 const stagedView = (s: StagedPackage) => ({
