@@ -20,7 +20,7 @@ export function createAddonsPlugin(options: AddonsOptions = {}) {
     name: 'add-ons',
     version: '1.0.0',
     description: 'Add-ons (DESIGN §5): the catalog, staged packages, plans, install, upgrade, settings and removal.',
-    requires: ['connections', 'schema', 'public-admin', 'public-api'],
+    requires: ['connections', 'schema', 'public-admin', 'public-api', 'me'],
     permissions: [
       {
         name: ADDONS_USE,
