@@ -86,6 +86,9 @@ export type { AfterRowWrite, BeforeRowWrite, RowWriteHookProvider, RowWriteHooks
 export { SlidingWindowCounter } from './throttle.js';
 
 // The sandbox host as the add-ons plugin drives it.
+// Loaded for its effect too: it registers the sandbox's error codes (ADDON_TIMEOUT, …), which a
+// plugin may throw as an AppError without importing anything else.
+import './sandbox/errors.js';
 export type { HostCapability, Json, SandboxAddon } from './sandbox/host.js';
 export type { AddonFailureLog } from './sandbox/failure-log.js';
 export { crashCause, outboundFetch, outboundHosts } from './sandbox/index.js';

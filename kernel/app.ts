@@ -234,8 +234,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   };
   const kernelFor = (p: PluginDefinition | null): Kernel => ({
     ...base,
-    plugin<T>(ref: ServiceRef<T> | string): T {
-      const name = typeof ref === 'string' ? ref : ref.plugin;
+    plugin<T>(ref: ServiceRef<T>): T {
+      const name = ref.plugin;
       if (!p || (name !== p.name && !(p.requires ?? []).includes(name)))
         throw new Error(`plugin ${p?.name ?? 'kernel'} uses plugin ${name} without requiring it`);
       return provided.get(name) as T;

@@ -66,8 +66,6 @@ export interface Kernel {
    * provider's reference (its provides.ts).
    */
   plugin<T>(ref: ServiceRef<T>): T;
-  /** @deprecated The untyped form, left for plugins/add-ons until it adopts the references (issue 27). */
-  plugin<T>(name: string): T;
   /** The loaded route tree (for OpenAPI and tooling). */
   routes(): readonly LoadedRoute[];
 }

@@ -27,12 +27,6 @@ const CORE_TO_ENGINE = new Set<string>([]);
 const DASHBOARD_OUTSIDE = new Set(['docs/openapi.json']);
 /** The kernel's one face for plugins. */
 const KERNEL_FACE = 'kernel/api.ts';
-/**
- * Plugin files still importing past the faces: plugins/add-ons until add-ons adopts the face
- * (issue 27). Its imports of other plugins' files are listed one by one, so a new one fails.
- */
-const BEFORE_THE_FACE = (f: string) => f.startsWith('plugins/add-ons/');
-const ADDONS_INTO_PLUGINS = new Set(['plugins/add-ons/runtime/mail.ts → plugins/me/tables.ts']);
 /** The add-on SDK's package name; its subpaths resolve into addons-sdk/src (addons-sdk/package.json "exports"). */
 const SDK_EXPORTS: Record<string, string> = {
   '@svc/addons-sdk': 'addons-sdk/src/index.ts',
@@ -164,9 +158,8 @@ function violations(edges: Edge[]): Record<string, string[]> {
     if (under(e.from, 'dashboard') && e.to !== null && !under(e.to, 'dashboard') && !DASHBOARD_OUTSIDE.has(e.to)) v.dashboardOutside!.push(show(e));
     if (under(e.from, 'dashboard') && e.to === null && e.spec.startsWith('@svc/')) v.dashboardOutside!.push(show(e));
     const fromPlugin = under(e.from, 'plugins') ? pluginOf(e.from) : null;
-    if (fromPlugin !== null && under(e.to, 'plugins') && pluginOf(e.to!) !== fromPlugin && !e.to!.endsWith('/provides.ts'))
-      if (!ADDONS_INTO_PLUGINS.has(`${e.from} → ${e.to}`)) v.pluginToPluginInside!.push(show(e));
-    if (fromPlugin !== null && under(e.to, 'kernel') && e.to !== KERNEL_FACE && !BEFORE_THE_FACE(e.from)) v.pluginToKernelInside!.push(show(e));
+    if (fromPlugin !== null && under(e.to, 'plugins') && pluginOf(e.to!) !== fromPlugin && !e.to!.endsWith('/provides.ts')) v.pluginToPluginInside!.push(show(e));
+    if (fromPlugin !== null && under(e.to, 'kernel') && e.to !== KERNEL_FACE) v.pluginToKernelInside!.push(show(e));
   }
   v.cycles = runtimeCycles(edges).map((c) => c.join(' → '));
   return v;
@@ -234,11 +227,11 @@ function cycleThrough(comp: string[], next: Map<string, string[]>): string[] {
   return walk(start, [start]) ?? comp;
 }
 
-/** `kernel.plugin(…)` calls in plugin files (not tests, not yet add-ons) given something other than a reference. */
+/** `kernel.plugin(…)` calls in plugin files (not tests) given something other than a reference. */
 function pluginCallsByName(): string[] {
   const found: string[] = [];
   for (const path of sourceFiles()) {
-    if (!under(path, 'plugins') || isTestSupport(path) || BEFORE_THE_FACE(path)) continue;
+    if (!under(path, 'plugins') || isTestSupport(path)) continue;
     const file = ts.createSourceFile(path, readFileSync(join(ROOT, path), 'utf8'), ts.ScriptTarget.Latest, true);
     const visit = (node: ts.Node): void => {
       if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'plugin') {

@@ -40,7 +40,7 @@ export interface PluginDefinition<Provides = unknown> {
   name: string;
   version: string;
   description?: string;
-  /** Plugins that must load first; their `provides` value is reachable through `kernel.plugin()`. */
+  /** Plugins that must load first; their `provides` value is reachable through `kernel.plugin(ref)` with the provider's reference. */
   requires?: string[];
   permissions?: PermissionDeclaration[];
   migrations?: Migration[];

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { definePlugin } from '../../kernel/plugin/manifest.js';
+import { definePlugin } from '../../kernel/api.js';
 import { actionRoutes, ADDONS_USE } from './runtime/action-routes.js';
 import { ADDON_ERRORS } from './errors.js';
 import { addonRoutes, ADDONS_MANAGE, ADDONS_READ } from './routes.js';
 import type { AddonsOptions } from './options.js';
-import { AddonService } from './service.js';
+import { addonServiceRef, AddonService } from './service.js';
 import { SCHEDULE_JOB } from './runtime/runtime.js';
 import { surfaceRoutes } from './surfaces/surface-routes.js';
 import { addonMigrations } from './tables.js';
@@ -20,7 +20,7 @@ export function createAddonsPlugin(options: AddonsOptions = {}) {
     name: 'add-ons',
     version: '1.0.0',
     description: 'Add-ons (DESIGN §5): the catalog, staged packages, plans, install, upgrade, settings and removal.',
-    requires: ['connections', 'schema', 'public-admin', 'public-api'],
+    requires: ['connections', 'schema', 'public-admin', 'public-api', 'me'],
     permissions: [
       {
         name: ADDONS_USE,
@@ -46,7 +46,7 @@ export function createAddonsPlugin(options: AddonsOptions = {}) {
         schema: z.object({ key: z.string(), hook: z.string(), dueAt: z.number() }),
         handler: async ({ kernel, payload }) => {
           const p = payload as { key: string; hook: string; dueAt: number };
-          return kernel.plugin<AddonService>('add-ons').runtime.runSchedule(p.key, p.hook, p.dueAt);
+          return kernel.plugin(addonServiceRef).runtime.runSchedule(p.key, p.hook, p.dueAt);
         },
       },
     },

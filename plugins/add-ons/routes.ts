@@ -3,13 +3,18 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { noBody, reply, route } from '../../kernel/contract/route.js';
-import { errorEnvelopeSchema } from '../../kernel/contract/shapes.js';
-import { AppError } from '../../kernel/errors.js';
-import { requireUser } from '../../kernel/identity/principal.js';
-import { linkBase } from '../../kernel/http/trusted-host.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import { multipartBodyError, multipartFile } from '../../kernel/http/multipart.js';
+import {
+  AppError,
+  errorEnvelopeSchema,
+  type Kernel,
+  linkBase,
+  multipartBodyError,
+  multipartFile,
+  noBody,
+  reply,
+  requireUser,
+  route,
+} from '../../kernel/api.js';
 import { PACKAGE_MAX_BYTES, type RefreshResult } from './lifecycle/catalog.js';
 import type { StagedPackage } from './lifecycle/packages.js';
 import {
@@ -32,12 +37,12 @@ import {
   stagedParams,
   upgradeBody,
 } from './schemas.js';
-import type { AddonService } from './service.js';
+import { addonServiceRef } from './service.js';
 
 export const ADDONS_READ = 'add-ons.read';
 export const ADDONS_MANAGE = 'add-ons.manage';
 const tags = ['Add-ons'];
-const service = (kernel: Kernel) => kernel.plugin<AddonService>('add-ons');
+const service = (kernel: Kernel) => kernel.plugin(addonServiceRef);
 const errors = { 400: errorEnvelopeSchema, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema };
 
 const stagedView = (s: StagedPackage) => ({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { addonKeyField, semverField } from '../../addons-sdk/src/manifest/index.js';
-import { dataOf } from '../../kernel/contract/shapes.js';
+import { dataOf } from '../../kernel/api.js';
 import { instanceIdField } from './lifecycle/instances.js';
 
 export const keyParams = z.strictObject({ key: addonKeyField });

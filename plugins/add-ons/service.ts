@@ -1,9 +1,7 @@
 import { join } from 'node:path';
 import { physicalTableName, publicRef } from '../../addons-sdk/src/manifest/index.js';
-import type { SecretBox } from '../../kernel/crypto.js';
-import { AppError } from '../../kernel/errors.js';
-import type { Kernel } from '../../kernel/kernel-services.js';
-import type { PublicAdminProvides } from '../public-admin/provides.js';
+import { AppError, defineServiceRef, type Kernel, type SecretBox } from '../../kernel/api.js';
+import { publicAdminRef } from '../public-admin/provides.js';
 import { AddonConnections, type ConnectionStatus } from './connect/connect.js';
 import { Catalog } from './lifecycle/catalog.js';
 import { InstalledStore, type InstalledAddon } from './lifecycle/installed.js';
@@ -106,7 +104,7 @@ export class AddonService {
   }
 
   private get publicAdmin() {
-    return this.kernel.plugin<PublicAdminProvides>('public-admin');
+    return this.kernel.plugin(publicAdminRef);
   }
 
   async require(key: string): Promise<InstalledAddon> {
@@ -156,6 +154,9 @@ export class AddonService {
     };
   }
 }
+
+/** The whole service, for this plugin's own routes and jobs (no other plugin reaches add-ons). */
+export const addonServiceRef = defineServiceRef<AddonService>('add-ons');
 
 /** What the view says of an add-on's connect (D29): never the fields' values. */
 function connectView(a: InstalledAddon, status: ConnectionStatus | null): Pick<AddonView, 'connect' | 'connected' | 'connectedAt' | 'connectionExpiresAt'> {

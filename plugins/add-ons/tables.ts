@@ -1,8 +1,5 @@
 import type { Kysely } from 'kysely';
-import { largeText } from '../../kernel/meta/column-types.js';
-import { rerunnableIndex } from '../../kernel/meta/rerunnable.js';
-import type { KernelTables, MetaDb } from '../../kernel/meta/types.js';
-import type { Migration } from '../../kernel/plugin/manifest.js';
+import { type KernelTables, largeText, type MetaDb, type Migration, rerunnableIndex } from '../../kernel/api.js';
 
 export type AddonTables = {
   /**

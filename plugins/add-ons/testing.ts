@@ -7,8 +7,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { packAddon } from '../../addons-sdk/src/cli/pack.js';
 import type { AddonManifestInput } from '../../addons-sdk/src/manifest/index.js';
-import type { HttpClient } from '../../test/helpers/client.js';
-import type { PluginDefinition } from '../../kernel/plugin/manifest.js';
+import type { HttpClient, HttpResponse } from '../../test/helpers/client.js';
+import { bootWithAdmin } from '../../test/helpers/identity.js';
+import type { TestInstance } from '../../test/helpers/instance.js';
+import type { PluginDefinition } from '../../kernel/api.js';
+import { sourceFixture, type SourceFixture } from '../connections/testing.js';
 import { createAddonsPlugin } from './manifest.js';
 
 /** Writes an add-on folder (addon.json, server.ts, other files) and packs it with the SDK, as an author would. */
@@ -151,4 +154,75 @@ export async function panelPackage(): Promise<Uint8Array> {
  */
 export function addonsReachingLoopback(use: 'catalog' | 'fetch', allowed: () => boolean = () => true): { replacePlugins: PluginDefinition[] } {
   return { replacePlugins: [createAddonsPlugin({ allowLoopback: (u) => u === use && allowed() })] };
+}
+
+/** An add-on with `ctx.db` and one table, `blobs` (an id and a text body): what the tests of large reads fill. */
+export function blobsAddon(o: { key: string; name: string; memoryMb: number; actions: string[] }): AddonManifestInput {
+  return {
+    key: o.key,
+    name: o.name,
+    version: '1.0.0',
+    engine: '>=0.1.0',
+    capabilities: ['db'],
+    limits: { memoryMb: o.memoryMb, cpuMs: 2000 },
+    tables: [
+      {
+        name: 'blobs',
+        primaryKey: ['id'],
+        columns: [
+          { name: 'id', type: 'integer', autoIncrement: true, nullable: false },
+          { name: 'body', type: 'text', nullable: false },
+        ],
+      },
+    ],
+    actions: o.actions,
+  };
+}
+
+/** An instance with an admin and one add-on installed on a fresh source of its own. */
+export interface AddonOnSource {
+  inst: TestInstance;
+  admin: HttpClient;
+  source: SourceFixture;
+  /** Calls one of the add-on's actions as the admin (a staff call of the public action route); the body typed as HttpClient's. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a test's response body, as HttpClient.post gives it
+  action(name: string, input: unknown): Promise<HttpResponse<any>>;
+  /** Closes the instance and removes the source. */
+  close(): Promise<void>;
+}
+
+/**
+ * Boots an instance with an admin, adds a fresh `dialect` source as a connection, and uploads and
+ * installs the add-on (`manifest`, version 1.0.0, `server` as its server.ts) on it, as an
+ * operator would. What was opened is closed again when a step fails.
+ */
+export async function addonOnSource(dialect: Parameters<typeof sourceFixture>[0], manifest: AddonManifestInput, server: string): Promise<AddonOnSource> {
+  const { inst, admin } = await bootWithAdmin();
+  let opened: SourceFixture | null = null;
+  const close = async () => {
+    await inst.close();
+    await opened?.cleanup();
+  };
+  try {
+    const source = (opened = await sourceFixture(dialect));
+    const connection = await admin.post('/api/v1/connections', { name: 'Src', dialect, url: source.url });
+    if (connection.status !== 201) throw new Error(`adding the source answered ${connection.status}: ${connection.text}`);
+    const connectionId = connection.body.data.connection.id as string;
+    const pkg = await packFixture(manifest, server);
+    const upload = await uploadPackage(inst.url, admin, pkg.bytes);
+    if (upload.status !== 201) throw new Error(`uploading ${manifest.key} answered ${upload.status}`);
+    const plan = (await admin.get(`/api/v1/add-ons/${manifest.key}/plan?version=${manifest.version}&connectionId=${connectionId}`)).body.data.plan;
+    const installed = await admin.post('/api/v1/add-ons', { key: manifest.key, version: manifest.version, connectionId, planHash: plan.hash });
+    if (installed.status !== 201) throw new Error(`installing ${manifest.key} answered ${installed.status}: ${installed.text}`);
+    return {
+      inst,
+      admin,
+      source,
+      action: (name, input) => admin.post(`/api/v1/public/apps/${manifest.key}/actions/${name}`, { input }),
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }

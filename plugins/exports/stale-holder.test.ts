@@ -9,7 +9,7 @@ import type { TestInstance } from '../../test/helpers/instance.js';
 import { attemptContext, claimAs, gate, serviceProbe } from '../../test/helpers/jobs.js';
 import { EXPORTS_PREFIX } from './files.js';
 import { runExport, type ExportPayload } from './run.js';
-import type { ExportsService } from './service.js';
+import { exportsServiceRef } from './service.js';
 import { connect, dataPermissionPlugins, emptySource, insertPeople, PEOPLE_DDL, people, type Source } from './testing.js';
 
 const metas: Array<'sqlite' | ServerDialect> = ['sqlite'];
@@ -39,7 +39,7 @@ describe.each(metas)('an export holder that stalls past its lease, on a %s meta 
   let admin: HttpClient;
   let source: Source;
   let connectionId: string;
-  const probe = serviceProbe<ExportsService>('exports');
+  const probe = serviceProbe(exportsServiceRef);
 
   beforeAll(async () => {
     // No workers: the test plays both holders itself.

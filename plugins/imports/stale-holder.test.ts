@@ -14,7 +14,7 @@ import { attemptContext, claimAs, gate, serviceProbe } from '../../test/helpers/
 import { connect, dataPermissionPlugins, emptySource, type Source } from '../exports/testing.js';
 import { attemptReportKey, reportPrefix, reportSegmentKey } from './files.js';
 import { runImport, type ImportPayload } from './run.js';
-import type { ImportsService } from './service.js';
+import { importsServiceRef } from './service.js';
 import { uploadFile } from './testing.js';
 
 const hasPg = await databaseAvailable('postgres');
@@ -39,7 +39,7 @@ describe.each(metas)('an import holder that stalls past its lease, on a %s meta 
   let connectionId: string;
   let pgSource: Source | null = null;
   let pgConnectionId = '';
-  const probe = serviceProbe<ImportsService>('imports');
+  const probe = serviceProbe(importsServiceRef);
 
   beforeAll(async () => {
     // No workers: the test plays both holders itself.

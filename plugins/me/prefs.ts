@@ -60,4 +60,15 @@ export class PrefsService {
     }
     return { before, view: await this.view(userId) };
   }
+
+  /** The locale of the user with this e-mail address (stored in lower case), as saved; null for no user or no locale. */
+  async localeOfAddress(email: string): Promise<string | null> {
+    const row = await this.db
+      .selectFrom('users')
+      .leftJoin('user_prefs', 'user_prefs.user_id', 'users.id')
+      .select('user_prefs.locale')
+      .where('users.email', '=', email.toLowerCase())
+      .executeTakeFirst();
+    return row?.locale ?? null;
+  }
 }

@@ -3,11 +3,12 @@ import { LayoutService } from './layouts.js';
 import { MyNotifications } from './notifications.js';
 import { PrefsService } from './prefs.js';
 import { ProfileService } from './profile.js';
+import type { MeProvides } from './provides.js';
 import { meDb } from './tables.js';
 import { settingsRef } from '../settings/provides.js';
 
-/** What the me plugin provides: others may read a user's resolved preferences (mail locale, bootstrap). */
-export class MeService {
+/** The signed-in user's services; what others may read of them is MeProvides (provides.ts). */
+export class MeService implements MeProvides {
   readonly profile: ProfileService;
   readonly prefs: PrefsService;
   readonly notifications: MyNotifications;
@@ -20,6 +21,10 @@ export class MeService {
     this.prefs = new PrefsService(db, () => kernel.plugin(settingsRef).defaults(), now);
     this.notifications = new MyNotifications(kernel.db, now);
     this.layouts = new LayoutService(db, now);
+  }
+
+  localeOfAddress(email: string): Promise<string | null> {
+    return this.prefs.localeOfAddress(email);
   }
 }
 

@@ -3,17 +3,18 @@ import type { Job, JobContext } from '../../kernel/jobs/types.js';
 import type { Kernel } from '../../kernel/kernel-services.js';
 import type { MetaDb } from '../../kernel/meta/types.js';
 import { definePlugin } from '../../kernel/plugin/manifest.js';
+import type { ServiceRef } from '../../kernel/plugin/service-ref.js';
 import { recordingLogger } from '../meta/support.js';
 
 /** A plugin's service (and so its kernel view, the one its job handlers get), handed to the test. */
-export function serviceProbe<T>(pluginName: string) {
+export function serviceProbe<T>(ref: ServiceRef<T>) {
   const held: { service: T | null } = { service: null };
   const plugin = definePlugin({
-    name: `${pluginName}-service-probe`,
+    name: `${ref.plugin}-service-probe`,
     version: '1.0.0',
-    requires: [pluginName],
+    requires: [ref.plugin],
     setup: (kernel) => {
-      held.service = kernel.plugin<T>(pluginName);
+      held.service = kernel.plugin(ref);
     },
   });
   return { plugin, held };

@@ -1,9 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { AddonConnect } from '../../../addons-sdk/src/manifest/index.js';
-import type { SecretBox } from '../../../kernel/crypto.js';
-import { AppError } from '../../../kernel/errors.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
-import { outboundFetch } from '../../../kernel/sandbox/index.js';
+import { AppError, type Kernel, outboundFetch, type SecretBox } from '../../../kernel/api.js';
 import type { InstalledAddon } from '../lifecycle/installed.js';
 import { openSettings } from '../lifecycle/settings-values.js';
 import type { AddonsOptions } from '../options.js';

@@ -1,12 +1,9 @@
 import { physicalTableName, publicRef, type AddonManifest } from '../../../addons-sdk/src/manifest/index.js';
-import type { SecretBox } from '../../../kernel/crypto.js';
-import { AppError } from '../../../kernel/errors.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
-import type { MetaDb } from '../../../kernel/meta/types.js';
+import { AppError, type Kernel, type MetaDb, type SecretBox } from '../../../kernel/api.js';
 import { applyTables, undoTables, type DdlPlan, type UndoStep } from '../../../engine/schema/ddl/index.js';
-import type { ConnectionsProvides } from '../../connections/provides.js';
-import type { InstanceKeyWritten, PreparedAppEndpoint, PublicAdminProvides } from '../../public-admin/provides.js';
-import type { SchemaProvides } from '../../schema/provides.js';
+import { connectionsRef } from '../../connections/provides.js';
+import { publicAdminRef, type InstanceKeyWritten, type PreparedAppEndpoint } from '../../public-admin/provides.js';
+import { schemaRef } from '../../schema/provides.js';
 import type { AddonConnections } from '../connect/connect.js';
 import type { AddonsOptions } from '../options.js';
 import type { AddonDomains } from '../surfaces/domains.js';
@@ -101,13 +98,13 @@ export class LifecycleSteps {
   }
 
   protected get connections() {
-    return this.kernel.plugin<ConnectionsProvides>('connections');
+    return this.kernel.plugin(connectionsRef);
   }
   protected get publicAdmin() {
-    return this.kernel.plugin<PublicAdminProvides>('public-admin');
+    return this.kernel.plugin(publicAdminRef);
   }
   protected get schema() {
-    return this.kernel.plugin<SchemaProvides>('schema');
+    return this.kernel.plugin(schemaRef);
   }
 
   protected async publicAdminKeyId(key: string): Promise<string | null> {

@@ -3,10 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { addonKeyField, semverField } from '../../../addons-sdk/src/manifest/index.js';
-import { AppError } from '../../../kernel/errors.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
-import { projectPath } from '../../../kernel/paths.js';
-import { outboundRequest } from '../../../kernel/sandbox/outbound-fetch.js';
+import { AppError, type Kernel, outboundRequest, projectPath } from '../../../kernel/api.js';
 import type { AddonsOptions } from '../options.js';
 
 /** A catalog index (D26). Remote ones are refused whole when they do not match it. */

@@ -1,5 +1,5 @@
 import { physicalTableName, type AddonManifest } from '../../../addons-sdk/src/manifest/index.js';
-import { AppError, type ErrorIssue } from '../../../kernel/errors.js';
+import { AppError, type ErrorIssue } from '../../../kernel/api.js';
 import { dropTables, planTables } from '../../../engine/schema/ddl/index.js';
 import { introspect } from '../../../engine/schema/introspect/index.js';
 import type { InstanceKeyWritten } from '../../public-admin/provides.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAddonManifest, type AddonManifest } from '../../../addons-sdk/src/manifest/index.js';
 import { extractPackage, inspectPackage, PackageError } from '../../../addons-sdk/src/package/index.js';
-import { AppError } from '../../../kernel/errors.js';
+import { AppError } from '../../../kernel/api.js';
 import type { AddonsDb } from '../tables.js';
 
 export interface StagedPackage {

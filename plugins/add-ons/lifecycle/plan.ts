@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { physicalTableName, publicRef, type AddonManifest } from '../../../addons-sdk/src/manifest/index.js';
-import { AppError } from '../../../kernel/errors.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
+import { AppError, type Kernel } from '../../../kernel/api.js';
 import { introspect } from '../../../engine/schema/introspect/index.js';
 import { planTables, type DdlPlan } from '../../../engine/schema/ddl/index.js';
-import type { ConnectionsProvides } from '../../connections/provides.js';
-import type { PublicAdminProvides } from '../../public-admin/provides.js';
+import { connectionsRef } from '../../connections/provides.js';
+import { publicAdminRef } from '../../public-admin/provides.js';
 import type { InstalledAddon } from './installed.js';
 import { appTable } from './instances.js';
 import { addonTemplateKey } from '../runtime/mail.js';
@@ -97,7 +96,7 @@ export async function planInstall(
 
   let ddl: DdlPlan | null = null;
   if (m.tables.length && target) {
-    const connections = kernel.plugin<ConnectionsProvides>('connections');
+    const connections = kernel.plugin(connectionsRef);
     const info = await connections.info(target);
     if (info.readOnly)
       throw new AppError('CONFLICT', { message: 'The connection is read-only: an add-on cannot create its tables there.', params: { reason: 'read-only' } });
@@ -115,7 +114,7 @@ export async function planInstall(
       });
   }
 
-  const publicAdmin = kernel.plugin<PublicAdminProvides>('public-admin');
+  const publicAdmin = kernel.plugin(publicAdminRef);
   const before = sameEndpoints(installed?.manifest ?? null);
   const endpoints: AddonPlan['endpoints'] = [];
   for (const e of m.endpoints) {

@@ -1,6 +1,5 @@
 import { matchesSettingPattern, type SettingField, type SettingsSchema } from '../../../addons-sdk/src/manifest/index.js';
-import type { SecretBox } from '../../../kernel/crypto.js';
-import { AppError, type ErrorIssue } from '../../../kernel/errors.js';
+import { AppError, type ErrorIssue, type SecretBox } from '../../../kernel/api.js';
 
 export type SettingValue = string | number | boolean;
 /** As stored: plain values, and `{ $sealed }` for a secret field. */

@@ -1,15 +1,10 @@
 import { z } from 'zod';
 import { addonKeyField } from '../../../addons-sdk/src/manifest/index.js';
-import { route } from '../../../kernel/contract/route.js';
-import { dataOf, errorEnvelopeSchema } from '../../../kernel/contract/shapes.js';
-import { AppError } from '../../../kernel/errors.js';
-import { authenticate } from '../../../kernel/http/authenticate.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
-import type { Json } from '../../../kernel/sandbox/host.js';
+import { AppError, authenticate, dataOf, errorEnvelopeSchema, type Json, type Kernel, route } from '../../../kernel/api.js';
 import type { FastifyRequest } from 'fastify';
 import { publicKeyOrStaffAudience, type PublicCaller } from '../../public-api/provides.js';
 import { DEFAULT_INSTANCE, instanceIdField } from '../lifecycle/instances.js';
-import type { AddonService } from '../service.js';
+import { addonServiceRef } from '../service.js';
 
 export const ADDONS_USE = 'add-ons.use';
 /**
@@ -70,7 +65,7 @@ export const actionRoutes = [
     handler: async ({ kernel, params, query, body, request, caller: publicCaller }) => {
       const who = await caller(kernel, request, publicCaller, params.key);
       const instance = who.who === 'app' ? (who.instance ?? DEFAULT_INSTANCE) : (query.instance ?? DEFAULT_INSTANCE);
-      const result = await kernel.plugin<AddonService>('add-ons').runtime.action(params.key, params.name, (body?.input ?? null) as Json, who.who, instance);
+      const result = await kernel.plugin(addonServiceRef).runtime.action(params.key, params.name, (body?.input ?? null) as Json, who.who, instance);
       return { data: { result } };
     },
   }),

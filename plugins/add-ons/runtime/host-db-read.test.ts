@@ -2,13 +2,9 @@ import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddonManifestInput } from '../../../addons-sdk/src/manifest/index.js';
-import type { HttpClient } from '../../../test/helpers/client.js';
 import { databaseAvailable } from '../../../test/helpers/databases.js';
-import { bootWithAdmin } from '../../../test/helpers/identity.js';
-import type { TestInstance } from '../../../test/helpers/instance.js';
-import { sourceFixture, type SourceFixture } from '../../connections/testing.js';
-import { packFixture, uploadPackage } from '../testing.js';
+import type { SourceFixture } from '../../connections/testing.js';
+import { addonOnSource, blobsAddon, type AddonOnSource } from '../testing.js';
 
 /**
  * Review of issue 26, point 1: ctx.db.list's 1 MiB cap is reached without the page coming into
@@ -16,25 +12,7 @@ import { packFixture, uploadPackage } from '../testing.js';
  * used to be read whole (pages were sized by the rows seen so far) before it was refused.
  */
 
-const manifest: AddonManifestInput = {
-  key: 'hoard',
-  name: 'Hoard',
-  version: '1.0.0',
-  engine: '>=0.1.0',
-  capabilities: ['db'],
-  limits: { memoryMb: 64, cpuMs: 2000 },
-  tables: [
-    {
-      name: 'blobs',
-      primaryKey: ['id'],
-      columns: [
-        { name: 'id', type: 'integer', autoIncrement: true, nullable: false },
-        { name: 'body', type: 'text', nullable: false },
-      ],
-    },
-  ],
-  actions: ['tiny', 'list'],
-};
+const manifest = blobsAddon({ key: 'hoard', name: 'Hoard', memoryMb: 64, actions: ['tiny', 'list'] });
 
 const SERVER = `
 import { defineAddon } from '@svc/addons-sdk';
@@ -85,27 +63,17 @@ async function fillBig(dialect: 'postgres' | 'mysql' | 'sqlite', source: SourceF
 
 for (const dialect of ['postgres', 'mysql', 'sqlite'] as const)
   describe.runIf(available[dialect])(`ctx.db.list of a page over 1 MiB on ${dialect}`, () => {
-    let inst: TestInstance;
-    let admin: HttpClient;
-    let source: SourceFixture;
-    const action = (name: string, input: unknown) => admin.post(`/api/v1/public/apps/hoard/actions/${name}`, { input });
+    let addon: AddonOnSource;
+    const action = (name: string, input: unknown) => addon.action(name, input);
 
     beforeAll(async () => {
-      ({ inst, admin } = await bootWithAdmin());
-      source = await sourceFixture(dialect);
-      const connectionId = (await admin.post('/api/v1/connections', { name: 'Src', dialect, url: source.url })).body.data.connection.id as string;
-      const pkg = await packFixture(manifest, SERVER);
-      expect((await uploadPackage(inst.url, admin, pkg.bytes)).status).toBe(201);
-      const plan = (await admin.get(`/api/v1/add-ons/hoard/plan?version=1.0.0&connectionId=${connectionId}`)).body.data.plan;
-      const res = await admin.post('/api/v1/add-ons', { key: 'hoard', version: '1.0.0', connectionId, planHash: plan.hash });
-      expect(res.status, res.text).toBe(201);
+      addon = await addonOnSource(dialect, manifest, SERVER);
       expect((await action('tiny', null)).body.data.result).toBe(2);
-      await fillBig(dialect, source);
+      await fillBig(dialect, addon.source);
     }, 180_000);
 
     afterAll(async () => {
-      await inst?.close();
-      await source?.cleanup();
+      await addon?.close();
     });
 
     it('is refused with PAYLOAD_TOO_LARGE while the API process reads far less than the page', async () => {

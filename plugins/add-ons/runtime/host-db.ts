@@ -1,7 +1,6 @@
 import { physicalTableName, type AddonManifest } from '../../../addons-sdk/src/manifest/index.js';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import { AppError } from '../../../kernel/errors.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
+import { AppError, type Json, type Kernel, type TokenSigner } from '../../../kernel/api.js';
 import {
   deleteRow,
   insertRow,
@@ -24,12 +23,10 @@ import {
   orderBySql,
   type RowDialect,
 } from '../../../engine/rows/index.js';
-import type { TokenSigner } from '../../../kernel/crypto.js';
 import { DB_READ_BYTES, rowBytes } from './read-bytes.js';
-import type { Json } from '../../../kernel/sandbox/host.js';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from '../lifecycle/instances.js';
-import type { ConnectionsProvides } from '../../connections/provides.js';
-import type { EffectiveTable, SchemaProvides } from '../../schema/provides.js';
+import { connectionsRef } from '../../connections/provides.js';
+import { schemaRef, type EffectiveTable } from '../../schema/provides.js';
 import { offThreadSqlite, SqliteWorker, withStatementDeadline } from './sqlite-off-thread.js';
 
 const tooLarge = () => new AppError('PAYLOAD_TOO_LARGE', { message: `The rows are over ${DB_READ_BYTES / (1024 * 1024)} MiB: ask for fewer (limit).` });
@@ -167,7 +164,7 @@ export class HostDb {
   private async table(m: AddonManifest, connectionId: string | null, name: unknown): Promise<EffectiveTable> {
     if (typeof name !== 'string' || !m.tables.some((t) => t.name === name)) throw denied(`${String(name)} is not one of the add-on's tables.`);
     if (!connectionId) throw denied('The add-on has no connection.');
-    const table = await this.kernel.plugin<SchemaProvides>('schema').table(connectionId, physicalTableName(m.key, name));
+    const table = await this.kernel.plugin(schemaRef).table(connectionId, physicalTableName(m.key, name));
     if (!table) throw denied(`The table ${name} is not on the add-on's connection.`);
     return table;
   }
@@ -207,7 +204,7 @@ export class HostDb {
     deadline: number | null = null,
   ): Promise<Json> {
     const table = await this.table(m, connectionId, args[0]);
-    const connections = this.kernel.plugin<ConnectionsProvides>('connections');
+    const connections = this.kernel.plugin(connectionsRef);
     const instanceColumn = table.columns.find((c) => c.name === INSTANCE_COLUMN) ?? null;
     if (!instanceColumn && instance !== DEFAULT_INSTANCE) throw denied(`The table ${String(args[0])} has no instance column yet.`);
     try {

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
-import { AppError } from '../../../kernel/errors.js';
-import type { Json } from '../../../kernel/sandbox/host.js';
+import { AppError, type Json } from '../../../kernel/api.js';
 import type { AddonsDb } from '../tables.js';
 
 export const KV_QUOTA_BYTES = 1024 * 1024;

@@ -1,11 +1,6 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AddonManifestInput } from '../../../addons-sdk/src/manifest/index.js';
-import type { HttpClient } from '../../../test/helpers/client.js';
-import { bootWithAdmin } from '../../../test/helpers/identity.js';
-import type { TestInstance } from '../../../test/helpers/instance.js';
-import { sourceFixture, type SourceFixture } from '../../connections/testing.js';
-import { packFixture, uploadPackage } from '../testing.js';
+import { addonOnSource, blobsAddon, type AddonOnSource } from '../testing.js';
 
 /**
  * Review point 18: one add-on that lists its own table many times at once, with large rows,
@@ -15,25 +10,7 @@ import { packFixture, uploadPackage } from '../testing.js';
  * not about this machine's speed.
  */
 
-const manifest: AddonManifestInput = {
-  key: 'heavy',
-  name: 'Heavy',
-  version: '1.0.0',
-  engine: '>=0.1.0',
-  capabilities: ['db'],
-  limits: { memoryMb: 128, cpuMs: 2000 },
-  tables: [
-    {
-      name: 'blobs',
-      primaryKey: ['id'],
-      columns: [
-        { name: 'id', type: 'integer', autoIncrement: true, nullable: false },
-        { name: 'body', type: 'text', nullable: false },
-      ],
-    },
-  ],
-  actions: ['fill', 'flood'],
-};
+const manifest = blobsAddon({ key: 'heavy', name: 'Heavy', memoryMb: 128, actions: ['fill', 'flood'] });
 
 const SERVER = `
 import { defineAddon } from '@svc/addons-sdk';
@@ -61,19 +38,11 @@ const ROWS = 360;
 
 for (const dialect of ['sqlite', 'postgres'] as const) {
   describe(`an add-on flooding its own ${dialect} table`, () => {
-    let inst: TestInstance;
-    let admin: HttpClient;
-    let source: SourceFixture;
+    let addon: AddonOnSource;
+    const action = (name: string, input: unknown) => addon.action(name, input);
 
     beforeAll(async () => {
-      ({ inst, admin } = await bootWithAdmin());
-      source = await sourceFixture(dialect);
-      const connectionId = (await admin.post('/api/v1/connections', { name: 'Src', dialect, url: source.url })).body.data.connection.id as string;
-      const pkg = await packFixture(manifest, SERVER);
-      expect((await uploadPackage(inst.url, admin, pkg.bytes)).status).toBe(201);
-      const plan = (await admin.get(`/api/v1/add-ons/heavy/plan?version=1.0.0&connectionId=${connectionId}`)).body.data.plan;
-      const res = await admin.post('/api/v1/add-ons', { key: 'heavy', version: '1.0.0', connectionId, planHash: plan.hash });
-      expect(res.status, res.text).toBe(201);
+      addon = await addonOnSource(dialect, manifest, SERVER);
       // 360 rows of 64 KiB (23 MiB), 10 a call.
       for (let done = 0; done < ROWS; done += 10) {
         const filled = await action('fill', { rows: 10, size: ROW_BYTES });
@@ -82,11 +51,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     }, 180_000);
 
     afterAll(async () => {
-      await inst?.close();
-      await source?.cleanup();
+      await addon?.close();
     });
-
-    const action = (name: string, input: unknown) => admin.post(`/api/v1/public/apps/heavy/actions/${name}`, { input });
 
     it('answers the add-on PAYLOAD_TOO_LARGE for a page over 1 MiB, and small pages as asked', async () => {
       const res = await action('flood', { calls: 4, small: 10, big: 500 });
@@ -99,7 +65,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const quiet: number[] = [];
       for (let i = 0; i < 100; i++) {
         const t = performance.now();
-        await (await fetch(`${inst.url}/api/v1/healthz`)).arrayBuffer();
+        await (await fetch(`${addon.inst.url}/api/v1/healthz`)).arrayBuffer();
         quiet.push(performance.now() - t);
         await new Promise((r) => setTimeout(r, 5));
       }
@@ -111,7 +77,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const sampler = (async () => {
         while (busy) {
           const t = performance.now();
-          const res = await fetch(`${inst.url}/api/v1/healthz`);
+          const res = await fetch(`${addon.inst.url}/api/v1/healthz`);
           await res.arrayBuffer();
           if (busy) samples.push(performance.now() - t);
           expect(res.status).toBe(200);

@@ -1,11 +1,7 @@
 import { z } from 'zod';
 import type { AddonManifest } from '../../../addons-sdk/src/manifest/index.js';
-import { AppError } from '../../../kernel/errors.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
-import type { MailTemplate, MailTemplates } from '../../../kernel/mail/templates.js';
-import type { Json } from '../../../kernel/sandbox/host.js';
-import { newId } from '../../../kernel/ids.js';
-import { meDb } from '../../me/tables.js';
+import { AppError, type Json, type Kernel, type MailTemplate, type MailTemplates, newId } from '../../../kernel/api.js';
+import { meRef } from '../../me/provides.js';
 import { addonsDb, type AddonsDb } from '../tables.js';
 
 /**
@@ -109,13 +105,8 @@ export class AddonMail {
   /** A user's own language when the address is a user's, else the instance's default language, else en. */
   private async localeOf(address: string): Promise<string> {
     try {
-      const row = await meDb(this.kernel.db)
-        .selectFrom('users')
-        .leftJoin('user_prefs', 'user_prefs.user_id', 'users.id')
-        .select('user_prefs.locale')
-        .where('users.email', '=', address.toLowerCase())
-        .executeTakeFirst();
-      if (row?.locale && LOCALE.test(row.locale)) return row.locale;
+      const locale = await this.kernel.plugin(meRef).localeOfAddress(address);
+      if (locale && LOCALE.test(locale)) return locale;
     } catch (err) {
       this.kernel.log.warn({ err: { message: (err as Error).message } }, "could not read a recipient's language");
     }

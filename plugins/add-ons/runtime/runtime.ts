@@ -1,15 +1,23 @@
 import type { Cron } from 'croner';
 import { HOOK_NAME, OUTBOUND_CONNECT, physicalTableName } from '../../../addons-sdk/src/manifest/index.js';
-import { AppError } from '../../../kernel/errors.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
-import type { AfterRowWrite, BeforeRowWrite, RowWriteHookProvider } from '../../../kernel/write-hooks.js';
-import type { HostCapability, Json, SandboxAddon } from '../../../kernel/sandbox/host.js';
-import { crashCause, outboundFetch, outboundHosts } from '../../../kernel/sandbox/index.js';
+import {
+  type AfterRowWrite,
+  AppError,
+  type BeforeRowWrite,
+  crashCause,
+  type HostCapability,
+  type Json,
+  type Kernel,
+  outboundFetch,
+  outboundHosts,
+  type RowWriteHookProvider,
+  type SandboxAddon,
+  type SecretBox,
+} from '../../../kernel/api.js';
 import { HostDb } from './host-db.js';
 import { HostKv } from './host-kv.js';
 import { AddonMail, sweepMailSends, syncAddonTemplates } from './mail.js';
 import { claimScheduleRun, keptResult, SCHEDULE_JOB, SWEEP_EVERY_MS, sweepScheduleJobs } from './schedules.js';
-import type { SecretBox } from '../../../kernel/crypto.js';
 import type { AddonConnections } from '../connect/connect.js';
 import type { InstalledAddon, InstalledStore } from '../lifecycle/installed.js';
 import type { InstanceStore } from '../lifecycle/instances.js';

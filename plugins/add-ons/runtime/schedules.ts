@@ -1,4 +1,4 @@
-import type { Json } from '../../../kernel/sandbox/host.js';
+import type { Json } from '../../../kernel/api.js';
 import type { AddonsDb } from '../tables.js';
 
 /**

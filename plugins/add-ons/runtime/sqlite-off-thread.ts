@@ -19,10 +19,8 @@ import {
   type QueryResult,
   type TransactionSettings,
 } from 'kysely';
-import { AppError } from '../../../kernel/errors.js';
-// ADDON_TIMEOUT is the sandbox's code.
-import '../../../kernel/sandbox/errors.js';
-import { startWorker } from '../../../kernel/workers.js';
+// ADDON_TIMEOUT is the sandbox's code, registered by loading kernel/api.ts.
+import { AppError, startWorker } from '../../../kernel/api.js';
 import type { SqliteAnswer, SqliteJob, SqliteWorkerData } from './addon-sqlite-worker.js';
 
 const WORKER_ENTRY = new URL('./addon-sqlite-worker.ts', import.meta.url);

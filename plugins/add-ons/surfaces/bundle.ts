@@ -3,7 +3,7 @@ import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import mime from 'mime';
 import type { AddonManifest } from '../../../addons-sdk/src/manifest/index.js';
-import { AppError } from '../../../kernel/errors.js';
+import { AppError } from '../../../kernel/api.js';
 
 /**
  * Serving an installed add-on's surfaces (D28, decisions DBxx-bundles): the path after

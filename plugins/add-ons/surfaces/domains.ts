@@ -1,9 +1,5 @@
 import { z } from 'zod';
-import type { ErrorIssue } from '../../../kernel/errors.js';
-import { AppError } from '../../../kernel/errors.js';
-import { API_PREFIX } from '../../../kernel/http/routes.js';
-import { isOwnName } from '../../../kernel/http/trusted-host.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
+import { API_PREFIX, AppError, type ErrorIssue, isOwnName, type Kernel } from '../../../kernel/api.js';
 import type { InstalledAddon } from '../lifecycle/installed.js';
 import type { AddonsDb } from '../tables.js';
 

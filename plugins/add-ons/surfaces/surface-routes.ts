@@ -1,12 +1,7 @@
 import { z } from 'zod';
 import { addonKeyField } from '../../../addons-sdk/src/manifest/index.js';
-import { HANDLED, rawResponse, route } from '../../../kernel/contract/route.js';
-import { dataOf, errorEnvelopeSchema } from '../../../kernel/contract/shapes.js';
-import { AppError } from '../../../kernel/errors.js';
-import { DOCUMENT_ONLY } from '../../../kernel/http/security-headers.js';
-import { isOwnHost } from '../../../kernel/http/trusted-host.js';
-import type { Kernel } from '../../../kernel/kernel-services.js';
-import type { PublicAdminProvides } from '../../public-admin/provides.js';
+import { AppError, dataOf, DOCUMENT_ONLY, errorEnvelopeSchema, HANDLED, isOwnHost, type Kernel, rawResponse, route } from '../../../kernel/api.js';
+import { publicAdminRef } from '../../public-admin/provides.js';
 import {
   bundlePath,
   contentTypeOf,
@@ -27,9 +22,9 @@ import { instanceIdField, type AppInstance } from '../lifecycle/instances.js';
 import { settingsView } from '../lifecycle/settings-values.js';
 import { ADDONS_MANAGE } from '../routes.js';
 import { addonData } from '../schemas.js';
-import type { AddonService } from '../service.js';
+import { addonServiceRef } from '../service.js';
 
-const service = (kernel: Kernel) => kernel.plugin<AddonService>('add-ons');
+const service = (kernel: Kernel) => kernel.plugin(addonServiceRef);
 
 const bundleParams = z.strictObject({
   key: addonKeyField,
@@ -104,7 +99,7 @@ type InstanceView = z.input<typeof instanceSchema>;
 async function instanceViews(kernel: Kernel, a: InstalledAddon, list?: AppInstance[]): Promise<InstanceView[]> {
   const instances = list ?? (await service(kernel).instances.list(a.key));
   if (!instances.length) return [];
-  const keys = await kernel.plugin<PublicAdminProvides>('public-admin').apps.instanceKeys(a.key);
+  const keys = await kernel.plugin(publicAdminRef).apps.instanceKeys(a.key);
   return instances.map((i) => {
     const { values, secretsSet } = settingsView(a.manifest.settings, i.settings);
     const k = keys.get(i.id) ?? null;
