@@ -4,10 +4,11 @@ import { addonOnSource, blobsAddon, type AddonOnSource } from '../testing.js';
 
 /**
  * Review point 18: one add-on that lists its own table many times at once, with large rows,
- * must not freeze the API process. GET /healthz is sampled only while the add-on's calls run;
- * a blocked event loop shows in seconds, so the bound (p99 under 100 ms, or three times the p99
- * measured just before with no add-on call when other runs load the machine) is about blocking,
- * not about this machine's speed.
+ * must not freeze the API process. GET /healthz is sampled while the add-on's calls run. The
+ * defect blocked the API process's event loop for the whole of a flood (2–30 s), so no healthz
+ * answer arrived while one was in flight; the test asserts that answers keep arriving during
+ * the floods (an order of events, not a time: a slow machine slows both alike) and prints the
+ * latencies for a reader.
  */
 
 const manifest = blobsAddon({ key: 'heavy', name: 'Heavy', memoryMb: 128, actions: ['fill', 'flood'] });
@@ -60,7 +61,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       expect(res.body.data.result).toEqual({ rows: 2, PAYLOAD_TOO_LARGE: 2 });
     }, 180_000);
 
-    it('keeps GET /healthz answering (p99 under 100 ms, or 3× its p99 unflooded on a loaded machine) while it runs', async () => {
+    it('keeps GET /healthz answering while the floods are in flight', async () => {
       // The same sampling with no add-on call: what this machine gives right now (other test runs share the cores).
       const quiet: number[] = [];
       for (let i = 0; i < 100; i++) {
@@ -73,6 +74,8 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const h = monitorEventLoopDelay({ resolution: 10 });
       h.enable();
       let busy = true;
+      let floodsInFlight = 0;
+      let answeredDuringFloods = 0;
       const samples: number[] = [];
       const sampler = (async () => {
         while (busy) {
@@ -80,6 +83,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
           const res = await fetch(`${addon.inst.url}/api/v1/healthz`);
           await res.arrayBuffer();
           if (busy) samples.push(performance.now() - t);
+          if (floodsInFlight > 0) answeredDuringFloods++;
           expect(res.status).toBe(200);
           await new Promise((r) => setTimeout(r, 5));
         }
@@ -88,7 +92,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const started = Date.now();
       // Rounds of 4 floods at once (40 lists each: half 10 rows, 640 KiB; half 500 rows, all 23 MiB) until enough samples are in.
       while (samples.length < 300 && Date.now() - started < 90_000) {
-        const round = await Promise.all(Array.from({ length: 4 }, () => action('flood', { calls: 40, small: 10, big: 500 })));
+        floodsInFlight = 4;
+        const round = await Promise.all(
+          Array.from({ length: 4 }, () => action('flood', { calls: 40, small: 10, big: 500 }).finally(() => floodsInFlight--)),
+        );
         outcomes.push(...round.map((r) => ({ status: r.status, body: r.body })));
       }
       busy = false;
@@ -104,9 +111,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       const ends = new Set(outcomes.map((o) => (o.status === 200 ? 'ok' : (o.body as { error: { code: string } }).error.code)));
       for (const end of ends) expect(['ok', 'ADDON_TIMEOUT', 'ADDON_MEMORY_LIMIT']).toContain(end);
       expect(sorted.length).toBeGreaterThanOrEqual(100);
-      // The defect froze healthz for 2–30 s; a loaded machine alone slows every answer alike.
-      console.log(`${dialect}: healthz p99 unflooded ${quietP99.toFixed(1)} ms`);
-      expect(p99).toBeLessThan(Math.max(100, 3 * quietP99));
+      console.log(`${dialect}: healthz p99 unflooded ${quietP99.toFixed(1)} ms; ${answeredDuringFloods} answers while a flood was in flight`);
+      // Blocked for a whole flood, the API process would answer about one healthz per round of floods (the one waiting when it ended); unblocked, hundreds.
+      const rounds = outcomes.length / 4;
+      expect(answeredDuringFloods).toBeGreaterThanOrEqual(20 * rounds);
     }, 180_000);
   });
 }
