@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams, useSearch } from 'wouter';
 import { t, type MessageId } from '../../i18n/t';
-import { ErrorPanel, FormError, Loading } from '../../ui';
+import { ErrorPanel, FieldFrame, FormError, Loading, SelectField } from '../../ui';
 import {
   FORMATS,
   paths,
@@ -185,27 +185,19 @@ function TableForm({ id, table, overrides }: { id: string; table: EffectiveTable
         )}
         <FormError error={save.error} />
       </div>
-      <div className="field">
-        <label htmlFor={`${fid}-label`}>{t('connections.overrides.label')}</label>
-        <p className="hint" id={`${fid}-label-hint`}>
-          {t('connections.overrides.labelHint')}
-        </p>
-        <input id={`${fid}-label`} value={label} onChange={(e) => setLabel(e.target.value)} aria-describedby={`${fid}-label-hint`} autoComplete="off" />
-      </div>
+      <FieldFrame label="connections.overrides.label" hint="connections.overrides.labelHint">
+        {(id, describedBy) => <input id={id} value={label} onChange={(e) => setLabel(e.target.value)} aria-describedby={describedBy} autoComplete="off" />}
+      </FieldFrame>
       <label className="conn-check">
         <input type="checkbox" checked={hidden} onChange={(e) => setHidden(e.target.checked)} /> {t('connections.overrides.hidden')}
       </label>
-      <div className="field">
-        <label htmlFor={`${fid}-display`}>{t('connections.overrides.displayColumn')}</label>
-        <select id={`${fid}-display`} value={displayColumn} onChange={(e) => setDisplayColumn(e.target.value)}>
-          <option value={NONE}>{t('connections.overrides.displayColumnAuto')}</option>
-          {table.columns.map((c) => (
-            <option key={c.name} value={c.name}>
-              {c.name}
-            </option>
-          ))}
-        </select>
-      </div>
+      <SelectField
+        label="connections.overrides.displayColumn"
+        name="displayColumn"
+        value={displayColumn}
+        onChange={(e) => setDisplayColumn(e.target.value)}
+        options={[{ value: NONE, label: t('connections.overrides.displayColumnAuto') }, ...table.columns.map((c) => ({ value: c.name, label: c.name }))]}
+      />
       <DataTable
         className="conn-table"
         caption={t('connections.overrides.columns')}

@@ -3,7 +3,7 @@ import { Link, useParams, useSearch } from 'wouter';
 import type { Schemas } from '../../api/types';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
-import { Loading, useTitle } from '../../ui';
+import { Field, Loading, SelectField, useTitle } from '../../ui';
 import { LoadError, ScreenTitle, when } from './common';
 import { useAuditEntry, useAuditList, useKeyNames, usePeopleNames, useRoles, type Role } from './api';
 import { LoadMore } from '../../ui/LoadMore';
@@ -107,56 +107,30 @@ export function Audit() {
       <ScreenTitle id="nav.audit" />
       <p>{t('people.audit.intro')}</p>
       <form className="people-filters" role="search" aria-label={t('people.audit.filterLabel')} onSubmit={onFilter} key={search.toString()}>
-        <div className="field">
-          <label htmlFor="audit-actor">{t('people.audit.actor')}</label>
-          <select className="people-select" id="audit-actor" name="actorId" defaultValue={filters.actorId}>
-            <option value={ANY}>{t('people.audit.anyone')}</option>
-            {[...(names.data ?? new Map<string, string>())].map(([id, name]) => (
-              <option key={id} value={id}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="audit-actor-type">{t('people.audit.actorKind')}</label>
-          <select className="people-select" id="audit-actor-type" name="actorType" defaultValue={filters.actorType}>
-            <option value={ANY}>{t('people.audit.anyKind')}</option>
-            {ACTOR_TYPES.map((a) => (
-              <option key={a} value={a}>
-                {t(`people.audit.actorType.${a}`)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="audit-action">{t('people.audit.action')}</label>
-          <p className="hint" id="audit-action-hint">
-            {t('people.audit.actionHint')}
-          </p>
-          <input id="audit-action" name="action" list="audit-actions" autoComplete="off" defaultValue={filters.action} aria-describedby="audit-action-hint" />
-          <datalist id="audit-actions">
-            {actions.map((a) => (
-              <option key={a} value={a} />
-            ))}
-          </datalist>
-        </div>
-        <div className="field">
-          <label htmlFor="audit-target-type">{t('people.audit.targetType')}</label>
-          <input id="audit-target-type" name="targetType" defaultValue={filters.targetType} />
-        </div>
-        <div className="field">
-          <label htmlFor="audit-target-id">{t('people.audit.targetId')}</label>
-          <input id="audit-target-id" name="targetId" defaultValue={filters.targetId} />
-        </div>
-        <div className="field">
-          <label htmlFor="audit-from">{t('people.audit.from')}</label>
-          <input id="audit-from" name="from" type="datetime-local" defaultValue={filters.from ? toLocalInput(Number(filters.from)) : ''} />
-        </div>
-        <div className="field">
-          <label htmlFor="audit-to">{t('people.audit.to')}</label>
-          <input id="audit-to" name="to" type="datetime-local" defaultValue={filters.to ? toLocalInput(Number(filters.to)) : ''} />
-        </div>
+        <SelectField
+          label="people.audit.actor"
+          name="actorId"
+          className="people-select"
+          defaultValue={filters.actorId}
+          options={[{ value: ANY, label: t('people.audit.anyone') }, ...[...(names.data ?? new Map<string, string>())].map(([id, name]) => ({ value: id, label: name }))]}
+        />
+        <SelectField
+          label="people.audit.actorKind"
+          name="actorType"
+          className="people-select"
+          defaultValue={filters.actorType}
+          options={[{ value: ANY, label: t('people.audit.anyKind') }, ...ACTOR_TYPES.map((a) => ({ value: a, label: t(`people.audit.actorType.${a}`) }))]}
+        />
+        <Field label="people.audit.action" name="action" hint="people.audit.actionHint" list="audit-actions" autoComplete="off" defaultValue={filters.action} />
+        <datalist id="audit-actions">
+          {actions.map((a) => (
+            <option key={a} value={a} />
+          ))}
+        </datalist>
+        <Field label="people.audit.targetType" name="targetType" defaultValue={filters.targetType} />
+        <Field label="people.audit.targetId" name="targetId" defaultValue={filters.targetId} />
+        <Field label="people.audit.from" name="from" type="datetime-local" defaultValue={filters.from ? toLocalInput(Number(filters.from)) : ''} />
+        <Field label="people.audit.to" name="to" type="datetime-local" defaultValue={filters.to ? toLocalInput(Number(filters.to)) : ''} />
         <div className="actions">
           <button type="submit">{t('people.filter.apply')}</button>
           {filtered && (
