@@ -5,7 +5,7 @@ export default defineConfig({
     // isolated-vm needs --no-node-snapshot, which worker threads refuse: use forks.
     pool: 'forks',
     execArgv: ['--no-node-snapshot'],
-    include: ['kernel/**/*.test.ts', 'engine/**/*.test.ts', 'plugins/**/*.test.ts', 'test/**/*.test.ts', 'addons-sdk/**/*.test.ts', 'catalog/**/*.test.ts'],
+    include: ['kernel/**/*.test.ts', 'engine/**/*.test.ts', 'plugins/**/*.test.ts', 'test/**/*.test.ts', 'addons-sdk/**/*.test.ts', 'catalog/**/*.test.ts', 'dashboard/src/**/*.test.{ts,tsx}'],
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

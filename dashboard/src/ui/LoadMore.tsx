@@ -1,5 +1,5 @@
 /** What LoadMore needs of an infinite query (TanStack Query's useInfiniteQuery result). */
-interface NextPages {
+export interface NextPages {
   hasNextPage: boolean;
   isFetchingNextPage: boolean;
   fetchNextPage: () => Promise<unknown>;

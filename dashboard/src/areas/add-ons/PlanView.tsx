@@ -1,6 +1,10 @@
 import { useId, type ReactNode } from 'react';
 import { t } from '../../i18n/t';
 import type { AddonPlan } from './api';
+import { DataTable } from '../../ui/DataTable';
+
+type PlanColumn = AddonPlan['tables'][number]['columns'][number];
+type PlanEndpoint = AddonPlan['endpoints'][number];
 
 /** What one change of an upgrade is, in words, for the list of changes (the plan's diff). */
 export function planChanges(plan: AddonPlan): string[] {
@@ -94,48 +98,43 @@ export function PlanView({ plan }: { plan: AddonPlan }) {
       <Part title={t('addOns.plan.tables', { count: plan.tables.length })}>
         {plan.tables.length === 0 && <p className="hint">{t('addOns.plan.noTables')}</p>}
         {plan.tables.map((table) => (
-          <table key={table.name} className="addons-table" data-testid="plan-table">
-            <caption>
-              <code>{table.name}</code> {t('addOns.plan.tableAction', { action: table.action })}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('addOns.plan.column')}</th>
-                <th scope="col">{t('addOns.plan.type')}</th>
-                <th scope="col">{t('addOns.plan.change')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {table.columns.map((c) => (
-                <tr key={c.name} className={changed(c.action)}>
-                  <th scope="row">
-                    <code>{c.name}</code>
-                  </th>
-                  <td>{c.type}</td>
-                  <td>{action(c.action)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            key={table.name}
+            className="addons-table"
+            variant="grid"
+            testId="plan-table"
+            caption={
+              <>
+                <code>{table.name}</code> {t('addOns.plan.tableAction', { action: table.action })}
+              </>
+            }
+            columns={[
+              { id: 'column', header: t('addOns.plan.column'), rowHeader: true, cell: (c: PlanColumn) => <code>{c.name}</code> },
+              { id: 'type', header: t('addOns.plan.type'), cell: (c: PlanColumn) => c.type },
+              { id: 'change', header: t('addOns.plan.change'), cell: (c: PlanColumn) => action(c.action) },
+            ]}
+            rows={table.columns}
+            rowKey={(c) => c.name}
+            rowAttributes={(c) => ({ className: changed(c.action) })}
+          />
         ))}
       </Part>
       <Part title={t('addOns.plan.endpoints', { count: plan.endpoints.length })}>
         {plan.endpoints.length === 0 ? (
           <p className="hint">{t('addOns.plan.noEndpoints')}</p>
         ) : (
-          <table className="addons-table" data-testid="plan-endpoints">
-            <thead>
-              <tr>
-                <th scope="col">{t('addOns.plan.ref')}</th>
-                <th scope="col">{t('addOns.plan.table')}</th>
-                <th scope="col">{t('addOns.plan.methods')}</th>
-                <th scope="col">{t('addOns.plan.change')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {plan.endpoints.map((e) => (
-                <tr key={e.ref} className={changed(e.action)}>
-                  <th scope="row">
+          <DataTable
+            className="addons-table"
+            variant="grid"
+            testId="plan-endpoints"
+            label={t('addOns.plan.endpoints', { count: plan.endpoints.length })}
+            columns={[
+              {
+                id: 'ref',
+                header: t('addOns.plan.ref'),
+                rowHeader: true,
+                cell: (e: PlanEndpoint) => (
+                  <>
                     <code>{e.ref}</code>
                     {e.definition && (
                       <details>
@@ -143,16 +142,17 @@ export function PlanView({ plan }: { plan: AddonPlan }) {
                         <pre>{JSON.stringify(e.definition, null, 2)}</pre>
                       </details>
                     )}
-                  </th>
-                  <td>
-                    <code>{e.table}</code>
-                  </td>
-                  <td>{e.methods.join(', ')}</td>
-                  <td>{action(e.action)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              { id: 'table', header: t('addOns.plan.table'), cell: (e: PlanEndpoint) => <code>{e.table}</code> },
+              { id: 'methods', header: t('addOns.plan.methods'), cell: (e: PlanEndpoint) => e.methods.join(', ') },
+              { id: 'change', header: t('addOns.plan.change'), cell: (e: PlanEndpoint) => action(e.action) },
+            ]}
+            rows={plan.endpoints}
+            rowKey={(e) => e.ref}
+            rowAttributes={(e) => ({ className: changed(e.action) })}
+          />
         )}
         {plan.endpoints.some((e) => e.action !== 'remove') && <p className="hint">{t('addOns.plan.appKey', { peak: plan.peak })}</p>}
       </Part>

@@ -1,11 +1,20 @@
 import { Link } from 'wouter';
 import { t } from '../../i18n/t';
 import { ErrorPanel, Loading, useTitle } from '../../ui';
-import { DIALECT_LABELS, paths, useConnectionList, whereOf } from './api';
+import { DIALECT_LABELS, paths, useConnectionList, whereOf, type Connection } from './api';
 import { Health } from './parts';
 import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import './connections.css';
-import { LoadMore } from '../../ui/LoadMore';
+import { DataTable, type DataColumn } from '../../ui/DataTable';
+
+/** The list's columns; the name heads each row. */
+const columns = (): ReadonlyArray<DataColumn<Connection>> => [
+  { id: 'name', header: t('connections.col.name'), rowHeader: true, cell: (c) => <Link href={paths.one(c.id)}>{c.name}</Link> },
+  { id: 'dialect', header: t('connections.col.dialect'), cell: (c) => t(DIALECT_LABELS[c.dialect]) },
+  { id: 'where', header: t('connections.col.where'), className: 'conn-where', cell: (c) => whereOf(c) },
+  { id: 'access', header: t('connections.col.access'), cell: (c) => (c.readOnly ? t('connections.readOnly') : t('connections.readWrite')) },
+  { id: 'health', header: t('connections.col.health'), cell: (c) => <Health connection={c} /> },
+];
 
 /** Every connection: name, dialect, where it points, read-only, its health (the last test). */
 export function ConnectionList() {
@@ -43,34 +52,16 @@ export function ConnectionList() {
               {t('connections.add')}
             </Link>
           </p>
-          <table className="conn-table">
-            <caption className="conn-visually-hidden">{t('connections.listCaption')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('connections.col.name')}</th>
-                <th scope="col">{t('connections.col.dialect')}</th>
-                <th scope="col">{t('connections.col.where')}</th>
-                <th scope="col">{t('connections.col.access')}</th>
-                <th scope="col">{t('connections.col.health')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {connections.map((c) => (
-                <tr key={c.id} data-testid="connection">
-                  <th scope="row">
-                    <Link href={paths.one(c.id)}>{c.name}</Link>
-                  </th>
-                  <td>{t(DIALECT_LABELS[c.dialect])}</td>
-                  <td className="conn-where">{whereOf(c)}</td>
-                  <td>{c.readOnly ? t('connections.readOnly') : t('connections.readWrite')}</td>
-                  <td>
-                    <Health connection={c} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <LoadMore list={list} label={t('connections.more')} />
+          <DataTable
+            className="conn-table"
+            caption={t('connections.listCaption')}
+            captionHidden
+            columns={columns()}
+            rows={connections}
+            rowKey={(c) => c.id}
+            rowAttributes={() => ({ 'data-testid': 'connection' })}
+            loadMore={{ list, label: t('connections.more') }}
+          />
         </>
       )}
     </>

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams, useSearch } from 'wouter';
-import { t } from '../../i18n/t';
-import { ErrorPanel, FormError, Loading } from '../../ui';
+import { t, type MessageId } from '../../i18n/t';
+import { ErrorPanel, FieldFrame, FormError, Loading, SelectField } from '../../ui';
 import {
   FORMATS,
   paths,
@@ -15,6 +15,9 @@ import {
 } from './api';
 import { ConnectionScreen } from './parts';
 import './connections.css';
+import { DataTable, type DataColumn } from '../../ui/DataTable';
+
+type Column = EffectiveTable['columns'][number];
 
 /** The option for "no choice" (the API's default). */
 const NONE = '';
@@ -123,6 +126,53 @@ function TableForm({ id, table, overrides }: { id: string; table: EffectiveTable
     if (!save.isPending) save.mutate(allTables());
   };
   const fid = `conn-ov-${table.ref}`;
+  /** One row per column of the table: its name, then its overrides as controls named after it. */
+  const check =
+    (key: 'hidden' | 'personal' | 'secret', label: MessageId): DataColumn<Column>['cell'] =>
+    (c) => (
+      <input
+        type="checkbox"
+        checked={columns[c.name]![key]}
+        onChange={(e) => setColumn(c.name, { [key]: e.target.checked })}
+        aria-label={t(label, { column: c.name })}
+      />
+    );
+  const overrideColumns: ReadonlyArray<DataColumn<Column>> = [
+    { id: 'name', header: t('connections.schema.col.name'), rowHeader: true, cell: (c) => <code>{c.name}</code> },
+    {
+      id: 'label',
+      header: t('connections.overrides.label'),
+      cell: (c) => (
+        <input
+          value={columns[c.name]!.label}
+          onChange={(e) => setColumn(c.name, { label: e.target.value })}
+          aria-label={t('connections.overrides.columnLabel', { column: c.name })}
+          autoComplete="off"
+        />
+      ),
+    },
+    { id: 'hidden', header: t('connections.overrides.col.hidden'), cell: check('hidden', 'connections.overrides.columnHidden') },
+    { id: 'personal', header: t('connections.overrides.col.personal'), cell: check('personal', 'connections.overrides.columnPersonal') },
+    { id: 'secret', header: t('connections.overrides.col.secret'), cell: check('secret', 'connections.overrides.columnSecret') },
+    {
+      id: 'format',
+      header: t('connections.overrides.format'),
+      cell: (c) => (
+        <select
+          value={columns[c.name]!.format}
+          onChange={(e) => setColumn(c.name, { format: e.target.value as ColumnFormat | '' })}
+          aria-label={t('connections.overrides.columnFormat', { column: c.name })}
+        >
+          <option value={NONE}>{t('connections.overrides.formatAuto')}</option>
+          {FORMATS.map((f) => (
+            <option key={f} value={f}>
+              {f}
+            </option>
+          ))}
+        </select>
+      ),
+    },
+  ];
 
   return (
     <form onSubmit={onSubmit} noValidate className="conn-form conn-overrides" aria-labelledby={`${fid}-title`}>
@@ -135,100 +185,26 @@ function TableForm({ id, table, overrides }: { id: string; table: EffectiveTable
         )}
         <FormError error={save.error} />
       </div>
-      <div className="field">
-        <label htmlFor={`${fid}-label`}>{t('connections.overrides.label')}</label>
-        <p className="hint" id={`${fid}-label-hint`}>
-          {t('connections.overrides.labelHint')}
-        </p>
-        <input id={`${fid}-label`} value={label} onChange={(e) => setLabel(e.target.value)} aria-describedby={`${fid}-label-hint`} autoComplete="off" />
-      </div>
+      <FieldFrame label="connections.overrides.label" hint="connections.overrides.labelHint">
+        {(id, describedBy) => <input id={id} value={label} onChange={(e) => setLabel(e.target.value)} aria-describedby={describedBy} autoComplete="off" />}
+      </FieldFrame>
       <label className="conn-check">
         <input type="checkbox" checked={hidden} onChange={(e) => setHidden(e.target.checked)} /> {t('connections.overrides.hidden')}
       </label>
-      <div className="field">
-        <label htmlFor={`${fid}-display`}>{t('connections.overrides.displayColumn')}</label>
-        <select id={`${fid}-display`} value={displayColumn} onChange={(e) => setDisplayColumn(e.target.value)}>
-          <option value={NONE}>{t('connections.overrides.displayColumnAuto')}</option>
-          {table.columns.map((c) => (
-            <option key={c.name} value={c.name}>
-              {c.name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="conn-scroll">
-        <table className="conn-table">
-          <caption>{t('connections.overrides.columns')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('connections.schema.col.name')}</th>
-              <th scope="col">{t('connections.overrides.label')}</th>
-              <th scope="col">{t('connections.overrides.col.hidden')}</th>
-              <th scope="col">{t('connections.overrides.col.personal')}</th>
-              <th scope="col">{t('connections.overrides.col.secret')}</th>
-              <th scope="col">{t('connections.overrides.format')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {table.columns.map((c) => {
-              const s = columns[c.name]!;
-              return (
-                <tr key={c.name}>
-                  <th scope="row">
-                    <code>{c.name}</code>
-                  </th>
-                  <td>
-                    <input
-                      value={s.label}
-                      onChange={(e) => setColumn(c.name, { label: e.target.value })}
-                      aria-label={t('connections.overrides.columnLabel', { column: c.name })}
-                      autoComplete="off"
-                    />
-                  </td>
-                  <td>
-                    <input
-                      type="checkbox"
-                      checked={s.hidden}
-                      onChange={(e) => setColumn(c.name, { hidden: e.target.checked })}
-                      aria-label={t('connections.overrides.columnHidden', { column: c.name })}
-                    />
-                  </td>
-                  <td>
-                    <input
-                      type="checkbox"
-                      checked={s.personal}
-                      onChange={(e) => setColumn(c.name, { personal: e.target.checked })}
-                      aria-label={t('connections.overrides.columnPersonal', { column: c.name })}
-                    />
-                  </td>
-                  <td>
-                    <input
-                      type="checkbox"
-                      checked={s.secret}
-                      onChange={(e) => setColumn(c.name, { secret: e.target.checked })}
-                      aria-label={t('connections.overrides.columnSecret', { column: c.name })}
-                    />
-                  </td>
-                  <td>
-                    <select
-                      value={s.format}
-                      onChange={(e) => setColumn(c.name, { format: e.target.value as ColumnFormat | '' })}
-                      aria-label={t('connections.overrides.columnFormat', { column: c.name })}
-                    >
-                      <option value={NONE}>{t('connections.overrides.formatAuto')}</option>
-                      {FORMATS.map((f) => (
-                        <option key={f} value={f}>
-                          {f}
-                        </option>
-                      ))}
-                    </select>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <SelectField
+        label="connections.overrides.displayColumn"
+        name="displayColumn"
+        value={displayColumn}
+        onChange={(e) => setDisplayColumn(e.target.value)}
+        options={[{ value: NONE, label: t('connections.overrides.displayColumnAuto') }, ...table.columns.map((c) => ({ value: c.name, label: c.name }))]}
+      />
+      <DataTable
+        className="conn-table"
+        caption={t('connections.overrides.columns')}
+        columns={overrideColumns}
+        rows={table.columns}
+        rowKey={(c) => c.name}
+      />
       <p className="hint">{t('connections.overrides.personalHint')}</p>
       <div className="conn-actions">
         <button type="submit" disabled={save.isPending}>

@@ -6,6 +6,7 @@ import { paths, useSchema, type EffectiveTable } from './api';
 import { ConnectionScreen } from './parts';
 import { Introspect } from './Overview';
 import './connections.css';
+import { DataTable, type DataColumn } from '../../ui/DataTable';
 
 /** Every table and view of the latest snapshot: columns with types, primary key, indexes, foreign keys. */
 export function SchemaBrowser() {
@@ -76,8 +77,39 @@ function Browser({ id }: { id: string }) {
   );
 }
 
+/** A table's columns as the schema browser lists them: name (heading its row), label, type, null, default, flags. */
+const schemaColumns = (pk: ReadonlySet<string>): ReadonlyArray<DataColumn<EffectiveTable['columns'][number]>> => [
+  { id: 'name', header: t('connections.schema.col.name'), rowHeader: true, cell: (col) => <code>{col.name}</code> },
+  { id: 'label', header: t('connections.schema.col.label'), cell: (col) => col.display.label },
+  {
+    id: 'type',
+    header: t('connections.schema.col.type'),
+    cell: (col) => (
+      <>
+        {col.nativeType} <span className="hint">({col.type})</span>
+      </>
+    ),
+  },
+  { id: 'null', header: t('connections.schema.col.null'), cell: (col) => (col.nullable ? t('connections.yes') : t('connections.no')) },
+  { id: 'default', header: t('connections.schema.col.default'), cell: (col) => (col.default !== null ? <code>{col.default}</code> : '') },
+  {
+    id: 'notes',
+    header: t('connections.schema.col.notes'),
+    className: 'conn-notes',
+    cell: (col) => (
+      <>
+        {pk.has(col.name) && <span className="conn-tag">{t('connections.flag.primaryKey')}</span>}
+        {col.autoIncrement && <span className="conn-tag">{t('connections.flag.autoIncrement')}</span>}
+        {col.display.hidden && <span className="conn-tag">{t('connections.flag.hidden')}</span>}
+        {col.display.personal && <span className="conn-tag">{t('connections.flag.personal')}</span>}
+        {col.display.secret && <span className="conn-tag">{t('connections.flag.secret')}</span>}
+        {col.display.format && <span className="conn-tag">{t('connections.flag.format', { format: col.display.format })}</span>}
+      </>
+    ),
+  },
+];
+
 function TableSchema({ id, table, anchor }: { id: string; table: EffectiveTable; anchor: string }) {
-  const pk = new Set(table.primaryKey?.columns ?? []);
   return (
     <section aria-labelledby={anchor} className="conn-card" data-testid="schema-table">
       <h2 id={anchor}>
@@ -90,44 +122,13 @@ function TableSchema({ id, table, anchor }: { id: string; table: EffectiveTable;
         <Link href={paths.table(id, table.ref)}>{t('connections.schema.openGrid', { table: table.display.label })}</Link>
       </p>
       {table.comment && <p className="hint">{table.comment}</p>}
-      <div className="conn-scroll" tabIndex={0} role="group" aria-labelledby={`${anchor}-caption`}>
-        <table className="conn-table">
-          <caption id={`${anchor}-caption`}>{t('connections.schema.columnsOf', { table: table.ref })}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('connections.schema.col.name')}</th>
-              <th scope="col">{t('connections.schema.col.label')}</th>
-              <th scope="col">{t('connections.schema.col.type')}</th>
-              <th scope="col">{t('connections.schema.col.null')}</th>
-              <th scope="col">{t('connections.schema.col.default')}</th>
-              <th scope="col">{t('connections.schema.col.notes')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {table.columns.map((col) => (
-              <tr key={col.name}>
-                <th scope="row">
-                  <code>{col.name}</code>
-                </th>
-                <td>{col.display.label}</td>
-                <td>
-                  {col.nativeType} <span className="hint">({col.type})</span>
-                </td>
-                <td>{col.nullable ? t('connections.yes') : t('connections.no')}</td>
-                <td>{col.default !== null ? <code>{col.default}</code> : ''}</td>
-                <td className="conn-notes">
-                  {pk.has(col.name) && <span className="conn-tag">{t('connections.flag.primaryKey')}</span>}
-                  {col.autoIncrement && <span className="conn-tag">{t('connections.flag.autoIncrement')}</span>}
-                  {col.display.hidden && <span className="conn-tag">{t('connections.flag.hidden')}</span>}
-                  {col.display.personal && <span className="conn-tag">{t('connections.flag.personal')}</span>}
-                  {col.display.secret && <span className="conn-tag">{t('connections.flag.secret')}</span>}
-                  {col.display.format && <span className="conn-tag">{t('connections.flag.format', { format: col.display.format })}</span>}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        className="conn-table"
+        caption={t('connections.schema.columnsOf', { table: table.ref })}
+        columns={schemaColumns(new Set(table.primaryKey?.columns ?? []))}
+        rows={table.columns}
+        rowKey={(col) => col.name}
+      />
       <dl className="conn-facts">
         <dt>{t('connections.schema.primaryKey')}</dt>
         <dd>{table.primaryKey ? table.primaryKey.columns.join(', ') : t('connections.schema.none')}</dd>

@@ -7,13 +7,27 @@ import { useSchemaDiff, useSnapshots, when } from './api';
 import { ConnectionScreen } from './parts';
 import { Introspect } from './Overview';
 import './connections.css';
-import { LoadMore } from '../../ui/LoadMore';
+import { DataTable, type DataColumn } from '../../ui/DataTable';
 
 /** The option for "no choice" (the API's default). */
 const NONE = '';
 
 type SchemaDiff = Schemas['SchemaDiff'];
 type Snapshot = Schemas['SchemaSnapshot'];
+
+/** The snapshots' columns: when each was taken (the first, the latest, says so), its counts, how long it took. */
+const snapshotColumns = (): ReadonlyArray<DataColumn<Snapshot>> => [
+  {
+    id: 'taken',
+    header: t('connections.snapshots.col.taken'),
+    rowHeader: true,
+    cell: (s, i) => (i === 0 ? t('connections.snapshots.latest', { when: when(s.createdAt) }) : when(s.createdAt)),
+  },
+  { id: 'tables', header: t('connections.snapshots.col.tables'), cell: (s) => s.tableCount },
+  { id: 'views', header: t('connections.snapshots.col.views'), cell: (s) => s.viewCount },
+  { id: 'columns', header: t('connections.snapshots.col.columns'), cell: (s) => s.columnCount },
+  { id: 'took', header: t('connections.snapshots.col.took'), cell: (s) => t('connections.snapshots.duration', { ms: s.durationMs }) },
+];
 
 /** The connection's schema snapshots, newest first, and what changed between two of them. */
 export function Snapshots() {
@@ -41,31 +55,15 @@ function SnapshotsOf({ id }: { id: string }) {
         <>
           <section aria-labelledby="conn-snapshots" className="conn-card">
             <h2 id="conn-snapshots">{t('connections.snapshots.title')}</h2>
-            <div className="conn-scroll">
-              <table className="conn-table">
-                <thead>
-                  <tr>
-                    <th scope="col">{t('connections.snapshots.col.taken')}</th>
-                    <th scope="col">{t('connections.snapshots.col.tables')}</th>
-                    <th scope="col">{t('connections.snapshots.col.views')}</th>
-                    <th scope="col">{t('connections.snapshots.col.columns')}</th>
-                    <th scope="col">{t('connections.snapshots.col.took')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {snapshots.map((s, i) => (
-                    <tr key={s.id} data-testid="snapshot">
-                      <th scope="row">{i === 0 ? t('connections.snapshots.latest', { when: when(s.createdAt) }) : when(s.createdAt)}</th>
-                      <td>{s.tableCount}</td>
-                      <td>{s.viewCount}</td>
-                      <td>{s.columnCount}</td>
-                      <td>{t('connections.snapshots.duration', { ms: s.durationMs })}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <LoadMore list={list} label={t('connections.more')} />
+            <DataTable
+              className="conn-table"
+              labelledBy="conn-snapshots"
+              columns={snapshotColumns()}
+              rows={snapshots}
+              rowKey={(s) => s.id}
+              rowAttributes={() => ({ 'data-testid': 'snapshot' })}
+              loadMore={{ list, label: t('connections.more') }}
+            />
           </section>
           <section aria-labelledby="conn-diff" className="conn-card">
             <h2 id="conn-diff">{t('connections.diff.title')}</h2>

@@ -5,6 +5,7 @@ import { LoadError, Outcome, roleName, ScreenTitle, when } from './common';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey, useRoles, type ApiKey, type Role } from './api';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { LoadMore } from '../../ui/LoadMore';
+import { DataTable } from '../../ui/DataTable';
 import { SecretOnce } from '../../ui/SecretOnce';
 
 const NONE = '';
@@ -48,39 +49,28 @@ export function ApiKeys() {
       ) : keys.length === 0 ? (
         <p>{t('people.keys.empty')}</p>
       ) : (
-        <div className="people-table-wrap">
-          <table className="people-table">
-            <caption>{t('people.keys.caption')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('people.keys.name')}</th>
-                <th scope="col">{t('people.keys.role')}</th>
-                <th scope="col">{t('people.keys.prefix')}</th>
-                <th scope="col">{t('people.keys.createdAt')}</th>
-                <th scope="col">{t('people.keys.lastUsedAt')}</th>
-                <th scope="col">{t('people.role.actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.id} data-testid="api-key-row">
-                  <th scope="row">{k.name}</th>
-                  <td>{roleName(roles.data, k.roleId)}</td>
-                  <td>
-                    <code>{k.prefix}…</code>
-                  </td>
-                  <td>{when(k.createdAt)}</td>
-                  <td>{k.lastUsedAt ? when(k.lastUsedAt) : t('people.keys.neverUsed')}</td>
-                  <td>
-                    <button type="button" className="danger" aria-label={t('people.keys.deleteLabel', { name: k.name })} onClick={() => setDeleting(k)}>
-                      {t('people.keys.delete')}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption={t('people.keys.caption')}
+          columns={[
+            { id: 'name', header: t('people.keys.name'), rowHeader: true, cell: (k) => k.name },
+            { id: 'role', header: t('people.keys.role'), cell: (k) => roleName(roles.data, k.roleId) },
+            { id: 'prefix', header: t('people.keys.prefix'), cell: (k) => <code>{k.prefix}…</code> },
+            { id: 'createdAt', header: t('people.keys.createdAt'), cell: (k) => when(k.createdAt) },
+            { id: 'lastUsedAt', header: t('people.keys.lastUsedAt'), cell: (k) => (k.lastUsedAt ? when(k.lastUsedAt) : t('people.keys.neverUsed')) },
+            {
+              id: 'actions',
+              header: t('people.role.actions'),
+              cell: (k) => (
+                <button type="button" className="danger" aria-label={t('people.keys.deleteLabel', { name: k.name })} onClick={() => setDeleting(k)}>
+                  {t('people.keys.delete')}
+                </button>
+              ),
+            },
+          ]}
+          rows={keys}
+          rowKey={(k) => k.id}
+          rowAttributes={() => ({ 'data-testid': 'api-key-row' })}
+        />
       )}
       <LoadMore list={list} label={t('people.loadMore')} />
       <NewKey roles={roles.data ?? []} onCreated={(key, secret) => setCreated({ key, secret })} />

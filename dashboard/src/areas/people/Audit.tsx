@@ -3,10 +3,11 @@ import { Link, useParams, useSearch } from 'wouter';
 import type { Schemas } from '../../api/types';
 import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
-import { Loading, useTitle } from '../../ui';
+import { Field, Loading, SelectField, useTitle } from '../../ui';
 import { LoadError, ScreenTitle, when } from './common';
 import { useAuditEntry, useAuditList, useKeyNames, usePeopleNames, useRoles, type Role } from './api';
 import { LoadMore } from '../../ui/LoadMore';
+import { DataTable } from '../../ui/DataTable';
 
 type Entry = Schemas['AuditEntry'];
 type ActorType = Entry['actor']['type'];
@@ -106,56 +107,30 @@ export function Audit() {
       <ScreenTitle id="nav.audit" />
       <p>{t('people.audit.intro')}</p>
       <form className="people-filters" role="search" aria-label={t('people.audit.filterLabel')} onSubmit={onFilter} key={search.toString()}>
-        <div className="field">
-          <label htmlFor="audit-actor">{t('people.audit.actor')}</label>
-          <select className="people-select" id="audit-actor" name="actorId" defaultValue={filters.actorId}>
-            <option value={ANY}>{t('people.audit.anyone')}</option>
-            {[...(names.data ?? new Map<string, string>())].map(([id, name]) => (
-              <option key={id} value={id}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="audit-actor-type">{t('people.audit.actorKind')}</label>
-          <select className="people-select" id="audit-actor-type" name="actorType" defaultValue={filters.actorType}>
-            <option value={ANY}>{t('people.audit.anyKind')}</option>
-            {ACTOR_TYPES.map((a) => (
-              <option key={a} value={a}>
-                {t(`people.audit.actorType.${a}`)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="field">
-          <label htmlFor="audit-action">{t('people.audit.action')}</label>
-          <p className="hint" id="audit-action-hint">
-            {t('people.audit.actionHint')}
-          </p>
-          <input id="audit-action" name="action" list="audit-actions" autoComplete="off" defaultValue={filters.action} aria-describedby="audit-action-hint" />
-          <datalist id="audit-actions">
-            {actions.map((a) => (
-              <option key={a} value={a} />
-            ))}
-          </datalist>
-        </div>
-        <div className="field">
-          <label htmlFor="audit-target-type">{t('people.audit.targetType')}</label>
-          <input id="audit-target-type" name="targetType" defaultValue={filters.targetType} />
-        </div>
-        <div className="field">
-          <label htmlFor="audit-target-id">{t('people.audit.targetId')}</label>
-          <input id="audit-target-id" name="targetId" defaultValue={filters.targetId} />
-        </div>
-        <div className="field">
-          <label htmlFor="audit-from">{t('people.audit.from')}</label>
-          <input id="audit-from" name="from" type="datetime-local" defaultValue={filters.from ? toLocalInput(Number(filters.from)) : ''} />
-        </div>
-        <div className="field">
-          <label htmlFor="audit-to">{t('people.audit.to')}</label>
-          <input id="audit-to" name="to" type="datetime-local" defaultValue={filters.to ? toLocalInput(Number(filters.to)) : ''} />
-        </div>
+        <SelectField
+          label="people.audit.actor"
+          name="actorId"
+          className="people-select"
+          defaultValue={filters.actorId}
+          options={[{ value: ANY, label: t('people.audit.anyone') }, ...[...(names.data ?? new Map<string, string>())].map(([id, name]) => ({ value: id, label: name }))]}
+        />
+        <SelectField
+          label="people.audit.actorKind"
+          name="actorType"
+          className="people-select"
+          defaultValue={filters.actorType}
+          options={[{ value: ANY, label: t('people.audit.anyKind') }, ...ACTOR_TYPES.map((a) => ({ value: a, label: t(`people.audit.actorType.${a}`) }))]}
+        />
+        <Field label="people.audit.action" name="action" hint="people.audit.actionHint" list="audit-actions" autoComplete="off" defaultValue={filters.action} />
+        <datalist id="audit-actions">
+          {actions.map((a) => (
+            <option key={a} value={a} />
+          ))}
+        </datalist>
+        <Field label="people.audit.targetType" name="targetType" defaultValue={filters.targetType} />
+        <Field label="people.audit.targetId" name="targetId" defaultValue={filters.targetId} />
+        <Field label="people.audit.from" name="from" type="datetime-local" defaultValue={filters.from ? toLocalInput(Number(filters.from)) : ''} />
+        <Field label="people.audit.to" name="to" type="datetime-local" defaultValue={filters.to ? toLocalInput(Number(filters.to)) : ''} />
         <div className="actions">
           <button type="submit">{t('people.filter.apply')}</button>
           {filtered && (
@@ -172,37 +147,27 @@ export function Audit() {
       ) : entries.length === 0 ? (
         <p role="status">{filtered ? t('people.audit.noMatch') : t('people.audit.empty')}</p>
       ) : (
-        <div className="people-table-wrap">
-          <table className="people-table">
-            <caption>{t('people.audit.caption', { count: entries.length })}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('people.audit.at')}</th>
-                <th scope="col">{t('people.audit.actor')}</th>
-                <th scope="col">{t('people.audit.action')}</th>
-                <th scope="col">{t('people.audit.target')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.map((e) => (
-                <tr key={e.id} data-testid="audit-row">
-                  <th scope="row">
-                    <Link href={`/audit/${e.id}`} state={{ back: listPath }} aria-label={t('people.audit.open', { action: e.action, when: when(e.at) })}>
-                      {when(e.at)}
-                    </Link>
-                  </th>
-                  <td>{actorText(e.actor, allNames)}</td>
-                  <td>
-                    <code>{e.action}</code>
-                  </td>
-                  <td>
-                    <Target target={e.target} names={allNames} roles={roles.data} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption={t('people.audit.caption', { count: entries.length })}
+          columns={[
+            {
+              id: 'at',
+              header: t('people.audit.at'),
+              rowHeader: true,
+              cell: (e) => (
+                <Link href={`/audit/${e.id}`} state={{ back: listPath }} aria-label={t('people.audit.open', { action: e.action, when: when(e.at) })}>
+                  {when(e.at)}
+                </Link>
+              ),
+            },
+            { id: 'actor', header: t('people.audit.actor'), cell: (e) => actorText(e.actor, allNames) },
+            { id: 'action', header: t('people.audit.action'), cell: (e) => <code>{e.action}</code> },
+            { id: 'target', header: t('people.audit.target'), cell: (e) => <Target target={e.target} names={allNames} roles={roles.data} /> },
+          ]}
+          rows={entries}
+          rowKey={(e) => e.id}
+          rowAttributes={() => ({ 'data-testid': 'audit-row' })}
+        />
       )}
       <LoadMore list={list} label={t('people.loadMore')} busyLabel={t('app.loading')} />
     </>
@@ -222,78 +187,47 @@ function Diff({ diff }: { diff: unknown }) {
       const b = isRecord(before) ? before : {};
       const a = isRecord(after) ? after : {};
       const columns = [...new Set([...Object.keys(b), ...Object.keys(a)])];
+      const same = (c: string) => JSON.stringify(b[c]) === JSON.stringify(a[c]);
       return (
-        <table className="people-table people-diff">
-          <caption>{t('people.audit.diffCaption')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('people.audit.column')}</th>
-              <th scope="col">{t('people.audit.before')}</th>
-              <th scope="col">{t('people.audit.after')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {columns.map((c) => {
-              const same = JSON.stringify(b[c]) === JSON.stringify(a[c]);
-              return (
-                <tr key={c} className={same ? undefined : 'people-changed'}>
-                  <th scope="row">{c}</th>
-                  <td>
-                    <code>{show(b[c])}</code>
-                  </td>
-                  <td>
-                    <code>{show(a[c])}</code>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <DataTable
+          className="people-diff"
+          caption={t('people.audit.diffCaption')}
+          columns={[
+            { id: 'column', header: t('people.audit.column'), rowHeader: true, cell: (c) => c },
+            { id: 'before', header: t('people.audit.before'), cell: (c) => <code>{show(b[c])}</code> },
+            { id: 'after', header: t('people.audit.after'), cell: (c) => <code>{show(a[c])}</code> },
+          ]}
+          rows={columns}
+          rowKey={(c) => c}
+          rowAttributes={(c) => ({ className: same(c) ? undefined : 'people-changed' })}
+        />
       );
     }
     return (
-      <table className="people-table people-diff">
-        <caption>{t('people.audit.diffCaption')}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t('people.audit.before')}</th>
-            <th scope="col">{t('people.audit.after')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          <tr>
-            <td>
-              <pre>{JSON.stringify(before, null, 2)}</pre>
-            </td>
-            <td>
-              <pre>{JSON.stringify(after, null, 2)}</pre>
-            </td>
-          </tr>
-        </tbody>
-      </table>
+      <DataTable
+        className="people-diff"
+        caption={t('people.audit.diffCaption')}
+        columns={[
+          { id: 'before', header: t('people.audit.before'), cell: () => <pre>{JSON.stringify(before, null, 2)}</pre> },
+          { id: 'after', header: t('people.audit.after'), cell: () => <pre>{JSON.stringify(after, null, 2)}</pre> },
+        ]}
+        rows={[diff]}
+        rowKey={() => 'diff'}
+      />
     );
   }
   if (isRecord(diff)) {
     return (
-      <table className="people-table people-diff">
-        <caption>{t('people.audit.recordedCaption')}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{t('people.audit.column')}</th>
-            <th scope="col">{t('people.audit.value')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {Object.entries(diff).map(([k, v]) => (
-            <tr key={k}>
-              <th scope="row">{k}</th>
-              <td>
-                <code>{show(v)}</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <DataTable
+        className="people-diff"
+        caption={t('people.audit.recordedCaption')}
+        columns={[
+          { id: 'column', header: t('people.audit.column'), rowHeader: true, cell: ([k]) => k },
+          { id: 'value', header: t('people.audit.value'), cell: ([, v]) => <code>{show(v)}</code> },
+        ]}
+        rows={Object.entries(diff)}
+        rowKey={([k]) => k}
+      />
     );
   }
   return <pre>{JSON.stringify(diff, null, 2)}</pre>;

@@ -7,6 +7,7 @@ import { isForbidden, LoadError, Outcome } from './common';
 import { useCatalog, useDeleteRole, useEditRole, useRoleGrants, useRoles, useSaveGrants, useScopeConnections, type Grant, type Role } from './api';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { grantKey } from './Roles';
+import { DataTable } from '../../ui/DataTable';
 
 /** The permissions the server narrows by a scope (DESIGN D9: data permissions). */
 export const SCOPABLE = ['data.read', 'data.write'];
@@ -102,39 +103,43 @@ function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
         {grants.length === 0 ? (
           <p>{t('people.role.noGrants')}</p>
         ) : (
-          <table className="people-table">
-            <caption>{t('people.role.grantsCaption', { role: role.name })}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('people.matrix.permission')}</th>
-                <th scope="col">{t('people.role.where')}</th>
-                {!role.builtin && <th scope="col">{t('people.role.actions')}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {grants.map((g) => (
-                <tr key={grantKey(g)}>
-                  <th scope="row">
+          <DataTable
+            caption={t('people.role.grantsCaption', { role: role.name })}
+            columns={[
+              {
+                id: 'permission',
+                header: t('people.matrix.permission'),
+                rowHeader: true,
+                cell: (g: Grant) => (
+                  <>
                     {label(g.permission)} <code>{g.permission}</code>
-                  </th>
-                  <td>{scopeText(g.scope, connectionName)}</td>
-                  {!role.builtin && (
-                    <td>
-                      <button
-                        type="button"
-                        className="secondary"
-                        disabled={saveGrants.isPending}
-                        aria-label={t('people.role.removeGrant', { permission: label(g.permission), where: scopeText(g.scope, connectionName) })}
-                        onClick={() => saveGrants.mutate({ roleId: role.id, grants: grants.filter((x) => grantKey(x) !== grantKey(g)) })}
-                      >
-                        {t('people.role.remove')}
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                  </>
+                ),
+              },
+              { id: 'where', header: t('people.role.where'), cell: (g: Grant) => scopeText(g.scope, connectionName) },
+              ...(role.builtin
+                ? []
+                : [
+                    {
+                      id: 'actions',
+                      header: t('people.role.actions'),
+                      cell: (g: Grant) => (
+                        <button
+                          type="button"
+                          className="secondary"
+                          disabled={saveGrants.isPending}
+                          aria-label={t('people.role.removeGrant', { permission: label(g.permission), where: scopeText(g.scope, connectionName) })}
+                          onClick={() => saveGrants.mutate({ roleId: role.id, grants: grants.filter((x) => grantKey(x) !== grantKey(g)) })}
+                        >
+                          {t('people.role.remove')}
+                        </button>
+                      ),
+                    },
+                  ]),
+            ]}
+            rows={grants}
+            rowKey={grantKey}
+          />
         )}
       </section>
 

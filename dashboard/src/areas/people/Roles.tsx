@@ -3,6 +3,7 @@ import { Link } from 'wouter';
 import { t } from '../../i18n/t';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
 import { LoadError, Outcome, ScreenTitle } from './common';
+import { DataTable, type DataColumn } from '../../ui/DataTable';
 import { useCatalog, useCreateRole, useGrants, useRoles, useSaveGrants, type CatalogEntry, type Grant, type Role } from './api';
 
 /** A grant's identity (permission and scope), to compare sets of grants. */
@@ -134,51 +135,56 @@ function Matrix({ roles, catalog }: { roles: Role[]; catalog: CatalogEntry[] }) 
       <h2 id="matrix-title">{t('people.matrix.title')}</h2>
       <p className="hint">{t('people.matrix.intro')}</p>
       <Outcome message={outcome.message} error={outcome.error} stamp={outcome.at} />
-      <div className="people-table-wrap">
-        <table className="people-table people-matrix">
-          <caption>{t('people.matrix.caption')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('people.matrix.permission')}</th>
-              {roles.map((r) => (
-                <th scope="col" key={r.id}>
+      <DataTable
+        className="people-matrix"
+        caption={t('people.matrix.caption')}
+        columns={[
+          {
+            id: 'permission',
+            header: t('people.matrix.permission'),
+            rowHeader: true,
+            cell: (p: CatalogEntry) => (
+              <>
+                <span className="people-perm-label">{p.label}</span> <code>{p.name}</code>
+                <span className="hint people-perm-desc">{p.description}</span>
+              </>
+            ),
+          },
+          ...roles.map(
+            (r): DataColumn<CatalogEntry> => ({
+              id: r.id,
+              header: (
+                <>
                   {r.name}
                   {r.builtin && <span className="people-readonly"> {t('people.matrix.readOnly')}</span>}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {catalog.map((p) => (
-              <tr key={p.name}>
-                <th scope="row">
-                  <span className="people-perm-label">{p.label}</span> <code>{p.name}</code>
-                  <span className="hint people-perm-desc">{p.description}</span>
-                </th>
-                {roles.map((r) => {
-                  const scoped = r.builtin ? 0 : scopedCount(r, p.name);
-                  return (
-                    <td key={r.id}>
-                      <input
-                        type="checkbox"
-                        aria-label={t('people.matrix.cell', { permission: p.label, role: r.name })}
-                        checked={r.builtin ? p.builtinRoles.includes(r.id as 'admin' | 'editor' | 'viewer') : held(r, p.name)}
-                        disabled={r.builtin || saving}
-                        onChange={(e) => toggle(r, p.name, e.currentTarget.checked)}
-                      />
-                      {scoped > 0 && (
-                        <Link href={`/roles/${r.id}`} className="people-scoped">
-                          {t('people.matrix.scoped', { count: scoped })}
-                        </Link>
-                      )}
-                    </td>
-                  );
-                })}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                </>
+              ),
+              align: 'center',
+              cell: (p) => {
+                const scoped = r.builtin ? 0 : scopedCount(r, p.name);
+                return (
+                  <>
+                    <input
+                      type="checkbox"
+                      aria-label={t('people.matrix.cell', { permission: p.label, role: r.name })}
+                      checked={r.builtin ? p.builtinRoles.includes(r.id as 'admin' | 'editor' | 'viewer') : held(r, p.name)}
+                      disabled={r.builtin || saving}
+                      onChange={(e) => toggle(r, p.name, e.currentTarget.checked)}
+                    />
+                    {scoped > 0 && (
+                      <Link href={`/roles/${r.id}`} className="people-scoped">
+                        {t('people.matrix.scoped', { count: scoped })}
+                      </Link>
+                    )}
+                  </>
+                );
+              },
+            }),
+          ),
+        ]}
+        rows={catalog}
+        rowKey={(p) => p.name}
+      />
       <div className="actions">
         <button type="button" disabled={saving || changed.length === 0} onClick={() => void save()}>
           {saving ? t('people.saving') : t('people.matrix.save', { count: changed.length })}

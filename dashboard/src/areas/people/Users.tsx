@@ -5,6 +5,7 @@ import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
 import { LoadError, Outcome, roleName, ScreenTitle, when } from './common';
 import { useInviteUser, useRoles, useRolesByUser, useSystemInfo, useUserList, type Role, type UserStatus } from './api';
 import { LoadMore } from '../../ui/LoadMore';
+import { DataTable } from '../../ui/DataTable';
 
 type Status = UserStatus;
 const STATUSES: Status[] = ['active', 'invited', 'suspended'];
@@ -73,39 +74,30 @@ export function Users() {
       ) : users.length === 0 ? (
         <p>{t('people.users.empty')}</p>
       ) : (
-        <div className="people-table-wrap">
-          <table className="people-table">
-            <caption>{t('people.users.caption')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('field.name')}</th>
-                <th scope="col">{t('field.email')}</th>
-                <th scope="col">{t('people.users.status')}</th>
-                <th scope="col">{t('people.users.roles')}</th>
-                <th scope="col">{t('people.users.lastSeen')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {users.map((u) => (
-                <tr key={u.id} data-testid="user-row">
-                  <th scope="row">
-                    <Link href={`/users/${u.id}`}>{u.name}</Link>
-                  </th>
-                  <td>{u.email}</td>
-                  <td>
-                    <span className={`people-status people-status-${u.status}`}>{statusLabel(u.status)}</span>
-                  </td>
-                  <td>
-                    {rolesOf.data
-                      ? (rolesOf.data.get(u.id) ?? []).map((id) => roleName(roles.data, id)).join(', ') || t('people.users.noRoles')
-                      : t(roles.isError ? 'people.users.rolesHidden' : 'app.loading')}
-                  </td>
-                  <td>{u.lastLoginAt ? when(u.lastLoginAt) : t('people.users.never')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption={t('people.users.caption')}
+          columns={[
+            { id: 'name', header: t('field.name'), rowHeader: true, cell: (u) => <Link href={`/users/${u.id}`}>{u.name}</Link> },
+            { id: 'email', header: t('field.email'), cell: (u) => u.email },
+            {
+              id: 'status',
+              header: t('people.users.status'),
+              cell: (u) => <span className={`people-status people-status-${u.status}`}>{statusLabel(u.status)}</span>,
+            },
+            {
+              id: 'roles',
+              header: t('people.users.roles'),
+              cell: (u) =>
+                rolesOf.data
+                  ? (rolesOf.data.get(u.id) ?? []).map((id) => roleName(roles.data, id)).join(', ') || t('people.users.noRoles')
+                  : t(roles.isError ? 'people.users.rolesHidden' : 'app.loading'),
+            },
+            { id: 'lastSeen', header: t('people.users.lastSeen'), cell: (u) => (u.lastLoginAt ? when(u.lastLoginAt) : t('people.users.never')) },
+          ]}
+          rows={users}
+          rowKey={(u) => u.id}
+          rowAttributes={() => ({ 'data-testid': 'user-row' })}
+        />
       )}
       <LoadMore list={list} label={t('people.loadMore')} busyLabel={t('app.loading')} />
       <Invite roles={roles.data} />

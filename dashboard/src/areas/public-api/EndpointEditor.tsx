@@ -11,6 +11,7 @@ import { BookingFields, bookingBody, bookingDraft, bookingSpot } from './Booking
 import { jsonSpans, lineOf, spanOf } from './json-paths';
 import { useAppNames, useConnectionNames, useRemoveScope, useSaveScope, useScopes, useTableModel, type Scope } from './api';
 import { SectionNav } from './shared';
+import { DataTable } from '../../ui/DataTable';
 
 type Column = Schemas['EffectiveSchemaColumn'];
 type Method = Scope['methods'][number];
@@ -311,59 +312,65 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
           <legend className="pa-sr-only">{t('publicApi.editor.formTitle')}</legend>
           <h3>{t('publicApi.editor.columns')}</h3>
           <p className="hint">{t('publicApi.editor.columnsHint')}</p>
-          <div className="pa-table-wrap">
-            <table className="pa-table">
-              <caption className="pa-sr-only">{t('publicApi.editor.columns')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('publicApi.editor.column')}</th>
-                  <th scope="col">{t('publicApi.editor.readable')}</th>
-                  <th scope="col">{t('publicApi.editor.writable')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {all.map(({ name, column }) => {
+          <DataTable
+            className="pa-table"
+            caption={t('publicApi.editor.columns')}
+            captionHidden
+            columns={[
+              {
+                id: 'column',
+                header: t('publicApi.editor.column'),
+                rowHeader: true,
+                cell: ({ name, column }: (typeof all)[number]) => {
                   const rowError = err(`columns:${name}`) ?? err(`writable:${name}`);
                   const at = err(`columns:${name}`) ? `columns:${name}` : `writable:${name}`;
-                  const secret = column?.display.secret === true;
                   return (
-                    <tr key={name} data-testid="column-row">
-                      <th scope="row">
-                        {name}
-                        {column && <span className="pa-muted"> {column.type}</span>}
-                        {secret && <span className="pa-tag pa-tag-warn">{t('publicApi.editor.secret')}</span>}
-                        {column?.display.personal && <span className="pa-tag">{t('publicApi.editor.personal')}</span>}
-                        {rowError && errorLine(at)}
-                      </th>
-                      <td>
-                        <input
-                          type="checkbox"
-                          checked={readable.has(name)}
-                          aria-label={t('publicApi.editor.readableLabel', { column: name })}
-                          aria-invalid={err(`columns:${name}`) ? true : undefined}
-                          aria-describedby={described(`columns:${name}`)}
-                          onChange={(e) => {
-                            setReadable(toggle(readable, name, e.target.checked));
-                            if (!e.target.checked) setWritable(toggle(writable, name, false));
-                          }}
-                        />
-                      </td>
-                      <td>
-                        <input
-                          type="checkbox"
-                          checked={writable.has(name)}
-                          aria-label={t('publicApi.editor.writableLabel', { column: name })}
-                          aria-invalid={err(`writable:${name}`) ? true : undefined}
-                          aria-describedby={described(`writable:${name}`)}
-                          onChange={(e) => setWritable(toggle(writable, name, e.target.checked))}
-                        />
-                      </td>
-                    </tr>
+                    <>
+                      {name}
+                      {column && <span className="pa-muted"> {column.type}</span>}
+                      {column?.display.secret === true && <span className="pa-tag pa-tag-warn">{t('publicApi.editor.secret')}</span>}
+                      {column?.display.personal && <span className="pa-tag">{t('publicApi.editor.personal')}</span>}
+                      {rowError && errorLine(at)}
+                    </>
                   );
-                })}
-              </tbody>
-            </table>
-          </div>
+                },
+              },
+              {
+                id: 'readable',
+                header: t('publicApi.editor.readable'),
+                cell: ({ name }: (typeof all)[number]) => (
+                  <input
+                    type="checkbox"
+                    checked={readable.has(name)}
+                    aria-label={t('publicApi.editor.readableLabel', { column: name })}
+                    aria-invalid={err(`columns:${name}`) ? true : undefined}
+                    aria-describedby={described(`columns:${name}`)}
+                    onChange={(e) => {
+                      setReadable(toggle(readable, name, e.target.checked));
+                      if (!e.target.checked) setWritable(toggle(writable, name, false));
+                    }}
+                  />
+                ),
+              },
+              {
+                id: 'writable',
+                header: t('publicApi.editor.writable'),
+                cell: ({ name }: (typeof all)[number]) => (
+                  <input
+                    type="checkbox"
+                    checked={writable.has(name)}
+                    aria-label={t('publicApi.editor.writableLabel', { column: name })}
+                    aria-invalid={err(`writable:${name}`) ? true : undefined}
+                    aria-describedby={described(`writable:${name}`)}
+                    onChange={(e) => setWritable(toggle(writable, name, e.target.checked))}
+                  />
+                ),
+              },
+            ]}
+            rows={all}
+            rowKey={({ name }) => name}
+            rowAttributes={() => ({ 'data-testid': 'column-row' })}
+          />
 
           <fieldset className="pa-group" aria-describedby={described('methods')}>
             <legend>{t('publicApi.editor.methods')}</legend>

@@ -6,6 +6,7 @@ import { navigate } from '../../navigation';
 import { ErrorPanel, Field, FormError, Loading, useTitle } from '../../ui';
 import { useAppNames, useConnectionNames, useCreateScope, useScopes, type Scope } from './api';
 import { SectionNav } from './shared';
+import { DataTable } from '../../ui/DataTable';
 
 /** The connection filter's value for every connection. */
 const ALL = '';
@@ -57,41 +58,36 @@ export function Endpoints() {
             </select>
           </div>
         )}
-        {shown.length === 0 ? (
-          <p>{t('publicApi.endpoints.empty')}</p>
-        ) : (
-          <div className="pa-table-wrap">
-            <table className="pa-table">
-              <caption className="pa-sr-only">{t('publicApi.endpoints.listTitle')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('publicApi.endpoints.col.ref')}</th>
-                  <th scope="col">{t('publicApi.endpoints.col.connection')}</th>
-                  <th scope="col">{t('publicApi.endpoints.col.table')}</th>
-                  <th scope="col">{t('publicApi.endpoints.col.methods')}</th>
-                  <th scope="col">{t('publicApi.endpoints.col.state')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((s) => (
-                  <tr key={s.ref} data-testid="endpoint-row">
-                    <th scope="row">
-                      <Link href={endpointPath(s.ref)}>{s.ref}</Link>
-                    </th>
-                    <td>{connectionName(s.connectionId)}</td>
-                    <td>{s.table}</td>
-                    <td>{s.methods.length ? s.methods.join(', ') : t('publicApi.endpoints.noMethods')}</td>
-                    <td>
-                      {scopeState(s, appName)}
-                      {s.filters.length > 0 && <span className="pa-tag">{t('publicApi.endpoints.filtered', { count: s.filters.length })}</span>}
-                      {s.problems.length > 0 && <span className="pa-tag pa-tag-warn">{t('publicApi.endpoints.problems', { count: s.problems.length })}</span>}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          className="pa-table"
+          caption={t('publicApi.endpoints.listTitle')}
+          captionHidden
+          empty={t('publicApi.endpoints.empty')}
+          columns={[
+            { id: 'ref', header: t('publicApi.endpoints.col.ref'), rowHeader: true, cell: (s: Scope) => <Link href={endpointPath(s.ref)}>{s.ref}</Link> },
+            { id: 'connection', header: t('publicApi.endpoints.col.connection'), cell: (s: Scope) => connectionName(s.connectionId) },
+            { id: 'table', header: t('publicApi.endpoints.col.table'), cell: (s: Scope) => s.table },
+            {
+              id: 'methods',
+              header: t('publicApi.endpoints.col.methods'),
+              cell: (s: Scope) => (s.methods.length ? s.methods.join(', ') : t('publicApi.endpoints.noMethods')),
+            },
+            {
+              id: 'state',
+              header: t('publicApi.endpoints.col.state'),
+              cell: (s: Scope) => (
+                <>
+                  {scopeState(s, appName)}
+                  {s.filters.length > 0 && <span className="pa-tag">{t('publicApi.endpoints.filtered', { count: s.filters.length })}</span>}
+                  {s.problems.length > 0 && <span className="pa-tag pa-tag-warn">{t('publicApi.endpoints.problems', { count: s.problems.length })}</span>}
+                </>
+              ),
+            },
+          ]}
+          rows={shown}
+          rowKey={(s) => s.ref}
+          rowAttributes={() => ({ 'data-testid': 'endpoint-row' })}
+        />
       </section>
     </>
   );

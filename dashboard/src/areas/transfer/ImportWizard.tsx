@@ -3,6 +3,7 @@ import { Link, useParams } from 'wouter';
 import { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, FormError, Loading, useTitle } from '../../ui';
+import { DataTable, type DataColumn } from '../../ui/DataTable';
 import { StateLine, columnLabel, importReportUrl, param, Progress, stateText, tableLabel, tablePath } from './shared';
 import {
   isFinal,
@@ -166,30 +167,23 @@ function FileSummary({ upload }: { upload: Upload }) {
           ` ${t('transfer.import.delimiter', { delimiter: upload.delimiter === '\t' ? t('transfer.import.tab') : upload.delimiter })}`}
       </p>
       {upload.problems > 0 && <p className="transfer-warning">{t('transfer.import.problems', { count: upload.problems })}</p>}
-      <div className="transfer-scroll" tabIndex={0} role="region" aria-labelledby={`${id}-sample`}>
-        <table className="transfer-table">
-          <caption id={`${id}-sample`}>{t('transfer.import.sample', { count: sample.length })}</caption>
-          <thead>
-            <tr>
-              {upload.columns.map((c) => (
-                <th key={c.name} scope="col">
-                  {c.name}
-                  <span className="transfer-type">{t('transfer.guessed', { type: c.type })}</span>
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {sample.map((row, i) => (
-              <tr key={i}>
-                {upload.columns.map((c) => (
-                  <td key={c.name}>{cell(row[c.name])}</td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        className="transfer-table"
+        variant="grid"
+        caption={t('transfer.import.sample', { count: sample.length })}
+        columns={upload.columns.map((c) => ({
+          id: c.name,
+          header: (
+            <>
+              {c.name}
+              <span className="transfer-type">{t('transfer.guessed', { type: c.type })}</span>
+            </>
+          ),
+          cell: (row: (typeof sample)[number]) => cell(row[c.name]),
+        }))}
+        rows={sample}
+        rowKey={(_, i) => i}
+      />
     </section>
   );
 }
@@ -234,6 +228,70 @@ function MappingStep({ conn, table, upload, onRestart }: { conn: string; table: 
       .map((r) => cell(r[name]))
       .filter((v) => v !== '')
       .join(', ');
+  const targetOf = (name: string) => writable.find((c) => c.name === mapping[name]) ?? null;
+  /** One row per column of the file: its name heads the row; the target is picked in it. */
+  const mappingColumns: ReadonlyArray<DataColumn<Upload['columns'][number]>> = [
+    { id: 'source', header: t('transfer.import.col.source'), rowHeader: true, cell: (source) => source.name },
+    { id: 'guessed', header: t('transfer.import.col.guessed'), cell: (source) => t('transfer.guessed', { type: source.type }) },
+    { id: 'sample', header: t('transfer.import.col.sample'), className: 'transfer-sample', cell: (source) => sampleOf(source.name) },
+    {
+      id: 'target',
+      header: t('transfer.import.col.target'),
+      cell: (source) => {
+        const error = fieldErrors[`mapping.${source.name}`];
+        return (
+          <>
+            <select
+              aria-label={t('transfer.import.mapInto', { column: source.name })}
+              value={mapping[source.name] ?? SKIP}
+              aria-invalid={error ? true : undefined}
+              aria-describedby={error ? `${id}-err-${source.name}` : undefined}
+              onChange={(e) => {
+                const value = e.currentTarget.value;
+                change(() => setMapping((m) => ({ ...m, [source.name]: value === SKIP ? null : value })));
+              }}
+            >
+              <option value={SKIP}>{t('transfer.import.skip')}</option>
+              {writable.map((c) => (
+                <option key={c.name} value={c.name}>
+                  {columnLabel(c)}
+                </option>
+              ))}
+            </select>
+            {error && (
+              <p className="field-error" id={`${id}-err-${source.name}`}>
+                {error}
+              </p>
+            )}
+          </>
+        );
+      },
+    },
+    {
+      id: 'targetType',
+      header: t('transfer.import.col.targetType'),
+      cell: (source) => {
+        const target = targetOf(source.name);
+        return target ? t('transfer.import.targetType', { type: target.nativeType, nullable: String(target.nullable) }) : '';
+      },
+    },
+    {
+      id: 'fit',
+      header: t('transfer.import.col.fit'),
+      cell: (source) => {
+        const target = targetOf(source.name);
+        return target === null ? (
+          t('transfer.import.fit.skipped')
+        ) : fits(source.type, target) ? (
+          <span className="transfer-ok">{t('transfer.import.fit.ok')}</span>
+        ) : (
+          <span className="transfer-warning">
+            {t('transfer.import.fit.check', { guessed: t('transfer.guessed', { type: source.type }), type: target.nativeType })}
+          </span>
+        );
+      },
+    },
+  ];
 
   return (
     <>
@@ -242,70 +300,15 @@ function MappingStep({ conn, table, upload, onRestart }: { conn: string; table: 
         <p>{t('transfer.import.mappingIntro')}</p>
         <fieldset disabled={locked} className="transfer-plain">
           <legend className="transfer-sr">{t('transfer.import.step.mapping')}</legend>
-          <div className="transfer-scroll" tabIndex={0} role="region" aria-labelledby={`${id}-map`}>
-            <table className="transfer-table">
-              <caption id={`${id}-map`}>{t('transfer.import.mappingCaption')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('transfer.import.col.source')}</th>
-                  <th scope="col">{t('transfer.import.col.guessed')}</th>
-                  <th scope="col">{t('transfer.import.col.sample')}</th>
-                  <th scope="col">{t('transfer.import.col.target')}</th>
-                  <th scope="col">{t('transfer.import.col.targetType')}</th>
-                  <th scope="col">{t('transfer.import.col.fit')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {upload.columns.map((source) => {
-                  const target = writable.find((c) => c.name === mapping[source.name]) ?? null;
-                  const error = fieldErrors[`mapping.${source.name}`];
-                  return (
-                    <tr key={source.name} data-testid="mapping-row">
-                      <th scope="row">{source.name}</th>
-                      <td>{t('transfer.guessed', { type: source.type })}</td>
-                      <td className="transfer-sample">{sampleOf(source.name)}</td>
-                      <td>
-                        <select
-                          aria-label={t('transfer.import.mapInto', { column: source.name })}
-                          value={mapping[source.name] ?? SKIP}
-                          aria-invalid={error ? true : undefined}
-                          aria-describedby={error ? `${id}-err-${source.name}` : undefined}
-                          onChange={(e) => {
-                            const value = e.currentTarget.value;
-                            change(() => setMapping((m) => ({ ...m, [source.name]: value === SKIP ? null : value })));
-                          }}
-                        >
-                          <option value={SKIP}>{t('transfer.import.skip')}</option>
-                          {writable.map((c) => (
-                            <option key={c.name} value={c.name}>
-                              {columnLabel(c)}
-                            </option>
-                          ))}
-                        </select>
-                        {error && (
-                          <p className="field-error" id={`${id}-err-${source.name}`}>
-                            {error}
-                          </p>
-                        )}
-                      </td>
-                      <td>{target ? t('transfer.import.targetType', { type: target.nativeType, nullable: String(target.nullable) }) : ''}</td>
-                      <td>
-                        {target === null ? (
-                          t('transfer.import.fit.skipped')
-                        ) : fits(source.type, target) ? (
-                          <span className="transfer-ok">{t('transfer.import.fit.ok')}</span>
-                        ) : (
-                          <span className="transfer-warning">
-                            {t('transfer.import.fit.check', { guessed: t('transfer.guessed', { type: source.type }), type: target.nativeType })}
-                          </span>
-                        )}
-                      </td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            className="transfer-table"
+            variant="grid"
+            caption={t('transfer.import.mappingCaption')}
+            columns={mappingColumns}
+            rows={upload.columns}
+            rowKey={(source) => source.name}
+            rowAttributes={() => ({ 'data-testid': 'mapping-row' })}
+          />
           {fieldErrors['mapping'] && <p className="field-error">{fieldErrors['mapping']}</p>}
 
           <fieldset className="transfer-choice">
@@ -464,7 +467,6 @@ const SHOWN_REFUSALS = 100;
 
 /** The error report (line, reason, the source values), read once the run is over, shown as a table, and offered as a file. */
 function RefusedRows({ imp, columns }: { imp: Import; columns: string[] }) {
-  const hid = useId();
   const report = useImportReport(imp.id);
   if (imp.counts.refused === 0) return null;
   return (
@@ -477,35 +479,19 @@ function RefusedRows({ imp, columns }: { imp: Import; columns: string[] }) {
       {report.isPending && <Loading />}
       {report.isError && <p className="field-error">{errorText(report.error)}</p>}
       {report.data && (
-        <div className="transfer-scroll" tabIndex={0} role="region" aria-labelledby={`${hid}-c`}>
-          <table className="transfer-table">
-            <caption id={`${hid}-c`}>
-              {t('transfer.import.refusedCaption', { shown: Math.min(report.data.length, SHOWN_REFUSALS), count: imp.counts.refused })}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('transfer.import.col.line')}</th>
-                <th scope="col">{t('transfer.import.col.reason')}</th>
-                {columns.map((c) => (
-                  <th key={c} scope="col">
-                    {c}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {report.data.slice(0, SHOWN_REFUSALS).map((row, i) => (
-                <tr key={i} data-testid="refused-row">
-                  <td>{row[0]}</td>
-                  <td>{row[1]}</td>
-                  {columns.map((c, j) => (
-                    <td key={c}>{row[j + 2] ?? ''}</td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          className="transfer-table"
+          variant="grid"
+          caption={t('transfer.import.refusedCaption', { shown: Math.min(report.data.length, SHOWN_REFUSALS), count: imp.counts.refused })}
+          columns={[
+            { id: 'line', header: t('transfer.import.col.line'), cell: (row: string[]) => row[0] },
+            { id: 'reason', header: t('transfer.import.col.reason'), cell: (row: string[]) => row[1] },
+            ...columns.map((c, j) => ({ id: `source-${c}`, header: c, cell: (row: string[]) => row[j + 2] ?? '' })),
+          ]}
+          rows={report.data.slice(0, SHOWN_REFUSALS)}
+          rowKey={(_, i) => i}
+          rowAttributes={() => ({ 'data-testid': 'refused-row' })}
+        />
       )}
     </div>
   );

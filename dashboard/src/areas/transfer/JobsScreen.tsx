@@ -5,6 +5,7 @@ import { t } from '../../i18n/t';
 import { ErrorPanel, FormError, Loading, useTitle } from '../../ui';
 import { exportDownloadUrl, importReportUrl, kindText, param, Progress, stateText, when } from './shared';
 import { LoadMore } from '../../ui/LoadMore';
+import { DataTable } from '../../ui/DataTable';
 
 const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 type JobState = (typeof JOB_STATES)[number];
@@ -104,63 +105,61 @@ export function JobsScreen() {
       {jobs.length === 0 ? (
         <p>{t(state || kind ? 'transfer.jobs.noneMatch' : 'transfer.jobs.empty')}</p>
       ) : (
-        <div className="transfer-scroll" tabIndex={0} role="region" aria-labelledby={`${id}-c`}>
-          <table className="transfer-table">
-            <caption id={`${id}-c`}>{t('transfer.jobs.caption', { count: jobs.length })}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('transfer.jobs.col.job')}</th>
-                <th scope="col">{t('transfer.jobs.col.state')}</th>
-                <th scope="col">{t('transfer.jobs.col.progress')}</th>
-                <th scope="col">{t('transfer.jobs.col.created')}</th>
-                <th scope="col">{t('transfer.jobs.col.started')}</th>
-                <th scope="col">{t('transfer.jobs.col.finished')}</th>
-                <th scope="col">{t('transfer.jobs.col.result')}</th>
-                <th scope="col">{t('transfer.jobs.col.actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {jobs.map((job) => (
-                <tr key={job.id} data-testid="job-row" data-kind={job.kind}>
-                  <th scope="row">
-                    <Link href={`/jobs/${encodeURIComponent(job.id)}`}>{jobName(job, results.data?.get(job.id))}</Link>
-                    <span className="transfer-id">{job.id}</span>
-                  </th>
-                  <td>{stateText(job.state)}</td>
-                  <td>
-                    {isFinal(job.state) ? (
-                      job.state === 'succeeded' ? (
-                        t('transfer.percent', { value: 1 })
-                      ) : (
-                        ''
-                      )
-                    ) : (
-                      <Progress value={job.progress} label={t('transfer.jobs.progressOf', { kind: kindText(job.kind) })} />
-                    )}
-                  </td>
-                  <td className="transfer-when">{when(job.createdAt)}</td>
-                  <td className="transfer-when">{when(job.startedAt)}</td>
-                  <td className="transfer-when">{when(job.finishedAt)}</td>
-                  <td>
-                    <ResultLink result={results.data?.get(job.id)} />
-                  </td>
-                  <td>
-                    {!isFinal(job.state) && (
-                      <button
-                        type="button"
-                        disabled={cancel.isPending || job.cancelRequested}
-                        onClick={() => cancel.mutate(job.id)}
-                        aria-label={t('transfer.jobs.cancelOne', { kind: kindText(job.kind), when: when(job.createdAt) })}
-                      >
-                        {job.cancelRequested ? t('transfer.cancelling') : t('transfer.jobs.cancel')}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          className="transfer-table"
+          variant="grid"
+          caption={t('transfer.jobs.caption', { count: jobs.length })}
+          columns={[
+            {
+              id: 'job',
+              header: t('transfer.jobs.col.job'),
+              rowHeader: true,
+              cell: (job: Job) => (
+                <>
+                  <Link href={`/jobs/${encodeURIComponent(job.id)}`}>{jobName(job, results.data?.get(job.id))}</Link>
+                  <span className="transfer-id">{job.id}</span>
+                </>
+              ),
+            },
+            { id: 'state', header: t('transfer.jobs.col.state'), cell: (job: Job) => stateText(job.state) },
+            {
+              id: 'progress',
+              header: t('transfer.jobs.col.progress'),
+              cell: (job: Job) =>
+                isFinal(job.state) ? (
+                  job.state === 'succeeded' ? (
+                    t('transfer.percent', { value: 1 })
+                  ) : (
+                    ''
+                  )
+                ) : (
+                  <Progress value={job.progress} label={t('transfer.jobs.progressOf', { kind: kindText(job.kind) })} />
+                ),
+            },
+            { id: 'created', header: t('transfer.jobs.col.created'), className: 'transfer-when', cell: (job: Job) => when(job.createdAt) },
+            { id: 'started', header: t('transfer.jobs.col.started'), className: 'transfer-when', cell: (job: Job) => when(job.startedAt) },
+            { id: 'finished', header: t('transfer.jobs.col.finished'), className: 'transfer-when', cell: (job: Job) => when(job.finishedAt) },
+            { id: 'result', header: t('transfer.jobs.col.result'), cell: (job: Job) => <ResultLink result={results.data?.get(job.id)} /> },
+            {
+              id: 'actions',
+              header: t('transfer.jobs.col.actions'),
+              cell: (job: Job) =>
+                !isFinal(job.state) && (
+                  <button
+                    type="button"
+                    disabled={cancel.isPending || job.cancelRequested}
+                    onClick={() => cancel.mutate(job.id)}
+                    aria-label={t('transfer.jobs.cancelOne', { kind: kindText(job.kind), when: when(job.createdAt) })}
+                  >
+                    {job.cancelRequested ? t('transfer.cancelling') : t('transfer.jobs.cancel')}
+                  </button>
+                ),
+            },
+          ]}
+          rows={jobs}
+          rowKey={(job) => job.id}
+          rowAttributes={(job) => ({ 'data-testid': 'job-row', 'data-kind': job.kind })}
+        />
       )}
       <LoadMore list={list} label={t('transfer.jobs.more')} />
     </>
