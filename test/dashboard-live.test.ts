@@ -18,6 +18,12 @@ const { AREAS, LIVE_KINDS, staleKeys } = (await dashboard('areas/index.ts')) as 
 const { publicApiKeys } = (await dashboard('areas/public-api/api.ts')) as {
   publicApiKeys: { switch: Key; scopes: Key; keys: Key; tableModel(connectionId: string): Key };
 };
+const { connectionKeys } = (await dashboard('areas/connections/api.ts')) as {
+  connectionKeys: { list(): Key; one(id: string): Key; schema(id: string): Key; snapshots(id: string): Key };
+};
+const { transferKeys } = (await dashboard('areas/transfer/api.ts')) as {
+  transferKeys: { import(id: string): Key; export(id: string): Key; jobList(state: string, kind: string): Key; job(id: string): Key };
+};
 
 /**
  * The rule (issue 27, point 5): every realtime event kind the server declares (the kernel's own
@@ -30,10 +36,6 @@ const { publicApiKeys } = (await dashboard('areas/public-api/api.ts')) as {
 const NOT_AN_AREA: Record<string, string> = {
   // The shell's own: LiveSync refreshes the bell and announces the notification.
   'notification.created': 'the shell',
-  // The transfer area's screens subscribe to them while shown (transfer/shared.tsx useJobEvents),
-  // on top of their polling; they go to the job's creator only. To move into transfer's `live`.
-  'job.progress': 'transfer screens',
-  'job.finished': 'transfer screens',
 };
 
 /** Whether invalidating `prefix` reaches `key` (TanStack Query matches a key's start). */
@@ -70,10 +72,24 @@ describe("the dashboard's live refresh comes from the areas' declarations", () =
     expect(staleKeys('public.key-revoked', { id: 'k1' }).some((key) => covers(key, publicApiKeys.keys))).toBe(true);
   });
 
+  it("refreshes the transfer screens' runs and jobs on a job's events", () => {
+    for (const kind of ['job.progress', 'job.finished']) {
+      const keys = staleKeys(kind, { job: { id: 'j1' } });
+      for (const screen of [transferKeys.import('i1'), transferKeys.export('e1'), transferKeys.jobList('', ''), transferKeys.job('j1')]) {
+        expect(keys.some((key) => covers(key, screen))).toBe(true);
+      }
+    }
+  });
+
   it("reads a connection's keys from the event's data, and leaves out keys another one covers", () => {
     const keys = staleKeys('schema.changed', { connectionId: 'c1', snapshotId: 's2', previousSnapshotId: 's1' });
     expect(keys.some((key) => covers(key, publicApiKeys.tableModel('c1')))).toBe(true);
     expect(keys.some((key) => covers(key, publicApiKeys.tableModel('c2')))).toBe(false);
+    // The connections area's screens of that connection (its schema, its snapshots), not another's.
+    for (const screen of [connectionKeys.one('c1'), connectionKeys.schema('c1'), connectionKeys.snapshots('c1')]) {
+      expect(keys.some((key) => covers(key, screen))).toBe(true);
+    }
+    expect(keys.some((key) => covers(key, connectionKeys.schema('c2')) || covers(key, connectionKeys.list()))).toBe(false);
     // Two areas declaring the same start, or one a longer key under another's: each query is asked for once.
     const areas = [
       { nav: [], routes: [], live: { 'x.changed': [['a'], ['a', 'b']] } },

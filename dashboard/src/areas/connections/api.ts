@@ -1,8 +1,8 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useLiveEvents } from '../../live/events';
 import { api, ApiError, ok, type RequestBody, type Schemas } from '../../api/client';
 import type { Answer, MutationOptions } from '../../api/hooks';
 import type { MessageId } from '../../i18n/t';
+import type { LiveKeys } from '../area';
 
 export type Connection = Schemas['Connection'];
 export type Dialect = Connection['dialect'];
@@ -125,21 +125,18 @@ export function whereOf(c: Connection): string {
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 export const when = (ms: number) => dateFormat.format(new Date(ms));
 
-const LIVE_KINDS = ['schema.changed'] as const;
-
 /**
- * Keeps a connection's screens current when its schema is read again elsewhere (another person,
- * another tab, a background introspection). The shell's LiveSync already refreshes every
- * `['connections', …]` query on `connections.changed`; `schema.changed` names the connection in
- * `data.connectionId`, and only that connection's queries are refreshed.
+ * What refreshes the area's screens (Area.live): any change of a connection (`connections.changed`)
+ * every `['connections', …]` query; a schema read again elsewhere (another person, another tab, a
+ * background introspection) only the queries of the connection its `data.connectionId` names.
  */
-export function useConnectionsLive(): void {
-  const queryClient = useQueryClient();
-  useLiveEvents(LIVE_KINDS, (event) => {
-    const id = (event.data as { connectionId?: unknown } | null)?.connectionId;
-    if (typeof id === 'string') void queryClient.invalidateQueries({ queryKey: connectionKeys.one(id) });
-  });
-}
+export const connectionsLive: Readonly<Record<string, LiveKeys>> = {
+  'connections.changed': [connectionKeys.all],
+  'schema.changed': (data) => {
+    const id = (data as { connectionId?: unknown } | null)?.connectionId;
+    return typeof id === 'string' ? [connectionKeys.one(id)] : [];
+  },
+};
 
 /** Every connection, a page of 100 at a time (the list screen). */
 export function useConnectionList() {

@@ -1,6 +1,6 @@
 import { lazy } from 'react';
 import type { Area } from '../area';
-import { connectionKeys } from './api';
+import { connectionsLive } from './api';
 import { ConnectionsNavTree } from './NavTree';
 
 const ConnectionList = lazy(() => import('./List').then((m) => ({ default: m.ConnectionList })));
@@ -30,5 +30,5 @@ export const connectionsArea: Area = {
     { path: '/connections/:id/generate', component: Generate },
     { path: '/connections/:id/delete', component: DeleteConnection },
   ],
-  live: { 'connections.changed': [connectionKeys.all] },
+  live: connectionsLive,
 };

@@ -3,7 +3,7 @@ import { Link, useLocation } from 'wouter';
 import { t, type MessageId } from '../../i18n/t';
 import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
-import { DIALECT_LABELS, paths, REASON_LABELS, reasonOf, useConnection, useConnectionsLive, when, type Connection } from './api';
+import { DIALECT_LABELS, paths, REASON_LABELS, reasonOf, useConnection, when, type Connection } from './api';
 import './connections.css';
 
 const SECTIONS: ReadonlyArray<{ label: MessageId; path: (id: string) => string }> = [
@@ -54,7 +54,6 @@ export function ConnectionScreen({
   children: (connection: Connection) => ReactNode;
 }) {
   const connection = useConnection(id, !paused);
-  useConnectionsLive();
   const name = connection.data?.name;
   useTitle(section);
   if (connection.isPending) return <Loading />;

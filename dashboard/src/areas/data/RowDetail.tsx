@@ -4,7 +4,19 @@ import { Link, useLocation } from 'wouter';
 import { t } from '../../i18n/t';
 import { useLiveEvents } from '../../live/events';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
-import { dataKeys, deleteRow, findTable, patchRow, TableMissing, useReferences, useRow, useTableInfo, visibleColumns, type Row, type TableInfo } from './api';
+import {
+  dataKeys,
+  findTable,
+  TableMissing,
+  useDeleteRow,
+  usePatchRow,
+  useReferences,
+  useRow,
+  useTableInfo,
+  visibleColumns,
+  type Row,
+  type TableInfo,
+} from './api';
 import { RowForm } from './RowForm';
 import { columnErrors, useDataParams, useToasts } from './shared';
 import { paths, viewQuery } from './view';
@@ -35,7 +47,9 @@ function RowDetail({ conn, info, recordId }: { conn: string; info: TableInfo; re
   const refs = useReferences(conn, table.ref, recordId);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [error, setError] = useState<unknown>(null);
-  const [pending, setPending] = useState(false);
+  const patch = usePatchRow(conn, table.ref);
+  const deletion = useDeleteRow(conn, table.ref);
+  const pending = patch.isPending || deletion.isPending;
   const [deleted, setDeleted] = useState(false);
   const [formKey, setFormKey] = useState(0);
   const refetch = () => {
@@ -91,10 +105,9 @@ function RowDetail({ conn, info, recordId }: { conn: string; info: TableInfo; re
 
   const save = async (changed: Row) => {
     if (Object.keys(changed).length === 0) return;
-    setPending(true);
     setError(null);
     try {
-      const out = await patchRow(conn, table.ref, recordId, changed);
+      const out = await patch.mutateAsync({ recordId, values: changed });
       queryClient.setQueryData(key, { row: out.row, recordId: out.recordId });
       setErrors({});
       toasts.show(t('data.toast.saved'), out.undoToken);
@@ -102,21 +115,16 @@ function RowDetail({ conn, info, recordId }: { conn: string; info: TableInfo; re
     } catch (err) {
       setError(err);
       setErrors(columnErrors(err));
-    } finally {
-      setPending(false);
     }
   };
   const remove = async () => {
-    setPending(true);
     setError(null);
     try {
-      const out = await deleteRow(conn, table.ref, recordId);
+      const out = await deletion.mutateAsync(recordId);
       setDeleted(true);
       toasts.show(t('data.toast.deleted', { count: 1 }), out.undoToken);
     } catch (err) {
       setError(err);
-    } finally {
-      setPending(false);
     }
   };
 

@@ -1,5 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import { api, ok, type Schemas } from '../../api/client';
+import { RowWindow, type SeekKey } from './row-window';
 
 export type Table = Schemas['EffectiveSchemaTable'];
 export type Column = Schemas['EffectiveSchemaColumn'];
@@ -22,8 +24,10 @@ export const dataKeys = {
 };
 
 /*
- * The grid's row window and the edits of the grid and the row screen call the request functions
- * below themselves: they page through RowWindow and keep their own pending and undo state.
+ * The grid's rows are not in the query cache: they are a RowWindow (row-window.ts), which pages
+ * by keyset and keeps only the rows near the viewport; useRowWindow below owns it. The writes of
+ * the grid and the row screen are the mutation hooks further down; each screen applies their
+ * answers to what it shows (the window, the row's cached query) and keeps its own undo toast.
  */
 
 export interface Page {
@@ -77,6 +81,72 @@ export async function undo(token: string) {
 export async function references(conn: string, table: string, recordId: string): Promise<Reference[]> {
   return (await ok(api.GET('/data/{connectionId}/{table}/{recordId}/references', { params: { path: { connectionId: conn, table, recordId } } }))).data
     .references;
+}
+
+/**
+ * The first page of a view (`query`, view.ts's string), asked for as soon as the route is known
+ * (with the schema, not after it: one round trip less before rows show). A failure is kept in
+ * the promise; the window then asks again.
+ */
+export function useFirstPage(conn: string, ref: string, query: string): Promise<Page> {
+  return useMemo(() => {
+    const page = listRows(conn, ref, RowWindow.firstQuery(query));
+    page.catch(() => undefined);
+    return page;
+  }, [conn, ref, query]);
+}
+
+/**
+ * The rows of one view of a table (`query`), paged through the data API by keyset: a new window
+ * whenever the view changes, re-rendering the caller as rows arrive. `reversed` (the view with
+ * its sort reversed) and `seek` follow from the view and the table. `firstPage`, already asked
+ * for by useFirstPage, serves the first window only; a later view reads its own.
+ */
+export function useRowWindow(conn: string, ref: string, query: string, reversed: string | null, seek: SeekKey | null, firstPage: Promise<Page>): RowWindow {
+  const store = useMemo(
+    () => new RowWindow((q, signal) => listRows(conn, ref, q, signal), query, reversed, seek),
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [conn, ref, query],
+  );
+  const prefetched = useRef<Promise<Page> | null>(firstPage);
+  useEffect(() => {
+    void store.load(prefetched.current ?? undefined);
+    prefetched.current = null;
+    return () => store.dispose();
+  }, [store]);
+  useSyncExternalStore(store.subscribe, store.getVersion);
+  return store;
+}
+
+/*
+ * Writes of a table's rows. None of them touches the query cache itself: the grid applies the
+ * answer to its RowWindow, the row screen to its row's query, and the `data.changed` event each
+ * write causes refreshes every `['data', …]` query (Area.live).
+ */
+
+/** PATCH one row; the answer has the row as stored, its (possibly new) record id and the undo token. */
+export function usePatchRow(conn: string, ref: string) {
+  return useMutation({ mutationFn: ({ recordId, values }: { recordId: string; values: Row }) => patchRow(conn, ref, recordId, values) });
+}
+
+/** POST one new row. */
+export function useCreateRow(conn: string, ref: string) {
+  return useMutation({ mutationFn: (values: Row) => createRow(conn, ref, values) });
+}
+
+/** DELETE one row. */
+export function useDeleteRow(conn: string, ref: string) {
+  return useMutation({ mutationFn: (recordId: string) => deleteRow(conn, ref, recordId) });
+}
+
+/** Several creates, updates and deletes in one transaction (one undo token for all). */
+export function useBulkRows(conn: string, ref: string) {
+  return useMutation({ mutationFn: (operations: BulkOp[]) => bulk(conn, ref, operations) });
+}
+
+/** Undoes a write by its token; the answer carries the undo's own token (a redo). */
+export function useUndo() {
+  return useMutation({ mutationFn: (token: string) => undo(token) });
 }
 
 export interface TableInfo {

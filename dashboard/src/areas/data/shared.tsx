@@ -3,7 +3,7 @@ import { useParams } from 'wouter';
 import { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
 import { errorText } from '../../ui';
-import { undo, type OpResult } from './api';
+import { useUndo, type OpResult } from './api';
 
 /** A route parameter as the person's table or record id (wouter leaves %2F and the like encoded). */
 export function decoded(raw: string | undefined): string {
@@ -56,22 +56,20 @@ export interface Toast {
  */
 export function useToasts(onUndone: (results: OpResult[]) => void) {
   const [toast, setToast] = useState<Toast | null>(null);
-  const [pending, setPending] = useState(false);
+  const undo = useUndo();
+  const pending = undo.isPending;
   const seq = useRef(0);
   const show = useCallback((text: string, token: string | null, extra: Partial<Toast> = {}) => {
     setToast({ id: ++seq.current, text, token, ...extra });
   }, []);
   const undoIt = async () => {
     if (!toast?.token || pending) return;
-    setPending(true);
     try {
-      const out = await undo(toast.token);
+      const out = await undo.mutateAsync(toast.token);
       onUndone(out.results);
       show(toast.redo ? t('data.toast.redone') : t('data.toast.undone', { count: out.results.length }), out.undoToken, { redo: !toast.redo });
     } catch (err) {
       show(errorText(err), null, { error: true });
-    } finally {
-      setPending(false);
     }
   };
   const view = (

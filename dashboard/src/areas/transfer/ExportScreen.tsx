@@ -1,6 +1,6 @@
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams, useSearch } from 'wouter';
-import { isFinal, useCancelExport, useExport, useJobEvents, useStartExport, useTable, type Column, type Table } from './api';
+import { isFinal, useCancelExport, useExport, useStartExport, useTable, type Column, type Table } from './api';
 import { t } from '../../i18n/t';
 import { ErrorPanel, FormError, Loading, useTitle } from '../../ui';
 import { gridQueryToExport, type GridQuery } from './gridQuery';
@@ -12,7 +12,6 @@ type Format = (typeof FORMATS)[number];
 /** Screen 5, export: the format, the columns, the rows the grid showed (its filter and sort), the job, the file. */
 export function ExportScreen() {
   useTitle('transfer.export.title');
-  useJobEvents();
   const params = useParams<{ conn: string; table: string }>();
   const search = useSearch();
   const conn = param(params.conn);

@@ -5,19 +5,7 @@ import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, FormError, Loading, useTitle } from '../../ui';
 import { DataTable, type DataColumn } from '../../ui/DataTable';
 import { StateLine, columnLabel, importReportUrl, param, Progress, stateText, tableLabel, tablePath } from './shared';
-import {
-  isFinal,
-  useImport,
-  useImportReport,
-  useJobEvents,
-  useStartImport,
-  useTable,
-  useUpload,
-  type Column,
-  type Import,
-  type Table,
-  type Upload,
-} from './api';
+import { isFinal, useImport, useImportReport, useStartImport, useTable, useUpload, type Column, type Import, type Table, type Upload } from './api';
 
 type Guessed = Upload['columns'][number]['type'];
 /** The select's value for "skip this column" (no column name is empty). */
@@ -61,7 +49,6 @@ const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 
 /** Screen 5, import: upload, what the file holds, the mapping with its types, a dry run, the run, the error report. */
 export function ImportScreen() {
   useTitle('transfer.import.title');
-  useJobEvents();
   const params = useParams<{ conn: string; table: string }>();
   const conn = param(params.conn);
   const ref = param(params.table);

@@ -1,6 +1,6 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useParams } from 'wouter';
-import { isFinal, useCancelJob, useJob, useJobEvents, useJobList, useResults, type Export, type Import, type Job } from './api';
+import { isFinal, useCancelJob, useJob, useJobList, useResults, type Export, type Import, type Job } from './api';
 import { t } from '../../i18n/t';
 import { ErrorPanel, FormError, Loading, useTitle } from '../../ui';
 import { exportDownloadUrl, importReportUrl, kindText, param, Progress, stateText, when } from './shared';
@@ -45,7 +45,6 @@ function jobName(job: Job, result: { import?: Import; export?: Export } | undefi
 /** Screen 5, jobs: the jobs the person may see, newest first, with their progress; cancel what still runs. */
 export function JobsScreen() {
   useTitle('transfer.jobs.title');
-  useJobEvents();
   const id = useId();
   const [state, setState] = useState<JobState | ''>('');
   const [kind, setKind] = useState('');
@@ -169,7 +168,6 @@ export function JobsScreen() {
 /** One job: its state and progress, what it produced, and cancel while it runs. */
 export function JobScreen() {
   useTitle('transfer.job.title');
-  useJobEvents();
   const params = useParams<{ id: string }>();
   const id = param(params.id);
   const query = useJob(id);

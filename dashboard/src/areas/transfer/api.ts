@@ -1,6 +1,6 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type RequestBody, type Schemas } from '../../api/client';
-import { useLiveEvents } from '../../live/events';
+import type { LiveKeys } from '../area';
 import { parseCsv } from './csv';
 import { uploadFile } from './upload';
 
@@ -30,13 +30,15 @@ export const transferKeys = {
   job: (id: string) => ['transfer', 'jobs', id] as const,
 };
 
-/** Job events (D14) refresh what this area shows, on top of its polling. */
-export function useJobEvents(): void {
-  const queryClient = useQueryClient();
-  useLiveEvents(['job.progress', 'job.finished'], () => {
-    void queryClient.invalidateQueries({ queryKey: transferKeys.all });
-  });
-}
+/**
+ * What refreshes the area's screens (Area.live): a job's events (D14, sent to the job's creator)
+ * refresh the area's queries on top of their polling, so a running import, export or job moves
+ * on at once while the live channel is up.
+ */
+export const transferLive: Readonly<Record<string, LiveKeys>> = {
+  'job.progress': [transferKeys.all],
+  'job.finished': [transferKeys.all],
+};
 
 /** A connection's table (the latest introspection with the overrides), and the connection. */
 export function useTable(conn: string, ref: string) {

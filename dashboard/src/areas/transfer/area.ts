@@ -1,5 +1,6 @@
 import { lazy } from 'react';
 import type { Area } from '../area';
+import { transferLive } from './api';
 
 const ImportScreen = lazy(() => import('./ImportWizard').then((m) => ({ default: m.ImportScreen })));
 const ExportScreen = lazy(() => import('./ExportScreen').then((m) => ({ default: m.ExportScreen })));
@@ -15,4 +16,5 @@ export const transferArea: Area = {
     { path: '/jobs', component: JobsScreen },
     { path: '/jobs/:id', component: JobScreen },
   ],
+  live: transferLive,
 };
