@@ -1,5 +1,7 @@
-import { lazy } from 'react';
-import type { Area } from '../area';
+import { lazyWithMessages, type Area } from '../area';
+
+// React's lazy(), loading the area's strings with each screen's code.
+const lazy = lazyWithMessages(() => import('./messages.en'));
 
 const ImportScreen = lazy(() => import('./ImportWizard').then((m) => ({ default: m.ImportScreen })));
 const ExportScreen = lazy(() => import('./ExportScreen').then((m) => ({ default: m.ExportScreen })));

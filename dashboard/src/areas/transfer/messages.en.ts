@@ -1,6 +1,5 @@
-/** The transfer area's strings (ICU message format); keys start with the area's name. Merged into i18n/messages.en.ts. */
+/** The transfer area's strings (ICU message format); keys start with the area's name. Loaded with the area's screens (area.ts). */
 export const messages = {
-  'transfer.nav.jobs': 'Jobs',
 
   'transfer.never': '—',
   'transfer.state':
