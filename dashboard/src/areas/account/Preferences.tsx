@@ -2,15 +2,21 @@ import { useId, useState, type FormEvent } from 'react';
 import { t, type MessageId } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
 import { Breadcrumbs } from '../../shell/Breadcrumbs';
-import { ACCENT_LABEL, ACCENTS, applyLook, DENSITIES, DENSITY_LABEL, DIR_LABEL, DIRS, LOCALES, localeName, THEME_LABEL, THEMES, type PrefKey } from '../../shell/prefs';
 import {
-  useNotificationPrefs,
-  usePrefs,
-  useSaveNotificationPrefs,
-  useSavePrefs,
-  type Prefs,
-  type PrefsData,
-} from './api';
+  ACCENT_LABEL,
+  ACCENTS,
+  applyLook,
+  DENSITIES,
+  DENSITY_LABEL,
+  DIR_LABEL,
+  DIRS,
+  LOCALES,
+  localeName,
+  THEME_LABEL,
+  THEMES,
+  type PrefKey,
+} from '../../shell/prefs';
+import { useNotificationPrefs, usePrefs, useSaveNotificationPrefs, useSavePrefs, type Prefs, type PrefsData } from './api';
 import { kindLabel } from './notifications';
 import '../../shell/shell.css';
 
