@@ -1,6 +1,5 @@
 /** The transfer area's strings (ICU message format); keys start with the area's name. Loaded with the area's screens (area.ts). */
 export const messages = {
-
   'transfer.never': '—',
   'transfer.state':
     '{state, select, created {Not started} queued {Waiting to start} running {Running} succeeded {Done} ready {Ready} failed {Failed} cancelled {Cancelled} expired {Expired} other {{state}}}',
