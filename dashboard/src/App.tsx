@@ -1,23 +1,27 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense } from 'react';
-import { Redirect, Route, Switch, useLocation } from 'wouter';
+import { Redirect, Route, Switch } from 'wouter';
 import { ApiError } from './api/errors';
 import { goToSignIn } from './navigation';
 import { setSignedOutHandler, useSetupState } from './areas/account/api';
 import { AREA_ROUTES } from './areas';
+import type { AreaRoute } from './areas/area';
+import { shellArea } from './shell/area';
 import { Layout } from './shell/Layout';
-import { SHELL_ROUTES } from './shell/routes';
 import { ErrorPanel, Loading } from './ui';
 
-// Each screen is its own chunk, loaded when first shown.
-const Setup = lazy(() => import('./screens/Setup').then((m) => ({ default: m.Setup })));
-const SignIn = lazy(() => import('./screens/SignIn').then((m) => ({ default: m.SignIn })));
-const ForgotPassword = lazy(() => import('./screens/ForgotPassword').then((m) => ({ default: m.ForgotPassword })));
-const SetPassword = lazy(() => import('./screens/SetPassword').then((m) => ({ default: m.SetPassword })));
-const TwoFactor = lazy(() => import('./screens/TwoFactor').then((m) => ({ default: m.TwoFactor })));
-const Sessions = lazy(() => import('./screens/Sessions').then((m) => ({ default: m.Sessions })));
-const Home = lazy(() => import('./screens/Home').then((m) => ({ default: m.Home })));
-const NotFound = lazy(() => import('./screens/Placeholder').then((m) => ({ default: m.NotFound })));
+/**
+ * Every screen comes from an area's routes (the shell's home page among them), each its own
+ * chunk loaded when first shown; they are sorted here by where they are drawn (AreaRoute.shown).
+ */
+const ROUTES: readonly AreaRoute[] = [...shellArea.routes, ...AREA_ROUTES];
+const SETUP_ROUTES = ROUTES.filter((route) => route.shown === 'setup');
+const SIGNED_OUT_ROUTES = ROUTES.filter((route) => route.shown === 'signed-out');
+const SIGNED_IN_ROUTES = ROUTES.filter((route) => (route.shown ?? 'signed-in') === 'signed-in');
+// Drawn when no route matches: the shell's, not an area's.
+const NotFound = lazy(() => import('./shell/Placeholder').then((m) => ({ default: m.NotFound })));
+
+const routeElements = (routes: readonly AreaRoute[]) => routes.map((route) => <Route key={route.path} path={route.path} component={route.component} />);
 
 export function createQueryClient(): QueryClient {
   return new QueryClient({
@@ -35,33 +39,32 @@ setSignedOutHandler(goToSignIn);
 
 function Routes() {
   const setup = useSetupState();
-  const [location] = useLocation();
   if (setup.isPending) return <Loading />;
   if (setup.isError) return <ErrorPanel error={setup.error} onRetry={() => void setup.refetch()} />;
-  if (setup.data.open) return location === '/setup' ? <Setup /> : <Redirect to="/setup" replace />;
+  if (setup.data.open) {
+    // Nothing but setting up until there is an administrator: every other address leads there.
+    return (
+      <Switch>
+        {routeElements(SETUP_ROUTES)}
+        <Route>
+          <Redirect to={SETUP_ROUTES[0]?.path ?? '/'} replace />
+        </Route>
+      </Switch>
+    );
+  }
   return (
     <Switch>
-      <Route path="/setup">
-        <Redirect to="/" replace />
-      </Route>
-      <Route path="/sign-in" component={SignIn} />
-      <Route path="/forgot-password" component={ForgotPassword} />
-      <Route path="/reset-password">
-        <SetPassword purpose="reset" />
-      </Route>
-      <Route path="/accept-invite">
-        <SetPassword purpose="invite" />
-      </Route>
+      {SETUP_ROUTES.map((route) => (
+        <Route key={route.path} path={route.path}>
+          <Redirect to="/" replace />
+        </Route>
+      ))}
+      {routeElements(SIGNED_OUT_ROUTES)}
       <Route>
         <Layout>
           <Suspense fallback={<Loading />}>
             <Switch>
-              <Route path="/" component={Home} />
-              <Route path="/account/two-factor" component={TwoFactor} />
-              <Route path="/account/sessions" component={Sessions} />
-              {[...SHELL_ROUTES, ...AREA_ROUTES].map((route) => (
-                <Route key={route.path} path={route.path} component={route.component} />
-              ))}
+              {routeElements(SIGNED_IN_ROUTES)}
               <Route component={NotFound} />
             </Switch>
           </Suspense>

@@ -1,6 +1,6 @@
 import type { QueryKey } from '@tanstack/react-query';
-import type { ComponentType } from 'react';
-import type { MessageId } from '../i18n/t';
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import { addMessages, type MessageId } from '../i18n/t';
 
 /**
  * The query keys one event kind makes stale: a fixed list, or one read from the event's data
@@ -27,10 +27,11 @@ export interface Area {
    */
   navAfter?: ComponentType;
   /**
-   * wouter path patterns (`/connections/:id`) and the screen each shows. Components should be
-   * `lazy()` so an area's code loads when one of its screens is first shown.
+   * The area's screens: App.tsx mounts every area's routes, in order (the first pattern that
+   * matches wins). Components should come from the area's `lazyWithMessages` so an area's code
+   * and strings load when one of its screens is first shown.
    */
-  routes: ReadonlyArray<{ path: string; component: ComponentType }>;
+  routes: readonly AreaRoute[];
   /**
    * Which realtime event kinds (D14; the kinds the server declares) make which of the area's
    * query keys stale. The shell's live channel (`shell/LiveSync.tsx`) subscribes to every kind
@@ -40,6 +41,47 @@ export interface Area {
    * a kind the server declares is refreshed by no area (or an area names a kind that does not exist).
    */
   live?: Readonly<Record<string, LiveKeys>>;
+}
+
+/** One screen of an area at a wouter path pattern (`/connections/:id`). */
+export interface AreaRoute {
+  path: string;
+  /** Takes no props: a screen needing some is a small wrapper (`ResetPassword` is `SetPassword purpose="reset"`). */
+  component: ComponentType;
+  /**
+   * Where the screen is drawn. `signed-in` (the default): inside the Layout, for a signed-in
+   * person. `signed-out`: on its own, reachable without a session (sign-in, a reset link).
+   * `setup`: the only screen while the instance has no administrator yet (every address leads
+   * there, and it leads home once the instance is set up).
+   */
+  shown?: 'signed-in' | 'signed-out' | 'setup';
+}
+
+/** An area's `messages.en.ts` module. */
+export interface MessagesModule {
+  messages: Readonly<Record<string, string>>;
+}
+
+/**
+ * React's `lazy()` for an area's screens, which also loads the area's strings: the screen's chunk
+ * and the area's `messages.en.ts` are fetched together, and the strings are in the catalogue
+ * (i18n/t.ts) before the screen first renders. So no area's strings are in the first load,
+ * while `t(id)` stays checked against every id (i18n/messages.en.ts gives the type only).
+ * An area.ts calls it once, `const lazy = lazyWithMessages(() => import('./messages.en'))`,
+ * and declares its screens with that `lazy` as it would with React's.
+ */
+export function lazyWithMessages(loadMessages: () => Promise<MessagesModule>) {
+  let loaded: Promise<void> | undefined;
+  const messagesLoaded = () =>
+    (loaded ??= loadMessages().then(
+      (module) => addMessages(module.messages),
+      (error: unknown) => {
+        loaded = undefined; // the next screen of the area asks again
+        throw error;
+      },
+    ));
+  return (load: () => Promise<{ default: ComponentType }>): LazyExoticComponent<ComponentType> =>
+    lazy(() => Promise.all([load(), messagesLoaded()]).then(([screen]) => screen));
 }
 
 /**

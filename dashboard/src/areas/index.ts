@@ -1,5 +1,6 @@
 import type { QueryKey } from '@tanstack/react-query';
-import type { Area } from './area';
+import type { Area, AreaRoute } from './area';
+import { accountArea } from './account/area';
 import { addOnsArea } from './add-ons/area';
 import { connectionsArea } from './connections/area';
 import { dataArea } from './data/area';
@@ -8,12 +9,13 @@ import { publicApiArea } from './public-api/area';
 import { settingsArea } from './settings/area';
 import { transferArea } from './transfer/area';
 
-/** Every area of the signed-in dashboard, in the order of the main navigation. */
-export const AREAS: readonly Area[] = [connectionsArea, dataArea, transferArea, publicApiArea, addOnsArea, peopleArea, settingsArea];
+/** Every area of the dashboard, in the order of the main navigation (the account has no entry there). */
+export const AREAS: readonly Area[] = [accountArea, connectionsArea, dataArea, transferArea, publicApiArea, addOnsArea, peopleArea, settingsArea];
 
 export const NAV = AREAS.flatMap((area) => area.nav);
 export const NAV_AFTER = AREAS.flatMap((area) => (area.navAfter ? [area.navAfter] : []));
-export const AREA_ROUTES = AREAS.flatMap((area) => area.routes);
+/** Every area's routes, in order: App.tsx mounts them (an area's routes are the one way to add a screen). */
+export const AREA_ROUTES: readonly AreaRoute[] = AREAS.flatMap((area) => area.routes);
 
 /** The event kinds some area refreshes its queries on (Area.live): the shell's live channel listens for these. */
 export const LIVE_KINDS: readonly string[] = [...new Set(AREAS.flatMap((area) => Object.keys(area.live ?? {})))].sort();

@@ -1,14 +1,46 @@
 import { IntlMessageFormat, type PrimitiveType } from 'intl-messageformat';
-import { messages, type MessageId } from './messages.en';
+import { messages as shellMessages } from '../shell/messages.en';
+// Only the type: the whole catalogue's values would put every area's strings in the first load.
+import type { MessageId } from './messages.en';
 
 export const LOCALE = 'en';
-const compiled = new Map<MessageId, IntlMessageFormat>();
 
-/** The message `id` of the catalogue, formatted with `values` (ICU message syntax). */
+/**
+ * The strings `t()` knows, by id. The shell's are here from the start; each area's are added when
+ * its first screen loads (areas/area.ts, lazyWithMessages); a bundle read at run time (the API's
+ * other locales, issue 31) is added the same way.
+ */
+const catalogue = new Map<string, string>();
+const compiled = new Map<string, IntlMessageFormat>();
+const reported = new Set<string>();
+
+/** Adds strings to the catalogue, or replaces those it has (the formats made from them are dropped). */
+export function addMessages(bundle: Readonly<Record<string, string>>): void {
+  for (const [id, text] of Object.entries(bundle)) {
+    catalogue.set(id, text);
+    compiled.delete(id);
+  }
+}
+
+addMessages(shellMessages);
+
+/**
+ * The message `id` of the catalogue, formatted with `values` (ICU message syntax). An id whose
+ * area's strings are not loaded yet (a screen drawn outside its area's lazy loading) shows as the
+ * id itself, and is reported once as a console error, which the browser tests fail on.
+ */
 export function t(id: MessageId, values?: Record<string, PrimitiveType>): string {
   let format = compiled.get(id);
   if (!format) {
-    format = new IntlMessageFormat(messages[id], LOCALE);
+    const text = catalogue.get(id);
+    if (text === undefined) {
+      if (!reported.has(id)) {
+        reported.add(id);
+        console.error(`The message "${id}" is not in the catalogue: its area's messages are not loaded.`);
+      }
+      return id;
+    }
+    format = new IntlMessageFormat(text, LOCALE);
     compiled.set(id, format);
   }
   return String(format.format(values));

@@ -4,7 +4,7 @@ import { LIVE_KINDS, staleKeys } from '../areas';
 import { LIVE_CLOSED, LIVE_RECONNECTED, useLiveEvents, useLiveState, type LiveEvent } from '../live/events';
 import { t } from '../i18n/t';
 import { ME } from '../session';
-import { NOTIFICATION_CREATED, NOTIFICATIONS } from './notifications';
+import { NOTIFICATION_CREATED, NOTIFICATIONS } from '../areas/account/notifications';
 
 /** The shell's own kinds (the bell, the channel's state) and every kind an area declares (Area.live). */
 const KINDS = [NOTIFICATION_CREATED, LIVE_RECONNECTED, LIVE_CLOSED, ...LIVE_KINDS];

@@ -5,7 +5,7 @@ import type { MutationOptions } from '../../api/hooks';
 
 /*
  * The signed-in person's own data: who they are, setup and sign-in, two-step verification,
- * sessions, profile, preferences, notifications. Its screens still live in screens/ and shell/.
+ * sessions, profile, preferences, notifications; the screens of the area beside it.
  */
 
 export type Prefs = Schemas['Prefs'];

@@ -1,6 +1,8 @@
-import { lazy } from 'react';
-import type { Area } from '../area';
+import { lazyWithMessages, type Area } from '../area';
 import { PlacedPagesNav } from './PlacedNav';
+
+// React's lazy(), loading the area's strings with each screen's code.
+const lazy = lazyWithMessages(() => import('./messages.en'));
 
 const AddOns = lazy(() => import('./AddOns').then((m) => ({ default: m.AddOns })));
 const AddOn = lazy(() => import('./AddOn').then((m) => ({ default: m.AddOn })));

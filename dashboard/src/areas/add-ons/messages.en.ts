@@ -1,4 +1,4 @@
-/** The add-ons area's strings (ICU message format); keys start with the area's name. Merged into i18n/messages.en.ts. */
+/** The add-ons area's strings (ICU message format); keys start with the area's name. Loaded with the area's screens (area.ts). */
 export const messages = {
   'addOns.title': 'Add-ons',
   'addOns.intro':

@@ -1,7 +1,9 @@
-import { lazy } from 'react';
-import type { Area } from '../area';
+import { lazyWithMessages, type Area } from '../area';
 import { connectionsLive } from './api';
 import { ConnectionsNavTree } from './NavTree';
+
+// React's lazy(), loading the area's strings with each screen's code.
+const lazy = lazyWithMessages(() => import('./messages.en'));
 
 const ConnectionList = lazy(() => import('./List').then((m) => ({ default: m.ConnectionList })));
 const NewConnection = lazy(() => import('./Wizard').then((m) => ({ default: m.NewConnection })));

@@ -1,4 +1,4 @@
-/** The connections area's strings (ICU message format); keys start with the area's name. Merged into i18n/messages.en.ts. */
+/** The connections area's strings (ICU message format); keys start with the area's name. Loaded with the area's screens (area.ts). */
 export const messages = {
   'connections.title': 'Connections',
   'connections.intro': 'The databases this dashboard works on. Open one to see its tables.',
@@ -276,6 +276,4 @@ export const messages = {
   'connections.delete.removedTitle': 'Removed with it',
   'connections.delete.removedNothing': 'Nothing else was kept about it.',
   'connections.delete.back': 'Back to connections',
-  'connections.nav.more': 'All connections…',
-  'connections.nav.open': 'Open the connection',
 } as const;

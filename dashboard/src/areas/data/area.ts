@@ -1,6 +1,8 @@
-import { lazy } from 'react';
-import type { Area } from '../area';
+import { lazyWithMessages, type Area } from '../area';
 import { dataKeys } from './api';
+
+// React's lazy(), loading the area's strings with each screen's code.
+const lazy = lazyWithMessages(() => import('./messages.en'));
 
 const GridScreen = lazy(() => import('./Grid').then((m) => ({ default: m.GridScreen })));
 const RowDetailScreen = lazy(() => import('./RowDetail').then((m) => ({ default: m.RowDetailScreen })));

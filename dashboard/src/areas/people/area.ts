@@ -1,5 +1,7 @@
-import { lazy } from 'react';
-import type { Area } from '../area';
+import { lazyWithMessages, type Area } from '../area';
+
+// React's lazy(), loading the area's strings with each screen's code.
+const lazy = lazyWithMessages(() => import('./messages.en'));
 
 const Users = lazy(() => import('./Users').then((m) => ({ default: m.Users })));
 const UserPage = lazy(() => import('./User').then((m) => ({ default: m.UserPage })));

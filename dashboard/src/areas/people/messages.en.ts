@@ -1,8 +1,5 @@
-/** The people area's strings (ICU message format); keys start with the area's name. Merged into i18n/messages.en.ts. */
+/** The people area's strings (ICU message format); keys start with the area's name. Loaded with the area's screens (area.ts). */
 export const messages = {
-  'people.nav.roles': 'Roles',
-  'people.nav.apiKeys': 'API keys',
-
   'people.forbidden': 'Your roles do not allow you to see this. Ask an administrator if you need it.',
   'people.cancel': 'Cancel',
   'people.loadMore': 'Load more',

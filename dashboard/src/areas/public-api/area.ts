@@ -1,6 +1,8 @@
-import { lazy } from 'react';
-import type { Area } from '../area';
+import { lazyWithMessages, type Area } from '../area';
 import { publicApiLive } from './api';
+
+// React's lazy(), loading the area's strings with each screen's code.
+const lazy = lazyWithMessages(() => import('./messages.en'));
 
 const Overview = lazy(() => import('./Overview').then((m) => ({ default: m.Overview })));
 const Endpoints = lazy(() => import('./Endpoints').then((m) => ({ default: m.Endpoints })));

@@ -1,4 +1,4 @@
-/** The public-api area's strings (ICU message format); keys start with the area's name. Merged into i18n/messages.en.ts. */
+/** The public-api area's strings (ICU message format); keys start with the area's name. Loaded with the area's screens (area.ts). */
 export const messages = {
   'publicApi.title': 'Public API',
   'publicApi.intro': 'Let your own web pages and backends read and write chosen tables through keys you control.',

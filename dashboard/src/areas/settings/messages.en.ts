@@ -1,4 +1,4 @@
-/** The settings area's strings (ICU message format); keys start with the area's name. Merged into i18n/messages.en.ts. */
+/** The settings area's strings (ICU message format); keys start with the area's name. Loaded with the area's screens (area.ts). */
 export const messages = {
   'settings.title': 'Settings',
   'settings.intro': 'Settings of this instance. They apply to everyone who uses it.',

@@ -1,6 +1,8 @@
-import { lazy } from 'react';
-import type { Area } from '../area';
+import { lazyWithMessages, type Area } from '../area';
 import { transferLive } from './api';
+
+// React's lazy(), loading the area's strings with each screen's code.
+const lazy = lazyWithMessages(() => import('./messages.en'));
 
 const ImportScreen = lazy(() => import('./ImportWizard').then((m) => ({ default: m.ImportScreen })));
 const ExportScreen = lazy(() => import('./ExportScreen').then((m) => ({ default: m.ExportScreen })));

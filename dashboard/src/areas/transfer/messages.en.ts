@@ -1,7 +1,5 @@
-/** The transfer area's strings (ICU message format); keys start with the area's name. Merged into i18n/messages.en.ts. */
+/** The transfer area's strings (ICU message format); keys start with the area's name. Loaded with the area's screens (area.ts). */
 export const messages = {
-  'transfer.nav.jobs': 'Jobs',
-
   'transfer.never': '—',
   'transfer.state':
     '{state, select, created {Not started} queued {Waiting to start} running {Running} succeeded {Done} ready {Ready} failed {Failed} cancelled {Cancelled} expired {Expired} other {{state}}}',

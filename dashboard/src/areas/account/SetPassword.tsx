@@ -1,8 +1,8 @@
 import { Link, useSearch } from 'wouter';
-import { useResetPassword } from '../areas/account/api';
-import { t } from '../i18n/t';
-import { navigate } from '../navigation';
-import { AuthCard, Field, FormError, useSubmit } from '../ui';
+import { useResetPassword } from './api';
+import { t } from '../../i18n/t';
+import { navigate } from '../../navigation';
+import { AuthCard, Field, FormError, useSubmit } from '../../ui';
 
 /**
  * The page behind an e-mailed link: `/reset-password?token=…` (forgot password) and
@@ -54,3 +54,8 @@ export function SetPassword({ purpose }: { purpose: 'reset' | 'invite' }) {
     </AuthCard>
   );
 }
+
+/** `/reset-password?token=…`, the forgot-password link. */
+export const ResetPassword = () => <SetPassword purpose="reset" />;
+/** `/accept-invite?token=…`, the invitation link. */
+export const AcceptInvite = () => <SetPassword purpose="invite" />;

@@ -1,18 +1,24 @@
 import { useId, useState, type FormEvent } from 'react';
-import { t, type MessageId } from '../i18n/t';
-import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
-import { Breadcrumbs } from './Breadcrumbs';
-import { ACCENT_LABEL, ACCENTS, applyLook, DENSITIES, DENSITY_LABEL, DIR_LABEL, DIRS, LOCALES, localeName, THEME_LABEL, THEMES, type PrefKey } from './prefs';
+import { t, type MessageId } from '../../i18n/t';
+import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
+import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import {
-  useNotificationPrefs,
-  usePrefs,
-  useSaveNotificationPrefs,
-  useSavePrefs,
-  type Prefs,
-  type PrefsData,
-} from '../areas/account/api';
+  ACCENT_LABEL,
+  ACCENTS,
+  applyLook,
+  DENSITIES,
+  DENSITY_LABEL,
+  DIR_LABEL,
+  DIRS,
+  LOCALES,
+  localeName,
+  THEME_LABEL,
+  THEMES,
+  type PrefKey,
+} from '../../shell/prefs';
+import { useNotificationPrefs, usePrefs, useSaveNotificationPrefs, useSavePrefs, type Prefs, type PrefsData } from './api';
 import { kindLabel } from './notifications';
-import './shell.css';
+import '../../shell/shell.css';
 
 /**
  * /account/preferences: the person's look (theme, accent, density, locale, direction), each

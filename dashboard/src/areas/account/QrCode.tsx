@@ -1,6 +1,6 @@
 import qrcode from 'qrcode-generator';
 import { useMemo } from 'react';
-import { t } from '../i18n/t';
+import { t } from '../../i18n/t';
 
 const QUIET_ZONE = 4;
 

@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { t } from '../i18n/t';
-import { useActivateTwoFactor, useDisableTwoFactor, useEnrolTwoFactor, useMe, useRefreshMe } from '../areas/account/api';
+import { t } from '../../i18n/t';
+import { useActivateTwoFactor, useDisableTwoFactor, useEnrolTwoFactor, useMe, useRefreshMe } from './api';
 import { QrCode } from './QrCode';
-import { Field, FormError, Loading, useSubmit, useTitle } from '../ui';
+import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
 
 interface Enrolment {
   secret: string;

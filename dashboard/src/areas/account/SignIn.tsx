@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { Link, useSearch } from 'wouter';
-import { ApiError } from '../api/errors';
-import type { User } from '../api/types';
-import { t } from '../i18n/t';
-import { navigate, safeNext } from '../navigation';
-import { useSignedIn, useSignIn, useVerifySignIn } from '../areas/account/api';
-import { AuthCard, Field, FormError, useSubmit } from '../ui';
+import { ApiError } from '../../api/errors';
+import type { User } from '../../api/types';
+import { t } from '../../i18n/t';
+import { navigate, safeNext } from '../../navigation';
+import { useSignedIn, useSignIn, useVerifySignIn } from './api';
+import { AuthCard, Field, FormError, useSubmit } from '../../ui';
 
 interface Challenge {
   token: string;

@@ -1,7 +1,7 @@
-import { t } from '../i18n/t';
-import { navigate } from '../navigation';
-import { useCreateSuperAdmin } from '../areas/account/api';
-import { AuthCard, Field, FormError, useSubmit } from '../ui';
+import { t } from '../../i18n/t';
+import { navigate } from '../../navigation';
+import { useCreateSuperAdmin } from './api';
+import { AuthCard, Field, FormError, useSubmit } from '../../ui';
 
 /** First visit: create the super admin, who is then signed in. */
 export function Setup() {

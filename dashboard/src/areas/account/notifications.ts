@@ -1,5 +1,5 @@
-import { accountKeys } from '../areas/account/api';
-import { t, type MessageId } from '../i18n/t';
+import { accountKeys } from './api';
+import { t, type MessageId } from '../../i18n/t';
 
 /** Every notification query starts with this: the live channel (LiveSync) invalidates it. */
 export const NOTIFICATIONS = accountKeys.notifications;

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { useForgotPassword } from '../areas/account/api';
-import { t } from '../i18n/t';
-import { AuthCard, Field, FormError, useSubmit } from '../ui';
+import { useForgotPassword } from './api';
+import { t } from '../../i18n/t';
+import { AuthCard, Field, FormError, useSubmit } from '../../ui';
 
 /** Asks for the reset link; the server answers the same whether or not the address has an account. */
 export function ForgotPassword() {

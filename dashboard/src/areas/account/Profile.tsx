@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState, type RefObject } from 'react';
-import { ApiError } from '../api/errors';
-import type { User } from '../api/types';
-import { t } from '../i18n/t';
-import { useChangePassword, useMe, useUpdateProfile } from '../areas/account/api';
-import { ErrorPanel, Field, FormError, Loading, useSubmit, useTitle } from '../ui';
-import { Breadcrumbs } from './Breadcrumbs';
-import './shell.css';
+import { ApiError } from '../../api/errors';
+import type { User } from '../../api/types';
+import { t } from '../../i18n/t';
+import { useChangePassword, useMe, useUpdateProfile } from './api';
+import { ErrorPanel, Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
+import { Breadcrumbs } from '../../shell/Breadcrumbs';
+import '../../shell/shell.css';
 
 /**
  * /account/profile: the person's name and e-mail (a new e-mail needs the current password), and

@@ -1,12 +1,12 @@
 import { Link } from 'wouter';
-import type { Schemas } from '../api/types';
-import { useMarkAllRead, useMarkRead, useNotificationList } from '../areas/account/api';
-import { t } from '../i18n/t';
-import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
-import { Breadcrumbs } from './Breadcrumbs';
+import type { Schemas } from '../../api/types';
+import { useMarkAllRead, useMarkRead, useNotificationList } from './api';
+import { t } from '../../i18n/t';
+import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
+import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import { kindLabel } from './notifications';
-import './shell.css';
-import { LoadMore } from '../ui/LoadMore';
+import '../../shell/shell.css';
+import { LoadMore } from '../../ui/LoadMore';
 
 type Notification = Schemas['Notification'];
 

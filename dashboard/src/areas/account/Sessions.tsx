@@ -1,7 +1,7 @@
 import { useEffect, useRef } from 'react';
-import { useEndSessions, useMySessions, type Session } from '../areas/account/api';
-import { t } from '../i18n/t';
-import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
+import { useEndSessions, useMySessions, type Session } from './api';
+import { t } from '../../i18n/t';
+import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
 
 /** Dates in the person's own locale (the browser's), not the catalogue's. */
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
