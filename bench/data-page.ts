@@ -48,7 +48,11 @@ async function main(): Promise<void> {
     app = await createApp({ config, plugins: firstPartyPlugins });
     const base = await app.listen();
     const origin = { origin: base, 'content-type': 'application/json' };
-    const setup = await fetch(`${base}/api/v1/setup/super-admin`, { method: 'POST', headers: origin, body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password', name: 'Bench' }) });
+    const setup = await fetch(`${base}/api/v1/setup/super-admin`, {
+      method: 'POST',
+      headers: origin,
+      body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password', name: 'Bench' }),
+    });
     const cookie = setup.headers.getSetCookie()[0]!.split(';')[0]!;
     const post = async (path: string, body?: unknown) => {
       const res = await fetch(base + path, { method: 'POST', headers: { ...origin, cookie }, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -57,7 +61,9 @@ async function main(): Promise<void> {
     };
     const connection = (await post('/api/v1/connections', { name: 'bench', dialect: 'postgres', url: temp.url })).data.connection;
     await post(`/api/v1/connections/${connection.id}/introspect`);
-    const schema = (await (await fetch(`${base}/api/v1/connections/${connection.id}/schema`, { headers: { cookie } })).json()) as { data: { model: { tables: Table[] } } };
+    const schema = (await (await fetch(`${base}/api/v1/connections/${connection.id}/schema`, { headers: { cookie } })).json()) as {
+      data: { model: { tables: Table[] } };
+    };
     const table = schema.data.model.tables.find((t) => t.name === 'items')!;
     const column = (name: string) => table.columns.find((c) => c.name === name)!;
     // Cursors are signed (decisions DA8): the bench signs its random positions as the instance would.
@@ -76,14 +82,25 @@ async function main(): Promise<void> {
       // A real cursor from the API, with its keys moved to random positions.
       const first = await get(`limit=50${sort ? `&${sort}` : ''}`);
       const template = JSON.parse(Buffer.from(first.data.nextCursor!.split('.')[0]!, 'base64url').toString('utf8')) as { s: string; k: unknown[] };
-      const context = cursorContext(table, sort ? [{ column: column('created'), desc: true }, { column: column('id'), desc: true }] : [{ column: column('id'), desc: false }]);
+      const context = cursorContext(
+        table,
+        sort
+          ? [
+              { column: column('created'), desc: true },
+              { column: column('id'), desc: true },
+            ]
+          : [{ column: column('id'), desc: false }],
+      );
       const api: number[] = [];
       const direct: number[] = [];
       for (let i = 0; i < SAMPLES + 10; i++) {
         const id = 1 + Math.floor(Math.random() * (ROWS - 100));
         const at = (await client.query<{ created: Date }>('select created from items where id = $1', [id])).rows[0]!.created;
         const keys = sort ? [template.k[0] === null ? null : at.toISOString(), String(id)] : [String(id)];
-        const payload = Buffer.from(JSON.stringify({ ...template, k: keys.map((k, n) => (typeof template.k[n] === 'number' ? Number(k) : k)) }), 'utf8').toString('base64url');
+        const payload = Buffer.from(
+          JSON.stringify({ ...template, k: keys.map((k, n) => (typeof template.k[n] === 'number' ? Number(k) : k)) }),
+          'utf8',
+        ).toString('base64url');
         const cursor = signer.sign(payload, context);
         let t = process.hrtime.bigint();
         const page = await get(`limit=50${sort ? `&${sort}` : ''}&cursor=${cursor}`);

@@ -102,7 +102,8 @@ const secs = (ms: number) => (ms / 1000).toFixed(2);
 const rate = (ms: number) => Math.round(ROWS / (ms / 1000)).toLocaleString('en');
 
 try {
-  const table = (name: string) => `create table ${name} (id integer primary key, name text not null, amount numeric(12,2), created_at timestamp, flag boolean not null)`;
+  const table = (name: string) =>
+    `create table ${name} (id integer primary key, name text not null, amount numeric(12,2), created_at timestamp, flag boolean not null)`;
   await client.query(table('bench_rows'));
   await client.query(table('bench_copy'));
   await client.query(table('bench_ours'));
@@ -202,11 +203,18 @@ try {
     const importRatio = copyInMs / imp.ms;
     console.log('');
     console.log('what                         time s   rows/s        file MB   peak RSS MB');
-    console.log(`export  COPY TO STDOUT      ${secs(copyOutMs).padStart(7)}  ${rate(copyOutMs).padStart(11)}  ${(statSync(copyFile).size / MB).toFixed(1).padStart(8)}`);
-    if (!ONLY_IMPORT) console.log(`export  POST /exports (csv) ${secs(exp.ms).padStart(7)}  ${rate(exp.ms).padStart(11)}  ${(exp.bytes / MB).toFixed(1).padStart(8)}  ${(peak / MB).toFixed(0).padStart(11)} (idle: ${(rssBefore / MB).toFixed(0)})`);
+    console.log(
+      `export  COPY TO STDOUT      ${secs(copyOutMs).padStart(7)}  ${rate(copyOutMs).padStart(11)}  ${(statSync(copyFile).size / MB).toFixed(1).padStart(8)}`,
+    );
+    if (!ONLY_IMPORT)
+      console.log(
+        `export  POST /exports (csv) ${secs(exp.ms).padStart(7)}  ${rate(exp.ms).padStart(11)}  ${(exp.bytes / MB).toFixed(1).padStart(8)}  ${(peak / MB).toFixed(0).padStart(11)} (idle: ${(rssBefore / MB).toFixed(0)})`,
+      );
     console.log(`import  COPY FROM STDIN     ${secs(copyInMs).padStart(7)}  ${rate(copyInMs).padStart(11)}`);
     console.log(`import  upload + scan       ${secs(uploadMs).padStart(7)}  ${rate(uploadMs).padStart(11)}`);
-    console.log(`import  POST /imports/run   ${secs(imp.ms).padStart(7)}  ${rate(imp.ms).padStart(11)}  ${''.padStart(8)}  ${(importPeak / MB).toFixed(0).padStart(11)}`);
+    console.log(
+      `import  POST /imports/run   ${secs(imp.ms).padStart(7)}  ${rate(imp.ms).padStart(11)}  ${''.padStart(8)}  ${(importPeak / MB).toFixed(0).padStart(11)}`,
+    );
     console.log('');
     console.log(`server memory, MB (smaps_rollup every 100 ms): upload ${uploadMemory}`);
     console.log(`  import run ${importMemory}`);

@@ -142,7 +142,10 @@ try {
     const dataDir = join(dir, `data-${target}`);
     const extraFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
     const fileStore = process.env.BENCH_FILE_STORE;
-    const srv = await startServerProcess({ SVC_DATA_DIR: dataDir, SVC_NETWORK_FEATURES: 'false', SVC_LOG_LEVEL: 'warn', ...(fileStore ? { SVC_FILE_STORE: fileStore } : {}) }, { extraFlags });
+    const srv = await startServerProcess(
+      { SVC_DATA_DIR: dataDir, SVC_NETWORK_FEATURES: 'false', SVC_LOG_LEVEL: 'warn', ...(fileStore ? { SVC_FILE_STORE: fileStore } : {}) },
+      { extraFlags },
+    );
     try {
       const admin = new HttpClient(srv.url);
       await admin.post('/api/v1/setup/super-admin', ROOT);

@@ -41,21 +41,25 @@ const POOL = DEFAULT_SOURCE_SETTINGS.poolSize;
 // ---- child: one server, told which kind by argv ----
 
 /** The same SELECT ours runs for the page (newest key first, one row more to know a next page exists). */
-const LIST_SQL = 'select "id" as c0, "name" as c1, "sku" as c2, cast("price" as text) as c3, "published" as c4 from "products" where "published" = $1 order by "id" desc limit 21';
+const LIST_SQL =
+  'select "id" as c0, "name" as c1, "sku" as c2, cast("price" as text) as c3, "published" as c4 from "products" where "published" = $1 order by "id" desc limit 21';
 
 /** With BENCH_BARE_PREPARED=1 bare names its statement too, as ours does (decisions K42): the baseline a tuned handler sets. */
 async function serveBare(sourceUrl: string): Promise<Served> {
   const prepared = process.env.BENCH_BARE_PREPARED === '1';
   const pool = new pg.Pool({ connectionString: sourceUrl, max: POOL });
-  return startBare((app) => {
-    app.get(PATH, async (req, reply) => {
-      if (!req.headers.authorization) return reply.code(401).send({ error: { code: 'PUBLIC_KEY_INVALID' } });
-      const res = prepared ? await pool.query({ name: 'bare_list', text: LIST_SQL, values: [true] }) : await pool.query(LIST_SQL, [true]);
-      const rows = res.rows.slice(0, 20).map((r) => ({ id: r.c0, name: r.c1, sku: r.c2, price: r.c3, published: r.c4 }));
-      const cursor = res.rows.length > 20 ? Buffer.from(JSON.stringify({ s: '', k: [rows[19]!.id] })).toString('base64url') : null;
-      return { data: rows, page: { limit: 20, count: rows.length }, cursor };
-    });
-  }, () => pool.end());
+  return startBare(
+    (app) => {
+      app.get(PATH, async (req, reply) => {
+        if (!req.headers.authorization) return reply.code(401).send({ error: { code: 'PUBLIC_KEY_INVALID' } });
+        const res = prepared ? await pool.query({ name: 'bare_list', text: LIST_SQL, values: [true] }) : await pool.query(LIST_SQL, [true]);
+        const rows = res.rows.slice(0, 20).map((r) => ({ id: r.c0, name: r.c1, sku: r.c2, price: r.c3, published: r.c4 }));
+        const cursor = res.rows.length > 20 ? Buffer.from(JSON.stringify({ s: '', k: [rows[19]!.id] })).toString('base64url') : null;
+        return { data: rows, page: { limit: 20, count: rows.length }, cursor };
+      });
+    },
+    () => pool.end(),
+  );
 }
 
 // ---- parent: set up, load, report ----
@@ -63,7 +67,8 @@ async function serveBare(sourceUrl: string): Promise<Served> {
 async function firstPage(target: Target, key: string): Promise<unknown> {
   const res = await fetch(target.url + PATH, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(5_000) });
   const body = (await res.json()) as { data?: unknown[] };
-  if (res.status !== 200 || !Array.isArray(body.data) || body.data.length !== 20) throw new Error(`${target.name}: unexpected answer ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+  if (res.status !== 200 || !Array.isArray(body.data) || body.data.length !== 20)
+    throw new Error(`${target.name}: unexpected answer ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
   return body.data;
 }
 
@@ -77,7 +82,10 @@ async function parent(): Promise<void> {
     console.log('public-list: PostgreSQL is not reachable: nothing to measure.');
     return;
   }
-  console.log(`public-list: GET ${PATH} (20 rows), ${connections} connections, ${warmup} s warm-up + ${duration} s per run, order ours/bare/bare/ours` + (repeat > 1 ? ` x${repeat}` : ''));
+  console.log(
+    `public-list: GET ${PATH} (20 rows), ${connections} connections, ${warmup} s warm-up + ${duration} s per run, order ours/bare/bare/ours` +
+      (repeat > 1 ? ` x${repeat}` : ''),
+  );
   printMachine();
 
   const temp = await createTempDatabase('postgres');
@@ -91,7 +99,8 @@ async function parent(): Promise<void> {
     console.log(pinCores(targets));
     const keys = await configurePublic(ours.url, temp.url);
     const [oursPage, barePage] = [await firstPage(ours, keys[0]!), await firstPage(bare, keys[0]!)];
-    if (JSON.stringify(oursPage) !== JSON.stringify(barePage)) throw new Error(`the two pages differ:\n${JSON.stringify(oursPage).slice(0, 300)}\n${JSON.stringify(barePage).slice(0, 300)}`);
+    if (JSON.stringify(oursPage) !== JSON.stringify(barePage))
+      throw new Error(`the two pages differ:\n${JSON.stringify(oursPage).slice(0, 300)}\n${JSON.stringify(barePage).slice(0, 300)}`);
 
     const contenders: Contender[] = [ours, bare].map((target) => ({
       name: target.name,

@@ -30,12 +30,32 @@ describe('configuration from the environment (D1, D2)', () => {
   it('has the documented defaults', () => {
     const dir = tmp();
     const c = loadConfig({ SVC_DATA_DIR: dir });
-    expect(c).toMatchObject({ host: '127.0.0.1', port: 3000, metaUrl: null, runtime: 'self-host', corsOrigins: [], publicApiOrigins: [], trustProxy: false, logLevel: 'info' });
+    expect(c).toMatchObject({
+      host: '127.0.0.1',
+      port: 3000,
+      metaUrl: null,
+      runtime: 'self-host',
+      corsOrigins: [],
+      publicApiOrigins: [],
+      trustProxy: false,
+      logLevel: 'info',
+    });
   });
 
   it('reads the HTTP deadlines and connection caps, with defaults, and refuses nonsense', () => {
-    expect(loadConfig({ SVC_DATA_DIR: tmp() }).http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 120_000, maxConnections: 4096, maxConnectionsPerAddress: 256 });
-    const c = loadConfig({ SVC_DATA_DIR: tmp(), SVC_HEADERS_TIMEOUT_MS: '5000', SVC_REQUEST_TIMEOUT_MS: '600000', SVC_MAX_CONNECTIONS: '100', SVC_MAX_CONNECTIONS_PER_ADDRESS: '0' });
+    expect(loadConfig({ SVC_DATA_DIR: tmp() }).http).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 120_000,
+      maxConnections: 4096,
+      maxConnectionsPerAddress: 256,
+    });
+    const c = loadConfig({
+      SVC_DATA_DIR: tmp(),
+      SVC_HEADERS_TIMEOUT_MS: '5000',
+      SVC_REQUEST_TIMEOUT_MS: '600000',
+      SVC_MAX_CONNECTIONS: '100',
+      SVC_MAX_CONNECTIONS_PER_ADDRESS: '0',
+    });
     expect(c.http).toEqual({ headersTimeoutMs: 5000, requestTimeoutMs: 600_000, maxConnections: 100, maxConnectionsPerAddress: 0 });
     // Behind a trusted proxy every connection comes from the proxy: no per-address cap.
     expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_TRUST_PROXY: 'true' }).http.maxConnectionsPerAddress).toBe(0);
@@ -51,7 +71,9 @@ describe('configuration from the environment (D1, D2)', () => {
     expect(loadConfig({ SVC_DATA_DIR: tmp() }).shutdownGraceMs).toBe(10_000);
     expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_SHUTDOWN_GRACE_MS: '0' }).shutdownGraceMs).toBe(0);
     expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_SHUTDOWN_GRACE_MS: '30000' }).shutdownGraceMs).toBe(30_000);
-    expect(refusal({ SVC_SHUTDOWN_GRACE_MS: '10s' })).toBe('Invalid configuration: SVC_SHUTDOWN_GRACE_MS must be a whole number of milliseconds from 0 to 600000');
+    expect(refusal({ SVC_SHUTDOWN_GRACE_MS: '10s' })).toBe(
+      'Invalid configuration: SVC_SHUTDOWN_GRACE_MS must be a whole number of milliseconds from 0 to 600000',
+    );
     expect(refusal({ SVC_SHUTDOWN_GRACE_MS: '600001' })).toMatch(/^Invalid configuration: SVC_SHUTDOWN_GRACE_MS must be/);
   });
 
@@ -115,7 +137,9 @@ describe('configuration from the environment (D1, D2)', () => {
     expect(refusal({ SVC_FILE_STORE: 's3', SVC_S3_BUCKET: 'bkt', SVC_S3_ENDPOINT: 'minio:9000' })).toBe(
       'Invalid configuration: SVC_S3_ENDPOINT must be an http(s) URL such as https://minio.example.com:9000',
     );
-    expect(refusal({ SVC_FILE_STORE: 's3', SVC_S3_BUCKET: 'bkt', SVC_S3_FORCE_PATH_STYLE: 'maybe' })).toMatch(/^Invalid configuration: SVC_S3_FORCE_PATH_STYLE must be one of/);
+    expect(refusal({ SVC_FILE_STORE: 's3', SVC_S3_BUCKET: 'bkt', SVC_S3_FORCE_PATH_STYLE: 'maybe' })).toMatch(
+      /^Invalid configuration: SVC_S3_FORCE_PATH_STYLE must be one of/,
+    );
     expect(refusal({ SVC_FILE_STORE: 's3', SVC_S3_BUCKET: 'bkt', SVC_S3_PREFIX: 'no-slash' })).toMatch(/^Invalid configuration: SVC_S3_PREFIX must be/);
   });
 
@@ -127,11 +151,16 @@ describe('configuration from the environment (D1, D2)', () => {
   });
 
   it('refuses SVC_CORS_ORIGINS=* with the reason', () => {
-    expect(refusal({ SVC_CORS_ORIGINS: '*' })).toBe('Invalid configuration: SVC_CORS_ORIGINS must list exact origins: "*" is refused because responses are credentialed');
+    expect(refusal({ SVC_CORS_ORIGINS: '*' })).toBe(
+      'Invalid configuration: SVC_CORS_ORIGINS must list exact origins: "*" is refused because responses are credentialed',
+    );
   });
 
   it('accepts exact origins and refuses paths or garbage', () => {
-    expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_CORS_ORIGINS: 'https://a.example, http://localhost:5173' }).corsOrigins).toEqual(['https://a.example', 'http://localhost:5173']);
+    expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_CORS_ORIGINS: 'https://a.example, http://localhost:5173' }).corsOrigins).toEqual([
+      'https://a.example',
+      'http://localhost:5173',
+    ]);
     expect(refusal({ SVC_CORS_ORIGINS: 'https://a.example/path' })).toContain('SVC_CORS_ORIGINS must hold bare origins');
     expect(refusal({ SVC_PUBLIC_API_ORIGINS: 'not a url' })).toContain('SVC_PUBLIC_API_ORIGINS must be a comma-separated list of origins');
   });
@@ -169,6 +198,8 @@ describe('npm start with a bad environment', () => {
       timeout: 20_000,
     });
     expect(run.status).toBe(1);
-    expect(run.stderr.trim().split('\n')).toEqual(['Invalid configuration: SVC_CORS_ORIGINS must list exact origins: "*" is refused because responses are credentialed']);
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'Invalid configuration: SVC_CORS_ORIGINS must list exact origins: "*" is refused because responses are credentialed',
+    ]);
   });
 });

@@ -30,7 +30,10 @@ export const KERNEL_ERRORS = {
   VALIDATION_FAILED: { status: 400, message: 'The request is not valid.' },
   MALFORMED_JSON: { status: 400, message: 'The request body is not valid JSON.' },
   BAD_REQUEST: { status: 400, message: 'The request cannot be processed.' },
-  MULTIPART_MALFORMED: { status: 400, message: 'The multipart/form-data body cannot be read: a missing or malformed boundary, or a body that does not follow it.' },
+  MULTIPART_MALFORMED: {
+    status: 400,
+    message: 'The multipart/form-data body cannot be read: a missing or malformed boundary, or a body that does not follow it.',
+  },
   AUTH_REQUIRED: { status: 401, message: 'Sign in to continue.' },
   AUTH_INVALID_CREDENTIALS: { status: 401, message: 'The e-mail or password is wrong.' },
   AUTH_INVALID_CODE: { status: 401, message: 'The code is wrong.' },

@@ -38,10 +38,24 @@ export class NotificationService {
 
   /** Null when the user turned this kind off. */
   async notify(userId: string, input: NewNotification): Promise<Notification | null> {
-    const pref = await this.db.selectFrom('notification_prefs').select('in_app').where('user_id', '=', userId).where('kind', '=', input.kind).executeTakeFirst();
+    const pref = await this.db
+      .selectFrom('notification_prefs')
+      .select('in_app')
+      .where('user_id', '=', userId)
+      .where('kind', '=', input.kind)
+      .executeTakeFirst();
     if (pref && !pref.in_app) return null;
     const now = this.now();
-    const row = { id: newId(now), user_id: userId, kind: input.kind, title: input.title, body: input.body ?? null, link: input.link ?? null, created_at: now, read_at: null };
+    const row = {
+      id: newId(now),
+      user_id: userId,
+      kind: input.kind,
+      title: input.title,
+      body: input.body ?? null,
+      link: input.link ?? null,
+      created_at: now,
+      read_at: null,
+    };
     await this.db.insertInto('notifications').values(row).execute();
     const notification = toNotification(row);
     await this.bus.publish(NOTIFICATION_CREATED, notification, { userIds: [userId] });
@@ -49,6 +63,22 @@ export class NotificationService {
   }
 }
 
-export function toNotification(row: { id: string; kind: string; title: string; body: string | null; link: string | null; created_at: number; read_at: number | null }): Notification {
-  return { id: row.id, kind: row.kind, title: row.title, body: row.body, link: row.link, createdAt: Number(row.created_at), readAt: row.read_at === null ? null : Number(row.read_at) };
+export function toNotification(row: {
+  id: string;
+  kind: string;
+  title: string;
+  body: string | null;
+  link: string | null;
+  created_at: number;
+  read_at: number | null;
+}): Notification {
+  return {
+    id: row.id,
+    kind: row.kind,
+    title: row.title,
+    body: row.body,
+    link: row.link,
+    createdAt: Number(row.created_at),
+    readAt: row.read_at === null ? null : Number(row.read_at),
+  };
 }

@@ -12,7 +12,7 @@ describe('what counts as a full storage (decisions K44)', () => {
     expect(isStorageFull(err('53100', 'could not extend file "base/16384/16385": No space left on device'))).toBe(true);
     expect(isStorageFull(err('ER_RECORD_FILE_FULL', "The table 't' is full"))).toBe(true);
     expect(isStorageFull(err('ER_GET_ERRNO', 'Got error 28 "No space left on device" from storage engine InnoDB'))).toBe(true);
-    expect(isStorageFull(err('ER_ERROR_ON_WRITE', "Error writing file './t.frm' (Errcode: 28 \"No space left on device\")"))).toBe(true);
+    expect(isStorageFull(err('ER_ERROR_ON_WRITE', 'Error writing file \'./t.frm\' (Errcode: 28 "No space left on device")'))).toBe(true);
     // Wrapped, as kysely or our own layers may wrap it.
     expect(isStorageFull(new Error('wrapped', { cause: err('SQLITE_FULL') }))).toBe(true);
   });

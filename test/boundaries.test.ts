@@ -158,7 +158,8 @@ function violations(edges: Edge[]): Record<string, string[]> {
     if (under(e.from, 'dashboard') && e.to !== null && !under(e.to, 'dashboard') && !DASHBOARD_OUTSIDE.has(e.to)) v.dashboardOutside!.push(show(e));
     if (under(e.from, 'dashboard') && e.to === null && e.spec.startsWith('@svc/')) v.dashboardOutside!.push(show(e));
     const fromPlugin = under(e.from, 'plugins') ? pluginOf(e.from) : null;
-    if (fromPlugin !== null && under(e.to, 'plugins') && pluginOf(e.to!) !== fromPlugin && !e.to!.endsWith('/provides.ts')) v.pluginToPluginInside!.push(show(e));
+    if (fromPlugin !== null && under(e.to, 'plugins') && pluginOf(e.to!) !== fromPlugin && !e.to!.endsWith('/provides.ts'))
+      v.pluginToPluginInside!.push(show(e));
     if (fromPlugin !== null && under(e.to, 'kernel') && e.to !== KERNEL_FACE) v.pluginToKernelInside!.push(show(e));
   }
   v.cycles = runtimeCycles(edges).map((c) => c.join(' → '));

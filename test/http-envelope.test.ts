@@ -30,7 +30,9 @@ describe('the error envelope (D4) for fastify-level failures', () => {
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
     expect(res.body.error.issues[0].path).toBe('body');
-    const proto = await inst.client().request('POST', '/api/v1/setup/super-admin', { rawBody: '{"__proto__": {"x": 1}}', headers: { 'content-type': 'application/json' } });
+    const proto = await inst
+      .client()
+      .request('POST', '/api/v1/setup/super-admin', { rawBody: '{"__proto__": {"x": 1}}', headers: { 'content-type': 'application/json' } });
     expect(proto.status).toBe(400);
   });
 
@@ -38,7 +40,9 @@ describe('the error envelope (D4) for fastify-level failures', () => {
     const res = await inst.client().request('POST', '/api/v1/setup/super-admin', { rawBody: 'email=a', headers: { 'content-type': 'text/plain' } });
     expect(res.status).toBe(415);
     expect(res.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
-    const form = await inst.client().request('POST', '/api/v1/setup/super-admin', { rawBody: 'email=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await inst
+      .client()
+      .request('POST', '/api/v1/setup/super-admin', { rawBody: 'email=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
     expect(form.status).toBe(415);
   });
 

@@ -57,7 +57,9 @@ describe('request deadlines', () => {
     const client = inst.client();
     const { socket, closed, received } = await rawSocket(inst.url);
     const body = JSON.stringify({ email: 'owner@example.com', password: 'correct horse battery', name: 'Owner' });
-    socket.write(`POST /api/v1/setup/super-admin HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: ${inst.url}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+    socket.write(
+      `POST /api/v1/setup/super-admin HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: ${inst.url}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     const stop = trickle(socket, body, 200);
     const after = await closed;
     stop();

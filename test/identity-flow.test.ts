@@ -15,7 +15,11 @@ describe.each(stores)('a scripted identity session on a %s meta store', (meta) =
   let adminId = '';
   beforeAll(async () => {
     inst = await startInstance({ meta });
-    const setup = await call(inst, inst.client(), 'POST', '/api/v1/setup/super-admin', { email: 'owner@example.com', password: 'owner-password', name: 'Owner' });
+    const setup = await call(inst, inst.client(), 'POST', '/api/v1/setup/super-admin', {
+      email: 'owner@example.com',
+      password: 'owner-password',
+      name: 'Owner',
+    });
     adminId = setup.body.data.user.id;
     admin = inst.client();
     const login = await call(inst, admin, 'POST', '/api/v1/auth/login', { email: 'owner@example.com', password: 'owner-password' });
@@ -26,7 +30,12 @@ describe.each(stores)('a scripted identity session on a %s meta store', (meta) =
   });
 
   it('creates a user, changes their role, makes and revokes a key, and the audit trail tells it in order', async () => {
-    const created = await call(inst, admin, 'POST', '/api/v1/users', { email: 'staff@example.com', name: 'Staff', password: 'staff-password', roleIds: ['viewer'] });
+    const created = await call(inst, admin, 'POST', '/api/v1/users', {
+      email: 'staff@example.com',
+      name: 'Staff',
+      password: 'staff-password',
+      roleIds: ['viewer'],
+    });
     expect(created.status).toBe(201);
     const staffId = created.body.data.user.id as string;
 
@@ -80,7 +89,9 @@ describe.each(stores)('a scripted identity session on a %s meta store', (meta) =
       expect(login.status).toBe(200);
       expect(login.body.data.user.status).toBe('active');
       // The link works once.
-      expect((await call(inst, inst.client(), 'POST', '/api/v1/auth/password/reset', { token, newPassword: 'another-password' })).body.error.code).toBe('AUTH_RESET_TOKEN_INVALID');
+      expect((await call(inst, inst.client(), 'POST', '/api/v1/auth/password/reset', { token, newPassword: 'another-password' })).body.error.code).toBe(
+        'AUTH_RESET_TOKEN_INVALID',
+      );
     } finally {
       await call(inst, admin, 'PUT', '/api/v1/settings/email', { smtp: null });
       await smtp.stop();

@@ -19,9 +19,30 @@ const probe = definePlugin({
     { name: 'probe.admin', label: 'Administer probes', description: 'Administer' },
   ],
   routes: [
-    route({ method: 'GET', url: '/probe', summary: 'read', permission: 'probe.read', schema: { response: { 200: ok } }, handler: () => ({ data: { ok: true as const } }) }),
-    route({ method: 'POST', url: '/probe', summary: 'write', permission: 'probe.admin', schema: { body: noBody, response: { 200: ok } }, handler: () => ({ data: { ok: true as const } }) }),
-    route({ method: 'POST', url: '/probe/self', summary: 'any signed-in', permission: SIGNED_IN, schema: { body: noBody, response: { 200: ok } }, handler: () => ({ data: { ok: true as const } }) }),
+    route({
+      method: 'GET',
+      url: '/probe',
+      summary: 'read',
+      permission: 'probe.read',
+      schema: { response: { 200: ok } },
+      handler: () => ({ data: { ok: true as const } }),
+    }),
+    route({
+      method: 'POST',
+      url: '/probe',
+      summary: 'write',
+      permission: 'probe.admin',
+      schema: { body: noBody, response: { 200: ok } },
+      handler: () => ({ data: { ok: true as const } }),
+    }),
+    route({
+      method: 'POST',
+      url: '/probe/self',
+      summary: 'any signed-in',
+      permission: SIGNED_IN,
+      schema: { body: noBody, response: { 200: ok } },
+      handler: () => ({ data: { ok: true as const } }),
+    }),
     route({
       method: 'GET',
       url: '/probe/boom',
@@ -43,7 +64,14 @@ const probe = definePlugin({
         throw new Error('select password_hash from users where id = 2');
       },
     }),
-    route({ method: 'GET', url: '/probe/empty', summary: 'nothing, at once', public: true, schema: { response: { 204: z.undefined() } }, handler: () => reply(204, undefined) }),
+    route({
+      method: 'GET',
+      url: '/probe/empty',
+      summary: 'nothing, at once',
+      public: true,
+      schema: { response: { 204: z.undefined() } },
+      handler: () => reply(204, undefined),
+    }),
     route({
       method: 'GET',
       url: '/probe/empty-later',
@@ -74,7 +102,17 @@ async function insertKey(roleId: string, revoked = false): Promise<string> {
   const token = `adm_sk_${randomToken(24)}`;
   await inst.app.kernel.db
     .insertInto('api_keys')
-    .values({ id: newId(), name: `k-${roleId}`, role_id: roleId, prefix: token.slice(0, 12), key_hash: hashToken(token), created_by: null, created_at: Date.now(), last_used_at: null, revoked_at: revoked ? Date.now() : null })
+    .values({
+      id: newId(),
+      name: `k-${roleId}`,
+      role_id: roleId,
+      prefix: token.slice(0, 12),
+      key_hash: hashToken(token),
+      created_by: null,
+      created_at: Date.now(),
+      last_used_at: null,
+      revoked_at: revoked ? Date.now() : null,
+    })
     .execute();
   return token;
 }
@@ -120,7 +158,8 @@ describe('authentication and the permission check', () => {
     // The handler answered at once; the write is in the trail before the answer left.
     const trail = await inst.app.kernel.db.selectFrom('audit_log').select('action').where('action', '=', 'probe:POST /probe').execute();
     expect(trail.length).toBeGreaterThan(0);
-    const lastUsed = async () => (await inst.app.kernel.db.selectFrom('api_keys').select('last_used_at').where('key_hash', '=', hashToken(key)).executeTakeFirstOrThrow()).last_used_at;
+    const lastUsed = async () =>
+      (await inst.app.kernel.db.selectFrom('api_keys').select('last_used_at').where('key_hash', '=', hashToken(key)).executeTakeFirstOrThrow()).last_used_at;
     await inst.app.kernel.principals.flush();
     expect(await lastUsed()).not.toBeNull();
   });
@@ -146,7 +185,17 @@ describe('authentication and the permission check', () => {
     const id = newId();
     await inst.app.kernel.db
       .insertInto('users')
-      .values({ id, email: 'gone@example.com', name: 'Gone', status: 'active', password_hash: null, totp_enabled: 0, last_login_at: null, created_at: now, updated_at: now })
+      .values({
+        id,
+        email: 'gone@example.com',
+        name: 'Gone',
+        status: 'active',
+        password_hash: null,
+        totp_enabled: 0,
+        last_login_at: null,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     await inst.app.kernel.db.insertInto('user_roles').values({ user_id: id, role_id: 'viewer' }).execute();
     const session = await inst.app.kernel.identity.createSession(id, { ip: null, userAgent: null });
@@ -184,7 +233,9 @@ describe('CSRF (D7): unsafe requests carried by the cookie', () => {
 
 describe('CORS from SVC_CORS_ORIGINS only', () => {
   it('answers a preflight from a listed origin with credentials allowed', async () => {
-    const res = await inst.client().request('OPTIONS', '/api/v1/probe', { headers: { origin: 'https://split.example', 'access-control-request-method': 'POST' } });
+    const res = await inst
+      .client()
+      .request('OPTIONS', '/api/v1/probe', { headers: { origin: 'https://split.example', 'access-control-request-method': 'POST' } });
     expect(res.headers.get('access-control-allow-origin')).toBe('https://split.example');
     expect(res.headers.get('access-control-allow-credentials')).toBe('true');
   });

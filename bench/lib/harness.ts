@@ -36,7 +36,9 @@ const STOP_MS = 10_000;
 export async function forkTarget(name: string, script: string, args: string[]): Promise<Target> {
   // BENCH_OURS_FLAGS: extra node flags for the `ours` server only (say --trace-deopt), for looking, not for results.
   // BENCH_BARE_FLAGS: the same for the baseline, to profile both sides alike.
-  const extra = (name === 'ours' ? (process.env.BENCH_OURS_FLAGS ?? '') : name === 'bare' ? (process.env.BENCH_BARE_FLAGS ?? '') : '').split(' ').filter(Boolean);
+  const extra = (name === 'ours' ? (process.env.BENCH_OURS_FLAGS ?? '') : name === 'bare' ? (process.env.BENCH_BARE_FLAGS ?? '') : '')
+    .split(' ')
+    .filter(Boolean);
   const child: ChildProcess = fork(fileURLToPath(new URL(script, import.meta.url)), args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     execArgv: [...process.execArgv, ...extra],

@@ -25,7 +25,11 @@ function keyOf(frame: ProfileNode['callFrame'], byFile: boolean): string {
   const url = shortUrl(frame.url);
   if (!byFile) return `${frame.functionName || '(anonymous)'} ${url}`.trim();
   if (!url) return frame.functionName;
-  if (url.startsWith('npm:')) return url.split('/').slice(0, url.startsWith('npm:@') ? 2 : 1).join('/');
+  if (url.startsWith('npm:'))
+    return url
+      .split('/')
+      .slice(0, url.startsWith('npm:@') ? 2 : 1)
+      .join('/');
   return url;
 }
 
@@ -54,5 +58,6 @@ const rows = [...new Set([...ours.keys(), ...bare.keys()])]
 const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 console.log(`µs per request (self time; ${requests.ours} requests profiled on ours, ${requests.bare} on bare)\n`);
 console.log('   ours    bare    diff  where');
-for (const r of rows.slice(0, 40)) console.log(`${r.ours.toFixed(1).padStart(7)} ${r.bare.toFixed(1).padStart(7)} ${(r.ours - r.bare).toFixed(1).padStart(7)}  ${r.key}`);
+for (const r of rows.slice(0, 40))
+  console.log(`${r.ours.toFixed(1).padStart(7)} ${r.bare.toFixed(1).padStart(7)} ${(r.ours - r.bare).toFixed(1).padStart(7)}  ${r.key}`);
 console.log(`${total(ours).toFixed(1).padStart(7)} ${total(bare).toFixed(1).padStart(7)} ${(total(ours) - total(bare)).toFixed(1).padStart(7)}  total`);

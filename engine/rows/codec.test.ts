@@ -164,7 +164,8 @@ describe('cursors', () => {
   });
   it('refuses, even when signed, a value no database select gives back', () => {
     const raw = (k: unknown[]) => signing.signer.sign(Buffer.from(JSON.stringify({ s: '', k })).toString('base64url'), signing.context);
-    for (const bad of [[{ a: 1 }], [[1]], [{ $b: 'AA', x: 1 }], [{ $n: '1e5' }]]) expect(() => decodeRowCursor(raw(bad), '', 1, 'query.cursor', signing)).toThrow(RowInputError);
+    for (const bad of [[{ a: 1 }], [[1]], [{ $b: 'AA', x: 1 }], [{ $n: '1e5' }]])
+      expect(() => decodeRowCursor(raw(bad), '', 1, 'query.cursor', signing)).toThrow(RowInputError);
   });
   it('hands out a kept cursor only for the same signer, context, sort and key, of the same type', () => {
     const other = { signer: new TokenSigner('t'.repeat(40), 'test.cursor'), context: 'shop.products' };

@@ -54,7 +54,9 @@ export function rangeRefusal(d: RowsDialectName, c: Column, v: PortableValue): s
     // Rounded to the scale, 9.995 in numeric(3,2) carries into a new digit.
     const carries = frac.length > scale && frac[scale]! >= '5' && /^9*$/.test(frac.slice(0, scale)) && /^9*$/.test(whole);
     const room = c.precision - scale;
-    return whole.length + (carries ? 1 : 0) > room ? `Out of range for ${c.nativeType}: at most ${room} digit${room === 1 ? '' : 's'} before the decimal point.` : null;
+    return whole.length + (carries ? 1 : 0) > room
+      ? `Out of range for ${c.nativeType}: at most ${room} digit${room === 1 ? '' : 's'} before the decimal point.`
+      : null;
   }
   return null;
 }

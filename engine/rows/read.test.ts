@@ -114,7 +114,10 @@ describe.each(dialects)('keyset pages on %s', (dialect) => {
     let clock = 0;
     const cache = new PlannerEstimates(10, 1000, () => clock);
     let explains = 0;
-    const counting = { ...d, explainRows: (q: Parameters<typeof d.explainRows>[0], c: Parameters<typeof d.explainRows>[1]) => (explains++, d.explainRows(q, c)) };
+    const counting = {
+      ...d,
+      explainRows: (q: Parameters<typeof d.explainRows>[0], c: Parameters<typeof d.explainRows>[1]) => (explains++, d.explainRows(q, c)),
+    };
     const opts = { exactBelow: 10, estimates: { cache, scope: 'conn-1' } };
     const first = await countRows(db, counting, table, null, opts);
     const second = await countRows(db, counting, table, null, opts);
@@ -166,9 +169,14 @@ describe('wire rows', () => {
       const oddTable = tbl('odd names', [idCol(), ...odd.map((name) => col(name, 'string'))]);
       await sql`create table ${sql.id('odd names')} (id integer not null primary key, ${sql.join(odd.map((n) => sql`${sql.id(n)} text`))})`.execute(db);
       for (const id of [1, 2, 3])
-        await sql`insert into ${sql.id('odd names')} (id, ${sql.join(odd.map((n) => sql.id(n)))}) values (${id}, ${sql.join(odd.map((n) => `${n}:${id}`))})`.execute(db);
+        await sql`insert into ${sql.id('odd names')} (id, ${sql.join(odd.map((n) => sql.id(n)))}) values (${id}, ${sql.join(odd.map((n) => `${n}:${id}`))})`.execute(
+          db,
+        );
       const d = rowDialect('sqlite');
-      const params = parseListParams({ limit: '2' }, { table: oddTable, readable: new Set(oddTable.columns.map((c) => c.name)), defaultLimit: 50, maxLimit: 500 });
+      const params = parseListParams(
+        { limit: '2' },
+        { table: oddTable, readable: new Set(oddTable.columns.map((c) => c.name)), defaultLimit: 50, maxLimit: 500 },
+      );
       const page = await listRows(db, d, oddTable, params, { output: oddTable.columns, searchable: [], cursors });
       expect(page.rows).toHaveLength(2);
       for (const [i, row] of page.rows.entries()) {

@@ -38,7 +38,6 @@ export function toWireRow(d: RowDialect, columns: readonly Column[], raw: readon
   return out;
 }
 
-
 // Every value goes through `embed` exactly once, in the order listValues() gives them.
 function filterSql(d: RowDialect, f: Filter, embed: Embed): Sql {
   const col = sql.id(f.column.name);
@@ -223,7 +222,8 @@ export async function listRows(db: AnyDb, d: RowDialect, table: RowTable, p: Lis
   const keys = orderKeys(table, p.sort);
   const signature = p.sortText;
   const signing = { signer: opts.cursors, context: cursorContext(table, keys) };
-  const cursor = p.cursor === null ? null : decodeRowCursor(p.cursor, signature, pk.length > 0 ? keys.length : null, opts.cursorPath ?? 'query.cursor', signing);
+  const cursor =
+    p.cursor === null ? null : decodeRowCursor(p.cursor, signature, pk.length > 0 ? keys.length : null, opts.cursorPath ?? 'query.cursor', signing);
   const output = pk.every((c) => opts.output.includes(c)) ? opts.output : [...opts.output, ...pk.filter((c) => !opts.output.includes(c))];
   const selected = keys.every((k) => output.includes(k.column)) ? output : [...output, ...keys.map((k) => k.column).filter((c) => !output.includes(c))];
   const searchable = p.search === null ? [] : opts.searchable.filter((c) => SEARCHABLE_TYPES.has(c.type));

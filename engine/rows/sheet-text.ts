@@ -23,4 +23,3 @@ export function sheetText(text: string): SheetCell {
 export function unescapeSheetText(text: string): string {
   return text.includes('_x') ? text.replace(/_x([0-9A-Fa-f]{4})_/g, (_m, h: string) => String.fromCharCode(parseInt(h, 16))) : text;
 }
-

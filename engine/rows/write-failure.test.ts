@@ -37,10 +37,20 @@ describe.each(dialects)('write refusals name the column on %s', (dialect) => {
   };
 
   it('a NOT NULL column left out (MariaDB 1364, "field doesn\'t have a default value")', async () => {
-    expect(await failure([[id, 1], [note, 'x']])).toEqual({ reason: 'not-null', constraint: 'name' });
+    expect(
+      await failure([
+        [id, 1],
+        [note, 'x'],
+      ]),
+    ).toEqual({ reason: 'not-null', constraint: 'name' });
   });
 
   it('a NOT NULL column given NULL', async () => {
-    expect(await failure([[id, 2], [name, null]])).toEqual({ reason: 'not-null', constraint: 'name' });
+    expect(
+      await failure([
+        [id, 2],
+        [name, null],
+      ]),
+    ).toEqual({ reason: 'not-null', constraint: 'name' });
   });
 });

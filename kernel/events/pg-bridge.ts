@@ -65,7 +65,10 @@ export async function startPgBridge(opts: { url: string; db: MetaDb; bus: EventB
   const poll = async () => {
     const startedAt = Date.now();
     const since = Math.max(polledAt - POLL_OVERLAP_MS, startedAt - OUTBOX_TTL_MS);
-    const rows = await sql<{ id: string; payload: string }>`select id, payload from kernel_event_outbox where created_at > ${since} order by created_at, id`.execute(db);
+    const rows = await sql<{
+      id: string;
+      payload: string;
+    }>`select id, payload from kernel_event_outbox where created_at > ${since} order by created_at, id`.execute(db);
     for (const row of rows.rows) {
       if (seen.has(row.id)) continue;
       const wire = JSON.parse(row.payload) as Wire;

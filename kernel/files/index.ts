@@ -14,7 +14,12 @@ export type { FileStore, StoredFile, FileStoreDriver } from './types.js';
 export const localFilesDir = (dataDir: string) => join(dataDir, 'files');
 
 /** The file store the configuration names (decisions K45). */
-export function openFileStore(config: Pick<Config, 'fileStore' | 'dataDir'> & Partial<Pick<Config, 's3'>>, meta: MetaStore, now: () => number, log: Logger): FileStore {
+export function openFileStore(
+  config: Pick<Config, 'fileStore' | 'dataDir'> & Partial<Pick<Config, 's3'>>,
+  meta: MetaStore,
+  now: () => number,
+  log: Logger,
+): FileStore {
   return new IndexedFileStore(meta.db, backendFor(config, meta), now, log);
 }
 

@@ -160,18 +160,22 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('file store on a %s meta
       expect(await files.stat('test/forever')).toBeNull();
     });
 
-    it.runIf(driver === 'meta')('finds an orphan behind more than a page of old live files', async () => {
-      const { files, meta } = await open();
-      // 501 files kept two days, then contents with no key from the same time: the walk must pass the first page.
-      clock = Date.now() - 48 * 3600_000;
-      for (let i = 0; i < 501; i++) await files.put(`test/old/${i}`, source(1, 10).body);
-      clock += 1000;
-      await backendOf(meta).write(newId(clock), source(1, 10).body);
-      expect(await blobsLeft(meta)).toBe(502);
-      clock = Date.now();
-      expect(await files.sweep(clock)).toBe(1);
-      expect(await blobsLeft(meta)).toBe(501);
-    }, 120_000);
+    it.runIf(driver === 'meta')(
+      'finds an orphan behind more than a page of old live files',
+      async () => {
+        const { files, meta } = await open();
+        // 501 files kept two days, then contents with no key from the same time: the walk must pass the first page.
+        clock = Date.now() - 48 * 3600_000;
+        for (let i = 0; i < 501; i++) await files.put(`test/old/${i}`, source(1, 10).body);
+        clock += 1000;
+        await backendOf(meta).write(newId(clock), source(1, 10).body);
+        expect(await blobsLeft(meta)).toBe(502);
+        clock = Date.now();
+        expect(await files.sweep(clock)).toBe(1);
+        expect(await blobsLeft(meta)).toBe(501);
+      },
+      120_000,
+    );
   });
 });
 

@@ -41,7 +41,15 @@ export class HttpDrain {
     return (this.started ??= this.run(opts));
   }
 
-  private async run({ graceMs, passThrough, onCut }: { graceMs: number; passThrough: (req: IncomingMessage) => boolean; onCut?: (open: number) => void }): Promise<void> {
+  private async run({
+    graceMs,
+    passThrough,
+    onCut,
+  }: {
+    graceMs: number;
+    passThrough: (req: IncomingMessage) => boolean;
+    onCut?: (open: number) => void;
+  }): Promise<void> {
     const { server } = this;
     const serve = server.listeners('request') as Array<(req: IncomingMessage, res: ServerResponse) => void>;
     server.removeAllListeners('request');

@@ -106,7 +106,9 @@ class RouteCall {
       // The write has happened and its bare entry is in the trail: a failing update leaves that one.
       await this.kernel.audit
         .settle(reserved, first!, actor)
-        .catch((err: Error) => this.request.log.error({ err: { message: err.message }, action: first!.action, auditId: reserved }, 'audit entry kept in its bare form'));
+        .catch((err: Error) =>
+          this.request.log.error({ err: { message: err.message }, action: first!.action, auditId: reserved }, 'audit entry kept in its bare form'),
+        );
     }
     const context = auditContextOf(this.request);
     for (const entry of reserved === null ? [first!, ...rest] : rest) {

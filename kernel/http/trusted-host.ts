@@ -10,7 +10,13 @@ function splitHost(value: string): { name: string; port: string | null } | null 
   const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/.exec(value.trim());
   if (!m) return null;
   // `name.` is the fully qualified spelling of `name` (issue 26 point 27): the same name.
-  return { name: m[1]!.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, ''), port: m[2] ?? null };
+  return {
+    name: m[1]!
+      .replace(/^\[|\]$/g, '')
+      .toLowerCase()
+      .replace(/\.$/, ''),
+    port: m[2] ?? null,
+  };
 }
 
 const unmapped = (address: string | undefined): string => (address ?? '').toLowerCase().replace(/^::ffff:(?=\d+\.)/, '');

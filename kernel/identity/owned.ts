@@ -27,7 +27,12 @@ export async function ownedPage<R extends OwnedRow>(
   adminPermission: string,
   opts: { limit: number; cursor?: string | undefined; all: boolean },
 ): Promise<{ rows: R[]; next: string | null }> {
-  let q = db.withTables<Record<string, OwnedRow>>().selectFrom(table).selectAll().orderBy('id', 'desc').limit(opts.limit + 1);
+  let q = db
+    .withTables<Record<string, OwnedRow>>()
+    .selectFrom(table)
+    .selectAll()
+    .orderBy('id', 'desc')
+    .limit(opts.limit + 1);
   if (!(opts.all && principal.permissions.has(adminPermission))) {
     const owner = ownerOf(principal);
     q = q.where('owner_type', '=', owner.type).where('owner_id', '=', owner.id);

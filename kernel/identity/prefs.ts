@@ -46,7 +46,11 @@ export function dirOfLocale(locale: string): 'ltr' | 'rtl' {
  */
 export function resolvePrefs(user: Prefs, global: Prefs): ResolvedPrefs {
   const pick = <K extends PrefKey>(key: K, system: NonNullable<Prefs[K]>) =>
-    user[key] !== null ? { value: user[key]!, source: 'user' as const } : global[key] !== null ? { value: global[key]!, source: 'global' as const } : { value: system, source: 'system' as const };
+    user[key] !== null
+      ? { value: user[key]!, source: 'user' as const }
+      : global[key] !== null
+        ? { value: global[key]!, source: 'global' as const }
+        : { value: system, source: 'system' as const };
   const theme = pick('theme', 'system');
   const accent = pick('accent', 'indigo');
   const density = pick('density', 'comfortable');

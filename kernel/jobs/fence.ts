@@ -13,7 +13,11 @@ export interface Attempt {
   holder: string;
 }
 
-export const attemptOf = (ctx: Pick<JobContext, 'job' | 'kernel'>): Attempt => ({ jobId: ctx.job.id, attempt: ctx.job.attempts, holder: ctx.kernel.instanceId });
+export const attemptOf = (ctx: Pick<JobContext, 'job' | 'kernel'>): Attempt => ({
+  jobId: ctx.job.id,
+  attempt: ctx.job.attempts,
+  holder: ctx.kernel.instanceId,
+});
 
 /** Same attempt, same holder, still running, lease not run out (as `now` reads the clock). */
 const holding = (eb: ExpressionBuilder<KernelTables, 'jobs'>, a: Attempt, now: number) =>

@@ -65,7 +65,14 @@ export class Mailer {
         greetingTimeout: 10_000,
         socketTimeout: 20_000,
       });
-      const info = await transport.sendMail({ from: s.from, to: mail.to, subject: mail.subject, text: mail.text, ...(mail.html ? { html: mail.html } : {}), ...(s.replyTo ? { replyTo: s.replyTo } : {}) });
+      const info = await transport.sendMail({
+        from: s.from,
+        to: mail.to,
+        subject: mail.subject,
+        text: mail.text,
+        ...(mail.html ? { html: mail.html } : {}),
+        ...(s.replyTo ? { replyTo: s.replyTo } : {}),
+      });
       transport.close();
       return { sent: true, messageId: String(info.messageId) };
     } catch (err) {

@@ -83,7 +83,8 @@ export class MailTemplates {
     for (const candidate of fallbackChain(locale)) {
       const tpl = (await this.overrides?.(key, candidate)) ?? this.defaults.get(`${key}\u0000${candidate}`);
       if (!tpl) continue;
-      const fill = (s: string, esc: (v: string) => string) => s.replace(/\{\{\s*([a-zA-Z0-9_]+)\s*\}\}/g, (_m, name: string) => (name in vars ? esc(String(vars[name])) : ''));
+      const fill = (s: string, esc: (v: string) => string) =>
+        s.replace(/\{\{\s*([a-zA-Z0-9_]+)\s*\}\}/g, (_m, name: string) => (name in vars ? esc(String(vars[name])) : ''));
       return {
         subject: fill(tpl.subject, (v) => v.replace(/[\r\n]+/g, ' ')),
         text: fill(tpl.text, (v) => v),

@@ -228,12 +228,7 @@ export const kernelMigrations: Migration[] = [
         .addColumn('created_at', 'bigint', (c) => c.notNull())
         .addColumn('expires_at', 'bigint')
         .execute();
-      await db.schema
-        .createIndex('file_objects_expiry')
-        .on('file_objects')
-        .column('expires_at')
-        .execute()
-        .catch(alreadyThere);
+      await db.schema.createIndex('file_objects_expiry').on('file_objects').column('expires_at').execute().catch(alreadyThere);
       await db.schema.createIndex('file_objects_blob').on('file_objects').column('blob').execute().catch(alreadyThere);
       await db.schema
         .createTable('file_chunks')
@@ -248,7 +243,8 @@ export const kernelMigrations: Migration[] = [
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const binary = (db: Kysely<any>) => (db.getExecutor().adapter instanceof MysqlAdapter ? sql`longblob` : db.getExecutor().adapter instanceof PostgresAdapter ? sql`bytea` : sql`blob`);
+const binary = (db: Kysely<any>) =>
+  db.getExecutor().adapter instanceof MysqlAdapter ? sql`longblob` : db.getExecutor().adapter instanceof PostgresAdapter ? sql`bytea` : sql`blob`;
 
 function alreadyThere(err: { errno?: number; message?: string }): void {
   if (err?.errno !== 1061 && !/already exists/i.test(String(err?.message))) throw err;

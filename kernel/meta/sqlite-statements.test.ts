@@ -23,7 +23,11 @@ describe('the embedded store keeps its prepared statements', () => {
     const { cached, prepared } = open();
     const db = new Kysely<{ t: { id: number; v: string } }>({ dialect: new SqliteDialect({ database: cached }) });
     await sql`create table t (id integer primary key, v text)`.execute(db);
-    for (let i = 0; i < 5; i++) await db.insertInto('t').values({ id: i, v: `v${i}` }).execute();
+    for (let i = 0; i < 5; i++)
+      await db
+        .insertInto('t')
+        .values({ id: i, v: `v${i}` })
+        .execute();
     const before = prepared();
     for (let i = 0; i < 5; i++) expect((await db.selectFrom('t').select('v').where('id', '=', i).executeTakeFirst())?.v).toBe(`v${i}`);
     expect(prepared() - before).toBe(1);

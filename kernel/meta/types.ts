@@ -45,7 +45,16 @@ export interface KernelTables {
     user_agent: string | null;
     request_id: string | null;
   };
-  notifications: { id: string; user_id: string; kind: string; title: string; body: string | null; link: string | null; created_at: number; read_at: number | null };
+  notifications: {
+    id: string;
+    user_id: string;
+    kind: string;
+    title: string;
+    body: string | null;
+    link: string | null;
+    created_at: number;
+    read_at: number | null;
+  };
   notification_prefs: { user_id: string; kind: string; in_app: number; email: number };
   password_tokens: { token_hash: string; user_id: string; purpose: 'reset' | 'invite'; created_at: number; expires_at: number; used_at: number | null };
   /** D13 jobs (kernel/jobs); payload and result are JSON text. */

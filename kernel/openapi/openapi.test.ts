@@ -28,7 +28,10 @@ describe('docs/openapi.json', () => {
     for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
       expect(path.startsWith('/api/v1/')).toBe(true);
       for (const [method, op] of Object.entries<any>(ops)) {
-        expect(Object.keys(op.responses).some((s) => s.startsWith('2')), `${method} ${path}`).toBe(true);
+        expect(
+          Object.keys(op.responses).some((s) => s.startsWith('2')),
+          `${method} ${path}`,
+        ).toBe(true);
         expect(Array.isArray(op.security), `${method} ${path}`).toBe(true);
         if (op.security.length > 0) expect(typeof op['x-permission']).toBe('string');
       }

@@ -29,7 +29,8 @@ export function buildRouteTree(input: readonly PluginDefinition[]): RouteTree {
   }
   for (const p of plugins) {
     for (const [kind, decl] of Object.entries(p.events ?? {})) {
-      if (!catalog.has(decl.permission)) throw new Error(`event ${kind} of plugin ${p.name} needs permission ${decl.permission}, which no loaded plugin declares`);
+      if (!catalog.has(decl.permission))
+        throw new Error(`event ${kind} of plugin ${p.name} needs permission ${decl.permission}, which no loaded plugin declares`);
     }
   }
   const jobKinds = new Map<string, string>();
@@ -64,7 +65,8 @@ function audienceCatalog(plugins: readonly PluginDefinition[]): AudienceCatalog 
   const provided = new Map<string, RouteAudience>();
   for (const p of plugins) {
     for (const { audience } of p.audiences ?? []) {
-      if (audience.provider !== p.name) throw new Error(`plugin ${p.name} provides audience ${audience.name}, whose reference names plugin ${audience.provider}`);
+      if (audience.provider !== p.name)
+        throw new Error(`plugin ${p.name} provides audience ${audience.name}, whose reference names plugin ${audience.provider}`);
       if (provided.has(audience.name)) throw new Error(`audience ${audience.name} is provided twice`);
       provided.set(audience.name, audience);
     }

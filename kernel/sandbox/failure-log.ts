@@ -87,7 +87,10 @@ export class AddonFailureLog {
     }
     w.written++;
     // The add-on's own message (ADDON_FAILED) is bounded by the sandbox; no stack: the stack is ours, not the add-on's.
-    log.warn({ ...fields, addon, code: err.code, status: err.status, message: err.message, ...(err.params ? { params: err.params } : {}) }, 'add-on call failed');
+    log.warn(
+      { ...fields, addon, code: err.code, status: err.status, message: err.message, ...(err.params ? { params: err.params } : {}) },
+      'add-on call failed',
+    );
     return true;
   }
 }

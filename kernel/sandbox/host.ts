@@ -361,7 +361,10 @@ export class SandboxHost {
         this.counters.crashes++;
         // Only a guilty add-on is counted: never one that merely had calls in flight (an outside kill blames nobody).
         if (child.blamed) this.blame(child.blamed);
-        this.logger?.error({ code, signal, inFlight: child.pending.size, blamed: child.blamed ?? null }, 'the add-on sandbox stopped; it restarts on the next call');
+        this.logger?.error(
+          { code, signal, inFlight: child.pending.size, blamed: child.blamed ?? null },
+          'the add-on sandbox stopped; it restarts on the next call',
+        );
       }
       for (const p of child.pending.values()) {
         clearTimeout(p.timer);
@@ -496,5 +499,4 @@ export class SandboxHost {
     if (this.answered.size > 1000) for (const [k, v] of this.answered) if (v.debt - (now - v.at) * ANSWER_BYTES_PER_MS <= 0) this.answered.delete(k);
     return wait;
   }
-
 }

@@ -108,7 +108,6 @@ async function healthzLoop(): Promise<void> {
   }
 }
 
-
 async function goodAddonLoop(): Promise<void> {
   let n = 0;
   while (!stopLoad) {

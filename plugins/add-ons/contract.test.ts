@@ -87,7 +87,9 @@ describe('add-on contract', () => {
       expect((keys.body.data.keys as Array<{ id: string }>).find((k) => k.id === keyId)).toMatchObject({ suspended: true });
       const secret = (await admin.get(`/api/v1/public-keys/${keyId}/reveal`)).body.data.secret as string;
       const read = () =>
-        inst.client().request('GET', '/api/v1/public/records/feed-items?limit=1', { headers: { authorization: `Bearer ${secret}`, origin: ORIGIN }, noOrigin: true });
+        inst
+          .client()
+          .request('GET', '/api/v1/public/records/feed-items?limit=1', { headers: { authorization: `Bearer ${secret}`, origin: ORIGIN }, noOrigin: true });
       expect((await read()).status).toBe(401);
 
       expect((await admin.patch('/api/v1/add-ons/feed', { enabled: true })).status).toBe(200);
@@ -96,7 +98,7 @@ describe('add-on contract', () => {
       expect((after.body.data.keys as Array<{ id: string }>).find((k) => k.id === keyId)).toMatchObject({ suspended: false });
     }, 60_000);
   });
-  describe('an upgrade re-checks the stored settings, the instances\' too (point 10)', () => {
+  describe("an upgrade re-checks the stored settings, the instances' too (point 10)", () => {
     const venue = (version: string): AddonManifestInput => ({
       key: 'venue',
       name: 'Venue',
@@ -146,15 +148,7 @@ describe('add-on contract', () => {
         ({ instance, name, action }) => `${instance ?? '-'} ${name} ${action}`,
       );
       expect(changes.sort()).toEqual(
-        [
-          '- apiToken seal',
-          '- seats convert',
-          '- code invalid',
-          '- legacy drop',
-          'north apiToken seal',
-          'north seats invalid',
-          'north legacy drop',
-        ].sort(),
+        ['- apiToken seal', '- seats convert', '- code invalid', '- legacy drop', 'north apiToken seal', 'north seats invalid', 'north legacy drop'].sort(),
       );
       expect(JSON.stringify(plan.settingChanges)).not.toContain('tok-');
 
@@ -181,7 +175,10 @@ describe('add-on contract', () => {
       expect(listed.status, listed.text).toBe(200);
       expect(JSON.stringify(listed.body)).not.toContain('tok-north');
 
-      const meta = inst.app.kernel.db.withTables<{ addons: { addon_key: string; settings: string }; addon_instances: { addon_key: string; settings: string } }>();
+      const meta = inst.app.kernel.db.withTables<{
+        addons: { addon_key: string; settings: string };
+        addon_instances: { addon_key: string; settings: string };
+      }>();
       const stored = await meta.selectFrom('addons').select('settings').where('addon_key', '=', 'venue').executeTakeFirstOrThrow();
       const instances = await meta.selectFrom('addon_instances').select('settings').where('addon_key', '=', 'venue').execute();
       expect(stored.settings).not.toContain('tok-plain');
@@ -240,7 +237,8 @@ describe('add-on contract', () => {
   });
   describe('a re-upload of a version (point 26)', () => {
     const hello = (): AddonManifestInput => ({ key: 'hello', name: 'Hello', version: '1.0.0', engine: '>=0.1.0', actions: ['greet'] });
-    const code = (word: string) => `import { defineAddon } from '@svc/addons-sdk';\nexport default defineAddon({ actions: { greet: async () => ({ word: ${JSON.stringify(word)} }) } });\n`;
+    const code = (word: string) =>
+      `import { defineAddon } from '@svc/addons-sdk';\nexport default defineAddon({ actions: { greet: async () => ({ word: ${JSON.stringify(word)} }) } });\n`;
 
     it('with other bytes is 409 once that version is installed; staged only, it replaces the package and the plan with it', async () => {
       const first = await stage(hello(), code('one'));

@@ -88,7 +88,9 @@ export const planSchema = z
         definition: z
           .record(z.string(), z.unknown())
           .nullable()
-          .describe("What the manifest declares of the endpoint (columns, writable, filters, defaults, booking rules, limits, …); null for one the upgrade removes."),
+          .describe(
+            'What the manifest declares of the endpoint (columns, writable, filters, defaults, booking rules, limits, …); null for one the upgrade removes.',
+          ),
       }),
     ),
     capabilities: z.array(z.string()),
@@ -151,7 +153,9 @@ export const upgradeBody = z.strictObject({
     .min(1)
     .max(64)
     .optional()
-    .describe('Where the first tables go, for an add-on installed without tables (and so without a connection); as its plan was asked with. An add-on on a connection stays there.'),
+    .describe(
+      'Where the first tables go, for an add-on installed without tables (and so without a connection); as its plan was asked with. An add-on on a connection stays there.',
+    ),
   allowDestructive: z.boolean().optional(),
   settings: settingsInput.optional(),
   instanceSettings: z

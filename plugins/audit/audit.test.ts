@@ -92,7 +92,10 @@ for (const meta of ['sqlite', 'postgres'] as const) {
         ['targetId=t-2', (r) => r.target_id === 't-2'],
         [`from=${BASE + 10 * MINUTE}`, (r) => r.at >= BASE + 10 * MINUTE],
         [`from=${BASE + 10 * MINUTE}&to=${BASE + 20 * MINUTE}`, (r) => r.at >= BASE + 10 * MINUTE && r.at < BASE + 20 * MINUTE],
-        [`actorType=user&action=users.&from=${BASE + 40 * MINUTE}`, (r) => r.actor_type === 'user' && r.action.startsWith('users.') && r.at >= BASE + 40 * MINUTE],
+        [
+          `actorType=user&action=users.&from=${BASE + 40 * MINUTE}`,
+          (r) => r.actor_type === 'user' && r.action.startsWith('users.') && r.at >= BASE + 40 * MINUTE,
+        ],
         ['from=0', () => true],
         [`to=${Number.MAX_SAFE_INTEGER}&actorType=apiKey`, (r) => r.actor_type === 'apiKey'],
       ];
@@ -140,7 +143,11 @@ for (const meta of ['sqlite', 'postgres'] as const) {
       expect(entry.requestId).toEqual(expect.any(String));
       expect((await get(`?actorId=${adminId}&action=setup.super-admin`)).body.data.entries).toHaveLength(1);
 
-      await inst.app.kernel.audit.record({ action: 'test.secret', diff: { password: 'hunter2', nested: { token: 't', keep: 1 } } }, { type: 'system', id: null }, { ip: null, userAgent: null, requestId: null });
+      await inst.app.kernel.audit.record(
+        { action: 'test.secret', diff: { password: 'hunter2', nested: { token: 't', keep: 1 } } },
+        { type: 'system', id: null },
+        { ip: null, userAgent: null, requestId: null },
+      );
       const [secret] = (await get('?action=test.secret')).body.data.entries;
       expect(secret.diff).toEqual({ password: '[redacted]', nested: { token: '[redacted]', keep: 1 } });
     });
@@ -193,14 +200,21 @@ for (const meta of ['sqlite', 'postgres'] as const) {
         expect(res.body.error).toMatchObject({ code: 'NOT_FOUND', requestId: expect.any(String) });
       }
       expect((await get(`/${id}`)).body.data.entry.action).toBe('users.create');
-      expect(inst.app.kernel.routes().filter((r) => r.plugin === 'audit').map((r) => r.definition.method)).toEqual(['GET', 'GET']);
+      expect(
+        inst.app.kernel
+          .routes()
+          .filter((r) => r.plugin === 'audit')
+          .map((r) => r.definition.method),
+      ).toEqual(['GET', 'GET']);
     });
 
     if (meta === 'sqlite') {
       it('reads through an index for every filter, without sorting or one query per entry', async () => {
         const plan = async (query: Record<string, string>) => {
           const compiled = entriesQuery(inst.app.kernel.db, auditQuery.parse(query)).compile();
-          const res = await inst.app.kernel.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]));
+          const res = await inst.app.kernel.db.executeQuery<{ detail: string }>(
+            CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
+          );
           return res.rows.map((r) => r.detail).join(' | ');
         };
         const cases: Array<[Record<string, string>, RegExp]> = [

@@ -57,9 +57,13 @@ describe.each(dialects)('who reads and writes what on %s', (dialect) => {
         { permission: 'data.write', scope: { connectionId: c, table: 'product', columns: ['price'] } },
       ]),
     ]);
-    listed = await env.user('listed@example.com', [await role('Listed', [{ permission: 'data.read', scope: { connectionId: c, table: 'user', columns: ['id', 'email', 'first name'] } }])]);
+    listed = await env.user('listed@example.com', [
+      await role('Listed', [{ permission: 'data.read', scope: { connectionId: c, table: 'user', columns: ['id', 'email', 'first name'] } }]),
+    ]);
     tableWide = await env.user('wide@example.com', [await role('Wide', [{ permission: 'data.read', scope: { connectionId: c, table: 'user' } }])]);
-    elsewhere = await env.user('elsewhere@example.com', [await role('Elsewhere', [{ permission: 'data.read', scope: { connectionId: '00000000000000000000000000' } }])]);
+    elsewhere = await env.user('elsewhere@example.com', [
+      await role('Elsewhere', [{ permission: 'data.read', scope: { connectionId: '00000000000000000000000000' } }]),
+    ]);
     viewer = await env.user('viewer@example.com', ['viewer']);
   });
   afterAll(async () => env?.close());

@@ -217,7 +217,9 @@ describe.each(dialects)('a column called __proto__ on %s', (dialect) => {
   beforeAll(async () => {
     env = await dataEnv(dialect);
     const q = dialect === 'mysql' ? '`' : '"';
-    await sql.raw(`create table odd_names (id integer primary key, ${q}__proto__${q} varchar(20), ${q}constructor${q} varchar(20), label varchar(20))`).execute(env.db);
+    await sql
+      .raw(`create table odd_names (id integer primary key, ${q}__proto__${q} varchar(20), ${q}constructor${q} varchar(20), label varchar(20))`)
+      .execute(env.db);
     await sql.raw(`insert into odd_names values (1, 'proto value', 'ctor value', 'one')`).execute(env.db);
     expect((await env.req(env.admin, 'POST', `/api/v1/connections/${env.connectionId}/introspect`)).status).toBe(200);
   });

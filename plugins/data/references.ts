@@ -53,7 +53,9 @@ export async function countReferences(
         const res = await sql<{ n: unknown }>`select count(*) as ${sql.id('n')} from ${d.table(from)} where ${where}`.execute(db);
         return { ...base, count: Number(res.rows[0]?.n ?? 0), recordIds: [] };
       }
-      const res = await sql<Record<string, unknown>>`select ${selectList(d, pk)}, count(*) over () as ${sql.id('n')} from ${d.table(from)} where ${where} order by ${sql.join(
+      const res = await sql<
+        Record<string, unknown>
+      >`select ${selectList(d, pk)}, count(*) over () as ${sql.id('n')} from ${d.table(from)} where ${where} order by ${sql.join(
         pk.map((c) => sql.id(c.name)),
       )} limit ${sql.lit(REFERENCE_SAMPLE)}`.execute(db);
       return {

@@ -68,7 +68,8 @@ export async function dataEnv(dialect: FixtureDialect, opts: InstanceOptions = {
     return id;
   };
   const connectionId = await connect('Shop');
-  const path = (table: string, ...rest: string[]) => ['/api/v1/data', connectionId, table, ...rest].map((p, i) => (i === 0 ? p : encodeURIComponent(p))).join('/');
+  const path = (table: string, ...rest: string[]) =>
+    ['/api/v1/data', connectionId, table, ...rest].map((p, i) => (i === 0 ? p : encodeURIComponent(p))).join('/');
   return {
     dialect,
     inst,
@@ -103,5 +104,10 @@ export const compositeId = (...values: unknown[]) => Buffer.from(JSON.stringify(
 
 /** Query strings with the brackets of filter[col][op] left readable. */
 export function qs(params: Record<string, string | number>): string {
-  return '?' + Object.entries(params).map(([k, v]) => `${encodeURIComponent(k).replace(/%5B/g, '[').replace(/%5D/g, ']')}=${encodeURIComponent(String(v))}`).join('&');
+  return (
+    '?' +
+    Object.entries(params)
+      .map(([k, v]) => `${encodeURIComponent(k).replace(/%5B/g, '[').replace(/%5D/g, ']')}=${encodeURIComponent(String(v))}`)
+      .join('&')
+  );
 }

@@ -26,10 +26,22 @@ describe.each(dialects)('values keep their type on %s', (dialect) => {
   const get = async (table: string, recordId: string) => (await env.req(env.admin, 'GET', env.path(table, recordId))).body.data.row as Record<string, any>;
 
   it('keeps non-ASCII text, quotes, booleans, JSON and identifiers with spaces, quotes and reserved words', async () => {
-    const created = await create('user', { email: 'zoë@example.com', 'first name': 'Zoë “Ünïcode” 日本', "it's": `it's "quoted" \\ back`, is_active: false, profile: JSON_DOC });
+    const created = await create('user', {
+      email: 'zoë@example.com',
+      'first name': 'Zoë “Ünïcode” 日本',
+      "it's": `it's "quoted" \\ back`,
+      is_active: false,
+      profile: JSON_DOC,
+    });
     userId = created.row.id;
     const row = await get('user', created.recordId);
-    expect(row).toMatchObject({ email: 'zoë@example.com', 'first name': 'Zoë “Ünïcode” 日本', "it's": `it's "quoted" \\ back`, is_active: false, profile: JSON_DOC });
+    expect(row).toMatchObject({
+      email: 'zoë@example.com',
+      'first name': 'Zoë “Ünïcode” 日本',
+      "it's": `it's "quoted" \\ back`,
+      is_active: false,
+      profile: JSON_DOC,
+    });
     expect(typeof row.is_active).toBe('boolean');
     const other = await create('user', { email: 'b@example.com', is_active: true });
     expect(other.row.is_active).toBe(true);
@@ -58,7 +70,9 @@ describe.each(dialects)('values keep their type on %s', (dialect) => {
     expect(found.body.data.rows.map((r: { id: number }) => r.id)).toEqual([event.row.id]);
     const near = await env.req(env.admin, 'GET', env.path('audit_event') + qs({ 'filter[sequence_no][eq]': '9007199254740992' }));
     expect(near.body.data.total).toBe(0);
-    const stored = await sql<{ v: string }>`select cast(sequence_no as ${sql.raw(dialect === 'mysql' ? 'char' : 'text')}) as v from audit_event`.execute(env.db);
+    const stored = await sql<{ v: string }>`select cast(sequence_no as ${sql.raw(dialect === 'mysql' ? 'char' : 'text')}) as v from audit_event`.execute(
+      env.db,
+    );
     expect(stored.rows[0]!.v).toBe(BIG);
   });
 
@@ -80,7 +94,11 @@ describe.each(dialects)('values keep their type on %s', (dialect) => {
       raw_response: ['ok', { code: 0 }],
       receipt: { $binary: BYTES.toString('base64') },
     });
-    const later = await env.req(env.admin, 'GET', env.path('payment') + qs({ 'filter[paid_at][gte]': '2024-03-01T08:00:00', 'filter[paid_at][lt]': '2024-03-01T09:00:00Z' }));
+    const later = await env.req(
+      env.admin,
+      'GET',
+      env.path('payment') + qs({ 'filter[paid_at][gte]': '2024-03-01T08:00:00', 'filter[paid_at][lt]': '2024-03-01T09:00:00Z' }),
+    );
     expect(later.body.data.total).toBe(1);
     const cafe = await create('café', { name: 'Le Café ☕', größe: 'groß', opens_at: '07:30:00', rating: 4.5 });
     expect(cafe.row).toMatchObject({ name: 'Le Café ☕', größe: 'groß', opens_at: '07:30:00', rating: 4.5 });
@@ -136,10 +154,14 @@ describe.each(dialects)('values keep their type on %s', (dialect) => {
   });
 
   it('refuses values of the wrong type, naming the column', async () => {
-    const res = await env.req(env.admin, 'POST', env.path('product'), { values: { sku: 'BAD', name: 5, price: 'cheap', stock: 1.5, status: 'sold', attributes: null, nope: 1 } });
+    const res = await env.req(env.admin, 'POST', env.path('product'), {
+      values: { sku: 'BAD', name: 5, price: 'cheap', stock: 1.5, status: 'sold', attributes: null, nope: 1 },
+    });
     expect(res.status).toBe(400);
     expect(issuePaths(res).sort()).toEqual(['body.values.name', 'body.values.nope', 'body.values.price', 'body.values.status', 'body.values.stock']);
-    const generated = await env.req(env.admin, 'POST', env.path('order_item'), { values: { order_id: 1, line_no: 1, product_id: 1, unit_price: '1', line_total: '5' } });
+    const generated = await env.req(env.admin, 'POST', env.path('order_item'), {
+      values: { order_id: 1, line_no: 1, product_id: 1, unit_price: '1', line_total: '5' },
+    });
     expect(issuePaths(generated)).toEqual(['body.values.line_total']);
   });
 });

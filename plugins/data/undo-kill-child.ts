@@ -12,7 +12,13 @@ import { firstPartyPlugins } from '../index.js';
 const [dataDir, token, userId] = process.argv.slice(2);
 if (!dataDir || !token || !userId) throw new Error('usage: undo-kill-child.ts <dataDir> <token> <userId>');
 
-const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: process.env.CHILD_LOG ?? 'silent', SVC_NETWORK_FEATURES: 'false' });
+const config = loadConfig({
+  SVC_DATA_DIR: dataDir,
+  SVC_PORT: '0',
+  SVC_HOST: '127.0.0.1',
+  SVC_LOG_LEVEL: process.env.CHILD_LOG ?? 'silent',
+  SVC_NETWORK_FEATURES: 'false',
+});
 const app = await createApp({ config, plugins: firstPartyPlugins });
 const url = await app.listen();
 const session = await app.kernel.identity.createSession(userId, { ip: null, userAgent: 'undo-kill-child' });

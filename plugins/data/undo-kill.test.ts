@@ -129,7 +129,10 @@ describe.each(dialects)('an undo on %s killed before its revert committed', (dia
 
       // The child asks for the undo while the source is held; it dies waiting there.
       const waiting = await source.hold();
-      const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', CHILD, dataDir, token, userId], { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', CHILD, dataDir, token, userId], {
+        cwd: ROOT_DIR,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stderr.on('data', (d) => (output += String(d)));
       createInterface({ input: child.stdout }).on('line', (line) => (output += `${line}\n`));

@@ -29,7 +29,8 @@ describe.each(dialects)('writing rows on %s', (dialect) => {
 
   const req = (client: HttpClient, method: string, path: string, body?: unknown) => env.req(client, method, path, body);
   const undo = (client: HttpClient, token: string) => req(client, 'POST', `/api/v1/data/undo/${token}`);
-  const count = async (table: string, params: Record<string, string> = {}) => (await req(env.admin, 'GET', env.path(table) + qs({ limit: 1, ...params }))).body.data.total as number;
+  const count = async (table: string, params: Record<string, string> = {}) =>
+    (await req(env.admin, 'GET', env.path(table) + qs({ limit: 1, ...params }))).body.data.total as number;
   let skus = 0;
   const product = async (client: HttpClient = editor, extra: Record<string, unknown> = {}) => {
     const res = await req(client, 'POST', env.path('product'), { values: { sku: `W-${++skus}`, name: `Product ${skus}`, price: '10.00', ...extra } });
@@ -42,7 +43,9 @@ describe.each(dialects)('writing rows on %s', (dialect) => {
     expect(p.row).toMatchObject({ name: expect.any(String), price: '10.00', stock: 0, status: 'draft', description: null });
     expect(p.row.created_at).toEqual(expect.any(String));
     const order = await req(editor, 'POST', env.path('order'), { values: { user_id: userId, placed_on: '2024-05-01' } });
-    const item = await req(editor, 'POST', env.path('order_item'), { values: { order_id: order.body.data.row.id, line_no: 1, product_id: p.row.id, quantity: 3, unit_price: '2.50' } });
+    const item = await req(editor, 'POST', env.path('order_item'), {
+      values: { order_id: order.body.data.row.id, line_no: 1, product_id: p.row.id, quantity: 3, unit_price: '2.50' },
+    });
     expect(item.status, item.text).toBe(201);
     expect(item.body.data.row).toMatchObject({ quantity: 3, unit_price: '2.50', line_total: '7.50' });
     expect(item.body.data.recordId).toBe(compositeId(order.body.data.row.id, 1));
@@ -228,7 +231,9 @@ describe.each(dialects)('writing rows on %s', (dialect) => {
     const refused = await req(editor, 'PATCH', path('product', p.recordId), { values: { stock: 3 } });
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('CONNECTION_READ_ONLY');
-    expect((await req(editor, 'POST', path('product', 'bulk'), { operations: [{ op: 'delete', recordId: p.recordId }] })).body.error.code).toBe('CONNECTION_READ_ONLY');
+    expect((await req(editor, 'POST', path('product', 'bulk'), { operations: [{ op: 'delete', recordId: p.recordId }] })).body.error.code).toBe(
+      'CONNECTION_READ_ONLY',
+    );
     expect((await req(editor, 'GET', path('product', p.recordId))).body.data.row.stock).toBe(0);
   });
 
@@ -243,7 +248,9 @@ describe.each(dialects)('writing rows on %s', (dialect) => {
   });
 
   it('audits writes, secret columns redacted', async () => {
-    const overrides = await req(env.admin, 'PUT', `/api/v1/connections/${env.connectionId}/schema/overrides`, { tables: [{ table: 'setting', columns: [{ column: 'value', secret: true }] }] });
+    const overrides = await req(env.admin, 'PUT', `/api/v1/connections/${env.connectionId}/schema/overrides`, {
+      tables: [{ table: 'setting', columns: [{ column: 'value', secret: true }] }],
+    });
     expect(overrides.status, overrides.text).toBe(200);
     const created = await req(editor, 'POST', env.path('setting'), { values: { key: 'smtp', value: 'hunter2', updated_on: '2024-01-01' } });
     expect(created.status, created.text).toBe(201);

@@ -54,7 +54,9 @@ describe.each(dialects)('exports from %s', (dialect) => {
     await source.exec(PEOPLE_DDL[dialect]);
     await insertPeople(source, ROWS);
     connectionId = await connect(admin, source);
-    const put = await admin.put(`/api/v1/connections/${connectionId}/schema/overrides`, { tables: [{ table: 'people', columns: [{ column: 'token', secret: true }] }] });
+    const put = await admin.put(`/api/v1/connections/${connectionId}/schema/overrides`, {
+      tables: [{ table: 'people', columns: [{ column: 'token', secret: true }] }],
+    });
     expect(put.status, put.text).toBe(200);
   });
   afterAll(async () => {
@@ -95,7 +97,12 @@ describe.each(dialects)('exports from %s', (dialect) => {
     const columns = ['id', 'name', 'score', 'active', 'born', 'seen_at'];
     const csv = await exportOf(inst, admin, { connectionId, table: 'people', format: 'csv', columns, filter, sort: '-score' });
     const jsonl = await exportOf(inst, admin, { connectionId, table: 'people', format: 'jsonl', columns, filter, sort: '-score' });
-    const fromJson = (await download(admin, inst, jsonl.id)).body.toString('utf8').trimEnd().split('\n').filter(Boolean).map((l) => Object.values(JSON.parse(l)).map(csvText));
+    const fromJson = (await download(admin, inst, jsonl.id)).body
+      .toString('utf8')
+      .trimEnd()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => Object.values(JSON.parse(l)).map(csvText));
     const fromCsv: string[][] = parseCsv((await download(admin, inst, csv.id)).body.toString('utf8')).slice(1);
     expect(fromJson.length).toBeGreaterThan(1);
     expect(fromCsv).toEqual(fromJson);
@@ -106,7 +113,11 @@ describe.each(dialects)('exports from %s', (dialect) => {
     const exp = await exportOf(inst, admin, { connectionId, table: 'people', format: 'jsonl' });
     const { res, body } = await download(admin, inst, exp.id);
     expect(res.headers.get('content-type')).toContain('application/x-ndjson');
-    const lines = body.toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = body
+      .toString('utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual(ROWS.map(({ token: _t, ...rest }) => rest));
   });
 
@@ -120,7 +131,13 @@ describe.each(dialects)('exports from %s', (dialect) => {
     const values: unknown[][] = [];
     sheet.eachRow((row) => values.push((row.values as unknown[]).slice(1)));
     expect(values[0]).toEqual(['id', 'name', 'score', 'active', 'meta']);
-    const expected = ROWS.map((p) => [p.id, p.name, p.score === null ? undefined : Number(p.score), p.active, p.meta === null ? undefined : JSON.stringify(p.meta)]);
+    const expected = ROWS.map((p) => [
+      p.id,
+      p.name,
+      p.score === null ? undefined : Number(p.score),
+      p.active,
+      p.meta === null ? undefined : JSON.stringify(p.meta),
+    ]);
     // exceljs leaves trailing empty cells out of a row's values.
     expect(values.slice(1).map((r) => [...r, ...Array(5 - r.length).fill(undefined)])).toEqual(expected);
   });
@@ -131,7 +148,12 @@ describe.each(dialects)('exports from %s', (dialect) => {
     expect(exp.filter).toEqual(filter);
     expect(exp.sort).toBe('-score');
     const { body } = await download(admin, inst, exp.id);
-    const got = body.toString('utf8').trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const got = body
+      .toString('utf8')
+      .trimEnd()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     const want = ROWS.filter((p) => p.active && p.score !== null && Number(p.score) >= 10 && /a/i.test(p.name) && p.note === null)
       .sort((a, b) => Number(b.score) - Number(a.score))
       .map((p) => ({ id: p.id, name: p.name, score: p.score }));
@@ -144,7 +166,13 @@ describe.each(dialects)('exports from %s', (dialect) => {
     const secret = await call(inst, admin, 'POST', '/api/v1/exports', { connectionId, table: 'people', format: 'csv', columns: ['id', 'token'] });
     expect(secret.status).toBe(400);
     expect(issuePaths(secret)).toEqual(['body.columns.1']);
-    const bad = await call(inst, admin, 'POST', '/api/v1/exports', { connectionId, table: 'people', format: 'csv', filter: { nope: { eq: 1 }, token: { eq: 'x' }, meta: { eq: 'x' } }, sort: 'nope' });
+    const bad = await call(inst, admin, 'POST', '/api/v1/exports', {
+      connectionId,
+      table: 'people',
+      format: 'csv',
+      filter: { nope: { eq: 1 }, token: { eq: 'x' }, meta: { eq: 'x' } },
+      sort: 'nope',
+    });
     expect(issuePaths(bad).sort()).toEqual(['body.filter.meta.eq', 'body.filter.nope', 'body.filter.token', 'body.sort']);
     const table = await call(inst, admin, 'POST', '/api/v1/exports', { connectionId, table: 'nope', format: 'csv' });
     expect(table.status).toBe(404);
@@ -186,7 +214,13 @@ describe.each(dialects)('exports from %s', (dialect) => {
     expect(exp.columns).toEqual(['id', 'name']);
     const refused = await call(inst, narrow.client, 'POST', '/api/v1/exports', { connectionId, table: 'people', format: 'csv', columns: ['score'] });
     expect(issuePaths(refused)).toEqual(['body.columns.0']);
-    const filtered = await call(inst, narrow.client, 'POST', '/api/v1/exports', { connectionId, table: 'people', format: 'csv', columns: ['id'], filter: { score: { gt: 1 } } });
+    const filtered = await call(inst, narrow.client, 'POST', '/api/v1/exports', {
+      connectionId,
+      table: 'people',
+      format: 'csv',
+      columns: ['id'],
+      filter: { score: { gt: 1 } },
+    });
     expect(issuePaths(filtered)).toEqual(['body.filter.score']);
     const forbidden = await call(inst, outside.client, 'POST', '/api/v1/exports', { connectionId, table: 'people', format: 'csv' });
     expect(forbidden.status).toBe(403);
@@ -223,7 +257,14 @@ describe('export files expire', () => {
   let connectionId: string;
   let clock = Date.now();
   const fileKeyOf = async (id: string) =>
-    (await inst.app.kernel.db.withTables<{ exports: { id: string; file_key: string | null } }>().selectFrom('exports').select('file_key').where('id', '=', id).executeTakeFirst())?.file_key ?? null;
+    (
+      await inst.app.kernel.db
+        .withTables<{ exports: { id: string; file_key: string | null } }>()
+        .selectFrom('exports')
+        .select('file_key')
+        .where('id', '=', id)
+        .executeTakeFirst()
+    )?.file_key ?? null;
 
   beforeAll(async () => {
     ({ inst, admin } = await bootWithAdmin({ plugins: [...dataPermissionPlugins(), sweepProbe], jobs: FAST_JOBS, now: () => clock }));

@@ -27,7 +27,11 @@ export function legacyFile(dataDir: string, id: string, format: ExportFormat): s
 /** `orders-20240131-1530.csv`: the table and the finish time, reduced to characters every file system takes. */
 export function downloadName(tableRef: string, finishedAt: number, format: ExportFormat): string {
   const stamp = new Date(finishedAt).toISOString().slice(0, 16).replace(/[-:]/g, '').replace('T', '-');
-  const base = tableRef.normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '') || 'export';
+  const base =
+    tableRef
+      .normalize('NFKD')
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .replace(/^_+|_+$/g, '') || 'export';
   return `${base}-${stamp}.${FORMAT_INFO[format].extension}`;
 }
 

@@ -32,12 +32,16 @@ describe.each(dialects)('formula-safe exports on %s', (dialect) => {
 
   const exportOf = async (body: object, headers?: Record<string, string>) => {
     const payload = { connectionId, table: 'cells', sort: 'id', ...body };
-    const res = headers ? await admin.request('POST', '/api/v1/exports', { body: payload, headers, noOrigin: true }) : await call(inst, admin, 'POST', '/api/v1/exports', payload);
+    const res = headers
+      ? await admin.request('POST', '/api/v1/exports', { body: payload, headers, noOrigin: true })
+      : await call(inst, admin, 'POST', '/api/v1/exports', payload);
     expect(res.status, res.text).toBe(202);
     await inst.app.kernel.jobs.waitFor(res.body.data.export.jobId, 20_000);
     const got = await call(inst, admin, 'GET', `/api/v1/exports/${res.body.data.export.id}`);
     expect(got.body.data.export.state, got.text).toBe('ready');
-    const file = await fetch(`${inst.url}/api/v1/exports/${res.body.data.export.id}/download`, { headers: { cookie: `svc_session=${admin.cookie('svc_session')}` } });
+    const file = await fetch(`${inst.url}/api/v1/exports/${res.body.data.export.id}/download`, {
+      headers: { cookie: `svc_session=${admin.cookie('svc_session')}` },
+    });
     return { exp: got.body.data.export, body: Buffer.from(await file.arrayBuffer()) };
   };
   const csvCells = (body: Buffer) => (parseCsv(body.toString('utf8')) as string[][]).slice(1);
@@ -46,7 +50,12 @@ describe.each(dialects)('formula-safe exports on %s', (dialect) => {
     ({ inst, admin } = await bootWithAdmin({ plugins: dataPermissionPlugins(), jobs: FAST_JOBS }));
     source = await emptySource(dialect);
     await source.exec('create table cells (id integer primary key, txt varchar(40), neg integer)');
-    for (const [i, txt] of TEXTS.entries()) await source.db().insertInto('cells').values({ id: i + 1, txt, neg: -i }).execute();
+    for (const [i, txt] of TEXTS.entries())
+      await source
+        .db()
+        .insertInto('cells')
+        .values({ id: i + 1, txt, neg: -i })
+        .execute();
     connectionId = await connect(admin, source);
   });
   afterAll(async () => {

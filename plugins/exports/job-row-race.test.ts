@@ -85,7 +85,12 @@ describe.runIf(hasPg)('a job and the row that names it, on a PostgreSQL meta sto
   it('an import runs: its job is stored with its job_id and state', async () => {
     const up = await uploadFile(inst.url, admin, 'items.csv', 'id,code,qty\n1,a,1\n2,b,2\n');
     expect(up.status, up.text).toBe(201);
-    const created = await admin.post('/api/v1/imports', { uploadId: up.body.data.upload.id, connectionId, table: 'items', mapping: { id: 'id', code: 'code', qty: 'qty' } });
+    const created = await admin.post('/api/v1/imports', {
+      uploadId: up.body.data.upload.id,
+      connectionId,
+      table: 'items',
+      mapping: { id: 'id', code: 'code', qty: 'qty' },
+    });
     expect(created.status, created.text).toBe(201);
     const id = created.body.data.import.id as string;
     const run = await whileHeld('import.run', () => admin.post(`/api/v1/imports/${id}/run`));

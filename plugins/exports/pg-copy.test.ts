@@ -57,12 +57,18 @@ describe.runIf(await databaseAvailable('postgres'))('CSV export through COPY on 
     expect(res.status, res.text).toBe(202);
     const job = await inst.app.kernel.jobs.waitFor(res.body.data.export.jobId, 20_000);
     expect(job.state, JSON.stringify(job.error)).toBe('succeeded');
-    const file = await fetch(`${inst.url}/api/v1/exports/${res.body.data.export.id}/download`, { headers: { cookie: `svc_session=${admin.cookie('svc_session')}` } });
+    const file = await fetch(`${inst.url}/api/v1/exports/${res.body.data.export.id}/download`, {
+      headers: { cookie: `svc_session=${admin.cookie('svc_session')}` },
+    });
     const records: string[][] = parseCsv(await file.text());
     const header = records[0]!;
     expect(header).toEqual(['id', 'big', 'dec', 'fl', 'flag', 'day', 'at', 'at_tz', 't', 'code', 'name', 'body', 'u', 'm', 'doc', 'raw', 'tags']);
 
-    const types = Object.fromEntries((await admin.get(`/api/v1/connections/${connectionId}/schema`)).body.data.model.tables.find((t: { name: string }) => t.name === 'typed').columns.map((c: { name: string; type: string }) => [c.name, c.type]));
+    const types = Object.fromEntries(
+      (await admin.get(`/api/v1/connections/${connectionId}/schema`)).body.data.model.tables
+        .find((t: { name: string }) => t.name === 'typed')
+        .columns.map((c: { name: string; type: string }) => [c.name, c.type]),
+    );
     records.slice(1).forEach((cells, r) => {
       header.forEach((name, i) => {
         const want = cellText(rows[r]![name], types[name]) ?? '';

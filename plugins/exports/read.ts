@@ -55,7 +55,13 @@ function after(keys: SortKey[], last: Map<string, unknown>): RawBuilder<boolean>
     const col = sql`${sql.id(column)}`;
     const v = last.get(column);
     const isNull = v === null || v === undefined;
-    const beyond = isNull ? (desc ? sql<boolean>`1 = 0` : sql<boolean>`${col} is not null`) : desc ? sql<boolean>`(${col} < ${v} or ${col} is null)` : sql<boolean>`${col} > ${v}`;
+    const beyond = isNull
+      ? desc
+        ? sql<boolean>`1 = 0`
+        : sql<boolean>`${col} is not null`
+      : desc
+        ? sql<boolean>`(${col} < ${v} or ${col} is null)`
+        : sql<boolean>`${col} > ${v}`;
     const same = isNull ? sql<boolean>`${col} is null` : sql<boolean>`${col} = ${v}`;
     cond = cond ? sql<boolean>`(${beyond} or (${same} and ${cond}))` : beyond;
   }
@@ -129,7 +135,9 @@ async function* keysetChunks(db: Db, spec: ReadSpec): AsyncGenerator<unknown[][]
       const where = [...spec.where];
       if (spec.key && last) where.push(after(keys, last));
       const page = spec.key ? sql`` : sql`offset ${offset}`;
-      const res = await sql<Record<string, unknown>>`select ${cols} from ${tableId(spec.table)} ${whereOf(where)} order by ${orderBy(spec.table, keys)} limit ${spec.chunkRows} ${page}`.execute(q);
+      const res = await sql<
+        Record<string, unknown>
+      >`select ${cols} from ${tableId(spec.table)} ${whereOf(where)} order by ${orderBy(spec.table, keys)} limit ${spec.chunkRows} ${page}`.execute(q);
       if (res.rows.length === 0) break;
       yield convert(res.rows);
       if (res.rows.length < spec.chunkRows) break;

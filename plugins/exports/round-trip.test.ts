@@ -50,12 +50,56 @@ interface Tricky {
 }
 
 const ROWS: Tricky[] = [
-  { id: 1, ts: '2024-01-02 03:04:05.123456', big: '9223372036854775807', amount: '12345678901234.123456', txt: 'cr\r\nlf', req: 'a', js: '"hello"', proto: 'p1', neg: -5, flag: true },
-  { id: 2, ts: '2024-01-02 03:04:05', big: '-9223372036854775808', amount: '-0.000001', txt: '', req: '', js: '{"a": [1, "x"], "b": null}', proto: '', neg: 0, flag: false },
+  {
+    id: 1,
+    ts: '2024-01-02 03:04:05.123456',
+    big: '9223372036854775807',
+    amount: '12345678901234.123456',
+    txt: 'cr\r\nlf',
+    req: 'a',
+    js: '"hello"',
+    proto: 'p1',
+    neg: -5,
+    flag: true,
+  },
+  {
+    id: 2,
+    ts: '2024-01-02 03:04:05',
+    big: '-9223372036854775808',
+    amount: '-0.000001',
+    txt: '',
+    req: '',
+    js: '{"a": [1, "x"], "b": null}',
+    proto: '',
+    neg: 0,
+    flag: false,
+  },
   { id: 3, ts: null, big: null, amount: null, txt: null, req: '=1+2', js: null, proto: null, neg: null, flag: null },
-  { id: 4, ts: '2024-01-02 03:04:05.000001', big: '9007199254740993', amount: '0.100000', txt: '=HYPERLINK("http://x")', req: '-x', js: '"123"', proto: '@me', neg: -1, flag: true },
+  {
+    id: 4,
+    ts: '2024-01-02 03:04:05.000001',
+    big: '9007199254740993',
+    amount: '0.100000',
+    txt: '=HYPERLINK("http://x")',
+    req: '-x',
+    js: '"123"',
+    proto: '@me',
+    neg: -1,
+    flag: true,
+  },
   { id: 5, ts: '1999-12-31 23:59:59.999999', big: '-1', amount: '99999999999999.999999', txt: '\tx', req: '+1', js: '123', proto: '\rcr', neg: 7, flag: false },
-  { id: 6, ts: '2000-01-01 00:00:00.5', big: '0', amount: '1.000000', txt: 'lone\rcr and _x000D_ literal', req: '@SUM(A1)', js: '[]', proto: '-2', neg: -2, flag: null },
+  {
+    id: 6,
+    ts: '2000-01-01 00:00:00.5',
+    big: '0',
+    amount: '1.000000',
+    txt: 'lone\rcr and _x000D_ literal',
+    req: '@SUM(A1)',
+    js: '[]',
+    proto: '-2',
+    neg: -2,
+    flag: null,
+  },
 ];
 
 async function insertRows(source: Source, table: string): Promise<void> {
@@ -105,7 +149,9 @@ describe.each(dialects)('export → read back on %s', (dialect) => {
     await inst.app.kernel.jobs.waitFor(res.body.data.export.jobId, 20_000);
     const got = await call(inst, admin, 'GET', `/api/v1/exports/${res.body.data.export.id}`);
     expect(got.body.data.export.state, got.text).toBe('ready');
-    const file = await fetch(`${inst.url}/api/v1/exports/${res.body.data.export.id}/download`, { headers: { cookie: `svc_session=${admin.cookie('svc_session')}` } });
+    const file = await fetch(`${inst.url}/api/v1/exports/${res.body.data.export.id}/download`, {
+      headers: { cookie: `svc_session=${admin.cookie('svc_session')}` },
+    });
     expect(file.status).toBe(200);
     return Buffer.from(await file.arrayBuffer());
   };
@@ -146,7 +192,11 @@ describe.each(dialects)('export → read back on %s', (dialect) => {
   it.each(FORMATS)('%s read by its usual reader gives the GET /data values', async (format) => {
     const body = await exportFile(format, { formulaSafe: false });
     if (format === 'jsonl') {
-      const lines = body.toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = body
+        .toString('utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(lines).toEqual(wire);
       expect(Object.getOwnPropertyDescriptor(lines[0], '__proto__')?.value).toBe('p1');
       return;
@@ -196,7 +246,13 @@ describe.each(dialects)('export → read back on %s', (dialect) => {
     expect(up.status, up.text).toBe(201);
     // Not __proto__: the HTTP layer refuses a JSON body with that key (fastify's prototype-poisoning guard), so no mapping can name it.
     const mapping = Object.fromEntries(columns.filter((c) => c !== '__proto__').map((c) => [c, c]));
-    const created = await call(inst, admin, 'POST', '/api/v1/imports', { uploadId: up.body.data.upload.id, connectionId, table: 'tricky_copy', mapping, atomic: true });
+    const created = await call(inst, admin, 'POST', '/api/v1/imports', {
+      uploadId: up.body.data.upload.id,
+      connectionId,
+      table: 'tricky_copy',
+      mapping,
+      atomic: true,
+    });
     expect(created.status, created.text).toBe(201);
     const run = await call(inst, admin, 'POST', `/api/v1/imports/${created.body.data.import.id}/run`);
     expect(run.status, run.text).toBe(202);

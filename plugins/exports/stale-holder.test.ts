@@ -55,38 +55,52 @@ describe.each(metas)('an export holder that stalls past its lease, on a %s meta 
   });
 
   // Attempt 1 again: a shutdown handed the job back, which does not count as an attempt.
-  it.each([2, 1])("changes nothing when it resumes after another holder (attempt %i) made the export ready, and keeps that holder's file", async (next) => {
-    const service = probe.held.service!;
-    const db = inst.app.kernel.db;
-    const res = await call(inst, admin, 'POST', '/api/v1/exports', { connectionId, table: 'people', format: 'csv' });
-    expect(res.status, res.text).toBe(202);
-    const { id, jobId } = res.body.data.export;
-    const job = (await inst.app.kernel.jobs.get(jobId))!;
-    const ctxOf = (attempts: number, kernel: Kernel) => attemptContext<ExportPayload>(job, attempts, { exportId: id }, kernel);
+  it.each([2, 1])(
+    "changes nothing when it resumes after another holder (attempt %i) made the export ready, and keeps that holder's file",
+    async (next) => {
+      const service = probe.held.service!;
+      const db = inst.app.kernel.db;
+      const res = await call(inst, admin, 'POST', '/api/v1/exports', { connectionId, table: 'people', format: 'csv' });
+      expect(res.status, res.text).toBe(202);
+      const { id, jobId } = res.body.data.export;
+      const job = (await inst.app.kernel.jobs.get(jobId))!;
+      const ctxOf = (attempts: number, kernel: Kernel) => attemptContext<ExportPayload>(job, attempts, { exportId: id }, kernel);
 
-    // Holder A claims attempt 1 and stalls just before its file is stored.
-    await claimAs(db, jobId, 1, 'holder-a');
-    const stall = gate();
-    const first = runExport(ctxOf(1, { ...service.kernel, instanceId: 'holder-a', files: gatedFiles(service.kernel.files, stall) }), service);
-    first.catch(() => undefined);
-    expect(await stall.reached()).toBe(true);
+      // Holder A claims attempt 1 and stalls just before its file is stored.
+      await claimAs(db, jobId, 1, 'holder-a');
+      const stall = gate();
+      const first = runExport(ctxOf(1, { ...service.kernel, instanceId: 'holder-a', files: gatedFiles(service.kernel.files, stall) }), service);
+      first.catch(() => undefined);
+      expect(await stall.reached()).toBe(true);
 
-    // Its lease ran out; holder B took the job over and finished it.
-    await claimAs(db, jobId, next, 'holder-b');
-    expect(await runExport(ctxOf(next, { ...service.kernel, instanceId: 'holder-b' }), service)).toMatchObject({ rowCount: 50 });
-    const ready = await db.withTables<{ exports: { id: string; state: string; file_key: string | null; bytes: number } }>().selectFrom('exports').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    expect(ready).toMatchObject({ state: 'ready', file_key: expect.stringMatching(new RegExp(`^${EXPORTS_PREFIX}${id}/${next}\\.[0-9A-Za-z]+\\.csv$`)) });
+      // Its lease ran out; holder B took the job over and finished it.
+      await claimAs(db, jobId, next, 'holder-b');
+      expect(await runExport(ctxOf(next, { ...service.kernel, instanceId: 'holder-b' }), service)).toMatchObject({ rowCount: 50 });
+      const ready = await db
+        .withTables<{ exports: { id: string; state: string; file_key: string | null; bytes: number } }>()
+        .selectFrom('exports')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      expect(ready).toMatchObject({ state: 'ready', file_key: expect.stringMatching(new RegExp(`^${EXPORTS_PREFIX}${id}/${next}\\.[0-9A-Za-z]+\\.csv$`)) });
 
-    // A resumes: its update finds no claim, and it drops only its own file.
-    stall.open();
-    await expect(first).rejects.toMatchObject({ code: 'EXPORT_LEASE_LOST' });
-    const after = await db.withTables<{ exports: { id: string; state: string; file_key: string | null; bytes: number } }>().selectFrom('exports').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    expect(after).toEqual(ready);
-    expect((await inst.app.kernel.files.list(`${EXPORTS_PREFIX}${id}/`)).map((f) => f.key)).toEqual([ready.file_key]);
-    const dl = await admin.get(`/api/v1/exports/${id}/download`);
-    expect(dl.status, dl.text).toBe(200);
-    expect(dl.text.trim().split('\r\n').length).toBe(51);
-  }, 60_000);
+      // A resumes: its update finds no claim, and it drops only its own file.
+      stall.open();
+      await expect(first).rejects.toMatchObject({ code: 'EXPORT_LEASE_LOST' });
+      const after = await db
+        .withTables<{ exports: { id: string; state: string; file_key: string | null; bytes: number } }>()
+        .selectFrom('exports')
+        .selectAll()
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      expect(after).toEqual(ready);
+      expect((await inst.app.kernel.files.list(`${EXPORTS_PREFIX}${id}/`)).map((f) => f.key)).toEqual([ready.file_key]);
+      const dl = await admin.get(`/api/v1/exports/${id}/download`);
+      expect(dl.status, dl.text).toBe(200);
+      expect(dl.text.trim().split('\r\n').length).toBe(51);
+    },
+    60_000,
+  );
 
   it('does not mark the export ready once its own lease ran out, though nobody took over', async () => {
     const service = probe.held.service!;
@@ -97,7 +111,12 @@ describe.each(metas)('an export holder that stalls past its lease, on a %s meta 
     await claimAs(db, jobId, 1, 'holder-a', Date.now() - 1000);
     const ctx = attemptContext<ExportPayload>(job, 1, { exportId: id }, { ...service.kernel, instanceId: 'holder-a' });
     await expect(runExport(ctx, service)).rejects.toMatchObject({ code: 'EXPORT_LEASE_LOST' });
-    const row = await db.withTables<{ exports: { id: string; state: string; file_key: string | null } }>().selectFrom('exports').select(['state', 'file_key']).where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await db
+      .withTables<{ exports: { id: string; state: string; file_key: string | null } }>()
+      .selectFrom('exports')
+      .select(['state', 'file_key'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ state: 'running', file_key: null });
     expect(await inst.app.kernel.files.list(`${EXPORTS_PREFIX}${id}/`)).toEqual([]);
   }, 60_000);

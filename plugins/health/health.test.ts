@@ -30,7 +30,16 @@ describe('health and instance information', () => {
   it('GET /system/info has exactly the seed fields', async () => {
     const res = await call(inst, inst.client(), 'GET', '/api/v1/system/info');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['desktopDemo', 'dialect', 'lanShare', 'networkFeaturesAllowed', 'node', 'runtime', 'smtpConfigured', 'version']);
+    expect(Object.keys(res.body).sort()).toEqual([
+      'desktopDemo',
+      'dialect',
+      'lanShare',
+      'networkFeaturesAllowed',
+      'node',
+      'runtime',
+      'smtpConfigured',
+      'version',
+    ]);
     expect(res.body).toMatchObject({ dialect: 'sqlite', runtime: 'self-host', smtpConfigured: false, networkFeaturesAllowed: false });
   });
 

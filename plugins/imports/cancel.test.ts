@@ -42,7 +42,14 @@ describe.each(dialects)('cancelling a running import on %s', (dialect) => {
   /** Runs an import and cancels it once some rows went through; answers the import as it ended. */
   async function runAndCancel(atomic: boolean): Promise<any> {
     await sql`delete from big`.execute(source.db());
-    const created = await admin.post('/api/v1/imports', { uploadId, connectionId, table: 'big', mapping: { id: 'id', name: 'name', n: 'n' }, atomic, batchSize: BATCH });
+    const created = await admin.post('/api/v1/imports', {
+      uploadId,
+      connectionId,
+      table: 'big',
+      mapping: { id: 'id', name: 'name', n: 'n' },
+      atomic,
+      batchSize: BATCH,
+    });
     expect(created.status, created.text).toBe(201);
     const id = created.body.data.import.id as string;
     const run = await admin.post(`/api/v1/imports/${id}/run`);

@@ -81,7 +81,10 @@ function datetime(s: string, keepsZone: boolean, dialect: SourceDialect): string
   // A zone on a column without one: stored as UTC, as engine/rows does.
   const at = new Date(`${date}T${time.length === 5 ? `${time}:00` : time}${zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone}`);
   if (Number.isNaN(at.getTime())) fail('not a date-time');
-  return at.toISOString().replace('Z', '').replace('T', dialect === 'sqlite' ? 'T' : ' ');
+  return at
+    .toISOString()
+    .replace('Z', '')
+    .replace('T', dialect === 'sqlite' ? 'T' : ' ');
 }
 
 type Convert = (v: unknown) => unknown;
@@ -229,7 +232,12 @@ export interface MappedColumn {
  * NOT NULL column to its default), or the reason the record is refused. The converters are
  * chosen once; this runs for every record.
  */
-export function recordConverter<D>(dialect: SourceDialect, mapped: MappedColumn[], useDefault: D, structured = false): (cells: readonly unknown[]) => unknown[] | string {
+export function recordConverter<D>(
+  dialect: SourceDialect,
+  mapped: MappedColumn[],
+  useDefault: D,
+  structured = false,
+): (cells: readonly unknown[]) => unknown[] | string {
   const converters = mapped.map(({ at, column }) => ({
     at,
     name: column.name,

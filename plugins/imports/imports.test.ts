@@ -36,7 +36,14 @@ interface ItemRow {
 async function items(source: Source): Promise<ItemRow[]> {
   const db = source.db();
   const rows = await db.selectFrom('items').select(['id', 'code', 'qty', 'price', 'active', 'note']).orderBy('id').execute();
-  return rows.map((r) => ({ id: Number(r.id), code: r.code, qty: Number(r.qty), price: r.price === null ? null : Number(r.price).toFixed(2), active: Boolean(Number(r.active)), note: r.note }));
+  return rows.map((r) => ({
+    id: Number(r.id),
+    code: r.code,
+    qty: Number(r.qty),
+    price: r.price === null ? null : Number(r.price).toFixed(2),
+    active: Boolean(Number(r.active)),
+    note: r.note,
+  }));
 }
 
 async function runImport(inst: TestInstance, client: HttpClient, body: object): Promise<any> {
@@ -96,9 +103,25 @@ describe.each(dialects)('imports into %s', (dialect) => {
       { name: 'Note', type: 'string', empty: 0 },
       { name: 'Ignored', type: 'string', empty: 0 },
     ]);
-    expect(up.sampleRows[1]).toEqual({ ID: '2', Code: 'B-2', Quantity: '0', Price: '', Active: 'no', Made: '', Meta: '', Note: 'comma, and "quotes"', Ignored: 'x' });
+    expect(up.sampleRows[1]).toEqual({
+      ID: '2',
+      Code: 'B-2',
+      Quantity: '0',
+      Price: '',
+      Active: 'no',
+      Made: '',
+      Meta: '',
+      Note: 'comma, and "quotes"',
+      Ignored: 'x',
+    });
     const semi = await upload('semi.csv', 'a;b\n1;2\n');
-    expect(semi).toMatchObject({ delimiter: ';', columns: [{ name: 'a', type: 'integer' }, { name: 'b', type: 'integer' }] });
+    expect(semi).toMatchObject({
+      delimiter: ';',
+      columns: [
+        { name: 'a', type: 'integer' },
+        { name: 'b', type: 'integer' },
+      ],
+    });
   });
 
   it('imports CSV through a mapping, all or nothing', async () => {
@@ -132,12 +155,18 @@ describe.each(dialects)('imports into %s', (dialect) => {
       ['note', 'empty'],
     ]);
     const map = { id: 'id', code: 'code', qty: 'qty', price: 'price', active: 'active', meta: 'meta', note: 'note' };
-    expect((await runImport(inst, admin, { uploadId: upJson.id, connectionId, table: 'items', mapping: map })).counts).toMatchObject({ inserted: 2, refused: 0 });
+    expect((await runImport(inst, admin, { uploadId: upJson.id, connectionId, table: 'items', mapping: map })).counts).toMatchObject({
+      inserted: 2,
+      refused: 0,
+    });
 
     const lines = '{"id": 12, "code": "L-12", "qty": 3}\n\n{"id": 13, "code": "L-13", "qty": 4, "active": "false"}\n';
     const upLines = await upload('items.jsonl', lines);
     expect(upLines).toMatchObject({ format: 'json', rowCount: 2 });
-    expect((await runImport(inst, admin, { uploadId: upLines.id, connectionId, table: 'items', mapping: { id: 'id', code: 'code', qty: 'qty', active: 'active' } })).counts).toMatchObject({ inserted: 2 });
+    expect(
+      (await runImport(inst, admin, { uploadId: upLines.id, connectionId, table: 'items', mapping: { id: 'id', code: 'code', qty: 'qty', active: 'active' } }))
+        .counts,
+    ).toMatchObject({ inserted: 2 });
 
     const book = new ExcelJS.Workbook();
     const sheet = book.addWorksheet('Items');
@@ -147,7 +176,12 @@ describe.each(dialects)('imports into %s', (dialect) => {
     const upXlsx = await upload('items.xlsx', new Uint8Array(await book.xlsx.writeBuffer()));
     expect(upXlsx).toMatchObject({ format: 'xlsx', rowCount: 2 });
     expect(upXlsx.columns.map((c: { type: string }) => c.type)).toEqual(['integer', 'string', 'integer', 'decimal', 'date']);
-    const x = await runImport(inst, admin, { uploadId: upXlsx.id, connectionId, table: 'items', mapping: { Id: 'id', Code: 'code', Qty: 'qty', Price: 'price', Made: 'made' } });
+    const x = await runImport(inst, admin, {
+      uploadId: upXlsx.id,
+      connectionId,
+      table: 'items',
+      mapping: { Id: 'id', Code: 'code', Qty: 'qty', Price: 'price', Made: 'made' },
+    });
     expect(x.counts).toMatchObject({ inserted: 2, refused: 0 });
 
     expect((await items(source)).map((r) => [r.id, r.code, r.qty, r.price, r.active])).toEqual([
@@ -159,8 +193,12 @@ describe.each(dialects)('imports into %s', (dialect) => {
       [15, 'X-15', 5, null, true],
     ]);
     const made = await source.db().selectFrom('items').select(['id', 'made']).where('id', 'in', [14, 15]).orderBy('id').execute();
-    const day = (v: unknown) => (v instanceof Date ? `${v.getFullYear()}-${String(v.getMonth() + 1).padStart(2, '0')}-${String(v.getDate()).padStart(2, '0')}` : String(v).slice(0, 10));
-    expect(made.map((r) => (dialect === 'mysql' && r.made instanceof Date ? r.made.toISOString().slice(0, 10) : day(r.made)))).toEqual(['2024-05-06', '2024-05-07']);
+    const day = (v: unknown) =>
+      v instanceof Date ? `${v.getFullYear()}-${String(v.getMonth() + 1).padStart(2, '0')}-${String(v.getDate()).padStart(2, '0')}` : String(v).slice(0, 10);
+    expect(made.map((r) => (dialect === 'mysql' && r.made instanceof Date ? r.made.toISOString().slice(0, 10) : day(r.made)))).toEqual([
+      '2024-05-06',
+      '2024-05-07',
+    ]);
   });
 
   const BAD_CSV = [
@@ -218,7 +256,14 @@ describe.each(dialects)('imports into %s', (dialect) => {
     await runImport(inst, admin, { uploadId: (await upload('items.csv', GOOD_CSV)).id, connectionId, table: 'items', mapping: MAPPING });
     const csv = ['code,qty,id', 'A-1,50,1', 'Z-9,9,9', 'C-3,70,3', 'C-3,71,3'].join('\n');
     const up = await upload('upsert.csv', csv);
-    const imp = await runImport(inst, admin, { uploadId: up.id, connectionId, table: 'items', mapping: { code: 'code', qty: 'qty', id: 'id' }, mode: 'upsert', upsertKey: ['code'] });
+    const imp = await runImport(inst, admin, {
+      uploadId: up.id,
+      connectionId,
+      table: 'items',
+      mapping: { code: 'code', qty: 'qty', id: 'id' },
+      mode: 'upsert',
+      upsertKey: ['code'],
+    });
     expect(imp).toMatchObject({ state: 'succeeded', counts: { total: 4, inserted: 1, updated: 3, refused: 0 } });
     expect((await items(source)).map((r) => [r.id, r.code, r.qty, r.price])).toEqual([
       [1, 'A-1', 50, '10.50'],
@@ -230,16 +275,34 @@ describe.each(dialects)('imports into %s', (dialect) => {
 
   it('checks the mapping, the key and the grants before anything runs', async () => {
     const up = await upload('items.csv', GOOD_CSV);
-    const bad = await call(inst, admin, 'POST', '/api/v1/imports', { uploadId: up.id, connectionId, table: 'items', mapping: { ID: 'id', Nope: 'code', Code: 'missing' } });
+    const bad = await call(inst, admin, 'POST', '/api/v1/imports', {
+      uploadId: up.id,
+      connectionId,
+      table: 'items',
+      mapping: { ID: 'id', Nope: 'code', Code: 'missing' },
+    });
     expect(bad.status).toBe(400);
     expect(issuePaths(bad).sort()).toEqual(['body.mapping', 'body.mapping.Code', 'body.mapping.Nope']);
     const required = await call(inst, admin, 'POST', '/api/v1/imports', { uploadId: up.id, connectionId, table: 'items', mapping: { ID: 'id' } });
     expect(required.body.error.issues[0]).toMatchObject({ path: 'body.mapping', code: 'required_columns' });
-    const key = await call(inst, admin, 'POST', '/api/v1/imports', { uploadId: up.id, connectionId, table: 'items', mapping: MAPPING, mode: 'upsert', upsertKey: ['qty'] });
+    const key = await call(inst, admin, 'POST', '/api/v1/imports', {
+      uploadId: up.id,
+      connectionId,
+      table: 'items',
+      mapping: MAPPING,
+      mode: 'upsert',
+      upsertKey: ['qty'],
+    });
     expect(issuePaths(key)).toEqual(['body.upsertKey']);
 
-    const elsewhere = await roleWith(admin, `imp-other-${dialect}`, [{ permission: 'imports.run' }, { permission: 'data.write', scope: { connectionId, table: 'elsewhere' } }]);
-    const someCols = await roleWith(admin, `imp-cols-${dialect}`, [{ permission: 'imports.run' }, { permission: 'data.write', scope: { connectionId, table: 'items', columns: ['id', 'code', 'qty'] } }]);
+    const elsewhere = await roleWith(admin, `imp-other-${dialect}`, [
+      { permission: 'imports.run' },
+      { permission: 'data.write', scope: { connectionId, table: 'elsewhere' } },
+    ]);
+    const someCols = await roleWith(admin, `imp-cols-${dialect}`, [
+      { permission: 'imports.run' },
+      { permission: 'data.write', scope: { connectionId, table: 'items', columns: ['id', 'code', 'qty'] } },
+    ]);
     const outsider = await activeUser(inst, admin, `imp-out-${dialect}@example.com`, [elsewhere]);
     const narrow = await activeUser(inst, admin, `imp-narrow-${dialect}@example.com`, [someCols]);
     const viewer = await activeUser(inst, admin, `imp-viewer-${dialect}@example.com`, ['viewer']);
@@ -250,7 +313,9 @@ describe.each(dialects)('imports into %s', (dialect) => {
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error.params.permission).toBe('data.write');
     // Someone else's upload is not there for them.
-    expect((await call(inst, narrow.client, 'POST', '/api/v1/imports', { uploadId: mine.id, connectionId, table: 'items', mapping: MAPPING })).status).toBe(404);
+    expect((await call(inst, narrow.client, 'POST', '/api/v1/imports', { uploadId: mine.id, connectionId, table: 'items', mapping: MAPPING })).status).toBe(
+      404,
+    );
     const own = await upload('items.csv', GOOD_CSV, narrow.client);
     const cols = await call(inst, narrow.client, 'POST', '/api/v1/imports', { uploadId: own.id, connectionId, table: 'items', mapping: MAPPING });
     expect(issuePaths(cols).sort()).toEqual(['body.mapping.Active', 'body.mapping.Made', 'body.mapping.Meta', 'body.mapping.Note', 'body.mapping.Price']);
@@ -308,9 +373,17 @@ describe('uploads', () => {
     expect(json.status).toBe(415);
     const form = new FormData();
     form.append('name', 'x');
-    const other = await fetch(`${inst.url}/api/v1/roles`, { method: 'POST', body: form, headers: { cookie: `svc_session=${admin.cookie('svc_session')}`, origin: inst.url } });
+    const other = await fetch(`${inst.url}/api/v1/roles`, {
+      method: 'POST',
+      body: form,
+      headers: { cookie: `svc_session=${admin.cookie('svc_session')}`, origin: inst.url },
+    });
     expect(other.status).toBe(415);
-    const noFile = await fetch(`${inst.url}/api/v1/imports/upload`, { method: 'POST', body: form, headers: { cookie: `svc_session=${admin.cookie('svc_session')}`, origin: inst.url } });
+    const noFile = await fetch(`${inst.url}/api/v1/imports/upload`, {
+      method: 'POST',
+      body: form,
+      headers: { cookie: `svc_session=${admin.cookie('svc_session')}`, origin: inst.url },
+    });
     expect(noFile.status).toBe(400);
   });
 });

@@ -63,13 +63,23 @@ describe.each(hasPg ? ['postgres'] : [])('an all-or-nothing import into %s kille
     const up = await uploadFile(first.url, admin, 'big.csv', csv);
     expect(up.status, up.text).toBe(201);
     expect(up.body.data.upload.rowCount).toBe(ROWS);
-    const created = await admin.post('/api/v1/imports', { uploadId: up.body.data.upload.id, connectionId, table: 'big', mapping: { id: 'id', name: 'name', n: 'n' }, atomic: true, batchSize: 1000 });
+    const created = await admin.post('/api/v1/imports', {
+      uploadId: up.body.data.upload.id,
+      connectionId,
+      table: 'big',
+      mapping: { id: 'id', name: 'name', n: 'n' },
+      atomic: true,
+      batchSize: 1000,
+    });
     expect(created.status, created.text).toBe(201);
     const importId = created.body.data.import.id as string;
     await first.app.close();
 
     // The child runs it; kill it once a fifth of the rows went through.
-    const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', CHILD, dataDir, importId, userId], { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--no-node-snapshot', '--import', 'tsx', CHILD, dataDir, importId, userId], {
+      cwd: ROOT_DIR,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += String(d)));
     let seen = 0;

@@ -28,7 +28,8 @@ describe('multipart uploads without a usable boundary', () => {
     await inst?.close();
   });
 
-  const form = (boundary: string) => `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\nContent-Type: text/csv\r\n\r\na,b\r\n1,2\r\n--${boundary}--\r\n`;
+  const form = (boundary: string) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\nContent-Type: text/csv\r\n\r\na,b\r\n1,2\r\n--${boundary}--\r\n`;
 
   it.each([
     ['no boundary', 'multipart/form-data'],
@@ -38,7 +39,12 @@ describe('multipart uploads without a usable boundary', () => {
     ['a boundary parameter without a value', 'multipart/form-data; boundary'],
     ['a broken parameter list', 'multipart/form-data; ;;=; boundary'],
   ])('%s answers 400 MULTIPART_MALFORMED', async (_name, contentType) => {
-    const res = await rawPost(inst.url, '/api/v1/imports/upload', { 'content-type': contentType, cookie: `svc_session=${admin.cookie('svc_session')}`, origin: inst.url }, form('xyz'));
+    const res = await rawPost(
+      inst.url,
+      '/api/v1/imports/upload',
+      { 'content-type': contentType, cookie: `svc_session=${admin.cookie('svc_session')}`, origin: inst.url },
+      form('xyz'),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.error.code).toBe('MULTIPART_MALFORMED');
     expect(typeof res.body.error.message).toBe('string');
@@ -49,7 +55,12 @@ describe('multipart uploads without a usable boundary', () => {
     ['a file part cut short', 'xyz', form('xyz').slice(0, -12)],
     ['a part header that never ends', 'abc', '--abc\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\n'],
   ])('%s answers 400 MULTIPART_MALFORMED too', async (_name, boundary, body) => {
-    const res = await rawPost(inst.url, '/api/v1/imports/upload', { 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: `svc_session=${admin.cookie('svc_session')}`, origin: inst.url }, body);
+    const res = await rawPost(
+      inst.url,
+      '/api/v1/imports/upload',
+      { 'content-type': `multipart/form-data; boundary=${boundary}`, cookie: `svc_session=${admin.cookie('svc_session')}`, origin: inst.url },
+      body,
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(400);
     expect(res.body.error.code).toBe('MULTIPART_MALFORMED');
   });
@@ -60,7 +71,12 @@ describe('multipart uploads without a usable boundary', () => {
   });
 
   it('a well-formed form still uploads', async () => {
-    const res = await rawPost(inst.url, '/api/v1/imports/upload', { 'content-type': 'multipart/form-data; boundary=xyz', cookie: `svc_session=${admin.cookie('svc_session')}`, origin: inst.url }, form('xyz'));
+    const res = await rawPost(
+      inst.url,
+      '/api/v1/imports/upload',
+      { 'content-type': 'multipart/form-data; boundary=xyz', cookie: `svc_session=${admin.cookie('svc_session')}`, origin: inst.url },
+      form('xyz'),
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     expect(res.body.data.upload.rowCount).toBe(1);
   });

@@ -45,7 +45,11 @@ describe.runIf(available)('imports and exports across replicas on a PostgreSQL m
   });
 
   it('imports on B a file uploaded on A, and A serves the error report B wrote', () =>
-    importItemsWithOneRefusal(connectionId, { upload: { inst: a, client: adminOnA }, run: { inst: b, client: adminOnB }, read: { inst: a, client: adminOnA } }));
+    importItemsWithOneRefusal(connectionId, {
+      upload: { inst: a, client: adminOnA },
+      run: { inst: b, client: adminOnB },
+      read: { inst: a, client: adminOnA },
+    }));
 
   it('downloads on A an export B wrote, and on B one asked for on A', async () => {
     const onB = await call(b, adminOnB, 'POST', '/api/v1/exports', { connectionId, table: 'people', format: 'csv' });

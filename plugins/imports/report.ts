@@ -22,7 +22,9 @@ export class ErrorReport {
   }
 
   private write(fields: unknown[]): void {
-    const text = stringify([fields.map((v) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)))], { record_delimiter: 'windows' });
+    const text = stringify([fields.map((v) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)))], {
+      record_delimiter: 'windows',
+    });
     writeSync(this.fd, text, statSync(this.path).size);
   }
 

@@ -7,11 +7,9 @@ export const uploadSchema = z
   .strictObject({
     id: z.string(),
     fileName: z.string(),
-    format: z
-      .enum(UPLOAD_FORMATS)
-      .meta({
-        description: 'Detected from the content: XLSX by its zip signature, JSON (an array of objects, or JSON lines) by its first character, else CSV.',
-      }),
+    format: z.enum(UPLOAD_FORMATS).meta({
+      description: 'Detected from the content: XLSX by its zip signature, JSON (an array of objects, or JSON lines) by its first character, else CSV.',
+    }),
     size: z.number().int(),
     delimiter: z.string().nullable().meta({ description: 'CSV: the delimiter found on the header line (, ; tab |).' }),
     columns: z.array(z.strictObject({ name: z.string(), type: z.enum(GUESSED_TYPES), empty: z.number().int() })),
@@ -72,13 +70,10 @@ export const createImportBody = z.strictObject({
     .max(32)
     .optional()
     .meta({ description: 'Upsert: table columns forming the primary key or a unique constraint.' }),
-  atomic: z
-    .boolean()
-    .default(true)
-    .meta({
-      description:
-        'true: all rows or none (one transaction; any refused row fails the import). false: a transaction per batch; refused rows are skipped and listed.',
-    }),
+  atomic: z.boolean().default(true).meta({
+    description:
+      'true: all rows or none (one transaction; any refused row fails the import). false: a transaction per batch; refused rows are skipped and listed.',
+  }),
   batchSize: z.number().int().min(1).max(10_000).default(1000),
   dryRun: z
     .boolean()

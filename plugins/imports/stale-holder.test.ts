@@ -29,7 +29,12 @@ const RECORDS = 40;
 const refused = (i: number) => i % 7 === 0;
 const CSV = ['n,label', ...Array.from({ length: RECORDS }, (_, k) => `${refused(k + 1) ? -(k + 1) : k + 1},row ${k + 1}`)].join('\r\n');
 const GOOD = Array.from({ length: RECORDS }, (_, k) => k + 1).filter((i) => !refused(i)).length;
-const REPORT_LINES = ['line', ...Array.from({ length: RECORDS }, (_, k) => k + 1).filter(refused).map((i) => String(i + 1))];
+const REPORT_LINES = [
+  'line',
+  ...Array.from({ length: RECORDS }, (_, k) => k + 1)
+    .filter(refused)
+    .map((i) => String(i + 1)),
+];
 const CLEAN_CSV = ['n,label', ...Array.from({ length: RECORDS }, (_, k) => `${k + 1},row ${k + 1}`)].join('\r\n');
 
 describe.each(metas)('an import holder that stalls past its lease, on a %s meta store (IM9)', (meta) => {
@@ -67,7 +72,13 @@ describe.each(metas)('an import holder that stalls past its lease, on a %s meta 
   async function queued(conn: string, body: object, csv = CSV): Promise<{ id: string; jobId: string; payload: ImportPayload }> {
     const up = await uploadFile(inst.url, admin, 'notes.csv', csv);
     expect(up.status, up.text).toBe(201);
-    const created = await call(inst, admin, 'POST', '/api/v1/imports', { uploadId: up.body.data.upload.id, connectionId: conn, table: 'notes', mapping: { n: 'n', label: 'label' }, ...body });
+    const created = await call(inst, admin, 'POST', '/api/v1/imports', {
+      uploadId: up.body.data.upload.id,
+      connectionId: conn,
+      table: 'notes',
+      mapping: { n: 'n', label: 'label' },
+      ...body,
+    });
     expect(created.status, created.text).toBe(201);
     const id = created.body.data.import.id as string;
     const run = await call(inst, admin, 'POST', `/api/v1/imports/${id}/run`);
@@ -98,7 +109,12 @@ describe.each(metas)('an import holder that stalls past its lease, on a %s meta 
 
     // Its lease ran out; holder B took the job over as attempt 2, resumed after A's checkpoint and finished.
     await claimAs(db, jobId, 2, 'holder-b');
-    expect(await runImport(attemptContext(job, 2, payload, kernelOf('holder-b')), service)).toEqual({ total: RECORDS, inserted: GOOD, updated: 0, refused: RECORDS - GOOD });
+    expect(await runImport(attemptContext(job, 2, payload, kernelOf('holder-b')), service)).toEqual({
+      total: RECORDS,
+      inserted: GOOD,
+      updated: 0,
+      refused: RECORDS - GOOD,
+    });
     const done = await importRow(id);
     expect(done).toMatchObject({ state: 'succeeded', total: RECORDS, inserted: GOOD, refused: RECORDS - GOOD, checkpoint_line: RECORDS + 1 });
     expect(await rowsIn(source)).toBe(GOOD);
@@ -125,7 +141,9 @@ describe.each(metas)('an import holder that stalls past its lease, on a %s meta 
     const { id, jobId, payload } = await queued(connectionId, { atomic: false, batchSize: 5 });
     const job = (await inst.app.kernel.jobs.get(jobId))!;
     await claimAs(db, jobId, 1, 'holder-a', Date.now() - 1000);
-    await expect(runImport(attemptContext(job, 1, payload, { ...service.kernel, instanceId: 'holder-a' }), service)).rejects.toMatchObject({ code: 'IMPORT_LEASE_LOST' });
+    await expect(runImport(attemptContext(job, 1, payload, { ...service.kernel, instanceId: 'holder-a' }), service)).rejects.toMatchObject({
+      code: 'IMPORT_LEASE_LOST',
+    });
     expect(await importRow(id)).toMatchObject({ state: 'queued', total: 0, inserted: 0, checkpoint_line: 0, report_key: null });
     expect(await rowsIn(source)).toBe(0);
     expect(await reportKeys(id)).toEqual([]);
@@ -153,7 +171,7 @@ describe.each(metas)('an import holder that stalls past its lease, on a %s meta 
     expect((parseCsv(report.text) as string[][]).map((r) => r[0])).toEqual(REPORT_LINES);
   }, 60_000);
 
-  it("serves the report its row names, the sweep removes the others of a finished import, and a report stored before IM9 is still read", async () => {
+  it('serves the report its row names, the sweep removes the others of a finished import, and a report stored before IM9 is still read', async () => {
     const service = probe.held.service!;
     const files = inst.app.kernel.files;
     await sql`delete from notes`.execute(source.db());
@@ -195,37 +213,41 @@ describe.each(metas)('an import holder that stalls past its lease, on a %s meta 
     expect(existsSync(fresh)).toBe(true);
   });
 
-  it.runIf(hasPg)('all or nothing (PostgreSQL, by COPY): does not commit its transaction once another holder took over', async () => {
-    const service = probe.held.service!;
-    const db = inst.app.kernel.db;
-    await sql`delete from notes`.execute(pgSource!.db());
-    const { id, jobId, payload } = await queued(pgConnectionId, { atomic: true, batchSize: 5 }, CLEAN_CSV);
-    const job = (await inst.app.kernel.jobs.get(jobId))!;
-    const kernelOf = (holder: string): Kernel => ({ ...service.kernel, instanceId: holder });
+  it.runIf(hasPg)(
+    'all or nothing (PostgreSQL, by COPY): does not commit its transaction once another holder took over',
+    async () => {
+      const service = probe.held.service!;
+      const db = inst.app.kernel.db;
+      await sql`delete from notes`.execute(pgSource!.db());
+      const { id, jobId, payload } = await queued(pgConnectionId, { atomic: true, batchSize: 5 }, CLEAN_CSV);
+      const job = (await inst.app.kernel.jobs.get(jobId))!;
+      const kernelOf = (holder: string): Kernel => ({ ...service.kernel, instanceId: holder });
 
-    // A stalls once it wrote every row, before its commit (its rows wait in its open transaction).
-    await claimAs(db, jobId, 1, 'holder-a');
-    const stall = gate();
-    const first = runImport(
-      attemptContext(job, 1, payload, kernelOf('holder-a'), async (n) => {
-        if (n >= RECORDS && !stall.entered) await stall.wait();
-      }),
-      service,
-    );
-    first.catch(() => undefined);
-    expect(await stall.reached()).toBe(true);
+      // A stalls once it wrote every row, before its commit (its rows wait in its open transaction).
+      await claimAs(db, jobId, 1, 'holder-a');
+      const stall = gate();
+      const first = runImport(
+        attemptContext(job, 1, payload, kernelOf('holder-a'), async (n) => {
+          if (n >= RECORDS && !stall.entered) await stall.wait();
+        }),
+        service,
+      );
+      first.catch(() => undefined);
+      expect(await stall.reached()).toBe(true);
 
-    // B takes over and imports the file.
-    await claimAs(db, jobId, 2, 'holder-b');
-    expect(await runImport(attemptContext(job, 2, payload, kernelOf('holder-b')), service)).toMatchObject({ total: RECORDS, inserted: RECORDS });
-    const done = await importRow(id);
-    expect(done).toMatchObject({ state: 'succeeded', total: RECORDS, inserted: RECORDS, refused: 0 });
-    expect(await rowsIn(pgSource!)).toBe(RECORDS);
+      // B takes over and imports the file.
+      await claimAs(db, jobId, 2, 'holder-b');
+      expect(await runImport(attemptContext(job, 2, payload, kernelOf('holder-b')), service)).toMatchObject({ total: RECORDS, inserted: RECORDS });
+      const done = await importRow(id);
+      expect(done).toMatchObject({ state: 'succeeded', total: RECORDS, inserted: RECORDS, refused: 0 });
+      expect(await rowsIn(pgSource!)).toBe(RECORDS);
 
-    // A resumes: it rolls back instead of committing the rows a second time, and changes nothing.
-    stall.open();
-    await expect(first).rejects.toMatchObject({ code: 'IMPORT_LEASE_LOST' });
-    expect(await importRow(id)).toEqual(done);
-    expect(await rowsIn(pgSource!)).toBe(RECORDS);
-  }, 60_000);
+      // A resumes: it rolls back instead of committing the rows a second time, and changes nothing.
+      stall.open();
+      await expect(first).rejects.toMatchObject({ code: 'IMPORT_LEASE_LOST' });
+      expect(await importRow(id)).toEqual(done);
+      expect(await rowsIn(pgSource!)).toBe(RECORDS);
+    },
+    60_000,
+  );
 });

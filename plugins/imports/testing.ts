@@ -20,7 +20,11 @@ export const ITEMS_DDL: Record<FixtureDialect, string> = {
 export async function uploadFile(baseUrl: string, client: HttpClient, name: string, content: string | Uint8Array, type = 'application/octet-stream') {
   const form = new FormData();
   form.append('file', new Blob([content as BlobPart], { type }), name);
-  const res = await fetch(`${baseUrl}/api/v1/imports/upload`, { method: 'POST', body: form, headers: { cookie: `svc_session=${client.cookie('svc_session')}`, origin: baseUrl } });
+  const res = await fetch(`${baseUrl}/api/v1/imports/upload`, {
+    method: 'POST',
+    body: form,
+    headers: { cookie: `svc_session=${client.cookie('svc_session')}`, origin: baseUrl },
+  });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : null, text };
 }

@@ -87,7 +87,9 @@ async function insert(db: Db, target: WriteTarget, rows: PendingRow[]): Promise<
           q = q.onDuplicateKeyUpdate(Object.fromEntries(set.map((c) => [c, updates.length ? sql`values(${sql.id(c)})` : sql`${sql.id(c)}`])));
         } else {
           q = q.onConflict((oc) =>
-            updates.length ? oc.columns(target.key).doUpdateSet(Object.fromEntries(updates.map((c) => [c, sql`excluded.${sql.id(c)}`]))) : oc.columns(target.key).doNothing(),
+            updates.length
+              ? oc.columns(target.key).doUpdateSet(Object.fromEntries(updates.map((c) => [c, sql`excluded.${sql.id(c)}`])))
+              : oc.columns(target.key).doNothing(),
           );
         }
       }
@@ -109,7 +111,13 @@ async function existingKeys(db: Db, target: WriteTarget, rows: PendingRow[]): Pr
       target.key.length === 1
         ? sql`${sql.id(target.key[0]!)} in (${sql.join(part.map((r) => r.values[idx[0]!]))})`
         : sql.join(
-            part.map((r) => sql`(${sql.join(target.key.map((k, j) => sql`${sql.id(k)} = ${r.values[idx[j]!]}`), sql` and `)})`),
+            part.map(
+              (r) =>
+                sql`(${sql.join(
+                  target.key.map((k, j) => sql`${sql.id(k)} = ${r.values[idx[j]!]}`),
+                  sql` and `,
+                )})`,
+            ),
             sql` or `,
           );
     const from = target.table.schema ? sql.id(target.table.schema, target.table.name) : sql.id(target.table.name);

@@ -30,9 +30,11 @@ const SST_HEAD = '<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schem
 const ONE_CELL_SHEET = { name: 'xl/worksheets/sheet1.xml', data: sheetXml('<row r="1"><c r="A1" t="s"><v>0</v></c></row>') };
 
 /** ~3 GiB of rows in ~9 MB, the directory telling the truth, or claiming 5000 bytes. */
-const sheetBomb = (declaredSize?: number) => zipOf([...WORKBOOK_PARTS, bombPart('xl/worksheets/sheet1.xml', SHEET_HEAD, ROWS_MiB, 3000, SHEET_TAIL, declaredSize)]);
+const sheetBomb = (declaredSize?: number) =>
+  zipOf([...WORKBOOK_PARTS, bombPart('xl/worksheets/sheet1.xml', SHEET_HEAD, ROWS_MiB, 3000, SHEET_TAIL, declaredSize)]);
 /** 200 MiB of shared strings (over the 128 MiB they may take), honest or claiming 100 bytes. */
-const stringsBomb = (declaredSize?: number) => zipOf([...WORKBOOK_PARTS, bombPart('xl/sharedStrings.xml', SST_HEAD, SIS_MiB, 200, '</sst>', declaredSize), ONE_CELL_SHEET]);
+const stringsBomb = (declaredSize?: number) =>
+  zipOf([...WORKBOOK_PARTS, bombPart('xl/sharedStrings.xml', SST_HEAD, SIS_MiB, 200, '</sst>', declaredSize), ONE_CELL_SHEET]);
 /** One cell of 96 MiB: within every size limit, but more than a 64 MB heap holds. */
 const memoryBomb = () =>
   zipOf([
@@ -106,7 +108,13 @@ describe('XLSX decompression bombs are refused, the server unharmed', () => {
     const hidden = { ...bombPart('xl/worksheets/sheet1.xml', SHEET_HEAD, ROWS_MiB, 3000, SHEET_TAIL, 5000), hidden: true };
     const res = await uploadFile(inst.url, admin, 'book.xlsx', zipOf([hidden, ...NORMAL_PARTS]));
     expect(res.status, res.text).toBe(201);
-    expect(res.body.data.upload).toMatchObject({ rowCount: 2, sampleRows: [{ ID: 1, Name: 'first' }, { ID: 2, Name: 'second' }] });
+    expect(res.body.data.upload).toMatchObject({
+      rowCount: 2,
+      sampleRows: [
+        { ID: 1, Name: 'first' },
+        { ID: 2, Name: 'second' },
+      ],
+    });
   });
 
   it('a part that unpacks to less than its directory says is unreadable', async () => {
@@ -118,7 +126,14 @@ describe('XLSX decompression bombs are refused, the server unharmed', () => {
   it('a normal XLSX still uploads', async () => {
     const res = await uploadFile(inst.url, admin, 'book.xlsx', NORMAL);
     expect(res.status, res.text).toBe(201);
-    expect(res.body.data.upload).toMatchObject({ format: 'xlsx', rowCount: 2, sampleRows: [{ ID: 1, Name: 'first' }, { ID: 2, Name: 'second' }] });
+    expect(res.body.data.upload).toMatchObject({
+      format: 'xlsx',
+      rowCount: 2,
+      sampleRows: [
+        { ID: 1, Name: 'first' },
+        { ID: 2, Name: 'second' },
+      ],
+    });
   });
 
   describe('rows and columns', () => {
@@ -143,7 +158,10 @@ describe('XLSX decompression bombs are refused, the server unharmed', () => {
 
     it('a sheet past the column limit is refused, however far the cell is', async () => {
       await expect(read(NORMAL, { maxColumns: 1 })).rejects.toMatchObject({ code: 'IMPORT_UNPACKED_TOO_LARGE', params: { what: 'columns', limit: 1 } });
-      const far = zipOf([...WORKBOOK_PARTS, { name: 'xl/worksheets/sheet1.xml', data: sheetXml('<row r="1"><c r="A1" t="inlineStr"><is><t>ID</t></is></c><c r="XFD1"><v>1</v></c></row>') }]);
+      const far = zipOf([
+        ...WORKBOOK_PARTS,
+        { name: 'xl/worksheets/sheet1.xml', data: sheetXml('<row r="1"><c r="A1" t="inlineStr"><is><t>ID</t></is></c><c r="XFD1"><v>1</v></c></row>') },
+      ]);
       await expect(read(far, { maxColumns: 100 })).rejects.toMatchObject({ params: { what: 'columns' } });
     });
   });

@@ -79,10 +79,14 @@ export const WORKBOOK_PARTS: FixtureEntry[] = [
     name: 'xl/_rels/workbook.xml.rels',
     data: '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
   },
-  { name: 'xl/workbook.xml', data: `<?xml version="1.0" encoding="UTF-8"?><workbook ${NS} ${REL_NS}><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>` },
+  {
+    name: 'xl/workbook.xml',
+    data: `<?xml version="1.0" encoding="UTF-8"?><workbook ${NS} ${REL_NS}><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+  },
 ];
 
 export const sheetXml = (rows: string) => `<?xml version="1.0" encoding="UTF-8"?><worksheet ${NS}><sheetData>${rows}</sheetData></worksheet>`;
 export const SHEET_HEAD = `<?xml version="1.0" encoding="UTF-8"?><worksheet ${NS}><sheetData>`;
 export const SHEET_TAIL = '</sheetData></worksheet>';
-export const sharedStringsXml = (strings: string[]) => `<?xml version="1.0" encoding="UTF-8"?><sst ${NS} count="${strings.length}" uniqueCount="${strings.length}">${strings.map((s) => `<si><t>${s}</t></si>`).join('')}</sst>`;
+export const sharedStringsXml = (strings: string[]) =>
+  `<?xml version="1.0" encoding="UTF-8"?><sst ${NS} count="${strings.length}" uniqueCount="${strings.length}">${strings.map((s) => `<si><t>${s}</t></si>`).join('')}</sst>`;

@@ -13,7 +13,8 @@ for (const meta of ['sqlite', 'postgres'] as const) {
     let inst: TestInstance;
     let a: { client: HttpClient; userId: string };
     let b: { client: HttpClient; userId: string };
-    const stored = (userId: string) => meDb(inst.app.kernel.db).selectFrom('user_layouts').selectAll().where('user_id', '=', userId).orderBy('page_id').execute();
+    const stored = (userId: string) =>
+      meDb(inst.app.kernel.db).selectFrom('user_layouts').selectAll().where('user_id', '=', userId).orderBy('page_id').execute();
 
     beforeAll(async () => {
       inst = await startInstance({ meta });

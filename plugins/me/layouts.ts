@@ -19,13 +19,23 @@ export class LayoutService {
   async put(userId: string, pageId: string, layout: Record<string, unknown>): Promise<SavedLayout> {
     const json = JSON.stringify(layout);
     const updatedAt = this.now();
-    const updated = await this.db.updateTable('user_layouts').set({ layout: json, updated_at: updatedAt }).where('user_id', '=', userId).where('page_id', '=', pageId).executeTakeFirst();
+    const updated = await this.db
+      .updateTable('user_layouts')
+      .set({ layout: json, updated_at: updatedAt })
+      .where('user_id', '=', userId)
+      .where('page_id', '=', pageId)
+      .executeTakeFirst();
     if (Number(updated.numUpdatedRows) === 0) {
       try {
         await this.db.insertInto('user_layouts').values({ user_id: userId, page_id: pageId, layout: json, updated_at: updatedAt }).execute();
       } catch {
         // A simultaneous PUT inserted first; the later write wins as it would have anyway.
-        await this.db.updateTable('user_layouts').set({ layout: json, updated_at: updatedAt }).where('user_id', '=', userId).where('page_id', '=', pageId).execute();
+        await this.db
+          .updateTable('user_layouts')
+          .set({ layout: json, updated_at: updatedAt })
+          .where('user_id', '=', userId)
+          .where('page_id', '=', pageId)
+          .execute();
       }
     }
     return { pageId, layout, updatedAt };

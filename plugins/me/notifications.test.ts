@@ -134,7 +134,15 @@ for (const meta of ['sqlite', 'postgres'] as const) {
 
     it('refuse malformed preference lists, naming the entry', async () => {
       const cases: Array<[unknown, string]> = [
-        [{ prefs: [{ kind: 'a.b', inApp: true, email: true }, { kind: 'a.b', inApp: false, email: false }] }, 'body.prefs.1.kind'],
+        [
+          {
+            prefs: [
+              { kind: 'a.b', inApp: true, email: true },
+              { kind: 'a.b', inApp: false, email: false },
+            ],
+          },
+          'body.prefs.1.kind',
+        ],
         [{ prefs: [{ kind: '', inApp: true, email: true }] }, 'body.prefs.0.kind'],
         [{ prefs: [{ kind: 'k'.repeat(101), inApp: true, email: true }] }, 'body.prefs.0.kind'],
         [{ prefs: [{ kind: 'a.b', inApp: 'yes', email: true }] }, 'body.prefs.0.inApp'],

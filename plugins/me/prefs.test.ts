@@ -127,7 +127,11 @@ for (const meta of ['sqlite', 'postgres'] as const) {
       // A global default locale drives dir as well; a set dir wins over the derived one.
       await patch({ locale: null });
       await setDefaults({ locale: 'he' });
-      expect((await call(inst, user, 'GET', '/api/v1/me/prefs')).body.data.resolved).toMatchObject({ locale: 'he', dir: 'rtl', source: { locale: 'global', dir: 'system' } });
+      expect((await call(inst, user, 'GET', '/api/v1/me/prefs')).body.data.resolved).toMatchObject({
+        locale: 'he',
+        dir: 'rtl',
+        source: { locale: 'global', dir: 'system' },
+      });
       await setDefaults({ locale: 'he', dir: 'ltr' });
       expect((await call(inst, user, 'GET', '/api/v1/me/prefs')).body.data.resolved).toMatchObject({ dir: 'ltr', source: { dir: 'global' } });
       expect((await patch({ dir: 'rtl' })).body.data.resolved).toMatchObject({ dir: 'rtl', source: { dir: 'user' } });
@@ -137,7 +141,12 @@ for (const meta of ['sqlite', 'postgres'] as const) {
 
     it('record each change in the audit trail', async () => {
       await patch({ accent: 'rose' });
-      const entry = await inst.app.kernel.db.selectFrom('audit_log').selectAll().where('action', '=', 'me.prefs.update').orderBy('id', 'desc').executeTakeFirstOrThrow();
+      const entry = await inst.app.kernel.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('action', '=', 'me.prefs.update')
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
       expect(entry).toMatchObject({ actor_id: userId, target_type: 'user', target_id: userId });
       expect(JSON.parse(entry.diff!).after.accent).toBe('rose');
     });

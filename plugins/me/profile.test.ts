@@ -36,7 +36,12 @@ for (const meta of ['sqlite', 'postgres'] as const) {
       expect(res.body.data.user.name).toBe('Renamed');
       expect(res.body.data.user.updatedAt).toBeGreaterThanOrEqual(before.updatedAt);
       expect((await admin.get('/api/v1/me')).body.data.user.name).toBe('Renamed');
-      const entry = await inst.app.kernel.db.selectFrom('audit_log').selectAll().where('action', '=', 'me.update').orderBy('id', 'desc').executeTakeFirstOrThrow();
+      const entry = await inst.app.kernel.db
+        .selectFrom('audit_log')
+        .selectAll()
+        .where('action', '=', 'me.update')
+        .orderBy('id', 'desc')
+        .executeTakeFirstOrThrow();
       expect(entry).toMatchObject({ actor_type: 'user', actor_id: adminId, target_type: 'user', target_id: adminId });
       expect(JSON.parse(entry.diff!)).toEqual({ before: { name: ROOT.name }, after: { name: 'Renamed' } });
     });

@@ -10,7 +10,13 @@ import { sessionFits } from './sessions.js';
  * The slots of one venue day and whether a party of `party` fits in each. The answer holds
  * times and states only: never a row, a name or a count.
  */
-export async function availability(api: PublicApi, call: PublicCall, ref: string, date: string, party: number): Promise<Array<{ time: string; state: SlotState }>> {
+export async function availability(
+  api: PublicApi,
+  call: PublicCall,
+  ref: string,
+  date: string,
+  party: number,
+): Promise<Array<{ time: string; state: SlotState }>> {
   // A booking widget's key may only book (POST): it still needs to see which times are free.
   const opened = await openEndpoint(api, call, ref, ['GET', 'POST'], 'read');
   const rules = opened.endpoint.booking;

@@ -55,7 +55,14 @@ function bookings(dialect: Dialect) {
     await seed(f, '2026-10-25 00:00:00', 10); // 02:00 CEST, the first 02:00
     await seed(f, '2026-10-25 02:00:00', 10); // 03:00 CET
     await seed(f, '2026-10-25 17:00:00', 10); // 18:00 CET
-    expect(await availability('2026-10-25', 1)).toMatchObject({ '01:30': 'free', '02:00': 'full', '02:30': 'free', '03:00': 'full', '18:00': 'full', '18:30': 'free' });
+    expect(await availability('2026-10-25', 1)).toMatchObject({
+      '01:30': 'free',
+      '02:00': 'full',
+      '02:30': 'free',
+      '03:00': 'full',
+      '18:00': 'full',
+      '18:30': 'free',
+    });
 
     // A time without a zone is a time on the venue's clock; one the change skips is no slot.
     const created = await book({ starts_at: '2026-03-29T21:00', party: 2, email: 'dst@example.com' });
@@ -152,12 +159,18 @@ function bookings(dialect: Dialect) {
     const early = await f.pub('GET', `/public/records/check-in/${id}`, { key: widget, session });
     expect(early.status).toBe(409);
     expect(early.body.error).toEqual({ code: 'PUBLIC_TOO_EARLY', message: expect.any(String), params: { at, from: at - 1440 * MINUTE } });
-    expect((await f.pub('PATCH', `/public/records/check-in/${id}`, { key: widget, session, body: { values: { guest_name: 'Ada' } } })).body.error.code).toBe('PUBLIC_TOO_EARLY');
+    expect((await f.pub('PATCH', `/public/records/check-in/${id}`, { key: widget, session, body: { values: { guest_name: 'Ada' } } })).body.error.code).toBe(
+      'PUBLIC_TOO_EARLY',
+    );
     f.clock.set(at - 1440 * MINUTE + MINUTE);
     // The first session has lasted its day by now.
     expect((await f.pub('GET', `/public/records/check-in/${id}`, { key: widget, session })).body.error.code).toBe('PUBLIC_SESSION_REQUIRED');
     const again = await f.pub('POST', '/public/claim', { key: widget, body: { ref: 'check-in', values: { code: 'EARLY-1', email: 'early@example.com' } } });
-    const open = await f.pub('PATCH', `/public/records/check-in/${id}`, { key: widget, session: again.body.data.session, body: { values: { guest_name: 'Ada' } } });
+    const open = await f.pub('PATCH', `/public/records/check-in/${id}`, {
+      key: widget,
+      session: again.body.data.session,
+      body: { values: { guest_name: 'Ada' } },
+    });
     expect(open.status, open.text).toBe(200);
     expect(open.body.data.guest_name).toBe('Ada');
   });
@@ -221,10 +234,15 @@ describe('capacity over every text form of a time on SQLite', () => {
     await seed(f, '2026-03-25T01:00:00+09:00', 5);
     expect(await states('2026-03-24', 1)).toMatchObject({ '18:00': 'full', '18:30': 'free', '19:00': 'free' });
     expect((await states('2026-03-24', 2))['18:30']).toBe('full');
-    const refused = await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-24T18:00', party: 1, email: 'late@example.com' } } });
+    const refused = await f.pub('POST', '/public/records/tables', {
+      key: widget,
+      body: { values: { starts_at: '2026-03-24T18:00', party: 1, email: 'late@example.com' } },
+    });
     expect(refused.status, refused.text).toBe(409);
     expect(refused.body.error.code).toBe('PUBLIC_SLOT_FULL');
-    expect((await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-24T18:30', party: 2 } } })).body.error.code).toBe('PUBLIC_SLOT_FULL');
+    expect(
+      (await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-24T18:30', party: 2 } } })).body.error.code,
+    ).toBe('PUBLIC_SLOT_FULL');
     const fits = await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-24T18:30', party: 1 } } });
     expect(fits.status, fits.text).toBe(201);
   });
@@ -246,7 +264,10 @@ function confirmations(dialect: Dialect) {
   });
 
   it('books without e-mail set up, then confirms new bookings in the guest’s language, never changes', async () => {
-    const quiet = await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-12T19:00', party: 2, email: 'quiet@example.com' } } });
+    const quiet = await f.pub('POST', '/public/records/tables', {
+      key: widget,
+      body: { values: { starts_at: '2026-03-12T19:00', party: 2, email: 'quiet@example.com' } },
+    });
     expect(quiet.status).toBe(201);
 
     expect((await f.api('PUT', '/settings/email', smtp.settings())).status).toBe(200);
@@ -288,20 +309,32 @@ function confirmations(dialect: Dialect) {
   it('takes one e-mail address only: a list or a display name is refused and nothing is sent', async () => {
     expect((await f.api('PUT', '/settings/email', smtp.settings())).status).toBe(200);
     const before = smtp.received.length;
-    for (const email of ['a@x.example, b@y.example, c@z.example', 'a@x.example;b@y.example', 'Guest <a@x.example>', 'a@x.example b@y.example', 'not-an-address']) {
+    for (const email of [
+      'a@x.example, b@y.example, c@z.example',
+      'a@x.example;b@y.example',
+      'Guest <a@x.example>',
+      'a@x.example b@y.example',
+      'not-an-address',
+    ]) {
       const res = await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-13T19:00', party: 2, email } } });
       expect(res.status, email).toBe(400);
       expect(res.body.error).toEqual({ code: 'PUBLIC_WRITE_REFUSED', message: expect.any(String), params: { column: 'email', reason: 'format' } });
     }
     expect(await bookingsAt(f, '2026-03-13 18:00:00')).toBe(0);
-    const one = await f.pub('POST', '/public/records/tables', { key: widget, body: { values: { starts_at: '2026-03-13T19:00', party: 2, email: 'one@example.com' } } });
+    const one = await f.pub('POST', '/public/records/tables', {
+      key: widget,
+      body: { values: { starts_at: '2026-03-13T19:00', party: 2, email: 'one@example.com' } },
+    });
     expect(one.status, one.text).toBe(201);
     const mails = await smtp.waitFor(before + 1);
     await new Promise((r) => setTimeout(r, 300));
     expect(smtp.received).toHaveLength(before + 1);
     expect(mails[before]!.to).toEqual(['one@example.com']);
     // A change is checked too: the column never holds a list.
-    const patched = await f.pub('PATCH', `/public/records/tables/${one.body.data.id}`, { key: server, body: { values: { email: 'one@example.com, two@example.com' } } });
+    const patched = await f.pub('PATCH', `/public/records/tables/${one.body.data.id}`, {
+      key: server,
+      body: { values: { email: 'one@example.com, two@example.com' } },
+    });
     expect(patched.body.error).toEqual({ code: 'PUBLIC_WRITE_REFUSED', message: expect.any(String), params: { column: 'email', reason: 'format' } });
   });
 }

@@ -20,7 +20,9 @@ export async function publicConfig(api: PublicApi, call: PublicCall): Promise<Pu
     const table = methods.length ? await api.tables.get(endpoint.connectionId, endpoint.table) : null;
     if (!table) continue;
     const hidden = new Set(endpoint.sensitive);
-    const columns = table.columns.filter((c) => endpoint.columns.includes(c.name) && !hidden.has(c.name) && !c.display.secret && !(endpoint.virtual && c.display.personal));
+    const columns = table.columns.filter(
+      (c) => endpoint.columns.includes(c.name) && !hidden.has(c.name) && !c.display.secret && !(endpoint.virtual && c.display.personal),
+    );
     const names = new Set(columns.map((c) => c.name));
     const only = (list: readonly string[]) => list.filter((n) => names.has(n));
     const writable = new Set(only(endpoint.writable));
@@ -47,7 +49,14 @@ export async function publicConfig(api: PublicApi, call: PublicCall): Promise<Pu
       identity: endpoint.identity,
       timeZone: endpoint.timeZone,
       booking: b
-        ? { timeColumn: b.timeColumn, partyColumn: b.partyColumn, capacity: b.capacity, slotMinutes: b.slotMinutes, windowDays: b.windowDays, cancelBeforeMinutes: b.cancelBeforeMinutes }
+        ? {
+            timeColumn: b.timeColumn,
+            partyColumn: b.partyColumn,
+            capacity: b.capacity,
+            slotMinutes: b.slotMinutes,
+            windowDays: b.windowDays,
+            cancelBeforeMinutes: b.cancelBeforeMinutes,
+          }
         : null,
     });
   }

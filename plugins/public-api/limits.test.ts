@@ -23,8 +23,19 @@ function limits(dialect: Dialect) {
     await f.endpoint({ ref: 'wide', table: 'products', rateLimit: 100_000 });
     await f.endpoint({ ref: 'mine', table: 'products', rateLimit: 100_000, identity: ['sku'] });
     await f.endpoint({ ref: 'rows', table: 'products', rateLimit: 10 });
-    browser = (await f.key('browser', [{ ref: 'tight', methods: ['GET'] }, { ref: 'wide', methods: ['GET', 'PATCH'] }, { ref: 'mine', methods: ['GET'] }])).secret;
-    server = (await f.key('server', [{ ref: 'tight', methods: ['GET'] }, { ref: 'rows', methods: ['BATCH', 'PATCH'] }])).secret;
+    browser = (
+      await f.key('browser', [
+        { ref: 'tight', methods: ['GET'] },
+        { ref: 'wide', methods: ['GET', 'PATCH'] },
+        { ref: 'mine', methods: ['GET'] },
+      ])
+    ).secret;
+    server = (
+      await f.key('server', [
+        { ref: 'tight', methods: ['GET'] },
+        { ref: 'rows', methods: ['BATCH', 'PATCH'] },
+      ])
+    ).secret;
   });
   afterAll(async () => f?.close());
   beforeEach(() => f.clock.nextMinute());
@@ -44,7 +55,10 @@ function limits(dialect: Dialect) {
 
   it('counts a batch once per row against the endpoint', async () => {
     const batch = (n: number, from: number) =>
-      f.pub('POST', '/public/records/rows/batch', { key: server, body: { rows: Array.from({ length: n }, (_, i) => ({ id: from + i, name: `Row ${from + i}` })) } });
+      f.pub('POST', '/public/records/rows/batch', {
+        key: server,
+        body: { rows: Array.from({ length: n }, (_, i) => ({ id: from + i, name: `Row ${from + i}` })) },
+      });
     expect((await batch(8, 1)).status).toBe(200);
     expectLimited(await batch(3, 1), 'endpoint');
     expect((await batch(2, 1)).status).toBe(200);

@@ -17,7 +17,13 @@ describe.each(dialects)('public writes out of range on %s', (dialect) => {
     await sql.raw('create table counters (id integer primary key, small smallint, big bigint, amount decimal(6, 2))').execute(f.db);
     const intro = await f.api('POST', `/connections/${f.connectionId}/introspect`, {});
     expect(intro.status, intro.text).toBe(200);
-    await f.endpoint({ ref: 'counters', table: 'counters', columns: ['id', 'small', 'big', 'amount'], writable: ['id', 'small', 'big', 'amount'], methods: ['GET', 'POST', 'PATCH', 'BATCH'] });
+    await f.endpoint({
+      ref: 'counters',
+      table: 'counters',
+      columns: ['id', 'small', 'big', 'amount'],
+      writable: ['id', 'small', 'big', 'amount'],
+      methods: ['GET', 'POST', 'PATCH', 'BATCH'],
+    });
     key = (await f.key('server', [{ ref: 'counters', methods: ['POST', 'PATCH', 'BATCH'] }])).secret;
   });
   afterAll(async () => f?.close());
@@ -25,7 +31,11 @@ describe.each(dialects)('public writes out of range on %s', (dialect) => {
   const post = (values: Record<string, unknown>) => f.pub('POST', '/public/records/counters', { key, body: { values } });
 
   it('refuses them with PUBLIC_WRITE_REFUSED naming the column', async () => {
-    const refused = (column: string) => ({ code: 'PUBLIC_WRITE_REFUSED', message: expect.any(String), params: { column, reason: expect.stringMatching(/^(out-of-range|format)$/) } });
+    const refused = (column: string) => ({
+      code: 'PUBLIC_WRITE_REFUSED',
+      message: expect.any(String),
+      params: { column, reason: expect.stringMatching(/^(out-of-range|format)$/) },
+    });
     for (const big of ['9223372036854775808', '-9223372036854775809', '18446744073709551616']) {
       const res = await post({ id: 1, big });
       expect(res.status, res.text).toBe(400);
@@ -35,7 +45,15 @@ describe.each(dialects)('public writes out of range on %s', (dialect) => {
     const patched = await f.pub('PATCH', '/public/records/counters/1', { key, body: { values: { big: '9223372036854775808' } } });
     expect(patched.status, patched.text).toBe(400);
     expect(patched.body.error).toEqual(refused('big'));
-    const batch = await f.pub('POST', '/public/records/counters/batch', { key, body: { rows: [{ id: 2, big: 1 }, { id: 3, big: '-9223372036854775809' }] } });
+    const batch = await f.pub('POST', '/public/records/counters/batch', {
+      key,
+      body: {
+        rows: [
+          { id: 2, big: 1 },
+          { id: 3, big: '-9223372036854775809' },
+        ],
+      },
+    });
     expect(batch.status, batch.text).toBe(400);
     expect(batch.body.error.params).toMatchObject({ column: 'big', row: 1 });
 

@@ -1,4 +1,14 @@
-import { listRows, parseListParams, parseRecordId, RowInputError, setField, toWireRow, type ListParams, type PortableValue, type RowPage } from '../../engine/rows/index.js';
+import {
+  listRows,
+  parseListParams,
+  parseRecordId,
+  RowInputError,
+  setField,
+  toWireRow,
+  type ListParams,
+  type PortableValue,
+  type RowPage,
+} from '../../engine/rows/index.js';
 import type { Column } from '../../engine/schema/model.js';
 import type { ResponseShape } from '../public-admin/provides.js';
 import { onSource, openEndpoint, type Opened, type PublicCall } from './access.js';

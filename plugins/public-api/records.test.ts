@@ -16,7 +16,15 @@ function records(dialect: Dialect) {
   beforeAll(async () => {
     f = await publicFixture(dialect, { env: { SVC_CORS_ORIGINS: 'https://admin.example' } });
     await f.api('PUT', `/connections/${f.connectionId}/schema/overrides`, {
-      tables: [{ table: 'products', columns: [{ column: 'api_token', secret: true }, { column: 'supplier_email', personal: true }] }],
+      tables: [
+        {
+          table: 'products',
+          columns: [
+            { column: 'api_token', secret: true },
+            { column: 'supplier_email', personal: true },
+          ],
+        },
+      ],
     });
     await f.endpoint({
       ref: 'items',
@@ -33,14 +41,27 @@ function records(dialect: Dialect) {
     await f.endpoint({ ref: 'items-array', table: 'products', shape: 'array', filters: [{ column: 'published', op: 'eq', value: true }] });
     await f.endpoint({ ref: 'item-seven', table: 'products', shape: 'single', filters: [{ column: 'id', op: 'eq', value: 7 }] });
     const all = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'BATCH'];
-    browser = (await f.key('browser', [{ ref: 'items', methods: all }, { ref: 'items-array', methods: ['GET'] }, { ref: 'item-seven', methods: ['GET'] }, { ref: 'products', methods: ['GET'] }])).secret;
+    browser = (
+      await f.key('browser', [
+        { ref: 'items', methods: all },
+        { ref: 'items-array', methods: ['GET'] },
+        { ref: 'item-seven', methods: ['GET'] },
+        { ref: 'products', methods: ['GET'] },
+      ])
+    ).secret;
     server = (await f.key('server', [{ ref: 'items', methods: all }])).secret;
     readOnly = (await f.key('browser', [{ ref: 'items', methods: ['GET', 'POST', 'BATCH'] }])).secret;
   });
   afterAll(async () => f?.close());
   beforeEach(() => f.clock.nextMinute());
 
-  const count = async () => Number((await f.db.selectFrom('products').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst())!.n);
+  const count = async () =>
+    Number(
+      (await f.db
+        .selectFrom('products')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirst())!.n,
+    );
 
   describe('the error table', () => {
     it('401 PUBLIC_KEY_INVALID for a missing, unknown, revoked or expired key', async () => {
@@ -97,17 +118,35 @@ function records(dialect: Dialect) {
     it('400 PUBLIC_WRITE_REFUSED names the column and the reason', async () => {
       const post = (values: unknown) => f.pub('POST', '/public/records/items', { key: browser, body: { values } });
       const cases: Array<[unknown, Record<string, unknown>]> = [
-        [{ name: 'x', id: 9 }, { column: 'id', reason: 'not-writable' }],
-        [{ name: 'x', internal_note: 'sneaky' }, { column: 'internal_note', reason: 'not-writable' }],
-        [{ name: 'x', api_token: 'sneaky' }, { column: 'api_token', reason: 'not-writable' }],
+        [
+          { name: 'x', id: 9 },
+          { column: 'id', reason: 'not-writable' },
+        ],
+        [
+          { name: 'x', internal_note: 'sneaky' },
+          { column: 'internal_note', reason: 'not-writable' },
+        ],
+        [
+          { name: 'x', api_token: 'sneaky' },
+          { column: 'api_token', reason: 'not-writable' },
+        ],
         [{ sku: 'S-1' }, { column: 'name', reason: 'required' }],
         [{ name: 'x'.repeat(41) }, { column: 'name', reason: 'too-long', maxLength: 40 }],
         [{ name: 'bad\u0000name' }, { column: 'name', reason: 'invalid-character' }],
-        [{ name: 'x', price: 'cheap' }, { column: 'price', reason: 'format' }],
-        [{ name: 'x', published: 'yes' }, { column: 'published', reason: 'type' }],
+        [
+          { name: 'x', price: 'cheap' },
+          { column: 'price', reason: 'format' },
+        ],
+        [
+          { name: 'x', published: 'yes' },
+          { column: 'published', reason: 'type' },
+        ],
         [{ name: null }, { column: 'name', reason: 'required' }],
         // The database refuses it: sku is unique.
-        [{ name: 'dup', sku: 'SKU-00001' }, { column: 'sku', reason: 'duplicate' }],
+        [
+          { name: 'dup', sku: 'SKU-00001' },
+          { column: 'sku', reason: 'duplicate' },
+        ],
       ];
       const before = await count();
       for (const [values, params] of cases) {
@@ -292,7 +331,10 @@ function records(dialect: Dialect) {
       ]);
       const ok = await f.pub('PATCH', '/public/records/items/11', { key: browser, body: { values: { name: 'Eleven' } } });
       expect(ok.body.data).toMatchObject({ id: 11, name: 'Eleven', sku: 'SKU-00011' });
-      const replaced = await f.pub('PUT', '/public/records/items/12', { key: browser, body: { values: { name: 'Twelve', sku: 'T-12', price: '1.00', published: true } } });
+      const replaced = await f.pub('PUT', '/public/records/items/12', {
+        key: browser,
+        body: { values: { name: 'Twelve', sku: 'T-12', price: '1.00', published: true } },
+      });
       expect(replaced.body.data).toEqual({ id: 12, name: 'Twelve', sku: 'T-12', price: '1.00', published: true });
       expect((await f.pub('DELETE', '/public/records/items/13', { key: browser })).body).toEqual({ data: {} });
       expect(await f.db.selectFrom('products').select('id').where('id', '=', 13).executeTakeFirst()).toBeUndefined();
@@ -302,7 +344,13 @@ function records(dialect: Dialect) {
       const before = await count();
       const ok = await f.pub('POST', '/public/records/items/batch', {
         key: server,
-        body: { rows: [{ name: 'B1', sku: 'B-1' }, { name: 'B2', sku: 'B-2' }, { id: 21, name: 'Twenty-one' }] },
+        body: {
+          rows: [
+            { name: 'B1', sku: 'B-1' },
+            { name: 'B2', sku: 'B-2' },
+            { id: 21, name: 'Twenty-one' },
+          ],
+        },
       });
       expect(ok.status, ok.text).toBe(200);
       expect(ok.body).toEqual({ data: { count: 3 } });
@@ -311,7 +359,13 @@ function records(dialect: Dialect) {
 
       const refused = await f.pub('POST', '/public/records/items/batch', {
         key: server,
-        body: { rows: [{ name: 'C1', sku: 'C-1' }, { name: 'C2', sku: 'B-1' }, { name: 'C3', sku: 'C-3' }] },
+        body: {
+          rows: [
+            { name: 'C1', sku: 'C-1' },
+            { name: 'C2', sku: 'B-1' },
+            { name: 'C3', sku: 'C-3' },
+          ],
+        },
       });
       expect(refused.status).toBe(400);
       expect(refused.body.error).toMatchObject({ code: 'PUBLIC_WRITE_REFUSED', params: { column: 'sku', reason: 'duplicate' } });

@@ -60,7 +60,10 @@ describe.runIf(pg)('a revoked public key on another server process', () => {
     child.stderr!.on('data', (d) => (stderr += d));
     base = `http://127.0.0.1:${port}`;
     for (let i = 0; i < 150; i++) {
-      const ok = await fetch(`${base}/api/v1/readyz`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${base}/api/v1/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) return;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -80,7 +83,12 @@ describe.runIf(pg)('a revoked public key on another server process', () => {
   });
 
   it('stops working there within 5 seconds of the revocation here', async () => {
-    const created = await call(a, admin, 'POST', '/api/v1/public-keys', { name: 'sync', kind: 'server', expires: 'never', grants: [{ ref: 'tag', methods: ['GET'] }] });
+    const created = await call(a, admin, 'POST', '/api/v1/public-keys', {
+      name: 'sync',
+      kind: 'server',
+      expires: 'never',
+      grants: [{ ref: 'tag', methods: ['GET'] }],
+    });
     expect(created.status, created.text).toBe(201);
     const { key, secret } = created.body.data;
     const read = () => fetch(`${base}/api/v1/public/records/tag`, { headers: { authorization: `Bearer ${secret}` } });

@@ -49,7 +49,11 @@ function sessions(dialect: Dialect) {
 
     const changed = await f.pub('PATCH', `/public/records/my-booking/${ids['Ann-main']}`, { key: widget, session, body: { values: { guest_name: 'Ann B.' } } });
     expect(changed.body.data.guest_name).toBe('Ann B.');
-    const identity = await f.pub('PATCH', `/public/records/my-booking/${ids['Ann-main']}`, { key: widget, session, body: { values: { email: 'x@example.com' } } });
+    const identity = await f.pub('PATCH', `/public/records/my-booking/${ids['Ann-main']}`, {
+      key: widget,
+      session,
+      body: { values: { email: 'x@example.com' } },
+    });
     expect(identity.body.error).toMatchObject({ code: 'PUBLIC_WRITE_REFUSED', params: { column: 'email', reason: 'identity' } });
   });
 
@@ -59,7 +63,10 @@ function sessions(dialect: Dialect) {
     expect(missing.body.error).toMatchObject({ code: 'PUBLIC_SESSION_REQUIRED', params: { reason: 'missing' } });
     expect((await f.pub('GET', '/public/records/my-booking', { key: widget, session: 'made-up' })).body.error).toMatchObject({ params: { reason: 'invalid' } });
     const session = (await claim({ code: 'AAAA-1111', email: 'ann@example.com' })).body.data.session;
-    expect((await f.pub('GET', '/public/records/my-booking', { key: other, session })).body.error).toMatchObject({ code: 'PUBLIC_SESSION_REQUIRED', params: { reason: 'invalid' } });
+    expect((await f.pub('GET', '/public/records/my-booking', { key: other, session })).body.error).toMatchObject({
+      code: 'PUBLIC_SESSION_REQUIRED',
+      params: { reason: 'invalid' },
+    });
   });
 
   it('answers a wrong claim like any missing row, and names a missing identity value', async () => {
@@ -91,9 +98,19 @@ function sessions(dialect: Dialect) {
     const ended = await f.pub('DELETE', '/public/session', { key: widget, session });
     expect(ended.status).toBe(200);
     expect(ended.body).toEqual({ data: {} });
-    expect((await f.pub('GET', '/public/records/my-booking', { key: widget, session })).body.error).toMatchObject({ code: 'PUBLIC_SESSION_REQUIRED', params: { reason: 'invalid' } });
-    expect((await f.pub('DELETE', '/public/session', { key: widget })).body.error).toMatchObject({ code: 'PUBLIC_SESSION_REQUIRED', params: { reason: 'missing' } });
-    const stored = await f.inst.app.kernel.db.withTables<{ public_sessions: { token_hash: string } }>().selectFrom('public_sessions').select('token_hash').execute();
+    expect((await f.pub('GET', '/public/records/my-booking', { key: widget, session })).body.error).toMatchObject({
+      code: 'PUBLIC_SESSION_REQUIRED',
+      params: { reason: 'invalid' },
+    });
+    expect((await f.pub('DELETE', '/public/session', { key: widget })).body.error).toMatchObject({
+      code: 'PUBLIC_SESSION_REQUIRED',
+      params: { reason: 'missing' },
+    });
+    const stored = await f.inst.app.kernel.db
+      .withTables<{ public_sessions: { token_hash: string } }>()
+      .selectFrom('public_sessions')
+      .select('token_hash')
+      .execute();
     expect(stored.length).toBeGreaterThan(0);
     for (const s of stored) expect(s.token_hash).not.toBe(session);
   });

@@ -61,7 +61,11 @@ export interface PublicFixture {
   db: Kysely<any>;
   endpoint(body: Record<string, unknown>): Promise<any>;
   patchEndpoint(id: string, body: Record<string, unknown>): Promise<any>;
-  key(kind: 'browser' | 'server', grants: Array<{ ref: string; methods: string[] }>, expires?: '30d' | '90d' | 'never'): Promise<{ id: string; secret: string }>;
+  key(
+    kind: 'browser' | 'server',
+    grants: Array<{ ref: string; methods: string[] }>,
+    expires?: '30d' | '90d' | 'never',
+  ): Promise<{ id: string; secret: string }>;
   /** A public request under /api/v1, checked against its route's declared response. */
   pub(method: string, path: string, opts?: PublicRequest): Promise<HttpResponse<any>>;
   /** Admin API call under /api/v1, checked against its contract. */
@@ -179,7 +183,10 @@ export const EVENING_TIMES = ['18:00', '18:30', '19:00', '19:30', '20:00', '20:3
 
 /** A booking straight into the table (as the venue's own screens would write it); `at` in UTC. */
 export async function seedBooking(f: PublicFixture, at: string, party: number, extra: Record<string, unknown> = {}): Promise<void> {
-  await f.db.insertInto('bookings').values({ venue: 'main', starts_at: at, party, ...extra }).execute();
+  await f.db
+    .insertInto('bookings')
+    .values({ venue: 'main', starts_at: at, party, ...extra })
+    .execute();
 }
 
 export async function bookingsAt(f: PublicFixture, at: string): Promise<number> {
@@ -229,4 +236,3 @@ export async function bookingEndpoints(f: PublicFixture) {
   const server = await f.key('server', [{ ref: 'tables', methods: ['GET', 'POST', 'PATCH', 'DELETE', 'BATCH'] }]);
   return { widget: widget.secret, server: server.secret };
 }
-

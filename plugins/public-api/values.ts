@@ -25,7 +25,8 @@ function refusal(c: Column, v: unknown): { reason: WriteRefusal; extra?: Record<
     if (v.includes('\u0000')) return { reason: 'invalid-character' };
     const max = publicMaxLength(c);
     // Counted in code points; the length in UTF-16 units bounds it from above, so most values skip the count.
-    if (max !== null && v.length > max && ['string', 'text', 'enum', 'uuid'].includes(c.type) && [...v].length > max) return { reason: 'too-long', extra: { maxLength: max } };
+    if (max !== null && v.length > max && ['string', 'text', 'enum', 'uuid'].includes(c.type) && [...v].length > max)
+      return { reason: 'too-long', extra: { maxLength: max } };
     if (c.type === 'uuid' && !UUID.test(v)) return { reason: 'format' };
     if (c.type === 'enum' && c.enumValues?.length && !c.enumValues.includes(v)) return { reason: 'not-allowed', extra: { allowed: c.enumValues } };
   }

@@ -44,7 +44,12 @@ function writes(dialect: Dialect) {
     expect(await stored(12)).toMatchObject({ name: 'Product 012', published: true });
 
     // All or none: the first row's change is rolled back with the second's refusal.
-    const batch = await send('POST', '/batch', { rows: [{ id: 14, name: 'Fourteen' }, { id: 16, published: false }] });
+    const batch = await send('POST', '/batch', {
+      rows: [
+        { id: 14, name: 'Fourteen' },
+        { id: 16, published: false },
+      ],
+    });
     expect(batch.status, batch.text).toBe(400);
     expect(batch.body.error).toEqual({ ...outside, params: { ...outside.params, row: 1 } });
     expect(await stored(14)).toMatchObject({ name: 'Product 014', published: true });
@@ -86,7 +91,11 @@ function writes(dialect: Dialect) {
   it(`caps text the column does not bound at ${PUBLIC_TEXT_MAX} characters`, async () => {
     const long = await send('POST', '', { values: { name: 'Long', internal_note: 'é'.repeat(PUBLIC_TEXT_MAX + 1) } });
     expect(long.status, long.text).toBe(400);
-    expect(long.body.error).toEqual({ code: 'PUBLIC_WRITE_REFUSED', message: expect.any(String), params: { column: 'internal_note', reason: 'too-long', maxLength: PUBLIC_TEXT_MAX } });
+    expect(long.body.error).toEqual({
+      code: 'PUBLIC_WRITE_REFUSED',
+      message: expect.any(String),
+      params: { column: 'internal_note', reason: 'too-long', maxLength: PUBLIC_TEXT_MAX },
+    });
     const patched = await send('PATCH', '/21', { values: { internal_note: 'x'.repeat(PUBLIC_TEXT_MAX + 1) } });
     expect(patched.body.error.params).toEqual({ column: 'internal_note', reason: 'too-long', maxLength: PUBLIC_TEXT_MAX });
     expect((await stored(21)).note).toBe('note 21');

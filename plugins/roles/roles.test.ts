@@ -102,7 +102,12 @@ function roleFlows(meta: MetaChoice) {
     const viewer = sortByName((await grantsOf('viewer')).grants);
     expect(editor).toEqual(sortByName(declaredFor('editor')));
     expect(viewer).toEqual(sortByName(declaredFor('viewer')));
-    expect(editor).toEqual(expect.arrayContaining([{ permission: 'probe.read', scope: null }, { permission: 'probe.write', scope: null }]));
+    expect(editor).toEqual(
+      expect.arrayContaining([
+        { permission: 'probe.read', scope: null },
+        { permission: 'probe.write', scope: null },
+      ]),
+    );
     expect(viewer).toEqual(expect.arrayContaining([{ permission: 'probe.read', scope: null }]));
     expect(viewer).not.toContainEqual({ permission: 'probe.write', scope: null });
   });

@@ -26,13 +26,17 @@ describe('e-mail settings (D15)', () => {
   });
 
   it('store the password sealed, never return it, and keep it when absent from a later PUT', async () => {
-    const put = await call(inst, admin, 'PUT', '/api/v1/settings/email', { smtp: { host: '127.0.0.1', port: smtp.port, security: 'none', user: 'mailer', password: 'smtp-pass-123', from: 'Admin <a@example.test>' } });
+    const put = await call(inst, admin, 'PUT', '/api/v1/settings/email', {
+      smtp: { host: '127.0.0.1', port: smtp.port, security: 'none', user: 'mailer', password: 'smtp-pass-123', from: 'Admin <a@example.test>' },
+    });
     expect(put.status).toBe(200);
     expect(put.body.data.smtp).toMatchObject({ host: '127.0.0.1', user: 'mailer', passwordSet: true });
     expect(put.text).not.toContain('smtp-pass-123');
     const raw = await inst.app.kernel.db.selectFrom('settings').select('value').where('key', '=', 'email').executeTakeFirstOrThrow();
     expect(raw.value).not.toContain('smtp-pass-123');
-    const again = await call(inst, admin, 'PUT', '/api/v1/settings/email', { smtp: { host: '127.0.0.1', port: smtp.port, security: 'none', user: 'mailer', from: 'Admin <a@example.test>' } });
+    const again = await call(inst, admin, 'PUT', '/api/v1/settings/email', {
+      smtp: { host: '127.0.0.1', port: smtp.port, security: 'none', user: 'mailer', from: 'Admin <a@example.test>' },
+    });
     expect(again.body.data.smtp.passwordSet).toBe(true);
     expect((await call(inst, admin, 'GET', '/api/v1/system/info')).body.smtpConfigured).toBe(true);
   });
@@ -87,7 +91,9 @@ describe('preference defaults', () => {
 
 describe('the audit trail of settings writes', () => {
   it('records the change with the SMTP password redacted', async () => {
-    await call(inst, admin, 'PUT', '/api/v1/settings/email', { smtp: { host: '127.0.0.1', port: smtp.port, security: 'none', user: 'u', password: 'another-secret-99', from: 'a@b.c' } });
+    await call(inst, admin, 'PUT', '/api/v1/settings/email', {
+      smtp: { host: '127.0.0.1', port: smtp.port, security: 'none', user: 'u', password: 'another-secret-99', from: 'a@b.c' },
+    });
     const rows = await inst.app.kernel.db.selectFrom('audit_log').selectAll().where('action', '=', 'settings.email.update').execute();
     expect(rows.length).toBeGreaterThan(0);
     expect(rows.map((r) => r.diff).join('')).not.toContain('another-secret-99');

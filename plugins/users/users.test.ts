@@ -337,7 +337,9 @@ describe('users: bounds, lists and who may call', () => {
       .list()
       .filter((p) => p.roles?.includes('viewer'))
       .map((p) => ({ permission: p.name }));
-    await call(inst, admin, 'PUT', `/api/v1/roles/${role.id}/permissions`, { grants: [{ permission: 'users.read' }, { permission: 'users.write' }, ...viewerHolds] });
+    await call(inst, admin, 'PUT', `/api/v1/roles/${role.id}/permissions`, {
+      grants: [{ permission: 'users.read' }, { permission: 'users.write' }, ...viewerHolds],
+    });
     const manager = await activeUser(inst, admin, 'manager@example.com', [role.id]);
 
     const plain = await call(inst, manager.client, 'POST', '/api/v1/users', { email: 'plain@example.com', name: 'Plain', roleIds: ['viewer'] });

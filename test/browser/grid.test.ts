@@ -456,11 +456,14 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       // Each look that does not yet show the change also sends the tab a focus, so the outcome
       // does not depend on how long the live channel takes on a loaded machine.
       await expect
-        .poll(async () => {
-          const text = await cell(page, 2, 'name').textContent();
-          if (text !== 'Changed elsewhere') await page.evaluate(() => window.dispatchEvent(new Event('focus')));
-          return text;
-        }, { timeout: 15_000, interval: 500 })
+        .poll(
+          async () => {
+            const text = await cell(page, 2, 'name').textContent();
+            if (text !== 'Changed elsewhere') await page.evaluate(() => window.dispatchEvent(new Event('focus')));
+            return text;
+          },
+          { timeout: 15_000, interval: 500 },
+        )
         .toBe('Changed elsewhere');
       expectNoProblems(problems);
     });

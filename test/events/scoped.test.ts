@@ -22,9 +22,17 @@ const scopedPlugin = definePlugin({
       url: '/scoped/:table/:n',
       summary: 'publish a change of one table',
       permission: 'scoped.publish',
-      schema: { params: z.object({ table: z.string(), n: z.coerce.number() }), body: noBody, response: { 200: dataOf(z.strictObject({ ok: z.literal(true) })) } },
+      schema: {
+        params: z.object({ table: z.string(), n: z.coerce.number() }),
+        body: noBody,
+        response: { 200: dataOf(z.strictObject({ ok: z.literal(true) })) },
+      },
       handler: async ({ kernel, params }) => {
-        await kernel.events.publish(KIND, { table: params.table, n: params.n }, { grant: { permission: 'scoped.read', connectionId: 'c1', table: params.table } });
+        await kernel.events.publish(
+          KIND,
+          { table: params.table, n: params.n },
+          { grant: { permission: 'scoped.read', connectionId: 'c1', table: params.table } },
+        );
         return { data: { ok: true as const } };
       },
     }),
@@ -49,8 +57,14 @@ async function scopedUser(): Promise<string> {
   const db = inst.app.kernel.db;
   const now = Date.now();
   const roleId = newId(now);
-  await db.insertInto('roles').values({ id: roleId, name: `only-a-${roleId}`, description: null, builtin: 0, created_at: now, updated_at: now }).execute();
-  await db.insertInto('role_grants').values({ id: newId(), role_id: roleId, permission: 'scoped.read', scope: JSON.stringify({ connectionId: 'c1', table: 'a' }) }).execute();
+  await db
+    .insertInto('roles')
+    .values({ id: roleId, name: `only-a-${roleId}`, description: null, builtin: 0, created_at: now, updated_at: now })
+    .execute();
+  await db
+    .insertInto('role_grants')
+    .values({ id: newId(), role_id: roleId, permission: 'scoped.read', scope: JSON.stringify({ connectionId: 'c1', table: 'a' }) })
+    .execute();
   const user = await createUserSession(inst, 'viewer', `scoped-${roleId}@example.com`);
   // Only the custom role: take the viewer role away again.
   await db.deleteFrom('user_roles').where('user_id', '=', user.userId).execute();

@@ -38,7 +38,14 @@ export function expectContract(instance: TestInstance, method: string, path: str
 }
 
 /** Requests and checks the contract in one step. */
-export async function call<T = any>(instance: TestInstance, client: ReturnType<TestInstance['client']>, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResponse<T>> {
+export async function call<T = any>(
+  instance: TestInstance,
+  client: ReturnType<TestInstance['client']>,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+): Promise<HttpResponse<T>> {
   const res = await client.request<T>(method, path, { body, headers });
   expectContract(instance, method, path, res);
   return res;

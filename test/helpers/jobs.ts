@@ -22,11 +22,21 @@ export function serviceProbe<T>(ref: ServiceRef<T>) {
 
 /** What a worker's claim writes: the job running as `attempts`, held by `holder` until `leaseUntil`. */
 export async function claimAs(db: MetaDb, jobId: string, attempts: number, holder: string, leaseUntil = Date.now() + 600_000): Promise<void> {
-  await db.updateTable('jobs').set({ state: 'running', attempts, locked_by: holder, lease_until: leaseUntil, started_at: Date.now() }).where('id', '=', jobId).execute();
+  await db
+    .updateTable('jobs')
+    .set({ state: 'running', attempts, locked_by: holder, lease_until: leaseUntil, started_at: Date.now() })
+    .where('id', '=', jobId)
+    .execute();
 }
 
 /** The context the runner gives a handler for one attempt, run by `kernel` (whose instanceId is the holder). */
-export function attemptContext<P>(job: Job, attempts: number, payload: P, kernel: Kernel, progress: JobContext<P>['progress'] = async () => undefined): JobContext<P> {
+export function attemptContext<P>(
+  job: Job,
+  attempts: number,
+  payload: P,
+  kernel: Kernel,
+  progress: JobContext<P>['progress'] = async () => undefined,
+): JobContext<P> {
   return { job: { ...job, state: 'running', attempts }, payload, signal: new AbortController().signal, progress, log: recordingLogger(), kernel };
 }
 

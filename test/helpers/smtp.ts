@@ -74,7 +74,12 @@ export class TestSmtpServer {
 
 function decodeHeader(v: string): string {
   return v.replace(/\r\n[ \t]/g, ' ').replace(/=\?utf-8\?([bq])\?([^?]*)\?=/gi, (_m, enc: string, data: string) =>
-    enc.toLowerCase() === 'b' ? Buffer.from(data, 'base64').toString('utf8') : Buffer.from(data.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8'),
+    enc.toLowerCase() === 'b'
+      ? Buffer.from(data, 'base64').toString('utf8')
+      : Buffer.from(
+          data.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))),
+          'latin1',
+        ).toString('utf8'),
   );
 }
 
@@ -84,7 +89,11 @@ function decodeBody(raw: string): string {
   let body = raw.slice(split + 4);
   const textPart = /Content-Type: text\/plain[^]*?\r\n\r\n([^]*?)(\r\n--|$)/i.exec(raw);
   if (/multipart/i.test(headers) && textPart) body = textPart[1]!;
-  if (/quoted-printable/i.test(raw)) body = Buffer.from(body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+  if (/quoted-printable/i.test(raw))
+    body = Buffer.from(
+      body.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/gi, (_x, h: string) => String.fromCharCode(parseInt(h, 16))),
+      'latin1',
+    ).toString('utf8');
   else if (/Content-Transfer-Encoding: base64/i.test(raw)) body = Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
   return body;
 }

@@ -74,51 +74,55 @@ afterEach(async () => {
 const readiness = (i: TestInstance) => i.client().get(`${API}/readyz`);
 
 describe('a full SQLite meta store (decisions K44)', () => {
-  it('answers 503 STORAGE_FULL, never 500, loses no audit entry of a write that succeeded, and readyz reports it until an insert passes', { timeout: 60_000 }, async () => {
-    const booted = await bootWithAdmin();
-    inst = booted.inst;
-    const db = inst.app.kernel.meta.db;
-    // The real engine, made full: no page beyond those the file has now (this connection is the server's).
-    const pages = Number((await sql<{ page_count: number }>`pragma page_count`.execute(db)).rows[0]!.page_count);
-    await sql.raw(`pragma max_page_count = ${pages}`).execute(db);
+  it(
+    'answers 503 STORAGE_FULL, never 500, loses no audit entry of a write that succeeded, and readyz reports it until an insert passes',
+    { timeout: 60_000 },
+    async () => {
+      const booted = await bootWithAdmin();
+      inst = booted.inst;
+      const db = inst.app.kernel.meta.db;
+      // The real engine, made full: no page beyond those the file has now (this connection is the server's).
+      const pages = Number((await sql<{ page_count: number }>`pragma page_count`.execute(db)).rows[0]!.page_count);
+      await sql.raw(`pragma max_page_count = ${pages}`).execute(db);
 
-    const created: string[] = [];
-    const statuses: number[] = [];
-    for (let i = 0; i < 200 && !statuses.includes(503); i++) {
-      const res = await booted.admin.post(`${API}/roles`, { name: `role-${i}`, description: 'd'.repeat(500) });
-      statuses.push(res.status);
-      if (res.status === 201) created.push(res.headers.get('x-request-id')!);
-      else {
-        expect(res.status, res.text).toBe(503);
-        expect(res.body.error).toEqual({ code: 'STORAGE_FULL', message: expect.stringMatching(/full/), requestId: expect.any(String) });
-        expect(res.text).not.toMatch(/SQLITE|insert |audit_log/i);
-        expectContract(inst, 'POST', `${API}/roles`, res);
+      const created: string[] = [];
+      const statuses: number[] = [];
+      for (let i = 0; i < 200 && !statuses.includes(503); i++) {
+        const res = await booted.admin.post(`${API}/roles`, { name: `role-${i}`, description: 'd'.repeat(500) });
+        statuses.push(res.status);
+        if (res.status === 201) created.push(res.headers.get('x-request-id')!);
+        else {
+          expect(res.status, res.text).toBe(503);
+          expect(res.body.error).toEqual({ code: 'STORAGE_FULL', message: expect.stringMatching(/full/), requestId: expect.any(String) });
+          expect(res.text).not.toMatch(/SQLITE|insert |audit_log/i);
+          expectContract(inst, 'POST', `${API}/roles`, res);
+        }
       }
-    }
-    expect(statuses).toContain(503);
-    expect(statuses.filter((s) => s !== 201 && s !== 503)).toEqual([]);
+      expect(statuses).toContain(503);
+      expect(statuses.filter((s) => s !== 201 && s !== 503)).toEqual([]);
 
-    const ready = await readiness(inst);
-    expect(ready.status).toBe(503);
-    expect(ready.body).toEqual({ ok: false, version: expect.any(String), checks: { meta: 'ok', storage: 'full' } });
-    expectContract(inst, 'GET', `${API}/readyz`, ready);
+      const ready = await readiness(inst);
+      expect(ready.status).toBe(503);
+      expect(ready.body).toEqual({ ok: false, version: expect.any(String), checks: { meta: 'ok', storage: 'full' } });
+      expectContract(inst, 'GET', `${API}/readyz`, ready);
 
-    // Reads still work.
-    expect((await booted.admin.get(`${API}/roles`)).status).toBe(200);
+      // Reads still work.
+      expect((await booted.admin.get(`${API}/roles`)).status).toBe(200);
 
-    // Every write that answered 201 has its entry; the refused one has none.
-    const rows = await sql<{ request_id: string; action: string }>`select request_id, action from audit_log where action like ${'role%'}`.execute(db);
-    const byRequest = new Set(rows.rows.map((r) => r.request_id));
-    expect(created.filter((id) => !byRequest.has(id))).toEqual([]);
-    expect(rows.rows.length).toBe(created.length);
+      // Every write that answered 201 has its entry; the refused one has none.
+      const rows = await sql<{ request_id: string; action: string }>`select request_id, action from audit_log where action like ${'role%'}`.execute(db);
+      const byRequest = new Set(rows.rows.map((r) => r.request_id));
+      expect(created.filter((id) => !byRequest.has(id))).toEqual([]);
+      expect(rows.rows.length).toBe(created.length);
 
-    await sql`pragma max_page_count = 1073741823`.execute(db);
-    const again = await booted.admin.post(`${API}/roles`, { name: 'after-room', description: null });
-    expect(again.status, again.text).toBe(201);
-    const back = await readiness(inst);
-    expect(back.status).toBe(200);
-    expect(back.body).toEqual({ ok: true, version: expect.any(String), checks: { meta: 'ok' } });
-  });
+      await sql`pragma max_page_count = 1073741823`.execute(db);
+      const again = await booted.admin.post(`${API}/roles`, { name: 'after-room', description: null });
+      expect(again.status, again.text).toBe(201);
+      const back = await readiness(inst);
+      expect(back.status).toBe(200);
+      expect(back.body).toEqual({ ok: true, version: expect.any(String), checks: { meta: 'ok' } });
+    },
+  );
 });
 
 describe('a write whose audit entry cannot be recorded (decisions K44)', () => {
@@ -145,7 +149,13 @@ describe('a write whose audit entry cannot be recorded (decisions K44)', () => {
     expect(ok.status).toBe(201);
     const dup = await booted.admin.post(`${API}/roles`, { name: 'Audited', description: null });
     expect(dup.status).toBe(409);
-    const rows = await sql<{ action: string; request_id: string; target_id: string | null }>`select action, request_id, target_id from audit_log where request_id in (${ok.headers.get('x-request-id')}, ${dup.headers.get('x-request-id')})`.execute(db);
+    const rows = await sql<{
+      action: string;
+      request_id: string;
+      target_id: string | null;
+    }>`select action, request_id, target_id from audit_log where request_id in (${ok.headers.get('x-request-id')}, ${dup.headers.get('x-request-id')})`.execute(
+      db,
+    );
     expect(rows.rows).toEqual([{ action: 'roles.create', request_id: ok.headers.get('x-request-id'), target_id: ok.body.data.role.id }]);
   });
 });

@@ -144,9 +144,7 @@ const mailTemplateSchema = z.strictObject({
   name: z.string().regex(MAIL_TEMPLATE_NAME, 'mail template names are kebab-case'),
   ...mailContent,
   /** Other languages than the default (sent as `en` and as the last fallback): `de`, `pt_BR`. */
-  locales: z
-    .record(z.string().regex(/^[a-z]{2,3}(_[A-Za-z0-9]{2,8}){0,2}$/, 'a locale like de or pt_BR'), z.strictObject(mailContent))
-    .optional(),
+  locales: z.record(z.string().regex(/^[a-z]{2,3}(_[A-Za-z0-9]{2,8}){0,2}$/, 'a locale like de or pt_BR'), z.strictObject(mailContent)).optional(),
 });
 export type AddonMailTemplate = z.infer<typeof mailTemplateSchema>;
 
@@ -269,7 +267,8 @@ export const addonManifestSchema = z
       ctx.addIssue({ code: 'custom', path: ['hooks'], message: `At most ${MAX_SCHEDULES} schedule: hooks.` });
     const mailNames = new Set<string>();
     m.mail.templates.forEach((t, i) => {
-      if (mailNames.has(t.name)) ctx.addIssue({ code: 'custom', path: ['mail', 'templates', i, 'name'], message: `Mail template ${t.name} is declared twice.` });
+      if (mailNames.has(t.name))
+        ctx.addIssue({ code: 'custom', path: ['mail', 'templates', i, 'name'], message: `Mail template ${t.name} is declared twice.` });
       mailNames.add(t.name);
     });
     if (m.mail.templates.length && !m.capabilities.includes('mail.send'))
@@ -313,12 +312,12 @@ function packageProblem(m: AddonManifest): { path: string; message: string } | n
       path: 'permissions',
       message: 'permissions are not supported yet: the instance would not grant or enforce them. Remove them; staffActions keep an action from the app key.',
     };
-  if (Object.keys(m.events).length)
-    return { path: 'events', message: 'events are not supported yet: there is no host function to publish them. Remove them.' };
+  if (Object.keys(m.events).length) return { path: 'events', message: 'events are not supported yet: there is no host function to publish them. Remove them.' };
   if (Object.keys(m.errors).length)
     return {
       path: 'errors',
-      message: "errors are not supported yet: an action's thrown error is answered as ADDON_FAILED, whatever its code. Remove them; a hook refuses a write with { refuse }.",
+      message:
+        "errors are not supported yet: an action's thrown error is answered as ADDON_FAILED, whatever its code. Remove them; a hook refuses a write with { refuse }.",
     };
   for (const [name, f] of Object.entries(m.settings.properties)) {
     const problem = f.pattern === undefined ? null : settingPatternProblem(f.pattern);

@@ -45,7 +45,9 @@ describe('DataTable', () => {
   });
 
   it('shows the empty message instead of the table, and an empty table without one', () => {
-    expect(renderToStaticMarkup(<DataTable caption="People" empty="Nobody yet." columns={columns} rows={[]} rowKey={(p) => p.id} />)).toBe('<p>Nobody yet.</p>');
+    expect(renderToStaticMarkup(<DataTable caption="People" empty="Nobody yet." columns={columns} rows={[]} rowKey={(p) => p.id} />)).toBe(
+      '<p>Nobody yet.</p>',
+    );
     expect(renderToStaticMarkup(<DataTable caption="People" columns={columns} rows={[]} rowKey={(p) => p.id} />)).toContain('<tbody></tbody>');
   });
 
@@ -58,7 +60,9 @@ describe('DataTable', () => {
 
   it('puts the load-more button under the table while a next page exists', () => {
     const list = { hasNextPage: true, isFetchingNextPage: false, fetchNextPage: async () => undefined };
-    const html = renderToStaticMarkup(<DataTable caption="People" columns={columns} rows={people} rowKey={(p) => p.id} loadMore={{ list, label: 'Show more' }} />);
+    const html = renderToStaticMarkup(
+      <DataTable caption="People" columns={columns} rows={people} rowKey={(p) => p.id} loadMore={{ list, label: 'Show more' }} />,
+    );
     expect(html).toMatch(/<\/table><\/div><button type="button" class="secondary">Show more<\/button>$/);
   });
 });

@@ -15,7 +15,6 @@ import { padded, withZone } from './postgres.js';
  * writes each column through its type's output function anyway.
  */
 
-
 /**
  * The settings the expressions below rely on, for `SET LOCAL` in the reading transaction: ISO
  * dates (`2024-01-31 10:00:00.5`, fraction without trailing zeros) and timestamptz in UTC

@@ -149,7 +149,9 @@ export async function planInstall(
       warnings.push(`${h} would run more often than ${intervalWords(minInterval)}: it runs at most ${intervalWords(minInterval)}.`);
   if (!staged.verified) warnings.unshift('This package was uploaded, not downloaded from a catalog: nobody vouches for it.');
   if (installed && connectionForgotten(installed.manifest, m))
-    warnings.push('The add-on connects differently in this version (another kind of connect, or another OAuth token URL): its stored connection is forgotten; connect it again.');
+    warnings.push(
+      'The add-on connects differently in this version (another kind of connect, or another OAuth token URL): its stored connection is forgotten; connect it again.',
+    );
   const body: Omit<AddonPlan, 'hash'> = {
     key: m.key,
     from: installed?.version ?? null,
@@ -169,7 +171,11 @@ export async function planInstall(
     hooks: [...m.hooks],
     actions: [...m.actions],
     staffActions: [...m.staffActions],
-    mailTemplates: m.mail.templates.map((t) => ({ key: addonTemplateKey(m.key, t.name), subject: t.subject, locales: ['en', ...Object.keys(t.locales ?? {}).filter((l) => l !== 'en')] })),
+    mailTemplates: m.mail.templates.map((t) => ({
+      key: addonTemplateKey(m.key, t.name),
+      subject: t.subject,
+      locales: ['en', ...Object.keys(t.locales ?? {}).filter((l) => l !== 'en')],
+    })),
     peak: m.peak,
     limits: { memoryMb: m.limits.memoryMb, cpuMs: m.limits.cpuMs },
     connect: m.connect
@@ -214,7 +220,13 @@ export function planRemoval(installed: InstalledAddon): PlanOutcome {
       action: 'drop',
       columns: t.columns.map((c) => ({ name: c.name, type: c.type, action: 'drop' })),
     })),
-    endpoints: m.endpoints.map((e) => ({ ref: publicRef(m.key, e.ref), table: physicalTableName(m.key, e.table), methods: [], action: 'remove', definition: null })),
+    endpoints: m.endpoints.map((e) => ({
+      ref: publicRef(m.key, e.ref),
+      table: physicalTableName(m.key, e.table),
+      methods: [],
+      action: 'remove',
+      definition: null,
+    })),
     capabilities: [],
     outbound: [],
     surfaces: [],

@@ -114,7 +114,9 @@ describe('public actions of an app', () => {
     const second = logLines.length;
     expect((await call('spin', '10.2.0.1')).status).toBe(504);
     const next = logs().slice(second);
-    expect(next.filter((l) => l.msg.startsWith('add-on call failures not logged'))).toEqual([expect.objectContaining({ level: 40, addon: 'tables', suppressed: 20 })]);
+    expect(next.filter((l) => l.msg.startsWith('add-on call failures not logged'))).toEqual([
+      expect.objectContaining({ level: 40, addon: 'tables', suppressed: 20 }),
+    ]);
     expect(next.filter((l) => l.msg === 'add-on call failed')).toHaveLength(1);
   }, 120_000);
 

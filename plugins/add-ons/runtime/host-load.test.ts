@@ -93,9 +93,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
       // Rounds of 4 floods at once (40 lists each: half 10 rows, 640 KiB; half 500 rows, all 23 MiB) until enough samples are in.
       while (samples.length < 300 && Date.now() - started < 90_000) {
         floodsInFlight = 4;
-        const round = await Promise.all(
-          Array.from({ length: 4 }, () => action('flood', { calls: 40, small: 10, big: 500 }).finally(() => floodsInFlight--)),
-        );
+        const round = await Promise.all(Array.from({ length: 4 }, () => action('flood', { calls: 40, small: 10, big: 500 }).finally(() => floodsInFlight--)));
         outcomes.push(...round.map((r) => ({ status: r.status, body: r.body })));
       }
       busy = false;

@@ -35,7 +35,12 @@ export function templatesOf(m: AddonManifest): Array<{ key: string; locale: stri
 }
 
 /** Puts the enabled add-ons' templates in the kernel's registry and takes away those of add-ons gone or disabled. */
-export function syncAddonTemplates(templates: MailTemplates, manifests: readonly AddonManifest[], previous: ReadonlySet<string>, log: Kernel['log']): Set<string> {
+export function syncAddonTemplates(
+  templates: MailTemplates,
+  manifests: readonly AddonManifest[],
+  previous: ReadonlySet<string>,
+  log: Kernel['log'],
+): Set<string> {
   const owners = new Set<string>();
   for (const m of manifests) {
     owners.add(m.key);
@@ -48,7 +53,10 @@ export function syncAddonTemplates(templates: MailTemplates, manifests: readonly
 
 /** Deletes the sends older than the quota's hour, of every add-on. */
 export async function sweepMailSends(db: AddonsDb, now: number): Promise<void> {
-  await db.deleteFrom('addon_mail_sends').where('sent_at', '<=', now - HOUR_MS).execute();
+  await db
+    .deleteFrom('addon_mail_sends')
+    .where('sent_at', '<=', now - HOUR_MS)
+    .execute();
 }
 
 export class AddonMail {
@@ -87,7 +95,11 @@ export class AddonMail {
     const limit = this.kernel.config.addons.mailPerHour;
     const now = Date.now();
     const db = addonsDb(this.kernel.db);
-    await db.deleteFrom('addon_mail_sends').where('addon_key', '=', key).where('sent_at', '<=', now - HOUR_MS).execute();
+    await db
+      .deleteFrom('addon_mail_sends')
+      .where('addon_key', '=', key)
+      .where('sent_at', '<=', now - HOUR_MS)
+      .execute();
     const id = newId(now);
     await db.insertInto('addon_mail_sends').values({ id, addon_key: key, sent_at: now }).execute();
     const sent = await db

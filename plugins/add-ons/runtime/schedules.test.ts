@@ -30,54 +30,61 @@ export default defineAddon({
 
 /** The sweep on a real meta store: rows of every case inserted as the job queue writes them. */
 async function checkSweep(inst: TestInstance): Promise<void> {
-    const db = addonsDb(inst.app.kernel.db);
-    const now = Date.now();
-    const row = (id: string, key: string, at: number, state: 'succeeded' | 'running' = 'succeeded', kind = SCHEDULE_JOB) => ({
-      id,
-      kind,
-      state,
-      payload: JSON.stringify({ key, hook: 'schedule:0 * * * *', dueAt: at }),
-      progress: null,
-      progress_message: null,
-      result: JSON.stringify('r'.repeat(100)),
-      error_code: null,
-      error_message: null,
-      attempts: 1,
-      max_attempts: 1,
-      cancel_requested: 0,
-      created_by: null,
-      created_at: at,
-      started_at: at,
-      finished_at: state === 'running' ? null : at,
-      run_after: at,
-      locked_by: null,
-      lease_until: null,
-      updated_at: at,
-    });
-    const rows = [
-      // 150 recent runs of one add-on: the newest hundred stay.
-      ...Array.from({ length: 150 }, (_, i) => row(`sweep-many-${String(i).padStart(3, '0')}`, 'many', now - (150 - i) * 60_000)),
-      // Old runs of another: gone; one still running: kept.
-      ...Array.from({ length: 5 }, (_, i) => row(`sweep-old-${i}`, 'old', now - JOB_RETENTION_MS - (i + 1) * 60_000)),
-      row('sweep-old-running', 'old', now - JOB_RETENTION_MS - 60_000, 'running'),
-      // Another kind's old job is not the add-ons' to delete.
-      row('sweep-other-kind', 'old', now - JOB_RETENTION_MS - 60_000, 'succeeded', 'exports.run'),
-    ];
-    for (let i = 0; i < rows.length; i += 50) await db.insertInto('jobs').values(rows.slice(i, i + 50)).execute();
-    await db.insertInto('addon_schedule_runs').values({ addon_key: 'old', hook: 'schedule:0 * * * *', due_at: now - JOB_RETENTION_MS - 60_000 }).execute();
+  const db = addonsDb(inst.app.kernel.db);
+  const now = Date.now();
+  const row = (id: string, key: string, at: number, state: 'succeeded' | 'running' = 'succeeded', kind = SCHEDULE_JOB) => ({
+    id,
+    kind,
+    state,
+    payload: JSON.stringify({ key, hook: 'schedule:0 * * * *', dueAt: at }),
+    progress: null,
+    progress_message: null,
+    result: JSON.stringify('r'.repeat(100)),
+    error_code: null,
+    error_message: null,
+    attempts: 1,
+    max_attempts: 1,
+    cancel_requested: 0,
+    created_by: null,
+    created_at: at,
+    started_at: at,
+    finished_at: state === 'running' ? null : at,
+    run_after: at,
+    locked_by: null,
+    lease_until: null,
+    updated_at: at,
+  });
+  const rows = [
+    // 150 recent runs of one add-on: the newest hundred stay.
+    ...Array.from({ length: 150 }, (_, i) => row(`sweep-many-${String(i).padStart(3, '0')}`, 'many', now - (150 - i) * 60_000)),
+    // Old runs of another: gone; one still running: kept.
+    ...Array.from({ length: 5 }, (_, i) => row(`sweep-old-${i}`, 'old', now - JOB_RETENTION_MS - (i + 1) * 60_000)),
+    row('sweep-old-running', 'old', now - JOB_RETENTION_MS - 60_000, 'running'),
+    // Another kind's old job is not the add-ons' to delete.
+    row('sweep-other-kind', 'old', now - JOB_RETENTION_MS - 60_000, 'succeeded', 'exports.run'),
+  ];
+  for (let i = 0; i < rows.length; i += 50)
+    await db
+      .insertInto('jobs')
+      .values(rows.slice(i, i + 50))
+      .execute();
+  await db
+    .insertInto('addon_schedule_runs')
+    .values({ addon_key: 'old', hook: 'schedule:0 * * * *', due_at: now - JOB_RETENTION_MS - 60_000 })
+    .execute();
 
-    const deleted = await sweepScheduleJobs(db, ['many', 'old', 'ticker'], now);
-    expect(deleted).toBe(55);
-    const left = await db.selectFrom('jobs').select('id').where('id', 'like', 'sweep-%').orderBy('id').execute();
-    const ids = left.map((r) => r.id);
-    expect(ids.filter((id) => id.startsWith('sweep-many-'))).toHaveLength(JOBS_KEPT_PER_ADDON);
-    expect(ids).toContain('sweep-many-149');
-    expect(ids).not.toContain('sweep-many-049');
-    expect(ids).toContain('sweep-old-running');
-    expect(ids).toContain('sweep-other-kind');
-    expect(ids.filter((id) => /^sweep-old-\d$/.test(id))).toEqual([]);
-    expect(await db.selectFrom('addon_schedule_runs').select('due_at').where('addon_key', '=', 'old').execute()).toEqual([]);
-  }
+  const deleted = await sweepScheduleJobs(db, ['many', 'old', 'ticker'], now);
+  expect(deleted).toBe(55);
+  const left = await db.selectFrom('jobs').select('id').where('id', 'like', 'sweep-%').orderBy('id').execute();
+  const ids = left.map((r) => r.id);
+  expect(ids.filter((id) => id.startsWith('sweep-many-'))).toHaveLength(JOBS_KEPT_PER_ADDON);
+  expect(ids).toContain('sweep-many-149');
+  expect(ids).not.toContain('sweep-many-049');
+  expect(ids).toContain('sweep-old-running');
+  expect(ids).toContain('sweep-other-kind');
+  expect(ids.filter((id) => /^sweep-old-\d$/.test(id))).toEqual([]);
+  expect(await db.selectFrom('addon_schedule_runs').select('due_at').where('addon_key', '=', 'old').execute()).toEqual([]);
+}
 
 describe.each(['postgres', 'mysql'] as const)('the schedule jobs sweep on a %s meta store', (meta) => {
   let inst: TestInstance;
@@ -115,8 +122,7 @@ describe('schedules: at most once a minute, bounded results, jobs kept a week an
     );
 
   it('runs a schedule written with seconds at most once a minute', async () => {
-    const runs = async () =>
-      (await admin.post('/api/v1/public/apps/ticker/actions/runs', { input: null })).body.data?.result as number;
+    const runs = async () => (await admin.post('/api/v1/public/apps/ticker/actions/runs', { input: null })).body.data?.result as number;
     const deadline = Date.now() + 20_000;
     while ((await runs()) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
     expect(await runs()).toBe(1);
@@ -156,7 +162,9 @@ describe('an operator allows schedules more often than once a minute (SVC_ADDON_
     expect((await uploadPackage(inst.url, admin, pkg.bytes)).status).toBe(201);
     const plan = await admin.get('/api/v1/add-ons/ticker/plan?version=1.0.0');
     expect(plan.status, plan.text).toBe(200);
-    expect(plan.body.data.plan.warnings).toContain('schedule:* * * * * * would run more often than once every 2 seconds: it runs at most once every 2 seconds.');
+    expect(plan.body.data.plan.warnings).toContain(
+      'schedule:* * * * * * would run more often than once every 2 seconds: it runs at most once every 2 seconds.',
+    );
     const res = await admin.post('/api/v1/add-ons', { key: 'ticker', version: '1.0.0', planHash: plan.body.data.plan.hash });
     expect(res.status, res.text).toBe(201);
   }, 60_000);
@@ -166,9 +174,14 @@ describe('an operator allows schedules more often than once a minute (SVC_ADDON_
 
   it('runs the hook again after the operator’s interval, never sooner', async () => {
     const dues = async () =>
-      (await addonsDb(inst.app.kernel.db).selectFrom('addon_schedule_runs').select('due_at').where('hook', '=', 'schedule:* * * * * *').orderBy('due_at').execute()).map((r) =>
-        Number(r.due_at),
-      );
+      (
+        await addonsDb(inst.app.kernel.db)
+          .selectFrom('addon_schedule_runs')
+          .select('due_at')
+          .where('hook', '=', 'schedule:* * * * * *')
+          .orderBy('due_at')
+          .execute()
+      ).map((r) => Number(r.due_at));
     await expect.poll(async () => (await dues()).length, { timeout: 30_000, interval: 250 }).toBeGreaterThanOrEqual(3);
     const at = await dues();
     for (let i = 1; i < at.length; i++) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(2000);

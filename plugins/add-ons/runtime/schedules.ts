@@ -20,7 +20,10 @@ export const SWEEP_EVERY_MS = 60 * 60 * 1000;
  */
 export async function claimScheduleRun(db: AddonsDb, key: string, hook: string, dueAt: number, intervalMs: number): Promise<boolean> {
   try {
-    await db.insertInto('addon_schedule_runs').values({ addon_key: key, hook, due_at: dueAt - (dueAt % intervalMs) }).execute();
+    await db
+      .insertInto('addon_schedule_runs')
+      .values({ addon_key: key, hook, due_at: dueAt - (dueAt % intervalMs) })
+      .execute();
     return true;
   } catch {
     return false;
@@ -85,7 +88,10 @@ export async function sweepScheduleJobs(db: AddonsDb, keys: readonly string[], n
       if (extra.length < 500) break;
     }
   }
-  await db.deleteFrom('addon_schedule_runs').where('due_at', '<', now - JOB_RETENTION_MS).execute();
+  await db
+    .deleteFrom('addon_schedule_runs')
+    .where('due_at', '<', now - JOB_RETENTION_MS)
+    .execute();
   return deleted;
 }
 

@@ -110,7 +110,12 @@ describe('GET /add-ons/{key}/bundle/{*} on a started instance', () => {
   it('builds the CSP and the API base from the instance’s own names, never from a forged Host (issue 26 point 28)', async () => {
     const path = '/api/v1/add-ons/table-booking/bundle/widget/index.html';
     const port = new URL(inst.url).port;
-    for (const host of [`127.0.0.1:${port}; sandbox allow-same-origin; script-src *`, `evil.example:${port}`, 'evil.example', `127.0.0.1:${port} https://evil.example`]) {
+    for (const host of [
+      `127.0.0.1:${port}; sandbox allow-same-origin; script-src *`,
+      `evil.example:${port}`,
+      'evil.example',
+      `127.0.0.1:${port} https://evil.example`,
+    ]) {
       const res = await hostRequest(inst.url, { host, path });
       expect(res.status, host).toBe(421);
       expect(res.body?.error?.code, host).toBe('HOST_NOT_ALLOWED');

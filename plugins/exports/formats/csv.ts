@@ -23,7 +23,11 @@ export async function writeCsv(rows: RowChunks, columns: OutColumn[], out: Writa
   async function* text() {
     yield stringify([columns.map((c) => c.name)], OPTIONS);
     for await (const chunk of rows) {
-      if (chunk.length) yield stringify(chunk.map((row) => row.map((v, i) => cell[i]!(v))), OPTIONS);
+      if (chunk.length)
+        yield stringify(
+          chunk.map((row) => row.map((v, i) => cell[i]!(v))),
+          OPTIONS,
+        );
     }
   }
   await pipeline(text, out, { signal });

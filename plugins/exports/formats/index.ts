@@ -21,7 +21,14 @@ export type RowChunks = AsyncIterable<unknown[][]>;
  * Streams chunks of rows into `out` in the format; resolves once `out` has finished.
  * `formulaSafe` (EX3) changes CSV only: XLSX text is always a text cell, never a formula.
  */
-export function writeFormat(format: ExportFormat, rows: RowChunks, columns: OutColumn[], out: Writable, signal: AbortSignal, formulaSafe = false): Promise<void> {
+export function writeFormat(
+  format: ExportFormat,
+  rows: RowChunks,
+  columns: OutColumn[],
+  out: Writable,
+  signal: AbortSignal,
+  formulaSafe = false,
+): Promise<void> {
   if (format === 'csv') return writeCsv(rows, columns, out, signal, formulaSafe);
   if (format === 'jsonl') return writeJsonl(rows, columns, out, signal);
   return writeXlsx(rows, columns, out, signal);

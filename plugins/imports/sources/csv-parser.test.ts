@@ -103,7 +103,8 @@ describe('CsvParser', () => {
       }
       // Quote what needs it, and sometimes what does not.
       const eol = rand(2) ? '\r\n' : '\n';
-      const text = rows.map((row) => row.map((v) => (/[",\r\n]/.test(v) || rand(3) === 0 ? `"${v.replace(/"/g, '""')}"` : v)).join(',')).join(eol) + (rand(2) ? eol : '');
+      const text =
+        rows.map((row) => row.map((v) => (/[",\r\n]/.test(v) || rand(3) === 0 ? `"${v.replace(/"/g, '""')}"` : v)).join(',')).join(eol) + (rand(2) ? eol : '');
       const expected = (parse(text, { relax_column_count: true, skip_empty_lines: true }) as string[][]).filter((r) => !(r.length === 1 && r[0] === ''));
       const got = records(text, [rand(text.length + 1), rand(text.length + 1)]);
       expect(

@@ -32,7 +32,8 @@ export class CsvParser {
   private first = true;
 
   constructor(delimiter: string) {
-    if (delimiter.length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r') throw new Error(`unsupported CSV delimiter ${JSON.stringify(delimiter)}`);
+    if (delimiter.length !== 1 || delimiter === '"' || delimiter === '\n' || delimiter === '\r')
+      throw new Error(`unsupported CSV delimiter ${JSON.stringify(delimiter)}`);
     this.delim = delimiter.charCodeAt(0);
   }
 

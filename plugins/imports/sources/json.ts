@@ -11,7 +11,11 @@ export async function jsonShape(path: string): Promise<'array' | 'lines' | null>
   try {
     const buf = Buffer.alloc(4096);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    const first = buf.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').trimStart()[0];
+    const first = buf
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart()[0];
     return first === '[' ? 'array' : first === '{' ? 'lines' : null;
   } finally {
     await fh.close();

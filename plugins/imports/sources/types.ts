@@ -2,8 +2,7 @@ import type { XlsxLimits } from './xlsx-read.js';
 
 /** One record of an uploaded file: its values by source column, or why it could not be read. */
 export type SourceRecord =
-  | { line: number; values: Record<string, unknown>; error?: undefined }
-  | { line: number; error: string; raw: string[] | Record<string, unknown> | null };
+  { line: number; values: Record<string, unknown>; error?: undefined } | { line: number; error: string; raw: string[] | Record<string, unknown> | null };
 
 /** One record as cells aligned with the upload's columns (what an import reads), or why it could not be read. */
 export type SourceRow = { line: number; cells: unknown[]; error?: undefined } | { line: number; error: string; raw: string[] | Record<string, unknown> | null };

@@ -48,7 +48,9 @@ const LEADING_PARTS = ['xl/_rels/workbook.xml.rels', 'xl/workbook.xml', 'xl/styl
 /** exceljs' own test for a worksheet part (unanchored), so the same part is taken as before. */
 const SHEET = /xl\/worksheets\/sheet\d+[.]xml/;
 /** With no shared-strings part, exceljs would spool the sheet to a temporary file waiting for one. */
-const EMPTY_SST = Buffer.from('<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="0" uniqueCount="0"/>');
+const EMPTY_SST = Buffer.from(
+  '<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="0" uniqueCount="0"/>',
+);
 
 const toLimitError = (err: unknown): unknown => {
   if (!(err instanceof ZipRefusal) || err.reason === 'unreadable') return err;
@@ -66,13 +68,19 @@ export function xlsxParts(entries: ZipEntry[], limits: XlsxLimits): ZipEntry[] {
   const parts = [...LEADING_PARTS.map((n) => byName.get(n)).filter((e): e is ZipEntry => e !== undefined), sheet];
   const sst = byName.get(SHARED_STRINGS);
   if (sst && sst.size > limits.maxSharedStringsBytes)
-    throw new XlsxLimitError('shared-strings-bytes', `The shared strings unpack to ${sst.size} bytes, more than the limit of ${limits.maxSharedStringsBytes}.`, {
-      part: SHARED_STRINGS,
-      limit: limits.maxSharedStringsBytes,
-    });
+    throw new XlsxLimitError(
+      'shared-strings-bytes',
+      `The shared strings unpack to ${sst.size} bytes, more than the limit of ${limits.maxSharedStringsBytes}.`,
+      {
+        part: SHARED_STRINGS,
+        limit: limits.maxSharedStringsBytes,
+      },
+    );
   const total = parts.reduce((n, e) => n + e.size, 0);
   if (total > limits.maxUnpackedBytes)
-    throw new XlsxLimitError('unpacked-bytes', `The workbook unpacks to ${total} bytes, more than the limit of ${limits.maxUnpackedBytes}.`, { limit: limits.maxUnpackedBytes });
+    throw new XlsxLimitError('unpacked-bytes', `The workbook unpacks to ${total} bytes, more than the limit of ${limits.maxUnpackedBytes}.`, {
+      limit: limits.maxUnpackedBytes,
+    });
   return parts;
 }
 
@@ -108,7 +116,10 @@ async function* repacked(path: string, parts: ZipEntry[], limits: XlsxLimits): A
   const hasSharedStrings = parts.some((p) => p.name === SHARED_STRINGS);
   for (const part of parts) {
     if (!hasSharedStrings && part === parts[parts.length - 1]) yield* [localHeader(SHARED_STRINGS, EMPTY_SST.length), EMPTY_SST];
-    const cap = part.name === SHARED_STRINGS ? { bytes: limits.maxSharedStringsBytes, reason: 'part-size' as const } : { bytes: limits.maxUnpackedBytes, reason: 'unpacked-size' as const };
+    const cap =
+      part.name === SHARED_STRINGS
+        ? { bytes: limits.maxSharedStringsBytes, reason: 'part-size' as const }
+        : { bytes: limits.maxUnpackedBytes, reason: 'unpacked-size' as const };
     yield localHeader(part.name, part.size);
     try {
       for await (const chunk of await openZipEntry(path, part, cap, budget)) yield chunk as Buffer;
@@ -162,7 +173,13 @@ export async function* parseXlsx(path: string, limits: XlsxLimits, fail: (err: u
   const source = Readable.from(repacked(path, parts, limits), { objectMode: false });
   source.on('error', fail);
   const { default: excel } = await import('exceljs');
-  const book = new excel.stream.xlsx.WorkbookReader(source, { worksheets: 'emit', sharedStrings: 'cache', styles: 'cache', hyperlinks: 'ignore', entries: 'ignore' });
+  const book = new excel.stream.xlsx.WorkbookReader(source, {
+    worksheets: 'emit',
+    sharedStrings: 'cache',
+    styles: 'cache',
+    hyperlinks: 'ignore',
+    entries: 'ignore',
+  });
   for await (const sheet of book) {
     let header: string[] | null = null;
     for await (const row of sheet) {

@@ -113,14 +113,21 @@ class Bounded extends Transform {
     const name = this.entry.name;
     // A bomb that understates its size is stopped at the size it declared, not at the cap.
     if (this.seen > this.entry.size)
-      return done(new ZipRefusal('declared-size', `${name} unpacks to more than the ${this.entry.size} bytes its ZIP directory declares`, { part: name, limit: this.entry.size }));
-    if (this.seen > this.cap.bytes) return done(new ZipRefusal(this.cap.reason, `${name} unpacks to more than ${this.cap.bytes} bytes`, { part: name, limit: this.cap.bytes }));
+      return done(
+        new ZipRefusal('declared-size', `${name} unpacks to more than the ${this.entry.size} bytes its ZIP directory declares`, {
+          part: name,
+          limit: this.entry.size,
+        }),
+      );
+    if (this.seen > this.cap.bytes)
+      return done(new ZipRefusal(this.cap.reason, `${name} unpacks to more than ${this.cap.bytes} bytes`, { part: name, limit: this.cap.bytes }));
     if (this.budget.left < 0) return done(new ZipRefusal('unpacked-size', `the file unpacks to more than the limit`, { part: name }));
     done(null, chunk);
   }
 
   override _flush(done: TransformCallback): void {
-    if (this.seen !== this.entry.size) return done(unreadable(`${this.entry.name} unpacks to ${this.seen} bytes, not the ${this.entry.size} its ZIP directory declares`));
+    if (this.seen !== this.entry.size)
+      return done(unreadable(`${this.entry.name} unpacks to ${this.seen} bytes, not the ${this.entry.size} its ZIP directory declares`));
     done();
   }
 }
@@ -129,7 +136,12 @@ class Bounded extends Transform {
  * One entry's content, inflated and counted as it goes: never more than its declared size,
  * `cap.bytes`, nor what is left of the shared `budget` (all parts read from one archive).
  */
-export async function openZipEntry(path: string, entry: ZipEntry, cap: { bytes: number; reason: 'unpacked-size' | 'part-size' }, budget: { left: number }): Promise<Readable> {
+export async function openZipEntry(
+  path: string,
+  entry: ZipEntry,
+  cap: { bytes: number; reason: 'unpacked-size' | 'part-size' },
+  budget: { left: number },
+): Promise<Readable> {
   if (entry.flags & 0x1) throw unreadable(`${entry.name} is encrypted`);
   if (entry.method !== 0 && entry.method !== 8) throw unreadable(`${entry.name} uses compression method ${entry.method}`);
   const fh = await open(path, 'r');

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { bookingSchema, definitionFields, filterSchema, optionalDefinitionFields, publicMethod, refField, windowSchema } from '../../../addons-sdk/src/manifest/endpoint.js';
+import {
+  bookingSchema,
+  definitionFields,
+  filterSchema,
+  optionalDefinitionFields,
+  publicMethod,
+  refField,
+  windowSchema,
+} from '../../../addons-sdk/src/manifest/endpoint.js';
 import type { EndpointDefinition, StoredDefinition } from '../provides.js';
 
 export type { StoredDefinition };

@@ -59,7 +59,9 @@ export async function bookingsBetween(
   const others = [...new Set(extra)].map((n) => column(table, n)).filter((c) => c !== time && c !== party);
   const selected = [time, ...(party ? [party] : []), ...others];
   const scope = whereSql(d, filters, null, []);
-  const res = await sql<Record<string, unknown>>`select ${selectList(d, selected)} from ${d.table(table)} where ${timeRange(d, time, from, to)}${scope ? sql` and ${scope}` : sql``}`.execute(db);
+  const res = await sql<
+    Record<string, unknown>
+  >`select ${selectList(d, selected)} from ${d.table(table)} where ${timeRange(d, time, from, to)}${scope ? sql` and ${scope}` : sql``}`.execute(db);
   const out: BookedRow[] = [];
   for (const row of res.rows) {
     const raw = rawValues(row, selected.length);

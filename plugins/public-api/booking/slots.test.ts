@@ -36,7 +36,15 @@ describe('slots', () => {
   });
 
   it('runs from opening to the last start before closing, past midnight too', () => {
-    const rules = { openingHours: { fri: [['18:00', '22:00'], ['23:00', '01:00']] as Array<[string, string]> }, slotMinutes: 45 };
+    const rules = {
+      openingHours: {
+        fri: [
+          ['18:00', '22:00'],
+          ['23:00', '01:00'],
+        ] as Array<[string, string]>,
+      },
+      slotMinutes: 45,
+    };
     expect(daySlots(rules, 'UTC', '2026-05-01').map((s) => s.time)).toEqual(['18:00', '18:45', '19:30', '20:15', '21:00', '21:45', '23:00', '23:45', '00:30']);
     expect(slotAt(rules, 'UTC', Date.UTC(2026, 4, 2, 0, 30))?.time).toBe('00:30');
     expect(slotAt(rules, 'UTC', Date.UTC(2026, 4, 1, 18, 10))).toBeNull();

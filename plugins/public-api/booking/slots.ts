@@ -62,7 +62,13 @@ export function placesTaken(slot: Slot, bookings: readonly Booked[]): number {
 }
 
 /** Whether a slot can take `party` more now: not past, within the booking window, with room. */
-export function slotState(slot: Slot, bookings: readonly Booked[], rules: Pick<BookingRules, 'capacity' | 'windowDays'>, party: number, now: number): SlotState {
+export function slotState(
+  slot: Slot,
+  bookings: readonly Booked[],
+  rules: Pick<BookingRules, 'capacity' | 'windowDays'>,
+  party: number,
+  now: number,
+): SlotState {
   if (slot.start <= now) return 'full';
   if (slot.start > now + rules.windowDays * 86_400_000) return 'full';
   return placesTaken(slot, bookings) + party <= rules.capacity ? 'free' : 'full';

@@ -181,7 +181,10 @@ describe('party sizes asked of availability', () => {
   it('lets an address ask four different sizes in ten minutes, repeats free, a fifth refused until the oldest leaves', () => {
     let now = 0;
     const limits = new PublicLimits(() => now);
-    const ask = (party: number, address = '203.0.113.9', kind: 'browser' | 'server' = 'browser') => () => limits.chargePartySize('k', kind, 'tables', address, party);
+    const ask =
+      (party: number, address = '203.0.113.9', kind: 'browser' | 'server' = 'browser') =>
+      () =>
+        limits.chargePartySize('k', kind, 'tables', address, party);
     for (const p of [2, 3, 4, 5]) ask(p)();
     now = 60_000;
     ask(2)();

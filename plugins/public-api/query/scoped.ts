@@ -1,5 +1,17 @@
 import { sql, type RawBuilder } from 'kysely';
-import { keySql, rawValues, readRow, selectList, whereSql, type AnyDb, type Assignment, type Filter, type PortableValue, type RowDialect, type RowTable } from '../../../engine/rows/index.js';
+import {
+  keySql,
+  rawValues,
+  readRow,
+  selectList,
+  whereSql,
+  type AnyDb,
+  type Assignment,
+  type Filter,
+  type PortableValue,
+  type RowDialect,
+  type RowTable,
+} from '../../../engine/rows/index.js';
 import type { Column } from '../../../engine/schema/model.js';
 
 /**
@@ -14,9 +26,19 @@ function where(d: RowDialect, table: RowTable, key: readonly PortableValue[], sc
 }
 
 /** The row's raw values in `columns` order, or null when no row in scope has this key. */
-export async function readInScope(db: AnyDb, d: RowDialect, table: RowTable, key: readonly PortableValue[], scope: readonly Filter[], columns: readonly Column[], forUpdate = false): Promise<unknown[] | null> {
+export async function readInScope(
+  db: AnyDb,
+  d: RowDialect,
+  table: RowTable,
+  key: readonly PortableValue[],
+  scope: readonly Filter[],
+  columns: readonly Column[],
+  forUpdate = false,
+): Promise<unknown[] | null> {
   const lock = forUpdate && d.forUpdate ? sql` for update` : sql``;
-  const res = await sql<Record<string, unknown>>`select ${selectList(d, columns)} from ${d.table(table)} where ${where(d, table, key, scope)}${lock}`.execute(db);
+  const res = await sql<Record<string, unknown>>`select ${selectList(d, columns)} from ${d.table(table)} where ${where(d, table, key, scope)}${lock}`.execute(
+    db,
+  );
   return res.rows[0] ? rawValues(res.rows[0], columns.length) : null;
 }
 

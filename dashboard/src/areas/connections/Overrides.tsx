@@ -198,13 +198,7 @@ function TableForm({ id, table, overrides }: { id: string; table: EffectiveTable
         onChange={(e) => setDisplayColumn(e.target.value)}
         options={[{ value: NONE, label: t('connections.overrides.displayColumnAuto') }, ...table.columns.map((c) => ({ value: c.name, label: c.name }))]}
       />
-      <DataTable
-        className="conn-table"
-        caption={t('connections.overrides.columns')}
-        columns={overrideColumns}
-        rows={table.columns}
-        rowKey={(c) => c.name}
-      />
+      <DataTable className="conn-table" caption={t('connections.overrides.columns')} columns={overrideColumns} rows={table.columns} rowKey={(c) => c.name} />
       <p className="hint">{t('connections.overrides.personalHint')}</p>
       <div className="conn-actions">
         <button type="submit" disabled={save.isPending}>

@@ -112,7 +112,10 @@ export function Audit() {
           name="actorId"
           className="people-select"
           defaultValue={filters.actorId}
-          options={[{ value: ANY, label: t('people.audit.anyone') }, ...[...(names.data ?? new Map<string, string>())].map(([id, name]) => ({ value: id, label: name }))]}
+          options={[
+            { value: ANY, label: t('people.audit.anyone') },
+            ...[...(names.data ?? new Map<string, string>())].map(([id, name]) => ({ value: id, label: name })),
+          ]}
         />
         <SelectField
           label="people.audit.actorKind"

@@ -150,37 +150,35 @@ function Matrix({ roles, catalog }: { roles: Role[]; catalog: CatalogEntry[] }) 
               </>
             ),
           },
-          ...roles.map(
-            (r): DataColumn<CatalogEntry> => ({
-              id: r.id,
-              header: (
+          ...roles.map((r): DataColumn<CatalogEntry> => ({
+            id: r.id,
+            header: (
+              <>
+                {r.name}
+                {r.builtin && <span className="people-readonly"> {t('people.matrix.readOnly')}</span>}
+              </>
+            ),
+            align: 'center',
+            cell: (p) => {
+              const scoped = r.builtin ? 0 : scopedCount(r, p.name);
+              return (
                 <>
-                  {r.name}
-                  {r.builtin && <span className="people-readonly"> {t('people.matrix.readOnly')}</span>}
+                  <input
+                    type="checkbox"
+                    aria-label={t('people.matrix.cell', { permission: p.label, role: r.name })}
+                    checked={r.builtin ? p.builtinRoles.includes(r.id as 'admin' | 'editor' | 'viewer') : held(r, p.name)}
+                    disabled={r.builtin || saving}
+                    onChange={(e) => toggle(r, p.name, e.currentTarget.checked)}
+                  />
+                  {scoped > 0 && (
+                    <Link href={`/roles/${r.id}`} className="people-scoped">
+                      {t('people.matrix.scoped', { count: scoped })}
+                    </Link>
+                  )}
                 </>
-              ),
-              align: 'center',
-              cell: (p) => {
-                const scoped = r.builtin ? 0 : scopedCount(r, p.name);
-                return (
-                  <>
-                    <input
-                      type="checkbox"
-                      aria-label={t('people.matrix.cell', { permission: p.label, role: r.name })}
-                      checked={r.builtin ? p.builtinRoles.includes(r.id as 'admin' | 'editor' | 'viewer') : held(r, p.name)}
-                      disabled={r.builtin || saving}
-                      onChange={(e) => toggle(r, p.name, e.currentTarget.checked)}
-                    />
-                    {scoped > 0 && (
-                      <Link href={`/roles/${r.id}`} className="people-scoped">
-                        {t('people.matrix.scoped', { count: scoped })}
-                      </Link>
-                    )}
-                  </>
-                );
-              },
-            }),
-          ),
+              );
+            },
+          })),
         ]}
         rows={catalog}
         rowKey={(p) => p.name}
