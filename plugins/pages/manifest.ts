@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import { definePlugin } from '../../kernel/api.js';
 import type { PagesProvides } from './provides.js';
+import { PAGES_CHANGED, PAGES_NAV_CHANGED, pageRoutes } from './routes.js';
 import { PagesStore } from './store.js';
 import { pagesDb, pagesMigrations } from './tables.js';
 
@@ -7,8 +9,33 @@ export type { NewPage, Page, PageKind, PagesProvides } from './provides.js';
 
 export default definePlugin<PagesProvides>({
   name: 'pages',
-  version: '0.1.0',
-  description: 'Pages of the dashboard: for now the store that generation writes; the routes come with the pages issue.',
+  version: '0.2.0',
+  description: "Pages of the dashboard: generation's and the operators' own, who sees them, and (to come) the navigation.",
+  // visibleTo names roles: they are checked against the roles plugin.
+  requires: ['roles'],
+  permissions: [
+    {
+      name: 'pages.read',
+      label: 'See pages',
+      description: 'List and open the pages one may see (their roles and table grants decide).',
+      roles: ['editor', 'viewer'],
+    },
+    { name: 'pages.write', label: 'Edit pages', description: 'Create, change, copy and delete pages.', roles: ['editor'] },
+    { name: 'pages.admin', label: 'Arrange the navigation', description: "Order the navigation's sections and entries." },
+  ],
   migrations: pagesMigrations,
+  events: {
+    [PAGES_CHANGED]: {
+      schema: z.strictObject({ pageId: z.string() }),
+      permission: 'pages.read',
+      description: 'A page was created, changed, copied or deleted.',
+    },
+    [PAGES_NAV_CHANGED]: {
+      schema: z.strictObject({}),
+      permission: 'pages.read',
+      description: 'What the navigation lists changed (a page added, renamed, re-iconed, hidden or removed).',
+    },
+  },
+  routes: pageRoutes,
   setup: (kernel) => new PagesStore(pagesDb(kernel.db), () => kernel.now()),
 });

@@ -1,36 +1,61 @@
 import { sql } from 'kysely';
-import { AppError, type MetaDb, newId } from '../../kernel/api.js';
-import type { NewPage, Page, PageKind, PagesProvides } from './provides.js';
+import { AppError, defineServiceRef, type MetaDb, newId } from '../../kernel/api.js';
+import type { NewPage, Page, PageChanges, PageKind, PagesProvides, PageVisibility } from './provides.js';
 import { pagesDb, type PagesDb, type PagesTables } from './tables.js';
 
 type Row = PagesTables['pages'];
 
 /** LIKE with '!' as the escape character, which needs no quoting on any of the three dialects. */
-const likePrefix = (prefix: string) => prefix.replace(/[!%_]/g, (c) => `!${c}`) + '%';
+const escapeLike = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);
+const likePrefix = (prefix: string) => escapeLike(prefix) + '%';
+
+/** JSON from the store; a value written by hand that is not JSON reads as `fallback` rather than failing every list. */
+function parsed<T>(text: string | null, fallback: T): T {
+  if (text === null) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
 
 function toPage(row: Row): Page {
-  let config: Record<string, unknown> = {};
-  try {
-    config = JSON.parse(row.config) as Record<string, unknown>;
-  } catch {
-    // A config written by hand into the store that is not JSON reads as empty rather than failing every list.
-  }
   return {
     id: row.id,
     slug: row.slug,
     title: row.title,
     kind: row.kind as PageKind,
+    icon: row.icon ?? null,
     connectionId: row.connection_id,
     table: row.table_name,
-    config,
+    config: parsed<Record<string, unknown>>(row.config, {}),
+    layout: parsed<Record<string, unknown> | null>(row.layout ?? null, null),
+    visibleTo: parsed<PageVisibility | null>(row.visible_to ?? null, null),
     position: Number(row.position),
     generatedKey: row.generated_key,
+    createdBy: row.created_by ?? null,
     createdAt: Number(row.created_at),
     updatedAt: Number(row.updated_at),
   };
 }
 
-/** The minimal page store generation needs; the pages issue adds listing, editing and routes. */
+/** Where a keyset list resumes: after this page in nav order (position, then id). */
+export interface PageKey {
+  position: number;
+  id: string;
+}
+
+export interface PageFilter {
+  kind?: PageKind;
+  connectionId?: string;
+  /** Title contains, case-insensitive. */
+  q?: string;
+}
+
+const slugTaken = (slug: string) =>
+  new AppError('CONFLICT', { message: `A page with the slug ${slug} already exists.`, params: { reason: 'slug-taken', slug } });
+
+/** The pages table: what generation writes and the pages routes read and edit. */
 export class PagesStore implements PagesProvides {
   constructor(
     private readonly db: PagesDb,
@@ -52,6 +77,46 @@ export class PagesStore implements PagesProvides {
     return row ? toPage(row) : null;
   }
 
+  /**
+   * Pages in nav order after `after`, `batch` at a time, filtered by the store; the caller's
+   * visibility is decided by `visible` in Node (roles and grants are not columns), so a batch is
+   * read until `limit` visible pages and one more are found or the table ends.
+   */
+  async list(
+    filter: PageFilter,
+    limit: number,
+    after: PageKey | undefined,
+    visible: (page: Page) => boolean,
+  ): Promise<{ pages: Page[]; next: PageKey | null }> {
+    const batch = Math.max(limit + 1, 100);
+    const found: Page[] = [];
+    let cursor = after;
+    for (;;) {
+      let q = this.db.selectFrom('pages').selectAll().orderBy('position').orderBy('id').limit(batch);
+      if (filter.kind) q = q.where('kind', '=', filter.kind);
+      if (filter.connectionId) q = q.where('connection_id', '=', filter.connectionId);
+      if (filter.q) q = q.where(sql<boolean>`lower(title) like ${'%' + escapeLike(filter.q.toLowerCase()) + '%'} escape '!'`);
+      if (cursor) {
+        const { position, id } = cursor;
+        q = q.where((eb) => eb.or([eb('position', '>', position), eb.and([eb('position', '=', position), eb('id', '>', id)])]));
+      }
+      const rows = await q.execute();
+      for (const row of rows) {
+        const page = toPage(row);
+        if (!visible(page)) continue;
+        found.push(page);
+        if (found.length > limit) {
+          const pages = found.slice(0, limit);
+          const last = pages[pages.length - 1]!;
+          return { pages, next: { position: last.position, id: last.id } };
+        }
+      }
+      if (rows.length < batch) return { pages: found, next: null };
+      const last = toPage(rows[rows.length - 1]!);
+      cursor = { position: last.position, id: last.id };
+    }
+  }
+
   async freeSlug(base: string): Promise<string> {
     const stem = base.slice(0, 190);
     const taken = new Set(
@@ -67,14 +132,19 @@ export class PagesStore implements PagesProvides {
     for (let n = 2; ; n++) if (!taken.has(`${stem}-${n}`)) return `${stem}-${n}`;
   }
 
+  private async slugUsed(slug: string, except?: string): Promise<boolean> {
+    let q = this.db.selectFrom('pages').select('id').where('slug', '=', slug);
+    if (except) q = q.where('id', '<>', except);
+    return (await q.executeTakeFirst()) !== undefined;
+  }
+
   private async conflict(input: NewPage): Promise<AppError | null> {
     if (input.generatedKey && (await this.findByGeneratedKey(input.generatedKey)))
       return new AppError('CONFLICT', {
         message: 'A generated page with this key already exists.',
         params: { reason: 'generated-key-taken', generatedKey: input.generatedKey },
       });
-    if (await this.db.selectFrom('pages').select('id').where('slug', '=', input.slug).executeTakeFirst())
-      return new AppError('CONFLICT', { message: `A page with the slug ${input.slug} already exists.`, params: { reason: 'slug-taken', slug: input.slug } });
+    if (await this.slugUsed(input.slug)) return slugTaken(input.slug);
     return null;
   }
 
@@ -98,6 +168,10 @@ export class PagesStore implements PagesProvides {
       connection_id: input.connectionId ?? null,
       table_name: input.table ?? null,
       config: JSON.stringify(input.config ?? {}),
+      icon: input.icon ?? null,
+      layout: input.layout ? JSON.stringify(input.layout) : null,
+      visible_to: input.visibleTo ? JSON.stringify(input.visibleTo) : null,
+      created_by: input.createdBy ?? null,
       position,
       generated_key: input.generatedKey ?? null,
       created_at: now,
@@ -112,4 +186,30 @@ export class PagesStore implements PagesProvides {
     }
     return toPage(row);
   }
+
+  /** Answers the page as it was and as it is; 409 `slug-taken` for another page's slug. The caller has found the page. */
+  async update(id: string, changes: PageChanges): Promise<Page | null> {
+    if (changes.slug !== undefined && (await this.slugUsed(changes.slug, id))) throw slugTaken(changes.slug);
+    const set: Partial<Row> = { updated_at: this.now() };
+    if (changes.title !== undefined) set.title = changes.title;
+    if (changes.slug !== undefined) set.slug = changes.slug;
+    if (changes.icon !== undefined) set.icon = changes.icon;
+    if (changes.visibleTo !== undefined) set.visible_to = changes.visibleTo === null ? null : JSON.stringify(changes.visibleTo);
+    try {
+      await this.db.updateTable('pages').set(set).where('id', '=', id).execute();
+    } catch (err) {
+      if (changes.slug !== undefined && (await this.slugUsed(changes.slug, id))) throw slugTaken(changes.slug);
+      throw err;
+    }
+    return this.find(id);
+  }
+
+  /** Answers whether a page was deleted. */
+  async remove(id: string): Promise<boolean> {
+    const res = await this.db.deleteFrom('pages').where('id', '=', id).executeTakeFirst();
+    return Number(res.numDeletedRows) > 0;
+  }
 }
+
+/** The plugin's own routes reach the whole store; other plugins see only PagesProvides (pagesRef). */
+export const pagesStoreRef = defineServiceRef<PagesStore>('pages');

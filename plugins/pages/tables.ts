@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { KernelTables, MetaDb, Migration } from '../../kernel/api.js';
+import { type KernelTables, largeText, type MetaDb, type Migration, rerunnableColumn } from '../../kernel/api.js';
 
 export type PagesTables = {
   pages: {
@@ -10,6 +10,12 @@ export type PagesTables = {
     connection_id: string | null;
     table_name: string | null;
     config: string;
+    icon: string | null;
+    /** JSON; null until a dashboard's layout is saved. */
+    layout: string | null;
+    /** JSON `{roles}`; null is anyone with pages.read. */
+    visible_to: string | null;
+    created_by: string | null;
     position: number;
     generated_key: string | null;
     created_at: number;
@@ -44,6 +50,17 @@ export const pagesMigrations: Migration[] = [
         .addUniqueConstraint('pages_slug_unique', ['slug'])
         .addUniqueConstraint('pages_generated_key_unique', ['generated_key'])
         .execute();
+    },
+  },
+  {
+    // The page's fields of the pages issue (decisions PG1); each column alone, so a rerun on
+    // MySQL (DDL commits implicitly, K10) carries on past the ones an earlier run added.
+    name: '0002_pages_fields',
+    async up(db) {
+      await rerunnableColumn(db.schema.alterTable('pages').addColumn('icon', 'varchar(64)').execute());
+      await rerunnableColumn(db.schema.alterTable('pages').addColumn('layout', largeText(db)).execute());
+      await rerunnableColumn(db.schema.alterTable('pages').addColumn('visible_to', 'text').execute());
+      await rerunnableColumn(db.schema.alterTable('pages').addColumn('created_by', 'varchar(32)').execute());
     },
   },
 ];

@@ -1,0 +1,258 @@
+import { z } from 'zod';
+import {
+  AppError,
+  cursorField,
+  dataOf,
+  encodeCursor,
+  type ErrorIssue,
+  type Kernel,
+  listQuery,
+  okSchema,
+  type Principal,
+  reply,
+  route,
+} from '../../kernel/api.js';
+import { rolesRef } from '../roles/provides.js';
+import type { Page, PageKind } from './provides.js';
+import { iconField, pageIdParams, pageKindField, pageSchema, slugField, titleField, visibleToField } from './schemas.js';
+import { pagesStoreRef } from './store.js';
+
+export const PAGES_CHANGED = 'pages.changed';
+export const PAGES_NAV_CHANGED = 'pages.nav.changed';
+const DATA_READ = 'data.read';
+
+/** Kinds about one table: they need a connection and a table (decisions PG3). */
+const TABLE_KINDS: ReadonlySet<PageKind> = new Set(['list', 'detail', 'form']);
+
+const store = (kernel: Kernel) => kernel.plugin(pagesStoreRef);
+
+/**
+ * The page rule (decisions PG2): the caller's roles meet `visibleTo.roles` (null: anyone with
+ * pages.read), and a table page needs a data.read grant reaching its table. A principal holding
+ * everything (admin) sees every page, so the navigation's owner can manage all of it.
+ */
+export function canSee(principal: Principal, page: Page): boolean {
+  if (principal.permissions.all) return true;
+  if (page.visibleTo && !page.visibleTo.roles.some((r) => principal.roleIds.includes(r))) return false;
+  if (page.connectionId && page.table && principal.permissions.grantOn(DATA_READ, page.connectionId, page.table) === null) return false;
+  return true;
+}
+
+/** The page, or 404 NOT_FOUND alike for a missing id and a page the caller may not see. */
+async function visiblePage(kernel: Kernel, principal: Principal, pageId: string): Promise<Page> {
+  const page = await store(kernel).find(pageId);
+  if (!page || !canSee(principal, page)) throw new AppError('NOT_FOUND', { message: 'No such page.' });
+  return page;
+}
+
+/** A URL-safe slug from a title: lower-case ASCII letters, digits and single dashes (as generation makes them). */
+export function slugify(text: string): string {
+  const slug = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 190)
+    .replace(/-+$/, '');
+  return slug || 'page';
+}
+
+async function checkRoles(kernel: Kernel, visibleTo: { roles: string[] } | null | undefined, issues: ErrorIssue[]): Promise<void> {
+  if (!visibleTo) return;
+  const unknown = new Set(await kernel.plugin(rolesRef).unknownRoleIds(visibleTo.roles));
+  visibleTo.roles.forEach((r, i) => {
+    if (unknown.has(r)) issues.push({ path: `body.visibleTo.roles.${i}`, code: 'unknown-role', message: `No role ${r}.` });
+  });
+}
+
+/** Who and what a page write touches, for the event's audience: a table page's change reaches only those its table reaches. */
+async function changed(kernel: Kernel, page: Page, nav: boolean): Promise<void> {
+  const grant = page.connectionId && page.table ? { permission: DATA_READ, connectionId: page.connectionId, table: page.table } : undefined;
+  await kernel.events.publish(PAGES_CHANGED, { pageId: page.id }, grant ? { grant } : undefined);
+  if (nav) await kernel.events.publish(PAGES_NAV_CHANGED, {});
+}
+
+const auditView = (p: Page) => ({
+  slug: p.slug,
+  title: p.title,
+  kind: p.kind,
+  icon: p.icon,
+  connectionId: p.connectionId,
+  table: p.table,
+  visibleTo: p.visibleTo,
+});
+
+const pageAnswer = dataOf(z.strictObject({ page: pageSchema }));
+
+export const pageRoutes = [
+  route({
+    method: 'GET',
+    url: '/pages',
+    summary: 'The pages the caller may see, in navigation order',
+    description:
+      'Only pages whose visibleTo names one of the caller’s roles (or is null) and, for a table page, whose table a data.read grant reaches (decisions PG2). ' +
+      'Ordered by position, then id, for now (the navigation’s sections come later).',
+    permission: 'pages.read',
+    schema: {
+      query: listQuery.extend({
+        kind: pageKindField.optional(),
+        connectionId: z.string().min(1).max(64).optional(),
+        q: z.string().min(1).max(200).optional().describe('Title contains, case-insensitive.'),
+        cursor: cursorField(z.strictObject({ position: z.number().int(), id: z.string().min(1).max(64) })),
+      }),
+      response: { 200: dataOf(z.strictObject({ pages: z.array(pageSchema), nextCursor: z.string().nullable() })) },
+    },
+    handler: async ({ kernel, query, principal }) => {
+      const page = await store(kernel).list({ kind: query.kind, connectionId: query.connectionId, q: query.q }, query.limit, query.cursor, (p) =>
+        canSee(principal!, p),
+      );
+      return { data: { pages: page.pages, nextCursor: page.next ? encodeCursor(page.next) : null } };
+    },
+  }),
+  route({
+    method: 'POST',
+    url: '/pages',
+    summary: 'Create a page',
+    description:
+      '400 VALIDATION_FAILED: `kind-reserved` at body.kind for `custom`; connectionId and table are required for list, detail and form pages; ' +
+      '`unknown-table` at body.table for a table the caller has no data.read grant on; `unknown-role` in visibleTo. ' +
+      'Without slug, one is made from the title and made free as generation does (`-2`, `-3`, …). 409 CONFLICT `slug-taken`.',
+    permission: 'pages.write',
+    schema: {
+      body: z.strictObject({
+        title: titleField,
+        slug: slugField.optional(),
+        kind: pageKindField,
+        connectionId: z.string().min(1).max(64).optional(),
+        table: z.string().min(1).max(255).optional(),
+        config: z.record(z.string(), z.unknown()).optional(),
+        icon: iconField.optional(),
+        visibleTo: visibleToField.optional(),
+      }),
+      response: { 201: pageAnswer },
+    },
+    handler: async ({ kernel, body, principal, audit }) => {
+      const issues: ErrorIssue[] = [];
+      if (body.kind === 'custom') issues.push({ path: 'body.kind', code: 'kind-reserved', message: 'Custom pages are reserved; they cannot be created yet.' });
+      if (TABLE_KINDS.has(body.kind)) {
+        if (!body.connectionId) issues.push({ path: 'body.connectionId', code: 'required', message: `A ${body.kind} page needs a connection.` });
+        if (!body.table) issues.push({ path: 'body.table', code: 'required', message: `A ${body.kind} page needs a table.` });
+      }
+      if (body.connectionId && body.table && !principal!.permissions.all && principal!.permissions.grantOn(DATA_READ, body.connectionId, body.table) === null)
+        issues.push({ path: 'body.table', code: 'unknown-table', message: `No table ${body.table} on that connection.` });
+      await checkRoles(kernel, body.visibleTo, issues);
+      if (issues.length) throw new AppError('VALIDATION_FAILED', { issues });
+      const pages = store(kernel);
+      const page = await pages.create({
+        slug: body.slug ?? (await pages.freeSlug(slugify(body.title))),
+        title: body.title,
+        kind: body.kind,
+        connectionId: body.connectionId ?? null,
+        table: body.table ?? null,
+        config: body.config ?? {},
+        icon: body.icon ?? null,
+        visibleTo: body.visibleTo ?? null,
+        createdBy: principal!.userId,
+      });
+      audit({ action: 'pages.create', target: { type: 'page', id: page.id }, diff: auditView(page) });
+      await changed(kernel, page, true);
+      return reply(201, { data: { page } });
+    },
+  }),
+  route({
+    method: 'GET',
+    url: '/pages/:pageId',
+    summary: 'One page, and the view a table page opens with',
+    description: '404 NOT_FOUND for a missing id and for a page the caller may not see alike. defaultView is null until shared views exist.',
+    permission: 'pages.read',
+    schema: {
+      params: pageIdParams,
+      response: { 200: dataOf(z.strictObject({ page: pageSchema, defaultView: z.null() })) },
+    },
+    handler: async ({ kernel, params, principal }) => ({ data: { page: await visiblePage(kernel, principal!, params.pageId), defaultView: null } }),
+  }),
+  route({
+    method: 'PATCH',
+    url: '/pages/:pageId',
+    summary: "Change a page's title, slug, icon or visibility",
+    description: '404 NOT_FOUND for a page the caller may not see; 409 CONFLICT `slug-taken`; 400 `unknown-role` in visibleTo.',
+    permission: 'pages.write',
+    schema: {
+      params: pageIdParams,
+      body: z
+        .strictObject({ title: titleField.optional(), slug: slugField.optional(), icon: iconField.optional(), visibleTo: visibleToField.optional() })
+        .refine((b) => Object.keys(b).length > 0, { message: 'Name at least one of title, slug, icon, visibleTo.' }),
+      response: { 200: pageAnswer },
+    },
+    handler: async ({ kernel, params, body, principal, audit }) => {
+      const before = await visiblePage(kernel, principal!, params.pageId);
+      const issues: ErrorIssue[] = [];
+      await checkRoles(kernel, body.visibleTo, issues);
+      if (issues.length) throw new AppError('VALIDATION_FAILED', { issues });
+      const after = await store(kernel).update(before.id, body);
+      if (!after) throw new AppError('NOT_FOUND', { message: 'No such page.' });
+      const was = auditView(before);
+      const now = auditView(after);
+      const fields = (Object.keys(now) as Array<keyof typeof now>).filter((k) => JSON.stringify(was[k]) !== JSON.stringify(now[k]));
+      audit({
+        action: 'pages.update',
+        target: { type: 'page', id: after.id },
+        diff: Object.fromEntries(fields.map((k) => [k, { from: was[k], to: now[k] }])),
+      });
+      // Title, slug, icon and visibility are all what the navigation shows.
+      await changed(kernel, after, true);
+      return { data: { page: after } };
+    },
+  }),
+  route({
+    method: 'DELETE',
+    url: '/pages/:pageId',
+    summary: 'Delete a page',
+    description: '404 NOT_FOUND for a page the caller may not see.',
+    permission: 'pages.write',
+    schema: { params: pageIdParams, response: { 200: okSchema } },
+    handler: async ({ kernel, params, principal, audit }) => {
+      const page = await visiblePage(kernel, principal!, params.pageId);
+      if (!(await store(kernel).remove(page.id))) throw new AppError('NOT_FOUND', { message: 'No such page.' });
+      audit({ action: 'pages.delete', target: { type: 'page', id: page.id }, diff: auditView(page) });
+      await changed(kernel, page, true);
+      return { data: { ok: true as const } };
+    },
+  }),
+  route({
+    method: 'POST',
+    url: '/pages/:pageId/duplicate',
+    summary: 'Copy a page: config and layout, without its generated key',
+    description:
+      'The copy is titled `<title> (copy)` unless a title is given; without slug one is made free from the title. ' +
+      '404 NOT_FOUND for a page the caller may not see; 409 CONFLICT `slug-taken` for a given slug in use.',
+    permission: 'pages.write',
+    schema: {
+      params: pageIdParams,
+      body: z.strictObject({ title: titleField.optional(), slug: slugField.optional() }),
+      response: { 201: pageAnswer },
+    },
+    handler: async ({ kernel, params, body, principal, audit }) => {
+      const source = await visiblePage(kernel, principal!, params.pageId);
+      const pages = store(kernel);
+      const title = body.title ?? `${source.title} (copy)`.slice(0, 200);
+      const page = await pages.create({
+        slug: body.slug ?? (await pages.freeSlug(slugify(title))),
+        title,
+        kind: source.kind,
+        connectionId: source.connectionId,
+        table: source.table,
+        config: source.config,
+        layout: source.layout,
+        icon: source.icon,
+        visibleTo: source.visibleTo,
+        generatedKey: null,
+        createdBy: principal!.userId,
+      });
+      audit({ action: 'pages.duplicate', target: { type: 'page', id: page.id }, diff: { ...auditView(page), from: source.id } });
+      await changed(kernel, page, true);
+      return reply(201, { data: { page } });
+    },
+  }),
+];
