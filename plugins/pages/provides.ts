@@ -76,3 +76,5 @@ export interface PagesProvides {
 
 /** `kernel.plugin(pagesRef)` from a plugin that requires 'pages'. */
 export const pagesRef = defineServiceRef<PagesProvides>('pages');
+
+export { slugify } from './slug.js';

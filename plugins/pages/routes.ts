@@ -15,6 +15,7 @@ import {
 import { rolesRef } from '../roles/provides.js';
 import type { Page, PageKind } from './provides.js';
 import { iconField, pageIdParams, pageKindField, pageSchema, slugField, titleField, visibleToField } from './schemas.js';
+import { slugify } from './slug.js';
 import { pagesStoreRef } from './store.js';
 
 export const PAGES_CHANGED = 'pages.changed';
@@ -43,19 +44,6 @@ async function visiblePage(kernel: Kernel, principal: Principal, pageId: string)
   const page = await store(kernel).find(pageId);
   if (!page || !canSee(principal, page)) throw new AppError('NOT_FOUND', { message: 'No such page.' });
   return page;
-}
-
-/** A URL-safe slug from a title: lower-case ASCII letters, digits and single dashes (as generation makes them). */
-export function slugify(text: string): string {
-  const slug = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 190)
-    .replace(/-+$/, '');
-  return slug || 'page';
 }
 
 async function checkRoles(kernel: Kernel, visibleTo: { roles: string[] } | null | undefined, issues: ErrorIssue[]): Promise<void> {

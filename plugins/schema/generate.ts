@@ -1,5 +1,5 @@
 import type { EffectiveColumn, EffectiveModel, EffectiveTable } from './effective.js';
-import { slugify } from './naming.js';
+import { slugify } from '../pages/provides.js';
 
 export type GeneratedKind = 'list' | 'detail';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { humanize, slugify, tableRef } from './naming.js';
+import { slugify } from '../pages/provides.js';
+import { humanize, tableRef } from './naming.js';
 
 describe('naming', () => {
   it('humanizes identifiers', () => {

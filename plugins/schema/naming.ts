@@ -27,14 +27,3 @@ export function humanize(identifier: string): string {
   words[0] = first === first.toUpperCase() ? first : first.charAt(0).toUpperCase() + first.slice(1);
   return words.join(' ');
 }
-
-/** A URL-safe slug: lower-case ASCII letters, digits and single dashes. */
-export function slugify(text: string): string {
-  const slug = text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  return slug || 'page';
-}
