@@ -1,4 +1,4 @@
-import { defineServiceRef, type MetaDb } from '../../kernel/api.js';
+import { defineServiceRef, type ErrorIssue, type MetaDb, type Principal } from '../../kernel/api.js';
 
 /** What a page shows; the pages issue adds more kinds (and the routes to edit pages). */
 export type PageKind = 'list' | 'detail' | 'dashboard' | 'form' | 'custom';
@@ -59,6 +59,58 @@ export interface PageChanges {
   visibleTo?: PageVisibility | null;
 }
 
+/** One entry of the navigation as stored: a page, or an installed app's `dashboard-page` surface. */
+export type NavEntry = { pageId: string } | { appKey: string; surface: string };
+
+/** One entry as the caller reads it: a page entry carries what the navigation shows of the page. */
+export type NavItem =
+  { type: 'page'; pageId: string; slug: string; title: string; icon: string | null; kind: PageKind } | { type: 'app'; appKey: string; surface: string };
+
+export interface NavSection {
+  /** kebab, 1–40 */
+  id: string;
+  title: string;
+  entries: NavItem[];
+}
+
+/** Where an app's surface sits: a section id and its order there (decisions AO14's placement). */
+export interface NavPlacement {
+  section: string;
+  order: number;
+}
+
+/** The one navigation (issue 28 §1): pages and apps' dashboard pages in sections. */
+export interface PagesNav {
+  /**
+   * The sections the caller sees, entries in order: pages the caller may not see are left out, and
+   * pages in no section come last in a section titled "Pages".
+   */
+  read(principal: Principal): Promise<{ sections: NavSection[] }>;
+  /** Places an app's surface (null: takes it out), in `trx` when given. */
+  place(appKey: string, surface: string, placement: NavPlacement | null, trx?: MetaDb): Promise<void>;
+  /** Where each surface of the app (all apps without `appKey`) is placed, keyed `<appKey>/<surface>`. */
+  placements(appKey?: string): Promise<Map<string, NavPlacement>>;
+  /** Removes every entry of the app, in the app's own removal transaction. */
+  removeApp(appKey: string, trx: MetaDb): Promise<void>;
+}
+
+/** Something another plugin keeps about a page (a report using it, a user's saved layout of it). */
+export interface PageDependent {
+  /**
+   * What keeps the page from being deleted, as PAGE_IN_USE's params (e.g. `{reports: [ids]}`);
+   * null or an empty object when nothing does.
+   */
+  inUse?(pageId: string): Promise<Record<string, string[]> | null>;
+  /** Removes what belongs to the page, in the page's own delete transaction. */
+  removePage?(pageId: string, trx: MetaDb): Promise<void>;
+}
+
+/**
+ * Checks a dashboard widget's query for the caller (what `POST /widget-data/query` checks);
+ * answers issues with paths under `path` (e.g. `body.widgets.0.query`), empty when it holds.
+ */
+export type WidgetQueryCheck = (principal: Principal, query: unknown, path: string) => Promise<ErrorIssue[]>;
+
 /**
  * What the pages plugin provides (`kernel.plugin(pagesRef)` from a plugin that
  * requires 'pages').
@@ -68,10 +120,21 @@ export interface PagesProvides {
   create(input: NewPage): Promise<Page>;
   find(id: string): Promise<Page | null>;
   findByGeneratedKey(key: string): Promise<Page | null>;
+  /** Every page, in nav order (search's index; a few thousand at most). */
+  all(): Promise<Page[]>;
   /** `base` when no page uses it, else the first free `base-2`, `base-3`, … */
   freeSlug(base: string): Promise<string>;
   /** Deletes every page bound to the connection, in `trx` (the connection's own removal); answers how many. */
   removeConnection(connectionId: string, trx: MetaDb): Promise<number>;
+  /** The page rule (decisions PG2): may this caller list and open this page. */
+  canSee(principal: Principal, page: Page): boolean;
+  /** The page when it exists and the caller may see it, else null (answer 404 either way). */
+  findVisible(principal: Principal, pageId: string): Promise<Page | null>;
+  /** Registers what another plugin keeps about pages, consulted and cleaned on every page delete. */
+  addDependent(dependent: PageDependent): void;
+  /** Set once by the widget-data plugin; until then a layout's queries are checked by shape only. */
+  setWidgetQueryCheck(check: WidgetQueryCheck): void;
+  nav: PagesNav;
 }
 
 /** `kernel.plugin(pagesRef)` from a plugin that requires 'pages'. */

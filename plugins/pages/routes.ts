@@ -16,28 +16,16 @@ import { rolesRef } from '../roles/provides.js';
 import type { Page, PageKind } from './provides.js';
 import { iconField, pageIdParams, pageKindField, pageSchema, slugField, titleField, visibleToField } from './schemas.js';
 import { slugify } from './slug.js';
+import { canSee, DATA_READ } from './visibility.js';
 import { pagesStoreRef } from './store.js';
 
 export const PAGES_CHANGED = 'pages.changed';
 export const PAGES_NAV_CHANGED = 'pages.nav.changed';
-const DATA_READ = 'data.read';
 
 /** Kinds about one table: they need a connection and a table (decisions PG3). */
 const TABLE_KINDS: ReadonlySet<PageKind> = new Set(['list', 'detail', 'form']);
 
 const store = (kernel: Kernel) => kernel.plugin(pagesStoreRef);
-
-/**
- * The page rule (decisions PG2): the caller's roles meet `visibleTo.roles` (null: anyone with
- * pages.read), and a table page needs a data.read grant reaching its table. A principal holding
- * everything (admin) sees every page, so the navigation's owner can manage all of it.
- */
-export function canSee(principal: Principal, page: Page): boolean {
-  if (principal.permissions.all) return true;
-  if (page.visibleTo && !page.visibleTo.roles.some((r) => principal.roleIds.includes(r))) return false;
-  if (page.connectionId && page.table && principal.permissions.grantOn(DATA_READ, page.connectionId, page.table) === null) return false;
-  return true;
-}
 
 /** The page, or 404 NOT_FOUND alike for a missing id and a page the caller may not see. */
 async function visiblePage(kernel: Kernel, principal: Principal, pageId: string): Promise<Page> {

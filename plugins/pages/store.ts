@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
-import { AppError, defineServiceRef, type MetaDb, newId } from '../../kernel/api.js';
-import type { NewPage, Page, PageChanges, PageKind, PagesProvides, PageVisibility } from './provides.js';
+import { AppError, defineServiceRef, type MetaDb, newId, type Principal } from '../../kernel/api.js';
+import { NavStore } from './nav/store.js';
+import type { NewPage, Page, PageChanges, PageDependent, PageKind, PagesProvides, PageVisibility, WidgetQueryCheck } from './provides.js';
+import { canSee } from './visibility.js';
 import { pagesDb, type PagesDb, type PagesTables } from './tables.js';
 
 type Row = PagesTables['pages'];
@@ -57,10 +59,39 @@ const slugTaken = (slug: string) =>
 
 /** The pages table: what generation writes and the pages routes read and edit. */
 export class PagesStore implements PagesProvides {
+  /** What other plugins keep about pages (PageDependent), in registration order. */
+  readonly dependents: PageDependent[] = [];
+  /** The widget-data plugin's check of a widget's query; null until it registers. */
+  widgetQueryCheck: WidgetQueryCheck | null = null;
+  readonly nav: NavStore;
+
   constructor(
     private readonly db: PagesDb,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.nav = new NavStore(() => this.all());
+  }
+
+  canSee(principal: Principal, page: Page): boolean {
+    return canSee(principal, page);
+  }
+
+  async findVisible(principal: Principal, pageId: string): Promise<Page | null> {
+    const page = await this.find(pageId);
+    return page && canSee(principal, page) ? page : null;
+  }
+
+  addDependent(dependent: PageDependent): void {
+    this.dependents.push(dependent);
+  }
+
+  setWidgetQueryCheck(check: WidgetQueryCheck): void {
+    this.widgetQueryCheck = check;
+  }
+
+  async all(): Promise<Page[]> {
+    return (await this.db.selectFrom('pages').selectAll().orderBy('position').orderBy('id').execute()).map(toPage);
+  }
 
   async removeConnection(connectionId: string, trx: MetaDb): Promise<number> {
     const res = await pagesDb(trx).deleteFrom('pages').where('connection_id', '=', connectionId).executeTakeFirst();
