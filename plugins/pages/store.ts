@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { AppError, defineServiceRef, type MetaDb, newId, type Principal } from '../../kernel/api.js';
 import { NavStore } from './nav/store.js';
-import type { NewPage, Page, PageChanges, PageDependent, PageKind, PagesProvides, PageVisibility, WidgetQueryCheck } from './provides.js';
+import type { NavSurfaceSource, NewPage, Page, PageChanges, PageDependent, PageKind, PagesProvides, PageVisibility, WidgetQueryCheck } from './provides.js';
 import { canSee } from './visibility.js';
 import { pagesDb, type PagesDb, type PagesTables } from './tables.js';
 
@@ -69,7 +69,8 @@ export class PagesStore implements PagesProvides {
     private readonly db: PagesDb,
     private readonly now: () => number,
   ) {
-    this.nav = new NavStore(() => this.all());
+    this.nav = new NavStore(db, now, () => this.all());
+    this.addDependent(this.nav); // a page's nav entry goes with it (decisions PG10)
   }
 
   canSee(principal: Principal, page: Page): boolean {
@@ -87,6 +88,10 @@ export class PagesStore implements PagesProvides {
 
   setWidgetQueryCheck(check: WidgetQueryCheck): void {
     this.widgetQueryCheck = check;
+  }
+
+  setNavSurfaces(source: NavSurfaceSource): void {
+    this.nav.surfaces = source;
   }
 
   async all(): Promise<Page[]> {
