@@ -155,6 +155,17 @@ function navFlows(meta: MetaChoice) {
     expect(stale.body.error.issues).toEqual([expect.objectContaining({ path: 'body.sections.0.entries.3', code: 'unknown-surface' })]);
   });
 
+  it('takes two arrangements at once: both answer 200 and the navigation is one of them', async () => {
+    const now = asBody(await readNav(admin));
+    const a = { sections: [{ id: 'one', title: 'One', entries: [] }, ...[...now.sections].reverse()] };
+    const b = { sections: [...now.sections, { id: 'two', title: 'Two', entries: [] }] };
+    const [ra, rb] = await Promise.all([putNav(admin, a), putNav(admin, b)]);
+    expect([ra.status, rb.status]).toEqual([200, 200]);
+    const after = outline(await readNav(admin));
+    expect([outline(ra.body.data.nav), outline(rb.body.data.nav)]).toContainEqual(after);
+    expect((await putNav(admin, now)).status).toBe(200);
+  });
+
   it('drops a deleted page from the navigation', async () => {
     expect((await call(inst, editor, 'DELETE', `/api/v1/pages/${ids['report']}`)).status).toBe(200);
     expect(outline(await readNav(admin))).toEqual(['main: other, fresh', 'later: ', 'pages: home, loose', 'tools: ']);

@@ -123,40 +123,42 @@ export class NavStore implements PagesNav, PageDependent {
    */
   async replace(nav: StoredNav): Promise<void> {
     const now = this.now();
-    await this.db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('nav_entries').execute();
-      await trx.deleteFrom('nav_sections').execute();
-      const sections = nav.sections.map((s, i) => ({ id: s.id, title: s.title, position: i, updated_at: now }));
-      if (sections.length) await trx.insertInto('nav_sections').values(sections).execute();
-      const entries: EntryRow[] = nav.sections.flatMap((s) =>
-        s.entries.map((e, j) =>
-          'pageId' in e
-            ? { entry_key: pageKey(e.pageId), section_id: s.id, position: j, page_id: e.pageId, app_key: null, surface: null, updated_at: now }
-            : {
-                entry_key: appKeyOf(e.appKey, e.surface),
-                section_id: s.id,
-                position: j,
-                page_id: null,
-                app_key: e.appKey,
-                surface: e.surface,
-                updated_at: now,
-              },
-        ),
-      );
-      for (let i = 0; i < entries.length; i += CHUNK)
-        await trx
-          .insertInto('nav_entries')
-          .values(entries.slice(i, i + CHUNK))
-          .execute();
-      // GET /pages answers in navigation order: placed pages first, in the order given, then the rest as they were.
-      const order = nav.sections.flatMap((s) => s.entries.flatMap((e) => ('pageId' in e ? [e.pageId] : [])));
-      const current = await trx.selectFrom('pages').select(['id', 'position']).orderBy('position').orderBy('id').execute();
-      const first = new Set(order);
-      const ids = [...order, ...current.map((p) => p.id).filter((id) => !first.has(id))];
-      const was = new Map(current.map((p) => [p.id, Number(p.position)]));
-      for (const [i, id] of ids.entries())
-        if (was.has(id) && was.get(id) !== i) await trx.updateTable('pages').set({ position: i }).where('id', '=', id).execute();
-    });
+    await retried(() =>
+      this.db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('nav_entries').execute();
+        await trx.deleteFrom('nav_sections').execute();
+        const sections = nav.sections.map((s, i) => ({ id: s.id, title: s.title, position: i, updated_at: now }));
+        if (sections.length) await trx.insertInto('nav_sections').values(sections).execute();
+        const entries: EntryRow[] = nav.sections.flatMap((s) =>
+          s.entries.map((e, j) =>
+            'pageId' in e
+              ? { entry_key: pageKey(e.pageId), section_id: s.id, position: j, page_id: e.pageId, app_key: null, surface: null, updated_at: now }
+              : {
+                  entry_key: appKeyOf(e.appKey, e.surface),
+                  section_id: s.id,
+                  position: j,
+                  page_id: null,
+                  app_key: e.appKey,
+                  surface: e.surface,
+                  updated_at: now,
+                },
+          ),
+        );
+        for (let i = 0; i < entries.length; i += CHUNK)
+          await trx
+            .insertInto('nav_entries')
+            .values(entries.slice(i, i + CHUNK))
+            .execute();
+        // GET /pages answers in navigation order: placed pages first, in the order given, then the rest as they were.
+        const order = nav.sections.flatMap((s) => s.entries.flatMap((e) => ('pageId' in e ? [e.pageId] : [])));
+        const current = await trx.selectFrom('pages').select(['id', 'position']).orderBy('position').orderBy('id').execute();
+        const first = new Set(order);
+        const ids = [...order, ...current.map((p) => p.id).filter((id) => !first.has(id))];
+        const was = new Map(current.map((p) => [p.id, Number(p.position)]));
+        for (const [i, id] of ids.entries())
+          if (was.has(id) && was.get(id) !== i) await trx.updateTable('pages').set({ position: i }).where('id', '=', id).execute();
+      }),
+    );
   }
 
   async place(appKey: string, surface: string, placement: NavPlacement | null, trx?: MetaDb): Promise<void> {
@@ -186,7 +188,7 @@ export class NavStore implements PagesNav, PageDependent {
         .execute();
     };
     if (trx) return run(pagesDb(trx));
-    await this.db.transaction().execute((t) => run(t));
+    await retried(() => this.db.transaction().execute((t) => run(t)));
     await this.onChanged();
   }
 
@@ -204,6 +206,21 @@ export class NavStore implements PagesNav, PageDependent {
   /** A page's entry goes in the page's own delete transaction (a PageDependent of the pages store). */
   async removePage(pageId: string, trx: MetaDb): Promise<void> {
     await pagesDb(trx).deleteFrom('nav_entries').where('entry_key', '=', pageKey(pageId)).execute();
+  }
+}
+
+/**
+ * A write that replaces what it touches, run again when it loses a race (two arrangements at
+ * once, two placements making the same section: a key violation on the second): the second run
+ * sees the first one's rows and writes over them.
+ */
+async function retried(write: () => Promise<void>, attempts = 3): Promise<void> {
+  for (let n = 1; ; n++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (n >= attempts) throw err;
+    }
   }
 }
 
