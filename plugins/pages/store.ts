@@ -99,6 +99,7 @@ export class PagesStore implements PagesProvides {
   }
 
   async removeConnection(connectionId: string, trx: MetaDb): Promise<number> {
+    await this.nav.removeConnection(connectionId, trx); // their nav entries with them (decisions PG10)
     const res = await pagesDb(trx).deleteFrom('pages').where('connection_id', '=', connectionId).executeTakeFirst();
     return Number(res.numDeletedRows);
   }

@@ -203,6 +203,17 @@ export class NavStore implements PagesNav, PageDependent {
     await pagesDb(trx).deleteFrom('nav_entries').where('app_key', '=', appKey).execute();
   }
 
+  /** The entries of a connection's pages, in the connection's removal (before its pages go). */
+  async removeConnection(connectionId: string, trx: MetaDb): Promise<void> {
+    const db = pagesDb(trx);
+    const ids = (await db.selectFrom('pages').select('id').where('connection_id', '=', connectionId).execute()).map((r) => pageKey(r.id));
+    for (let i = 0; i < ids.length; i += CHUNK)
+      await db
+        .deleteFrom('nav_entries')
+        .where('entry_key', 'in', ids.slice(i, i + CHUNK))
+        .execute();
+  }
+
   /** A page's entry goes in the page's own delete transaction (a PageDependent of the pages store). */
   async removePage(pageId: string, trx: MetaDb): Promise<void> {
     await pagesDb(trx).deleteFrom('nav_entries').where('entry_key', '=', pageKey(pageId)).execute();
