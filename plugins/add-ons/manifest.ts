@@ -6,7 +6,9 @@ import { addonRoutes, ADDONS_MANAGE, ADDONS_READ } from './routes.js';
 import type { AddonsOptions } from './options.js';
 import { addonServiceRef, AddonService } from './service.js';
 import { SCHEDULE_JOB } from './runtime/runtime.js';
+import { navSurfaces } from './surfaces/nav.js';
 import { surfaceRoutes } from './surfaces/surface-routes.js';
+import { pagesRef } from '../pages/provides.js';
 import { addonMigrations } from './tables.js';
 
 export type { AddonService } from './service.js';
@@ -20,7 +22,8 @@ export function createAddonsPlugin(options: AddonsOptions = {}) {
     name: 'add-ons',
     version: '1.0.0',
     description: 'Add-ons (DESIGN §5): the catalog, staged packages, plans, install, upgrade, settings and removal.',
-    requires: ['connections', 'schema', 'public-admin', 'public-api', 'me'],
+    // pages: apps' dashboard pages are entries of the one navigation (decisions PG10).
+    requires: ['connections', 'schema', 'public-admin', 'public-api', 'me', 'pages'],
     permissions: [
       {
         name: ADDONS_USE,
@@ -52,6 +55,7 @@ export function createAddonsPlugin(options: AddonsOptions = {}) {
     },
     setup: async (kernel) => {
       const service = new AddonService(kernel, options);
+      kernel.plugin(pagesRef).setNavSurfaces(navSurfaces(() => service));
       await service.runtime.start();
       await service.domains.start();
       live.add(new WeakRef(service));

@@ -37,14 +37,6 @@ export type AddonTables = {
     v: string;
     size: number;
   };
-  /** Where a dashboard-page surface sits in the dashboard's navigation (D28; none: not placed). */
-  addon_placements: {
-    addon_key: string;
-    surface: string;
-    nav_section: string;
-    nav_order: number;
-    updated_at: number;
-  };
   /** Host names serving a public-page surface (D28 `PUT /surfaces/domains`); the whole set is written at once. */
   addon_domains: {
     /** Lowercase DNS name, `:port` kept when given. */
@@ -242,6 +234,15 @@ export const addonMigrations: Migration[] = [
         .addColumn('sent_at', 'bigint', (c) => c.notNull())
         .execute();
       await rerunnableIndex(db.schema.createIndex('addon_mail_sends_key_at').on('addon_mail_sends').columns(['addon_key', 'sent_at']).execute());
+    },
+  },
+  {
+    // Placements live in the pages plugin's navigation now (decisions PG11): its 0003_nav moved
+    // the rows (pages loads first: add-ons requires it), so the table goes. DROP … IF EXISTS
+    // meets a rerun (K10).
+    name: '0007_addon_placements_moved',
+    async up(db) {
+      await db.schema.dropTable('addon_placements').ifExists().execute();
     },
   },
 ];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { definePlugin } from '../../kernel/api.js';
 import type { PagesProvides } from './provides.js';
 import { PAGES_CHANGED, PAGES_NAV_CHANGED, pageRoutes } from './routes.js';
+import { navRoutes } from './nav/routes.js';
 import { PagesStore } from './store.js';
 import { pagesDb, pagesMigrations } from './tables.js';
 
@@ -10,7 +11,7 @@ export type { NewPage, Page, PageKind, PagesProvides } from './provides.js';
 export default definePlugin<PagesProvides>({
   name: 'pages',
   version: '0.2.0',
-  description: "Pages of the dashboard: generation's and the operators' own, who sees them, and (to come) the navigation.",
+  description: "Pages of the dashboard: generation's and the operators' own, who sees them, and the one navigation (apps' pages too).",
   // visibleTo names roles: they are checked against the roles plugin.
   requires: ['roles'],
   permissions: [
@@ -33,9 +34,13 @@ export default definePlugin<PagesProvides>({
     [PAGES_NAV_CHANGED]: {
       schema: z.strictObject({}),
       permission: 'pages.read',
-      description: 'What the navigation lists changed (a page added, renamed, re-iconed, hidden or removed).',
+      description: 'What the navigation lists changed (a page added, renamed, re-iconed, hidden or removed; the navigation arranged; an app placed).',
     },
   },
-  routes: pageRoutes,
-  setup: (kernel) => new PagesStore(pagesDb(kernel.db), () => kernel.now()),
+  routes: [...pageRoutes, ...navRoutes],
+  setup: (kernel) => {
+    const store = new PagesStore(pagesDb(kernel.db), () => kernel.now());
+    store.nav.onChanged = () => kernel.events.publish(PAGES_NAV_CHANGED, {});
+    return store;
+  },
 });

@@ -64,7 +64,8 @@ export type NavEntry = { pageId: string } | { appKey: string; surface: string };
 
 /** One entry as the caller reads it: a page entry carries what the navigation shows of the page. */
 export type NavItem =
-  { type: 'page'; pageId: string; slug: string; title: string; icon: string | null; kind: PageKind } | { type: 'app'; appKey: string; surface: string };
+  | { type: 'page'; pageId: string; slug: string; title: string; icon: string | null; kind: PageKind }
+  | { type: 'app'; appKey: string; surface: string; title: string };
 
 export interface NavSection {
   /** kebab, 1–40 */
@@ -93,6 +94,21 @@ export interface PagesNav {
   /** Removes every entry of the app, in the app's own removal transaction. */
   removeApp(appKey: string, trx: MetaDb): Promise<void>;
 }
+
+/** An installed app's dashboard-page surface, as the add-ons plugin tells the navigation. */
+export interface NavSurface {
+  appKey: string;
+  surface: string;
+  title: string;
+  /** A disabled app's page is listed only to those who arrange the navigation (pages.admin). */
+  enabled: boolean;
+}
+
+/**
+ * The installed apps' dashboard-page surfaces (all of them for `null`; for a principal, none
+ * when it may not use apps). Registered by the add-ons plugin, which requires pages.
+ */
+export type NavSurfaceSource = (principal: Principal | null) => Promise<NavSurface[]>;
 
 /** Something another plugin keeps about a page (a report using it, a user's saved layout of it). */
 export interface PageDependent {
@@ -134,6 +150,8 @@ export interface PagesProvides {
   addDependent(dependent: PageDependent): void;
   /** Set once by the widget-data plugin; until then a layout's queries are checked by shape only. */
   setWidgetQueryCheck(check: WidgetQueryCheck): void;
+  /** Set once by the add-ons plugin; until then the navigation lists no app entries and refuses them (`unknown-surface`). */
+  setNavSurfaces(source: NavSurfaceSource): void;
   nav: PagesNav;
 }
 

@@ -16,6 +16,7 @@ import { rolesRef } from '../roles/provides.js';
 import type { Page, PageKind } from './provides.js';
 import { iconField, pageIdParams, pageKindField, pageSchema, slugField, titleField, visibleToField } from './schemas.js';
 import { slugify } from './slug.js';
+import { PAGES_SECTION, sectionIdField } from './nav/keys.js';
 import { canSee, DATA_READ } from './visibility.js';
 import { pagesStoreRef } from './store.js';
 
@@ -68,7 +69,7 @@ export const pageRoutes = [
     summary: 'The pages the caller may see, in navigation order',
     description:
       'Only pages whose visibleTo names one of the caller’s roles (or is null) and, for a table page, whose table a data.read grant reaches (decisions PG2). ' +
-      'Ordered by position, then id, for now (the navigation’s sections come later).',
+      'In navigation order as last arranged (PUT /pages/nav-order), then by id; pages made since come after.',
     permission: 'pages.read',
     schema: {
       query: listQuery.extend({
@@ -93,7 +94,8 @@ export const pageRoutes = [
     description:
       '400 VALIDATION_FAILED: `kind-reserved` at body.kind for `custom`; connectionId and table are required for list, detail and form pages; ' +
       '`unknown-table` at body.table for a table the caller has no data.read grant on; `unknown-role` in visibleTo. ' +
-      'Without slug, one is made from the title and made free as generation does (`-2`, `-3`, …). 409 CONFLICT `slug-taken`.',
+      'Without slug, one is made from the title and made free as generation does (`-2`, `-3`, …). ' +
+      '`section` appends the page to that navigation section (`unknown-section` for one that does not exist; `pages`, the last section, always does). 409 CONFLICT `slug-taken`.',
     permission: 'pages.write',
     schema: {
       body: z.strictObject({
@@ -105,6 +107,7 @@ export const pageRoutes = [
         config: z.record(z.string(), z.unknown()).optional(),
         icon: iconField.optional(),
         visibleTo: visibleToField.optional(),
+        section: sectionIdField.optional().describe('A navigation section to append the page to; without it the page shows in the last "Pages" section.'),
       }),
       response: { 201: pageAnswer },
     },
@@ -118,6 +121,8 @@ export const pageRoutes = [
       if (body.connectionId && body.table && !principal!.permissions.all && principal!.permissions.grantOn(DATA_READ, body.connectionId, body.table) === null)
         issues.push({ path: 'body.table', code: 'unknown-table', message: `No table ${body.table} on that connection.` });
       await checkRoles(kernel, body.visibleTo, issues);
+      if (body.section && body.section !== PAGES_SECTION && !(await store(kernel).nav.hasSection(body.section)))
+        issues.push({ path: 'body.section', code: 'unknown-section', message: `No navigation section ${body.section}.` });
       if (issues.length) throw new AppError('VALIDATION_FAILED', { issues });
       const pages = store(kernel);
       const page = await pages.create({
@@ -131,6 +136,7 @@ export const pageRoutes = [
         visibleTo: body.visibleTo ?? null,
         createdBy: principal!.userId,
       });
+      if (body.section && (await pages.nav.hasSection(body.section))) await pages.nav.append(page.id, body.section);
       audit({ action: 'pages.create', target: { type: 'page', id: page.id }, diff: auditView(page) });
       await changed(kernel, page, true);
       return reply(201, { data: { page } });

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { AppError, defineServiceRef, type MetaDb, newId, type Principal } from '../../kernel/api.js';
 import { NavStore } from './nav/store.js';
-import type { NewPage, Page, PageChanges, PageDependent, PageKind, PagesProvides, PageVisibility, WidgetQueryCheck } from './provides.js';
+import type { NavSurfaceSource, NewPage, Page, PageChanges, PageDependent, PageKind, PagesProvides, PageVisibility, WidgetQueryCheck } from './provides.js';
 import { canSee } from './visibility.js';
 import { pagesDb, type PagesDb, type PagesTables } from './tables.js';
 
@@ -69,7 +69,8 @@ export class PagesStore implements PagesProvides {
     private readonly db: PagesDb,
     private readonly now: () => number,
   ) {
-    this.nav = new NavStore(() => this.all());
+    this.nav = new NavStore(db, now, () => this.all());
+    this.addDependent(this.nav); // a page's nav entry goes with it (decisions PG10)
   }
 
   canSee(principal: Principal, page: Page): boolean {
@@ -89,11 +90,16 @@ export class PagesStore implements PagesProvides {
     this.widgetQueryCheck = check;
   }
 
+  setNavSurfaces(source: NavSurfaceSource): void {
+    this.nav.surfaces = source;
+  }
+
   async all(): Promise<Page[]> {
     return (await this.db.selectFrom('pages').selectAll().orderBy('position').orderBy('id').execute()).map(toPage);
   }
 
   async removeConnection(connectionId: string, trx: MetaDb): Promise<number> {
+    await this.nav.removeConnection(connectionId, trx); // their nav entries with them (decisions PG10)
     const res = await pagesDb(trx).deleteFrom('pages').where('connection_id', '=', connectionId).executeTakeFirst();
     return Number(res.numDeletedRows);
   }

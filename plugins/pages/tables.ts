@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { type KernelTables, largeText, type MetaDb, type Migration, rerunnableColumn } from '../../kernel/api.js';
+import { moveAddonPlacements } from './nav/migrate.js';
 
 export type PagesTables = {
   pages: {
@@ -19,6 +20,26 @@ export type PagesTables = {
     position: number;
     generated_key: string | null;
     created_at: number;
+    updated_at: number;
+  };
+  /** The navigation's sections (issue 28 §1, decisions PG10), in `position` order. */
+  nav_sections: {
+    /** kebab, 1–40 */
+    id: string;
+    title: string;
+    position: number;
+    updated_at: number;
+  };
+  /** One entry of the navigation: a page (`page_id`) or an app's dashboard-page (`app_key`, `surface`). */
+  nav_entries: {
+    /** `page:<pageId>` or `app:<appKey>/<surface>`: an entry is in the navigation once. */
+    entry_key: string;
+    section_id: string;
+    /** Ascending within the section; ties by entry_key. */
+    position: number;
+    page_id: string | null;
+    app_key: string | null;
+    surface: string | null;
     updated_at: number;
   };
 };
@@ -61,6 +82,35 @@ export const pagesMigrations: Migration[] = [
       await rerunnableColumn(db.schema.alterTable('pages').addColumn('layout', largeText(db)).execute());
       await rerunnableColumn(db.schema.alterTable('pages').addColumn('visible_to', 'text').execute());
       await rerunnableColumn(db.schema.alterTable('pages').addColumn('created_by', 'varchar(32)').execute());
+    },
+  },
+  {
+    // The one navigation (decisions PG10, PG11): sections and entries, then the add-ons plugin's
+    // placements (AO14) moved in. The add-ons plugin requires pages, so on an upgrade this runs
+    // before add-ons' own 0007 drops addon_placements; on a fresh store there is nothing to move.
+    // Every step meets what an earlier run made (MySQL commits DDL implicitly, K10).
+    name: '0003_nav',
+    async up(db) {
+      await db.schema
+        .createTable('nav_sections')
+        .ifNotExists()
+        .addColumn('id', 'varchar(40)', (c) => c.primaryKey())
+        .addColumn('title', 'varchar(120)', (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('nav_entries')
+        .ifNotExists()
+        .addColumn('entry_key', 'varchar(120)', (c) => c.primaryKey())
+        .addColumn('section_id', 'varchar(40)', (c) => c.notNull())
+        .addColumn('position', 'integer', (c) => c.notNull())
+        .addColumn('page_id', 'varchar(32)')
+        .addColumn('app_key', 'varchar(40)')
+        .addColumn('surface', 'varchar(64)')
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await moveAddonPlacements(db, Date.now());
     },
   },
 ];

@@ -7,12 +7,15 @@ import type { TestInstance } from './instance.js';
 
 function findRoute(instance: TestInstance, method: string, path: string) {
   const bare = path.split('?')[0]!.replace(/\/$/, '');
+  // As the router does, a static segment wins over a parameter (`/pages/nav` before `/pages/:pageId`).
+  let found: ReturnType<TestInstance['app']['kernel']['routes']>[number]['definition'] | null = null;
+  const params = (url: string) => (url.match(/:/g) ?? []).length;
   for (const r of instance.app.kernel.routes()) {
     if (r.definition.method !== method) continue;
     const pattern = new RegExp('^' + (API_PREFIX + r.definition.url).replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+') + '$');
-    if (pattern.test(bare)) return r.definition;
+    if (pattern.test(bare) && (!found || params(r.definition.url) < params(found.url))) found = r.definition;
   }
-  return null;
+  return found;
 }
 
 /**

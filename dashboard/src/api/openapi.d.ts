@@ -1477,13 +1477,13 @@ export interface paths {
         };
         /**
          * The pages the caller may see, in navigation order
-         * @description Only pages whose visibleTo names one of the caller’s roles (or is null) and, for a table page, whose table a data.read grant reaches (decisions PG2). Ordered by position, then id, for now (the navigation’s sections come later).
+         * @description Only pages whose visibleTo names one of the caller’s roles (or is null) and, for a table page, whose table a data.read grant reaches (decisions PG2). In navigation order as last arranged (PUT /pages/nav-order), then by id; pages made since come after.
          */
         get: operations["getPages"];
         put?: never;
         /**
          * Create a page
-         * @description 400 VALIDATION_FAILED: `kind-reserved` at body.kind for `custom`; connectionId and table are required for list, detail and form pages; `unknown-table` at body.table for a table the caller has no data.read grant on; `unknown-role` in visibleTo. Without slug, one is made from the title and made free as generation does (`-2`, `-3`, …). 409 CONFLICT `slug-taken`.
+         * @description 400 VALIDATION_FAILED: `kind-reserved` at body.kind for `custom`; connectionId and table are required for list, detail and form pages; `unknown-table` at body.table for a table the caller has no data.read grant on; `unknown-role` in visibleTo. Without slug, one is made from the title and made free as generation does (`-2`, `-3`, …). `section` appends the page to that navigation section (`unknown-section` for one that does not exist; `pages`, the last section, always does). 409 CONFLICT `slug-taken`.
          */
         post: operations["postPages"];
         delete?: never;
@@ -1534,6 +1534,46 @@ export interface paths {
          * @description The copy is titled `<title> (copy)` unless a title is given; without slug one is made free from the title. 404 NOT_FOUND for a page the caller may not see; 409 CONFLICT `slug-taken` for a given slug in use.
          */
         post: operations["postPagesByPageIdDuplicate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pages/nav": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The navigation the caller sees
+         * @description The stored sections in order with their entries: pages the caller may see (decisions PG2) and installed apps’ dashboard pages (with add-ons.use; a disabled app’s only with pages.admin). Pages placed in no section come last in a section `pages` titled "Pages" (appended to a stored section `pages` when there is one). Sections left empty for the caller are left out, except for holders of pages.admin, who arrange them (decisions PG10).
+         */
+        get: operations["getPagesNav"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pages/nav-order": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Arrange the whole navigation
+         * @description Replaces every section and entry in one transaction (decisions PG10); pages listed nowhere go to the last "Pages" section. GET /pages then lists pages in this order. 400 VALIDATION_FAILED with an issue per refused item: `duplicate-section` at body.sections.N.id; at body.sections.N.entries.M `unknown-page` (no such page, or one the caller may not see), `unknown-surface` (not a dashboard-page of an installed app) and `duplicate-entry` (an entry listed before). Answers the navigation as the caller sees it.
+         */
+        put: operations["putPagesNavOrder"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2118,7 +2158,7 @@ export interface paths {
         get?: never;
         /**
          * Place a dashboard page in the dashboard's navigation
-         * @description `nav: {section, order}` lists the `dashboard-page` surface in the navigation (rendered in a sandboxed iframe); `nav: null` takes it out. 400 VALIDATION_FAILED (issue at body.surface) for a surface the app does not declare or one of another kind; 404 ADDON_NOT_FOUND.
+         * @description `nav: {section, order}` lists the `dashboard-page` surface in the navigation (rendered in a sandboxed iframe); `nav: null` takes it out. The navigation is the pages plugin's one store (PUT /pages/nav-order arranges it whole; decisions PG10): `order` sorts the entry among the section's entries. 400 VALIDATION_FAILED (issue at body.surface) for a surface the app does not declare or one of another kind; 404 ADDON_NOT_FOUND.
          */
         put: operations["putSurfacesByAppKeyPlacement"];
         post?: never;
@@ -2855,6 +2895,28 @@ export interface components {
             version: string;
             uptime: number;
         };
+        Nav: {
+            sections: {
+                id: string;
+                title: string;
+                entries: ({
+                    /** @constant */
+                    type: "page";
+                    pageId: string;
+                    slug: string;
+                    title: string;
+                    icon: string | null;
+                    /** @enum {string} */
+                    kind: "list" | "detail" | "dashboard" | "form" | "custom";
+                } | {
+                    /** @constant */
+                    type: "app";
+                    appKey: string;
+                    surface: string;
+                    title: string;
+                })[];
+            }[];
+        };
         Notification: {
             id: string;
             kind: string;
@@ -3504,7 +3566,7 @@ export interface components {
             url: string;
             /** @description Where a dashboard-page sits in the navigation; null when it is not placed (always null for other kinds). */
             placement: {
-                /** @description The navigation section the page is listed in (kebab-case, chosen by the operator). */
+                /** @description The navigation section the page is listed in (kebab-case, 1–40): a section of the pages plugin's navigation, made (titled from the id) when it does not exist yet. */
                 section: string;
                 /** @description Position in the section, ascending. */
                 order: number;
@@ -9998,6 +10060,8 @@ export interface operations {
                     visibleTo?: {
                         roles: string[];
                     } | null;
+                    /** @description A navigation section to append the page to; without it the page shows in the last "Pages" section. */
+                    section?: string;
                 };
             };
         };
@@ -10280,6 +10344,132 @@ export interface operations {
                     "application/json": {
                         data: {
                             page: components["schemas"]["Page"];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPagesNav: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            nav: components["schemas"]["Nav"];
+                        };
+                    };
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putPagesNavOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    sections: {
+                        id: string;
+                        title: string;
+                        entries: ({
+                            pageId: string;
+                        } | {
+                            appKey: string;
+                            surface: string;
+                        })[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            nav: components["schemas"]["Nav"];
                         };
                     };
                 };
@@ -13606,7 +13796,7 @@ export interface operations {
                 "application/json": {
                     surface: string;
                     nav: {
-                        /** @description The navigation section the page is listed in (kebab-case, chosen by the operator). */
+                        /** @description The navigation section the page is listed in (kebab-case, 1–40): a section of the pages plugin's navigation, made (titled from the id) when it does not exist yet. */
                         section: string;
                         /** @description Position in the section, ascending. */
                         order: number;

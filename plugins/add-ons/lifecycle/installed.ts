@@ -92,7 +92,6 @@ export class InstalledStore {
   async remove(trx: AddonsDb, key: string): Promise<void> {
     await trx.deleteFrom('addons').where('addon_key', '=', key).execute();
     await trx.deleteFrom('addon_kv').where('addon_key', '=', key).execute();
-    await trx.deleteFrom('addon_placements').where('addon_key', '=', key).execute();
     await trx.deleteFrom('addon_domains').where('addon_key', '=', key).execute();
     await trx.deleteFrom('addon_instances').where('addon_key', '=', key).execute();
   }

@@ -3,6 +3,7 @@ import { AppError, type ErrorIssue } from '../../../kernel/api.js';
 import { dropTables, planTables } from '../../../engine/schema/ddl/index.js';
 import { introspect } from '../../../engine/schema/introspect/index.js';
 import type { InstanceKeyWritten } from '../../public-admin/provides.js';
+import { pagesRef } from '../../pages/provides.js';
 import { addonsDb } from '../tables.js';
 import { additivePlan, LifecycleSteps } from './carry-out.js';
 import type { InstalledAddon } from './installed.js';
@@ -357,6 +358,7 @@ export class AddonLifecycle extends LifecycleSteps {
       await this.kernel.db.transaction().execute(async (trx) => {
         await this.publicAdmin.apps.remove(trx, key);
         await this.installed.remove(addonsDb(trx), key);
+        await this.kernel.plugin(pagesRef).nav.removeApp(key, trx);
         await this.connects.forget(key, addonsDb(trx));
       });
     } finally {

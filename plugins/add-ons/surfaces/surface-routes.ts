@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { addonKeyField } from '../../../addons-sdk/src/manifest/index.js';
 import { AppError, dataOf, DOCUMENT_ONLY, errorEnvelopeSchema, HANDLED, isOwnHost, type Kernel, rawResponse, route } from '../../../kernel/api.js';
+import { pagesRef } from '../../pages/provides.js';
 import { publicAdminRef } from '../../public-admin/provides.js';
 import {
   bundlePath,
@@ -42,8 +43,11 @@ const appParams = z.strictObject({ appKey: addonKeyField.describe("The app's add
 const navSchema = z.strictObject({
   section: z
     .string()
-    .regex(/^[a-z][a-z0-9-]{0,39}$/)
-    .describe('The navigation section the page is listed in (kebab-case, chosen by the operator).'),
+    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/)
+    .max(40)
+    .describe(
+      "The navigation section the page is listed in (kebab-case, 1–40): a section of the pages plugin's navigation, made (titled from the id) when it does not exist yet.",
+    ),
   order: z.number().int().min(0).max(10_000).describe('Position in the section, ascending.'),
 });
 const instanceSchema = z
@@ -87,12 +91,8 @@ const connectionBody = z.strictObject({ connectionId: z.string().min(1).max(64) 
 
 type SurfaceView = z.input<typeof surfaceSchema>;
 
-async function placements(kernel: Kernel, key?: string): Promise<Map<string, { section: string; order: number }>> {
-  let q = service(kernel).db.selectFrom('addon_placements').select(['addon_key', 'surface', 'nav_section', 'nav_order']);
-  if (key) q = q.where('addon_key', '=', key);
-  const rows = await q.execute();
-  return new Map(rows.map((r) => [`${r.addon_key}/${r.surface}`, { section: r.nav_section, order: Number(r.nav_order) }]));
-}
+/** Where the apps' dashboard pages sit: read from the one navigation of the pages plugin (decisions PG10). */
+const placements = (kernel: Kernel, key?: string): Promise<Map<string, { section: string; order: number }>> => kernel.plugin(pagesRef).nav.placements(key);
 
 type InstanceView = z.input<typeof instanceSchema>;
 
@@ -258,7 +258,7 @@ export const surfaceRoutes = [
     url: '/surfaces/:appKey/placement',
     summary: "Place a dashboard page in the dashboard's navigation",
     description:
-      '`nav: {section, order}` lists the `dashboard-page` surface in the navigation (rendered in a sandboxed iframe); `nav: null` takes it out. 400 VALIDATION_FAILED (issue at body.surface) for a surface the app does not declare or one of another kind; 404 ADDON_NOT_FOUND.',
+      "`nav: {section, order}` lists the `dashboard-page` surface in the navigation (rendered in a sandboxed iframe); `nav: null` takes it out. The navigation is the pages plugin's one store (PUT /pages/nav-order arranges it whole; decisions PG10): `order` sorts the entry among the section's entries. 400 VALIDATION_FAILED (issue at body.surface) for a surface the app does not declare or one of another kind; 404 ADDON_NOT_FOUND.",
     permission: ADDONS_MANAGE,
     tags: ['Surfaces'],
     schema: { params: appParams, body: placementBody, response: { 200: surfacesData, 400: errorEnvelopeSchema, 404: errorEnvelopeSchema } },
@@ -275,14 +275,7 @@ export const surfaceRoutes = [
           ],
         });
       const before = (await placements(kernel, a.key)).get(`${a.key}/${surface.name}`) ?? null;
-      await s.db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('addon_placements').where('addon_key', '=', a.key).where('surface', '=', surface.name).execute();
-        if (body.nav)
-          await trx
-            .insertInto('addon_placements')
-            .values({ addon_key: a.key, surface: surface.name, nav_section: body.nav.section, nav_order: body.nav.order, updated_at: kernel.now() })
-            .execute();
-      });
+      await kernel.plugin(pagesRef).nav.place(a.key, surface.name, body.nav);
       audit({ action: 'surfaces.placement', target: { type: 'addon', id: a.key }, diff: { surface: surface.name, before, after: body.nav } });
       return {
         data: {
