@@ -1,15 +1,18 @@
 import { z } from 'zod';
 import { definePlugin } from '../../kernel/api.js';
 import type { PagesProvides } from './provides.js';
-import { PAGES_CHANGED, PAGES_NAV_CHANGED, pageRoutes } from './routes.js';
-import { PagesStore } from './store.js';
-import { pagesDb, pagesMigrations } from './tables.js';
+import { configRoutes } from './config/routes.js';
+import { layoutRoutes } from './layout/routes.js';
+import { pageRoutes } from './routes.js';
+import { PAGES_CHANGED, PAGES_NAV_CHANGED, PagesStore } from './store.js';
+import { viewRoutes } from './views/routes.js';
+import { pagesMigrations } from './tables.js';
 
 export type { NewPage, Page, PageKind, PagesProvides } from './provides.js';
 
 export default definePlugin<PagesProvides>({
   name: 'pages',
-  version: '0.2.0',
+  version: '0.3.0',
   description: "Pages of the dashboard: generation's and the operators' own, who sees them, and (to come) the navigation.",
   // visibleTo names roles: they are checked against the roles plugin.
   requires: ['roles'],
@@ -36,6 +39,12 @@ export default definePlugin<PagesProvides>({
       description: 'What the navigation lists changed (a page added, renamed, re-iconed, hidden or removed).',
     },
   },
-  routes: pageRoutes,
-  setup: (kernel) => new PagesStore(pagesDb(kernel.db), () => kernel.now()),
+  errors: {
+    PAGE_IN_USE: {
+      status: 409,
+      message: 'This page is in use (params name what uses it, e.g. params.reports); remove that first.',
+    },
+  },
+  routes: [...pageRoutes, ...configRoutes, ...layoutRoutes, ...viewRoutes],
+  setup: (kernel) => new PagesStore(kernel.db, () => kernel.now(), kernel.events),
 });
