@@ -143,7 +143,7 @@ export const meRoutes = [
     description: `Replaces your saved layout of the page and answers it; 404 NOT_FOUND for a page you cannot see (as GET /pages/{pageId}). The request body is at most 64 KiB (413 PAYLOAD_TOO_LARGE). ${SESSION_ONLY}`,
     permission: SIGNED_IN,
     bodyLimit: LAYOUT_BODY_LIMIT,
-    schema: { params: pageIdParams, body: layoutBody, response: { 200: layoutData, 413: errorEnvelopeSchema } },
+    schema: { params: pageIdParams, body: layoutBody, response: { 200: layoutData, 404: errorEnvelopeSchema, 413: errorEnvelopeSchema } },
     handler: async ({ kernel, principal, params, body, audit }) => {
       const user = requireUser(principal);
       if (!(await kernel.plugin(pagesRef).findVisible(principal!, params.pageId))) throw new AppError('NOT_FOUND', { message: 'No such page.' });

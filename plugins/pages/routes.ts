@@ -1,5 +1,17 @@
 import { z } from 'zod';
-import { AppError, cursorField, dataOf, encodeCursor, type ErrorIssue, type Kernel, listQuery, okSchema, reply, route } from '../../kernel/api.js';
+import {
+  AppError,
+  cursorField,
+  dataOf,
+  encodeCursor,
+  errorEnvelopeSchema,
+  type ErrorIssue,
+  type Kernel,
+  listQuery,
+  okSchema,
+  reply,
+  route,
+} from '../../kernel/api.js';
 import { rolesRef } from '../roles/provides.js';
 import { checkConfig } from './config/check.js';
 import { store, TABLE_PAGE_KINDS, visiblePage } from './found.js';
@@ -75,7 +87,7 @@ export const pageRoutes = [
         icon: iconField.optional(),
         visibleTo: visibleToField.optional(),
       }),
-      response: { 201: pageAnswer },
+      response: { 201: pageAnswer, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
     },
     handler: async ({ kernel, body, principal, audit }) => {
       const issues: ErrorIssue[] = [];
@@ -115,7 +127,7 @@ export const pageRoutes = [
     permission: 'pages.read',
     schema: {
       params: pageIdParams,
-      response: { 200: dataOf(z.strictObject({ page: pageSchema, defaultView: viewSchema.nullable() })) },
+      response: { 200: dataOf(z.strictObject({ page: pageSchema, defaultView: viewSchema.nullable() })), 404: errorEnvelopeSchema },
     },
     handler: async ({ kernel, params, principal }) => {
       const page = await visiblePage(kernel, principal!, params.pageId);
@@ -133,7 +145,7 @@ export const pageRoutes = [
       body: z
         .strictObject({ title: titleField.optional(), slug: slugField.optional(), icon: iconField.optional(), visibleTo: visibleToField.optional() })
         .refine((b) => Object.keys(b).length > 0, { message: 'Name at least one of title, slug, icon, visibleTo.' }),
-      response: { 200: pageAnswer },
+      response: { 200: pageAnswer, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
     },
     handler: async ({ kernel, params, body, principal, audit }) => {
       const before = await visiblePage(kernel, principal!, params.pageId);
@@ -163,7 +175,7 @@ export const pageRoutes = [
       'Its shared views, every user’s saved layout of it and what other plugins keep about it go in one transaction (decisions PG8). ' +
       '409 PAGE_IN_USE while something uses it (params name what, e.g. params.reports: the scheduled reports’ ids). 404 NOT_FOUND for a page the caller may not see.',
     permission: 'pages.write',
-    schema: { params: pageIdParams, response: { 200: okSchema } },
+    schema: { params: pageIdParams, response: { 200: okSchema, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema } },
     handler: async ({ kernel, params, principal, audit }) => {
       const page = await visiblePage(kernel, principal!, params.pageId);
       const pages = store(kernel);
@@ -186,7 +198,7 @@ export const pageRoutes = [
     schema: {
       params: pageIdParams,
       body: z.strictObject({ title: titleField.optional(), slug: slugField.optional() }),
-      response: { 201: pageAnswer },
+      response: { 201: pageAnswer, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
     },
     handler: async ({ kernel, params, body, principal, audit }) => {
       const source = await visiblePage(kernel, principal!, params.pageId);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf, route } from '../../../kernel/api.js';
+import { dataOf, errorEnvelopeSchema, route } from '../../../kernel/api.js';
 import { store, visiblePage } from '../found.js';
 import { pageIdParams, pageSchema } from '../schemas.js';
 import { checkConfig } from './check.js';
@@ -17,7 +17,7 @@ export const configRoutes = [
       '(never "forbidden"), `unknown-page` for a detailPage/listPage that is no such page of the table, and the data API’s refusals for sort and filters. ' +
       '404 NOT_FOUND for a page the caller may not see.',
     permission: 'pages.write',
-    schema: { params: pageIdParams, body: configBody, response: { 200: dataOf(z.strictObject({ page: pageSchema })) } },
+    schema: { params: pageIdParams, body: configBody, response: { 200: dataOf(z.strictObject({ page: pageSchema })), 404: errorEnvelopeSchema } },
     handler: async ({ kernel, params, body, principal, audit }) => {
       const page = await visiblePage(kernel, principal!, params.pageId);
       const pages = store(kernel);

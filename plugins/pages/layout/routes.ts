@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, dataOf, route } from '../../../kernel/api.js';
+import { AppError, dataOf, errorEnvelopeSchema, route } from '../../../kernel/api.js';
 import { requireKind, store, visiblePage } from '../found.js';
 import { pageIdParams, pageSchema } from '../schemas.js';
 import { checkGrid, checkQueries } from './check.js';
@@ -17,7 +17,11 @@ export const layoutRoutes = [
       '409 CONFLICT `stale` (params.version: the stored one) when version is not the stored layout’s version: of two saves of the same version one wins. ' +
       '404 NOT_FOUND for a page the caller may not see.',
     permission: 'pages.write',
-    schema: { params: pageIdParams, body: layoutBody, response: { 200: dataOf(z.strictObject({ page: pageSchema })) } },
+    schema: {
+      params: pageIdParams,
+      body: layoutBody,
+      response: { 200: dataOf(z.strictObject({ page: pageSchema })), 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
+    },
     handler: async ({ kernel, params, body, principal, audit }) => {
       const page = await visiblePage(kernel, principal!, params.pageId);
       requireKind(page, ['dashboard'], 'not-a-dashboard', 'Only a dashboard has a layout of widgets.');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, dataOf, type ErrorIssue, type Kernel, okSchema, type Principal, reply, route } from '../../../kernel/api.js';
+import { AppError, dataOf, errorEnvelopeSchema, type ErrorIssue, type Kernel, okSchema, type Principal, reply, route } from '../../../kernel/api.js';
 import { requireKind, store, TABLE_PAGE_KINDS, visiblePage } from '../found.js';
 import { checkGridQuery } from '../grid-query.js';
 import { pageIdParams } from '../schemas.js';
@@ -36,7 +36,7 @@ export const viewRoutes = [
     summary: "A table page's shared views",
     description: '404 NOT_FOUND for a page the caller may not see; 400 `not-a-table-page` for a dashboard. Ordered by name.',
     permission: 'pages.read',
-    schema: { params: pageIdParams, response: { 200: dataOf(z.strictObject({ views: z.array(viewSchema) })) } },
+    schema: { params: pageIdParams, response: { 200: dataOf(z.strictObject({ views: z.array(viewSchema) })), 404: errorEnvelopeSchema } },
     handler: async ({ kernel, params, principal }) => {
       const page = await tablePage(kernel, principal!, params.pageId);
       return { data: { views: await store(kernel).views.list(page.id) } };
@@ -55,7 +55,7 @@ export const viewRoutes = [
     schema: {
       params: pageIdParams,
       body: z.strictObject({ name: viewName, query: viewQuerySchema, isDefault: z.boolean().optional() }),
-      response: { 201: viewAnswer },
+      response: { 201: viewAnswer, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
     },
     handler: async ({ kernel, params, body, principal, audit }) => {
       const page = await tablePage(kernel, principal!, params.pageId);
@@ -82,7 +82,7 @@ export const viewRoutes = [
       body: z
         .strictObject({ name: viewName.optional(), query: viewQuerySchema.optional(), isDefault: z.boolean().optional() })
         .refine((b) => Object.keys(b).length > 0, { message: 'Name at least one of name, query, isDefault.' }),
-      response: { 200: viewAnswer },
+      response: { 200: viewAnswer, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
     },
     handler: async ({ kernel, params, body, principal, audit }) => {
       const page = await tablePage(kernel, principal!, params.pageId);
@@ -112,7 +112,7 @@ export const viewRoutes = [
     summary: 'Delete a shared view',
     description: '404 NOT_FOUND for an unknown view or a page the caller may not see.',
     permission: 'pages.write',
-    schema: { params: viewIdParams, response: { 200: okSchema } },
+    schema: { params: viewIdParams, response: { 200: okSchema, 404: errorEnvelopeSchema } },
     handler: async ({ kernel, params, principal, audit }) => {
       const page = await tablePage(kernel, principal!, params.pageId);
       const view = await store(kernel).views.find(page.id, params.viewId);
