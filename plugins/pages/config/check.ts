@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { AppError, type ErrorIssue, type Principal } from '../../../kernel/api.js';
+import { parseText, RowInputError } from '../../../engine/rows/index.js';
 import { checkGridQuery } from '../grid-query.js';
 import type { Page, PageKind } from '../provides.js';
 import type { TableAccess } from '../table-access.js';
@@ -63,7 +64,20 @@ export async function checkConfig(
     c.fields?.forEach((f, i) => {
       if (!readable(f.column) && !(f.secret === true && table.masked.has(f.column))) issues.push(unknownColumn(`${path}.fields.${i}.column`, f.column));
     });
-    for (const name of Object.keys(c.defaults ?? {})) column(name, `${path}.defaults.${name}`);
+    for (const [name, value] of Object.entries(c.defaults ?? {})) {
+      const at = `${path}.defaults.${name}`;
+      const col = readable(name) ? table.table.columns.find((x) => x.name === name) : undefined;
+      if (!col) issues.push(unknownColumn(at, name));
+      else if (value !== null) {
+        // A default is a value the column takes, read as the data API reads a filter's text.
+        try {
+          parseText(col, String(value), at);
+        } catch (err) {
+          if (!(err instanceof RowInputError)) throw err;
+          issues.push(...err.issues.map((i) => ({ path: at, code: 'invalid', message: i.message })));
+        }
+      }
+    }
     column(c.displayColumn, `${path}.displayColumn`);
     c.primaryKey?.forEach((name, i) => column(name, `${path}.primaryKey.${i}`));
     await pageOf(c.listPage, 'list', `${path}.listPage`);

@@ -104,8 +104,13 @@ function configFlows(meta: MetaChoice) {
     const bad = await patch(detail.id, { fields: [{ column: 'api_token' }], defaults: { nope: 1 }, listPage: list.id, afterSave: 'away' });
     expect(bad.status).toBe(400);
     expect(issues(bad).sort()).toEqual(['body.afterSave:invalid_value']);
-    const bad2 = await patch(detail.id, { fields: [{ column: 'api_token' }], defaults: { nope: 1 }, listPage: list.id });
-    expect(issues(bad2).sort()).toEqual(['body.defaults.nope:unknown-column', 'body.fields.0.column:unknown-column', 'body.listPage:unknown-page']);
+    const bad2 = await patch(detail.id, { fields: [{ column: 'api_token' }], defaults: { nope: 1, is_active: 'maybe' }, listPage: list.id });
+    expect(issues(bad2).sort()).toEqual([
+      'body.defaults.is_active:invalid',
+      'body.defaults.nope:unknown-column',
+      'body.fields.0.column:unknown-column',
+      'body.listPage:unknown-page',
+    ]);
   });
 
   it("checks a dashboard's refresh and range", async () => {

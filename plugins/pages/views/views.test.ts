@@ -90,6 +90,10 @@ function viewFlows(meta: MetaChoice) {
     expect((await env.req(env.editor, 'PATCH', `${views(list.id)}/nope`, { name: 'y' })).status).toBe(404);
     expect((await env.req(env.editor, 'DELETE', `${views(list.id)}/nope`)).status).toBe(404);
     expect((await env.req(env.viewer, 'POST', views(list.id), { name: 'v', query: {} })).status).toBe(403);
+    // A page the caller cannot see reads as missing on every views route.
+    const users = await env.page({ title: 'Users', kind: 'list', connectionId: env.connectionId, table: 'user' });
+    expect((await env.req(env.narrow, 'GET', views(users.id))).status).toBe(404);
+    expect((await env.req(env.narrow, 'POST', views(users.id), { name: 'x', query: {} })).status).toBe(404);
 
     const other = await env.page({ title: 'Many', kind: 'list', connectionId: env.connectionId, table: 'product' });
     for (let i = 0; i < 100; i++) expect((await create({ name: `v${i}`, query: {} }, env.editor, other.id)).status).toBe(201);
