@@ -16,10 +16,22 @@ for (const meta of ['sqlite', 'postgres'] as const) {
     const stored = (userId: string) =>
       meDb(inst.app.kernel.db).selectFrom('user_layouts').selectAll().where('user_id', '=', userId).orderBy('page_id').execute();
 
+    /** Page ids by name: a layout is only of a page the caller sees (ME6). */
+    const ids: Record<string, string> = {};
+
     beforeAll(async () => {
       inst = await startInstance({ meta });
       a = await setupAdmin(inst);
       b = await addUser(inst, { role: 'viewer', email: 'b@example.com' });
+      for (const name of ['customers', 'orders', 'big', 'hidden']) {
+        const res = await call(inst, a.client, 'POST', '/api/v1/pages', {
+          title: name,
+          kind: 'dashboard',
+          ...(name === 'hidden' ? { visibleTo: { roles: ['editor'] } } : {}),
+        });
+        expect(res.status, res.text).toBe(201);
+        ids[name] = res.body.data.page.id;
+      }
     });
     afterAll(async () => {
       await inst?.close();
@@ -27,40 +39,50 @@ for (const meta of ['sqlite', 'postgres'] as const) {
 
     it('store the layout as given and answer it', async () => {
       const layout = { columns: ['name', 'email'], widths: { name: 240 }, sort: [{ column: 'name', desc: false }], nested: { deep: [1, null, 'x'] } };
-      const res = await call(inst, a.client, 'PUT', '/api/v1/me/views/customers/layout', { layout });
+      const res = await call(inst, a.client, 'PUT', `/api/v1/me/views/${ids.customers}/layout`, { layout });
       expect(res.status).toBe(200);
-      expect(res.body.data).toEqual({ pageId: 'customers', layout, updatedAt: expect.any(Number) });
+      expect(res.body.data).toEqual({ pageId: ids.customers, layout, updatedAt: expect.any(Number) });
       const rows = await stored(a.userId);
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ page_id: 'customers' });
+      expect(rows[0]).toMatchObject({ page_id: ids.customers });
       expect(JSON.parse(rows[0]!.layout)).toEqual(layout);
     });
 
     it('replace on a second PUT, per user and page', async () => {
-      await call(inst, a.client, 'PUT', '/api/v1/me/views/orders/layout', { layout: { v: 1 } });
-      const res = await call(inst, a.client, 'PUT', '/api/v1/me/views/customers/layout', { layout: { columns: ['email'] } });
+      await call(inst, a.client, 'PUT', `/api/v1/me/views/${ids.orders}/layout`, { layout: { v: 1 } });
+      const res = await call(inst, a.client, 'PUT', `/api/v1/me/views/${ids.customers}/layout`, { layout: { columns: ['email'] } });
       expect(res.body.data.layout).toEqual({ columns: ['email'] });
-      await call(inst, b.client, 'PUT', '/api/v1/me/views/customers/layout', { layout: { mine: true } });
+      await call(inst, b.client, 'PUT', `/api/v1/me/views/${ids.customers}/layout`, { layout: { mine: true } });
       const rows = await stored(a.userId);
-      expect(rows.map((r) => [r.page_id, JSON.parse(r.layout)])).toEqual([
-        ['customers', { columns: ['email'] }],
-        ['orders', { v: 1 }],
-      ]);
+      expect(rows.map((r) => [r.page_id, JSON.parse(r.layout)])).toEqual(
+        [
+          [ids.customers, { columns: ['email'] }],
+          [ids.orders, { v: 1 }],
+        ].sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
+      );
       expect((await stored(b.userId)).map((r) => JSON.parse(r.layout))).toEqual([{ mine: true }]);
     });
 
     it('remove on DELETE, only the caller’s, and answer ok when there was none', async () => {
-      const res = await call(inst, a.client, 'DELETE', '/api/v1/me/views/customers/layout');
+      const res = await call(inst, a.client, 'DELETE', `/api/v1/me/views/${ids.customers}/layout`);
       expect(res.body).toEqual({ data: { ok: true } });
-      expect((await stored(a.userId)).map((r) => r.page_id)).toEqual(['orders']);
+      expect((await stored(a.userId)).map((r) => r.page_id)).toEqual([ids.orders]);
       expect(await stored(b.userId)).toHaveLength(1);
-      expect((await call(inst, a.client, 'DELETE', '/api/v1/me/views/customers/layout')).body).toEqual({ data: { ok: true } });
+      expect((await call(inst, a.client, 'DELETE', `/api/v1/me/views/${ids.customers}/layout`)).body).toEqual({ data: { ok: true } });
       const entries = await inst.app.kernel.db.selectFrom('audit_log').select(['action', 'target_id']).where('action', 'like', 'me.layout.%').execute();
-      expect(entries).toContainEqual({ action: 'me.layout.delete', target_id: 'customers' });
+      expect(entries).toContainEqual({ action: 'me.layout.delete', target_id: ids.customers });
+    });
+
+    it('answer 404 for a page that does not exist or the caller cannot see (ME6)', async () => {
+      expect((await call(inst, a.client, 'PUT', '/api/v1/me/views/customers/layout', { layout: {} })).status).toBe(404);
+      expect((await call(inst, a.client, 'PUT', `/api/v1/me/views/${ids.hidden}/layout`, { layout: {} })).status).toBe(200);
+      const hidden = await call(inst, b.client, 'PUT', `/api/v1/me/views/${ids.hidden}/layout`, { layout: {} });
+      expect(hidden.status).toBe(404);
+      expect(hidden.body.error.code).toBe('NOT_FOUND');
     });
 
     it('hold pageId to 1..64 characters and the body to a layout object', async () => {
-      expect((await call(inst, a.client, 'PUT', `/api/v1/me/views/${'p'.repeat(64)}/layout`, { layout: {} })).status).toBe(200);
+      expect((await call(inst, a.client, 'PUT', `/api/v1/me/views/${'p'.repeat(64)}/layout`, { layout: {} })).status).toBe(404);
       const long = await call(inst, a.client, 'PUT', `/api/v1/me/views/${'p'.repeat(65)}/layout`, { layout: {} });
       expect(long.status).toBe(400);
       expect(long.body.error.issues[0].path).toBe('params.pageId');
@@ -81,11 +103,11 @@ for (const meta of ['sqlite', 'postgres'] as const) {
     it('refuse a body over 64 KiB with 413 PAYLOAD_TOO_LARGE', async () => {
       const fits = { layout: { blob: 'x'.repeat(64 * 1024 - 40) } };
       expect(JSON.stringify(fits).length).toBeLessThanOrEqual(64 * 1024);
-      expect((await call(inst, a.client, 'PUT', '/api/v1/me/views/big/layout', fits)).status).toBe(200);
-      const res = await call(inst, a.client, 'PUT', '/api/v1/me/views/big/layout', { layout: { blob: 'x'.repeat(64 * 1024) } });
+      expect((await call(inst, a.client, 'PUT', `/api/v1/me/views/${ids.big}/layout`, fits)).status).toBe(200);
+      const res = await call(inst, a.client, 'PUT', `/api/v1/me/views/${ids.big}/layout`, { layout: { blob: 'x'.repeat(64 * 1024) } });
       expect(res.status).toBe(413);
       expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
-      expect(JSON.parse((await stored(a.userId)).find((r) => r.page_id === 'big')!.layout).blob).toHaveLength(64 * 1024 - 40);
+      expect(JSON.parse((await stored(a.userId)).find((r) => r.page_id === ids.big)!.layout).blob).toHaveLength(64 * 1024 - 40);
     });
   });
 }

@@ -1,4 +1,5 @@
-import type { MeDb } from './tables.js';
+import type { MetaDb } from '../../kernel/api.js';
+import { meDb, type MeDb } from './tables.js';
 
 export interface SavedLayout {
   pageId: string;
@@ -7,8 +8,9 @@ export interface SavedLayout {
 }
 
 /**
- * A user's own layout of a page (`/me/views/{pageId}/layout`), stored as the JSON given: pages
- * do not exist yet, and the dashboard owns the layout's shape.
+ * A user's own layout of a page (`/me/views/{pageId}/layout`), stored as the JSON given: the
+ * dashboard owns the layout's shape. The route admits only a page the caller sees (ME6), and the
+ * page's delete removes every user's layout of it (`removePage`, a PageDependent).
  */
 export class LayoutService {
   constructor(
@@ -39,6 +41,11 @@ export class LayoutService {
       }
     }
     return { pageId, layout, updatedAt };
+  }
+
+  /** Every user's layout of the page, in `trx` (the page's delete transaction). */
+  async removePage(pageId: string, trx: MetaDb): Promise<void> {
+    await meDb(trx).deleteFrom('user_layouts').where('page_id', '=', pageId).execute();
   }
 
   /** Whether there was one; either way the page now shows its shared layout. */

@@ -1,4 +1,5 @@
 import { definePlugin } from '../../kernel/api.js';
+import { pagesRef } from '../pages/provides.js';
 import { meRoutes } from './routes.js';
 import { MeService } from './service.js';
 import { meMigrations } from './tables.js';
@@ -9,8 +10,13 @@ export default definePlugin<MeService>({
   name: 'me',
   version: '1.0.0',
   description: 'The signed-in user: profile, preferences, notifications, saved layouts.',
-  requires: ['settings'],
+  // Saved layouts are of pages: PUT answers 404 for a page the caller cannot see, and a page's delete takes its layouts along (ME6).
+  requires: ['settings', 'pages'],
   migrations: meMigrations,
   routes: meRoutes,
-  setup: (kernel) => new MeService(kernel),
+  setup: (kernel) => {
+    const service = new MeService(kernel);
+    kernel.plugin(pagesRef).addDependent({ removePage: (pageId, trx) => service.layouts.removePage(pageId, trx) });
+    return service;
+  },
 });

@@ -1,4 +1,5 @@
 import { AppError, errorEnvelopeSchema, type Kernel, noBody, okSchema, requireUser, route, SIGNED_IN } from '../../kernel/api.js';
+import { pagesRef } from '../pages/provides.js';
 import { meServiceRef } from './service.js';
 import {
   LAYOUT_BODY_LIMIT,
@@ -139,12 +140,14 @@ export const meRoutes = [
     method: 'PUT',
     url: '/me/views/:pageId/layout',
     summary: 'Save your own layout of a page',
-    description: `Replaces your saved layout of the page and answers it. The request body is at most 64 KiB (413 PAYLOAD_TOO_LARGE). ${SESSION_ONLY}`,
+    description: `Replaces your saved layout of the page and answers it; 404 NOT_FOUND for a page you cannot see (as GET /pages/{pageId}). The request body is at most 64 KiB (413 PAYLOAD_TOO_LARGE). ${SESSION_ONLY}`,
     permission: SIGNED_IN,
     bodyLimit: LAYOUT_BODY_LIMIT,
-    schema: { params: pageIdParams, body: layoutBody, response: { 200: layoutData, 413: errorEnvelopeSchema } },
+    schema: { params: pageIdParams, body: layoutBody, response: { 200: layoutData, 404: errorEnvelopeSchema, 413: errorEnvelopeSchema } },
     handler: async ({ kernel, principal, params, body, audit }) => {
-      const saved = await me(kernel).layouts.put(requireUser(principal).userId, params.pageId, body.layout);
+      const user = requireUser(principal);
+      if (!(await kernel.plugin(pagesRef).findVisible(principal!, params.pageId))) throw new AppError('NOT_FOUND', { message: 'No such page.' });
+      const saved = await me(kernel).layouts.put(user.userId, params.pageId, body.layout);
       audit({ action: 'me.layout.update', target: { type: 'page', id: params.pageId } });
       return { data: saved };
     },

@@ -1,17 +1,20 @@
 import { z } from 'zod';
 import { definePlugin } from '../../kernel/api.js';
 import type { PagesProvides } from './provides.js';
-import { PAGES_CHANGED, PAGES_NAV_CHANGED, pageRoutes } from './routes.js';
+import { configRoutes } from './config/routes.js';
+import { layoutRoutes } from './layout/routes.js';
 import { navRoutes } from './nav/routes.js';
-import { PagesStore } from './store.js';
-import { pagesDb, pagesMigrations } from './tables.js';
+import { pageRoutes } from './routes.js';
+import { PAGES_CHANGED, PAGES_NAV_CHANGED, PagesStore } from './store.js';
+import { pagesMigrations } from './tables.js';
+import { viewRoutes } from './views/routes.js';
 
 export type { NewPage, Page, PageKind, PagesProvides } from './provides.js';
 
 export default definePlugin<PagesProvides>({
   name: 'pages',
-  version: '0.2.0',
-  description: "Pages of the dashboard: generation's and the operators' own, who sees them, and the one navigation (apps' pages too).",
+  version: '0.3.0',
+  description: "Pages of the dashboard: generation's and the operators' own, who sees them, their views and layouts, and the one navigation (apps' pages too).",
   // visibleTo names roles: they are checked against the roles plugin.
   requires: ['roles'],
   permissions: [
@@ -37,10 +40,12 @@ export default definePlugin<PagesProvides>({
       description: 'What the navigation lists changed (a page added, renamed, re-iconed, hidden or removed; the navigation arranged; an app placed).',
     },
   },
-  routes: [...pageRoutes, ...navRoutes],
-  setup: (kernel) => {
-    const store = new PagesStore(pagesDb(kernel.db), () => kernel.now());
-    store.nav.onChanged = () => kernel.events.publish(PAGES_NAV_CHANGED, {});
-    return store;
+  errors: {
+    PAGE_IN_USE: {
+      status: 409,
+      message: 'This page is in use (params name what uses it, e.g. params.reports); remove that first.',
+    },
   },
+  routes: [...pageRoutes, ...configRoutes, ...layoutRoutes, ...viewRoutes, ...navRoutes],
+  setup: (kernel) => new PagesStore(kernel.db, () => kernel.now(), kernel.events),
 });

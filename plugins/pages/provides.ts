@@ -1,4 +1,5 @@
 import { defineServiceRef, type ErrorIssue, type MetaDb, type Principal } from '../../kernel/api.js';
+import type { EffectiveTable } from '../schema/provides.js';
 
 /** What a page shows; the pages issue adds more kinds (and the routes to edit pages). */
 export type PageKind = 'list' | 'detail' | 'dashboard' | 'form' | 'custom';
@@ -128,11 +129,21 @@ export interface PageDependent {
 export type WidgetQueryCheck = (principal: Principal, query: unknown, path: string) => Promise<ErrorIssue[]>;
 
 /**
+ * A table of a connection's current effective schema, by its ref: null when the connection has no
+ * such table; throws 404 NOT_FOUND for an unknown connection (decisions PG4). The schema plugin
+ * registers it (it requires pages, so pages cannot require it).
+ */
+export type PageTableReader = (connectionId: string, ref: string) => Promise<EffectiveTable | null>;
+
+/**
  * What the pages plugin provides (`kernel.plugin(pagesRef)` from a plugin that
  * requires 'pages').
  */
 export interface PagesProvides {
-  /** 409 CONFLICT with `params.reason` 'slug-taken' or 'generated-key-taken' when either is already used. */
+  /**
+   * 409 CONFLICT with `params.reason` 'slug-taken' or 'generated-key-taken' when either is already used.
+   * Publishes `pages.changed` and `pages.nav.changed` as a page made through the routes does (generation's pages too).
+   */
   create(input: NewPage): Promise<Page>;
   find(id: string): Promise<Page | null>;
   findByGeneratedKey(key: string): Promise<Page | null>;
@@ -140,7 +151,10 @@ export interface PagesProvides {
   all(): Promise<Page[]>;
   /** `base` when no page uses it, else the first free `base-2`, `base-3`, … */
   freeSlug(base: string): Promise<string>;
-  /** Deletes every page bound to the connection, in `trx` (the connection's own removal); answers how many. */
+  /**
+   * Deletes every page bound to the connection, in `trx` (the connection's own removal), with their
+   * shared views and what every dependent keeps about them (`removePage`); answers how many pages.
+   */
   removeConnection(connectionId: string, trx: MetaDb): Promise<number>;
   /** The page rule (decisions PG2): may this caller list and open this page. */
   canSee(principal: Principal, page: Page): boolean;
@@ -152,6 +166,8 @@ export interface PagesProvides {
   setWidgetQueryCheck(check: WidgetQueryCheck): void;
   /** Set once by the add-ons plugin; until then the navigation lists no app entries and refuses them (`unknown-surface`). */
   setNavSurfaces(source: NavSurfaceSource): void;
+  /** Set once by the schema plugin: how pages read a table's effective columns (decisions PG4). */
+  setTableReader(reader: PageTableReader): void;
   nav: PagesNav;
 }
 

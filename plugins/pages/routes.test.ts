@@ -2,14 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { call } from '../../test/helpers/contract.js';
 import { databaseAvailable } from '../../test/helpers/databases.js';
-import { activeUser, bootWithAdmin, issuePaths } from '../../test/helpers/identity.js';
+import { activeUser, issuePaths } from '../../test/helpers/identity.js';
 import type { MetaChoice, TestInstance } from '../../test/helpers/instance.js';
 import { roleWith } from '../exports/testing.js';
+import { meDb } from '../me/tables.js';
+import { pagesDb } from './tables.js';
+import { pagesEnv, pagesInUse, type PagesEnv } from './testing.js';
 
 const pg = await databaseAvailable('postgres');
 const mysql = await databaseAvailable('mysql');
 
 function pageFlows(meta: MetaChoice) {
+  let env: PagesEnv;
   let inst: TestInstance;
   let admin: HttpClient;
   let editor: HttpClient;
@@ -19,13 +23,14 @@ function pageFlows(meta: MetaChoice) {
   let readerRole: string;
 
   beforeAll(async () => {
-    ({ inst, admin } = await bootWithAdmin({ meta }));
-    editor = (await activeUser(inst, admin, 'ed@example.com', ['editor'])).client;
-    viewer = (await activeUser(inst, admin, 'vi@example.com', ['viewer'])).client;
+    env = await pagesEnv(meta);
+    ({ inst, admin } = env);
+    editor = env.editor;
+    viewer = env.viewer;
     readerRole = await roleWith(admin, 'Page readers', [{ permission: 'pages.read' }]);
     reader = (await activeUser(inst, admin, 're@example.com', [readerRole])).client;
   });
-  afterAll(async () => inst?.close());
+  afterAll(async () => env?.close());
 
   const create = (client: HttpClient, body: object) => call(inst, client, 'POST', '/api/v1/pages', body);
   const listSlugs = async (client: HttpClient, query = '') => {
@@ -78,7 +83,7 @@ function pageFlows(meta: MetaChoice) {
   it('shows a page only to the roles in visibleTo (admin sees all), and a table page only with a data.read grant', async () => {
     const editorsOnly = await create(editor, { title: 'Editors only', kind: 'dashboard', visibleTo: { roles: ['editor'] } });
     expect(editorsOnly.status, editorsOnly.text).toBe(201);
-    const table = await create(editor, { title: 'Orders', kind: 'list', connectionId: 'c1', table: 'orders' });
+    const table = await create(editor, { title: 'Orders', kind: 'list', connectionId: env.connectionId, table: 'order' });
     expect(table.status, table.text).toBe(201);
     const ids = { hidden: editorsOnly.body.data.page.id, table: table.body.data.page.id };
 
@@ -109,7 +114,7 @@ function pageFlows(meta: MetaChoice) {
 
   it('filters by kind, connection and title, and pages with a cursor in nav order', async () => {
     expect(await listSlugs(editor, '?kind=list')).toEqual(['orders']);
-    expect(await listSlugs(editor, '?connectionId=c1')).toEqual(['orders']);
+    expect(await listSlugs(editor, `?connectionId=${env.connectionId}`)).toEqual(['orders']);
     expect(await listSlugs(editor, '?q=BOARD')).toEqual(['sales-board', 'sales-board-2']);
     for (let i = 0; i < 5; i++) expect((await create(editor, { title: `Extra ${i}`, kind: 'dashboard' })).status).toBe(201);
     /** Every page the client sees, `limit` at a time through the cursors. */
@@ -173,6 +178,45 @@ function pageFlows(meta: MetaChoice) {
       .filter((e) => e.target?.id === source.id)
       .map((e) => e.action);
     expect(actions.sort()).toEqual(['pages.create', 'pages.delete', 'pages.update']);
+  });
+
+  it('deletes a page with its shared views and every user’s layout of it in one go, refused with PAGE_IN_USE while a dependent uses it', async () => {
+    const page = (await create(editor, { title: 'Doomed', kind: 'list', connectionId: env.connectionId, table: 'product' })).body.data.page;
+    expect((await call(inst, editor, 'POST', `/api/v1/pages/${page.id}/views`, { name: 'All', query: {}, isDefault: true })).status).toBe(201);
+    for (const client of [editor, viewer])
+      expect((await call(inst, client, 'PUT', `/api/v1/me/views/${page.id}/layout`, { layout: { a: 1 } })).status).toBe(200);
+    // ME6 amended: a layout only of a page the caller sees.
+    expect((await call(inst, reader, 'PUT', `/api/v1/me/views/${page.id}/layout`, { layout: { a: 1 } })).status).toBe(404);
+    expect((await call(inst, editor, 'PUT', '/api/v1/me/views/no-such-page/layout', { layout: { a: 1 } })).status).toBe(404);
+
+    const db = inst.app.kernel.db;
+    const kept = async () => ({
+      views: (await pagesDb(db).selectFrom('page_views').select('id').where('page_id', '=', page.id).execute()).length,
+      layouts: (await meDb(db).selectFrom('user_layouts').select('user_id').where('page_id', '=', page.id).execute()).length,
+    });
+    expect(await kept()).toEqual({ views: 1, layouts: 2 });
+
+    pagesInUse.set(page.id, ['report-1']);
+    const used = await call(inst, editor, 'DELETE', `/api/v1/pages/${page.id}`);
+    expect(used.status).toBe(409);
+    expect(used.body.error).toMatchObject({ code: 'PAGE_IN_USE', params: { reports: ['report-1'] } });
+    expect(await kept()).toEqual({ views: 1, layouts: 2 });
+    pagesInUse.delete(page.id);
+
+    expect((await call(inst, editor, 'DELETE', `/api/v1/pages/${page.id}`)).status).toBe(200);
+    expect(await kept()).toEqual({ views: 0, layouts: 0 });
+  });
+
+  it("removes a connection's pages with their views and layouts", async () => {
+    const other = await env.connect('Other');
+    const page = (await create(editor, { title: 'Elsewhere', kind: 'list', connectionId: other, table: 'product' })).body.data.page;
+    expect((await call(inst, editor, 'POST', `/api/v1/pages/${page.id}/views`, { name: 'All', query: {} })).status).toBe(201);
+    expect((await call(inst, editor, 'PUT', `/api/v1/me/views/${page.id}/layout`, { layout: { a: 1 } })).status).toBe(200);
+    expect((await call(inst, admin, 'DELETE', `/api/v1/connections/${other}`)).status).toBe(200);
+    const db = inst.app.kernel.db;
+    expect(await pagesDb(db).selectFrom('pages').select('id').where('id', '=', page.id).execute()).toEqual([]);
+    expect(await pagesDb(db).selectFrom('page_views').select('id').where('page_id', '=', page.id).execute()).toEqual([]);
+    expect(await meDb(db).selectFrom('user_layouts').select('user_id').where('page_id', '=', page.id).execute()).toEqual([]);
   });
 }
 

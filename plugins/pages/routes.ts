@@ -4,36 +4,23 @@ import {
   cursorField,
   dataOf,
   encodeCursor,
+  errorEnvelopeSchema,
   type ErrorIssue,
   type Kernel,
   listQuery,
   okSchema,
-  type Principal,
   reply,
   route,
 } from '../../kernel/api.js';
 import { rolesRef } from '../roles/provides.js';
-import type { Page, PageKind } from './provides.js';
+import { checkConfig } from './config/check.js';
+import { store, TABLE_PAGE_KINDS, visiblePage } from './found.js';
+import type { Page } from './provides.js';
 import { iconField, pageIdParams, pageKindField, pageSchema, slugField, titleField, visibleToField } from './schemas.js';
 import { slugify } from './slug.js';
 import { PAGES_SECTION, sectionIdField } from './nav/keys.js';
-import { canSee, DATA_READ } from './visibility.js';
-import { pagesStoreRef } from './store.js';
-
-export const PAGES_CHANGED = 'pages.changed';
-export const PAGES_NAV_CHANGED = 'pages.nav.changed';
-
-/** Kinds about one table: they need a connection and a table (decisions PG3). */
-const TABLE_KINDS: ReadonlySet<PageKind> = new Set(['list', 'detail', 'form']);
-
-const store = (kernel: Kernel) => kernel.plugin(pagesStoreRef);
-
-/** The page, or 404 NOT_FOUND alike for a missing id and a page the caller may not see. */
-async function visiblePage(kernel: Kernel, principal: Principal, pageId: string): Promise<Page> {
-  const page = await store(kernel).find(pageId);
-  if (!page || !canSee(principal, page)) throw new AppError('NOT_FOUND', { message: 'No such page.' });
-  return page;
-}
+import { canSee } from './visibility.js';
+import { viewSchema } from './views/schemas.js';
 
 async function checkRoles(kernel: Kernel, visibleTo: { roles: string[] } | null | undefined, issues: ErrorIssue[]): Promise<void> {
   if (!visibleTo) return;
@@ -41,13 +28,6 @@ async function checkRoles(kernel: Kernel, visibleTo: { roles: string[] } | null 
   visibleTo.roles.forEach((r, i) => {
     if (unknown.has(r)) issues.push({ path: `body.visibleTo.roles.${i}`, code: 'unknown-role', message: `No role ${r}.` });
   });
-}
-
-/** Who and what a page write touches, for the event's audience: a table page's change reaches only those its table reaches. */
-async function changed(kernel: Kernel, page: Page, nav: boolean): Promise<void> {
-  const grant = page.connectionId && page.table ? { permission: DATA_READ, connectionId: page.connectionId, table: page.table } : undefined;
-  await kernel.events.publish(PAGES_CHANGED, { pageId: page.id }, grant ? { grant } : undefined);
-  if (nav) await kernel.events.publish(PAGES_NAV_CHANGED, {});
 }
 
 const auditView = (p: Page) => ({
@@ -93,7 +73,8 @@ export const pageRoutes = [
     summary: 'Create a page',
     description:
       '400 VALIDATION_FAILED: `kind-reserved` at body.kind for `custom`; connectionId and table are required for list, detail and form pages; ' +
-      '`unknown-table` at body.table for a table the caller has no data.read grant on; `unknown-role` in visibleTo. ' +
+      '`unknown-table` at body.table for a table the connection’s effective schema lacks or the caller has no data.read grant on; `unknown-role` in visibleTo; ' +
+      'config checked as PATCH /pages/{pageId}/config checks it, issues at body.config…. 404 NOT_FOUND for an unknown connection. ' +
       'Without slug, one is made from the title and made free as generation does (`-2`, `-3`, …). ' +
       '`section` appends the page to that navigation section (`unknown-section` for one that does not exist; `pages`, the last section, always does). 409 CONFLICT `slug-taken`.',
     permission: 'pages.write',
@@ -109,36 +90,38 @@ export const pageRoutes = [
         visibleTo: visibleToField.optional(),
         section: sectionIdField.optional().describe('A navigation section to append the page to; without it the page shows in the last "Pages" section.'),
       }),
-      response: { 201: pageAnswer },
+      response: { 201: pageAnswer, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
     },
     handler: async ({ kernel, body, principal, audit }) => {
       const issues: ErrorIssue[] = [];
       if (body.kind === 'custom') issues.push({ path: 'body.kind', code: 'kind-reserved', message: 'Custom pages are reserved; they cannot be created yet.' });
-      if (TABLE_KINDS.has(body.kind)) {
+      if (TABLE_PAGE_KINDS.includes(body.kind)) {
         if (!body.connectionId) issues.push({ path: 'body.connectionId', code: 'required', message: `A ${body.kind} page needs a connection.` });
         if (!body.table) issues.push({ path: 'body.table', code: 'required', message: `A ${body.kind} page needs a table.` });
       }
-      if (body.connectionId && body.table && !principal!.permissions.all && principal!.permissions.grantOn(DATA_READ, body.connectionId, body.table) === null)
+      const pages = store(kernel);
+      // The effective schema decides (decisions PG4): an unknown connection is 404, a table it lacks or the caller cannot read `unknown-table`.
+      if (body.connectionId && body.table && !(await pages.tables.forCaller(principal!, body.connectionId, body.table)))
         issues.push({ path: 'body.table', code: 'unknown-table', message: `No table ${body.table} on that connection.` });
       await checkRoles(kernel, body.visibleTo, issues);
       if (body.section && body.section !== PAGES_SECTION && !(await store(kernel).nav.hasSection(body.section)))
         issues.push({ path: 'body.section', code: 'unknown-section', message: `No navigation section ${body.section}.` });
       if (issues.length) throw new AppError('VALIDATION_FAILED', { issues });
-      const pages = store(kernel);
+      const target = { kind: body.kind, connectionId: body.connectionId ?? null, table: body.table ?? null };
+      const config = body.config ? await checkConfig(pages.tables, principal!, target, body.config, 'body.config', (ref) => pages.findRef(ref)) : {};
       const page = await pages.create({
         slug: body.slug ?? (await pages.freeSlug(slugify(body.title))),
         title: body.title,
         kind: body.kind,
         connectionId: body.connectionId ?? null,
         table: body.table ?? null,
-        config: body.config ?? {},
+        config,
         icon: body.icon ?? null,
         visibleTo: body.visibleTo ?? null,
         createdBy: principal!.userId,
       });
       if (body.section && (await pages.nav.hasSection(body.section))) await pages.nav.append(page.id, body.section);
       audit({ action: 'pages.create', target: { type: 'page', id: page.id }, diff: auditView(page) });
-      await changed(kernel, page, true);
       return reply(201, { data: { page } });
     },
   }),
@@ -146,13 +129,16 @@ export const pageRoutes = [
     method: 'GET',
     url: '/pages/:pageId',
     summary: 'One page, and the view a table page opens with',
-    description: '404 NOT_FOUND for a missing id and for a page the caller may not see alike. defaultView is null until shared views exist.',
+    description: '404 NOT_FOUND for a missing id and for a page the caller may not see alike. defaultView is the shared view marked default, or null.',
     permission: 'pages.read',
     schema: {
       params: pageIdParams,
-      response: { 200: dataOf(z.strictObject({ page: pageSchema, defaultView: z.null() })) },
+      response: { 200: dataOf(z.strictObject({ page: pageSchema, defaultView: viewSchema.nullable() })), 404: errorEnvelopeSchema },
     },
-    handler: async ({ kernel, params, principal }) => ({ data: { page: await visiblePage(kernel, principal!, params.pageId), defaultView: null } }),
+    handler: async ({ kernel, params, principal }) => {
+      const page = await visiblePage(kernel, principal!, params.pageId);
+      return { data: { page, defaultView: await store(kernel).views.defaultOf(page.id) } };
+    },
   }),
   route({
     method: 'PATCH',
@@ -165,7 +151,7 @@ export const pageRoutes = [
       body: z
         .strictObject({ title: titleField.optional(), slug: slugField.optional(), icon: iconField.optional(), visibleTo: visibleToField.optional() })
         .refine((b) => Object.keys(b).length > 0, { message: 'Name at least one of title, slug, icon, visibleTo.' }),
-      response: { 200: pageAnswer },
+      response: { 200: pageAnswer, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
     },
     handler: async ({ kernel, params, body, principal, audit }) => {
       const before = await visiblePage(kernel, principal!, params.pageId);
@@ -183,7 +169,7 @@ export const pageRoutes = [
         diff: Object.fromEntries(fields.map((k) => [k, { from: was[k], to: now[k] }])),
       });
       // Title, slug, icon and visibility are all what the navigation shows.
-      await changed(kernel, after, true);
+      await store(kernel).changed(after, true);
       return { data: { page: after } };
     },
   }),
@@ -191,21 +177,26 @@ export const pageRoutes = [
     method: 'DELETE',
     url: '/pages/:pageId',
     summary: 'Delete a page',
-    description: '404 NOT_FOUND for a page the caller may not see.',
+    description:
+      'Its shared views, every user’s saved layout of it and what other plugins keep about it go in one transaction (decisions PG8). ' +
+      '409 PAGE_IN_USE while something uses it (params name what, e.g. params.reports: the scheduled reports’ ids). 404 NOT_FOUND for a page the caller may not see.',
     permission: 'pages.write',
-    schema: { params: pageIdParams, response: { 200: okSchema } },
+    schema: { params: pageIdParams, response: { 200: okSchema, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema } },
     handler: async ({ kernel, params, principal, audit }) => {
       const page = await visiblePage(kernel, principal!, params.pageId);
-      if (!(await store(kernel).remove(page.id))) throw new AppError('NOT_FOUND', { message: 'No such page.' });
+      const pages = store(kernel);
+      const used = await pages.inUse(page.id);
+      if (used) throw new AppError('PAGE_IN_USE', { params: used });
+      if (!(await pages.remove(page.id))) throw new AppError('NOT_FOUND', { message: 'No such page.' });
       audit({ action: 'pages.delete', target: { type: 'page', id: page.id }, diff: auditView(page) });
-      await changed(kernel, page, true);
+      await pages.changed(page, true);
       return { data: { ok: true as const } };
     },
   }),
   route({
     method: 'POST',
     url: '/pages/:pageId/duplicate',
-    summary: 'Copy a page: config and layout, without its generated key',
+    summary: 'Copy a page: config, layout and shared views, without its generated key',
     description:
       'The copy is titled `<title> (copy)` unless a title is given; without slug one is made free from the title. ' +
       '404 NOT_FOUND for a page the caller may not see; 409 CONFLICT `slug-taken` for a given slug in use.',
@@ -213,7 +204,7 @@ export const pageRoutes = [
     schema: {
       params: pageIdParams,
       body: z.strictObject({ title: titleField.optional(), slug: slugField.optional() }),
-      response: { 201: pageAnswer },
+      response: { 201: pageAnswer, 404: errorEnvelopeSchema, 409: errorEnvelopeSchema },
     },
     handler: async ({ kernel, params, body, principal, audit }) => {
       const source = await visiblePage(kernel, principal!, params.pageId);
@@ -232,8 +223,8 @@ export const pageRoutes = [
         generatedKey: null,
         createdBy: principal!.userId,
       });
+      await pages.views.copy(source.id, page.id, principal!.userId);
       audit({ action: 'pages.duplicate', target: { type: 'page', id: page.id }, diff: { ...auditView(page), from: source.id } });
-      await changed(kernel, page, true);
       return reply(201, { data: { page } });
     },
   }),

@@ -1,9 +1,25 @@
 import { sql } from 'kysely';
-import { AppError, defineServiceRef, type MetaDb, newId, type Principal } from '../../kernel/api.js';
+import { AppError, defineServiceRef, type Kernel, type MetaDb, newId, type Principal } from '../../kernel/api.js';
 import { NavStore } from './nav/store.js';
-import type { NavSurfaceSource, NewPage, Page, PageChanges, PageDependent, PageKind, PagesProvides, PageVisibility, WidgetQueryCheck } from './provides.js';
-import { canSee } from './visibility.js';
+import type {
+  NavSurfaceSource,
+  NewPage,
+  Page,
+  PageChanges,
+  PageDependent,
+  PageKind,
+  PagesProvides,
+  PageTableReader,
+  PageVisibility,
+  WidgetQueryCheck,
+} from './provides.js';
+import { TableAccess } from './table-access.js';
+import { canSee, DATA_READ } from './visibility.js';
 import { pagesDb, type PagesDb, type PagesTables } from './tables.js';
+import { ViewStore } from './views/store.js';
+
+export const PAGES_CHANGED = 'pages.changed';
+export const PAGES_NAV_CHANGED = 'pages.nav.changed';
 
 type Row = PagesTables['pages'];
 
@@ -64,13 +80,45 @@ export class PagesStore implements PagesProvides {
   /** The widget-data plugin's check of a widget's query; null until it registers. */
   widgetQueryCheck: WidgetQueryCheck | null = null;
   readonly nav: NavStore;
+  /** The tables of the connections, as the schema plugin reads them (decisions PG4). */
+  readonly tables = new TableAccess();
+  readonly views: ViewStore;
+
+  private readonly db: PagesDb;
 
   constructor(
-    private readonly db: PagesDb,
+    private readonly meta: MetaDb,
     private readonly now: () => number,
+    private readonly events: Pick<Kernel['events'], 'publish'>,
   ) {
-    this.nav = new NavStore(db, now, () => this.all());
+    this.db = pagesDb(meta);
+    this.nav = new NavStore(this.db, now, () => this.all());
+    this.nav.onChanged = () => this.events.publish(PAGES_NAV_CHANGED, {});
     this.addDependent(this.nav); // a page's nav entry goes with it (decisions PG10)
+    this.views = new ViewStore(this.db, now);
+  }
+
+  setTableReader(reader: PageTableReader): void {
+    this.tables.set(reader);
+  }
+
+  /**
+   * Tells subscribers the page changed (and the navigation, when `nav`): a table page's change
+   * reaches only those its table reaches (decisions PG2).
+   */
+  async changed(page: Page, nav: boolean): Promise<void> {
+    const grant = page.connectionId && page.table ? { permission: DATA_READ, connectionId: page.connectionId, table: page.table } : undefined;
+    await this.events.publish(PAGES_CHANGED, { pageId: page.id }, grant ? { grant } : undefined);
+    if (nav) await this.events.publish(PAGES_NAV_CHANGED, {});
+  }
+
+  /** What keeps the page from being deleted, every dependent's `inUse` merged; null when nothing does. */
+  async inUse(pageId: string): Promise<Record<string, string[]> | null> {
+    const merged: Record<string, string[]> = {};
+    for (const d of this.dependents) {
+      for (const [what, ids] of Object.entries((await d.inUse?.(pageId)) ?? {})) if (ids.length) merged[what] = [...(merged[what] ?? []), ...ids];
+    }
+    return Object.keys(merged).length ? merged : null;
   }
 
   canSee(principal: Principal, page: Page): boolean {
@@ -99,14 +147,28 @@ export class PagesStore implements PagesProvides {
   }
 
   async removeConnection(connectionId: string, trx: MetaDb): Promise<number> {
-    await this.nav.removeConnection(connectionId, trx); // their nav entries with them (decisions PG10)
-    const res = await pagesDb(trx).deleteFrom('pages').where('connection_id', '=', connectionId).executeTakeFirst();
-    return Number(res.numDeletedRows);
+    const ids = (await pagesDb(trx).selectFrom('pages').select('id').where('connection_id', '=', connectionId).execute()).map((r) => r.id);
+    for (const id of ids) await this.removeWithin(trx, id);
+    return ids.length;
+  }
+
+  /** The page, its shared views and what every dependent keeps about it, in `db` (a transaction). */
+  private async removeWithin(trx: MetaDb, id: string): Promise<boolean> {
+    const db = pagesDb(trx);
+    await this.views.removePage(id, db);
+    for (const d of this.dependents) await d.removePage?.(id, trx);
+    const res = await db.deleteFrom('pages').where('id', '=', id).executeTakeFirst();
+    return Number(res.numDeletedRows) > 0;
   }
 
   async find(id: string): Promise<Page | null> {
     const row = await this.db.selectFrom('pages').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? toPage(row) : null;
+  }
+
+  /** A page by id, else a generated page by its key (how generation's configs name each other). */
+  async findRef(ref: string): Promise<Page | null> {
+    return (await this.find(ref)) ?? (await this.findByGeneratedKey(ref));
   }
 
   async findByGeneratedKey(key: string): Promise<Page | null> {
@@ -211,6 +273,7 @@ export class PagesStore implements PagesProvides {
       created_by: input.createdBy ?? null,
       position,
       generated_key: input.generatedKey ?? null,
+      layout_version: typeof input.layout?.version === 'number' ? input.layout.version : 0,
       created_at: now,
       updated_at: now,
     };
@@ -221,7 +284,34 @@ export class PagesStore implements PagesProvides {
       const raced = await this.conflict(input);
       throw raced ?? err;
     }
-    return toPage(row);
+    const page = toPage(row);
+    await this.changed(page, true);
+    return page;
+  }
+
+  /** Replaces the page's config (checked by the caller). */
+  async setConfig(id: string, config: Record<string, unknown>): Promise<Page | null> {
+    await this.db
+      .updateTable('pages')
+      .set({ config: JSON.stringify(config), updated_at: this.now() })
+      .where('id', '=', id)
+      .execute();
+    return this.find(id);
+  }
+
+  /**
+   * Replaces a dashboard's shared layout when its stored version is still `version` (compare-and-set
+   * in the UPDATE, so of two writers of the same version one wins); the layout is saved with
+   * `version + 1`. Null when the version moved on (or the page is gone).
+   */
+  async setLayout(id: string, widgets: unknown[], version: number): Promise<Page | null> {
+    const res = await this.db
+      .updateTable('pages')
+      .set({ layout: JSON.stringify({ version: version + 1, widgets }), layout_version: version + 1, updated_at: this.now() })
+      .where('id', '=', id)
+      .where('layout_version', '=', version)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0 ? this.find(id) : null;
   }
 
   /** Answers the page as it was and as it is; 409 `slug-taken` for another page's slug. The caller has found the page. */
@@ -241,10 +331,9 @@ export class PagesStore implements PagesProvides {
     return this.find(id);
   }
 
-  /** Answers whether a page was deleted. */
+  /** Deletes the page with its shared views and what dependents keep about it, in one transaction; answers whether it was there. */
   async remove(id: string): Promise<boolean> {
-    const res = await this.db.deleteFrom('pages').where('id', '=', id).executeTakeFirst();
-    return Number(res.numDeletedRows) > 0;
+    return this.meta.transaction().execute((trx) => this.removeWithin(trx, id));
   }
 }
 

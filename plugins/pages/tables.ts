@@ -19,6 +19,21 @@ export type PagesTables = {
     created_by: string | null;
     position: number;
     generated_key: string | null;
+    /** The shared layout's version, for PATCH /pages/{pageId}/layout's compare-and-set (decisions PG6); 0 before the first. */
+    layout_version: number;
+    created_at: number;
+    updated_at: number;
+  };
+  /** Shared views of a table page (decisions PG7). */
+  page_views: {
+    id: string;
+    page_id: string;
+    name: string;
+    /** JSON: the view's query as given, checked against the table when written. */
+    query: string;
+    /** 1 for the page's default view (at most one a page), else 0. */
+    is_default: number;
+    created_by: string | null;
     created_at: number;
     updated_at: number;
   };
@@ -111,6 +126,32 @@ export const pagesMigrations: Migration[] = [
         .addColumn('updated_at', 'bigint', (c) => c.notNull())
         .execute();
       await moveAddonPlacements(db, Date.now());
+    },
+  },
+  {
+    // Shared views and the layout's version (decisions PG6, PG7). The view table and its unique key
+    // are one statement (K10); the version column alone, rerunnable.
+    name: '0004_page_views',
+    async up(db) {
+      await rerunnableColumn(
+        db.schema
+          .alterTable('pages')
+          .addColumn('layout_version', 'integer', (c) => c.notNull().defaultTo(0))
+          .execute(),
+      );
+      await db.schema
+        .createTable('page_views')
+        .ifNotExists()
+        .addColumn('id', 'varchar(32)', (c) => c.primaryKey())
+        .addColumn('page_id', 'varchar(32)', (c) => c.notNull())
+        .addColumn('name', 'varchar(120)', (c) => c.notNull())
+        .addColumn('query', 'text', (c) => c.notNull())
+        .addColumn('is_default', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_by', 'varchar(32)')
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addUniqueConstraint('page_views_page_name_unique', ['page_id', 'name'])
+        .execute();
     },
   },
 ];

@@ -12,6 +12,10 @@ export interface PlannedPage {
   title: string;
   /** The slug to use when it is free; a taken one gets `-2`, `-3`, … */
   slugBase: string;
+  /**
+   * The kind's config, version 1 of the pages plugin's configs (decisions PG5): what
+   * `PATCH /pages/{pageId}/config` takes back unchanged. A page made once is never rewritten (PG9).
+   */
   config: Record<string, unknown>;
 }
 

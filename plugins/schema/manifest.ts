@@ -1,4 +1,5 @@
 import { connectionsRef } from '../connections/provides.js';
+import { pagesRef } from '../pages/provides.js';
 import { z } from 'zod';
 import { definePlugin, type JobDeclaration } from '../../kernel/api.js';
 import { introspect } from '../../engine/schema/introspect/index.js';
@@ -32,6 +33,8 @@ export default definePlugin<SchemaProvides>({
   setup: (kernel) => {
     const service = new SchemaService(kernel, (db, dialect) => introspect(db, dialect));
     const connections = kernel.plugin(connectionsRef);
+    // Pages check configs, views and new pages against the effective schema; they cannot require schema (decisions PG4).
+    kernel.plugin(pagesRef).setTableReader((connectionId, ref) => service.table(connectionId, ref));
     connections.onRemove((id, trx) => service.removeConnection(id, trx));
     // A new connection is read at once, so its first GET /data does not answer SCHEMA_NOT_INTROSPECTED.
     connections.introspectOnCreate(async (id) => {

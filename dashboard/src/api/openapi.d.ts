@@ -1437,7 +1437,7 @@ export interface paths {
         get?: never;
         /**
          * Save your own layout of a page
-         * @description Replaces your saved layout of the page and answers it. The request body is at most 64 KiB (413 PAYLOAD_TOO_LARGE). Needs a signed-in user: an API key answers 403 SESSION_REQUIRED.
+         * @description Replaces your saved layout of the page and answers it; 404 NOT_FOUND for a page you cannot see (as GET /pages/{pageId}). The request body is at most 64 KiB (413 PAYLOAD_TOO_LARGE). Needs a signed-in user: an API key answers 403 SESSION_REQUIRED.
          */
         put: operations["putMeViewsByPageIdLayout"];
         post?: never;
@@ -1483,7 +1483,7 @@ export interface paths {
         put?: never;
         /**
          * Create a page
-         * @description 400 VALIDATION_FAILED: `kind-reserved` at body.kind for `custom`; connectionId and table are required for list, detail and form pages; `unknown-table` at body.table for a table the caller has no data.read grant on; `unknown-role` in visibleTo. Without slug, one is made from the title and made free as generation does (`-2`, `-3`, …). `section` appends the page to that navigation section (`unknown-section` for one that does not exist; `pages`, the last section, always does). 409 CONFLICT `slug-taken`.
+         * @description 400 VALIDATION_FAILED: `kind-reserved` at body.kind for `custom`; connectionId and table are required for list, detail and form pages; `unknown-table` at body.table for a table the connection’s effective schema lacks or the caller has no data.read grant on; `unknown-role` in visibleTo; config checked as PATCH /pages/{pageId}/config checks it, issues at body.config…. 404 NOT_FOUND for an unknown connection. Without slug, one is made from the title and made free as generation does (`-2`, `-3`, …). `section` appends the page to that navigation section (`unknown-section` for one that does not exist; `pages`, the last section, always does). 409 CONFLICT `slug-taken`.
          */
         post: operations["postPages"];
         delete?: never;
@@ -1501,14 +1501,14 @@ export interface paths {
         };
         /**
          * One page, and the view a table page opens with
-         * @description 404 NOT_FOUND for a missing id and for a page the caller may not see alike. defaultView is null until shared views exist.
+         * @description 404 NOT_FOUND for a missing id and for a page the caller may not see alike. defaultView is the shared view marked default, or null.
          */
         get: operations["getPagesByPageId"];
         put?: never;
         post?: never;
         /**
          * Delete a page
-         * @description 404 NOT_FOUND for a page the caller may not see.
+         * @description Its shared views, every user’s saved layout of it and what other plugins keep about it go in one transaction (decisions PG8). 409 PAGE_IN_USE while something uses it (params name what, e.g. params.reports: the scheduled reports’ ids). 404 NOT_FOUND for a page the caller may not see.
          */
         delete: operations["deletePagesByPageId"];
         options?: never;
@@ -1518,6 +1518,26 @@ export interface paths {
          * @description 404 NOT_FOUND for a page the caller may not see; 409 CONFLICT `slug-taken`; 400 `unknown-role` in visibleTo.
          */
         patch: operations["patchPagesByPageId"];
+        trace?: never;
+    };
+    "/api/v1/pages/{pageId}/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Replace a page's config (the kind's own settings)
+         * @description The body is the kind’s config, version 1: ListPageConfig (columns, sort, filters in the data API’s grammar, displayColumn, detailPage, searchable), RecordPageConfig for detail and form pages (fields with readOnly, defaults, afterSave), DashboardPageConfig (refreshSeconds ≥ 30, defaultRange). Checked against the table’s current effective schema as the caller reads it: 400 `unknown-column` for a column the table lacks or the caller cannot read (never "forbidden"), `unknown-page` for a detailPage/listPage that is no such page of the table, and the data API’s refusals for sort and filters. 404 NOT_FOUND for a page the caller may not see.
+         */
+        patch: operations["patchPagesByPageIdConfig"];
         trace?: never;
     };
     "/api/v1/pages/{pageId}/duplicate": {
@@ -1530,7 +1550,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Copy a page: config and layout, without its generated key
+         * Copy a page: config, layout and shared views, without its generated key
          * @description The copy is titled `<title> (copy)` unless a title is given; without slug one is made free from the title. 404 NOT_FOUND for a page the caller may not see; 409 CONFLICT `slug-taken` for a given slug in use.
          */
         post: operations["postPagesByPageIdDuplicate"];
@@ -1538,6 +1558,74 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pages/{pageId}/layout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Save a dashboard's shared layout
+         * @description Replaces the widgets (at most 50) on the 12-column grid; the page answers with layout.version + 1. 400 VALIDATION_FAILED: `not-a-dashboard` at params.pageId; `layout-bounds` and `layout-overlap` at body.widgets.N; each widget’s query checked as POST /widget-data/query checks it, issues at body.widgets.N.query…. 409 CONFLICT `stale` (params.version: the stored one) when version is not the stored layout’s version: of two saves of the same version one wins. 404 NOT_FOUND for a page the caller may not see.
+         */
+        patch: operations["patchPagesByPageIdLayout"];
+        trace?: never;
+    };
+    "/api/v1/pages/{pageId}/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A table page's shared views
+         * @description 404 NOT_FOUND for a page the caller may not see; 400 `not-a-table-page` for a dashboard. Ordered by name.
+         */
+        get: operations["getPagesByPageIdViews"];
+        put?: never;
+        /**
+         * Save a shared view of a table page
+         * @description `query` is what GET /data/{conn}/{table} takes, checked with the data API’s own parser against the table as the caller reads it: issues at body.query… (`unknown-column` for a column the table lacks or the caller cannot read). 409 CONFLICT `name-taken` (names compare case-insensitively), `too-many-views` past 100. isDefault makes it the page’s one default view (the previous default is cleared in the same transaction).
+         */
+        post: operations["postPagesByPageIdViews"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pages/{pageId}/views/{viewId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a shared view
+         * @description 404 NOT_FOUND for an unknown view or a page the caller may not see.
+         */
+        delete: operations["deletePagesByPageIdViewsByViewId"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a shared view, change its query, or make it the default
+         * @description As POST; 404 NOT_FOUND for an unknown view. isDefault: false leaves the page without a default view.
+         */
+        patch: operations["patchPagesByPageIdViewsByViewId"];
         trace?: never;
     };
     "/api/v1/pages/nav": {
@@ -2615,6 +2703,30 @@ export interface components {
             /** @description PostgreSQL and MySQL only; default 5 */
             poolSize: number | null;
         };
+        DashboardWidget: {
+            id: string;
+            /** @description Column, 0–11. */
+            x: number;
+            /** @description Row, from 0. */
+            y: number;
+            /** @description Width in columns; x + w ≤ 12. */
+            w: number;
+            /** @description Height in rows. */
+            h: number;
+            title: string;
+            /** @description A WidgetQuery, checked as POST /widget-data/query checks it. */
+            query: {
+                [key: string]: unknown;
+            };
+            viz: {
+                /** @enum {string} */
+                type: "number" | "bar" | "line" | "pie" | "table" | "text";
+                /** @default {} */
+                options: {
+                    [key: string]: unknown;
+                };
+            };
+        };
         DataOpResult: {
             /** @enum {string} */
             op: "create" | "update" | "delete";
@@ -2954,6 +3066,34 @@ export interface components {
             createdBy: string | null;
             createdAt: number;
             updatedAt: number;
+        };
+        /** @description filter[column][op]=value of GET /data/{conn}/{table}, as JSON. */
+        PageFilter: {
+            column: string;
+            /** @enum {string} */
+            op: "eq" | "ne" | "lt" | "lte" | "gt" | "gte" | "in" | "like" | "null";
+            value: string;
+        };
+        PageView: {
+            id: string;
+            pageId: string;
+            name: string;
+            query: components["schemas"]["PageViewQuery"];
+            isDefault: boolean;
+            createdBy: string | null;
+            createdAt: number;
+            updatedAt: number;
+        };
+        PageViewQuery: {
+            /** @description As the data API’s sort: -col,col2. */
+            sort?: string;
+            search?: string;
+            filters?: components["schemas"]["PageFilter"][];
+            /** @description As the data API’s fields, listed. */
+            columns?: string[];
+            columnWidths?: {
+                [key: string]: number;
+            };
         };
         PermissionCatalogEntry: {
             name: string;
@@ -9831,6 +9971,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Payload too large */
             413: {
                 headers: {
@@ -10106,6 +10255,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -10137,7 +10304,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             page: components["schemas"]["Page"];
-                            defaultView: null;
+                            defaultView: components["schemas"]["PageView"] | null;
                         };
                     };
                 };
@@ -10162,6 +10329,15 @@ export interface operations {
             };
             /** @description The caller lacks the permission, or the origin is refused */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10225,6 +10401,24 @@ export interface operations {
             };
             /** @description The caller lacks the permission, or the origin is refused */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10306,6 +10500,101 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchPagesByPageIdConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            page: components["schemas"]["Page"];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Internal error */
             500: {
                 headers: {
@@ -10368,6 +10657,433 @@ export interface operations {
             };
             /** @description The caller lacks the permission, or the origin is refused */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchPagesByPageIdLayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    widgets: components["schemas"]["DashboardWidget"][];
+                    /** @description The stored layout.version (0 before the first save); another is 409 CONFLICT `stale`. */
+                    version: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            page: components["schemas"]["Page"];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPagesByPageIdViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            views: components["schemas"]["PageView"][];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postPagesByPageIdViews: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    query: components["schemas"]["PageViewQuery"];
+                    isDefault?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            view: components["schemas"]["PageView"];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePagesByPageIdViewsByViewId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pageId: string;
+                viewId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @constant */
+                            ok: true;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchPagesByPageIdViewsByViewId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                pageId: string;
+                viewId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    query?: components["schemas"]["PageViewQuery"];
+                    isDefault?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            view: components["schemas"]["PageView"];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,7 +3,7 @@ import { AppError, dataOf, errorEnvelopeSchema, type ErrorIssue, type Kernel, ty
 import type { NavEntry } from '../provides.js';
 import { pagesStoreRef } from '../store.js';
 import { canSee } from '../visibility.js';
-import { PAGES_NAV_CHANGED } from '../routes.js';
+import { PAGES_NAV_CHANGED } from '../store.js';
 import { appKeyOf, pageKey, sectionIdField } from './keys.js';
 import { PAGES_ADMIN, type StoredNav } from './store.js';
 
