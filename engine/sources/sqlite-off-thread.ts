@@ -10,6 +10,13 @@ import type { SqliteAnswer, SqliteJob, SqliteWorkerData } from './sqlite-worker.
 
 export type { SqliteAnswer, SqliteJob } from './sqlite-worker.js';
 
+/**
+ * `svc_deadline_ok(<epoch ms>)`, known to every handle of the thread: a statement that names it
+ * (e.g. `where svc_deadline_ok(?)`) fails by itself once its deadline passed (answered `late`).
+ * Worker.terminate() cannot stop a statement inside SQLite's native loop; this can.
+ */
+export const SQLITE_DEADLINE_FUNCTION = 'svc_deadline_ok';
+
 const WORKER_ENTRY = new URL('./sqlite-worker.ts', import.meta.url);
 
 /** The default timeout error; owners pass their own (ADDON_TIMEOUT, WIDGET_QUERY_TIMEOUT). */

@@ -59,12 +59,23 @@ function handle(file: string, readOnly: boolean, openReadOnly: boolean): Databas
   }
   const db = new Database(file, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS, readonly: openReadOnly });
   if (!openReadOnly) db.pragma('foreign_keys = ON');
+  // A statement that names it stops by itself at its deadline (epoch ms): ending the thread cannot
+  // interrupt SQLite's native loop, which would run on, holding a core, until it returns to JS.
+  let calls = 0;
+  db.function(DEADLINE_FUNCTION, { deterministic: false }, (deadline) => {
+    if ((++calls & 1023) === 0 && Date.now() > Number(deadline)) throw new Error(DEADLINE_PASSED);
+    return 1;
+  });
   if (readOnly && !openReadOnly) db.pragma('query_only = ON');
   handles.set(key, { db, identity });
   return db;
 }
 
 class TooLarge extends Error {}
+
+/** `svc_deadline_ok(<epoch ms>)`: 1 until the deadline, then the statement fails (checked every 1,024 rows). */
+export const DEADLINE_FUNCTION = 'svc_deadline_ok';
+const DEADLINE_PASSED = 'svc: deadline passed';
 
 function run(job: SqliteJob): SqliteAnswer {
   const stmt = handle(job.file, job.readOnly, job.openReadOnly ?? false).prepare(job.sql);
@@ -93,8 +104,9 @@ parentPort!.on('message', (job: SqliteJob) => {
     } catch (err) {
       // An iterating statement left open keeps its handle busy.
       const e = err as { code?: unknown; message?: unknown };
-      answer =
-        err instanceof TooLarge
+      answer = String(e?.message ?? '').includes(DEADLINE_PASSED)
+        ? { id: job.id, ok: false, code: null, message: 'late', late: true }
+        : err instanceof TooLarge
           ? { id: job.id, ok: false, code: null, message: 'too large', tooLarge: true }
           : { id: job.id, ok: false, code: typeof e?.code === 'string' ? e.code : null, message: String(e?.message ?? err) };
     }
