@@ -2,7 +2,21 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { issuePaths } from '../../test/helpers/identity.js';
+import { definePlugin } from '../../kernel/api.js';
 import { availableDialects, dataEnv, type DataEnv } from '../data/testing.js';
+import { pagesRef, type PagesProvides } from '../pages/provides.js';
+
+/** A plugin loaded after widget-data that keeps the pages plugin's face, to see the check widget-data registered there. */
+let seenPages: PagesProvides | null = null;
+const probe = definePlugin({
+  name: 'widget-data-probe',
+  version: '1.0.0',
+  requires: ['pages', 'widget-data'],
+  setup: (kernel) => {
+    seenPages = kernel.plugin(pagesRef);
+    return {};
+  },
+});
 
 const dialects = await availableDialects();
 
@@ -81,7 +95,7 @@ describe.each(dialects)('widget data on %s', (dialect) => {
 
   beforeAll(async () => {
     // The PostgreSQL source runs on a PostgreSQL meta store, the others on SQLite.
-    env = await dataEnv(dialect, dialect === 'postgres' ? { meta: 'postgres' } : {});
+    env = await dataEnv(dialect, dialect === 'postgres' ? { meta: 'postgres', plugins: [probe] } : { plugins: [probe] });
     const put = await env.req(env.admin, 'PUT', `/api/v1/connections/${env.connectionId}/schema/overrides`, OVERRIDES);
     expect(put.status, put.text).toBe(200);
     await env.seed('product', PRODUCTS);
@@ -265,6 +279,34 @@ describe.each(dialects)('widget data on %s', (dialect) => {
     const forbidden = await ask(noData, q({ metric: { op: 'count' } }));
     expect(forbidden.status).toBe(403);
     expect(forbidden.body.error).toMatchObject({ code: 'FORBIDDEN', params: { permission: 'data.read' } });
+  });
+
+  it('registers its check with the pages plugin (PATCH /pages/{pageId}/layout checks widgets with it)', () => {
+    expect(typeof (seenPages as unknown as { widgetQueryCheck: unknown }).widgetQueryCheck).toBe('function');
+  });
+
+  it("a page's filters apply and cannot be removed; a page the caller cannot see is 404", async () => {
+    const created = await env.req(env.admin, 'POST', '/api/v1/pages', {
+      title: 'Active products',
+      kind: 'list',
+      connectionId: env.connectionId,
+      table: 'product',
+      config: { filters: { 'filter[status][eq]': 'active' } },
+      visibleTo: { roles: ['admin'] },
+    });
+    expect(created.status, created.text).toBe(201);
+    const page = created.body.data.page as { id: string };
+    const active = PRODUCTS.filter((p) => p.status === 'active').length;
+    const onPage = await ask(env.admin, q({ metric: { op: 'count' }, pageId: page.id }));
+    expect(onPage.status, onPage.text).toBe(200);
+    expect(onPage.body.data.result.value).toBe(active);
+    // The caller's filters come on top of the page's: asking for drafts on a page of active products finds none.
+    const drafts = await ask(env.admin, q({ metric: { op: 'count' }, pageId: page.id, filters: { 'filter[status][eq]': 'draft' } }));
+    expect(drafts.body.data.result.value).toBe(0);
+    const other = await ask(env.admin, q({ metric: { op: 'count' }, pageId: page.id }, 'user'));
+    expect(other.body.error.issues).toEqual([expect.objectContaining({ path: 'body.query.pageId', code: 'page-table' })]);
+    expect((await ask(narrow, q({ metric: { op: 'count' }, pageId: page.id }))).status).toBe(404);
+    expect((await ask(env.admin, q({ metric: { op: 'count' }, pageId: 'no-such-page' }))).status).toBe(404);
   });
 
   it('a batch answers each query on its own: one failure does not fail the others', async () => {
