@@ -100,10 +100,11 @@ export class SqliteWorker {
 
   /**
    * Runs one statement. `deadline` (epoch ms, null for none): past it the caller gets the timeout
-   * error and the statement is skipped or its thread ended. `generation`: the thread a
-   * transaction's statement must run in (null outside a transaction).
+   * error and the statement is skipped or its thread ended (`graceMs` later for a statement that
+   * stops itself, SQLITE_DEADLINE_FUNCTION). `generation`: the thread a transaction's statement
+   * must run in (null outside a transaction).
    */
-  run(job: Omit<SqliteJob, 'id' | 'deadline'>, options: { deadline: number | null; generation?: number | null }): Promise<SqliteAnswer> {
+  run(job: Omit<SqliteJob, 'id' | 'deadline'>, options: { deadline: number | null; generation?: number | null; graceMs?: number }): Promise<SqliteAnswer> {
     const worker = this.start();
     const generation = options.generation ?? null;
     if (generation !== null && generation !== this.generationNo) return Promise.reject(this.timedOut());
@@ -111,7 +112,8 @@ export class SqliteWorker {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const w: Waiting = { job: { ...job, id, deadline }, generation, timer: null, resolve, reject };
-      if (deadline !== null) w.timer = setTimeout(() => this.late(id), Math.max(0, deadline - Date.now()));
+      // A statement that checks its own deadline (SQLITE_DEADLINE_FUNCTION) is given `graceMs` to stop by itself, which keeps its thread.
+      if (deadline !== null) w.timer = setTimeout(() => this.late(id), Math.max(0, deadline - Date.now()) + (options.graceMs ?? 0));
       this.waiting.set(id, w);
       worker.postMessage(w.job);
     });

@@ -240,7 +240,8 @@ export class WidgetData {
     try {
       a = await thread.worker.run(
         { file, readOnly: true, openReadOnly: true, sql: compiled.sql, parameters: [...compiled.parameters], maxBytes: SQLITE_MAX_BYTES },
-        { deadline },
+        // The statement stops itself at the deadline (svc_deadline_ok); the thread is ended only if it did not.
+        { deadline, graceMs: 1000 },
       );
     } finally {
       thread.busy--;
