@@ -21,6 +21,7 @@ import schemaImport from './schema-import/manifest.js';
 import settings from './settings/manifest.js';
 import setup from './setup/manifest.js';
 import users from './users/manifest.js';
+import widgetData from './widget-data/manifest.js';
 
 /** The first-party plugins every instance loads. */
 export const firstPartyPlugins: PluginDefinition[] = [
@@ -46,4 +47,5 @@ export const firstPartyPlugins: PluginDefinition[] = [
   publicApi,
   schemaImport,
   addOns,
+  widgetData,
 ];

@@ -16,6 +16,7 @@ import {
 import { connectionsRef } from '../connections/provides.js';
 import { schemaRef, type EffectiveSchema, type EffectiveTable } from '../schema/provides.js';
 import { DATA_READ, DATA_WRITE, tableView, type TableView } from './access.js';
+import type { DataProvides, ReadView } from './provides.js';
 import { changeDiff, DATA_CHANGED, type DataChanged } from './effects.js';
 import { fromDatabase, fromRead, rowNotFound, tableNotFound, validation } from './errors.js';
 import { countReferences, inboundKeys, type InboundReference } from './references.js';
@@ -93,7 +94,7 @@ async function reading<T>(d: RowDialect, fn: () => Promise<T>): Promise<T> {
 }
 
 /** Rows of the operators' tables for the /data routes: access, reads, writes, undo. */
-export class DataService {
+export class DataService implements DataProvides {
   readonly undo: UndoStore;
   /** The planner's figures for `total` on large tables, so a page is one round trip. */
   private readonly estimates = new PlannerEstimates();
@@ -121,6 +122,17 @@ export class DataService {
     const target = targetIn(await this.schemas.effective(connectionId), ref, mode, grants);
     if (mode === 'write' && (await this.connections.info(connectionId)).readOnly) throw new AppError('CONNECTION_READ_ONLY');
     return target;
+  }
+
+  /** DataProvides.tableView: the columns the caller reads, null when the table is not there for it. */
+  async tableView(principal: Principal, connectionId: string, ref: string): Promise<ReadView | null> {
+    const read = principal.permissions.grantOn(DATA_READ, connectionId, ref);
+    if (!read) return null;
+    const schema = this.schemas.effectiveNow(connectionId) ?? (await this.schemas.effective(connectionId));
+    const table = schema.model.tables.find((t) => t.ref === ref);
+    if (!table) return null;
+    const view = tableView(table, read, null);
+    return { table, readable: view.readable, readableNames: view.readableNames, wholeTable: read.all };
   }
 
   async list(principal: Principal, connectionId: string, ref: string, query: Record<string, unknown>): Promise<ListAnswer> {

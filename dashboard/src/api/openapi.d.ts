@@ -2426,6 +2426,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/widget-data/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Several widgets in one request
+         * @description Up to 20 queries, at most 4 at once (per request and per connection), 15 s for the batch. Each answers on its own: {id, ok: true, result, meta} or {id, ok: false, error: {code, message, params?, issues?}}; one failure never fails the batch. 400 VALIDATION_FAILED (issues: unknown-column, op-type, timezone-invalid, timezone-unsupported, limit, …); 400 WIDGET_QUERY_REFUSED with the database's reason; 403 FORBIDDEN without data.read; 404 NOT_FOUND for a connection, table or page the caller cannot reach; 504 WIDGET_QUERY_TIMEOUT (params.timeoutMs).
+         */
+        post: operations["postWidgetDataBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/widget-data/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One dashboard widget's number, groups or time series
+         * @description Computed by the database (GROUP BY, its own date truncation in the asked time zone), over the columns the caller may read (a secret column never; a personal one with a grant on the whole table); an unreadable column answers unknown-column. 10 s per widget. 400 VALIDATION_FAILED (issues: unknown-column, op-type, timezone-invalid, timezone-unsupported, limit, …); 400 WIDGET_QUERY_REFUSED with the database's reason; 403 FORBIDDEN without data.read; 404 NOT_FOUND for a connection, table or page the caller cannot reach; 504 WIDGET_QUERY_TIMEOUT (params.timeoutMs).
+         */
+        post: operations["postWidgetDataQuery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3755,6 +3795,66 @@ export interface components {
             lastLoginAt: number | null;
             createdAt: number;
             updatedAt: number;
+        };
+        WidgetQuery: {
+            connectionId: string;
+            /** @description The table's ref, as /data names it. */
+            table: string;
+            metric: {
+                /** @enum {string} */
+                op: "count" | "count_distinct" | "sum" | "avg" | "min" | "max";
+                /** @description Required but for count (count without a column counts rows). */
+                column?: string;
+            };
+            groupBy?: {
+                column: string;
+                /** @description 1–50 groups, the largest values first (default 10). */
+                limit?: number;
+                /** @description Also answer the metric over every row outside those groups (`other`). */
+                other?: boolean;
+            };
+            timeBucket?: {
+                column: string;
+                /** @enum {string} */
+                unit: "hour" | "day" | "week" | "month";
+                /** @description IANA name, UTC (the default) or a fixed offset ±HH:MM; weeks start on Monday. */
+                timeZone?: string;
+            };
+            range?: {
+                column: string;
+                /** @description Inclusive, as /data takes a value of the column (a datetime with Z or an offset is converted to UTC). */
+                from?: string;
+                /** @description Exclusive. */
+                to?: string;
+            };
+            /** @description The data API grammar as an object: {"filter[status][eq]": "active", "filter[id][in]": "1,2"}. */
+            filters?: {
+                [key: string]: string | string[];
+            };
+            /** @description A page the caller may see: its config's filters apply too, and cannot be removed. */
+            pageId?: string;
+        };
+        WidgetResult: {
+            /** @constant */
+            kind: "value";
+            value: number | string | boolean | null;
+        } | {
+            /** @constant */
+            kind: "groups";
+            groups: {
+                key: number | string | boolean | null;
+                value: number | string | boolean | null;
+            }[];
+            /** @description The metric over the rows of every other group, when asked and there are more groups. */
+            other?: number | string | boolean | null;
+        } | {
+            /** @constant */
+            kind: "series";
+            points: {
+                /** @description Bucket start, epoch ms. */
+                t: number;
+                value: number | string | boolean | null;
+            }[];
         };
     };
     responses: never;
@@ -15345,6 +15445,173 @@ export interface operations {
                         data: {
                             user: components["schemas"]["User"];
                             roleIds: string[];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postWidgetDataBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    queries: {
+                        id: string;
+                        /** @description A WidgetQuery; each is checked on its own. */
+                        query: unknown;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            results: ({
+                                id: string;
+                                /** @constant */
+                                ok: true;
+                                result: components["schemas"]["WidgetResult"];
+                                meta: {
+                                    exact: boolean;
+                                    elapsedMs: number;
+                                    rowsScanned?: number;
+                                };
+                            } | {
+                                id: string;
+                                /** @constant */
+                                ok: false;
+                                error: {
+                                    code: string;
+                                    message: string;
+                                    params?: {
+                                        [key: string]: unknown;
+                                    };
+                                    issues?: {
+                                        path: string;
+                                        code: string;
+                                        message: string;
+                                    }[];
+                                };
+                            })[];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postWidgetDataQuery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    query: components["schemas"]["WidgetQuery"];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            result: components["schemas"]["WidgetResult"];
+                            meta: {
+                                exact: boolean;
+                                elapsedMs: number;
+                                rowsScanned?: number;
+                            };
                         };
                     };
                 };

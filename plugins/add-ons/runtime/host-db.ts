@@ -23,7 +23,7 @@ import {
   orderBySql,
   type RowDialect,
 } from '../../../engine/rows/index.js';
-import { DB_READ_BYTES, rowBytes } from './read-bytes.js';
+import { DB_READ_BYTES, rowBytes } from '../../../engine/sources/read-bytes.js';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from '../lifecycle/instances.js';
 import { connectionsRef } from '../../connections/provides.js';
 import { schemaRef, type EffectiveTable } from '../../schema/provides.js';

@@ -1,10 +1,11 @@
 /**
- * The worker thread that runs add-ons' `ctx.db` statements on SQLite sources (sqlite-off-thread.ts):
- * better-sqlite3 is synchronous, so a large read on the API's own thread holds every request of
- * the process. Here it holds only this thread. One handle per file, opened as the source opens it,
- * and opened again when the path names another file than the one it has open (as the source driver
- * checks, engine/sources/dialects/sqlite.ts): an operator who replaces the file gets the add-on's
- * writes in the new one, not in the deleted one.
+ * The worker thread that runs statements on SQLite sources off the API's thread
+ * (sqlite-off-thread.ts): add-ons' `ctx.db`, widget aggregates, row search. better-sqlite3 is
+ * synchronous, so a large read on the API's own thread holds every request of the process. Here
+ * it holds only this thread. One handle per file and mode, opened as the source opens it, and
+ * opened again when the path names another file than the one it has open (as the source driver
+ * checks, engine/sources/dialects/sqlite.ts): an operator who replaces the file gets the writes
+ * in the new one, not in the deleted one.
  */
 import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -14,12 +15,15 @@ import { rowBytes } from './read-bytes.js';
 export interface SqliteJob {
   id: number;
   file: string;
+  /** `query_only` on a read-write handle: the add-ons' read-only sources. */
   readOnly: boolean;
+  /** Opens the file itself read-only (SQLITE_OPEN_READONLY): readers that never write (widgets, search). */
+  openReadOnly?: boolean;
   sql: string;
   parameters: unknown[];
   /** A read stops and fails once its rows pass this many bytes (read-bytes.ts). */
   maxBytes: number;
-  /** Epoch ms: a statement picked up after this is not run (its caller was answered ADDON_TIMEOUT). */
+  /** Epoch ms: a statement picked up after this is not run (its caller was already answered). */
   deadline: number | null;
 }
 
@@ -43,8 +47,8 @@ function identityOf(file: string): string {
   return `${st.dev}:${st.ino}`;
 }
 
-function handle(file: string, readOnly: boolean): Database.Database {
-  const key = `${readOnly ? 'r' : 'w'}:${file}`;
+function handle(file: string, readOnly: boolean, openReadOnly: boolean): Database.Database {
+  const key = `${openReadOnly ? 'o' : readOnly ? 'r' : 'w'}:${file}`;
   // Throws ENOENT for a file removed: the statement fails rather than write to what is gone.
   const identity = identityOf(file);
   const held = handles.get(key);
@@ -53,17 +57,28 @@ function handle(file: string, readOnly: boolean): Database.Database {
     handles.delete(key);
     held.db.close();
   }
-  const db = new Database(file, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
-  db.pragma('foreign_keys = ON');
-  if (readOnly) db.pragma('query_only = ON');
+  const db = new Database(file, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS, readonly: openReadOnly });
+  if (!openReadOnly) db.pragma('foreign_keys = ON');
+  // A statement that names it stops by itself at its deadline (epoch ms): ending the thread cannot
+  // interrupt SQLite's native loop, which would run on, holding a core, until it returns to JS.
+  let calls = 0;
+  db.function(DEADLINE_FUNCTION, { deterministic: false }, (deadline) => {
+    if ((++calls & 1023) === 0 && Date.now() > Number(deadline)) throw new Error(DEADLINE_PASSED);
+    return 1;
+  });
+  if (readOnly && !openReadOnly) db.pragma('query_only = ON');
   handles.set(key, { db, identity });
   return db;
 }
 
 class TooLarge extends Error {}
 
+/** `svc_deadline_ok(<epoch ms>)`: 1 until the deadline, then the statement fails (checked every 1,024 rows). */
+export const DEADLINE_FUNCTION = 'svc_deadline_ok';
+const DEADLINE_PASSED = 'svc: deadline passed';
+
 function run(job: SqliteJob): SqliteAnswer {
-  const stmt = handle(job.file, job.readOnly).prepare(job.sql);
+  const stmt = handle(job.file, job.readOnly, job.openReadOnly ?? false).prepare(job.sql);
   if (!stmt.reader) {
     const r = stmt.run(job.parameters);
     return { id: job.id, ok: true, rows: [], changes: r.changes, lastInsertRowid: String(r.lastInsertRowid) };
@@ -89,8 +104,9 @@ parentPort!.on('message', (job: SqliteJob) => {
     } catch (err) {
       // An iterating statement left open keeps its handle busy.
       const e = err as { code?: unknown; message?: unknown };
-      answer =
-        err instanceof TooLarge
+      answer = String(e?.message ?? '').includes(DEADLINE_PASSED)
+        ? { id: job.id, ok: false, code: null, message: 'late', late: true }
+        : err instanceof TooLarge
           ? { id: job.id, ok: false, code: null, message: 'too large', tooLarge: true }
           : { id: job.id, ok: false, code: typeof e?.code === 'string' ? e.code : null, message: String(e?.message ?? err) };
     }

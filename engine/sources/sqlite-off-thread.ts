@@ -1,0 +1,162 @@
+/**
+ * SQLite statements off the API's thread (sqlite-worker.ts): better-sqlite3 blocks the thread it
+ * runs on, and a SQLite source has no statement timeout of its own, so a long read on the API's
+ * thread would hold every request. Shared by the add-ons' `ctx.db` (plugins/add-ons/runtime),
+ * widget aggregates (plugins/widget-data) and row search, each with a deadline per statement.
+ */
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../../kernel/workers.js';
+import type { SqliteAnswer, SqliteJob, SqliteWorkerData } from './sqlite-worker.js';
+
+export type { SqliteAnswer, SqliteJob } from './sqlite-worker.js';
+
+/**
+ * `svc_deadline_ok(<epoch ms>)`, known to every handle of the thread: a statement that names it
+ * (e.g. `where svc_deadline_ok(?)`) fails by itself once its deadline passed (answered `late`).
+ * Worker.terminate() cannot stop a statement inside SQLite's native loop; this can.
+ */
+export const SQLITE_DEADLINE_FUNCTION = 'svc_deadline_ok';
+
+const WORKER_ENTRY = new URL('./sqlite-worker.ts', import.meta.url);
+
+/** The default timeout error; owners pass their own (ADDON_TIMEOUT, WIDGET_QUERY_TIMEOUT). */
+export class SqliteDeadlineError extends Error {
+  constructor() {
+    super('The SQLite statement did not finish before its deadline.');
+  }
+}
+
+interface Waiting {
+  job: SqliteJob;
+  /** The worker generation a transaction's statement must run in (its `begin` ran there); null outside one. */
+  generation: number | null;
+  timer: NodeJS.Timeout | null;
+  resolve: (a: SqliteAnswer) => void;
+  reject: (e: unknown) => void;
+}
+
+/**
+ * One worker thread of SQLite statements, run in order. A statement still running at its
+ * deadline is stopped by ending the thread (better-sqlite3 cannot interrupt one) and starting
+ * another: its caller gets the owner's timeout error (`timedOut`); statements queued behind it had
+ * not started, so they are sent to the new thread as they were (each still bounded by its own
+ * deadline), except those of a transaction begun in the old one (its handle, and with it the
+ * transaction, are gone), which fail with the timeout error. A statement whose deadline passes
+ * while it waits is answered the timeout error and skipped by the thread.
+ */
+export class SqliteWorker {
+  private readonly timedOut: () => Error;
+  private readonly name: string;
+  private worker: Worker | null = null;
+  /** Bumped each time a thread is started: a transaction begun in one cannot go on in the next. */
+  private generationNo = 0;
+  private running: Int32Array | null = null;
+  private nextId = 1;
+  /** In the order posted, which is the order the thread runs them. */
+  private readonly waiting = new Map<number, Waiting>();
+  /** Threads ended because a statement ran past its deadline (tests read it). */
+  restarts = 0;
+
+  /** `timedOut`: the error a caller gets for a statement past its deadline; `name` names the thread in its exit error. */
+  constructor(options: { timedOut?: () => Error; name?: string } = {}) {
+    this.timedOut = options.timedOut ?? (() => new SqliteDeadlineError());
+    this.name = options.name ?? 'SQLite';
+  }
+
+  get generation(): number {
+    this.start();
+    return this.generationNo;
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const shared = new SharedArrayBuffer(4);
+    const worker = startWorker(WORKER_ENTRY, { execArgv: [], workerData: { running: shared } satisfies SqliteWorkerData });
+    worker.on('message', (a: SqliteAnswer) => {
+      const w = this.waiting.get(a.id);
+      if (!w) return;
+      this.waiting.delete(a.id);
+      if (w.timer) clearTimeout(w.timer);
+      w.resolve(a);
+    });
+    const fail = (err: unknown) => {
+      if (this.worker !== worker) return;
+      this.worker = null;
+      for (const w of this.waiting.values()) {
+        if (w.timer) clearTimeout(w.timer);
+        w.reject(err);
+      }
+      this.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', () => fail(new Error(`the ${this.name} worker thread stopped`)));
+    // Idle, it keeps nothing alive; a statement in flight does (its promise is awaited).
+    worker.unref();
+    this.worker = worker;
+    this.running = new Int32Array(shared);
+    this.generationNo++;
+    return worker;
+  }
+
+  /**
+   * Runs one statement. `deadline` (epoch ms, null for none): past it the caller gets the timeout
+   * error and the statement is skipped or its thread ended (`graceMs` later for a statement that
+   * stops itself, SQLITE_DEADLINE_FUNCTION). `generation`: the thread a transaction's statement
+   * must run in (null outside a transaction).
+   */
+  run(job: Omit<SqliteJob, 'id' | 'deadline'>, options: { deadline: number | null; generation?: number | null; graceMs?: number }): Promise<SqliteAnswer> {
+    const worker = this.start();
+    const generation = options.generation ?? null;
+    if (generation !== null && generation !== this.generationNo) return Promise.reject(this.timedOut());
+    const deadline = options.deadline;
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const w: Waiting = { job: { ...job, id, deadline }, generation, timer: null, resolve, reject };
+      // A statement that checks its own deadline (SQLITE_DEADLINE_FUNCTION) is given `graceMs` to stop by itself, which keeps its thread.
+      if (deadline !== null) w.timer = setTimeout(() => this.late(id), Math.max(0, deadline - Date.now()) + (options.graceMs ?? 0));
+      this.waiting.set(id, w);
+      worker.postMessage(w.job);
+    });
+  }
+
+  /** A statement's deadline passed before its answer came. */
+  private late(id: number): void {
+    const w = this.waiting.get(id);
+    if (!w) return;
+    this.waiting.delete(id);
+    w.reject(this.timedOut());
+    // Not started: the thread skips it (its deadline has passed). Running: the thread goes.
+    if (this.running && Atomics.load(this.running, 0) === id) void this.restart(id);
+  }
+
+  private async restart(stuck: number): Promise<void> {
+    const old = this.worker;
+    if (!old) return;
+    // Statements before the stuck one have finished and their answers are on their way: let them in first.
+    for (let turns = 0; turns < 100 && [...this.waiting.keys()].some((k) => k < stuck); turns++) await new Promise((r) => setImmediate(r));
+    if (this.worker !== old) return;
+    this.worker = null;
+    this.restarts++;
+    const queued = [...this.waiting.values()];
+    this.waiting.clear();
+    old.removeAllListeners('exit');
+    old.removeAllListeners('message');
+    void old.terminate();
+    const worker = this.start();
+    for (const w of queued) {
+      if (w.generation !== null) {
+        if (w.timer) clearTimeout(w.timer);
+        w.reject(this.timedOut());
+        continue;
+      }
+      this.waiting.set(w.job.id, w);
+      worker.postMessage(w.job);
+    }
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    if (worker) await worker.terminate();
+  }
+}
