@@ -43,6 +43,8 @@ export interface ScheduledJob {
   kind: string;
   payload: unknown;
   maxAttempts?: number;
+  /** Whose job it is (its creator sees it in GET /jobs); default none. */
+  createdBy?: string | null;
 }
 
 /** A plugin's schedules (registered with `kernel.schedules.register`). */
@@ -196,6 +198,7 @@ export class Scheduler implements Schedules {
       // The claim in the job's own transaction: the losing replica's insert rolls its job back.
       return await this.deps.jobs.enqueue(spec.kind, spec.payload, {
         ...(spec.maxAttempts ? { maxAttempts: spec.maxAttempts } : {}),
+        ...(spec.createdBy ? { createdBy: spec.createdBy } : {}),
         alongside: async (job, trx) => {
           await trx.insertInto('schedule_runs').values({ owner_kind: kind, owner_id: item.id, due_at: claimAt, job_id: job.id, claimed_at: now }).execute();
         },

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream';
+import { z } from 'zod';
 import { defineServiceRef, type Principal } from '../../kernel/api.js';
 import type { ExportFormat } from './formats/index.js';
-import type { Filter } from './query.js';
+import { filterSchema, sortSchema, type Filter } from './query.js';
 
 export type { ExportFormat } from './formats/index.js';
 export type { Filter as ExportFilter } from './query.js';
@@ -22,6 +23,14 @@ export interface ExportToFile {
   /** Default true: a person opens the file in a spreadsheet. */
   formulaSafe?: boolean;
 }
+
+/** The query part of an export as another plugin stores it (columns, filter, sort), checked as POST /exports checks them. */
+export const exportQuerySchema = z.strictObject({
+  columns: z.array(z.string().min(1).max(255)).min(1).max(1000).optional(),
+  filter: filterSchema.optional(),
+  sort: sortSchema.optional(),
+});
+export type ExportQuery = z.infer<typeof exportQuerySchema>;
 
 /** A finished export file in the kernel's file store (K45). */
 export interface ExportedFile {
@@ -47,6 +56,8 @@ export interface ExportsProvides {
    * 400 VALIDATION_FAILED (columns, filter, sort).
    */
   exportToFile(principal: Principal, input: ExportToFile, opts?: { signal?: AbortSignal }): Promise<ExportedFile>;
+  /** Checks what exportToFile would refuse, without exporting (same errors; issues at `body.columns…`, `body.filter…`, `body.sort`). */
+  check(principal: Principal, input: ExportToFile): Promise<void>;
 }
 
 export const exportsRef = defineServiceRef<ExportsProvides>('exports');

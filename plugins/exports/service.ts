@@ -75,6 +75,10 @@ export class ExportsService implements ExportsProvides {
     return { spec, tableRef: table.ref };
   }
 
+  async check(principal: Principal, input: ExportToFile): Promise<void> {
+    await this.prepare(principal, input);
+  }
+
   /** Checks the request against the table and the caller's grants, stores the export and enqueues its job. */
   async create(principal: Principal, body: CreateExport): Promise<Export> {
     const { spec, tableRef } = await this.prepare(principal, body);
