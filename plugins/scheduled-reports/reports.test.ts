@@ -5,6 +5,8 @@ import type { HttpClient } from '../../test/helpers/client.js';
 import { activeUser, bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
 import { TestSmtpServer, type ReceivedMail } from '../../test/helpers/smtp.js';
+import { serviceProbe } from '../../test/helpers/jobs.js';
+import { pagesStoreRef } from '../pages/store.js';
 import { connect, dataPermissionPlugins, emptySource, insertPeople, PEOPLE_DDL, people, type Source } from '../exports/testing.js';
 
 /** The attachment named `filename` of a received mail, decoded (base64 parts, as nodemailer writes files). */
@@ -31,10 +33,11 @@ describe('scheduled reports (issue 28 §4) on a SQLite meta store and a SQLite s
   let source: Source;
   let connectionId: string;
   const smtp = new TestSmtpServer();
+  const pages = serviceProbe(pagesStoreRef);
 
   beforeAll(async () => {
     await smtp.start();
-    ({ inst, admin } = await bootWithAdmin({ plugins: dataPermissionPlugins() }));
+    ({ inst, admin } = await bootWithAdmin({ plugins: [...dataPermissionPlugins(), pages.plugin] }));
     expect((await admin.put('/api/v1/settings/email', smtp.settings())).status).toBe(200);
     source = await emptySource('sqlite');
     await source.exec(PEOPLE_DDL.sqlite);
@@ -194,5 +197,48 @@ describe('scheduled reports (issue 28 §4) on a SQLite meta store and a SQLite s
     const job = await inst.app.kernel.schedules.fire('report', { id, cron: '0 7 * * *', timeZone: 'Europe/Berlin' }, Date.UTC(2031, 0, 1, 6));
     expect(await inst.app.kernel.jobs.waitFor(job!.id, 30_000)).toMatchObject({ state: 'failed', error: { code: 'REPORT_FORBIDDEN' } });
     expect((await admin.patch(`/api/v1/users/${other.id}`, { status: 'active' })).status).toBe(200);
+  });
+
+  it('mails a view’s page table and a dashboard’s summary, and tells pages the reports that use a page (PAGE_IN_USE)', async () => {
+    const store = pages.held.service!;
+    const list = await store.create({ slug: 'people-list', title: 'People', kind: 'list', connectionId, table: 'people' });
+    const dash = await store.create({
+      slug: 'people-dash',
+      title: 'People at a glance',
+      kind: 'dashboard',
+      layout: { version: 1, widgets: [{ id: 'w1', title: 'How many', query: { connectionId, table: 'people', metric: { op: 'count' } } }] },
+    });
+    const view = await editor.client.post('/api/v1/scheduled-reports', body({ name: 'A view', source: { kind: 'view', pageId: list.id } }));
+    expect(view.status, view.text).toBe(201);
+    const summary = await editor.client.post(
+      '/api/v1/scheduled-reports',
+      body({ name: 'A dashboard', source: { kind: 'dashboard', pageId: dash.id }, format: 'summary' }),
+    );
+    expect(summary.status, summary.text).toBe(201);
+    // A table format for a dashboard, a summary for a view: refused.
+    const wrong = await editor.client.post('/api/v1/scheduled-reports', body({ source: { kind: 'dashboard', pageId: dash.id }, format: 'csv' }));
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.issues.map((i: { code: string }) => i.code)).toEqual(['format-source']);
+
+    const before = smtp.received.length;
+    expect((await runNow(editor.client, view.body.data.report.id)).state).toBe('succeeded');
+    const [vmail] = (await smtp.waitFor(before + 1)).slice(before);
+    const rows = parseCsv(attachmentOf(vmail!, fileNameIn(vmail!))!.toString('utf8'), { columns: true }) as unknown[];
+    expect(rows).toHaveLength(25);
+
+    expect((await runNow(editor.client, summary.body.data.report.id)).state).toBe('succeeded');
+    const [smail] = (await smtp.waitFor(before + 2)).slice(before + 1);
+    expect(smail!.raw).toContain('How many');
+    expect(smail!.raw).toContain('People at a glance');
+
+    const inUse = async (pageId: string) => {
+      const out: Record<string, string[]> = {};
+      for (const d of store.dependents) Object.assign(out, (await d.inUse?.(pageId)) ?? {});
+      return out;
+    };
+    expect(await inUse(list.id)).toEqual({ reports: [view.body.data.report.id] });
+    expect(await inUse(dash.id)).toEqual({ reports: [summary.body.data.report.id] });
+    expect((await editor.client.delete(`/api/v1/scheduled-reports/${view.body.data.report.id}`)).status).toBe(200);
+    expect(await inUse(list.id)).toEqual({});
   });
 });
