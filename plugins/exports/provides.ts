@@ -34,7 +34,7 @@ export type ExportQuery = z.infer<typeof exportQuerySchema>;
 
 /** A finished export file in the kernel's file store (K45). */
 export interface ExportedFile {
-  /** The export's id: `GET /exports/{id}/file` downloads it for its owner (and exports.admin). */
+  /** The export's id: `GET /exports/{id}/download` downloads it for its owner (and exports.admin). */
   exportId: string;
   fileKey: string;
   fileName: string;

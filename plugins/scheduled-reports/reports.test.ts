@@ -25,7 +25,7 @@ export function attachmentOf(mail: ReceivedMail, filename: string): Buffer | nul
 
 const fileNameIn = (mail: ReceivedMail) => /filename="?([^";\r\n]+)"?/i.exec(mail.raw)?.[1] ?? '';
 
-describe('scheduled reports (issue 28 §4) on a SQLite meta store and a SQLite source', () => {
+describe.each(['sqlite', 'postgres'] as const)('scheduled reports (issue 28 §4) on a %s meta store and a SQLite source', (meta) => {
   let inst: TestInstance;
   let admin: HttpClient;
   let editor: { id: string; client: HttpClient };
@@ -37,7 +37,7 @@ describe('scheduled reports (issue 28 §4) on a SQLite meta store and a SQLite s
 
   beforeAll(async () => {
     await smtp.start();
-    ({ inst, admin } = await bootWithAdmin({ plugins: [...dataPermissionPlugins(), pages.plugin] }));
+    ({ inst, admin } = await bootWithAdmin({ meta, plugins: [...dataPermissionPlugins(), pages.plugin] }));
     expect((await admin.put('/api/v1/settings/email', smtp.settings())).status).toBe(200);
     source = await emptySource('sqlite');
     await source.exec(PEOPLE_DDL.sqlite);
@@ -241,4 +241,29 @@ describe('scheduled reports (issue 28 §4) on a SQLite meta store and a SQLite s
     expect((await editor.client.delete(`/api/v1/scheduled-reports/${view.body.data.report.id}`)).status).toBe(200);
     expect(await inUse(list.id)).toEqual({});
   });
+
+  it('says in the mail that an export above 10 MiB is too large to attach, and links it', async () => {
+    await source.exec(
+      `create table wide (id integer primary key not null, body text not null);
+       with recursive n(i) as (select 1 union all select i + 1 from n where i < 11000) insert into wide select i, hex(randomblob(512)) from n;`,
+    );
+    expect((await admin.post(`/api/v1/connections/${connectionId}/introspect`)).status).toBe(200);
+    const created = await editor.client.post(
+      '/api/v1/scheduled-reports',
+      body({ name: 'Too big', source: { kind: 'table', connectionId, table: 'wide', query: {} }, format: 'jsonl' }),
+    );
+    expect(created.status, created.text).toBe(201);
+    const before = smtp.received.length;
+    const job = await runNow(editor.client, created.body.data.report.id);
+    expect(job.state, JSON.stringify(job.error)).toBe('succeeded');
+    expect(job.result).toMatchObject({ attached: false });
+    const [mail] = (await smtp.waitFor(before + 1)).slice(before);
+    expect(mail!.raw).not.toMatch(/filename=/i);
+    const exportId = (job.result as { exportId: string }).exportId;
+    expect(mail!.text).toContain('larger than a mail may carry');
+    expect(mail!.text.replace(/\s+/g, '')).toContain(`/api/v1/exports/${exportId}/download`);
+    // The owner downloads it signed in.
+    const file = await editor.client.get(`/api/v1/exports/${exportId}/download`);
+    expect(file.status).toBe(200);
+  }, 60_000);
 });

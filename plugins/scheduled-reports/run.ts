@@ -189,7 +189,7 @@ async function deliver(ctx: JobContext<RunPayload>, service: ReportsService, row
       text += `${file.rowCount} rows attached (${file.fileName}).`;
     } else {
       // RP4: above the mail's bound the mail says so and links the export.
-      const link = `${kernel.config.baseUrl ?? ''}/api/v1/exports/${file.exportId}/file`;
+      const link = `${kernel.config.baseUrl ?? ''}/api/v1/exports/${file.exportId}/download`;
       text +=
         `The export (${file.rowCount} rows, ${(file.size / 1024 / 1024).toFixed(1)} MiB) is larger than a mail may carry (10 MiB). ` +
         `Signed in, download it here until ${new Date(file.expiresAt).toISOString()}: ${link}`;
@@ -211,7 +211,14 @@ async function recipientAddresses(service: ReportsService, row: ReportRow, exter
   const recipients = JSON.parse(row.recipients) as Recipient[];
   const ids = recipients.flatMap((r) => ('userId' in r ? [r.userId] : []));
   const emails = recipients.flatMap((r) => ('email' in r ? [r.email.toLowerCase()] : []));
-  const users = ids.length || emails.length ? await service.db.selectFrom('users').select(['id', 'email', 'status']).execute() : [];
+  const users =
+    ids.length || emails.length
+      ? await service.db
+          .selectFrom('users')
+          .select(['id', 'email', 'status'])
+          .where((w) => w.or([...(ids.length ? [w('id', 'in', ids)] : []), ...(emails.length ? [w(w.fn('lower', ['email']), 'in', emails)] : [])]))
+          .execute()
+      : [];
   const byId = new Map(users.map((u) => [u.id, u]));
   const byEmail = new Map(users.map((u) => [u.email.toLowerCase(), u]));
   const out = new Set<string>();
