@@ -25,7 +25,7 @@ export function attachmentOf(mail: ReceivedMail, filename: string): Buffer | nul
 
 const fileNameIn = (mail: ReceivedMail) => /filename="?([^";\r\n]+)"?/i.exec(mail.raw)?.[1] ?? '';
 
-describe.each(['sqlite', 'postgres'] as const)('scheduled reports (issue 28 §4) on a %s meta store and a SQLite source', (meta) => {
+describe.each(['sqlite', 'postgres', 'mysql'] as const)('scheduled reports (issue 28 §4) on a %s meta store and a SQLite source', (meta) => {
   let inst: TestInstance;
   let admin: HttpClient;
   let editor: { id: string; client: HttpClient };
