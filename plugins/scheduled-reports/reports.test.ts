@@ -119,6 +119,13 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('scheduled reports (issu
     // Nor can another editor run it now.
     const theirs = await runNow(other.client, report.id);
     expect(theirs).toMatchObject({ state: 'failed', error: { code: 'REPORT_NOT_FOUND' } });
+    // D6 pages: newest first, limit and cursor.
+    const second = await editor.client.post('/api/v1/scheduled-reports', body({ name: 'Second' }));
+    const first = await editor.client.get('/api/v1/scheduled-reports?limit=1');
+    expect(first.body.data.reports.map((r: { id: string }) => r.id)).toEqual([second.body.data.report.id]);
+    const rest = await editor.client.get(`/api/v1/scheduled-reports?limit=1&cursor=${first.body.data.nextCursor}`);
+    expect(rest.body.data).toMatchObject({ reports: [{ id: report.id }], nextCursor: null });
+    expect((await editor.client.delete(`/api/v1/scheduled-reports/${second.body.data.report.id}`)).status).toBe(200);
     const renamed = await editor.client.patch(`/api/v1/scheduled-reports/${report.id}`, { name: 'People every day' });
     expect(renamed.status, renamed.text).toBe(200);
     expect(renamed.body.data.report.name).toBe('People every day');
