@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { definePlugin, type JobContext } from '../../kernel/api.js';
+import { connectionsRef } from '../connections/provides.js';
 import { pagesRef } from '../pages/provides.js';
 import { reportRoutes } from './routes.js';
 import { runReport, type RunPayload } from './run.js';
@@ -14,7 +15,7 @@ import {
   ReportsService,
   reportsServiceRef,
 } from './service.js';
-import { reportMigrations } from './tables.js';
+import { reportMigrations, reportsDb } from './tables.js';
 
 export default definePlugin<ReportsService>({
   name: 'scheduled-reports',
@@ -59,6 +60,8 @@ export default definePlugin<ReportsService>({
       job: (item, dueAt) => service.scheduledJob(item, dueAt),
     });
     kernel.plugin(pagesRef).addDependent({ inUse: (pageId) => service.inUse(pageId) });
+    // Rows about a connection go with it (docs/architecture.md): its table-source reports.
+    kernel.plugin(connectionsRef).onRemove(async (id, trx) => ({ scheduledReports: await service.removeConnection(id, reportsDb(trx)) }));
     return service;
   },
 });

@@ -273,4 +273,22 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('scheduled reports (issu
     const file = await editor.client.get(`/api/v1/exports/${exportId}/download`);
     expect(file.status).toBe(200);
   }, 60_000);
+
+  it('removes a table source’s reports with their connection', async () => {
+    const second = await emptySource('sqlite');
+    try {
+      await second.exec(PEOPLE_DDL.sqlite);
+      const otherConnection = await connect(admin, second, 'Second source');
+      const created = await editor.client.post(
+        '/api/v1/scheduled-reports',
+        body({ name: 'Goes away', source: { kind: 'table', connectionId: otherConnection, table: 'people', query: {} } }),
+      );
+      expect(created.status, created.text).toBe(201);
+      expect((await admin.delete(`/api/v1/connections/${otherConnection}`)).status).toBe(200);
+      const left = (await editor.client.get('/api/v1/scheduled-reports')).body.data.reports.map((r: { id: string }) => r.id);
+      expect(left).not.toContain(created.body.data.report.id);
+    } finally {
+      await second.cleanup();
+    }
+  });
 });

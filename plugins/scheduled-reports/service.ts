@@ -128,6 +128,15 @@ export class ReportsService {
     return rows.length ? { reports: rows.map((r) => r.id) } : null;
   }
 
+  /** The table-source reports of a removed connection go with it, in its deleting transaction (`trx`). */
+  async removeConnection(connectionId: string, trx: ReportsDb): Promise<number> {
+    const ids = (await trx.selectFrom('scheduled_reports').select('id').where('connection_id', '=', connectionId).execute()).map((r) => r.id);
+    if (!ids.length) return 0;
+    await trx.deleteFrom('scheduled_report_runs').where('report_id', 'in', ids).execute();
+    await trx.deleteFrom('scheduled_reports').where('id', 'in', ids).execute();
+    return ids.length;
+  }
+
   // ---- writing ----
 
   /** Every refusal of §4 for a whole report as the caller would store it; answers nothing when it holds. */
@@ -274,6 +283,7 @@ export class ReportsService {
     return {
       source: JSON.stringify(r.source),
       page_id: r.source.kind === 'table' ? null : r.source.pageId,
+      connection_id: r.source.kind === 'table' ? r.source.connectionId : null,
       format: r.format,
       cron: r.schedule.cron.trim(),
       time_zone: r.schedule.timeZone,

@@ -10,6 +10,8 @@ export type ReportTables = {
     source: string;
     /** The page a view or dashboard source reads (PAGE_IN_USE while set); null for a table source. */
     page_id: string | null;
+    /** The connection a table source reads: the report goes with the connection. */
+    connection_id: string | null;
     format: string;
     cron: string;
     time_zone: string;
@@ -52,6 +54,7 @@ export const reportMigrations: Migration[] = [
         .addColumn('owner_id', 'varchar(32)', (c) => c.notNull())
         .addColumn('source', largeText(db), (c) => c.notNull())
         .addColumn('page_id', 'varchar(64)')
+        .addColumn('connection_id', 'varchar(64)')
         .addColumn('format', 'varchar(16)', (c) => c.notNull())
         .addColumn('cron', 'varchar(120)', (c) => c.notNull())
         .addColumn('time_zone', 'varchar(64)', (c) => c.notNull())
@@ -70,6 +73,7 @@ export const reportMigrations: Migration[] = [
         .execute();
       await rerunnableIndex(db.schema.createIndex('scheduled_reports_owner').on('scheduled_reports').columns(['owner_id', 'id']).execute());
       await rerunnableIndex(db.schema.createIndex('scheduled_reports_page').on('scheduled_reports').column('page_id').execute());
+      await rerunnableIndex(db.schema.createIndex('scheduled_reports_connection').on('scheduled_reports').column('connection_id').execute());
       await db.schema
         .createTable('scheduled_report_runs')
         .ifNotExists()
