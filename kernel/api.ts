@@ -76,10 +76,28 @@ export type { SettingsStore } from './settings.js';
 export type { DeclaredJobKind, Job, JobContext, JobDeclaration } from './jobs/types.js';
 export { JOB_STATES, jobSchema, toJobView, type JobView } from './jobs/schema.js';
 export { JobError } from './jobs/errors.js';
+export {
+  CLAIM_RETENTION_MS,
+  RELOAD_MS as SCHEDULE_RELOAD_MS,
+  claimScheduledRun,
+  type ScheduledItem,
+  type ScheduledJob,
+  type ScheduleSource,
+  type Schedules,
+} from './jobs/schedules.js';
 export { rowToJob } from './jobs/rows.js';
 export { attemptHolds, attemptOf, stillHolds, type Attempt } from './jobs/fence.js';
 export type { FileStore, StoredFile } from './files/types.js';
-export { EMAIL_SETTINGS_KEY, type Mailer, type StoredSmtp } from './mail/mailer.js';
+export {
+  EMAIL_SETTINGS_KEY,
+  MAIL_ATTACHMENTS_MAX_BYTES,
+  attachmentBytes,
+  type MailAttachment,
+  type Mailer,
+  type OutgoingMail,
+  type SendResult,
+  type StoredSmtp,
+} from './mail/mailer.js';
 export { MailTemplates, fallbackChain, type MailTemplate } from './mail/templates.js';
 export { notificationSchema, toNotification, type Notification } from './notifications.js';
 export type { AfterRowWrite, BeforeRowWrite, RowWriteHookProvider, RowWriteHooks, RowWriteOp } from './write-hooks.js';

@@ -220,6 +220,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     mailer: new Mailer(settings, secrets('smtp'), log),
     notifications: new NotificationService(store.db, bus, now),
     jobs,
+    schedules: jobs.schedules,
     files,
     sandbox,
     hosts,

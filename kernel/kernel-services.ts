@@ -10,6 +10,7 @@ import type { PermissionCatalog } from './identity/permissions.js';
 import type { PasswordGuard } from './identity/password-guard.js';
 import type { CachedPrincipals } from './identity/principal-cache.js';
 import type { IdentityService } from './identity/service.js';
+import type { Schedules } from './jobs/schedules.js';
 import type { JobQueue } from './jobs/types.js';
 import type { Logger } from './logger.js';
 import type { MetaStore } from './meta/store.js';
@@ -43,6 +44,11 @@ export interface Kernel {
   readonly files: FileStore;
   /** D13: the persistent job queue (kernel/jobs). */
   readonly jobs: JobQueue;
+  /**
+   * K49: the scheduler (croner, a time zone per schedule, one claim per due time across replicas,
+   * then a job). Plugins register their schedule sources and call `reload()` after a change.
+   */
+  readonly schedules: Schedules;
   /**
    * D25: runs add-on code in the supervised sandbox child (started on the first call). Its host
    * calls go to the handler the add-ons plugin sets with `setHostCallHandler`.

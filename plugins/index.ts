@@ -18,6 +18,7 @@ import publicApi from './public-api/manifest.js';
 import roles from './roles/manifest.js';
 import schema from './schema/manifest.js';
 import schemaImport from './schema-import/manifest.js';
+import scheduledReports from './scheduled-reports/manifest.js';
 import settings from './settings/manifest.js';
 import setup from './setup/manifest.js';
 import users from './users/manifest.js';
@@ -47,5 +48,6 @@ export const firstPartyPlugins: PluginDefinition[] = [
   publicApi,
   schemaImport,
   addOns,
+  scheduledReports,
   widgetData,
 ];

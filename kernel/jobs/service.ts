@@ -8,6 +8,7 @@ import type { LoadedJobKind } from './kinds.js';
 import { resolveJobOptions, type JobRunnerOptions, type ResolvedJobOptions } from './options.js';
 import { checkPayload, rowToJob } from './rows.js';
 import { JobRunner } from './runner.js';
+import { Scheduler } from './schedules.js';
 import { FINAL_STATES, JOB_FINISHED, JOB_PROGRESS, toJobView } from './schema.js';
 import { JobStore } from './store.js';
 import type { DeclaredJobKind, EnqueueOptions, Job, JobQueue } from './types.js';
@@ -32,11 +33,14 @@ export class JobService implements JobQueue {
   private readonly options: ResolvedJobOptions;
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly kinds: ReadonlyMap<string, DeclaredJobKind>;
+  /** `kernel.schedules` (K49): timers that claim a due time and queue its job; they start and stop with the runner. */
+  readonly schedules: Scheduler;
 
   constructor(private readonly deps: JobServiceDeps) {
     this.options = resolveJobOptions(deps.options);
     this.store = new JobStore(deps.db, deps.dialect);
     this.kinds = new Map([...deps.kinds].map(([kind, { declaration: _d, ...declared }]) => [kind, declared]));
+    this.schedules = new Scheduler({ db: deps.db, jobs: this, log: deps.log.child({ component: 'schedules' }), now: deps.now });
     this.runner = new JobRunner({
       store: this.store,
       options: this.options,
@@ -56,9 +60,11 @@ export class JobService implements JobQueue {
   /** After every plugin is set up: the workers start, and reap what a previous run left. */
   start(): void {
     this.runner.start();
+    this.schedules.start();
   }
 
   stop(): Promise<void> {
+    this.schedules.stop();
     return this.runner.stop();
   }
 

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { SecretBox } from '../crypto.js';
 import type { Logger } from '../logger.js';
@@ -18,14 +19,33 @@ export const storedSmtpSchema = z.object({
 });
 export type StoredSmtp = z.infer<typeof storedSmtpSchema>;
 
+/** K49: what one mail may carry in attachments, all together (bytes). */
+export const MAIL_ATTACHMENTS_MAX_BYTES = 10 * 1024 * 1024;
+
+/** A file sent with a mail: its bytes, or a stream of exactly `size` bytes (read once, while sending). */
+export interface MailAttachment {
+  filename: string;
+  contentType?: string;
+  content: Buffer | Readable;
+  /** Required for a stream (the bound is checked before sending); a Buffer's own length otherwise. */
+  size?: number;
+}
+
 export interface OutgoingMail {
   to: string;
   subject: string;
   text: string;
   html?: string;
+  /** At most MAIL_ATTACHMENTS_MAX_BYTES together; more is refused (`too-large`) before connecting. */
+  attachments?: MailAttachment[];
 }
 
-export type SendResult = { sent: true; messageId: string } | { sent: false; reason: 'not-configured' | 'failed' };
+export type SendResult = { sent: true; messageId: string } | { sent: false; reason: 'not-configured' | 'failed' | 'too-large' };
+
+/** The bytes a mail's attachments hold together (a stream counts its declared size). */
+export function attachmentBytes(attachments: readonly MailAttachment[] = []): number {
+  return attachments.reduce((n, a) => n + (Buffer.isBuffer(a.content) ? a.content.length : (a.size ?? Number.POSITIVE_INFINITY)), 0);
+}
 
 /** Sends through the SMTP server stored in `PUT /settings/email` (D15). */
 export class Mailer {
@@ -51,6 +71,10 @@ export class Mailer {
   async send(mail: OutgoingMail, smtp?: StoredSmtp): Promise<SendResult> {
     const s = smtp ?? (await this.stored());
     if (!s) return { sent: false, reason: 'not-configured' };
+    if (attachmentBytes(mail.attachments) > MAIL_ATTACHMENTS_MAX_BYTES) {
+      for (const a of mail.attachments ?? []) if (!Buffer.isBuffer(a.content)) a.content.destroy();
+      return { sent: false, reason: 'too-large' };
+    }
     try {
       // Loaded on first use: most processes never send mail, and nodemailer costs ~12 MB.
       const { default: nodemailer } = await import('nodemailer');
@@ -71,6 +95,15 @@ export class Mailer {
         subject: mail.subject,
         text: mail.text,
         ...(mail.html ? { html: mail.html } : {}),
+        ...(mail.attachments?.length
+          ? {
+              attachments: mail.attachments.map((a) => ({
+                filename: a.filename,
+                content: a.content,
+                ...(a.contentType ? { contentType: a.contentType } : {}),
+              })),
+            }
+          : {}),
         ...(s.replyTo ? { replyTo: s.replyTo } : {}),
       });
       transport.close();

@@ -240,6 +240,24 @@ export const kernelMigrations: Migration[] = [
         .execute();
     },
   },
+  {
+    name: '0009_schedule_runs',
+    async up(db) {
+      // K-decision (the scheduler in the kernel): one row per (owner kind, owner id, due time)
+      // claimed, so replicas sharing the meta store run each due time once; the job it queued.
+      await db.schema
+        .createTable('schedule_runs')
+        .ifNotExists()
+        .addColumn('owner_kind', 'varchar(40)', (c) => c.notNull())
+        .addColumn('owner_id', 'varchar(200)', (c) => c.notNull())
+        .addColumn('due_at', 'bigint', (c) => c.notNull())
+        .addColumn('job_id', 'varchar(32)')
+        .addColumn('claimed_at', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('schedule_runs_pk', ['owner_kind', 'owner_id', 'due_at'])
+        .execute();
+      await db.schema.createIndex('schedule_runs_due').on('schedule_runs').column('due_at').execute().catch(alreadyThere);
+    },
+  },
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -57,6 +57,8 @@ export interface KernelTables {
   };
   notification_prefs: { user_id: string; kind: string; in_app: number; email: number };
   password_tokens: { token_hash: string; user_id: string; purpose: 'reset' | 'invite'; created_at: number; expires_at: number; used_at: number | null };
+  /** Claimed due times of scheduled work (kernel/jobs/schedules.ts): one replica runs each. */
+  schedule_runs: { owner_kind: string; owner_id: string; due_at: number; job_id: string | null; claimed_at: number };
   /** D13 jobs (kernel/jobs); payload and result are JSON text. */
   jobs: {
     id: string;

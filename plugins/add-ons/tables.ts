@@ -47,12 +47,6 @@ export type AddonTables = {
     instance_id: string | null;
     updated_at: number;
   };
-  /** One row per scheduled run that started, so replicas sharing the meta store run it once. */
-  addon_schedule_runs: {
-    addon_key: string;
-    hook: string;
-    due_at: number;
-  };
   /** One row per e-mail an add-on sent within the last hour: the hourly quota, all replicas together (AO24). */
   addon_mail_sends: {
     id: string;
@@ -245,4 +239,36 @@ export const addonMigrations: Migration[] = [
       await db.schema.dropTable('addon_placements').ifExists().execute();
     },
   },
+  {
+    // K49: schedule claims are the kernel's (`schedule_runs`, owner kind 'addon', owner id
+    // `<key>:<hook>`); the claims of the last week move there so no due time runs twice across
+    // the upgrade. Rerunnable: a MySQL rerun finds the old table gone.
+    name: '0008_schedule_runs_to_kernel',
+    async up(db) {
+      const rows = await db
+        .selectFrom('addon_schedule_runs')
+        .select(['addon_key', 'hook', 'due_at'])
+        .execute()
+        .catch(() => null);
+      if (rows === null) return;
+      const values = rows.map((r: { addon_key: string; hook: string; due_at: number | string }) => ({
+        owner_kind: ADDON_SCHEDULE_OWNER,
+        owner_id: scheduleOwnerId(r.addon_key, r.hook),
+        due_at: Number(r.due_at),
+        job_id: null,
+        claimed_at: Number(r.due_at),
+      }));
+      for (let i = 0; i < values.length; i += 200)
+        await db
+          .insertInto('schedule_runs')
+          .values(values.slice(i, i + 200))
+          .execute();
+      await db.schema.dropTable('addon_schedule_runs').ifExists().execute();
+    },
+  },
 ];
+
+/** The owner kind of add-ons' claims in the kernel's `schedule_runs` (K49). */
+export const ADDON_SCHEDULE_OWNER = 'addon';
+/** An add-on schedule hook's owner id in `schedule_runs`. */
+export const scheduleOwnerId = (key: string, hook: string): string => `${key}:${hook}`;

@@ -8,7 +8,8 @@ import { attemptKey } from './files.js';
 import { copyCsv } from './pg-copy.js';
 import { planRead } from './plan.js';
 import type { Filter } from './query.js';
-import { countRows, readChunks } from './read.js';
+import { countRows, readChunks, type ReadSpec } from './read.js';
+import type { ExportFormat } from './formats/index.js';
 import type { ExportsService } from './service.js';
 
 export interface ExportPayload {
@@ -53,28 +54,11 @@ export async function runExport(ctx: JobContext<ExportPayload>, service: Exports
   const storing = kernel.files.put(key, out);
   storing.catch((err: Error) => out.destroy(err));
   const report = (done: number, total: number) => void ctx.progress(done, total, `${done} of ${total} rows`);
-  let done = 0;
   const safe = Number(row.formula_safe) === 1;
+  let done = 0;
   let file: StoredFile;
   try {
-    // CSV on PostgreSQL: COPY formats every value in the server (pg-copy.ts); the rest reads chunks.
-    if (row.format === 'csv' && info.dialect === 'postgres' && hasPgClient(db)) {
-      done = await copyCsv(db, spec, out, ctx.signal, report, safe);
-    } else {
-      const total = await countRows(db, spec);
-      report(0, total);
-      // Whole chunks travel to the writer: a stream step per row costs more than the row itself.
-      // The writer pulls the next chunk only as the file drains the last, so memory stays flat.
-      const chunks = async function* () {
-        for await (const chunk of readChunks(db, spec)) {
-          ctx.signal.throwIfAborted();
-          yield chunk;
-          done += chunk.length;
-          report(done, Math.max(total, done));
-        }
-      };
-      await writeFormat(row.format, chunks(), spec.columns, out, ctx.signal, safe);
-    }
+    done = await writeRows(db, info.dialect, spec, row.format, out, ctx.signal, report, safe);
     file = await storing;
   } catch (err) {
     // A put cut short keeps nothing (the store drops what it had written).
@@ -100,4 +84,37 @@ export async function runExport(ctx: JobContext<ExportPayload>, service: Exports
   // The store forgets the file at the same time, should the export's sweep not come first.
   await kernel.files.expire(key, expiresAt);
   return { rowCount: done, bytes };
+}
+
+/**
+ * Streams the rows `spec` reads into `out` in `format` and answers how many went: CSV on
+ * PostgreSQL through COPY, which formats every value in the server (pg-copy.ts); the rest a chunk
+ * at a time, the writer pulling the next chunk only as the file drains the last, so memory stays
+ * flat. The export job and the provided export (provides.ts) both write through it.
+ */
+export async function writeRows(
+  db: Parameters<typeof countRows>[0],
+  dialect: string,
+  spec: ReadSpec,
+  format: ExportFormat,
+  out: PassThrough,
+  signal: AbortSignal,
+  report: (done: number, total: number) => void,
+  safe: boolean,
+): Promise<number> {
+  if (format === 'csv' && dialect === 'postgres' && hasPgClient(db)) return copyCsv(db, spec, out, signal, report, safe);
+  const total = await countRows(db, spec);
+  report(0, total);
+  let done = 0;
+  // Whole chunks travel to the writer: a stream step per row costs more than the row itself.
+  const chunks = async function* () {
+    for await (const chunk of readChunks(db, spec)) {
+      signal.throwIfAborted();
+      yield chunk;
+      done += chunk.length;
+      report(done, Math.max(total, done));
+    }
+  };
+  await writeFormat(format, chunks(), spec.columns, out, signal, safe);
+  return done;
 }

@@ -1,12 +1,28 @@
 import { createReadStream, rmSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { defineServiceRef, AppError, grantAllows, type Job, type Kernel, newId, ownedBy, ownedPage, ownerOf, type Principal } from '../../kernel/api.js';
+import { PassThrough } from 'node:stream';
+import {
+  defineServiceRef,
+  AppError,
+  type ErrorIssue,
+  grantAllows,
+  type Job,
+  type Kernel,
+  newId,
+  ownedBy,
+  ownedPage,
+  ownerOf,
+  type Principal,
+} from '../../kernel/api.js';
 import { connectionsRef } from '../connections/provides.js';
 import { schemaRef } from '../schema/provides.js';
-import { downloadName, EXPORTS_PREFIX, exportIdOfKey, legacyFile } from './files.js';
-import type { ExportFormat } from './formats/index.js';
+import { attemptKey, downloadName, EXPORTS_PREFIX, exportIdOfKey, legacyFile } from './files.js';
+import { FORMAT_INFO, type ExportFormat } from './formats/index.js';
 import { planRead } from './plan.js';
+import type { ReadSpec } from './read.js';
+import { writeRows } from './run.js';
+import type { ExportedFile, ExportsProvides, ExportToFile } from './provides.js';
 import type { Filter } from './query.js';
 import type { CreateExport, Export, ExportState } from './schemas.js';
 import { exportsDb, type ExportRow, type ExportsDb } from './tables.js';
@@ -23,7 +39,7 @@ const FINAL = new Set<ExportState>(['ready', 'failed', 'cancelled', 'expired']);
 const parse = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 const num = (v: number | null) => (v === null ? null : Number(v));
 
-export class ExportsService {
+export class ExportsService implements ExportsProvides {
   readonly db: ExportsDb;
 
   constructor(readonly kernel: Kernel) {
@@ -36,8 +52,8 @@ export class ExportsService {
     return h * 3600_000;
   }
 
-  /** Checks the request against the table and the caller's grants, stores the export and enqueues its job. */
-  async create(principal: Principal, body: CreateExport): Promise<Export> {
+  /** Checks the request against the table and the caller's grants (now): the read it makes, or the refusal. */
+  async prepare(principal: Principal, body: CreateExport): Promise<{ spec: ReadSpec; tableRef: string }> {
     const info = await this.kernel.plugin(connectionsRef).info(body.connectionId);
     const table = await this.kernel.plugin(schemaRef).table(body.connectionId, body.table);
     if (!table)
@@ -53,10 +69,20 @@ export class ExportsService {
     const readable = new Set(
       table.columns.filter((c) => !c.display.secret && (pk.has(c.name) || scope.all || (grantAllows(scope, c.name) && !c.display.personal))).map((c) => c.name),
     );
-    const issues: import('../../kernel/errors.js').ErrorIssue[] = [];
+    const issues: ErrorIssue[] = [];
     const spec = planRead(info.dialect, table, readable, body, issues);
     if (issues.length) throw new AppError('VALIDATION_FAILED', { issues });
+    return { spec, tableRef: table.ref };
+  }
 
+  async check(principal: Principal, input: ExportToFile): Promise<void> {
+    await this.prepare(principal, input);
+  }
+
+  /** Checks the request against the table and the caller's grants, stores the export and enqueues its job. */
+  async create(principal: Principal, body: CreateExport): Promise<Export> {
+    const { spec, tableRef } = await this.prepare(principal, body);
+    const table = { ref: tableRef };
     const owner = ownerOf(principal);
     const now = this.kernel.now();
     const row: ExportRow = {
@@ -96,6 +122,87 @@ export class ExportsService {
       },
     );
     return this.toExport({ ...row, job_id: job.id }, job);
+  }
+
+  /**
+   * ExportsProvides.exportToFile: the export as another plugin asks for it (a scheduled report),
+   * with the principal's grants as they are now, streamed into the file store in this call (no
+   * job of its own: the caller's job is the one running) through the export job's own writer. The
+   * file is an export of the principal's like any other: listed in GET /exports, downloadable by
+   * its owner, removed after the retention.
+   */
+  async exportToFile(principal: Principal, input: ExportToFile, opts: { signal?: AbortSignal } = {}): Promise<ExportedFile> {
+    const { spec, tableRef } = await this.prepare(principal, input);
+    const { db, info } = await this.kernel.plugin(connectionsRef).source(input.connectionId);
+    const owner = ownerOf(principal);
+    const startedAt = this.kernel.now();
+    const row: ExportRow = {
+      id: newId(startedAt),
+      connection_id: input.connectionId,
+      table_ref: tableRef,
+      format: input.format,
+      columns: JSON.stringify(spec.columns.map((c) => c.name)),
+      filter: input.filter && Object.keys(input.filter).length ? JSON.stringify(input.filter) : null,
+      sort: input.sort ?? null,
+      formula_safe: (input.formulaSafe ?? true) ? 1 : 0,
+      state: 'running',
+      job_id: null,
+      owner_type: owner.type,
+      owner_id: owner.id,
+      row_count: null,
+      bytes: null,
+      error_code: null,
+      error_message: null,
+      created_at: startedAt,
+      started_at: startedAt,
+      finished_at: null,
+      expires_at: null,
+    };
+    await this.db.insertInto('exports').values(row).execute();
+    const key = attemptKey(row.id, 1, newId(), input.format);
+    const out = new PassThrough({ highWaterMark: 256 * 1024 });
+    const storing = this.kernel.files.put(key, out);
+    storing.catch((err: Error) => out.destroy(err));
+    const signal = opts.signal ?? new AbortController().signal;
+    let rowCount: number;
+    let size: number;
+    try {
+      rowCount = await writeRows(db, info.dialect, spec, input.format, out, signal, () => undefined, row.formula_safe === 1);
+      size = (await storing).size;
+    } catch (err) {
+      out.destroy();
+      await storing.catch(() => undefined);
+      await this.db
+        .updateTable('exports')
+        .set({
+          state: 'failed',
+          finished_at: this.kernel.now(),
+          error_code: (err as AppError).code ?? 'EXPORT_FAILED',
+          error_message: String((err as Error).message).slice(0, 1000),
+        })
+        .where('id', '=', row.id)
+        .execute();
+      throw err;
+    }
+    const finishedAt = this.kernel.now();
+    const expiresAt = finishedAt + (await this.retentionMs());
+    await this.db
+      .updateTable('exports')
+      .set({ state: 'ready', file_key: key, row_count: rowCount, bytes: size, finished_at: finishedAt, expires_at: expiresAt })
+      .where('id', '=', row.id)
+      .execute();
+    await this.kernel.files.expire(key, expiresAt);
+    return {
+      exportId: row.id,
+      fileKey: key,
+      fileName: downloadName(tableRef, finishedAt, input.format),
+      contentType: FORMAT_INFO[input.format].contentType,
+      format: input.format,
+      size,
+      rowCount,
+      expiresAt,
+      open: async () => (await this.kernel.files.open(key))?.stream ?? null,
+    };
   }
 
   /** Owners see their own exports; exports.admin holders see every one. Anything else is 404. */

@@ -2079,6 +2079,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/scheduled-reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Scheduled reports, newest first
+         * @description The caller’s own reports; holders of reports.admin see everyone’s. Run one now with `POST /jobs {kind: "scheduled-reports.run", payload: {reportId}}`; its history is `GET /jobs?kind=scheduled-reports.run`.
+         */
+        get: operations["getScheduledReports"];
+        put?: never;
+        /**
+         * Schedule a report
+         * @description The caller owns it; each run uses the owner’s permissions as they are then. 400 VALIDATION_FAILED with issues `cron-invalid` (five fields only), `timezone-invalid`, `too-frequent` (more than once an hour), `unknown-source` (a page, dashboard or table the caller cannot see is unknown alike), `format-source` (summary is for dashboards, csv/xlsx/jsonl for views and tables), `unknown-user`; 403 FORBIDDEN (`params.permission: reports.external`) for an e-mail that is no user of the instance.
+         */
+        post: operations["postScheduledReports"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scheduled-reports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a scheduled report
+         * @description 404 for another’s report without reports.admin. Its past runs stay in GET /jobs.
+         */
+        delete: operations["deleteScheduledReportsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a scheduled report
+         * @description Any field but the owner. Enabling a report its failures disabled starts the count over. 404 for another’s report without reports.admin. 400 VALIDATION_FAILED with issues `cron-invalid` (five fields only), `timezone-invalid`, `too-frequent` (more than once an hour), `unknown-source` (a page, dashboard or table the caller cannot see is unknown alike), `format-source` (summary is for dashboards, csv/xlsx/jsonl for views and tables), `unknown-user`; 403 FORBIDDEN (`params.permission: reports.external`) for an e-mail that is no user of the instance.
+         */
+        patch: operations["patchScheduledReportsById"];
+        trace?: never;
+    };
     "/api/v1/schema-import/parse": {
         parameters: {
             query?: never;
@@ -3392,6 +3440,52 @@ export interface components {
                 server?: "draining";
             };
         };
+        ReportRecipient: {
+            userId: string;
+        } | {
+            /** Format: email */
+            email: string;
+        };
+        ReportSource: {
+            /** @constant */
+            kind: "view";
+            pageId: string;
+            /** @description A shared view of the page (its query); until shared views exist the page's table is exported whole (RP3). */
+            viewId?: string;
+        } | {
+            /** @constant */
+            kind: "table";
+            connectionId: string;
+            /** @description The table ref (SC2). */
+            table: string;
+            /**
+             * @description What POST /exports takes besides the table: columns, filter (D12), sort.
+             * @default {}
+             */
+            query: {
+                columns?: string[];
+                /** @description D12 filters by column: {"status": {"eq": "paid"}, "total": {"gte": 10}, "deleted_at": {"null": true}}. */
+                filter?: {
+                    [key: string]: {
+                        eq?: string | number | boolean;
+                        ne?: string | number | boolean;
+                        lt?: string | number | boolean;
+                        lte?: string | number | boolean;
+                        gt?: string | number | boolean;
+                        gte?: string | number | boolean;
+                        in?: (string | number | boolean)[];
+                        like?: string;
+                        null?: boolean;
+                    };
+                };
+                /** @description D12 sort: "-created_at,id" (a minus sorts descending). */
+                sort?: string;
+            };
+        } | {
+            /** @constant */
+            kind: "dashboard";
+            pageId: string;
+        };
         ResolvedPrefs: {
             /** @enum {string} */
             theme: "light" | "dark" | "system";
@@ -3420,6 +3514,42 @@ export interface components {
             name: string;
             description: string | null;
             builtin: boolean;
+            createdAt: number;
+            updatedAt: number;
+        };
+        ScheduledReport: {
+            id: string;
+            name: string;
+            ownerId: string;
+            source: components["schemas"]["ReportSource"];
+            /** @enum {string} */
+            format: "csv" | "xlsx" | "jsonl" | "summary";
+            schedule: {
+                /** @description Five fields (minute hour day month weekday); at most once an hour. */
+                cron: string;
+                /** @description IANA time zone the pattern is read in. */
+                timeZone: string;
+            };
+            recipients: components["schemas"]["ReportRecipient"][];
+            subject: string;
+            message: string;
+            enabled: boolean;
+            /** @description The next due time (ms); null while disabled. */
+            nextRunAt: number | null;
+            lastRun: {
+                jobId: string;
+                at: number;
+                /** @enum {string} */
+                state: "running" | "succeeded" | "failed";
+                error: {
+                    code: string;
+                    message: string;
+                } | null;
+            } | null;
+            /** @description Failed runs in a row; three disable the report (RP5). */
+            failures: number;
+            /** @description Why the report was disabled by its runs, until it is enabled again. */
+            disabledReason: string | null;
             createdAt: number;
             updatedAt: number;
         };
@@ -13895,6 +14025,296 @@ export interface operations {
                             roleId: string;
                             builtin: boolean;
                             grants: components["schemas"]["Grant"][];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getScheduledReports: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            reports: components["schemas"]["ScheduledReport"][];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postScheduledReports: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    source: components["schemas"]["ReportSource"];
+                    /** @enum {string} */
+                    format: "csv" | "xlsx" | "jsonl" | "summary";
+                    schedule: {
+                        /** @description Five fields (minute hour day month weekday); at most once an hour. */
+                        cron: string;
+                        /** @description IANA time zone the pattern is read in. */
+                        timeZone: string;
+                    };
+                    recipients: components["schemas"]["ReportRecipient"][];
+                    /** @default  */
+                    subject?: string;
+                    /** @default  */
+                    message?: string;
+                    /** @default true */
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            report: components["schemas"]["ScheduledReport"];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteScheduledReportsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @constant */
+                            ok: true;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchScheduledReportsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    source?: components["schemas"]["ReportSource"];
+                    /** @enum {string} */
+                    format?: "csv" | "xlsx" | "jsonl" | "summary";
+                    schedule?: {
+                        /** @description Five fields (minute hour day month weekday); at most once an hour. */
+                        cron: string;
+                        /** @description IANA time zone the pattern is read in. */
+                        timeZone: string;
+                    };
+                    recipients?: components["schemas"]["ReportRecipient"][];
+                    subject?: string;
+                    message?: string;
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            report: components["schemas"]["ScheduledReport"];
                         };
                     };
                 };

@@ -1,4 +1,3 @@
-import type { Cron } from 'croner';
 import { HOOK_NAME, OUTBOUND_CONNECT, physicalTableName } from '../../../addons-sdk/src/manifest/index.js';
 import {
   type AfterRowWrite,
@@ -12,18 +11,20 @@ import {
   outboundHosts,
   type RowWriteHookProvider,
   type SandboxAddon,
+  type ScheduledItem,
+  type ScheduledJob,
   type SecretBox,
 } from '../../../kernel/api.js';
 import { HostDb } from './host-db.js';
 import { HostKv } from './host-kv.js';
 import { AddonMail, sweepMailSends, syncAddonTemplates } from './mail.js';
-import { claimScheduleRun, keptResult, SCHEDULE_JOB, SWEEP_EVERY_MS, sweepScheduleJobs } from './schedules.js';
+import { keptResult, SCHEDULE_JOB, SWEEP_EVERY_MS, sweepScheduleJobs } from './schedules.js';
 import type { AddonConnections } from '../connect/connect.js';
 import type { InstalledAddon, InstalledStore } from '../lifecycle/installed.js';
 import type { InstanceStore } from '../lifecycle/instances.js';
 import type { PackageStore } from '../lifecycle/packages.js';
 import type { AddonsOptions } from '../options.js';
-import type { AddonsDb } from '../tables.js';
+import { ADDON_SCHEDULE_OWNER, scheduleOwnerId, type AddonsDb } from '../tables.js';
 import { DEFAULT_INSTANCE, INSTANCE_COLUMN } from '../lifecycle/instances.js';
 import { openSettings, type StoredSettings } from '../lifecycle/settings-values.js';
 
@@ -76,7 +77,7 @@ export class AddonRuntime implements RowWriteHookProvider {
   private loaded = new Map<string, Loaded>();
   /** (connection, physical table) → the add-on and the table's name in its manifest. */
   private tables = new Map<string, { key: string; table: string; before: boolean; after: boolean }>();
-  private crons: Cron[] = [];
+  private unschedule: (() => void) | null = null;
   private stamp = '';
   private poller: NodeJS.Timeout | null = null;
   private sweeper: NodeJS.Timeout | null = null;
@@ -101,6 +102,11 @@ export class AddonRuntime implements RowWriteHookProvider {
     this.kernel.sandbox.setHostCallHandler((addon, capability, method, args, call) => this.hostCall(addon, capability, method, args, call.deadline));
     this.kernel.rowWrites.register(this);
     this.addons.onChange(() => this.reload());
+    this.unschedule = this.kernel.schedules.register({
+      kind: ADDON_SCHEDULE_OWNER,
+      list: () => (this.closed ? [] : this.scheduledItems()),
+      job: (item, dueAt) => this.scheduledJob(item, dueAt),
+    });
     await this.reload();
     this.poller = setInterval(() => void this.poll(), POLL_MS);
     this.poller.unref();
@@ -130,8 +136,8 @@ export class AddonRuntime implements RowWriteHookProvider {
     this.closed = true;
     if (this.poller) clearInterval(this.poller);
     if (this.sweeper) clearInterval(this.sweeper);
-    for (const c of this.crons) c.stop();
-    this.crons = [];
+    this.unschedule?.();
+    this.unschedule = null;
     await this.db.close();
   }
 
@@ -179,46 +185,48 @@ export class AddonRuntime implements RowWriteHookProvider {
       this.mailOwners,
       this.kernel.log,
     );
-    await this.schedule();
+    await this.kernel.schedules.reload();
   }
 
-  private scheduling = 0;
-
-  private async schedule(): Promise<void> {
-    const generation = ++this.scheduling;
-    for (const c of this.crons) c.stop();
-    this.crons = [];
-    const scheduled = [...this.loaded.values()].some(({ addon }) => addon.manifest.hooks.some((h) => h.startsWith('schedule:')));
-    if (this.closed || !scheduled) return;
-    // croner loads only on an instance with scheduled hooks.
-    const { Cron } = await import('croner');
-    // A later reload started meanwhile: its schedule wins.
-    if (this.closed || generation !== this.scheduling) return;
-    const timezone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  /**
+   * The add-ons' `schedule:` hooks as the kernel's scheduler lists them (K49): one item per hook
+   * of an enabled add-on, read in the server's time zone, claimed once a minimum-interval window
+   * (AO29) and run as an `add-ons.schedule` job of one attempt.
+   */
+  private scheduledItems(): ScheduledItem[] {
+    const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const windowMs = this.kernel.config.addons.scheduleMinIntervalMs;
+    const items: ScheduledItem[] = [];
     for (const { addon } of this.loaded.values()) {
       for (const hook of addon.manifest.hooks) {
         if (!hook.startsWith('schedule:')) continue;
-        const pattern = hook.slice('schedule:'.length).trim();
-        try {
-          this.crons.push(
-            // `interval`: a pattern with seconds runs at most once a minimum interval here too (AO29).
-            new Cron(pattern, { timezone, protect: true, interval: Math.floor(this.kernel.config.addons.scheduleMinIntervalMs / 1000) }, (self: Cron) => {
-              const due = self.currentRun()?.getTime() ?? Date.now();
-              void this.enqueueSchedule(addon.key, hook, Math.floor(due / 1000) * 1000);
-            }),
-          );
-        } catch (err) {
-          this.kernel.log.warn({ addon: addon.key, hook, err: { message: (err as Error).message } }, 'an add-on schedule cannot be read');
-        }
+        items.push({
+          id: scheduleOwnerId(addon.key, hook),
+          cron: hook.slice('schedule:'.length).trim(),
+          timeZone,
+          windowMs,
+          // A pattern with seconds runs at most once a minimum interval here too (AO29).
+          minIntervalSeconds: Math.floor(windowMs / 1000),
+        });
       }
     }
+    return items;
   }
 
-  /** Claims the run (one replica, one run a window: AO29) and queues it as a job. */
+  private scheduledJob(item: ScheduledItem, dueAt: number): ScheduledJob | null {
+    const cut = item.id.indexOf(':');
+    const key = item.id.slice(0, cut);
+    const hook = item.id.slice(cut + 1);
+    if (!this.loaded.get(key)?.addon.manifest.hooks.includes(hook)) return null;
+    return { kind: SCHEDULE_JOB, payload: { key, hook, dueAt }, maxAttempts: 1 };
+  }
+
+  /** Claims the run (one replica, one run a window: AO29) and queues it as a job, as the kernel's timer does. */
   async enqueueSchedule(key: string, hook: string, dueAt: number): Promise<string | null> {
-    if (!(await claimScheduleRun(this.addons.db, key, hook, dueAt, this.kernel.config.addons.scheduleMinIntervalMs))) return null;
-    const job = await this.kernel.jobs.enqueue(SCHEDULE_JOB, { key, hook, dueAt }, { maxAttempts: 1 });
-    return job.id;
+    const item = this.scheduledItems().find((i) => i.id === scheduleOwnerId(key, hook));
+    if (!item) return null;
+    const job = await this.kernel.schedules.fire(ADDON_SCHEDULE_OWNER, item, dueAt);
+    return job?.id ?? null;
   }
 
   private require(key: string): Loaded {

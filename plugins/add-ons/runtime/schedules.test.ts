@@ -69,8 +69,8 @@ async function checkSweep(inst: TestInstance): Promise<void> {
       .values(rows.slice(i, i + 50))
       .execute();
   await db
-    .insertInto('addon_schedule_runs')
-    .values({ addon_key: 'old', hook: 'schedule:0 * * * *', due_at: now - JOB_RETENTION_MS - 60_000 })
+    .insertInto('schedule_runs')
+    .values({ owner_kind: 'addon', owner_id: 'old:schedule:0 * * * *', due_at: now - JOB_RETENTION_MS - 60_000, job_id: null, claimed_at: now })
     .execute();
 
   const deleted = await sweepScheduleJobs(db, ['many', 'old', 'ticker'], now);
@@ -83,7 +83,7 @@ async function checkSweep(inst: TestInstance): Promise<void> {
   expect(ids).toContain('sweep-old-running');
   expect(ids).toContain('sweep-other-kind');
   expect(ids.filter((id) => /^sweep-old-\d$/.test(id))).toEqual([]);
-  expect(await db.selectFrom('addon_schedule_runs').select('due_at').where('addon_key', '=', 'old').execute()).toEqual([]);
+  expect(await db.selectFrom('schedule_runs').select('due_at').where('owner_kind', '=', 'addon').where('owner_id', 'like', 'old:%').execute()).toEqual([]);
 }
 
 describe.each(['postgres', 'mysql'] as const)('the schedule jobs sweep on a %s meta store', (meta) => {
@@ -176,9 +176,10 @@ describe('an operator allows schedules more often than once a minute (SVC_ADDON_
     const dues = async () =>
       (
         await addonsDb(inst.app.kernel.db)
-          .selectFrom('addon_schedule_runs')
+          .selectFrom('schedule_runs')
           .select('due_at')
-          .where('hook', '=', 'schedule:* * * * * *')
+          .where('owner_kind', '=', 'addon')
+          .where('owner_id', '=', 'ticker:schedule:* * * * * *')
           .orderBy('due_at')
           .execute()
       ).map((r) => Number(r.due_at));

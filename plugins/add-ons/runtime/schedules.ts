@@ -1,5 +1,5 @@
-import type { Json } from '../../../kernel/api.js';
-import type { AddonsDb } from '../tables.js';
+import { claimScheduledRun, type Json, type MetaDb } from '../../../kernel/api.js';
+import { ADDON_SCHEDULE_OWNER, scheduleOwnerId, type AddonsDb } from '../tables.js';
 
 /**
  * Bounds on add-ons' `schedule:` hooks (AO29): a schedule runs at most once a minimum interval
@@ -15,19 +15,13 @@ export const RESULT_MAX_BYTES = 4096;
 export const SWEEP_EVERY_MS = 60 * 60 * 1000;
 /**
  * Claims the run of a hook due at `dueAt` for this replica, or answers false when the
- * interval-long window it falls in is claimed already (by any replica). One insert whose primary
- * key admits one claim a window: no read-then-insert for two replicas' timers to race through.
+ * interval-long window it falls in is claimed already (by any replica). The claim is the
+ * kernel's (`schedule_runs`, K49): one insert whose primary key admits one claim a window, no
+ * read-then-insert for two replicas' timers to race through. The kernel's scheduler makes the
+ * same claim in the job's own transaction; this is the claim alone.
  */
-export async function claimScheduleRun(db: AddonsDb, key: string, hook: string, dueAt: number, intervalMs: number): Promise<boolean> {
-  try {
-    await db
-      .insertInto('addon_schedule_runs')
-      .values({ addon_key: key, hook, due_at: dueAt - (dueAt % intervalMs) })
-      .execute();
-    return true;
-  } catch {
-    return false;
-  }
+export function claimScheduleRun(db: AddonsDb, key: string, hook: string, dueAt: number, intervalMs: number): Promise<boolean> {
+  return claimScheduledRun(db as unknown as MetaDb, ADDON_SCHEDULE_OWNER, scheduleOwnerId(key, hook), dueAt - (dueAt % intervalMs));
 }
 
 /** Whether a cron pattern would run more often than once `minIntervalMs` (two of its next runs closer). */
@@ -89,7 +83,8 @@ export async function sweepScheduleJobs(db: AddonsDb, keys: readonly string[], n
     }
   }
   await db
-    .deleteFrom('addon_schedule_runs')
+    .deleteFrom('schedule_runs')
+    .where('owner_kind', '=', ADDON_SCHEDULE_OWNER)
     .where('due_at', '<', now - JOB_RETENTION_MS)
     .execute();
   return deleted;
