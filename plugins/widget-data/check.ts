@@ -41,22 +41,16 @@ function issueCode(i: InputIssue): string {
   return 'invalid-filter';
 }
 
-/** A page config's filters in either spelling: the data API's `{"filter[c][op]": v}`, or `[{column, op, value}]`. */
-function pageFilters(page: Page): Record<string, string | string[]> {
+/** A page config's filters (decisions PG5: `[{column, op, value}]`) as the data API's query keys. */
+function pageFilters(page: Page): Record<string, string[]> {
   const f = page.config.filters;
-  if (!f) return {};
-  if (Array.isArray(f)) {
-    const out: Record<string, string[]> = {};
-    for (const item of f as Array<{ column?: unknown; op?: unknown; value?: unknown }>) {
-      if (typeof item?.column !== 'string') continue;
-      const key = `filter[${item.column}][${typeof item.op === 'string' ? item.op : 'eq'}]`;
-      const v = Array.isArray(item.value) ? item.value.map(String).join(',') : String(item.value);
-      (out[key] ??= []).push(v);
-    }
-    return out;
+  const out: Record<string, string[]> = {};
+  if (!Array.isArray(f)) return out;
+  for (const item of f as Array<{ column?: unknown; op?: unknown; value?: unknown }>) {
+    if (typeof item?.column !== 'string' || typeof item.op !== 'string') continue;
+    (out[`filter[${item.column}][${item.op}]`] ??= []).push(String(item.value));
   }
-  if (typeof f === 'object') return f as Record<string, string | string[]>;
-  return {};
+  return out;
 }
 
 /**

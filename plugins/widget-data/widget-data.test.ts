@@ -291,7 +291,7 @@ describe.each(dialects)('widget data on %s', (dialect) => {
       kind: 'list',
       connectionId: env.connectionId,
       table: 'product',
-      config: { filters: { 'filter[status][eq]': 'active' } },
+      config: { filters: [{ column: 'status', op: 'eq', value: 'active' }] },
       visibleTo: { roles: ['admin'] },
     });
     expect(created.status, created.text).toBe(201);
