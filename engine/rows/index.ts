@@ -37,3 +37,4 @@ export { columnOf, primaryKeyColumns, refuse, RowInputError, type InputIssue, ty
 export { deleteRow, insertRow, keysToGive, updateRow, type Assignment } from './write.js';
 export { setField, wireRowMaker, type WireRowMaker } from './wire-row.js';
 export { sheetText, unescapeSheetText, type SheetCell } from './sheet-text.js';
+export { readsColumn, type ReadRuleColumn } from './column-access.js';

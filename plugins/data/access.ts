@@ -1,4 +1,5 @@
 import type { ColumnGrant } from '../../kernel/api.js';
+import { readsColumn } from '../../engine/rows/index.js';
 import type { EffectiveColumn, EffectiveTable } from '../schema/provides.js';
 
 export const DATA_READ = 'data.read';
@@ -40,9 +41,7 @@ const views = new WeakMap<EffectiveTable, WeakMap<object, WeakMap<object, TableV
 
 function computeTableView(table: EffectiveTable, read: ColumnGrant | null, write: ColumnGrant | null): TableView {
   const pk = new Set(table.primaryKey?.columns ?? []);
-  const readable = read
-    ? table.columns.filter((c) => pk.has(c.name) || (!c.display.secret && (read.all || (read.columns.has(c.name) && !c.display.personal))))
-    : table.columns.filter((c) => pk.has(c.name));
+  const readable = table.columns.filter((c) => readsColumn(c, pk, read));
   const writable = write ? new Set(table.columns.filter((c) => c.generated === null && (write.all || write.columns.has(c.name))).map((c) => c.name)) : null;
   return { readable, readableNames: new Set(readable.map((c) => c.name)), writable, writesWholeRows: write?.all ?? false };
 }

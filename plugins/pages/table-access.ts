@@ -1,3 +1,4 @@
+import { readsColumn } from '../../engine/rows/index.js';
 import { AppError, type Principal } from '../../kernel/api.js';
 import type { EffectiveTable } from '../schema/provides.js';
 import type { PageTableReader } from './provides.js';
@@ -13,9 +14,9 @@ export interface CallerTable {
 }
 
 /**
- * The read side of the data plugin's `tableView` (decisions DA2), which pages cannot import (the
- * data plugin requires schema, which requires pages): the primary key always; secret columns
- * never; personal columns only through a grant on the whole table; others when the grant names them.
+ * The columns the caller reads, by the data API's one rule (decisions DA2, `readsColumn` in the
+ * engine; pages cannot reach the data plugin, which requires schema, which requires pages), and
+ * the secret ones its grant names (masked fields, PG5).
  */
 export function callerColumns(principal: Principal, connectionId: string, table: EffectiveTable): Omit<CallerTable, 'table'> {
   const grant = principal.permissions.grantOn(DATA_READ, connectionId, table.ref);
@@ -23,11 +24,8 @@ export function callerColumns(principal: Principal, connectionId: string, table:
   const readable = new Set<string>();
   const masked = new Set<string>();
   for (const c of table.columns) {
-    const named = grant !== null && (grant.all || grant.columns.has(c.name));
-    if (pk.has(c.name)) readable.add(c.name);
-    else if (c.display.secret) {
-      if (named) masked.add(c.name);
-    } else if (grant && (grant.all || (named && !c.display.personal))) readable.add(c.name);
+    if (readsColumn(c, pk, grant)) readable.add(c.name);
+    else if (c.display.secret && !pk.has(c.name) && grant !== null && (grant.all || grant.columns.has(c.name))) masked.add(c.name);
   }
   return { readable, masked };
 }
