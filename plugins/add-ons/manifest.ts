@@ -55,7 +55,7 @@ export function createAddonsPlugin(options: AddonsOptions = {}) {
     },
     setup: async (kernel) => {
       const service = new AddonService(kernel, options);
-      kernel.plugin(pagesRef).setNavSurfaces(navSurfaces(() => service));
+      kernel.plugin(pagesRef).setNavSurfaces(navSurfaces(() => service, kernel.meta.writes));
       await service.runtime.start();
       await service.domains.start();
       live.add(new WeakRef(service));

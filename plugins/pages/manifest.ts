@@ -47,5 +47,5 @@ export default definePlugin<PagesProvides>({
     },
   },
   routes: [...pageRoutes, ...configRoutes, ...layoutRoutes, ...viewRoutes, ...navRoutes],
-  setup: (kernel) => new PagesStore(kernel.db, () => kernel.now(), kernel.events),
+  setup: (kernel) => new PagesStore(kernel.db, () => kernel.now(), kernel.events, kernel.meta.writes),
 });

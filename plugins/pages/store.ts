@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { AppError, defineServiceRef, type Kernel, type MetaDb, newId, type Principal } from '../../kernel/api.js';
+import { AppError, defineServiceRef, type Kernel, type MetaDb, MetaReadCache, newId, type Principal } from '../../kernel/api.js';
 import { NavStore } from './nav/store.js';
 import type {
   NavSurfaceSource,
@@ -85,14 +85,18 @@ export class PagesStore implements PagesProvides {
   readonly views: ViewStore;
 
   private readonly db: PagesDb;
+  /** Every page, kept between requests (K30): the navigation, bootstrap and search read it on every call. */
+  private readonly allPages: MetaReadCache<Page[]>;
 
   constructor(
     private readonly meta: MetaDb,
     private readonly now: () => number,
     private readonly events: Pick<Kernel['events'], 'publish'>,
+    writes: Kernel['meta']['writes'],
   ) {
     this.db = pagesDb(meta);
-    this.nav = new NavStore(this.db, now, () => this.all());
+    this.allPages = new MetaReadCache(writes, ['pages']);
+    this.nav = new NavStore(this.db, now, () => this.all(), writes);
     this.nav.onChanged = () => this.events.publish(PAGES_NAV_CHANGED, {});
     this.addDependent(this.nav); // a page's nav entry goes with it (decisions PG10)
     this.views = new ViewStore(this.db, now);
@@ -142,8 +146,9 @@ export class PagesStore implements PagesProvides {
     this.nav.surfaces = source;
   }
 
+  /** Shared between callers (MetaReadCache): read-only. */
   async all(): Promise<Page[]> {
-    return (await this.db.selectFrom('pages').selectAll().orderBy('position').orderBy('id').execute()).map(toPage);
+    return this.allPages.get('all', async () => (await this.db.selectFrom('pages').selectAll().orderBy('position').orderBy('id').execute()).map(toPage));
   }
 
   async removeConnection(connectionId: string, trx: MetaDb): Promise<number> {

@@ -1,4 +1,4 @@
-import type { MetaDb, Principal } from '../../../kernel/api.js';
+import { type Kernel, type MetaDb, MetaReadCache, type Principal } from '../../../kernel/api.js';
 import type { NavEntry, NavItem, NavPlacement, NavSection, NavSurface, NavSurfaceSource, Page, PageDependent, PagesNav } from '../provides.js';
 import { pagesDb, type PagesDb, type PagesTables } from '../tables.js';
 import { canSee } from '../visibility.js';
@@ -38,9 +38,19 @@ export class NavStore implements PagesNav, PageDependent {
     private readonly db: PagesDb,
     private readonly now: () => number,
     private readonly pages: () => Promise<Page[]>,
-  ) {}
+    writes: Kernel['meta']['writes'],
+  ) {
+    this.cached = new MetaReadCache(writes, ['nav_sections', 'nav_entries']);
+  }
+
+  /** The stored rows, kept between requests (K30): every bootstrap reads the navigation. */
+  private readonly cached: MetaReadCache<{ sections: SectionRow[]; entries: EntryRow[] }>;
 
   private async rows(db: PagesDb = this.db): Promise<{ sections: SectionRow[]; entries: EntryRow[] }> {
+    return db === this.db ? this.cached.get('rows', () => this.readRows(db)) : this.readRows(db);
+  }
+
+  private async readRows(db: PagesDb): Promise<{ sections: SectionRow[]; entries: EntryRow[] }> {
     const [sections, entries] = await Promise.all([db.selectFrom('nav_sections').selectAll().execute(), db.selectFrom('nav_entries').selectAll().execute()]);
     sections.sort(byPosition((r) => r.id));
     entries.sort(byPosition((r) => r.entry_key));
