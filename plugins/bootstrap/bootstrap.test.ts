@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { call } from '../../test/helpers/contract.js';
@@ -175,6 +177,33 @@ function bootstrapFlows(meta: MetaChoice) {
 
 describe('bootstrap and onboarding on a SQLite meta store', () => bootstrapFlows('sqlite'));
 describe.skipIf(!pg)('bootstrap and onboarding on a PostgreSQL meta store', () => bootstrapFlows('postgres'));
+
+describe('bootstrap reads what it keeps (decisions BO2)', () => {
+  let inst: TestInstance;
+  let admin: HttpClient;
+  let adminId: string;
+  afterAll(async () => inst?.close());
+
+  it('a warm bootstrap answers from memory: a write it cannot see (another connection) is not read, one through this instance is', async () => {
+    ({ inst, admin, adminId } = await bootWithAdmin());
+    const unread = async () => (await call(inst, admin, 'GET', '/api/v1/bootstrap')).body.data.session.unreadNotifications;
+    expect(await unread()).toBe(0);
+    // Another connection writes the meta store, as another replica would: the write watch of this instance never sees it.
+    const other = new Database(join(inst.dataDir, 'meta.sqlite'));
+    try {
+      other
+        .prepare('insert into notifications (id, user_id, kind, title, body, link, created_at, read_at) values (?, ?, ?, ?, ?, ?, ?, ?)')
+        .run('n-outside', adminId, 'test.outside', 'Outside', null, null, Date.now(), null);
+    } finally {
+      other.close();
+    }
+    // Kept: no statement asked the store (another replica's write shows within 5 s, K30).
+    expect(await unread()).toBe(0);
+    // A write in this process empties what it came from at once.
+    await inst.app.kernel.notifications.notify(adminId, { kind: 'test.inside', title: 'Inside' });
+    expect(await unread()).toBe(2);
+  });
+});
 
 describe('bootstrap before setup', () => {
   let inst: TestInstance;
