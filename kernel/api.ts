@@ -39,7 +39,17 @@ export type { HostRoutes } from './http/host-routes.js';
 // Identity: principals, permissions, users, preferences, passwords and tokens.
 export type { Principal } from './identity/principal.js';
 export { ownerOf, requireUser } from './identity/principal.js';
-export { BUILTIN_ROLES, PermissionSet, grantAllows, type BuiltinRole, type ColumnGrant, type Grant, type GrantScope } from './identity/permissions.js';
+export {
+  BUILTIN_ROLES,
+  effectivePermissions,
+  PermissionSet,
+  grantAllows,
+  type BuiltinRole,
+  type ColumnGrant,
+  type Grant,
+  type GrantScope,
+  type ScopedGrant,
+} from './identity/permissions.js';
 export {
   EMPTY_PREFS,
   PREF_KEYS,
@@ -51,7 +61,7 @@ export {
   type Prefs,
   type ResolvedPrefs,
 } from './identity/prefs.js';
-export { emailField, nameField, newPasswordField, passwordField, toUser, userSchema, type User } from './identity/schemas.js';
+export { effectivePermissionsShape, emailField, nameField, newPasswordField, passwordField, toUser, userSchema, type User } from './identity/schemas.js';
 export { API_KEY_PREFIX, SESSION_ABSOLUTE_MS } from './identity/service.js';
 export { ownedBy, ownedPage } from './identity/owned.js';
 export { hashPassword, verifyPassword } from './identity/passwords.js';

@@ -3,6 +3,7 @@ import addOns from './add-ons/manifest.js';
 import apiKeys from './api-keys/manifest.js';
 import audit from './audit/manifest.js';
 import auth from './auth/manifest.js';
+import bootstrap from './bootstrap/manifest.js';
 import connections from './connections/manifest.js';
 import data from './data/manifest.js';
 import events from './events/manifest.js';
@@ -50,4 +51,5 @@ export const firstPartyPlugins: PluginDefinition[] = [
   addOns,
   scheduledReports,
   widgetData,
+  bootstrap,
 ];

@@ -147,3 +147,33 @@ function overlap(a: GrantScope | null, b: GrantScope | null): GrantScope | null 
   const columns = a.columns.filter((c) => b.columns!.includes(c));
   return columns.length > 0 ? { connectionId: a.connectionId, table: a.table, columns } : undefined;
 }
+
+/** A grant narrowed to part of the data (D9), as `GET /auth/session` and `GET /bootstrap` show it. */
+export interface ScopedGrant {
+  permission: string;
+  scope: GrantScope;
+}
+
+/**
+ * What a principal holds, as its client reads it (decisions BO1): every permission name it holds
+ * with any scope (sorted; `self` left out, every principal holds it), and under `grants` the
+ * scoped grants of the permissions it holds only with scopes. A permission held unscoped as well
+ * reaches everything, so its scopes are not listed. Admin holds every declared permission.
+ */
+export function effectivePermissions(set: PermissionSet, catalog: PermissionCatalog): { permissions: string[]; grants: ScopedGrant[] } {
+  const names = set.all ? catalog.list().map((d) => d.name) : set.names().filter((n) => n !== SIGNED_IN);
+  names.sort();
+  const grants: ScopedGrant[] = [];
+  for (const permission of names) {
+    const scopes = set.scopesOf(permission);
+    if (scopes.includes(null)) continue;
+    for (const scope of scopes) {
+      if (!scope) continue;
+      const clean: GrantScope = { connectionId: scope.connectionId };
+      if (scope.table != null) clean.table = scope.table;
+      if (scope.table != null && scope.columns) clean.columns = [...scope.columns];
+      grants.push({ permission, scope: clean });
+    }
+  }
+  return { permissions: names, grants };
+}

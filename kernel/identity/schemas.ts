@@ -34,3 +34,24 @@ export function toUser(row: KernelTables['users']): User {
     updatedAt: Number(row.updated_at),
   };
 }
+
+/** What the caller holds (decisions BO1): permission names, and the scoped grants of those held only with scopes. */
+export const effectivePermissionsShape = {
+  permissions: z.array(z.string()).describe("Every permission the caller holds, with any scope (sorted; admin: every declared one; 'self' is implied)."),
+  grants: z
+    .array(
+      z
+        .strictObject({
+          permission: z.string(),
+          scope: z.strictObject({
+            connectionId: z.string(),
+            table: z.string().optional(),
+            columns: z.array(z.string()).optional(),
+          }),
+        })
+        .meta({ id: 'ScopedGrant' }),
+    )
+    .describe(
+      'The grants of permissions held only with scopes (D9): each narrowed to a connection, a table, some columns. A permission held unscoped is not listed here.',
+    ),
+};

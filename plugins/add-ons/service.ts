@@ -10,6 +10,7 @@ import { AddonLifecycle } from './lifecycle/lifecycle.js';
 import { PackageStore } from './lifecycle/packages.js';
 import { settingsForm, settingsView, type SettingFormField } from './lifecycle/settings-values.js';
 import type { AddonsOptions } from './options.js';
+import type { AddonsProvides } from './provides.js';
 import { AddonRuntime } from './runtime/runtime.js';
 import { SurfaceFiles } from './surfaces/bundle.js';
 import { AddonDomains } from './surfaces/domains.js';
@@ -54,7 +55,7 @@ type ChangeListener = (key: string) => void | Promise<void>;
  * The add-ons plugin's hub: it owns the stores and the parts (lifecycle, runtime, surfaces,
  * connect), tells them of changes, and shows an installed add-on as the API does.
  */
-export class AddonService {
+export class AddonService implements AddonsProvides {
   readonly db: AddonsDb;
   readonly packages: PackageStore;
   readonly catalog: Catalog;
@@ -93,6 +94,10 @@ export class AddonService {
     );
     // A removed app's names go with it (installed.remove deletes the rows).
     this.onChange(() => this.domains.reload());
+  }
+
+  async installedCount(): Promise<number> {
+    return (await this.installed.list()).length;
   }
 
   onChange(listener: ChangeListener): void {

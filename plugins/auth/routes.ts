@@ -4,6 +4,7 @@ import {
   checkOrigin,
   clearSessionCookie,
   type Config,
+  effectivePermissions,
   type Kernel,
   linkBase,
   noBody,
@@ -139,14 +140,15 @@ export const authRoutes = [
   route({
     method: 'GET',
     url: '/auth/session',
-    summary: 'The signed-in user, their role ids, and whether they must enrol in 2FA',
-    description: USER_ONLY,
+    summary: 'The signed-in user, their role ids and permissions, and whether they must enrol in 2FA',
+    description: `permissions: every permission held (admin: all); grants: the scopes of those held only with scopes (decisions BO1). ${USER_ONLY}`,
     permission: SIGNED_IN,
     schema: { response: { 200: sessionStateResponse } },
     handler: async ({ kernel, principal }) => {
       const { user } = await auth(kernel).userOf(principal);
       const roles = principal!.roleIds;
-      return { data: { user: toUser(user), roles, twoFactorSetupRequired: await twoFactorSetupRequired(kernel, user, roles) } };
+      const held = effectivePermissions(principal!.permissions, kernel.permissions);
+      return { data: { user: toUser(user), roles, ...held, twoFactorSetupRequired: await twoFactorSetupRequired(kernel, user, roles) } };
     },
   }),
   route({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dataOf, newPasswordField, passwordField, userSchema } from '../../kernel/api.js';
+import { dataOf, effectivePermissionsShape, newPasswordField, passwordField, userSchema } from '../../kernel/api.js';
 
 /** Sign-in takes any string in bounds: refusing a malformed e-mail would answer differently from a wrong one. */
 export const loginEmailField = z.string().min(3).max(320);
@@ -16,7 +16,9 @@ export const sessionParams = z.object({ id: z.string().min(1).max(64) });
 
 export const signedInResponse = dataOf(z.strictObject({ user: userSchema, twoFactorSetupRequired: z.literal(true).optional() }));
 export const challengeResponse = dataOf(z.strictObject({ twoFactorRequired: z.literal(true), challengeToken: z.string() }));
-export const sessionStateResponse = dataOf(z.strictObject({ user: userSchema, roles: z.array(z.string()), twoFactorSetupRequired: z.boolean() }));
+export const sessionStateResponse = dataOf(
+  z.strictObject({ user: userSchema, roles: z.array(z.string()), ...effectivePermissionsShape, twoFactorSetupRequired: z.boolean() }),
+);
 
 export const sessionEntrySchema = z
   .strictObject({

@@ -41,7 +41,11 @@ describe('POST /auth/login without 2FA (signed out → signed in)', () => {
 
     const session = await call(inst, c, 'GET', '/api/v1/auth/session');
     expect(session.status).toBe(200);
-    expect(session.body.data).toEqual({ user: res.body.data.user, roles: ['viewer'], twoFactorSetupRequired: false });
+    const viewerHolds = inst.app.kernel.permissions
+      .builtinGrants('viewer')
+      .map((g) => g.permission)
+      .sort();
+    expect(session.body.data).toEqual({ user: res.body.data.user, roles: ['viewer'], permissions: viewerHolds, grants: [], twoFactorSetupRequired: false });
   });
 
   it('records auth.login in the audit trail, with the user as actor and target', async () => {

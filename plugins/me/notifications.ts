@@ -25,6 +25,17 @@ export class MyNotifications {
     private readonly now: () => number,
   ) {}
 
+  /** All the user's unread notifications (the bell's badge). */
+  async unreadCount(userId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('notifications')
+      .select((eb) => eb.fn.countAll<string | number>().as('n'))
+      .where('user_id', '=', userId)
+      .where('read_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   /** Newest first; keyset over the time-ordered id on the (user_id, id) index. */
   async list(userId: string, opts: { limit: number; cursor?: string; unread: boolean }): Promise<NotificationPage> {
     let q = this.db.selectFrom('notifications').selectAll().where('user_id', '=', userId);

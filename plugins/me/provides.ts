@@ -1,4 +1,4 @@
-import { defineServiceRef } from '../../kernel/api.js';
+import { defineServiceRef, type Prefs, type ResolvedPrefs } from '../../kernel/api.js';
 
 /**
  * What the me plugin provides to others (`kernel.plugin(meRef)` from a plugin that requires
@@ -11,6 +11,10 @@ export interface MeProvides {
    * owner's language.
    */
   localeOfAddress(email: string): Promise<string | null>;
+  /** The user's preferences as `GET /me/prefs` answers them: their own values and each field resolved (D10). */
+  prefsOf(userId: string): Promise<{ prefs: Prefs; resolved: ResolvedPrefs }>;
+  /** How many of the user's notifications are unread (the bell's badge, ME4's unreadCount). */
+  unreadNotifications(userId: string): Promise<number>;
 }
 
 /** `kernel.plugin(meRef)` from a plugin that requires 'me'. */

@@ -1,7 +1,7 @@
 import { defineServiceRef, type Kernel } from '../../kernel/api.js';
 import { LayoutService } from './layouts.js';
 import { MyNotifications } from './notifications.js';
-import { PrefsService } from './prefs.js';
+import { PrefsService, type PrefsView } from './prefs.js';
 import { ProfileService } from './profile.js';
 import type { MeProvides } from './provides.js';
 import { meDb } from './tables.js';
@@ -25,6 +25,14 @@ export class MeService implements MeProvides {
 
   localeOfAddress(email: string): Promise<string | null> {
     return this.prefs.localeOfAddress(email);
+  }
+
+  prefsOf(userId: string): Promise<PrefsView> {
+    return this.prefs.view(userId);
+  }
+
+  unreadNotifications(userId: string): Promise<number> {
+    return this.notifications.unreadCount(userId);
   }
 }
 

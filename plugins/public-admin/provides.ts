@@ -298,6 +298,8 @@ export interface PublicAdminProvides {
   recordUsage(keyId: string, n?: number): void;
   /** Called when endpoints or the tables behind them changed in this process (an app's install or upgrade). */
   onEndpointsChanged(listener: () => void): () => void;
+  /** Whether a live public key made by an operator exists (not revoked, not expired, not an app's): the onboarding's step. */
+  hasLiveKey(): Promise<boolean>;
   /** The public side of apps (endpoints and app keys), for the add-ons plugin. */
   readonly apps: PublicAdminApps;
 }

@@ -117,6 +117,10 @@ export class PublicAdminService implements PublicAdminProvides {
     return this.switch.enabledNow();
   }
 
+  hasLiveKey(): Promise<boolean> {
+    return this.keys.anyLive();
+  }
+
   keyForToken(token: string): Promise<PublicKey | null> {
     return this.keys.forToken(token);
   }

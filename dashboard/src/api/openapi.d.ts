@@ -577,8 +577,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The signed-in user, their role ids, and whether they must enrol in 2FA
-         * @description Needs a signed-in user: an API key answers 403 SESSION_REQUIRED.
+         * The signed-in user, their role ids and permissions, and whether they must enrol in 2FA
+         * @description permissions: every permission held (admin: all); grants: the scopes of those held only with scopes (decisions BO1). Needs a signed-in user: an API key answers 403 SESSION_REQUIRED.
          */
         get: operations["getAuthSession"];
         put?: never;
@@ -624,6 +624,26 @@ export interface paths {
          * @description 404 NOT_FOUND for an unknown id and for another user's session alike. Needs a signed-in user: an API key answers 403 SESSION_REQUIRED.
          */
         delete: operations["deleteAuthSessionsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bootstrap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything the dashboard needs on first paint
+         * @description Public. Signed out: setup state and instance facts, session null. With the session cookie: the user, roles, permissions (decisions BO1), preferences, navigation, unread notifications, onboarding and (with public-api.read) the public API switch. A bad or ended session cookie answers 401 AUTH_SESSION_INVALID and clears the cookie. Read from what is kept in memory (decisions BO2).
+         */
+        get: operations["getBootstrap"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1462,6 +1482,46 @@ export interface paths {
         get: operations["getMetaPlacement"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/onboarding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's onboarding checklist
+         * @description Steps the caller may do, each done when the instance already shows it (decisions BO3); dismissed after POST /onboarding/dismiss. Needs a signed-in user: an API key answers 403 SESSION_REQUIRED.
+         */
+        get: operations["getOnboarding"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/onboarding/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put the onboarding checklist away, for you only
+         * @description Idempotent (decisions BO4). Needs a signed-in user: an API key answers 403 SESSION_REQUIRED.
+         */
+        post: operations["postOnboardingDismiss"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3131,6 +3191,20 @@ export interface components {
             inApp: boolean;
             email: boolean;
         };
+        Onboarding: {
+            /** @description The caller put the checklist away (POST /onboarding/dismiss). */
+            dismissed: boolean;
+            /** @description Only the steps the caller may do, in order; each done is read from the instance as it is. */
+            steps: {
+                /** @enum {string} */
+                id: "connect-database" | "create-page" | "invite-colleague" | "enable-two-factor" | "open-public-api" | "install-add-on" | "set-up-email";
+                done: boolean;
+                /** @description The dashboard path where the step is done. */
+                href: string;
+            }[];
+            completed: number;
+            total: number;
+        };
         Page: {
             id: string;
             slug: string;
@@ -3830,6 +3904,14 @@ export interface components {
             hidden?: boolean;
             displayColumn?: string;
             columns?: components["schemas"]["SchemaColumnOverride"][];
+        };
+        ScopedGrant: {
+            permission: string;
+            scope: {
+                connectionId: string;
+                table?: string;
+                columns?: string[];
+            };
         };
         SecuritySettings: {
             requireTwoFactorForRoles: string[];
@@ -6383,6 +6465,10 @@ export interface operations {
                         data: {
                             user: components["schemas"]["User"];
                             roles: string[];
+                            /** @description Every permission the caller holds, with any scope (sorted; admin: every declared one; 'self' is implied). */
+                            permissions: string[];
+                            /** @description The grants of permissions held only with scopes (D9): each narrowed to a connection, a table, some columns. A permission held unscoped is not listed here. */
+                            grants: components["schemas"]["ScopedGrant"][];
                             twoFactorSetupRequired: boolean;
                         };
                     };
@@ -6518,6 +6604,95 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBootstrap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            setup: {
+                                open: boolean;
+                            };
+                            instance: {
+                                version: string;
+                                /** @enum {string} */
+                                runtime: "self-host" | "desktop";
+                                smtpConfigured: boolean;
+                                desktopDemo: boolean;
+                            };
+                            /** @description The branding once the instance has it (GET /branding); null until then. */
+                            branding: null;
+                            /** @description The locale, direction and bundles hash once i18n exists; null until then. */
+                            i18n: null;
+                            /** @description null when signed out (no session cookie) or called with an API key, which has no user. */
+                            session: {
+                                user: components["schemas"]["User"];
+                                roles: string[];
+                                /** @description Every permission the caller holds, with any scope (sorted; admin: every declared one; 'self' is implied). */
+                                permissions: string[];
+                                /** @description The grants of permissions held only with scopes (D9): each narrowed to a connection, a table, some columns. A permission held unscoped is not listed here. */
+                                grants: components["schemas"]["ScopedGrant"][];
+                                twoFactorSetupRequired: boolean;
+                                prefs: {
+                                    prefs: components["schemas"]["Prefs"];
+                                    resolved: components["schemas"]["ResolvedPrefs"];
+                                };
+                                nav: {
+                                    sections: {
+                                        id: string;
+                                        title: string;
+                                        entries: ({
+                                            /** @constant */
+                                            type: "page";
+                                            pageId: string;
+                                            slug: string;
+                                            title: string;
+                                            icon: string | null;
+                                            kind: string;
+                                        } | {
+                                            /** @constant */
+                                            type: "app";
+                                            appKey: string;
+                                            surface: string;
+                                        })[];
+                                    }[];
+                                };
+                                unreadNotifications: number;
+                                onboarding: components["schemas"]["Onboarding"];
+                                /** @description Present only when the caller holds public-api.read. */
+                                publicApi?: {
+                                    /** @description False when SVC_PUBLIC_API_ORIGINS is unset: the public routes are not served. */
+                                    served: boolean;
+                                    /** @description The operator's switch. */
+                                    enabled: boolean;
+                                };
+                            } | null;
+                        };
+                    };
                 };
             };
             /** @description Internal error */
@@ -10314,6 +10489,107 @@ export interface operations {
                             dialect: "postgres" | "mysql" | "sqlite";
                             location: string;
                             embedded: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOnboarding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Onboarding"];
+                    };
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOnboardingDismiss: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @constant */
+                            dismissed: true;
                         };
                     };
                 };

@@ -27,6 +27,19 @@ export class KeyStore {
     private readonly now: () => number,
   ) {}
 
+  /** Whether an operator's key (not an app's) is live: not revoked, not expired. */
+  async anyLive(): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('public_keys')
+      .select('id')
+      .where('revoked_at', 'is', null)
+      .where('addon_key', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', this.now())]))
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   private mint(kind: KeyKind, expires: KeyExpiry) {
     const now = this.now();
     const secret = KEY_PREFIX[kind] + randomToken(32);
