@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { dataOf, effectivePermissionsShape, prefsSchema, resolvedPrefsSchema, userSchema } from '../../kernel/api.js';
+import { navSchema } from '../pages/provides.js';
 import { ONBOARDING_STEPS } from './onboarding.js';
 
 export const onboardingSchema = z
@@ -18,23 +19,6 @@ export const onboardingSchema = z
     total: z.number().int().min(0),
   })
   .meta({ id: 'Onboarding' });
-
-/** An entry of the navigation as pages' `nav.read` answers it (plugins/pages/provides.ts NavItem); z.object, not strict: a field the navigation adds later is left out rather than failing the whole first paint. */
-const navEntry = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('page'),
-    pageId: z.string(),
-    slug: z.string(),
-    title: z.string(),
-    icon: z.string().nullable(),
-    kind: z.string(),
-  }),
-  z.object({ type: z.literal('app'), appKey: z.string(), surface: z.string() }),
-]);
-
-const navSchema = z.strictObject({
-  sections: z.array(z.object({ id: z.string(), title: z.string(), entries: z.array(navEntry) })),
-});
 
 const sessionPart = z.strictObject({
   user: userSchema,

@@ -175,3 +175,4 @@ export interface PagesProvides {
 export const pagesRef = defineServiceRef<PagesProvides>('pages');
 
 export { slugify } from './slug.js';
+export { navSchema } from './nav/schema.js';

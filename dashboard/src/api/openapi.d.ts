@@ -1688,26 +1688,6 @@ export interface paths {
         patch: operations["patchPagesByPageIdViewsByViewId"];
         trace?: never;
     };
-    "/api/v1/pages/nav": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The navigation the caller sees
-         * @description The stored sections in order with their entries: pages the caller may see (decisions PG2) and installed apps’ dashboard pages (with add-ons.use; a disabled app’s only with pages.admin). Pages placed in no section come last in a section `pages` titled "Pages" (appended to a stored section `pages` when there is one). Sections left empty for the caller are left out, except for holders of pages.admin, who arrange them (decisions PG10).
-         */
-        get: operations["getPagesNav"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/pages/nav-order": {
         parameters: {
             query?: never;
@@ -6661,26 +6641,7 @@ export interface operations {
                                     prefs: components["schemas"]["Prefs"];
                                     resolved: components["schemas"]["ResolvedPrefs"];
                                 };
-                                nav: {
-                                    sections: {
-                                        id: string;
-                                        title: string;
-                                        entries: ({
-                                            /** @constant */
-                                            type: "page";
-                                            pageId: string;
-                                            slug: string;
-                                            title: string;
-                                            icon: string | null;
-                                            kind: string;
-                                        } | {
-                                            /** @constant */
-                                            type: "app";
-                                            appKey: string;
-                                            surface: string;
-                                        })[];
-                                    }[];
-                                };
+                                nav: components["schemas"]["Nav"];
                                 unreadNotifications: number;
                                 onboarding: components["schemas"]["Onboarding"];
                                 /** @description Present only when the caller holds public-api.read. */
@@ -11590,57 +11551,6 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    getPagesNav: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            nav: components["schemas"]["Nav"];
-                        };
-                    };
-                };
-            };
-            /** @description Not signed in, or the session or key is no longer valid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller lacks the permission, or the origin is refused */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -31,9 +31,10 @@ function navFlows(meta: MetaChoice) {
   const ids: Record<string, string> = {};
 
   const readNav = async (client: HttpClient): Promise<Nav> => {
-    const res = await call(inst, client, 'GET', '/api/v1/pages/nav');
+    // The seed has no GET of the navigation: the dashboard reads it from /bootstrap (BO2).
+    const res = await call(inst, client, 'GET', '/api/v1/bootstrap');
     expect(res.status, res.text).toBe(200);
-    return res.body.data.nav as Nav;
+    return res.body.data.session.nav as Nav;
   };
   const putNav = (client: HttpClient, body: object) => call(inst, client, 'PUT', '/api/v1/pages/nav-order', body);
   const create = async (body: object) => {

@@ -5,25 +5,8 @@ import { pagesStoreRef } from '../store.js';
 import { canSee } from '../visibility.js';
 import { PAGES_NAV_CHANGED } from '../store.js';
 import { appKeyOf, pageKey, sectionIdField } from './keys.js';
+import { navSchema } from './schema.js';
 import { PAGES_ADMIN, type StoredNav } from './store.js';
-
-const navItemSchema = z.discriminatedUnion('type', [
-  z.strictObject({
-    type: z.literal('page'),
-    pageId: z.string(),
-    slug: z.string(),
-    title: z.string(),
-    icon: z.string().nullable(),
-    kind: z.enum(['list', 'detail', 'dashboard', 'form', 'custom']),
-  }),
-  z.strictObject({ type: z.literal('app'), appKey: z.string(), surface: z.string(), title: z.string() }),
-]);
-
-export const navSchema = z
-  .strictObject({
-    sections: z.array(z.strictObject({ id: z.string(), title: z.string(), entries: z.array(navItemSchema) })),
-  })
-  .meta({ id: 'Nav' });
 
 const navAnswer = dataOf(z.strictObject({ nav: navSchema }));
 
@@ -73,18 +56,6 @@ async function check(kernel: Kernel, principal: Principal, nav: StoredNav): Prom
 }
 
 export const navRoutes = [
-  route({
-    method: 'GET',
-    url: '/pages/nav',
-    summary: 'The navigation the caller sees',
-    description:
-      'The stored sections in order with their entries: pages the caller may see (decisions PG2) and installed apps’ dashboard pages (with add-ons.use; a disabled app’s only with pages.admin). ' +
-      'Pages placed in no section come last in a section `pages` titled "Pages" (appended to a stored section `pages` when there is one). ' +
-      'Sections left empty for the caller are left out, except for holders of pages.admin, who arrange them (decisions PG10).',
-    permission: 'pages.read',
-    schema: { response: { 200: navAnswer } },
-    handler: async ({ kernel, principal }) => ({ data: { nav: await store(kernel).nav.read(principal!) } }),
-  }),
   route({
     method: 'PUT',
     url: '/pages/nav-order',
