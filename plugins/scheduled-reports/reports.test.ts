@@ -367,6 +367,7 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('scheduled reports (issu
           { id: 'sum', title: 'Total score', query: { connectionId, table: 'people', metric: { op: 'sum', column: 'score' } } },
           { id: 'act', title: 'People by active', query: { connectionId, table: 'people', metric: { op: 'count' }, groupBy: { column: 'active' } } },
           { id: 'bad', title: 'Broken', query: { connectionId, table: 'people', metric: { op: 'sum', column: 'no_such_column' } } },
+          { id: 'born', title: 'Born per day', query: { connectionId, table: 'people', metric: { op: 'count' }, timeBucket: { column: 'born', unit: 'day' } } },
         ],
       },
     });
@@ -403,6 +404,19 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('scheduled reports (issu
     const groups = csvRows(mail!, '02-people-by-active.csv');
     expect(new Map(groups.map((g) => [g.key, Number(g.value)]))).toEqual(expected);
     expect(attachmentOf(mail!, '03-broken.csv')).toBeNull();
+    // A series: every point in its CSV, its last five in the mail.
+    const perDay = (await source
+      .db()
+      .selectFrom('people')
+      .select(['born', (eb) => eb.fn.countAll().as('n')])
+      .where('born', 'is not', null)
+      .groupBy('born')
+      .orderBy('born')
+      .execute()) as Array<{ born: string | Date; n: number | string }>;
+    const day = (b: string | Date) => (b instanceof Date ? b.toISOString().slice(0, 10) : String(b).slice(0, 10));
+    const points = csvRows(mail!, '04-born-per-day.csv');
+    expect(points.map((p) => [p.t!.slice(0, 10), Number(p.value)])).toEqual(perDay.map((r) => [day(r.born), Number(r.n)]));
+    expect(mail!.text).toContain(`Born per day (last 5 of ${perDay.length} points):`);
     expect(job.result).toMatchObject({ recipients: 1 });
     expect((await editor.client.delete(`/api/v1/scheduled-reports/${created.body.data.report.id}`)).status).toBe(200);
   });
