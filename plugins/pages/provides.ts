@@ -135,6 +135,24 @@ export type WidgetQueryCheck = (principal: Principal, query: unknown, path: stri
  */
 export type PageTableReader = (connectionId: string, ref: string) => Promise<EffectiveTable | null>;
 
+/** A shared view of a table page (decisions PG7): a named grid query, what GET /data/{conn}/{table} takes. */
+export interface SharedView {
+  id: string;
+  pageId: string;
+  name: string;
+  /** `{sort?, search?, filters?: [{column, op, value}], columns?, columnWidths?}` (the grid's URL, DB23). */
+  query: Record<string, unknown>;
+  isDefault: boolean;
+}
+
+/** Reading a page's shared views (another plugin's report of a view, decisions RP3). */
+export interface PageViews {
+  /** The view of that page, or null. */
+  find(pageId: string, viewId: string): Promise<SharedView | null>;
+  /** The page's default view, or null when it has none. */
+  defaultOf(pageId: string): Promise<SharedView | null>;
+}
+
 /**
  * What the pages plugin provides (`kernel.plugin(pagesRef)` from a plugin that
  * requires 'pages').
@@ -169,6 +187,8 @@ export interface PagesProvides {
   /** Set once by the schema plugin: how pages read a table's effective columns (decisions PG4). */
   setTableReader(reader: PageTableReader): void;
   nav: PagesNav;
+  /** The pages' shared views, read only (their routes write them). */
+  views: PageViews;
 }
 
 /** `kernel.plugin(pagesRef)` from a plugin that requires 'pages'. */

@@ -21,7 +21,7 @@ export default definePlugin<ReportsService>({
   name: 'scheduled-reports',
   version: '1.0.0',
   description: 'Exports of a view or a table, or a dashboard’s summary, mailed on a schedule (issue 28 §4).',
-  requires: ['pages', 'exports', 'connections', 'schema'],
+  requires: ['pages', 'exports', 'connections', 'schema', 'widget-data'],
   permissions: [
     { name: REPORTS_READ, label: 'See scheduled reports', description: 'List one’s own scheduled reports.', roles: ['editor', 'viewer'] },
     {

@@ -249,6 +249,194 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('scheduled reports (issu
     expect(await inUse(list.id)).toEqual({});
   });
 
+  const csvRows = (mail: ReceivedMail, filename: string) => {
+    const file = attachmentOf(mail, filename);
+    expect(file, `attachment ${filename}`).not.toBeNull();
+    return parseCsv(file!.toString('utf8'), { columns: true }) as Array<Record<string, string>>;
+  };
+
+  it('exports a view report as the shared view’s query (columns, sort, filters), else the default view, else the page’s config; refuses an unknown view; a deleted view falls back (RP3, RP8)', async () => {
+    const store = pages.held.service!;
+    const list = await store.create({ slug: 'people-views', title: 'People views', kind: 'list', connectionId, table: 'people' });
+    const made = await editor.client.post(`/api/v1/pages/${list.id}/views`, {
+      name: 'Top ten but three',
+      query: {
+        columns: ['id', 'name'],
+        sort: '-id',
+        filters: [
+          { column: 'id', op: 'lte', value: '10' },
+          { column: 'id', op: 'ne', value: '3' },
+        ],
+      },
+    });
+    expect(made.status, made.text).toBe(201);
+    const viewId = made.body.data.view.id as string;
+    // The same rows, read from the source directly.
+    const direct = (await source
+      .db()
+      .selectFrom('people')
+      .select(['id', 'name'])
+      .where('id', '<=', 10)
+      .where('id', '<>', 3)
+      .orderBy('id', 'desc')
+      .execute()) as Array<{
+      id: number;
+      name: string;
+    }>;
+    expect(direct).toHaveLength(9);
+
+    // An unknown view, on create and on change: unknown-source; a view with a search: view-unsupported.
+    const bad = await editor.client.post('/api/v1/scheduled-reports', body({ source: { kind: 'view', pageId: list.id, viewId: 'nope' } }));
+    expect(bad.status, bad.text).toBe(400);
+    expect(bad.body.error.issues.map((i: { path: string; code: string }) => `${i.path}:${i.code}`)).toEqual(['body.source.viewId:unknown-source']);
+    const searching = await editor.client.post(`/api/v1/pages/${list.id}/views`, { name: 'Searching', query: { search: 'Ann' } });
+    expect(searching.status, searching.text).toBe(201);
+    const unsupported = await editor.client.post(
+      '/api/v1/scheduled-reports',
+      body({ source: { kind: 'view', pageId: list.id, viewId: searching.body.data.view.id } }),
+    );
+    expect(unsupported.status, unsupported.text).toBe(400);
+    expect(unsupported.body.error.issues.map((i: { code: string }) => i.code)).toEqual(['view-unsupported']);
+    expect((await editor.client.delete(`/api/v1/pages/${list.id}/views/${searching.body.data.view.id}`)).status).toBe(200);
+
+    const created = await editor.client.post('/api/v1/scheduled-reports', body({ name: 'The view', source: { kind: 'view', pageId: list.id, viewId } }));
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.data.report.id as string;
+    const patchBad = await editor.client.patch(`/api/v1/scheduled-reports/${id}`, { source: { kind: 'view', pageId: list.id, viewId: 'gone' } });
+    expect(patchBad.status).toBe(400);
+    expect(patchBad.body.error.issues.map((i: { code: string }) => i.code)).toEqual(['unknown-source']);
+
+    let sent = smtp.received.length;
+    const job = await runNow(editor.client, id);
+    expect(job.state, JSON.stringify(job.error)).toBe('succeeded');
+    const [mail] = (await smtp.waitFor(sent + 1)).slice(sent);
+    const csv = attachmentOf(mail!, fileNameIn(mail!))!.toString('utf8');
+    expect(csv.split(/\r?\n/)[0]).toBe('id,name');
+    expect(parseCsv(csv, { columns: true })).toEqual(direct.map((r) => ({ id: String(r.id), name: r.name })));
+
+    // Without a view id: the page's config (PG5) while it has no default view…
+    expect(
+      (
+        await editor.client.patch(`/api/v1/pages/${list.id}/config`, {
+          columns: [{ column: 'id' }, { column: 'score' }],
+          sort: [{ column: 'id', direction: 'desc' }],
+          filters: [{ column: 'id', op: 'gt', value: '20' }],
+        })
+      ).status,
+    ).toBe(200);
+    const plain = await editor.client.post('/api/v1/scheduled-reports', body({ name: 'The page', source: { kind: 'view', pageId: list.id } }));
+    expect(plain.status, plain.text).toBe(201);
+    sent = smtp.received.length;
+    expect((await runNow(editor.client, plain.body.data.report.id)).state).toBe('succeeded');
+    const [cmail] = (await smtp.waitFor(sent + 1)).slice(sent);
+    const fromConfig = parseCsv(attachmentOf(cmail!, fileNameIn(cmail!))!.toString('utf8'), { columns: true }) as Array<Record<string, string>>;
+    expect(fromConfig.map((r) => r.id)).toEqual(['25', '24', '23', '22', '21']);
+    expect(Object.keys(fromConfig[0]!)).toEqual(['id', 'score']);
+    // …then its default view.
+    expect((await editor.client.patch(`/api/v1/pages/${list.id}/views/${viewId}`, { isDefault: true })).status).toBe(200);
+    sent = smtp.received.length;
+    expect((await runNow(editor.client, plain.body.data.report.id)).state).toBe('succeeded');
+    const [dmail] = (await smtp.waitFor(sent + 1)).slice(sent);
+    expect(parseCsv(attachmentOf(dmail!, fileNameIn(dmail!))!.toString('utf8'), { columns: true })).toEqual(
+      direct.map((r) => ({ id: String(r.id), name: r.name })),
+    );
+
+    // The view is deleted (RP8): the report falls back to the page's config and the mail says so.
+    expect((await editor.client.delete(`/api/v1/pages/${list.id}/views/${viewId}`)).status).toBe(200);
+    sent = smtp.received.length;
+    const after = await runNow(editor.client, id);
+    expect(after.state, JSON.stringify(after.error)).toBe('succeeded');
+    const [fmail] = (await smtp.waitFor(sent + 1)).slice(sent);
+    expect(fmail!.text.replace(/\s+/g, ' ')).toContain('The report’s view no longer exists');
+    expect((parseCsv(attachmentOf(fmail!, fileNameIn(fmail!))!.toString('utf8'), { columns: true }) as Array<Record<string, string>>).map((r) => r.id)).toEqual(
+      ['25', '24', '23', '22', '21'],
+    );
+
+    for (const r of [id, plain.body.data.report.id]) expect((await editor.client.delete(`/api/v1/scheduled-reports/${r}`)).status).toBe(200);
+  });
+
+  it('mails a dashboard’s summary: each widget’s number or groups (as the SQL gives them) in the mail and as a CSV; a failing widget shows its error', async () => {
+    const store = pages.held.service!;
+    const dash = await store.create({
+      slug: 'people-numbers',
+      title: 'People in numbers',
+      kind: 'dashboard',
+      layout: {
+        version: 1,
+        widgets: [
+          { id: 'sum', title: 'Total score', query: { connectionId, table: 'people', metric: { op: 'sum', column: 'score' } } },
+          { id: 'act', title: 'People by active', query: { connectionId, table: 'people', metric: { op: 'count' }, groupBy: { column: 'active' } } },
+          { id: 'bad', title: 'Broken', query: { connectionId, table: 'people', metric: { op: 'sum', column: 'no_such_column' } } },
+          { id: 'born', title: 'Born per day', query: { connectionId, table: 'people', metric: { op: 'count' }, timeBucket: { column: 'born', unit: 'day' } } },
+        ],
+      },
+    });
+    const created = await editor.client.post(
+      '/api/v1/scheduled-reports',
+      body({ name: 'Numbers', source: { kind: 'dashboard', pageId: dash.id }, format: 'summary' }),
+    );
+    expect(created.status, created.text).toBe(201);
+    const sent = smtp.received.length;
+    const job = await runNow(editor.client, created.body.data.report.id);
+    expect(job.state, JSON.stringify(job.error)).toBe('succeeded');
+    const [mail] = (await smtp.waitFor(sent + 1)).slice(sent);
+
+    const [sum] = (await source
+      .db()
+      .selectFrom('people')
+      .select((eb) => eb.fn.sum('score').as('s'))
+      .execute()) as Array<{ s: number | string }>;
+    const total = Number(sum!.s);
+    const byActive = (await source
+      .db()
+      .selectFrom('people')
+      .select(['active', (eb) => eb.fn.countAll().as('n')])
+      .groupBy('active')
+      .execute()) as Array<{ active: number | boolean; n: number | string }>;
+    const expected = new Map(byActive.map((r) => [String(Boolean(Number(r.active))), Number(r.n)]));
+
+    expect(mail!.text).toContain(`Total score: ${total.toLocaleString('en-US', { maximumFractionDigits: 6 })}`);
+    for (const [k, n] of expected) expect(mail!.text).toContain(`${k}: ${n}`);
+    expect(mail!.text.replace(/\s+/g, ' ')).toMatch(/Broken: could not be computed\. VALIDATION_FAILED/);
+    expect(mail!.raw).toMatch(/text\/html/i);
+
+    expect(csvRows(mail!, '01-total-score.csv')).toEqual([{ value: String(total) }]);
+    const groups = csvRows(mail!, '02-people-by-active.csv');
+    expect(new Map(groups.map((g) => [g.key, Number(g.value)]))).toEqual(expected);
+    expect(attachmentOf(mail!, '03-broken.csv')).toBeNull();
+    // A series: every point in its CSV, its last five in the mail.
+    const perDay = (await source
+      .db()
+      .selectFrom('people')
+      .select(['born', (eb) => eb.fn.countAll().as('n')])
+      .where('born', 'is not', null)
+      .groupBy('born')
+      .orderBy('born')
+      .execute()) as Array<{ born: string | Date; n: number | string }>;
+    const day = (b: string | Date) => (b instanceof Date ? b.toISOString().slice(0, 10) : String(b).slice(0, 10));
+    const points = csvRows(mail!, '04-born-per-day.csv');
+    expect(points.map((p) => [p.t!.slice(0, 10), Number(p.value)])).toEqual(perDay.map((r) => [day(r.born), Number(r.n)]));
+    expect(mail!.text).toContain(`Born per day (last 5 of ${perDay.length} points):`);
+    expect(job.result).toMatchObject({ recipients: 1 });
+    expect((await editor.client.delete(`/api/v1/scheduled-reports/${created.body.data.report.id}`)).status).toBe(200);
+  });
+
+  it('end to end: DELETE /pages/{id} answers 409 PAGE_IN_USE naming the report that uses the page; once the report is deleted the page deletes', async () => {
+    const store = pages.held.service!;
+    const list = await store.create({ slug: 'people-in-use', title: 'People in use', kind: 'list', connectionId, table: 'people' });
+    const created = await editor.client.post('/api/v1/scheduled-reports', body({ name: 'Holds the page', source: { kind: 'view', pageId: list.id } }));
+    expect(created.status, created.text).toBe(201);
+    const reportId = created.body.data.report.id as string;
+    const refused = await editor.client.delete(`/api/v1/pages/${list.id}`);
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'PAGE_IN_USE', params: { reports: [reportId] } });
+    expect((await editor.client.get(`/api/v1/pages/${list.id}`)).status).toBe(200);
+    expect((await editor.client.delete(`/api/v1/scheduled-reports/${reportId}`)).status).toBe(200);
+    const deleted = await editor.client.delete(`/api/v1/pages/${list.id}`);
+    expect(deleted.status, deleted.text).toBe(200);
+    expect((await editor.client.get(`/api/v1/pages/${list.id}`)).status).toBe(404);
+  });
+
   it('says in the mail that an export above 10 MiB is too large to attach, and links it', async () => {
     await source.exec(
       `create table wide (id integer primary key not null, body text not null);

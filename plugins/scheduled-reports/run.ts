@@ -1,5 +1,5 @@
 import { AppError, type JobContext, JobError, MAIL_ATTACHMENTS_MAX_BYTES, type MailAttachment } from '../../kernel/api.js';
-import { exportsRef, type ExportFormat } from '../exports/provides.js';
+import { exportsRef, type ExportFormat, type ExportQuery } from '../exports/provides.js';
 import { pagesRef } from '../pages/provides.js';
 import type { Recipient, ReportSource } from './schemas.js';
 import {
@@ -13,6 +13,7 @@ import {
   type ReportsService,
 } from './service.js';
 import { summarizeDashboard } from './summary.js';
+import { viewTarget } from './view-source.js';
 
 export interface RunPayload {
   reportId: string;
@@ -154,13 +155,18 @@ async function deliver(ctx: JobContext<RunPayload>, service: ReportsService, row
     html = `${row.message ? `<p>${row.message.replace(/[&<>]/g, (c) => `&#${c.charCodeAt(0)};`)}</p>` : ''}${summary.html}`;
     attachments.push(...summary.attachments);
   } else {
-    let target: { connectionId: string; table: string; query: Record<string, unknown> };
+    let target: { connectionId: string; table: string; query: ExportQuery };
     if (source.kind === 'view') {
       const page = await pages.find(source.pageId);
       if (!page || !page.connectionId || !page.table) throw new JobError('REPORT_SOURCE_GONE', 'The page no longer exists.', false);
       if (!pages.canSee(owner, page)) throw forbidden('The report’s owner may no longer see the page.');
-      // RP3: shared views are not there yet: the page's table, whole (viewId is kept for then).
-      target = { connectionId: page.connectionId, table: page.table, query: {} };
+      // RP3: the shared view's query (else the default view's, else the page's config); RP8: a gone view falls back, said in the mail.
+      const view = await viewTarget(pages, page, source.viewId);
+      if (view.unsupported.length)
+        throw new JobError('REPORT_SOURCE_CHANGED', `The view changed: an export cannot apply ${view.unsupported.join(' and ')}.`, false);
+      target = view;
+      const what = view.from === 'config' ? 'the page’s own columns, sort and filters' : `the view “${view.view!.name}”`;
+      if (view.viewGone) text += `The report’s view no longer exists; this export follows ${what} instead.\n\n`;
     } else target = { connectionId: source.connectionId, table: source.table, query: source.query ?? {} };
     let file;
     try {

@@ -12,7 +12,11 @@ export const reportSourceSchema = z
     z.strictObject({
       kind: z.literal('view'),
       pageId: id,
-      viewId: id.optional().meta({ description: "A shared view of the page (its query); until shared views exist the page's table is exported whole (RP3)." }),
+      viewId: id.optional().meta({
+        description:
+          "A shared view of the page (GET /pages/{pageId}/views): its query is exported. Without it, the page's default view, else the page's config (RP3). " +
+          'A view deleted later: the runs fall back the same way and the mail says so (RP8).',
+      }),
     }),
     z.strictObject({
       kind: z.literal('table'),

@@ -5,6 +5,7 @@ import { pagesRef } from '../pages/provides.js';
 import { schemaRef } from '../schema/provides.js';
 import type { CreateReport, PatchReport, Recipient, Report, ReportFormat, ReportSource } from './schemas.js';
 import { reportsDb, type ReportsDb, type ReportTables } from './tables.js';
+import { viewTarget } from './view-source.js';
 
 export const REPORTS_READ = 'reports.read';
 export const REPORTS_WRITE = 'reports.write';
@@ -23,7 +24,7 @@ export type ReportRow = ReportTables['scheduled_reports'];
 
 const TABLE_FORMATS: ReadonlySet<ReportFormat> = new Set(['csv', 'xlsx', 'jsonl']);
 
-/** The owner as they are now (RP6): null when the user is gone or not active (suspended, invited). */
+/** The owner as they are now (RP4): null when the user is gone or not active (suspended, invited). */
 export async function principalOf(kernel: Kernel, userId: string): Promise<Principal | null> {
   const user = await kernel.db.selectFrom('users').select(['id', 'status']).where('id', '=', userId).executeTakeFirst();
   if (!user || user.status !== 'active') return null;
@@ -183,8 +184,33 @@ export class ReportsService {
     }
     if (!TABLE_FORMATS.has(format)) issues.push({ path: 'body.format', code: 'format-source', message: 'A view or a table is mailed as csv, xlsx or jsonl.' });
     if (source.kind === 'view') {
-      const page = await this.kernel.plugin(pagesRef).findVisible(principal, source.pageId);
-      if (!page || !page.connectionId || !page.table) unknown('body.source.pageId', 'No table page with this id.');
+      const pages = this.kernel.plugin(pagesRef);
+      const page = await pages.findVisible(principal, source.pageId);
+      if (!page || !page.connectionId || !page.table) {
+        unknown('body.source.pageId', 'No table page with this id.');
+        return;
+      }
+      if (source.viewId && !(await pages.views.find(page.id, source.viewId))) {
+        unknown('body.source.viewId', 'The page has no shared view with this id.');
+        return;
+      }
+      const target = await viewTarget(pages, page, source.viewId);
+      if (target.unsupported.length)
+        issues.push({
+          path: source.viewId ? 'body.source.viewId' : 'body.source.pageId',
+          code: 'view-unsupported',
+          message: `An export cannot apply ${target.unsupported.join(' and ')}; save the view without it (RP8).`,
+        });
+      if (!TABLE_FORMATS.has(format) || target.unsupported.length) return;
+      try {
+        await this.kernel
+          .plugin(exportsRef)
+          .check(principal, { connectionId: target.connectionId, table: target.table, format: format as 'csv', ...target.query });
+      } catch (err) {
+        if (!(err instanceof AppError) || !['VALIDATION_FAILED', 'FORBIDDEN', 'NOT_FOUND'].includes(err.code)) throw err;
+        // The view (or the page's config) names what the caller may not read: the source is unknown to them.
+        unknown(source.viewId ? 'body.source.viewId' : 'body.source.pageId', 'No view of this page that you may export.');
+      }
       return;
     }
     const info = await this.kernel

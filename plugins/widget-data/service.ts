@@ -17,6 +17,7 @@ import { pgExecute, pgTimedOut, postgresWidgets } from './dialects/postgres.js';
 import { sqliteWidgets } from './dialects/sqlite.js';
 import type { Sql, WidgetDialect } from './dialects/types.js';
 import { BATCH_TIMEOUT_MS, MAX_POINTS, PARALLEL, WIDGET_TIMEOUT_MS, type WidgetDataOptions } from './options.js';
+import type { WidgetDataProvides } from './provides.js';
 import type { WidgetMeta, WidgetResult } from './schemas.js';
 import { localToInstant, offsetSpans, type OffsetSpan } from './zones.js';
 
@@ -84,7 +85,7 @@ function refusal(dialect: Plan['dialect'], err: unknown): string | null {
   return String(e?.message ?? err).slice(0, 500);
 }
 
-export class WidgetData {
+export class WidgetData implements WidgetDataProvides {
   /** Up to PARALLEL threads, each statement to the least busy: a slow widget holds one thread, not every SQLite widget. */
   private readonly sqlite: Array<{ worker: SqliteWorker; busy: number }> = [];
   private readonly perConnection = new Map<string, Gate>();

@@ -2134,7 +2134,7 @@ export interface paths {
         put?: never;
         /**
          * Schedule a report
-         * @description The caller owns it; each run uses the owner’s permissions as they are then. 400 VALIDATION_FAILED with issues `cron-invalid` (five fields only), `timezone-invalid`, `too-frequent` (more than once an hour), `unknown-source` (a page, dashboard or table the caller cannot see is unknown alike), `format-source` (summary is for dashboards, csv/xlsx/jsonl for views and tables), `unknown-user`; 403 FORBIDDEN (`params.permission: reports.external`) for an e-mail that is no user of the instance.
+         * @description The caller owns it; each run uses the owner’s permissions as they are then. 400 VALIDATION_FAILED with issues `cron-invalid` (five fields only), `timezone-invalid`, `too-frequent` (more than once an hour), `unknown-source` (a page, dashboard, shared view or table the caller cannot see is unknown alike), `view-unsupported` (a view with a search or two filters of one operator on one column, which an export cannot apply; RP8), `format-source` (summary is for dashboards, csv/xlsx/jsonl for views and tables), `unknown-user`; 403 FORBIDDEN (`params.permission: reports.external`) for an e-mail that is no user of the instance.
          */
         post: operations["postScheduledReports"];
         delete?: never;
@@ -2162,7 +2162,7 @@ export interface paths {
         head?: never;
         /**
          * Change a scheduled report
-         * @description Any field but the owner. Enabling a report its failures disabled starts the count over. 404 for another’s report without reports.admin. 400 VALIDATION_FAILED with issues `cron-invalid` (five fields only), `timezone-invalid`, `too-frequent` (more than once an hour), `unknown-source` (a page, dashboard or table the caller cannot see is unknown alike), `format-source` (summary is for dashboards, csv/xlsx/jsonl for views and tables), `unknown-user`; 403 FORBIDDEN (`params.permission: reports.external`) for an e-mail that is no user of the instance.
+         * @description Any field but the owner. Enabling a report its failures disabled starts the count over. 404 for another’s report without reports.admin. 400 VALIDATION_FAILED with issues `cron-invalid` (five fields only), `timezone-invalid`, `too-frequent` (more than once an hour), `unknown-source` (a page, dashboard, shared view or table the caller cannot see is unknown alike), `view-unsupported` (a view with a search or two filters of one operator on one column, which an export cannot apply; RP8), `format-source` (summary is for dashboards, csv/xlsx/jsonl for views and tables), `unknown-user`; 403 FORBIDDEN (`params.permission: reports.external`) for an e-mail that is no user of the instance.
          */
         patch: operations["patchScheduledReportsById"];
         trace?: never;
@@ -3504,7 +3504,7 @@ export interface components {
             /** @constant */
             kind: "view";
             pageId: string;
-            /** @description A shared view of the page (its query); until shared views exist the page's table is exported whole (RP3). */
+            /** @description A shared view of the page (GET /pages/{pageId}/views): its query is exported. Without it, the page's default view, else the page's config (RP3). A view deleted later: the runs fall back the same way and the mail says so (RP8). */
             viewId?: string;
         } | {
             /** @constant */
