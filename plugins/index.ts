@@ -18,6 +18,7 @@ import publicApi from './public-api/manifest.js';
 import roles from './roles/manifest.js';
 import schema from './schema/manifest.js';
 import schemaImport from './schema-import/manifest.js';
+import search from './search/manifest.js';
 import settings from './settings/manifest.js';
 import setup from './setup/manifest.js';
 import users from './users/manifest.js';
@@ -46,4 +47,5 @@ export const firstPartyPlugins: PluginDefinition[] = [
   publicApi,
   schemaImport,
   addOns,
+  search,
 ];
