@@ -78,17 +78,21 @@ class Part<E extends NameEntry> {
 
   private load(): Promise<void> {
     const generation = this.generation;
-    const done = (async () => {
-      const [list, stamp] = await Promise.all([this.source.load(), this.source.stamp?.() ?? null]);
-      this.names.reset(list);
-      this.stampValue = stamp;
-      this.stampAt = this.now();
-      // A change seen while loading leaves it stale: the next search loads again.
-      if (this.loaded < generation) this.loaded = generation;
+    // eslint-disable-next-line prefer-const
+    let loading: Promise<void> | undefined;
+    loading = (async () => {
+      try {
+        const [list, stamp] = await Promise.all([this.source.load(), this.source.stamp?.() ?? null]);
+        this.names.reset(list);
+        this.stampValue = stamp;
+        this.stampAt = this.now();
+        // A change seen while loading leaves it stale: the next search loads again.
+        if (this.loaded < generation) this.loaded = generation;
+      } finally {
+        if (this.loading === loading) this.loading = null;
+      }
     })();
-    return done.finally(() => {
-      if (this.loading === done) this.loading = null;
-    });
+    return loading!;
   }
 
   private pollStamp(): void {
