@@ -32,7 +32,9 @@ const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
-  const file = join(dataDir, 'source.db');
+  // Not in the data directory: the service refuses its own files as connections.
+  const sourceDir = mkdtempSync(join(tmpdir(), 'svc-bench-src-'));
+  const file = join(sourceDir, 'source.db');
   const source = new Database(file);
   for (let i = 0; i < TABLES; i++) source.exec(`create table table_${i} (id integer primary key, name text not null, note text)`);
   source.close();
@@ -112,6 +114,7 @@ async function main(): Promise<void> {
   } finally {
     await app.close();
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(sourceDir, { recursive: true, force: true });
   }
 }
 
