@@ -20,6 +20,7 @@ import roles from './roles/manifest.js';
 import schema from './schema/manifest.js';
 import schemaImport from './schema-import/manifest.js';
 import scheduledReports from './scheduled-reports/manifest.js';
+import search from './search/manifest.js';
 import settings from './settings/manifest.js';
 import setup from './setup/manifest.js';
 import users from './users/manifest.js';
@@ -52,4 +53,5 @@ export const firstPartyPlugins: PluginDefinition[] = [
   scheduledReports,
   widgetData,
   bootstrap,
+  search,
 ];

@@ -1,7 +1,19 @@
 import { defineServiceRef } from '../../kernel/api.js';
 
-/** What the add-ons plugin provides to others (`kernel.plugin(addonsRef)` from a plugin that requires 'add-ons'). */
+/** An installed add-on as search lists one. */
+export interface AddonName {
+  key: string;
+  name: string;
+  description: string;
+  enabled: boolean;
+}
+
+/** What the add-ons plugin provides to other plugins (`kernel.plugin(addonsRef)` from a plugin that requires 'add-ons'). */
 export interface AddonsProvides {
+  /** Every installed add-on's key, name and description, by key (search's index). */
+  names(): Promise<AddonName[]>;
+  /** Changes when an add-on was installed, changed or removed (other replicas poll it). */
+  stamp(): Promise<string>;
   /** How many add-ons are installed (enabled or disabled): the onboarding's "install an add-on" step. */
   installedCount(): Promise<number>;
 }

@@ -10,7 +10,7 @@ import { AddonLifecycle } from './lifecycle/lifecycle.js';
 import { PackageStore } from './lifecycle/packages.js';
 import { settingsForm, settingsView, type SettingFormField } from './lifecycle/settings-values.js';
 import type { AddonsOptions } from './options.js';
-import type { AddonsProvides } from './provides.js';
+import type { AddonName, AddonsProvides } from './provides.js';
 import { AddonRuntime } from './runtime/runtime.js';
 import { SurfaceFiles } from './surfaces/bundle.js';
 import { AddonDomains } from './surfaces/domains.js';
@@ -116,6 +116,16 @@ export class AddonService implements AddonsProvides {
     const a = await this.installed.get(key);
     if (!a) throw new AppError('ADDON_NOT_FOUND', { params: { key } });
     return a;
+  }
+
+  /** AddonsProvides.names (provides.ts). */
+  async names(): Promise<AddonName[]> {
+    return (await this.installed.list()).map((a) => ({ key: a.key, name: a.manifest.name, description: a.manifest.description, enabled: a.enabled }));
+  }
+
+  /** AddonsProvides.stamp (provides.ts). */
+  stamp(): Promise<string> {
+    return this.installed.stamp();
   }
 
   async view(a: InstalledAddon): Promise<AddonView> {

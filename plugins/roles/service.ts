@@ -12,6 +12,7 @@ import {
   type Principal,
 } from '../../kernel/api.js';
 import { firstUncovered } from './escalation.js';
+import type { RoleName } from './provides.js';
 import type { GrantView, Role } from './schemas.js';
 
 type RoleRow = KernelTables['roles'];
@@ -57,6 +58,18 @@ export class RolesService {
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return { roles: page.map(toRole), next: rows.length > limit && last ? { builtin: Number(last.builtin), id: last.id } : null };
+  }
+
+  async names(): Promise<RoleName[]> {
+    return this.db.selectFrom('roles').select(['id', 'name', 'description']).orderBy('builtin', 'desc').orderBy('id', 'asc').execute();
+  }
+
+  async stamp(): Promise<string> {
+    const row = await this.db
+      .selectFrom('roles')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('updated_at').as('at')])
+      .executeTakeFirst();
+    return `${Number(row?.n ?? 0)}:${Number(row?.at ?? 0)}`;
   }
 
   async find(id: string): Promise<Role> {

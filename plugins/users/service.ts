@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { defineServiceRef, AppError, hashPassword, type Kernel, type KernelTables, newId, toUser, type User } from '../../kernel/api.js';
 import { guardLastAdmin, type Trx } from './admin-guard.js';
+import type { UserName } from './provides.js';
 
 type UserRow = KernelTables['users'];
 export type UserStatus = UserRow['status'];
@@ -56,6 +57,20 @@ export class UsersService {
     const rows = await q.execute();
     const page = rows.slice(0, f.limit);
     return { users: page.map(toUser), nextId: rows.length > f.limit ? page[page.length - 1]!.id : null };
+  }
+
+  /** UsersProvides.names: four columns of every user, no roles. */
+  async names(): Promise<UserName[]> {
+    return this.db.selectFrom('users').select(['id', 'name', 'email', 'status']).orderBy('id').execute();
+  }
+
+  /** UsersProvides.stamp: how many users, and the latest change. */
+  async stamp(): Promise<string> {
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max('updated_at').as('at')])
+      .executeTakeFirst();
+    return `${Number(row?.n ?? 0)}:${Number(row?.at ?? 0)}`;
   }
 
   async row(id: string): Promise<UserRow> {

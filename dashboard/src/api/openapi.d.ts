@@ -2187,6 +2187,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find pages, tables, connections, users, roles, add-ons, settings screens and rows by name
+         * @description Typo tolerant and by prefix (decisions SR1–SR5). Only what the caller may see: users with users.read, roles with roles.read, connections with connections.read, add-ons with add-ons.read, pages by the page rule (PG2), tables by a data.read grant; a type the caller may not see is absent, never a 403. Rows come from tables a visible page marks `searchable: true`, by its display column (prefix matches first, then contains), at most 5 a table, 300 ms a table and 1 s in all; a table out of time sets `partial`. Groups without items are left out. 400 VALIDATION_FAILED: `q` empty, blank, longer than 200 characters or holding U+0000 (`nul-character`); an unknown type (`unknown-type`).
+         */
+        get: operations["getSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/settings/defaults": {
         parameters: {
             query?: never;
@@ -3892,6 +3912,15 @@ export interface components {
                 table?: string;
                 columns?: string[];
             };
+        };
+        SearchItem: {
+            id: string;
+            title: string;
+            subtitle: string;
+            /** @description The dashboard path that opens it. */
+            url: string;
+            /** @description Higher is better; comparable within a group only. */
+            score: number;
         };
         SecuritySettings: {
             requireTwoFactorForRoles: string[];
@@ -14572,6 +14601,79 @@ export interface operations {
                         data: {
                             model: components["schemas"]["SchemaModel"];
                             warnings: components["schemas"]["SchemaImportWarning"][];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSearch: {
+        parameters: {
+            query: {
+                q: string;
+                /** @description A comma list of page, table, connection, user, role, addon, setting, row; all of them when absent. */
+                types?: string;
+                /** @description Items per type. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            q: string;
+                            groups: {
+                                /** @enum {string} */
+                                type: "page" | "table" | "connection" | "user" | "role" | "addon" | "setting" | "row";
+                                items: components["schemas"]["SearchItem"][];
+                            }[];
+                            /** @description Some tables’ rows were not searched: they ran out of time or could not be reached. */
+                            partial: boolean;
                         };
                     };
                 };
