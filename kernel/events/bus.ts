@@ -37,6 +37,8 @@ export interface EventBridge {
 export class EventBus {
   private readonly kinds = new Map<string, EventDeclaration & { plugin: string }>();
   private readonly subscribers = new Set<Subscription>();
+  /** Server-side listeners by kind (`listen`): caches that follow other replicas' changes. */
+  private readonly listeners = new Map<string, Set<(event: EventEnvelope) => void>>();
   private bridge: EventBridge | null = null;
 
   constructor(
@@ -81,6 +83,13 @@ export class EventBus {
     const decl = this.kinds.get(message.kind);
     if (!decl) return;
     const envelope: EventEnvelope = { kind: message.kind, at: message.at, data: message.data };
+    for (const on of this.listeners.get(message.kind) ?? []) {
+      try {
+        on(envelope);
+      } catch (err) {
+        this.log.warn({ kind: message.kind, err: { message: (err as Error).message } }, 'event listener failed');
+      }
+    }
     for (const sub of this.subscribers) {
       if (!sub.principal.permissions.has(decl.permission)) continue;
       const users = message.audience?.userIds;
@@ -100,12 +109,28 @@ export class EventBus {
     return () => this.subscribers.delete(sub);
   }
 
+  /**
+   * Every event of `kinds`, from this replica and the others, whatever its audience: for the
+   * server's own caches (a page list, a search index), never for a client. Answers the undo.
+   */
+  listen(kinds: readonly string[], on: (event: EventEnvelope) => void): () => void {
+    for (const kind of kinds) {
+      let set = this.listeners.get(kind);
+      if (!set) this.listeners.set(kind, (set = new Set()));
+      set.add(on);
+    }
+    return () => {
+      for (const kind of kinds) this.listeners.get(kind)?.delete(on);
+    };
+  }
+
   get subscriberCount(): number {
     return this.subscribers.size;
   }
 
   async close(): Promise<void> {
     this.subscribers.clear();
+    this.listeners.clear();
     await this.bridge?.close();
     this.bridge = null;
   }

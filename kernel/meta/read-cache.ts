@@ -28,6 +28,12 @@ export class MetaReadCache<V extends {} | null> {
     });
   }
 
+  /** Forgets everything, and any read under way: another replica said its data changed (an event). */
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
   get(key: string, load: () => Promise<V>): Promise<V> {
     const hit = this.peek(key);
     return hit !== undefined ? Promise.resolve(hit) : this.load(key, load);

@@ -91,11 +91,16 @@ export class PagesStore implements PagesProvides {
   constructor(
     private readonly meta: MetaDb,
     private readonly now: () => number,
-    private readonly events: Pick<Kernel['events'], 'publish'>,
+    private readonly events: Pick<Kernel['events'], 'publish' | 'listen'>,
     writes: Kernel['meta']['writes'],
   ) {
     this.db = pagesDb(meta);
     this.allPages = new MetaReadCache(writes, ['pages']);
+    // Another replica's page writes announce themselves through the bridge: forget at once, not within the 5 s rule.
+    events.listen([PAGES_CHANGED, PAGES_NAV_CHANGED], () => {
+      this.allPages.clear();
+      this.nav.forget();
+    });
     this.nav = new NavStore(this.db, now, () => this.all(), writes);
     this.nav.onChanged = () => this.events.publish(PAGES_NAV_CHANGED, {});
     this.addDependent(this.nav); // a page's nav entry goes with it (decisions PG10)

@@ -1,4 +1,4 @@
-import { type Kernel, PermissionSet, type Principal } from '../../kernel/api.js';
+import type { Kernel } from '../../kernel/api.js';
 import { addonsRef } from '../add-ons/provides.js';
 import { connectionsRef, type SourceDialect } from '../connections/provides.js';
 import { pagesRef, type Page } from '../pages/provides.js';
@@ -37,7 +37,6 @@ const KIND_LABEL: Record<Page['kind'], string> = { list: 'List page', detail: 'D
 const enc = encodeURIComponent;
 
 /** Everything: the index listens to every event it needs, whatever the event's audience. */
-const LISTENER: Principal = { kind: 'apiKey', userId: null, sessionId: null, apiKeyId: null, roleIds: [], permissions: new PermissionSet(true, []) };
 
 interface Source<E extends NameEntry> {
   load(): Promise<E[]>;
@@ -185,25 +184,22 @@ export class SearchIndex {
     const { page, table, connection, user, role, addon } = this.parts;
     // Other replicas' changes arrive as events through the bridge; this process's own arrive as
     // events too, and as meta-store writes (generation writes pages without an event).
-    this.kernel.events.subscribe({
-      principal: LISTENER,
-      deliver: (event) => {
-        switch (event.kind) {
-          case 'pages.changed':
-          case 'pages.nav.changed':
-            page.invalidate();
-            break;
-          case 'connections.changed':
-            connection.invalidate();
-            table.invalidate();
-            // A deleted connection takes its pages with it, without a pages event.
-            if ((event.data as { change?: string }).change === 'deleted') page.invalidate();
-            break;
-          case 'schema.changed':
-            table.invalidate();
-            break;
-        }
-      },
+    this.kernel.events.listen(['pages.changed', 'pages.nav.changed', 'connections.changed', 'schema.changed'], (event) => {
+      switch (event.kind) {
+        case 'pages.changed':
+        case 'pages.nav.changed':
+          page.invalidate();
+          break;
+        case 'connections.changed':
+          connection.invalidate();
+          table.invalidate();
+          // A deleted connection takes its pages with it, without a pages event.
+          if ((event.data as { change?: string }).change === 'deleted') page.invalidate();
+          break;
+        case 'schema.changed':
+          table.invalidate();
+          break;
+      }
     });
     this.kernel.meta.writes.on((w) => {
       switch (w.table) {

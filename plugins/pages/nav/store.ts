@@ -46,6 +46,11 @@ export class NavStore implements PagesNav, PageDependent {
   /** The stored rows, kept between requests (K30): every bootstrap reads the navigation. */
   private readonly cached: MetaReadCache<{ sections: SectionRow[]; entries: EntryRow[] }>;
 
+  /** Forgets the stored rows (another replica changed the navigation). */
+  forget(): void {
+    this.cached.clear();
+  }
+
   private async rows(db: PagesDb = this.db): Promise<{ sections: SectionRow[]; entries: EntryRow[] }> {
     return db === this.db ? this.cached.get('rows', () => this.readRows(db)) : this.readRows(db);
   }
