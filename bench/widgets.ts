@@ -1,0 +1,494 @@
+/**
+ * Dashboard widgets over a 1,000,000-row PostgreSQL table (issue 28, "Measured"):
+ *
+ * 1. One `POST /api/v1/widget-data/batch` of 8 widgets (count, sum, avg, count_distinct, a
+ *    groupBy with limit 10, a groupBy with `other`, a day timeBucket in Europe/Berlin over a
+ *    3-month range, a month timeBucket), warm: latency (mean, p50, p95, max) over BENCH_SAMPLES
+ *    requests one at a time, alternating with the same statements sent through a pg.Pool
+ *    directly (4 widgets at once, as the plugin runs them: the database's own share), then over
+ *    the same number at a few connections at once (BENCH_BATCH_CONNECTIONS). Goal: under 300 ms.
+ * 2. One widget through `POST /api/v1/widget-data/query` against the same statement (the same
+ *    text and parameters, captured from the plugin as it runs) through `pg` directly in a bare
+ *    fastify handler, ABBA: req/s ratio (goal >= 0.8) and server CPU per request. Two widgets:
+ *    `range`, a sum over one day of an indexed column at BENCH_CONNECTIONS (64): the database
+ *    answers in well under a millisecond, so our route's own cost shows; and `scan`, a sum over
+ *    the whole table at BENCH_SCAN_CONNECTIONS (4): every request is a full scan, the database
+ *    saturates the 2 cores with 4 of them, and ours runs at most 4 widgets of a connection at
+ *    once (WD4), so more connections only queue (at 16 and 2 s runs, 0–4 requests a run finished).
+ *
+ * The table is seeded once into the database `bench_widgets` and kept between runs (a comment on
+ * the table records what was seeded; another BENCH_ROWS seeds it again, BENCH_DROP=1 drops it
+ * first). Ours runs as `npm start` runs it (bench/lib/harness.ts oursTarget), bare is this file
+ * forked with `bare`, and the statements are captured by this file forked with `capture` (ours
+ * from the sources, with pg's Client.query wrapped) before anything is measured; ours, bare and
+ * the capture must answer the same value. A failed request or widget makes the run invalid
+ * (exit 1); a slow result never does. Without a reachable PostgreSQL it says so and exits 0.
+ *
+ *   node --no-node-snapshot --import tsx bench/widgets.ts
+ *   BENCH_SAMPLES=10 BENCH_REPEAT=2 node --no-node-snapshot --import tsx bench/widgets.ts
+ *   BENCH_ONLY=batch|range|scan …                       # one part only
+ *   BENCH_PROFILE=/tmp/wprof BENCH_ONLY=range …; node --import tsx bench/lib/profile-diff.ts /tmp/wprof
+ */
+import { fork } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { DEFAULT_SOURCE_SETTINGS } from '../engine/sources/types.js';
+import { PARALLEL } from '../plugins/widget-data/options.js';
+import { databaseAvailable, PG_ADMIN_URL } from '../test/helpers/databases.js';
+import { abba, pairReport, type Contender } from './lib/abba.js';
+import { benchMain, startBare, startOurs, type Served } from './lib/child.js';
+import { configureData } from './lib/data-setup.js';
+import { positiveInt, printMachine } from './lib/env.js';
+import { forkTarget, load, oursTarget, pinCores, table, type Target } from './lib/harness.js';
+
+const DATABASE = 'bench_widgets';
+const TABLE = 'widget_events';
+/** Bump when the seed below changes: a kept table with another mark is seeded again. */
+const SEED_VERSION = 1;
+const BATCH_GOAL_MS = 300;
+const RATIO_GOAL = 0.8;
+/** The pool a connection gets by default; ours runs at most 4 widgets of a connection at once (WD4). */
+const POOL = DEFAULT_SOURCE_SETTINGS.poolSize;
+const QUERY_PATH = '/api/v1/widget-data/query';
+const BATCH_PATH = '/api/v1/widget-data/batch';
+
+function databaseUrl(): string {
+  const u = new URL(PG_ADMIN_URL);
+  u.pathname = `/${DATABASE}`;
+  return u.toString();
+}
+
+// ---- the kept table ----
+
+/**
+ * `widget_events` of `rows` rows: one every 63 s from 2024-01-01 UTC (1,000,000 rows span ~2
+ * years), 50,000 customers, 40 categories, 5 statuses, amounts 0–999.99; an index on created_at.
+ */
+async function ensureTable(rows: number): Promise<string> {
+  const url = databaseUrl();
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    if (process.env.BENCH_DROP === '1') await admin.query(`drop database if exists "${DATABASE}" with (force)`);
+    const exists = await admin.query('select 1 from pg_database where datname = $1', [DATABASE]);
+    if (exists.rowCount === 0) await admin.query(`create database "${DATABASE}"`);
+  } finally {
+    await admin.end();
+  }
+  const mark = `rows=${rows} seed=${SEED_VERSION}`;
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const kept = await c.query<{ mark: string | null }>(`select obj_description(to_regclass($1), 'pg_class') as mark`, [TABLE]);
+    if (kept.rows[0]?.mark === mark) {
+      console.log(`table ${DATABASE}.${TABLE}: kept from an earlier run (${mark}); BENCH_DROP=1 seeds it again`);
+      return url;
+    }
+    const started = Date.now();
+    await c.query(`drop table if exists ${TABLE}`);
+    await c.query(
+      `create table ${TABLE} (id bigserial primary key, created_at timestamptz not null, customer_id integer not null, category text not null, status text not null, amount numeric(12,2) not null)`,
+    );
+    await c.query(
+      `insert into ${TABLE} (created_at, customer_id, category, status, amount)
+       select timestamptz '2024-01-01 00:00:00+00' + g * interval '63 seconds', (g::bigint * 7919) % 50000, 'cat-' || lpad(((g * 31) % 40)::text, 2, '0'),
+              (array['new','paid','shipped','returned','cancelled'])[g % 5 + 1], ((g * 37) % 100000) / 100.0
+       from generate_series(1, $1) g`,
+      [rows],
+    );
+    await c.query(`create index ${TABLE}_created_at on ${TABLE} (created_at)`);
+    await c.query(`vacuum analyze ${TABLE}`);
+    await c.query(`comment on table ${TABLE} is '${mark}'`);
+    console.log(`table ${DATABASE}.${TABLE}: seeded ${rows} rows in ${((Date.now() - started) / 1000).toFixed(1)} s (kept for the next runs)`);
+    return url;
+  } finally {
+    await c.end();
+  }
+}
+
+// ---- the widgets ----
+
+type Widget = Record<string, unknown>;
+
+function widgets(connectionId: string): { id: string; query: Widget }[] {
+  const q = (query: Widget) => ({ connectionId, table: TABLE, ...query });
+  return [
+    { id: 'count', query: q({ metric: { op: 'count' } }) },
+    { id: 'sum', query: q({ metric: { op: 'sum', column: 'amount' } }) },
+    { id: 'avg', query: q({ metric: { op: 'avg', column: 'amount' } }) },
+    { id: 'count_distinct', query: q({ metric: { op: 'count_distinct', column: 'customer_id' } }) },
+    { id: 'group_top10', query: q({ metric: { op: 'sum', column: 'amount' }, groupBy: { column: 'category', limit: 10 } }) },
+    { id: 'group_other', query: q({ metric: { op: 'count' }, groupBy: { column: 'category', limit: 5, other: true } }) },
+    {
+      id: 'day_berlin',
+      query: q({
+        metric: { op: 'count' },
+        timeBucket: { column: 'created_at', unit: 'day', timeZone: 'Europe/Berlin' },
+        range: { column: 'created_at', from: '2025-01-01T00:00:00Z', to: '2025-04-01T00:00:00Z' },
+      }),
+    },
+    { id: 'month', query: q({ metric: { op: 'sum', column: 'amount' }, timeBucket: { column: 'created_at', unit: 'month', timeZone: 'Europe/Berlin' } }) },
+  ];
+}
+
+/** The widgets of part 2: one statement each. */
+function singles(connectionId: string): Record<'range' | 'scan', Widget> {
+  return {
+    range: {
+      connectionId,
+      table: TABLE,
+      metric: { op: 'sum', column: 'amount' },
+      range: { column: 'created_at', from: '2025-03-01T00:00:00Z', to: '2025-03-02T00:00:00Z' },
+    },
+    scan: { connectionId, table: TABLE, metric: { op: 'sum', column: 'amount' } },
+  };
+}
+
+interface Captured {
+  text: string;
+  values: unknown[];
+}
+
+// ---- child: capture (ours from the sources, pg's Client.query wrapped) ----
+
+/**
+ * Starts ours in this process with every statement pg sends recorded, configures it, runs each
+ * widget of `queries` once through POST /widget-data/query and reports `{ statements: {name:
+ * Captured[]}, answers: {name: result} }`: the widget's own SELECTs on the table, in order
+ * (not BEGIN, SET, COMMIT nor the instance's own statements).
+ */
+async function capture(sourceUrl: string, queriesJson: string): Promise<void> {
+  const seen: Captured[] = [];
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const original = proto.query;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const [first, second] = args;
+    const text = typeof first === 'string' ? first : (first as { text?: string } | null)?.text;
+    const values = Array.isArray(second) ? second : ((first as { values?: unknown[] } | null)?.values ?? []);
+    if (typeof text === 'string') seen.push({ text, values });
+    return original.apply(this, args);
+  };
+  const served = await startOurs();
+  try {
+    const { connection, key } = await configureData(served.url, sourceUrl);
+    const queries = JSON.parse(queriesJson.replaceAll('$CONN', connection)) as Record<string, Widget>;
+    const statements: Record<string, Captured[]> = {};
+    const answers: Record<string, unknown> = {};
+    for (const [name, query] of Object.entries(queries)) {
+      seen.length = 0;
+      const res = await fetch(served.url + QUERY_PATH, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query }),
+      });
+      const body = (await res.json()) as { data?: { result?: unknown } };
+      if (res.status !== 200) throw new Error(`capture ${name}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+      const mine = seen.filter((s) => s.text.includes(`"${TABLE}"`) && /^\s*select/i.test(s.text));
+      if (mine.length === 0) throw new Error(`capture ${name}: no widget statement seen: ${JSON.stringify(seen).slice(0, 500)}`);
+      statements[name] = mine;
+      answers[name] = body.data?.result;
+    }
+    process.send!({ statements, answers });
+  } finally {
+    proto.query = original;
+    await served.close();
+  }
+}
+
+async function captureStatements(
+  sourceUrl: string,
+  queries: Record<string, Widget>,
+): Promise<{ statements: Record<string, Captured[]>; answers: Record<string, unknown> }> {
+  const child = fork(fileURLToPath(import.meta.url), ['capture', sourceUrl, JSON.stringify(queries)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: process.execArgv,
+  });
+  return new Promise((resolve, reject) => {
+    let got: { statements: Record<string, Captured[]>; answers: Record<string, unknown> } | null = null;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('capture: no answer within 120 s'));
+    }, 120_000);
+    child.on('message', (msg) => (got = msg as typeof got));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (got) resolve(got);
+      else reject(new Error(`capture: exited with code ${code} without the statements`));
+    });
+  });
+}
+
+// ---- child: bare fastify + pg ----
+
+/** POST /api/v1/widget-data/query running the captured statement of `?w=<name>` through a pg.Pool, answering a value result. */
+async function serveBare(sourceUrl: string, statementsJson: string): Promise<Served> {
+  const statements = JSON.parse(statementsJson) as Record<string, Captured[]>;
+  const pool = new pg.Pool({ connectionString: sourceUrl, max: POOL });
+  return startBare(
+    (app) => {
+      app.post<{ Querystring: { w: string } }>(QUERY_PATH, async (req, reply) => {
+        if (!req.headers.authorization) return reply.code(401).send({ error: { code: 'UNAUTHENTICATED' } });
+        const s = statements[req.query.w]?.[0];
+        if (!s) return reply.code(404).send({ error: { code: 'NOT_FOUND' } });
+        const started = performance.now();
+        const res = await pool.query(s.text, s.values);
+        const raw = res.rows[0]?.wv as unknown;
+        const value = raw === null || raw === undefined ? null : Number(raw);
+        return { data: { result: { kind: 'value', value }, meta: { exact: true, elapsedMs: Math.round((performance.now() - started) * 10) / 10 } } };
+      });
+    },
+    () => pool.end(),
+  );
+}
+
+// ---- parent ----
+
+function quantile(sorted: number[], q: number): number {
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+interface Stats {
+  mean: number;
+  p50: number;
+  p95: number;
+  max: number;
+}
+
+function stats(xs: number[]): Stats {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return { mean: xs.reduce((a, b) => a + b, 0) / xs.length, p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), max: sorted[sorted.length - 1]! };
+}
+
+interface BatchAnswer {
+  data: { results: Array<{ id: string; ok: boolean; meta?: { elapsedMs: number }; error?: unknown }> };
+}
+
+/** One batch through ours: its latency (ms, client side) and each widget's meta.elapsedMs. */
+async function postBatch(url: string, key: string, body: string): Promise<{ ms: number; widgets: Map<string, number> }> {
+  const started = performance.now();
+  const res = await fetch(url + BATCH_PATH, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body,
+    signal: AbortSignal.timeout(30_000),
+  });
+  const text = await res.text();
+  const ms = performance.now() - started;
+  if (res.status !== 200) throw new Error(`batch answered ${res.status}: ${text.slice(0, 300)}`);
+  const answer = JSON.parse(text) as BatchAnswer;
+  const failed = answer.data.results.filter((r) => !r.ok);
+  if (failed.length) throw new Error(`batch: ${failed.length} widgets failed: ${JSON.stringify(failed).slice(0, 500)}`);
+  return { ms, widgets: new Map(answer.data.results.map((r) => [r.id, r.meta!.elapsedMs])) };
+}
+
+/**
+ * The batch's baseline: the same widgets' captured statements through a pg.Pool directly, 4
+ * widgets at once as the plugin runs them (WD4), each widget's statements one after the other.
+ */
+async function directBatch(pool: pg.Pool, batch: Array<{ id: string; statements: Captured[] }>): Promise<{ ms: number; widgets: Map<string, number> }> {
+  const started = performance.now();
+  const widgets = new Map<string, number>();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(PARALLEL, batch.length) }, async () => {
+      while (next < batch.length) {
+        const w = batch[next++]!;
+        const t = performance.now();
+        for (const s of w.statements) await pool.query(s.text, s.values);
+        widgets.set(w.id, performance.now() - t);
+      }
+    }),
+  );
+  return { ms: performance.now() - started, widgets };
+}
+
+/** `samples` batches through `send`, `connections` at a time (each a loop of sequential requests). */
+async function closedLoop(send: () => Promise<{ ms: number }>, samples: number, connections: number): Promise<Stats & { perSecond: number }> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < samples) {
+        next++;
+        latencies.push((await send()).ms);
+      }
+    }),
+  );
+  return { ...stats(latencies), perSecond: latencies.length / ((performance.now() - started) / 1000) };
+}
+
+async function parent(): Promise<void> {
+  const rows = positiveInt('BENCH_ROWS', 1_000_000);
+  const samples = positiveInt('BENCH_SAMPLES', 20);
+  const duration = positiveInt('BENCH_DURATION', 5);
+  const warmup = positiveInt('BENCH_WARMUP', 5);
+  const connections = positiveInt('BENCH_CONNECTIONS', 64);
+  const scanConnections = positiveInt('BENCH_SCAN_CONNECTIONS', PARALLEL);
+  const scanDuration = positiveInt('BENCH_SCAN_DURATION', Math.max(duration, 10));
+  const repeat = positiveInt('BENCH_REPEAT', 1);
+  const batchConnections = (process.env.BENCH_BATCH_CONNECTIONS ?? '2,4').split(',').filter(Boolean).map(Number);
+  if (batchConnections.some((n) => !Number.isInteger(n) || n < 1)) throw new Error('BENCH_BATCH_CONNECTIONS must be positive integers, comma-separated');
+  const only = process.env.BENCH_ONLY ?? '';
+  if (!['', 'batch', 'range', 'scan'].includes(only)) throw new Error(`BENCH_ONLY must be batch, range or scan (got "${only}")`);
+  if (!(await databaseAvailable('postgres'))) {
+    console.log('widgets: PostgreSQL is not reachable: nothing to measure.');
+    return;
+  }
+  console.log(
+    `widgets: POST ${BATCH_PATH} (8 widgets) latency, ${samples} requests one at a time (against the same statements through pg) and at ` +
+      `${batchConnections.join(', ')} connections; POST ${QUERY_PATH} vs bare fastify + pg (the same statement), ` +
+      `range at ${connections} and scan at ${scanConnections} connections, ${warmup} s warm-up + ${duration} s (scan ${scanDuration} s) per run` +
+      (repeat > 1 ? `, x${repeat}` : '') +
+      `; ${rows} rows`,
+  );
+  printMachine();
+  const sourceUrl = await ensureTable(rows);
+  const doBatch = only === '' || only === 'batch';
+  const names = (only === '' ? ['range', 'scan'] : only === 'batch' ? [] : [only]) as Array<'range' | 'scan'>;
+
+  const targets: Target[] = [];
+  const direct = new pg.Pool({ connectionString: sourceUrl, max: PARALLEL });
+  try {
+    // The statements first, from a child of its own that is gone before anything is measured.
+    const toCapture: Record<string, Widget> = {};
+    if (doBatch) for (const w of widgets('$CONN')) toCapture[`batch:${w.id}`] = w.query;
+    const all = singles('$CONN');
+    for (const n of names) toCapture[n] = all[n];
+    const { statements, answers } = await captureStatements(sourceUrl, toCapture);
+    for (const n of names) {
+      if (statements[n]!.length !== 1) throw new Error(`${n}: expected one statement, captured ${statements[n]!.length}`);
+      console.log(`statement ${n}: ${statements[n]![0]!.text}  ${JSON.stringify(statements[n]![0]!.values)}`);
+    }
+
+    const ours = await oursTarget('../widgets.ts', ['ours']);
+    targets.push(ours);
+    const bare = names.length ? await forkTarget('bare', '../widgets.ts', ['bare', sourceUrl, JSON.stringify(statements)]) : null;
+    if (bare) targets.push(bare);
+    console.log(pinCores(targets));
+    const { connection, key } = await configureData(ours.url, sourceUrl);
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+
+    // ---- 1. the batch ----
+    if (doBatch) {
+      const batch = widgets(connection);
+      const body = JSON.stringify({ queries: batch });
+      const plain = batch.map((w) => ({ id: w.id, statements: statements[`batch:${w.id}`]! }));
+      const viaOurs = () => postBatch(ours.url, key, body);
+      const viaPg = () => directBatch(direct, plain);
+      // Warm: the connection's pool, the schema, PostgreSQL's buffers and plans.
+      for (let i = 0; i < 3; i++) {
+        await viaOurs();
+        await viaPg();
+      }
+      // One at a time, ours and pg alternating (ABBA per pair of samples), then ours at a few connections.
+      const seq = { ours: [] as number[], pg: [] as number[] };
+      const widgetMs = { ours: new Map<string, number[]>(), pg: new Map<string, number[]>() };
+      const keep = (side: 'ours' | 'pg', r: { ms: number; widgets: Map<string, number> }) => {
+        seq[side].push(r.ms);
+        for (const [id, ms] of r.widgets) widgetMs[side].set(id, [...(widgetMs[side].get(id) ?? []), ms]);
+      };
+      const cpuBefore = await ours.cpu();
+      for (let i = 0; i < samples; i++) {
+        const order: Array<'ours' | 'pg'> = i % 2 === 0 ? ['ours', 'pg'] : ['pg', 'ours'];
+        for (const side of order) {
+          keep(side, await (side === 'ours' ? viaOurs() : viaPg()));
+        }
+      }
+      // The server idles while pg answers: its CPU over the loop is the batches'.
+      const oursCpu = (await ours.cpu()) - cpuBefore;
+      const rowsOut: string[][] = [];
+      const line = (what: string, n: number, s: Stats, perSecond: number | null, cpuMs: number | null) =>
+        rowsOut.push([
+          what,
+          String(n),
+          s.mean.toFixed(1),
+          s.p50.toFixed(1),
+          s.p95.toFixed(1),
+          s.max.toFixed(1),
+          perSecond === null ? '' : perSecond.toFixed(2),
+          cpuMs === null ? '' : cpuMs.toFixed(1),
+        ]);
+      line('ours, POST /widget-data/batch', 1, stats(seq.ours), null, oursCpu / samples / 1000);
+      line('pg directly, the same statements', 1, stats(seq.pg), null, null);
+      for (const n of batchConnections) {
+        const c0 = await ours.cpu();
+        const r = await closedLoop(viaOurs, samples, n);
+        line('ours, POST /widget-data/batch', n, r, r.perSecond, ((await ours.cpu()) - c0) / samples / 1000);
+      }
+      console.log(`\n1. one batch of 8 widgets, ${samples} requests at each level, warm (ms)\n`);
+      console.log(table(['through', 'connections', 'mean', 'p50', 'p95', 'max', 'batches/s', 'server CPU ms/batch'], rowsOut));
+      console.log('\neach widget, one batch at a time (ours: meta.elapsedMs, the wait for a place, the transaction and the statements; pg: the statements):\n');
+      console.log(
+        table(
+          ['widget', 'ours mean', 'ours p95', 'pg mean', 'pg p95', 'statements'],
+          batch.map(({ id }) => {
+            const o = stats(widgetMs.ours.get(id)!);
+            const p = stats(widgetMs.pg.get(id)!);
+            return [id, o.mean.toFixed(1), o.p95.toFixed(1), p.mean.toFixed(1), p.p95.toFixed(1), String(statements[`batch:${id}`]!.length)];
+          }),
+        ),
+      );
+      const o = stats(seq.ours);
+      const p = stats(seq.pg);
+      const verdict = o.mean < BATCH_GOAL_MS && o.p95 < BATCH_GOAL_MS ? 'MET' : 'NOT MET';
+      console.log(
+        `\nbatch of 8 widgets, one request at a time: mean ${o.mean.toFixed(0)} ms, p95 ${o.p95.toFixed(0)} ms (goal < ${BATCH_GOAL_MS} ms warm) ${verdict}; ` +
+          `the same statements through pg: mean ${p.mean.toFixed(0)} ms, p95 ${p.p95.toFixed(0)} ms (ratio of means pg/ours ${(p.mean / o.mean).toFixed(2)})`,
+      );
+    }
+
+    // ---- 2. one widget against the same statement through pg ----
+    // With BENCH_PROFILE: the requests each server's profile covers (part 2 only; warm-ups too), for bench/lib/profile-diff.ts.
+    const served = { ours: 0, bare: 0 };
+    const mine = singles(connection);
+    for (const name of names) {
+      const query = JSON.stringify({ query: mine[name] });
+      const bareTarget = bare!;
+      // Both answer the same value (and the capture's) before anything is measured.
+      const ask = async (t: Target) => {
+        const res = await fetch(t === ours ? ours.url + QUERY_PATH : `${t.url}${QUERY_PATH}?w=${name}`, { method: 'POST', headers: auth, body: query });
+        const b = (await res.json()) as { data?: { result?: { value?: unknown } } };
+        if (res.status !== 200) throw new Error(`${t.name} ${name}: ${res.status} ${JSON.stringify(b).slice(0, 300)}`);
+        return b.data?.result?.value;
+      };
+      const [a, b] = [await ask(ours), await ask(bareTarget)];
+      const captured = (answers[name] as { value?: unknown } | undefined)?.value;
+      if (a !== b || a !== captured) throw new Error(`${name}: ours answers ${String(a)}, bare ${String(b)}, the capture ${String(captured)}`);
+      const n = name === 'scan' ? scanConnections : connections;
+      const seconds = name === 'scan' ? scanDuration : duration;
+      console.log(`\n2. ${name}: ours and bare both answer ${String(a)}; ${n} connections; order ours/bare/bare/ours` + (repeat > 1 ? ` x${repeat}` : ''));
+      const contender = (cname: string, t: Target, path: string): Contender => ({
+        name: cname,
+        load: (s) => load(t, { path, method: 'POST', body: query, headers: auth }, { connections: n, duration: s }),
+      });
+      const pair: [Contender, Contender] = [contender('ours', ours, QUERY_PATH), contender('bare', bareTarget, `${QUERY_PATH}?w=${name}`)];
+      const measured = await abba(pair, { repeat, warmup, duration: seconds });
+      console.log(pairReport(measured, pair, RATIO_GOAL));
+      for (const c of pair) served[c.name as 'ours' | 'bare'] += measured.requests.get(c)!;
+    }
+    if (process.env.BENCH_PROFILE) {
+      mkdirSync(process.env.BENCH_PROFILE, { recursive: true });
+      writeFileSync(join(process.env.BENCH_PROFILE, 'requests.json'), JSON.stringify(served));
+    }
+  } finally {
+    await Promise.all(targets.map((t) => t.stop()));
+    await direct.end();
+  }
+}
+
+const [kind, ...args] = process.argv.slice(2);
+if (kind === 'capture') {
+  await capture(args[0]!, args[1]!).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(`widgets capture failed: ${err instanceof Error ? err.stack : String(err)}`);
+      process.exit(1);
+    },
+  );
+} else {
+  await benchMain('widgets', { ours: () => startOurs(), bare: ([sourceUrl, statements]) => serveBare(sourceUrl!, statements!) }, parent);
+}
