@@ -87,7 +87,7 @@ function RolesPicker({ value, onChange }: { value: string[]; onChange: (roles: s
     <fieldset className="pages-roles">
       <legend>{t('pages.field.visibleTo')}</legend>
       <p className="hint">{t('pages.field.visibleToHint')}</p>
-      {roles.isError && <ErrorPanel error={roles.error} />}
+      {roles.isError && <p>{t('pages.field.visibleToUnavailable')}</p>}
       {(roles.data ?? []).map((r) => (
         <label key={r.id}>
           <input
@@ -107,6 +107,21 @@ function issueAt(error: unknown, path: string): string | undefined {
   return error.issues.find((i) => i.path === path)?.message;
 }
 
+/** The tables of the chosen connection (its schema is asked for only once one is chosen). */
+function TablePicker({ conn, error }: { conn: string; error?: string }) {
+  const schema = useSchema(conn);
+  const tables = schema.data?.model.tables.filter((x) => !x.display.hidden) ?? [];
+  return (
+    <SelectField
+      label="pages.field.table"
+      name="table"
+      required
+      error={error}
+      options={[{ value: '', label: t('pages.field.choose') }, ...tables.map((x) => ({ value: x.ref, label: x.display.label || x.name }))]}
+    />
+  );
+}
+
 /** `/pages/new`: title, kind, connection and table for table kinds, icon, who sees it. */
 export function NewPage() {
   useTitle('pages.new.title');
@@ -116,8 +131,6 @@ export function NewPage() {
   const [roles, setRoles] = useState<string[]>([]);
   const connections = useConnectionList();
   const conns = connections.data?.pages.flatMap((p) => p.connections) ?? [];
-  const schema = useSchema(conn);
-  const tables = conn ? (schema.data?.model.tables.filter((x) => !x.display.hidden) ?? []) : [];
   const create = useCreatePage();
   const needsTable = TABLE_KINDS.includes(kind);
   const submit = (e: FormEvent<HTMLFormElement>) => {
@@ -158,14 +171,11 @@ export function NewPage() {
               error={issueAt(create.error, 'body.connectionId')}
               options={[{ value: '', label: t('pages.field.choose') }, ...conns.map((c) => ({ value: c.id, label: c.name }))]}
             />
-            <SelectField
-              label="pages.field.table"
-              name="table"
-              required
-              disabled={!conn}
-              error={issueAt(create.error, 'body.table')}
-              options={[{ value: '', label: t('pages.field.choose') }, ...tables.map((x) => ({ value: x.ref, label: x.display.label || x.name }))]}
-            />
+            {conn ? (
+              <TablePicker conn={conn} error={issueAt(create.error, 'body.table')} />
+            ) : (
+              <SelectField label="pages.field.table" name="table" required disabled options={[{ value: '', label: t('pages.field.choose') }]} />
+            )}
           </>
         )}
         <Field label="pages.field.icon" name="icon" maxLength={64} hint="pages.field.iconHint" />

@@ -2,8 +2,11 @@ import { lazyWithMessages, type Area } from '../area';
 import { pagesKeys } from './api';
 import { PagesNav } from './Nav';
 
-// React's lazy(), loading the area's strings with each screen's code.
-const lazy = lazyWithMessages(() => import('./messages.en'));
+// React's lazy(), loading the area's strings with each screen's code; a page draws the data area's
+// grid and row screens, so the data area's strings come along.
+const lazy = lazyWithMessages(() =>
+  Promise.all([import('./messages.en'), import('../data/messages.en')]).then(([own, data]) => ({ messages: { ...data.messages, ...own.messages } })),
+);
 
 const PageScreen = lazy(() => import('./PageScreen').then((m) => ({ default: m.PageScreen })));
 const PageList = lazy(() => import('./Editor').then((m) => ({ default: m.PageList })));
