@@ -1,14 +1,13 @@
 import { lazyWithMessages, type Area } from '../area';
+import { loadDataMessages } from '../data/area';
 import { pagesKeys } from './api';
 import { PagesNav } from './Nav';
 
-// React's lazy(), loading the area's strings with each screen's code; a page draws the data area's
-// grid and row screens, so the data area's strings come along.
-const lazy = lazyWithMessages(() =>
-  Promise.all([import('./messages.en'), import('../data/messages.en')]).then(([own, data]) => ({ messages: { ...data.messages, ...own.messages } })),
-);
+// React's lazy(), loading the area's strings with each screen's code.
+const lazy = lazyWithMessages(() => import('./messages.en'));
 
-const PageScreen = lazy(() => import('./PageScreen').then((m) => ({ default: m.PageScreen })));
+// A page draws the data area's grid and row screens: their strings come along.
+const PageScreen = lazy(() => Promise.all([import('./PageScreen'), loadDataMessages()]).then(([m]) => ({ default: m.PageScreen })));
 const PageList = lazy(() => import('./Editor').then((m) => ({ default: m.PageList })));
 const NewPage = lazy(() => import('./Editor').then((m) => ({ default: m.NewPage })));
 const EditPage = lazy(() => import('./Editor').then((m) => ({ default: m.EditPage })));
