@@ -36,10 +36,6 @@ const { transferKeys } = (await dashboard('areas/transfer/api.ts')) as {
 const NOT_AN_AREA: Record<string, string> = {
   // The shell's own: LiveSync refreshes the bell and announces the notification.
   'notification.created': 'the shell',
-  // No screen reads pages yet (GET /pages is issue 28's first slice); the pages area that
-  // renders them will declare these, and then these two lines go (the check below says so).
-  'pages.changed': 'no pages screen yet',
-  'pages.nav.changed': 'no pages screen yet',
 };
 
 /** Whether invalidating `prefix` reaches `key` (TanStack Query matches a key's start). */

@@ -15,6 +15,8 @@ export const messages = {
   'nav.connections': 'Connections',
   'nav.publicApi': 'Public API',
   'nav.addons': 'Add-ons',
+  'nav.pages': 'Pages',
+  'nav.pagesEditor': 'Manage pages',
   'nav.users': 'Users',
   'nav.audit': 'Audit log',
   'nav.settings': 'Settings',

@@ -38,9 +38,21 @@ function widthOf(c: Column): number {
   return 180;
 }
 
+/**
+ * Where a grid is shown when it is not at its own address: a page (`/p/:slug`, the pages area)
+ * gives its connection, table and the path its view's URL lives on.
+ */
+export interface GridAt {
+  conn: string;
+  table: string;
+  /** The path the view's query is kept on (the grid's own path when absent). */
+  base: string;
+}
+
 /** The grid of a table: `/connections/:conn/tables/:table`, its view (sort, search, filters) in the URL. */
-export function GridScreen() {
-  const { conn, table } = useDataParams();
+export function GridScreen({ at }: { at?: GridAt } = {}) {
+  const params = useDataParams();
+  const { conn, table } = at ?? params;
   const info = useTableInfo(conn, table);
   useTitle('data.grid.title');
   // The first page is asked for with the schema, not after it: one round trip less before rows show.
@@ -61,7 +73,7 @@ export function GridScreen() {
       </>
     );
   }
-  return <GridView conn={conn} info={info.data} firstPage={firstPage} />;
+  return <GridView conn={conn} info={info.data} firstPage={firstPage} base={at?.base} />;
 }
 
 /**
@@ -69,9 +81,9 @@ export function GridScreen() {
  * of the view (paging), the writes' toasts and the permission to write, the selection and its
  * bulk actions, the cell being edited, and the keyboard.
  */
-function GridView({ conn, info, firstPage }: { conn: string; info: TableInfo; firstPage: Promise<Page> }) {
+function GridView({ conn, info, firstPage, base }: { conn: string; info: TableInfo; firstPage: Promise<Page>; base?: string }) {
   const { table, tables } = info;
-  const toolbar = useGridToolbar(conn, table);
+  const toolbar = useGridToolbar(conn, table, base);
   const { view, query, panel } = toolbar;
   const { store, columns, scroller, virtual, reload, applyResults } = useGridPaging(conn, table, view, query, firstPage);
   const toasts = useToasts(applyResults);

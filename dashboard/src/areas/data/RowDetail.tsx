@@ -23,8 +23,9 @@ import { paths, viewQuery } from './view';
 import './data.css';
 
 /** One row: `/connections/:conn/tables/:table/rows/:recordId`: its values (edited with the grid's editors) and the rows of other tables that point at it. */
-export function RowDetailScreen() {
-  const { conn, table, recordId } = useDataParams();
+export function RowDetailScreen({ at }: { at?: { conn: string; table: string; recordId: string } } = {}) {
+  const params = useDataParams();
+  const { conn, table, recordId } = at ?? params;
   useTitle('data.row.title');
   const info = useTableInfo(conn, table);
   if (info.isPending) return <Loading />;

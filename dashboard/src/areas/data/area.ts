@@ -1,3 +1,4 @@
+import { addMessages } from '../../i18n/t';
 import { lazyWithMessages, type Area } from '../area';
 import { dataKeys } from './api';
 
@@ -17,3 +18,6 @@ export const dataArea: Area = {
   // Every key of the area starts with 'data'; the grid and a row's page also follow each change themselves.
   live: { 'data.changed': [dataKeys.all] },
 };
+
+/** The area's strings, for another area's screen that draws the grid or a row (a page at /p/{slug}). */
+export const loadDataMessages = () => import('./messages.en').then((m) => addMessages(m.messages));

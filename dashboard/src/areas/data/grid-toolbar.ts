@@ -10,7 +10,7 @@ export type GridPanel = 'none' | 'create' | 'bulkEdit';
  * The grid's view as the toolbar, the filter bar and the column headers change it: it lives in
  * the URL (view.ts), so each change navigates. `query` is the data API's query string of the view.
  */
-export function useGridToolbar(conn: string, table: Table) {
+export function useGridToolbar(conn: string, table: Table, base?: string) {
   const search = useSearch();
   const [, navigate] = useLocation();
   const view = useMemo(() => parseView(search), [search]);
@@ -18,9 +18,9 @@ export function useGridToolbar(conn: string, table: Table) {
   const setView = useCallback(
     (next: View) => {
       const q = viewQuery(next);
-      navigate(paths.grid(conn, table.ref) + (q ? `?${q}` : ''));
+      navigate((base ?? paths.grid(conn, table.ref)) + (q ? `?${q}` : ''));
     },
-    [conn, table.ref, navigate],
+    [conn, table.ref, base, navigate],
   );
   const [panel, setPanel] = useState<GridPanel>('none');
   return {

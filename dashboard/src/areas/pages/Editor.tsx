@@ -1,0 +1,314 @@
+import { useState, type FormEvent } from 'react';
+import { Link, useLocation, useParams } from 'wouter';
+import { ApiError } from '../../api/errors';
+import { t } from '../../i18n/t';
+import { ErrorPanel, errorText, Field, FieldFrame, FormError, Loading, SelectField, useTitle } from '../../ui';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { useConnectionList, useSchema } from '../connections/api';
+import { useRoles } from '../people/api';
+import {
+  KINDS,
+  pagePaths,
+  TABLE_KINDS,
+  useCreatePage,
+  useDeletePage,
+  useDuplicatePage,
+  usePage,
+  usePagesNav,
+  useUpdatePage,
+  type Page,
+  type PageKind,
+} from './api';
+import './pages.css';
+
+const KIND_LABEL = {
+  list: 'pages.kind.list',
+  detail: 'pages.kind.detail',
+  form: 'pages.kind.form',
+  dashboard: 'pages.kind.dashboard',
+  custom: 'pages.kind.custom',
+} as const;
+
+/** `/pages`: every page the caller sees, with New page (decision DB29). */
+export function PageList() {
+  useTitle('pages.list.title');
+  const pages = usePagesNav();
+  return (
+    <>
+      <h1>{t('pages.list.title')}</h1>
+      <p>
+        <Link href={pagePaths.create} className="button">
+          {t('pages.list.new')}
+        </Link>
+      </p>
+      {pages.isPending ? (
+        <Loading />
+      ) : pages.isError ? (
+        <ErrorPanel error={pages.error} onRetry={() => void pages.refetch()} />
+      ) : pages.data.length === 0 ? (
+        <p>{t('pages.list.empty')}</p>
+      ) : (
+        <table className="pages-table">
+          <caption className="visually-hidden">{t('pages.list.title')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('pages.field.title')}</th>
+              <th scope="col">{t('pages.field.kind')}</th>
+              <th scope="col">{t('pages.field.slug')}</th>
+              <th scope="col">{t('pages.list.actions')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pages.data.map((p) => (
+              <tr key={p.id}>
+                <td>
+                  <Link href={pagePaths.open(p.slug)}>{p.title}</Link>
+                </td>
+                <td>{t(KIND_LABEL[p.kind])}</td>
+                <td>{p.slug}</td>
+                <td>
+                  <Link href={pagePaths.edit(p.id)} aria-label={t('pages.list.editOne', { title: p.title })}>
+                    {t('pages.list.edit')}
+                  </Link>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+/** Roles as checkboxes: none checked is "anyone who may see pages". */
+function RolesPicker({ value, onChange }: { value: string[]; onChange: (roles: string[]) => void }) {
+  const roles = useRoles();
+  return (
+    <fieldset className="pages-roles">
+      <legend>{t('pages.field.visibleTo')}</legend>
+      <p className="hint">{t('pages.field.visibleToHint')}</p>
+      {roles.isError && <p>{t('pages.field.visibleToUnavailable')}</p>}
+      {(roles.data ?? []).map((r) => (
+        <label key={r.id}>
+          <input
+            type="checkbox"
+            checked={value.includes(r.id)}
+            onChange={(e) => onChange(e.target.checked ? [...value, r.id] : value.filter((x) => x !== r.id))}
+          />{' '}
+          {r.name}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
+function issueAt(error: unknown, path: string): string | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  return error.issues.find((i) => i.path === path)?.message;
+}
+
+/** The tables of the chosen connection (its schema is asked for only once one is chosen). */
+function TablePicker({ conn, error }: { conn: string; error?: string }) {
+  const schema = useSchema(conn);
+  const tables = schema.data?.model.tables.filter((x) => !x.display.hidden) ?? [];
+  return (
+    <SelectField
+      label="pages.field.table"
+      name="table"
+      required
+      error={error}
+      options={[{ value: '', label: t('pages.field.choose') }, ...tables.map((x) => ({ value: x.ref, label: x.display.label || x.name }))]}
+    />
+  );
+}
+
+/** `/pages/new`: title, kind, connection and table for table kinds, icon, who sees it. */
+export function NewPage() {
+  useTitle('pages.new.title');
+  const [, navigate] = useLocation();
+  const [kind, setKind] = useState<PageKind>('list');
+  const [conn, setConn] = useState('');
+  const [roles, setRoles] = useState<string[]>([]);
+  const connections = useConnectionList();
+  const conns = connections.data?.pages.flatMap((p) => p.connections) ?? [];
+  const create = useCreatePage();
+  const needsTable = TABLE_KINDS.includes(kind);
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    const icon = String(f.get('icon') ?? '').trim();
+    create.mutate(
+      {
+        title: String(f.get('title') ?? ''),
+        kind,
+        ...(needsTable ? { connectionId: conn, table: String(f.get('table') ?? '') } : {}),
+        ...(icon ? { icon } : {}),
+        ...(roles.length ? { visibleTo: { roles } } : {}),
+      },
+      { onSuccess: (page) => navigate(pagePaths.open(page.slug)) },
+    );
+  };
+  return (
+    <>
+      <h1>{t('pages.new.title')}</h1>
+      <form onSubmit={submit} className="pages-form">
+        <Field label="pages.field.title" name="title" required maxLength={200} error={issueAt(create.error, 'body.title')} focusOnMount />
+        <SelectField
+          label="pages.field.kind"
+          name="kind"
+          value={kind}
+          onChange={(e) => setKind(e.target.value as PageKind)}
+          options={KINDS.map((k) => ({ value: k, label: t(KIND_LABEL[k]) }))}
+        />
+        {needsTable && (
+          <>
+            <SelectField
+              label="pages.field.connection"
+              name="connectionId"
+              required
+              value={conn}
+              onChange={(e) => setConn(e.target.value)}
+              error={issueAt(create.error, 'body.connectionId')}
+              options={[{ value: '', label: t('pages.field.choose') }, ...conns.map((c) => ({ value: c.id, label: c.name }))]}
+            />
+            {conn ? (
+              <TablePicker conn={conn} error={issueAt(create.error, 'body.table')} />
+            ) : (
+              <SelectField label="pages.field.table" name="table" required disabled options={[{ value: '', label: t('pages.field.choose') }]} />
+            )}
+          </>
+        )}
+        <Field label="pages.field.icon" name="icon" maxLength={64} hint="pages.field.iconHint" />
+        <RolesPicker value={roles} onChange={setRoles} />
+        <FormError error={create.error} />
+        <p className="actions">
+          <button type="submit" disabled={create.isPending}>
+            {t('pages.new.submit')}
+          </button>{' '}
+          <Link href={pagePaths.list}>{t('pages.cancel')}</Link>
+        </p>
+      </form>
+    </>
+  );
+}
+
+/** `/pages/:id/edit`: title, slug, icon, who sees it; duplicate; delete with a confirmation. */
+export function EditPage() {
+  useTitle('pages.edit.title');
+  const { id } = useParams<{ id: string }>();
+  const page = usePage(id);
+  if (page.isPending) return <Loading />;
+  if (page.isError)
+    return (
+      <>
+        <h1>{t('pages.edit.title')}</h1>
+        <ErrorPanel error={page.error} onRetry={() => void page.refetch()} />
+      </>
+    );
+  return <EditForm key={page.data.updatedAt} page={page.data} />;
+}
+
+function EditForm({ page }: { page: Page }) {
+  const [, navigate] = useLocation();
+  const [roles, setRoles] = useState<string[]>(page.visibleTo?.roles ?? []);
+  const [confirming, setConfirming] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const update = useUpdatePage(page.id);
+  const duplicate = useDuplicatePage(page.id);
+  const remove = useDeletePage(page.id);
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    setSaved(false);
+    const f = new FormData(e.currentTarget);
+    const icon = String(f.get('icon') ?? '').trim();
+    update.mutate(
+      { title: String(f.get('title') ?? ''), slug: String(f.get('slug') ?? ''), icon: icon || null, visibleTo: roles.length ? { roles } : null },
+      { onSuccess: () => setSaved(true) },
+    );
+  };
+  return (
+    <>
+      <h1>{t('pages.edit.heading', { title: page.title })}</h1>
+      <p>
+        <Link href={pagePaths.open(page.slug)}>{t('pages.edit.open')}</Link>
+      </p>
+      <form onSubmit={submit} className="pages-form">
+        <Field label="pages.field.title" name="title" required maxLength={200} defaultValue={page.title} error={issueAt(update.error, 'body.title')} />
+        <Field
+          label="pages.field.slug"
+          name="slug"
+          required
+          maxLength={200}
+          pattern="[a-z0-9]+(-[a-z0-9]+)*"
+          defaultValue={page.slug}
+          hint="pages.field.slugHint"
+          error={
+            issueAt(update.error, 'body.slug') ?? (update.error instanceof ApiError && update.error.code === 'CONFLICT' ? errorText(update.error) : undefined)
+          }
+        />
+        <Field label="pages.field.icon" name="icon" maxLength={64} defaultValue={page.icon ?? ''} hint="pages.field.iconHint" />
+        <FieldFrame label="pages.field.kind">{(fid) => <output id={fid}>{t(KIND_LABEL[page.kind])}</output>}</FieldFrame>
+        <RolesPicker value={roles} onChange={setRoles} />
+        <FormError error={update.error} />
+        <p role="status">{saved ? t('pages.edit.saved') : ''}</p>
+        <p className="actions">
+          <button type="submit" disabled={update.isPending}>
+            {t('pages.edit.save')}
+          </button>
+        </p>
+      </form>
+      <section className="pages-danger" aria-labelledby="pages-more">
+        <h2 id="pages-more">{t('pages.edit.more')}</h2>
+        <p className="actions">
+          <button
+            type="button"
+            disabled={duplicate.isPending}
+            onClick={() => duplicate.mutate(undefined, { onSuccess: (copy) => navigate(pagePaths.edit(copy.id)) })}
+          >
+            {t('pages.edit.duplicate')}
+          </button>{' '}
+          <button type="button" className="danger" onClick={() => setConfirming(true)}>
+            {t('pages.edit.delete')}
+          </button>
+        </p>
+        <FormError error={duplicate.error} />
+        {remove.error && <DeleteRefused error={remove.error} />}
+      </section>
+      {confirming && (
+        <ConfirmDialog
+          title={t('pages.delete.title', { title: page.title })}
+          confirm={t('pages.delete.confirm')}
+          cancel={t('pages.cancel')}
+          pending={remove.isPending}
+          onCancel={() => setConfirming(false)}
+          onConfirm={() =>
+            remove.mutate(undefined, {
+              onSuccess: () => navigate(pagePaths.list),
+              onSettled: () => setConfirming(false),
+            })
+          }
+        >
+          <p>{t('pages.delete.text')}</p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
+}
+
+/** The server's refusal to delete, with the reports that use the page when it names them (PAGE_IN_USE). */
+function DeleteRefused({ error }: { error: Error }) {
+  const reports =
+    error instanceof ApiError && Array.isArray(error.params.reports) ? (error.params.reports as Array<{ name?: string; id?: string } | string>) : [];
+  return (
+    <div role="alert" className="form-error">
+      <p>{errorText(error)}</p>
+      {reports.length > 0 && (
+        <ul>
+          {reports.map((r, i) => (
+            <li key={i}>{typeof r === 'string' ? r : (r.name ?? r.id)}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,109 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ok, type RequestBody, type Schemas } from '../../api/client';
+
+export type Page = Schemas['Page'];
+export type PageKind = Page['kind'];
+/** The kinds a person may create (`custom` is reserved by the server). */
+export const KINDS: readonly Exclude<PageKind, 'custom'>[] = ['list', 'detail', 'form', 'dashboard'];
+export const TABLE_KINDS: readonly PageKind[] = ['list', 'detail', 'form'];
+
+/** Every key of the area starts with 'pages': the live channel refreshes them all. */
+export const pagesKeys = {
+  all: ['pages'] as const,
+  nav: ['pages', 'nav'] as const,
+  one: (id: string) => ['pages', 'one', id] as const,
+};
+
+export const pagePaths = {
+  open: (slug: string) => `/p/${encodeURIComponent(slug)}`,
+  list: '/pages',
+  create: '/pages/new',
+  edit: (id: string) => `/pages/${encodeURIComponent(id)}/edit`,
+};
+
+/**
+ * The caller's pages, in navigation order. The one place the navigation's pages come from: it
+ * reads GET /pages today and is swapped for /bootstrap's nav when that exists.
+ */
+export function usePagesNav() {
+  return useQuery({
+    queryKey: pagesKeys.nav,
+    queryFn: async () => {
+      const out: Page[] = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const d = (await ok(api.GET('/pages', { params: { query: { limit: 500, ...(cursor ? { cursor } : {}) } } }))).data;
+        out.push(...d.pages);
+        if (!d.nextCursor) return out;
+        cursor = d.nextCursor;
+      }
+    },
+    staleTime: 30_000,
+  });
+}
+
+export function usePage(id: string) {
+  return useQuery({
+    queryKey: pagesKeys.one(id),
+    queryFn: async () => (await ok(api.GET('/pages/{pageId}', { params: { path: { pageId: id } } }))).data.page,
+  });
+}
+
+function useInvalidate() {
+  const qc = useQueryClient();
+  return () => qc.invalidateQueries({ queryKey: pagesKeys.all });
+}
+
+export function useCreatePage() {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async (body: RequestBody<'/pages', 'post'>) => (await ok(api.POST('/pages', { body }))).data.page,
+    onSuccess: invalidate,
+  });
+}
+
+export function useUpdatePage(id: string) {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async (body: RequestBody<'/pages/{pageId}', 'patch'>) =>
+      (await ok(api.PATCH('/pages/{pageId}', { params: { path: { pageId: id } }, body }))).data.page,
+    onSuccess: invalidate,
+  });
+}
+
+export function useDuplicatePage(id: string) {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async () => (await ok(api.POST('/pages/{pageId}/duplicate', { params: { path: { pageId: id } }, body: {} }))).data.page,
+    onSuccess: invalidate,
+  });
+}
+
+export function useDeletePage(id: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async () => (await ok(api.DELETE('/pages/{pageId}', { params: { path: { pageId: id } } }))).data,
+    onSuccess: () => {
+      qc.removeQueries({ queryKey: pagesKeys.one(id) });
+      return qc.invalidateQueries({ queryKey: pagesKeys.nav });
+    },
+  });
+}
+
+/** The page's config as the grid's initial query (data API grammar): `sort`, `filters`. */
+export function configQuery(config: Record<string, unknown>): string {
+  const pairs: string[] = [];
+  const sort = config.sort;
+  if (typeof sort === 'string' && sort) pairs.push(`sort=${encodeURIComponent(sort)}`);
+  else if (Array.isArray(sort) && sort.length) pairs.push(`sort=${encodeURIComponent(sort.join(','))}`);
+  const filters = config.filters;
+  if (filters && typeof filters === 'object' && !Array.isArray(filters)) {
+    for (const [column, ops] of Object.entries(filters as Record<string, unknown>)) {
+      if (ops && typeof ops === 'object')
+        for (const [op, value] of Object.entries(ops as Record<string, unknown>))
+          pairs.push(`filter[${encodeURIComponent(column)}][${op}]=${encodeURIComponent(String(value))}`);
+      else pairs.push(`filter[${encodeURIComponent(column)}][eq]=${encodeURIComponent(String(ops))}`);
+    }
+  }
+  return pairs.join('&');
+}

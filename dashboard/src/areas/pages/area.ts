@@ -1,0 +1,27 @@
+import { lazyWithMessages, type Area } from '../area';
+import { loadDataMessages } from '../data/area';
+import { pagesKeys } from './api';
+import { PagesNav } from './Nav';
+
+// React's lazy(), loading the area's strings with each screen's code.
+const lazy = lazyWithMessages(() => import('./messages.en'));
+
+// A page draws the data area's grid and row screens: their strings come along.
+const PageScreen = lazy(() => Promise.all([import('./PageScreen'), loadDataMessages()]).then(([m]) => ({ default: m.PageScreen })));
+const PageList = lazy(() => import('./Editor').then((m) => ({ default: m.PageList })));
+const NewPage = lazy(() => import('./Editor').then((m) => ({ default: m.NewPage })));
+const EditPage = lazy(() => import('./Editor').then((m) => ({ default: m.EditPage })));
+
+/** The pages people build (issue 28): in the navigation, at /p/{slug}, and their editor at /pages (decision DB29). */
+export const pagesArea: Area = {
+  nav: [{ path: '/pages', label: 'nav.pagesEditor' }],
+  navAfter: PagesNav,
+  routes: [
+    { path: '/pages', component: PageList },
+    { path: '/pages/new', component: NewPage },
+    { path: '/pages/:id/edit', component: EditPage },
+    { path: '/p/:slug/:recordId', component: PageScreen },
+    { path: '/p/:slug', component: PageScreen },
+  ],
+  live: { 'pages.changed': [pagesKeys.all], 'pages.nav.changed': [pagesKeys.nav] },
+};
