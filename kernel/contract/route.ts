@@ -96,6 +96,11 @@ interface RouteBase<S extends RouteSchema, Caller> {
    * parser and these limits, so no other route takes multipart bodies or pays for the parser.
    */
   multipart?: MultipartLimits;
+  /**
+   * A POST that changes nothing (a query too large or too structured for a query string, such as
+   * widget data): it is not audited as a write, so it costs no meta-store statement (decisions K50).
+   */
+  readsOnly?: true;
   handler: (ctx: RouteContext<S, Caller>) => Promise<RouteResult<S>> | RouteResult<S>;
 }
 

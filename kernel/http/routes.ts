@@ -131,7 +131,7 @@ class RouteCall {
  */
 export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefinition, kernel: Kernel, gate?: AudienceGate<unknown, unknown>): void {
   const success = firstSuccessStatus(def);
-  const isWrite = WRITE_METHODS.has(def.method);
+  const isWrite = WRITE_METHODS.has(def.method) && !def.readsOnly;
   const { params: paramsSchema, query: querySchema, body: bodySchema } = def.schema;
   const takesInput = Boolean(paramsSchema || querySchema || bodySchema);
 

@@ -14,6 +14,7 @@ const ERRORS =
 export const widgetDataRoutes: RouteDefinition[] = [
   route({
     method: 'POST',
+    readsOnly: true,
     url: '/widget-data/query',
     summary: "One dashboard widget's number, groups or time series",
     description:
@@ -27,6 +28,7 @@ export const widgetDataRoutes: RouteDefinition[] = [
   }),
   route({
     method: 'POST',
+    readsOnly: true,
     url: '/widget-data/batch',
     summary: 'Several widgets in one request',
     description:

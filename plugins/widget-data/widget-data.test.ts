@@ -143,6 +143,15 @@ describe.each(dialects)('widget data on %s', (dialect) => {
     expect(count.body.data.result).toEqual({ kind: 'value', value: PRODUCTS.length });
   });
 
+  it('is a read: a query leaves no audit entry (decisions K50)', async () => {
+    const res = await ask(env.admin, q({ metric: { op: 'count' } }));
+    expect(res.status, res.text).toBe(200);
+    const trail = await env.req(env.admin, 'GET', '/api/v1/audit?limit=500');
+    expect(trail.status, trail.text).toBe(200);
+    const actions = (trail.body.data.entries as Array<{ action: string }>).map((e) => e.action);
+    expect(actions.filter((a) => a.includes('widget-data'))).toEqual([]);
+  });
+
   it('groups equal GROUP BY through the driver, the largest first, with the rest as other', async () => {
     const direct = await rows<{ k: string; v: unknown }>(sql`select status as k, sum(stock) as v from product group by status`);
     const res = await ask(env.admin, q({ metric: { op: 'sum', column: 'stock' }, groupBy: { column: 'status' } }));
