@@ -5,6 +5,7 @@
  * widget aggregates (plugins/widget-data) and row search, each with a deadline per statement.
  */
 import type { Worker } from 'node:worker_threads';
+import { DummyDriver, Kysely, type RawBuilder, sql, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import { startWorker } from '../../kernel/workers.js';
 import type { SqliteAnswer, SqliteJob, SqliteWorkerData } from './sqlite-worker.js';
 
@@ -16,6 +17,30 @@ export type { SqliteAnswer, SqliteJob } from './sqlite-worker.js';
  * Worker.terminate() cannot stop a statement inside SQLite's native loop; this can.
  */
 export const SQLITE_DEADLINE_FUNCTION = 'svc_deadline_ok';
+
+/** Compiles SQLite statements without a database: they run in the worker thread, nothing on the API's. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const compiler: Kysely<any> = new Kysely({
+  dialect: {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  },
+});
+
+/** A statement as the worker takes it (SqliteJob's `sql` and `parameters`). */
+export function compileSqlite(statement: RawBuilder<unknown>): { sql: string; parameters: unknown[] } {
+  const compiled = statement.compile(compiler);
+  return { sql: compiled.sql, parameters: [...compiled.parameters] };
+}
+
+/** The file behind a SQLite source's handle: the worker opens it itself. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function sqliteFileOf(db: Kysely<any>): Promise<string> {
+  const res = await sql<{ file: string }>`select file from pragma_database_list where name = 'main'`.execute(db);
+  return String(res.rows[0]?.file ?? '');
+}
 
 const WORKER_ENTRY = new URL('./sqlite-worker.ts', import.meta.url);
 

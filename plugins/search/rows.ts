@@ -1,9 +1,10 @@
 import { sql, type RawBuilder } from 'kysely';
-import { grantAllows, type ColumnGrant, type Kernel, type Principal } from '../../kernel/api.js';
+import { type ColumnGrant, type Kernel, type Principal } from '../../kernel/api.js';
 import {
   type AnyDb,
   primaryKeyColumns,
   rawValues,
+  readsColumn as readRule,
   recordIdOf,
   rowDialect,
   SEARCHABLE_TYPES,
@@ -11,6 +12,7 @@ import {
   toWireRow,
   type RowDialect,
 } from '../../engine/rows/index.js';
+import { compileSqlite, SQLITE_DEADLINE_FUNCTION, type SqliteWorker, sqliteFileOf } from '../../engine/sources/sqlite-off-thread.js';
 import { connectionsRef, type ConnectionInfo } from '../connections/provides.js';
 import type { Page } from '../pages/provides.js';
 import type { Column } from '../../engine/schema/model.js';
@@ -38,16 +40,13 @@ interface Target {
   column: EffectiveColumn;
 }
 
-/**
- * Whether the caller reads `column` through `grant` (the rule of plugins/data/access.ts, decisions
- * DA2): never a secret column, a personal one only through a grant reaching the whole table. Kept
- * here until the data plugin provides `tableView` to other plugins; then it should be read there.
- */
+/** Whether the caller reads `column` through `grant`: the data API's one rule (decisions DA2, engine/rows/column-access.ts). */
 export function readsColumn(table: EffectiveTable, grant: ColumnGrant | null, column: EffectiveColumn): boolean {
-  if (table.primaryKey?.columns.includes(column.name)) return grant !== null;
-  if (!grant || column.display.secret) return false;
-  return grant.all || (grantAllows(grant, column.name) && !column.display.personal);
+  return grant !== null && readRule(column, new Set(table.primaryKey?.columns ?? []), grant);
 }
+
+/** A row search's answer is small (5 rows of a key and one column); past this it is refused. */
+const SQLITE_MAX_BYTES = 1024 * 1024;
 
 /** `%`, `_` and the escape itself are literal in the caller's text (the row layer's `!` escape). */
 const literal = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);
@@ -98,7 +97,7 @@ async function mysqlFlavour(kernel: Kernel, db: AnyDb, connectionId: string): Pr
  * `SET STATEMENT max_statement_time … FOR`, MySQL `MAX_EXECUTION_TIME`. SQLite has none: its query
  * runs with the connection's own path and a LIMIT (decisions SR5).
  */
-async function tableRows(kernel: Kernel, t: Target, q: string, limit: number, budgetMs: number): Promise<RowItem[]> {
+async function tableRows(kernel: Kernel, t: Target, q: string, limit: number, budgetMs: number, sqlite: () => SqliteWorker): Promise<RowItem[]> {
   return kernel.plugin(connectionsRef).withSource(t.connectionId, async (db, info: ConnectionInfo) => {
     const d = rowDialect(info.dialect);
     const pk = primaryKeyColumns(t.table);
@@ -108,18 +107,30 @@ async function tableRows(kernel: Kernel, t: Target, q: string, limit: number, bu
     const contains = `%${literal(q)}%`;
     const ms = Math.max(1, Math.ceil(budgetMs));
     const flavour = info.dialect === 'mysql' ? await mysqlFlavour(kernel, db, t.connectionId) : null;
+    const deadline = Date.now() + ms;
+    // On SQLite the statement stops itself at the deadline, in the worker thread (below).
+    const alive = info.dialect === 'sqlite' ? sql` and ${sql.raw(SQLITE_DEADLINE_FUNCTION)}(${sql.lit(deadline)}) = 1` : sql``;
     const statement = (where: RawBuilder<unknown>, n: number): RawBuilder<Record<string, unknown>> => {
-      const body = sql`${selectList(d, columns)} from ${d.table(t.table)} where ${where} order by ${d.order(t.column)} limit ${sql.lit(n)}`;
+      const body = sql`${selectList(d, columns)} from ${d.table(t.table)} where ${where}${alive} order by ${d.order(t.column)} limit ${sql.lit(n)}`;
       if (flavour === 'mariadb') return sql`set statement max_statement_time = ${sql.lit(ms / 1000)} for select ${body}`;
       if (flavour === 'mysql') return sql`select /*+ MAX_EXECUTION_TIME(${sql.lit(ms)}) */ ${body}`;
       return sql`select ${body}`;
     };
+    // SQLite blocks the thread it runs on and has no statement timeout: its statements run in a worker thread, read-only.
+    const file = info.dialect === 'sqlite' ? await sqliteFileOf(db) : null;
+    const exec = async (statement: RawBuilder<Record<string, unknown>>, qdb: AnyDb): Promise<Record<string, unknown>[]> => {
+      if (file === null) return (await statement.execute(qdb)).rows;
+      const a = await sqlite().run(
+        { file, readOnly: true, openReadOnly: true, ...compileSqlite(statement), maxBytes: SQLITE_MAX_BYTES },
+        { deadline, graceMs: 200 },
+      );
+      if (a.ok) return a.rows;
+      throw new Error(a.message);
+    };
     const run = async (qdb: AnyDb) => {
-      const first = (await statement(d.ilike(t.column, prefix), limit).execute(qdb)).rows;
+      const first = await exec(statement(d.ilike(t.column, prefix), limit), qdb);
       const rest =
-        first.length < limit
-          ? (await statement(sql`${d.ilike(t.column, contains)} and not ${d.ilike(t.column, prefix)}`, limit - first.length).execute(qdb)).rows
-          : [];
+        first.length < limit ? await exec(statement(sql`${d.ilike(t.column, contains)} and not ${d.ilike(t.column, prefix)}`, limit - first.length), qdb) : [];
       return [first.map((r) => ({ r, prefix: true })), rest.map((r) => ({ r, prefix: false }))].flat();
     };
     const found =
@@ -162,6 +173,7 @@ export async function searchRows(
   targets: readonly Target[],
   q: string,
   limit: number,
+  sqlite: () => SqliteWorker,
   budget: { tableMs?: number; totalMs?: number } = {},
 ): Promise<{ items: RowItem[]; partial: boolean }> {
   const tableMs = budget.tableMs ?? TABLE_BUDGET_MS;
@@ -180,7 +192,7 @@ export async function searchRows(
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), left)));
       try {
-        const got = await Promise.race([tableRows(kernel, targets[i]!, q, limit, left), late]);
+        const got = await Promise.race([tableRows(kernel, targets[i]!, q, limit, left, sqlite), late]);
         if (got === TIMED_OUT) partial = true;
         else results[i] = got;
       } catch (err) {

@@ -244,6 +244,17 @@ describe.each(dialects)('search rows on a %s connection', (dialect) => {
       ? [{ connectionId: env.connectionId, table: product, column: product.columns.find((c: { name: string }) => c.name === 'name') }]
       : [];
     expect(targets.length).toBe(1);
-    expect(await searchRows(kernel, targets, 'widget', 5, { totalMs: 0 })).toEqual({ items: [], partial: true });
+    expect(
+      await searchRows(
+        kernel,
+        targets,
+        'widget',
+        5,
+        () => {
+          throw new Error('no SQLite statement runs without time');
+        },
+        { totalMs: 0 },
+      ),
+    ).toEqual({ items: [], partial: true });
   });
 });

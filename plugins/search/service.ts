@@ -1,3 +1,4 @@
+import { SqliteWorker } from '../../engine/sources/sqlite-off-thread.js';
 import { defineServiceRef, type Kernel, type Principal } from '../../kernel/api.js';
 import { pagesRef } from '../pages/provides.js';
 import type { NameEntry, NameHit } from './names.js';
@@ -33,8 +34,20 @@ const itemOf = (hit: NameHit<NameEntry>): SearchItem => ({
 export class SearchService {
   readonly index: SearchIndex;
 
+  /** Row search on SQLite connections, off the API's thread; started on first use. */
+  private sqlite: SqliteWorker | null = null;
+
   constructor(private readonly kernel: Kernel) {
     this.index = new SearchIndex(kernel);
+  }
+
+  private sqliteThread(): SqliteWorker {
+    return (this.sqlite ??= new SqliteWorker({ timedOut: () => new Error('search: the table ran out of time'), name: 'search SQLite' }));
+  }
+
+  async close(): Promise<void> {
+    await this.sqlite?.close();
+    this.sqlite = null;
   }
 
   /**
@@ -82,7 +95,7 @@ export class SearchService {
     if (!seesPage || !principal.permissions.has(DATA_READ)) return { items: [], partial: false };
     const pages = await this.index.searchablePages();
     const targets = await rowTargets(this.kernel, principal, pages, (page) => seesPage({ page } as PageEntry));
-    return searchRows(this.kernel, targets, q, Math.min(limit, 5));
+    return searchRows(this.kernel, targets, q, Math.min(limit, 5), () => this.sqliteThread());
   }
 }
 

@@ -5,10 +5,10 @@
  * MySQL/MariaDB) or the SQLite thread's end, 10 s a widget and 15 s a batch by default; at most 4
  * widgets at once per request and per connection, so widgets never take a pool shared with /data.
  */
-import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely';
+import { sql } from 'kysely';
 import { AppError, type Kernel, type Principal } from '../../kernel/api.js';
 import { rowDialect, whereSql, type RowDialect } from '../../engine/rows/index.js';
-import { SqliteWorker } from '../../engine/sources/sqlite-off-thread.js';
+import { compileSqlite, SqliteWorker, sqliteFileOf } from '../../engine/sources/sqlite-off-thread.js';
 import { connectionsRef } from '../connections/provides.js';
 import type { EffectiveColumn } from '../schema/provides.js';
 import { checkQuery, type Plan } from './check.js';
@@ -179,10 +179,7 @@ export class WidgetData implements WidgetDataProvides {
     const d = rowDialect(plan.dialect);
     const w: WidgetDialect = WIDGETS[plan.dialect];
     if (plan.dialect === 'sqlite') {
-      const file = await connections.withSource(plan.connectionId, async (db) => {
-        const res = await sql<{ file: string }>`select file from pragma_database_list where name = 'main'`.execute(db);
-        return String(res.rows[0]?.file ?? '');
-      });
+      const file = await connections.withSource(plan.connectionId, (db) => sqliteFileOf(db));
       return this.compute(plan, d, w, path, deadline, (statement) => this.sqliteRows(plan, file, statement, deadline));
     }
     return connections.withSource(plan.connectionId, async (db) => {
@@ -234,13 +231,13 @@ export class WidgetData implements WidgetDataProvides {
 
   private async sqliteRows(plan: Plan, file: string, statement: Sql, deadline: number): Promise<Record<string, unknown>[]> {
     // Compiled with the SQLite adapter only: nothing runs on the API's thread.
-    const compiled = statement.compile(sqliteCompiler);
+    const compiled = compileSqlite(statement);
     const thread = this.sqliteThread();
     thread.busy++;
     let a;
     try {
       a = await thread.worker.run(
-        { file, readOnly: true, openReadOnly: true, sql: compiled.sql, parameters: [...compiled.parameters], maxBytes: SQLITE_MAX_BYTES },
+        { file, readOnly: true, openReadOnly: true, ...compiled, maxBytes: SQLITE_MAX_BYTES },
         // The statement stops itself at the deadline (svc_deadline_ok); the thread is ended only if it did not.
         { deadline, graceMs: 1000 },
       );
@@ -345,14 +342,3 @@ function toValue(d: RowDialect, op: Plan['metric']['op'], column: EffectiveColum
   const n = typeof raw === 'number' ? raw : Number(raw as string);
   return Number.isFinite(n) ? n : null;
 }
-
-/** Compiles SQLite statements without a database: they run in the worker thread. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-const sqliteCompiler: Kysely<any> = new Kysely({
-  dialect: {
-    createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new DummyDriver(),
-    createIntrospector: (db) => new SqliteIntrospector(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
-  },
-});
