@@ -20,7 +20,13 @@ export interface Area {
    * connections and their tables under Connections). It is in the first load of the app, so
    * it stays small.
    */
-  nav: ReadonlyArray<{ path: string; label: MessageId; below?: ComponentType }>;
+  nav: ReadonlyArray<{
+    path: string;
+    label: MessageId;
+    below?: ComponentType;
+    /** Shown only to callers holding it (GET /auth/session's `permissions`); the server still decides. */
+    permission?: string;
+  }>;
   /**
    * Entries the area draws itself after every area's entries, as `<li>` elements: those that
    * come from the server (the apps' pages an operator placed in the navigation).

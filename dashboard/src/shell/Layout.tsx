@@ -4,7 +4,7 @@ import { ApiError } from '../api/errors';
 import { NAV, NAV_AFTER } from '../areas';
 import { t, type MessageId } from '../i18n/t';
 import { navigate } from '../navigation';
-import { useMe, useRefreshMe, useSignOut } from '../areas/account/api';
+import { useMe, usePermissions, useRefreshMe, useSignOut } from '../areas/account/api';
 import { restartLiveChannel } from '../live/events';
 import { ErrorPanel, errorText, Loading } from '../ui';
 import { Bell } from './Bell';
@@ -89,6 +89,7 @@ function UserMenu({ name, email }: { name: string; email: string }) {
  */
 export function Layout({ children }: { children: ReactNode }) {
   const me = useMe();
+  const permissions = usePermissions();
   useAppliedPrefs();
   const [location] = useLocation();
   const refreshMe = useRefreshMe();
@@ -129,7 +130,7 @@ export function Layout({ children }: { children: ReactNode }) {
           <li>
             <NavLink path="/" label="nav.home" />
           </li>
-          {NAV.map(({ below: Below, ...entry }) => (
+          {NAV.filter((entry) => !entry.permission || permissions?.has(entry.permission)).map(({ below: Below, permission: _, ...entry }) => (
             <li key={entry.path}>
               <NavLink {...entry} />
               {Below && <Below />}

@@ -27,6 +27,7 @@ export const accountKeys = {
   unread: ['me', 'notifications', 'unread'] as const,
   notificationList: ['me', 'notifications', 'list'] as const,
   sessions: ['auth', 'sessions'] as const,
+  permissions: ['auth', 'session', 'permissions'] as const,
 };
 
 // The screens' signed-out handling is the client's (a 401 sends the person to sign-in).
@@ -35,6 +36,18 @@ export { setSignedOutHandler } from '../../api/client';
 /** The signed-in user (GET /me); a 401 on it sends the person to sign-in (see api/client). */
 export function useMe() {
   return useQuery({ queryKey: accountKeys.me, queryFn: async () => (await ok(api.GET('/me'))).data.user });
+}
+
+/**
+ * What the signed-in caller holds (GET /auth/session's `permissions`, decisions BO1), or
+ * undefined until known: screens hide what the caller cannot use; the server still decides.
+ */
+export function usePermissions(): ReadonlySet<string> | undefined {
+  return useQuery({
+    queryKey: accountKeys.permissions,
+    queryFn: async () => new Set((await ok(api.GET('/auth/session'))).data.permissions),
+    staleTime: 60_000,
+  }).data;
 }
 
 /** Asks again who is signed in (after a navigation, a change of two-step verification). */

@@ -1,12 +1,14 @@
 import { Link, useLocation } from 'wouter';
 import { t } from '../../i18n/t';
+import { usePermissions } from '../account/api';
 import { pagePaths, usePagesNav, type PageKind } from './api';
 
 const KIND_ICON: Record<PageKind, string> = { list: '☰', detail: '▤', form: '✎', dashboard: '▦', custom: '◇' };
 
 /** The caller's pages in the navigation, in a "Pages" section after the areas' entries. */
 export function PagesNav() {
-  const pages = usePagesNav();
+  // Only those who may read pages ask for them (a 403 would be a failed request on every screen).
+  const pages = usePagesNav(usePermissions()?.has('pages.read') ?? false);
   const [location] = useLocation();
   if (!pages.data?.length) return null;
   return (

@@ -25,8 +25,9 @@ export const pagePaths = {
  * The caller's pages, in navigation order. The one place the navigation's pages come from: it
  * reads GET /pages today and is swapped for /bootstrap's nav when that exists.
  */
-export function usePagesNav() {
+export function usePagesNav(enabled = true) {
   return useQuery({
+    enabled,
     queryKey: pagesKeys.nav,
     queryFn: async () => {
       const out: Page[] = [];

@@ -14,7 +14,7 @@ const EditPage = lazy(() => import('./Editor').then((m) => ({ default: m.EditPag
 
 /** The pages people build (issue 28): in the navigation, at /p/{slug}, and their editor at /pages (decision DB29). */
 export const pagesArea: Area = {
-  nav: [{ path: '/pages', label: 'nav.pagesEditor' }],
+  nav: [{ path: '/pages', label: 'nav.pagesEditor', permission: 'pages.write' }],
   navAfter: PagesNav,
   routes: [
     { path: '/pages', component: PageList },
