@@ -41,6 +41,7 @@ const INVENTORY: Record<string, string[]> = {
     'PATCH /pages/{pageId}/views/{viewId}',
     'DELETE /pages/{pageId}/views/{viewId}',
   ],
+  Search: ['GET /search'],
   'Scheduled reports': ['GET /scheduled-reports', 'POST /scheduled-reports', 'PATCH /scheduled-reports/{id}', 'DELETE /scheduled-reports/{id}'],
   'Widget data': ['POST /widget-data/query', 'POST /widget-data/batch'],
   Health: ['GET /healthz'],
