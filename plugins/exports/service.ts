@@ -2,19 +2,8 @@ import { createReadStream, rmSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { PassThrough } from 'node:stream';
-import {
-  defineServiceRef,
-  AppError,
-  type ErrorIssue,
-  grantAllows,
-  type Job,
-  type Kernel,
-  newId,
-  ownedBy,
-  ownedPage,
-  ownerOf,
-  type Principal,
-} from '../../kernel/api.js';
+import { defineServiceRef, AppError, type ErrorIssue, type Job, type Kernel, newId, ownedBy, ownedPage, ownerOf, type Principal } from '../../kernel/api.js';
+import { readsColumn } from '../../engine/rows/index.js';
 import { connectionsRef } from '../connections/provides.js';
 import { schemaRef } from '../schema/provides.js';
 import { attemptKey, downloadName, EXPORTS_PREFIX, exportIdOfKey, legacyFile } from './files.js';
@@ -66,9 +55,7 @@ export class ExportsService implements ExportsProvides {
     // The data plugin's reading rule (DA2): personal columns need a grant on the whole table, the
     // key is readable wherever the table is; secret columns never leave, whatever the grant.
     const pk = new Set(table.primaryKey?.columns ?? []);
-    const readable = new Set(
-      table.columns.filter((c) => !c.display.secret && (pk.has(c.name) || scope.all || (grantAllows(scope, c.name) && !c.display.personal))).map((c) => c.name),
-    );
+    const readable = new Set(table.columns.filter((c) => !c.display.secret && readsColumn(c, pk, scope)).map((c) => c.name));
     const issues: ErrorIssue[] = [];
     const spec = planRead(info.dialect, table, readable, body, issues);
     if (issues.length) throw new AppError('VALIDATION_FAILED', { issues });
@@ -82,32 +69,14 @@ export class ExportsService implements ExportsProvides {
   /** Checks the request against the table and the caller's grants, stores the export and enqueues its job. */
   async create(principal: Principal, body: CreateExport): Promise<Export> {
     const { spec, tableRef } = await this.prepare(principal, body);
-    const table = { ref: tableRef };
     const owner = ownerOf(principal);
     const now = this.kernel.now();
-    const row: ExportRow = {
-      id: newId(now),
-      connection_id: body.connectionId,
-      table_ref: table.ref,
-      format: body.format,
-      columns: JSON.stringify(spec.columns.map((c) => c.name)),
-      filter: body.filter && Object.keys(body.filter).length ? JSON.stringify(body.filter) : null,
-      sort: body.sort ?? null,
+    const row = newExportRow(body, tableRef, spec, owner, now, {
       // People open files in spreadsheets; programs (API keys) want the values as they are.
-      formula_safe: (body.formulaSafe ?? owner.type === 'user') ? 1 : 0,
+      formulaSafe: body.formulaSafe ?? owner.type === 'user',
       state: 'queued',
-      job_id: null,
-      owner_type: owner.type,
-      owner_id: owner.id,
-      row_count: null,
-      bytes: null,
-      error_code: null,
-      error_message: null,
-      created_at: now,
-      started_at: null,
-      finished_at: null,
-      expires_at: null,
-    };
+      startedAt: null,
+    });
     // The row and its job_id in the job's own transaction: a worker never meets the job without them (J2).
     const job = await this.kernel.jobs.enqueue(
       EXPORT_JOB,
@@ -136,28 +105,7 @@ export class ExportsService implements ExportsProvides {
     const { db, info } = await this.kernel.plugin(connectionsRef).source(input.connectionId);
     const owner = ownerOf(principal);
     const startedAt = this.kernel.now();
-    const row: ExportRow = {
-      id: newId(startedAt),
-      connection_id: input.connectionId,
-      table_ref: tableRef,
-      format: input.format,
-      columns: JSON.stringify(spec.columns.map((c) => c.name)),
-      filter: input.filter && Object.keys(input.filter).length ? JSON.stringify(input.filter) : null,
-      sort: input.sort ?? null,
-      formula_safe: (input.formulaSafe ?? true) ? 1 : 0,
-      state: 'running',
-      job_id: null,
-      owner_type: owner.type,
-      owner_id: owner.id,
-      row_count: null,
-      bytes: null,
-      error_code: null,
-      error_message: null,
-      created_at: startedAt,
-      started_at: startedAt,
-      finished_at: null,
-      expires_at: null,
-    };
+    const row = newExportRow(input, tableRef, spec, owner, startedAt, { formulaSafe: input.formulaSafe ?? true, state: 'running', startedAt });
     await this.db.insertInto('exports').values(row).execute();
     const key = attemptKey(row.id, 1, newId(), input.format);
     const out = new PassThrough({ highWaterMark: 256 * 1024 });
@@ -332,3 +280,36 @@ export class ExportsService implements ExportsProvides {
 
 /** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
 export const exportsServiceRef = defineServiceRef<ExportsService>('exports');
+
+/** A stored export as it starts: asked for through POST /exports (queued) or by another plugin (running now). */
+function newExportRow(
+  input: Pick<CreateExport, 'connectionId' | 'format' | 'filter' | 'sort'>,
+  tableRef: string,
+  spec: ReadSpec,
+  owner: { type: ExportRow['owner_type']; id: string },
+  now: number,
+  start: { formulaSafe: boolean; state: ExportRow['state']; startedAt: number | null },
+): ExportRow {
+  return {
+    id: newId(now),
+    connection_id: input.connectionId,
+    table_ref: tableRef,
+    format: input.format,
+    columns: JSON.stringify(spec.columns.map((c) => c.name)),
+    filter: input.filter && Object.keys(input.filter).length ? JSON.stringify(input.filter) : null,
+    sort: input.sort ?? null,
+    formula_safe: start.formulaSafe ? 1 : 0,
+    state: start.state,
+    job_id: null,
+    owner_type: owner.type,
+    owner_id: owner.id,
+    row_count: null,
+    bytes: null,
+    error_code: null,
+    error_message: null,
+    created_at: now,
+    started_at: start.startedAt,
+    finished_at: null,
+    expires_at: null,
+  };
+}
