@@ -126,3 +126,4 @@ export { outboundRequest } from './sandbox/outbound-fetch.js';
 export { LICENSE, PRODUCT_NAME } from './version.js';
 export { projectPath } from './paths.js';
 export { startWorker } from './workers.js';
+export { withDeadline } from './deadline.js';

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { type ColumnGrant, type Kernel, type Principal } from '../../kernel/api.js';
+import { type ColumnGrant, type Kernel, type Principal, withDeadline } from '../../kernel/api.js';
 import {
   type AnyDb,
   primaryKeyColumns,
@@ -161,8 +161,6 @@ function itemOf(d: RowDialect, t: Target, columns: readonly Column[], at: number
   ];
 }
 
-const TIMED_OUT = Symbol('timed-out');
-
 /**
  * Rows of every target, `AT_ONCE` tables at a time, each within TABLE_BUDGET_MS and all within
  * TOTAL_BUDGET_MS (decisions SR5). A table that ran out of time, or whose database refused or
@@ -189,17 +187,11 @@ export async function searchRows(
         partial = true;
         continue;
       }
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), left)));
       try {
-        const got = await Promise.race([tableRows(kernel, targets[i]!, q, limit, left, sqlite), late]);
-        if (got === TIMED_OUT) partial = true;
-        else results[i] = got;
+        results[i] = await withDeadline(tableRows(kernel, targets[i]!, q, limit, left, sqlite), left, () => new Error('the table ran out of time'));
       } catch (err) {
         partial = true;
         kernel.log.debug({ err: { message: (err as Error).message }, table: targets[i]!.table.ref }, 'search: rows not read');
-      } finally {
-        clearTimeout(timer);
       }
     }
   };

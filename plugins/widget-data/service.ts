@@ -6,7 +6,7 @@
  * widgets at once per request and per connection, so widgets never take a pool shared with /data.
  */
 import { sql } from 'kysely';
-import { AppError, type Kernel, type Principal } from '../../kernel/api.js';
+import { AppError, type Kernel, type Principal, withDeadline } from '../../kernel/api.js';
 import { rowDialect, whereSql, type RowDialect } from '../../engine/rows/index.js';
 import { compileSqlite, SqliteWorker, sqliteFileOf } from '../../engine/sources/sqlite-off-thread.js';
 import { connectionsRef } from '../connections/provides.js';
@@ -206,7 +206,12 @@ export class WidgetData implements WidgetDataProvides {
         const left = deadline - Date.now();
         if (left <= 0) throw this.timeout();
         try {
-          return await this.racing(deadline, plan.dialect === 'postgres' ? pgExecute(db, statement, left) : mysqlExecute(db, statement, left, server!));
+          // The database ends the statement at the deadline; should it not answer, the caller is not kept waiting much longer.
+          return await withDeadline(
+            plan.dialect === 'postgres' ? pgExecute(db, statement, left) : mysqlExecute(db, statement, left, server!),
+            Math.max(0, deadline - Date.now()) + 2000,
+            () => this.timeout(),
+          );
         } catch (err) {
           if (err instanceof AppError) throw err;
           if (plan.dialect === 'postgres' ? pgTimedOut(err) : mysqlTimedOut(err)) throw this.timeout();
@@ -217,16 +222,6 @@ export class WidgetData implements WidgetDataProvides {
       };
       return this.compute(plan, d, w, path, deadline, exec);
     });
-  }
-
-  /** The database ends the statement at the deadline; should it not answer, the caller is not kept waiting much longer. */
-  private racing<T>(deadline: number, work: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(this.timeout()), Math.max(0, deadline - Date.now()) + 2000);
-    });
-    work.catch(() => {});
-    return Promise.race([work, late]).finally(() => clearTimeout(timer));
   }
 
   private async sqliteRows(plan: Plan, file: string, statement: Sql, deadline: number): Promise<Record<string, unknown>[]> {
