@@ -93,6 +93,17 @@ export class SqliteWorker {
     return this.generationNo;
   }
 
+  private started: Promise<void> = Promise.resolve();
+
+  /**
+   * Starts the thread unless it runs, and settles once it does: for a caller whose statements'
+   * deadlines should not pay for starting a thread (a search's 300 ms a table).
+   */
+  ready(): Promise<void> {
+    this.start();
+    return this.started;
+  }
+
   private start(): Worker {
     if (this.worker) return this.worker;
     const shared = new SharedArrayBuffer(4);
@@ -115,6 +126,12 @@ export class SqliteWorker {
     };
     worker.on('error', fail);
     worker.on('exit', () => fail(new Error(`the ${this.name} worker thread stopped`)));
+    // Settles once the thread runs, or could not start (its statements then fail as above).
+    this.started = new Promise<void>((resolve) => {
+      worker.once('online', () => resolve());
+      worker.once('error', () => resolve());
+      worker.once('exit', () => resolve());
+    });
     // Idle, it keeps nothing alive; a statement in flight does (its promise is awaited).
     worker.unref();
     this.worker = worker;
