@@ -4,14 +4,28 @@ import { accountArea } from './account/area';
 import { addOnsArea } from './add-ons/area';
 import { connectionsArea } from './connections/area';
 import { dataArea } from './data/area';
+import { dashboardsArea } from './dashboards/area';
 import { pagesArea } from './pages/area';
 import { peopleArea } from './people/area';
 import { publicApiArea } from './public-api/area';
+import { reportsArea } from './reports/area';
 import { settingsArea } from './settings/area';
 import { transferArea } from './transfer/area';
 
 /** Every area of the dashboard, in the order of the main navigation (the account has no entry there). */
-export const AREAS: readonly Area[] = [accountArea, connectionsArea, dataArea, transferArea, publicApiArea, addOnsArea, pagesArea, peopleArea, settingsArea];
+export const AREAS: readonly Area[] = [
+  accountArea,
+  connectionsArea,
+  dataArea,
+  transferArea,
+  publicApiArea,
+  addOnsArea,
+  pagesArea,
+  dashboardsArea,
+  reportsArea,
+  peopleArea,
+  settingsArea,
+];
 
 export const NAV = AREAS.flatMap((area) => area.nav);
 export const NAV_AFTER = AREAS.flatMap((area) => (area.navAfter ? [area.navAfter] : []));

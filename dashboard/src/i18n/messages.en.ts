@@ -1,10 +1,12 @@
 import { messages as account } from '../areas/account/messages.en.js';
 import { messages as addOns } from '../areas/add-ons/messages.en.js';
 import { messages as connections } from '../areas/connections/messages.en.js';
+import { messages as dashboards } from '../areas/dashboards/messages.en.js';
 import { messages as data } from '../areas/data/messages.en.js';
 import { messages as pages } from '../areas/pages/messages.en.js';
 import { messages as people } from '../areas/people/messages.en.js';
 import { messages as publicApi } from '../areas/public-api/messages.en.js';
+import { messages as reports } from '../areas/reports/messages.en.js';
 import { messages as settings } from '../areas/settings/messages.en.js';
 import { messages as shell } from '../shell/messages.en.js';
 import { messages as transfer } from '../areas/transfer/messages.en.js';
@@ -18,6 +20,19 @@ import { messages as transfer } from '../areas/transfer/messages.en.js';
  * id); at run time the shell's strings are in the catalogue from the start and an area's arrive
  * with its screens (i18n/t.ts, areas/area.ts). Tests read the values here.
  */
-export const messages = { ...shell, ...account, ...connections, ...data, ...transfer, ...publicApi, ...addOns, ...pages, ...people, ...settings };
+export const messages = {
+  ...shell,
+  ...account,
+  ...connections,
+  ...data,
+  ...transfer,
+  ...publicApi,
+  ...addOns,
+  ...pages,
+  ...dashboards,
+  ...reports,
+  ...people,
+  ...settings,
+};
 
 export type MessageId = keyof typeof messages;

@@ -7,6 +7,7 @@ import { navigate } from '../navigation';
 import { useMe, usePermissions, useRefreshMe, useSignOut } from '../areas/account/api';
 import { restartLiveChannel } from '../live/events';
 import { ErrorPanel, errorText, Loading } from '../ui';
+import { CommandPalette } from '../palette/CommandPalette';
 import { Bell } from './Bell';
 import { LiveSync } from './LiveSync';
 import { applyRememberedLook, useAppliedPrefs } from './prefs';
@@ -144,6 +145,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <main id="main" ref={main} tabIndex={-1}>
         {children}
       </main>
+      <CommandPalette />
     </div>
   );
 }

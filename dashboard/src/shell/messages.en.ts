@@ -17,6 +17,7 @@ export const messages = {
   'nav.addons': 'Add-ons',
   'nav.pages': 'Pages',
   'nav.pagesEditor': 'Manage pages',
+  'nav.reports': 'Scheduled reports',
   'nav.users': 'Users',
   'nav.audit': 'Audit log',
   'nav.settings': 'Settings',

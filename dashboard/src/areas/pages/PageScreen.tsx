@@ -3,6 +3,7 @@ import { useLocation, useParams, useSearch } from 'wouter';
 import { t } from '../../i18n/t';
 import { ErrorPanel, Loading, useTitle } from '../../ui';
 import { NotFound } from '../../shell/Placeholder';
+import { DashboardPage } from '../dashboards/area';
 import { GridScreen } from '../data/Grid';
 import { RowDetailScreen } from '../data/RowDetail';
 import { configQuery, pagePaths, usePagesNav, type Page } from './api';
@@ -29,7 +30,8 @@ export function PageScreen() {
 
 function PageOfKind({ page, recordId }: { page: Page; recordId?: string }) {
   const base = pagePaths.open(page.slug);
-  if (page.kind === 'dashboard' || page.kind === 'custom') return <DashboardPlaceholder page={page} />;
+  if (page.kind === 'dashboard') return <DashboardPage />;
+  if (page.kind === 'custom') return <DashboardPlaceholder page={page} />;
   if (!page.connectionId || !page.table) return <DashboardPlaceholder page={page} />;
   if (recordId) return <RowDetailScreen at={{ conn: page.connectionId, table: page.table, recordId }} />;
   if (page.kind === 'list' || page.kind === 'detail' || page.kind === 'form') return <ListPage page={page} base={base} />;

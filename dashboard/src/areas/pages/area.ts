@@ -11,6 +11,7 @@ const PageScreen = lazy(() => Promise.all([import('./PageScreen'), loadDataMessa
 const PageList = lazy(() => import('./Editor').then((m) => ({ default: m.PageList })));
 const NewPage = lazy(() => import('./Editor').then((m) => ({ default: m.NewPage })));
 const EditPage = lazy(() => import('./Editor').then((m) => ({ default: m.EditPage })));
+const NavEditor = lazy(() => import('./NavEditor').then((m) => ({ default: m.NavEditor })));
 
 /** The pages people build (issue 28): in the navigation, at /p/{slug}, and their editor at /pages (decision DB29). */
 export const pagesArea: Area = {
@@ -19,6 +20,7 @@ export const pagesArea: Area = {
   routes: [
     { path: '/pages', component: PageList },
     { path: '/pages/new', component: NewPage },
+    { path: '/pages/nav', component: NavEditor },
     { path: '/pages/:id/edit', component: EditPage },
     { path: '/p/:slug/:recordId', component: PageScreen },
     { path: '/p/:slug', component: PageScreen },

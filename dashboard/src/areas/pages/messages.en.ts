@@ -1,6 +1,7 @@
 /** The pages area's strings (ICU message format); keys start with the area's name. Loaded with the area's screens (area.ts). */
 export const messages = {
   'pages.screen.title': 'Page',
+  'pages.navEditor.title': 'Navigation',
   'pages.dashboard.label': 'Widgets',
   'pages.dashboard.empty': 'No widgets yet.',
   'pages.kind.list': 'List',
