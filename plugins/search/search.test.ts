@@ -205,6 +205,9 @@ describe.each(dialects)('search rows on a %s connection', (dialect) => {
     expect(rows[0]).toMatchObject({ id: `${env.connectionId}/product/2`, url: `/connections/${env.connectionId}/tables/product/rows/2` });
     // Through the other page's display column.
     expect(titles(await search(env.inst, env.admin, 'q=SKU-00000003&types=row'), 'row')).toEqual(['SKU-00000003']);
+    // `%` and `_` are the caller's text, not wildcards: "100%_" finds the one name holding it, "e_w" none.
+    expect(titles(await search(env.inst, env.admin, `q=${encodeURIComponent('100%_')}&types=row`), 'row')).toEqual(['Large 100%_widget']);
+    expect(titles(await search(env.inst, env.admin, `q=${encodeURIComponent('e_w')}&types=row`), 'row')).toEqual([]);
   });
 
   it('shows a viewer with a scoped grant only their table, its pages and its rows by a column they read', async () => {
