@@ -170,6 +170,20 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('scheduled reports (issu
     expect((await editor.client.delete(`/api/v1/scheduled-reports/${id}`)).status).toBe(200);
   });
 
+  it('mails each recipient once a run: a retry after one address failed mails only the rest', async () => {
+    const created = await editor.client.post('/api/v1/scheduled-reports', body({ recipients: [{ userId: editor.id }, { userId: other.id }] }));
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.data.report.id as string;
+    const before = smtp.received.length;
+    smtp.refuseOnce.add('other@example.com');
+    const job = await runNow(editor.client, id);
+    expect(job.state, JSON.stringify(job.error)).toBe('succeeded');
+    expect(job.attempts).toBe(2);
+    const mails = (await smtp.waitFor(before + 2)).slice(before);
+    expect(mails.map((m) => m.to).sort()).toEqual([['editor@example.com'], ['other@example.com']]);
+    expect((await editor.client.delete(`/api/v1/scheduled-reports/${id}`)).status).toBe(200);
+  });
+
   it('fails with REPORT_FORBIDDEN once the owner lost the permission, notifies the owner, and the third failure in a row disables it', async () => {
     const created = await editor.client.post('/api/v1/scheduled-reports', body({ name: 'Loses access' }));
     const id = created.body.data.report.id as string;

@@ -59,7 +59,7 @@ export async function runReport(ctx: JobContext<RunPayload>, service: ReportsSer
   const now = kernel.now();
   const done = await service.db
     .selectFrom('scheduled_report_runs')
-    .select(['state'])
+    .select(['state', 'mailed_to'])
     .where('report_id', '=', row.id)
     .where('run_key', '=', runKey)
     .executeTakeFirst();
@@ -67,7 +67,7 @@ export async function runReport(ctx: JobContext<RunPayload>, service: ReportsSer
   if (!done)
     await service.db
       .insertInto('scheduled_report_runs')
-      .values({ report_id: row.id, run_key: runKey, job_id: ctx.job.id, state: 'running', created_at: now, finished_at: null })
+      .values({ report_id: row.id, run_key: runKey, job_id: ctx.job.id, state: 'running', created_at: now, finished_at: null, mailed_to: null })
       .execute()
       .catch(() => undefined);
   await service.db
@@ -76,7 +76,19 @@ export async function runReport(ctx: JobContext<RunPayload>, service: ReportsSer
     .where('id', '=', row.id)
     .execute();
   try {
-    const result = await deliver(ctx, service, row);
+    const mailed = new Set<string>(done?.mailed_to ? (JSON.parse(done.mailed_to) as string[]) : []);
+    const result = await deliver(ctx, service, row, {
+      mailed,
+      markMailed: async (to) => {
+        mailed.add(to);
+        await service.db
+          .updateTable('scheduled_report_runs')
+          .set({ mailed_to: JSON.stringify([...mailed]) })
+          .where('report_id', '=', row.id)
+          .where('run_key', '=', runKey)
+          .execute();
+      },
+    });
     const end = kernel.now();
     await service.db
       .updateTable('scheduled_report_runs')
@@ -131,7 +143,13 @@ async function recordFailure(ctx: JobContext<RunPayload>, service: ReportsServic
   if (disable) await kernel.schedules.reload();
 }
 
-async function deliver(ctx: JobContext<RunPayload>, service: ReportsService, row: ReportRow): Promise<RunResult> {
+/** The run's addresses already mailed by an earlier attempt, and how to record one more (RP4). */
+interface Mailed {
+  mailed: ReadonlySet<string>;
+  markMailed: (to: string) => Promise<void>;
+}
+
+async function deliver(ctx: JobContext<RunPayload>, service: ReportsService, row: ReportRow, run: Mailed): Promise<RunResult> {
   const { kernel } = ctx;
   const owner = await principalOf(kernel, row.owner_id);
   if (!owner) throw forbidden('The report’s owner is suspended or no longer a user.');
@@ -205,10 +223,13 @@ async function deliver(ctx: JobContext<RunPayload>, service: ReportsService, row
 
   const addresses = await recipientAddresses(service, row, owner.permissions.has(REPORTS_EXTERNAL));
   for (const to of addresses) {
+    // An earlier attempt of this run reached this address: a retry does not mail it twice.
+    if (run.mailed.has(to)) continue;
     const sent = await kernel.mailer.send({ to, subject, text, ...(html ? { html } : {}), ...(attachments.length ? { attachments } : {}) });
     if (!sent.sent && sent.reason === 'not-configured')
       throw new JobError('REPORT_MAIL_NOT_CONFIGURED', 'No SMTP server is set up (PUT /settings/email).', false);
     if (!sent.sent) throw new JobError('REPORT_MAIL_FAILED', `The mail to ${to} could not be sent.`);
+    await run.markMailed(to);
   }
   return { recipients: addresses.length, exportId, bytes, attached };
 }

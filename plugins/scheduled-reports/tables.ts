@@ -36,6 +36,8 @@ export type ReportTables = {
     state: string;
     created_at: number;
     finished_at: number | null;
+    /** The addresses this run has mailed, JSON: a retry after one address failed mails only the rest. */
+    mailed_to: string | null;
   };
 };
 
@@ -85,6 +87,12 @@ export const reportMigrations: Migration[] = [
         .addColumn('finished_at', 'bigint')
         .addPrimaryKeyConstraint('scheduled_report_runs_pk', ['report_id', 'run_key'])
         .execute();
+    },
+  },
+  {
+    name: '0002_report_runs_mailed_to',
+    async up(db) {
+      await db.schema.alterTable('scheduled_report_runs').addColumn('mailed_to', largeText(db)).execute();
     },
   },
 ];

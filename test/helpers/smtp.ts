@@ -16,6 +16,8 @@ export class TestSmtpServer {
   private server: SMTPServer | null = null;
   port = 0;
   private waiters: Array<() => void> = [];
+  /** Addresses refused once at RCPT TO (a transient 451), then accepted: a mail that fails for one recipient. */
+  readonly refuseOnce = new Set<string>();
 
   async start(): Promise<number> {
     this.server = new SMTPServer({
@@ -23,6 +25,10 @@ export class TestSmtpServer {
       disabledCommands: ['STARTTLS'],
       logger: false,
       onAuth: (auth, _session, cb) => cb(null, { user: auth.username }),
+      onRcptTo: (address, _session, cb) => {
+        if (!this.refuseOnce.delete(address.address.toLowerCase())) return cb();
+        cb(Object.assign(new Error('Try again later'), { responseCode: 451 }));
+      },
       onData: (stream, session, cb) => {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
