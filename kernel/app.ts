@@ -24,6 +24,7 @@ import { schemaCompilersOnFirstUse } from './http/schema-compilers.js';
 import { installSecurityHeaders } from './http/security-headers.js';
 import { capConnections, clientErrorHandler, serverOptions } from './http/slow-clients.js';
 import { installSpaHost } from './http/spa.js';
+import { installCompression } from './http/compression.js';
 import { PasswordGuard } from './identity/password-guard.js';
 import { CachedPrincipals } from './identity/principal-cache.js';
 import { IdentityService } from './identity/service.js';
@@ -249,6 +250,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
 
   installErrorHandler(http, store.helpers, serving, sandbox.failureLog);
   installSecurityHeaders(http);
+  await installCompression(http);
   // Cookies are read where they are needed (authenticate.ts) and written by the routes that set them: no hook on every answer.
   const cookies = installCookies(http, config.secret);
   http.decorate('signCookie', (value: string) => cookies.sign(value));

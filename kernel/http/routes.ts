@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { AudienceGate } from '../contract/audience.js';
 import { HANDLED, Reply, isRawResponse, type RouteDefinition } from '../contract/route.js';
+import { JSON_COMPRESSION } from './compression.js';
 import { actorOf, type AuditContext, type AuditEntryInput } from '../audit.js';
 import { AppError, type ErrorIssue } from '../errors.js';
 import type { Principal } from '../identity/principal.js';
@@ -199,6 +200,8 @@ export function mountRoute(app: FastifyInstance, plugin: string, def: RouteDefin
     method: def.method,
     url: API_PREFIX + def.url,
     ...(def.bodyLimit ? { bodyLimit: def.bodyLimit } : {}),
+    // A JSON answer is compressed when asked; a raw one (a download, a file) goes as it is.
+    ...(isRawResponse(def.schema.response[success]) ? {} : { compress: JSON_COMPRESSION }),
     ...(def.audience ? audienceRouteOptions(def.audience, gate!) : {}),
     handler: (req: FastifyRequest, res: FastifyReply) => {
       let answer: unknown;

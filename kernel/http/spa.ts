@@ -38,7 +38,10 @@ export async function installSpaHost(app: FastifyInstance, distDir: string): Pro
       prefix: '/',
       wildcard: false,
       index: false,
-      setHeaders(res, path) {
+      // The build writes `.br` and `.gz` copies (dashboard/precompress.ts): sent as the browser accepts.
+      preCompressed: true,
+      setHeaders(res, sent) {
+        const path = sent.replace(/\.(?:br|gz)$/, '');
         const cacheControl = path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
         if (path.endsWith('.html')) res.headers(documentHeaders(cacheControl));
         else res.header('cache-control', cacheControl);

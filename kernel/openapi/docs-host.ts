@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
 import { documentHeaders } from '../http/security-headers.js';
+import { JSON_COMPRESSION } from '../http/compression.js';
 
 const require = createRequire(import.meta.url);
 
@@ -21,7 +22,8 @@ export async function installDocsHost(app: FastifyInstance, document: () => unkn
   const assets = dirname(require.resolve('swagger-ui-dist/package.json'));
   await app.register(fastifyStatic, { root: assets, prefix: '/docs/assets/', decorateReply: false, index: false });
   let cached: string | null = null;
-  app.get('/docs/openapi.json', async (_req, reply) => {
+  // The reference is large (hundreds of KiB): sent compressed as the browser asks.
+  app.get('/docs/openapi.json', { compress: JSON_COMPRESSION }, async (_req, reply) => {
     cached ??= JSON.stringify(document(), null, 2);
     return reply.type('application/json; charset=utf-8').header('cache-control', 'no-cache').send(cached);
   });
