@@ -21,7 +21,8 @@
  * first). Ours runs as `npm start` runs it (bench/lib/harness.ts oursTarget), bare is this file
  * forked with `bare`, and the statements are captured by this file forked with `capture` (ours
  * from the sources, with pg's Client.query wrapped) before anything is measured; ours, bare and
- * the capture must answer the same value. A failed request or widget makes the run invalid
+ * the capture must answer the same value. Ours runs with SVC_WIDGET_CACHE_MS=0: the widget result
+ * cache (WD6) would answer every repeat from memory, and this measures the statements' work. A failed request or widget makes the run invalid
  * (exit 1); a slow result never does. Without a reachable PostgreSQL it says so and exits 0.
  *
  *   node --no-node-snapshot --import tsx bench/widgets.ts
@@ -364,7 +365,8 @@ async function parent(): Promise<void> {
       console.log(`statement ${n}: ${statements[n]![0]!.text}  ${JSON.stringify(statements[n]![0]!.values)}`);
     }
 
-    const ours = await oursTarget('../widgets.ts', ['ours']);
+    // The result cache (WD6) off: every request runs its statements, as the pg side does.
+    const ours = await oursTarget('../widgets.ts', ['ours'], { SVC_WIDGET_CACHE_MS: '0' });
     targets.push(ours);
     const bare = names.length ? await forkTarget('bare', '../widgets.ts', ['bare', sourceUrl, JSON.stringify(statements)]) : null;
     if (bare) targets.push(bare);

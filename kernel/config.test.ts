@@ -77,6 +77,12 @@ describe('configuration from the environment (D1, D2)', () => {
     expect(refusal({ SVC_SHUTDOWN_GRACE_MS: '600001' })).toMatch(/^Invalid configuration: SVC_SHUTDOWN_GRACE_MS must be/);
   });
 
+  it('reads SVC_WIDGET_CACHE_MS, 10 s by default, 0 turning it off, and refuses nonsense', () => {
+    expect(loadConfig({ SVC_DATA_DIR: tmp() }).widgetCacheMs).toBe(10_000);
+    expect(loadConfig({ SVC_DATA_DIR: tmp(), SVC_WIDGET_CACHE_MS: '0' }).widgetCacheMs).toBe(0);
+    expect(refusal({ SVC_WIDGET_CACHE_MS: '-1' })).toMatch(/^Invalid configuration: SVC_WIDGET_CACHE_MS must be a whole number of milliseconds/);
+  });
+
   it('generates SVC_SECRET once, keeps it with mode 0600, and reuses it', () => {
     const dir = tmp();
     const first = loadConfig({ SVC_DATA_DIR: dir }).secret;

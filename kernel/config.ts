@@ -130,6 +130,7 @@ const envSchema = z.object({
   SVC_MAX_CONNECTIONS: wholeNumber('SVC_MAX_CONNECTIONS', 4096, 1, 1_000_000, 'connections'),
   SVC_MAX_CONNECTIONS_PER_ADDRESS: wholeNumber('SVC_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000, 'connections'),
   SVC_SHUTDOWN_GRACE_MS: wholeNumber('SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000, 'milliseconds'),
+  SVC_WIDGET_CACHE_MS: wholeNumber('SVC_WIDGET_CACHE_MS', 10_000, 0, 600_000, 'milliseconds'),
   SVC_ADDON_SCHEDULE_MIN_SECONDS: wholeNumber('SVC_ADDON_SCHEDULE_MIN_SECONDS', 60, 1, 86_400, 'seconds'),
   SVC_ADDON_MAIL_PER_HOUR: wholeNumber('SVC_ADDON_MAIL_PER_HOUR', 100, 0, 100_000, 'mails'),
   SVC_FILE_STORE: z.enum(['local', 'meta', 's3'], { error: 'SVC_FILE_STORE must be local, meta or s3' }).optional(),
@@ -185,6 +186,8 @@ export interface Config {
   http: HttpLimits;
   /** On SIGTERM/SIGINT, how long requests in flight get to finish before their connections are cut (decisions K43). */
   shutdownGraceMs: number;
+  /** How long a widget's result answers the same statement again (widget-data WD6); 0: never. */
+  widgetCacheMs: number;
   /** Where uploads, error reports and exports are kept (decisions K45): `meta` by default with SVC_META_URL, else `local`. */
   fileStore: 'local' | 'meta' | 's3';
   /** The operator's bounds on add-ons (decisions AO29, AO24). */
@@ -269,6 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnectionsPerAddress: e.SVC_TRUST_PROXY === false ? e.SVC_MAX_CONNECTIONS_PER_ADDRESS : 0,
     },
     shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
+    widgetCacheMs: e.SVC_WIDGET_CACHE_MS,
     addons: { scheduleMinIntervalMs: e.SVC_ADDON_SCHEDULE_MIN_SECONDS * 1000, mailPerHour: e.SVC_ADDON_MAIL_PER_HOUR },
   };
 }

@@ -24,6 +24,7 @@ export function createWidgetDataPlugin(options: WidgetDataOptions = {}) {
     routes: widgetDataRoutes,
     setup: (kernel) => {
       const service = new WidgetData(kernel, options);
+      service.listen();
       live.add(service);
       // PATCH /pages/{pageId}/layout checks each widget's query exactly as POST /widget-data/query does.
       kernel.plugin(pagesRef).setWidgetQueryCheck((principal, query, path) => widgetQueryIssues(kernel, principal, query, path));

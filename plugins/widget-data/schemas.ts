@@ -69,8 +69,13 @@ export type WidgetResult = z.infer<typeof widgetResultSchema>;
 
 export const widgetMetaSchema = z.strictObject({
   exact: z.boolean(),
+  /** The database's time for the result (when cached, the run that computed it). */
   elapsedMs: z.number(),
   rowsScanned: z.number().optional(),
+  /** When the database computed the result (D3); a cached one is at most 10 s old (WD6). */
+  computedAt: z.number().int(),
+  /** Answered from a result computed for the same statement moments ago (WD6). */
+  cached: z.boolean(),
 });
 export type WidgetMeta = z.infer<typeof widgetMetaSchema>;
 

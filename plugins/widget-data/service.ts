@@ -19,6 +19,7 @@ import type { Sql, WidgetDialect } from './dialects/types.js';
 import { BATCH_TIMEOUT_MS, MAX_POINTS, PARALLEL, WIDGET_TIMEOUT_MS, type WidgetDataOptions } from './options.js';
 import type { WidgetDataProvides } from './provides.js';
 import type { WidgetMeta, WidgetResult } from './schemas.js';
+import { ResultCache } from './result-cache.js';
 import { localToInstant, offsetSpans, type OffsetSpan } from './zones.js';
 
 const WIDGETS = { postgres: postgresWidgets, mysql: mysqlWidgets, sqlite: sqliteWidgets } as const satisfies Record<string, WidgetDialect>;
@@ -85,11 +86,31 @@ function refusal(dialect: Plan['dialect'], err: unknown): string | null {
   return String(e?.message ?? err).slice(0, 500);
 }
 
+/**
+ * What a plan's statement depends on, as text: two plans with the same key run the same
+ * statement (columns by name; the schema's changes forget the results, WD6).
+ */
+function planKey(plan: Plan): string {
+  const f = plan.filters.map((x) => [x.column.name, x.op, 'value' in x ? x.value : 'values' in x ? x.values : 'pattern' in x ? x.pattern : x.isNull]);
+  return JSON.stringify([
+    plan.connectionId,
+    plan.table.ref,
+    plan.metric.op,
+    plan.metric.column?.name ?? null,
+    plan.groupBy ? [plan.groupBy.column.name, plan.groupBy.limit, plan.groupBy.other] : null,
+    plan.bucket ? [plan.bucket.column.name, plan.bucket.unit, plan.bucket.zoneText] : null,
+    f,
+    plan.bucketRange,
+  ]);
+}
+
 export class WidgetData implements WidgetDataProvides {
   /** Up to PARALLEL threads, each statement to the least busy: a slow widget holds one thread, not every SQLite widget. */
   private readonly sqlite: Array<{ worker: SqliteWorker; busy: number }> = [];
   private readonly perConnection = new Map<string, Gate>();
   private readonly mysqlServers = new Map<string, Promise<MysqlServer>>();
+  /** Results by statement, shared by callers of the same one (WD6). */
+  readonly results: ResultCache;
   readonly widgetTimeoutMs: number;
   readonly batchTimeoutMs: number;
 
@@ -99,6 +120,7 @@ export class WidgetData implements WidgetDataProvides {
   ) {
     this.widgetTimeoutMs = options.widgetTimeoutMs ?? WIDGET_TIMEOUT_MS;
     this.batchTimeoutMs = options.batchTimeoutMs ?? BATCH_TIMEOUT_MS;
+    this.results = new ResultCache(Date.now, kernel.config.widgetCacheMs);
   }
 
   timeout(): AppError {
@@ -112,13 +134,23 @@ export class WidgetData implements WidgetDataProvides {
     const plan = checked.plan;
     let gate = this.perConnection.get(plan.connectionId);
     if (!gate) this.perConnection.set(plan.connectionId, (gate = new Gate(PARALLEL)));
-    const started = performance.now();
-    const result = await gate.run(
-      deadline,
-      () => this.timeout(),
-      () => this.run(plan, deadline, path),
+    const answer = await this.results.get(planKey(plan), { connectionId: plan.connectionId, table: plan.table.ref }, () =>
+      gate.run(
+        deadline,
+        () => this.timeout(),
+        () => this.run(plan, deadline, path),
+      ),
     );
-    return { result, meta: { exact: true, elapsedMs: Math.round((performance.now() - started) * 10) / 10 } };
+    return { result: answer.result, meta: { exact: true, elapsedMs: answer.elapsedMs, computedAt: answer.computedAt, cached: answer.cached } };
+  }
+
+  /** Rows changed through the API, or the schema: those results are not answered again (WD6). */
+  listen(): void {
+    this.kernel.events.listen(['data.changed', 'schema.changed', 'connections.changed'], (event) => {
+      const data = event.data as { connectionId?: unknown; table?: unknown } | null;
+      if (typeof data?.connectionId !== 'string') return this.results.clear();
+      this.results.forget(data.connectionId, event.kind === 'data.changed' && typeof data.table === 'string' ? data.table : undefined);
+    });
   }
 
   /** POST /widget-data/batch: each query on its own, 4 at once, under the batch's deadline; one failure never fails the batch. */

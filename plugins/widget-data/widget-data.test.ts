@@ -344,4 +344,28 @@ describe.each(dialects)('widget data on %s', (dialect) => {
     });
     expect(tooMany.status).toBe(400);
   });
+
+  it('answers the same statement again from the result of moments ago, for any caller it is the same statement for; an API write forgets it (WD6)', async () => {
+    const query = q({ metric: { op: 'sum', column: 'stock' }, filters: { 'filter[status][eq]': 'draft' } });
+    const first = await ask(env.admin, query);
+    expect(first.status, first.text).toBe(200);
+    const again = await ask(env.admin, query);
+    expect(again.body.data.result).toEqual(first.body.data.result);
+    expect(again.body.data.meta).toMatchObject({ cached: true, computedAt: first.body.data.meta.computedAt });
+    // The narrow role reads status and stock: the very same statement, the same result.
+    expect((await ask(narrow, query)).body.data.meta.cached).toBe(true);
+    // Another filter is another statement.
+    const other = await ask(env.admin, q({ metric: { op: 'sum', column: 'stock' }, filters: { 'filter[status][eq]': 'active' } }));
+    expect(other.body.data.meta.cached).toBe(false);
+    // A row written outside the API waits for the result to age (10 s); one written through the data API is seen at once.
+    const created = await env.req(env.admin, 'POST', `/api/v1/data/${env.connectionId}/product`, {
+      values: { sku: 'SKU-9999', name: 'Cached', price: '1.25', stock: 4, status: 'draft' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const after = await ask(env.admin, query);
+    expect(after.body.data.meta.cached).toBe(false);
+    expect(after.body.data.result.value).toBe(Number(first.body.data.result.value) + 4);
+    expect((await env.req(env.admin, 'POST', `/api/v1/data/undo/${created.body.data.undoToken}`)).status).toBe(200);
+    expect((await ask(env.admin, query)).body.data.result).toEqual(first.body.data.result);
+  });
 });

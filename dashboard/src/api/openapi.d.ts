@@ -16231,6 +16231,8 @@ export interface operations {
                                     exact: boolean;
                                     elapsedMs: number;
                                     rowsScanned?: number;
+                                    computedAt: number;
+                                    cached: boolean;
                                 };
                             } | {
                                 id: string;
@@ -16319,6 +16321,8 @@ export interface operations {
                                 exact: boolean;
                                 elapsedMs: number;
                                 rowsScanned?: number;
+                                computedAt: number;
+                                cached: boolean;
                             };
                         };
                     };
