@@ -32,6 +32,17 @@ export function ConfigForm(props: Saving & { page: Page }) {
   return <TableConfig {...props} conn={page.connectionId} table={page.table} />;
 }
 
+/**
+ * The save's outcome: mutate()'s own onSuccess would not run, as the page the save answers redraws
+ * the editor (its key is updatedAt) before it; a refusal shows through the mutation's error.
+ */
+function saveWith(save: Promise<unknown>, setSaved: (saved: boolean) => void): void {
+  save.then(
+    () => setSaved(true),
+    () => undefined,
+  );
+}
+
 /** "Saved" is kept by the editor: a save redraws the forms from the page it answers. */
 interface Saving {
   saved: boolean;
@@ -74,10 +85,7 @@ function DashboardConfigForm({ page, saved, onSaved: setSaved }: Saving & { page
       saved={saved}
       onSubmit={() => {
         setSaved(false);
-        update.mutate(
-          { ...page.config, refreshSeconds: refresh.trim() === '' ? null : Number(refresh), defaultRange: range || null },
-          { onSuccess: () => setSaved(true) },
-        );
+        saveWith(update.mutateAsync({ ...page.config, refreshSeconds: refresh.trim() === '' ? null : Number(refresh), defaultRange: range || null }), setSaved);
       }}
     >
       <div className="field">
@@ -156,7 +164,7 @@ function ListConfigForm({ page, columns, saved, onSaved: setSaved }: Saving & { 
       detailPage: detail || null,
       searchable,
     };
-    update.mutate(body, { onSuccess: () => setSaved(true) });
+    saveWith(update.mutateAsync(body), setSaved);
   };
   const columnsError = err('body.columns');
   return (
@@ -348,10 +356,7 @@ function RecordConfigForm({ page, columns, saved, onSaved: setSaved }: Saving & 
     // Fields in the table's order; a default of an empty box is no default.
     const out = columns.filter((x) => fields.has(x.name)).map((x) => fields.get(x.name)!);
     const defs = Object.fromEntries(Object.entries(defaults).filter(([k, v]) => v !== '' && fields.has(k)));
-    update.mutate(
-      { ...page.config, fields: out, defaults: defs, listPage: listPage || null, ...(isForm ? { afterSave } : {}) },
-      { onSuccess: () => setSaved(true) },
-    );
+    saveWith(update.mutateAsync({ ...page.config, fields: out, defaults: defs, listPage: listPage || null, ...(isForm ? { afterSave } : {}) }), setSaved);
   };
   const fieldIndex = (name: string) => columns.filter((x) => fields.has(x.name)).findIndex((x) => x.name === name);
   return (
