@@ -10,6 +10,7 @@ import { browserAvailable } from './chromium.js';
 import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
 
 const VIEWER = { email: 'pv-viewer@example.com', name: 'Pat Viewer', password: 'viewer-password-1' };
+const EDITOR = { email: 'pv-editor@example.com', name: 'Eddie Tor', password: 'editor-password-1' };
 
 describe.runIf(browserAvailable())('a page’s views, config, detail and form in a real browser', () => {
   let inst: TestInstance;
@@ -46,6 +47,7 @@ describe.runIf(browserAvailable())('a page’s views, config, detail and form in
     conn = (created.body as any).data.connection.id as string;
     await admin.post(`/api/v1/connections/${conn}/introspect`, undefined);
     await createUser(inst, { ...VIEWER, roles: ['viewer'] });
+    await createUser(inst, { ...EDITOR, roles: ['editor'] });
   }, 60_000);
 
   afterAll(async () => {
@@ -171,6 +173,21 @@ describe.runIf(browserAvailable())('a page’s views, config, detail and form in
       await expect.poll(() => filter.getByLabel(msg('pages.config.value')).getAttribute('aria-invalid')).toBe('true');
       await onScreen(page, `config-refused-${w}`, msg('pages.edit.heading', { title: `Catalogue ${w}` }));
       expectNoProblems(problems, [400]);
+
+      // An editor cannot list roles (GET /roles needs roles.read): role ids are typed instead.
+      const other = await openPage({ viewport });
+      await signIn(other.page, inst.url, EDITOR);
+      await other.page.goto(`${inst.url}/pages/${list.id}/edit`);
+      await onScreen(other.page, `editor-roles-${w}`, msg('pages.edit.heading', { title: `Catalogue ${w}` }));
+      const typed = other.page.getByLabel(msg('pages.field.visibleToTyped'));
+      await typed.fill('no-such-role');
+      await other.page.getByRole('button', { name: msg('pages.edit.save'), exact: true }).click();
+      await expect.poll(() => typed.getAttribute('aria-invalid')).toBe('true');
+      await onScreen(other.page, `editor-roles-refused-${w}`, msg('pages.edit.heading', { title: `Catalogue ${w}` }));
+      await typed.fill('editor, admin');
+      await other.page.getByRole('button', { name: msg('pages.edit.save'), exact: true }).click();
+      await expect.poll(async () => ((await admin.get(`/api/v1/pages/${list.id}`)).body as any).data.page.visibleTo).toEqual({ roles: ['editor', 'admin'] });
+      expectNoProblems(other.problems, [400, 403]);
     });
 
     it(`a detail page picks a row and lays it out by its fields; a form page creates a row with its defaults (${w} px)`, async () => {

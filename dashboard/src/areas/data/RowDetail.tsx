@@ -106,7 +106,10 @@ function RowDetail({ conn, info, recordId, at }: { conn: string; info: TableInfo
   const values = row.data.row;
   const fields = at?.fields;
   const shown = visibleColumns(table, values);
-  const columns = fields ? fields.flatMap((f) => shown.filter((c) => c.name === f.column)) : shown;
+  // A field's own label (a page's config) names the column in the form.
+  const columns = fields
+    ? fields.flatMap((f) => shown.filter((c) => c.name === f.column).map((c) => (f.label ? { ...c, display: { ...c.display, label: f.label } } : c)))
+    : shown;
   const editableColumns = columns.filter((c) => c.generated === null && !pk.includes(c.name));
   // A page's fields: every field shown in its order, its read-only ones (and keys, generated columns) not edited.
   const fixedColumns = fields

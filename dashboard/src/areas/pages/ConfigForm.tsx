@@ -24,7 +24,7 @@ function ErrorText({ id, text }: { id: string; text: string | undefined }) {
   ) : null;
 }
 
-/** The kind's config (decision DB30), saved whole through PATCH /pages/{pageId}/config; the server's issues show at their fields. */
+/** The kind's config (decision DB29), saved whole through PATCH /pages/{pageId}/config; the server's issues show at their fields. */
 export function ConfigForm(props: Saving & { page: Page }) {
   const { page } = props;
   if (page.kind === 'dashboard') return <DashboardConfigForm {...props} />;

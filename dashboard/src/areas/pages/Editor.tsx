@@ -83,7 +83,7 @@ export function PageList() {
 
 /**
  * Roles as checkboxes: none checked is "anyone who may see pages". Without roles.read (GET /roles
- * refused) the role ids are typed, comma-separated; the server answers `unknown-role` (DB30).
+ * refused) the role ids are typed, comma-separated; the server answers `unknown-role` (DB29).
  */
 function RolesPicker({ value, onChange, error }: { value: string[]; onChange: (roles: string[]) => void; error?: string }) {
   const roles = useRoles();

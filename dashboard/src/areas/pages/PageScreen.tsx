@@ -63,7 +63,7 @@ function PageOfKind({ page, defaultView, recordId }: { page: Page; defaultView: 
 
 /**
  * The grid over the page's table. With no query in the URL, the page's default view applies,
- * else its config (columns, sort, filters), put in the URL once with replace (DB23, DB30).
+ * else its config (columns, sort, filters), put in the URL once with replace (DB23, DB29).
  * A detail page draws the same grid to choose a row; its rows open at `/p/{slug}/{recordId}`.
  */
 function ListPage({ page, base, defaultView }: { page: Page; base: string; defaultView: PageView | null }) {
@@ -100,7 +100,7 @@ function ListPage({ page, base, defaultView }: { page: Page; base: string; defau
   );
 }
 
-/** A form page: a new row of the table with the config's fields and defaults; `afterSave` says where it goes (DB30). */
+/** A form page: a new row of the table with the config's fields and defaults; `afterSave` says where it goes (DB29). */
 function FormPage({ page, base }: { page: Page; base: string }) {
   useTitle('pages.screen.title');
   const conn = page.connectionId!;
@@ -125,7 +125,11 @@ function FormPage({ page, base }: { page: Page; base: string }) {
   const fillable = table.columns.filter((c) => c.generated === null && !c.autoIncrement && !c.display.hidden);
   const defaults = (config.defaults ?? {}) as Row;
   const columns = config.fields
-    ? config.fields.flatMap((f) => fillable.filter((c) => c.name === f.column && (!c.display.secret || f.secret)))
+    ? config.fields.flatMap((f) =>
+        fillable
+          .filter((c) => c.name === f.column && (!c.display.secret || f.secret))
+          .map((c) => (f.label ? { ...c, display: { ...c.display, label: f.label } } : c)),
+      )
     : fillable.filter((c) => !c.display.secret);
   const readOnly = new Set((config.fields ?? []).filter((f) => f.readOnly).map((f) => f.column));
   const submit = async (values: Row) => {

@@ -10,7 +10,7 @@ import { canonical, searchViewQuery, useCreateView, useDeleteView, useUpdateView
 const CONFIG = '__config';
 
 /**
- * A table page's shared views (decision DB30): choosing one puts its query in the grid's URL;
+ * A table page's shared views (decision DB29): choosing one puts its query in the grid's URL;
  * "Save view" keeps the grid's current query under a name. Rename, default and delete act on
  * the view the URL shows. Write controls only with pages.write (the server still decides).
  */
@@ -193,6 +193,7 @@ export function ViewsPicker({ pageId, base, configSearch }: { pageId: string; ba
         </ConfirmDialog>
       )}
       {remove.error && <p className="form-error">{errorText(remove.error)}</p>}
+      {update.error && mode !== 'rename' && <p className="form-error">{errorText(update.error)}</p>}
       <p role="status" className="pages-views-status">
         {status}
       </p>

@@ -43,7 +43,7 @@ export const viewsKeys = {
   ofTable: (conn: string, table: string) => ['pages', 'table', conn, table] as const,
 };
 
-/** GET /pages/{pageId}: the page with its default view (decision DB30). */
+/** GET /pages/{pageId}: the page with its default view (decision DB29). */
 export function usePageDetail(id: string) {
   return useQuery({
     queryKey: viewsKeys.detail(id),
