@@ -205,8 +205,16 @@ describe.runIf(browserAvailable())('a page’s views, config, detail and form in
         kind: 'form',
         config: { fields: [{ column: 'name' }, { column: 'qty' }], defaults: { qty: 7 }, afterSave: 'detail' },
       });
+      const parts = await makePage({ table: 'part', title: `Parts ${w}`, slug: `parts-${w}`, kind: 'list', config: { detailPage: detail.id } });
       const { page, problems } = await openPage({ viewport });
       await signIn(page, inst.url, ROOT);
+
+      // A list page whose rows open in its detail page.
+      await page.goto(`${inst.url}/p/${parts.slug}`);
+      await onScreen(page, `parts-${w}`, exactly(`Parts ${w}`));
+      await page.getByRole('link', { name: msg('data.grid.openRow', { id: '3' }) }).click();
+      await expect.poll(() => new URL(page.url()).pathname).toBe(`/p/${detail.slug}/3`);
+      await onScreen(page, `parts-row-${w}`, /row 3/);
 
       // The detail page without a row: the grid to choose one.
       await page.goto(`${inst.url}/p/${detail.slug}`);
@@ -236,6 +244,23 @@ describe.runIf(browserAvailable())('a page’s views, config, detail and form in
       const id = new URL(page.url()).pathname.split('/').pop()!;
       const row = await admin.get(`/api/v1/data/${conn}/part/${id}`);
       expect((row.body as any).data.row).toMatchObject({ name: `Made ${w}`, qty: 7 });
+
+      // afterSave "new": the form stays, empty again but for its default, and links the row made.
+      const patched = await admin.patch(`/api/v1/pages/${form.id}/config`, {
+        fields: [{ column: 'name' }, { column: 'qty' }],
+        defaults: { qty: 7 },
+        afterSave: 'new',
+      });
+      expect(patched.status).toBe(200);
+      await page.goto(`${inst.url}/p/${form.slug}`);
+      await onScreen(page, `form-new-${w}`, exactly(`Add product ${w}`));
+      await page.getByRole('textbox', { name: /name/i }).fill(`Again ${w}`);
+      await page.getByRole('button', { name: msg('pages.form.submit'), exact: true }).click();
+      await page.getByRole('status').getByText(msg('pages.form.created')).waitFor();
+      expect(new URL(page.url()).pathname).toBe(`/p/${form.slug}`);
+      await expect.poll(() => page.getByRole('textbox', { name: /name/i }).inputValue()).toBe('');
+      await expect.poll(() => formQty.inputValue()).toBe('7');
+      await onScreen(page, `form-again-${w}`, exactly(`Add product ${w}`));
       expectNoProblems(problems);
     });
   }
