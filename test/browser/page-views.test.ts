@@ -232,6 +232,17 @@ describe.runIf(browserAvailable())('a page’s views, config, detail and form in
       await page.getByRole('link', { name: msg('pages.row.back', { title: `Product card ${w}` }) }).click();
       await onScreen(page, `detail-back-${w}`, exactly(`Product card ${w}`));
 
+      // The detail page's config form: the quantity made read-only, then shown, not edited.
+      await page.goto(`${inst.url}/pages/${detail.id}/edit`);
+      await onScreen(page, `detail-config-${w}`, msg('pages.edit.heading', { title: `Product card ${w}` }));
+      await page.getByRole('checkbox', { name: msg('pages.config.readOnlyField', { column: 'Qty' }) }).check();
+      await page.getByRole('button', { name: msg('pages.config.save') }).click();
+      await page.getByText(msg('pages.config.saved')).waitFor();
+      await page.goto(`${inst.url}/p/${detail.slug}/2`);
+      await onScreen(page, `detail-readonly-${w}`, /row 2/);
+      await expect.poll(() => page.locator('output.data-readonly-value').allTextContents()).toEqual(['Part 2', String(w)]);
+      expect(await page.getByRole('button', { name: msg('data.row.save') }).count()).toBe(0);
+
       // The form page: the default is filled in; after the save the new row opens.
       await page.goto(`${inst.url}/p/${form.slug}`);
       await onScreen(page, `form-${w}`, exactly(`Add product ${w}`));

@@ -361,14 +361,14 @@ function RecordConfigForm({ page, columns, saved, onSaved: setSaved }: Saving & 
   const fieldIndex = (name: string) => columns.filter((x) => fields.has(x.name)).findIndex((x) => x.name === name);
   return (
     <Frame pending={update.isPending} error={update.error} saved={saved} onSubmit={save}>
-      <table className="pages-table pages-fields">
+      <table className="pages-fields">
         <caption>{t('pages.config.fields')}</caption>
         <thead>
           <tr>
             <th scope="col">{t('pages.config.column')}</th>
             <th scope="col">{t('pages.config.shown')}</th>
             <th scope="col">{t('pages.config.readOnly')}</th>
-            <th scope="col">{t('pages.config.default')}</th>
+            {isForm && <th scope="col">{t('pages.config.default')}</th>}
           </tr>
         </thead>
         <tbody>
@@ -386,7 +386,10 @@ function RecordConfigForm({ page, columns, saved, onSaved: setSaved }: Saving & 
               });
             return (
               <tr key={x.name}>
-                <th scope="row">{labelOf(x)}</th>
+                <th scope="row">
+                  {labelOf(x)}
+                  <ErrorText id={errId} text={e} />
+                </th>
                 <td>
                   <input
                     type="checkbox"
@@ -404,17 +407,18 @@ function RecordConfigForm({ page, columns, saved, onSaved: setSaved }: Saving & 
                     onChange={(ev) => f && set({ ...f, readOnly: ev.target.checked })}
                   />
                 </td>
-                <td>
-                  <input
-                    aria-label={t('pages.config.defaultOf', { column: labelOf(x) })}
-                    disabled={!f}
-                    value={defaults[x.name] ?? ''}
-                    onChange={(ev) => setDefaults({ ...defaults, [x.name]: ev.target.value })}
-                    aria-invalid={e ? true : undefined}
-                    aria-describedby={e ? errId : undefined}
-                  />
-                  <ErrorText id={errId} text={e} />
-                </td>
+                {isForm && (
+                  <td>
+                    <input
+                      aria-label={t('pages.config.defaultOf', { column: labelOf(x) })}
+                      disabled={!f}
+                      value={defaults[x.name] ?? ''}
+                      onChange={(ev) => setDefaults({ ...defaults, [x.name]: ev.target.value })}
+                      aria-invalid={e ? true : undefined}
+                      aria-describedby={e ? errId : undefined}
+                    />
+                  </td>
+                )}
               </tr>
             );
           })}
