@@ -172,6 +172,21 @@ describe.runIf(browserAvailable())('a page’s views, config, detail and form in
       await filter.locator('.field-error').waitFor();
       await expect.poll(() => filter.getByLabel(msg('pages.config.value')).getAttribute('aria-invalid')).toBe('true');
       await onScreen(page, `config-refused-${w}`, msg('pages.edit.heading', { title: `Catalogue ${w}` }));
+
+      // A dashboard's refresh under 30 seconds: refused at the field; 60 is kept.
+      const board = await makePage({ title: `Board ${w}`, slug: `board-${w}`, kind: 'dashboard', connectionId: undefined, table: undefined });
+      await page.goto(`${inst.url}/pages/${board.id}/edit`);
+      await onScreen(page, `board-config-${w}`, msg('pages.edit.heading', { title: `Board ${w}` }));
+      const refresh = page.getByLabel(msg('pages.config.refresh'));
+      await refresh.fill('10');
+      await page.getByLabel(msg('pages.config.range')).selectOption('7d');
+      await page.getByRole('button', { name: msg('pages.config.save') }).click();
+      await expect.poll(() => refresh.getAttribute('aria-invalid')).toBe('true');
+      await refresh.fill('60');
+      await page.getByRole('button', { name: msg('pages.config.save') }).click();
+      await page.getByText(msg('pages.config.saved')).waitFor();
+      const stored = ((await admin.get(`/api/v1/pages/${board.id}`)).body as any).data.page.config;
+      expect(stored).toMatchObject({ refreshSeconds: 60, defaultRange: '7d' });
       expectNoProblems(problems, [400]);
 
       // An editor cannot list roles (GET /roles needs roles.read): role ids are typed instead.
