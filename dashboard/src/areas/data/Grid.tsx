@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useSearch } from 'wouter';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
@@ -47,6 +47,12 @@ export interface GridAt {
   table: string;
   /** The path the view's query is kept on (the grid's own path when absent). */
   base: string;
+  /** The heading (the table's label when absent). */
+  title?: string;
+  /** Drawn under the heading (a page's views picker). */
+  header?: ReactNode;
+  /** Where a row's Open link goes (the data area's row screen when absent). */
+  rowHref?: (recordId: string) => string;
 }
 
 /** The grid of a table: `/connections/:conn/tables/:table`, its view (sort, search, filters) in the URL. */
@@ -73,7 +79,7 @@ export function GridScreen({ at }: { at?: GridAt } = {}) {
       </>
     );
   }
-  return <GridView conn={conn} info={info.data} firstPage={firstPage} base={at?.base} />;
+  return <GridView conn={conn} info={info.data} firstPage={firstPage} base={at?.base} at={at} />;
 }
 
 /**
@@ -81,7 +87,7 @@ export function GridScreen({ at }: { at?: GridAt } = {}) {
  * of the view (paging), the writes' toasts and the permission to write, the selection and its
  * bulk actions, the cell being edited, and the keyboard.
  */
-function GridView({ conn, info, firstPage, base }: { conn: string; info: TableInfo; firstPage: Promise<Page>; base?: string }) {
+function GridView({ conn, info, firstPage, base, at }: { conn: string; info: TableInfo; firstPage: Promise<Page>; base?: string; at?: GridAt }) {
   const { table, tables } = info;
   const toolbar = useGridToolbar(conn, table, base);
   const { view, query, panel } = toolbar;
@@ -124,7 +130,8 @@ function GridView({ conn, info, firstPage, base }: { conn: string; info: TableIn
       <p className="data-crumbs">
         <Link href={`/connections/${encodeURIComponent(conn)}`}>{info.connectionName}</Link>
       </p>
-      <h1>{label}</h1>
+      <h1>{at?.title ?? label}</h1>
+      {at?.header}
       <p className="data-count" aria-live="polite">
         {count}
       </p>
@@ -265,7 +272,7 @@ function GridView({ conn, info, firstPage, base }: { conn: string; info: TableIn
                             onChange={() => selection.toggle(id, entry.row)}
                           />
                         )}
-                        <Link href={paths.row(conn, table.ref, id)} tabIndex={-1} aria-label={t('data.grid.openRow', { id })}>
+                        <Link href={at?.rowHref ? at.rowHref(id) : paths.row(conn, table.ref, id)} tabIndex={-1} aria-label={t('data.grid.openRow', { id })}>
                           {t('data.grid.open')}
                         </Link>
                       </>

@@ -22,8 +22,19 @@ import { columnErrors, useDataParams, useToasts } from './shared';
 import { paths, viewQuery } from './view';
 import './data.css';
 
+/** Where a row is shown when it is not at its own address: a detail or form page (`/p/:slug/:recordId`, the pages area). */
+export interface RowAt {
+  conn: string;
+  table: string;
+  recordId: string;
+  /** The columns shown, in this order (a page's `fields`); `readOnly` ones are shown, not edited. */
+  fields?: ReadonlyArray<{ column: string; label?: string | null; readOnly?: boolean }>;
+  /** The link above the heading (back to the table's grid when absent). */
+  back?: { href: string; label: string };
+}
+
 /** One row: `/connections/:conn/tables/:table/rows/:recordId`: its values (edited with the grid's editors) and the rows of other tables that point at it. */
-export function RowDetailScreen({ at }: { at?: { conn: string; table: string; recordId: string } } = {}) {
+export function RowDetailScreen({ at }: { at?: RowAt } = {}) {
   const params = useDataParams();
   const { conn, table, recordId } = at ?? params;
   useTitle('data.row.title');
@@ -36,10 +47,10 @@ export function RowDetailScreen({ at }: { at?: { conn: string; table: string; re
         <ErrorPanel error={info.error} onRetry={() => void info.refetch()} />
       </>
     );
-  return <RowDetail conn={conn} info={info.data} recordId={recordId} />;
+  return <RowDetail conn={conn} info={info.data} recordId={recordId} at={at} />;
 }
 
-function RowDetail({ conn, info, recordId }: { conn: string; info: TableInfo; recordId: string }) {
+function RowDetail({ conn, info, recordId, at }: { conn: string; info: TableInfo; recordId: string; at?: RowAt }) {
   const { table, tables, canWrite } = info;
   const queryClient = useQueryClient();
   const [, navigate] = useLocation();
@@ -72,7 +83,7 @@ function RowDetail({ conn, info, recordId }: { conn: string; info: TableInfo; re
   const heading = <h1>{t('data.row.heading', { table: label, id: recordId })}</h1>;
   const back = (
     <p className="data-crumbs">
-      <Link href={paths.grid(conn, table.ref)}>{t('data.row.back', { table: label })}</Link>
+      <Link href={at?.back?.href ?? paths.grid(conn, table.ref)}>{at?.back?.label ?? t('data.row.back', { table: label })}</Link>
     </p>
   );
   if (row.isPending)
@@ -93,8 +104,17 @@ function RowDetail({ conn, info, recordId }: { conn: string; info: TableInfo; re
       </>
     );
   const values = row.data.row;
-  const columns = visibleColumns(table, values);
+  const fields = at?.fields;
+  const shown = visibleColumns(table, values);
+  // A field's own label (a page's config) names the column in the form.
+  const columns = fields
+    ? fields.flatMap((f) => shown.filter((c) => c.name === f.column).map((c) => (f.label ? { ...c, display: { ...c.display, label: f.label } } : c)))
+    : shown;
   const editableColumns = columns.filter((c) => c.generated === null && !pk.includes(c.name));
+  // A page's fields: every field shown in its order, its read-only ones (and keys, generated columns) not edited.
+  const fixedColumns = fields
+    ? new Set([...fields.filter((f) => f.readOnly).map((f) => f.column), ...columns.filter((c) => !editableColumns.includes(c)).map((c) => c.name)])
+    : undefined;
   // The rows this one points at: single-column keys onto another table's primary key.
   const outbound = table.foreignKeys.flatMap((fk) => {
     const target = findTable(tables, fk.referencedTable, fk.referencedSchema);
@@ -155,9 +175,10 @@ function RowDetail({ conn, info, recordId }: { conn: string; info: TableInfo; re
               conn={conn}
               table={table}
               tables={tables}
-              columns={canWrite ? editableColumns : columns}
+              columns={canWrite && !fields ? editableColumns : columns}
               initial={values}
               readOnly={!canWrite}
+              readOnlyColumns={fixedColumns}
               errors={errors}
               pending={pending}
               submitLabel={t('data.row.save')}

@@ -13,6 +13,10 @@ interface RowFormProps {
   /** A new row: fields left empty are not sent, so the database's defaults apply. */
   creating?: boolean;
   readOnly?: boolean;
+  /** Columns shown but not edited (a page's `readOnly` fields). */
+  readOnlyColumns?: ReadonlySet<string>;
+  /** A new row's starting values (a form page's `defaults`): sent unless changed. */
+  defaults?: Row;
   errors: Record<string, string>;
   submitLabel: string;
   pending: boolean;
@@ -21,19 +25,32 @@ interface RowFormProps {
 }
 
 /** Every column of a row, each with its type's editor and its own error; only changed values are sent. */
-export function RowForm({ conn, table, tables, columns, initial, creating, readOnly, errors, submitLabel, pending, onSubmit, onLocalErrors }: RowFormProps) {
+export function RowForm(props: RowFormProps) {
+  const { conn, table, tables, columns, initial, creating, errors, submitLabel, pending, onSubmit, onLocalErrors, defaults } = props;
   const id = useId();
   const [drafts, setDrafts] = useState<Record<string, Draft>>(() =>
-    Object.fromEntries(columns.map((c) => [c.name, creating ? { text: '', isNull: false, zone: 'Z' } : draftOf(c, initial[c.name])])),
+    Object.fromEntries(
+      columns.map((c) => [
+        c.name,
+        creating && defaults && c.name in defaults
+          ? draftOf(c, defaults[c.name])
+          : creating
+            ? { text: '', isNull: false, zone: 'Z' }
+            : draftOf(c, initial[c.name]),
+      ]),
+    ),
   );
-  const [touched, setTouched] = useState<Set<string>>(new Set());
+  const [touched, setTouched] = useState<Set<string>>(() => new Set(creating && defaults ? Object.keys(defaults) : []));
+  const fixed = (c: Column) => props.readOnly === true || (props.readOnlyColumns?.has(c.name) ?? false);
+  const readOnly = columns.length > 0 && columns.every(fixed);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (pending) return;
     const values: Row = {};
     const local: Record<string, string> = {};
     for (const c of columns) {
-      if (!touched.has(c.name)) continue;
+      // A fixed column is never sent, but for a new row's default (a form page's read-only default).
+      if (!touched.has(c.name) || (fixed(c) && !(creating && defaults && c.name in defaults))) continue;
       const d = drafts[c.name]!;
       if (creating && !d.isNull && d.text === '') continue;
       try {
@@ -54,7 +71,7 @@ export function RowForm({ conn, table, tables, columns, initial, creating, readO
         return (
           <div className="field data-field" key={c.name}>
             <label htmlFor={fieldId}>{c.display.label || c.name}</label>
-            {readOnly ? (
+            {fixed(c) ? (
               <output id={fieldId} className="data-readonly-value">
                 {drafts[c.name]!.isNull ? t('data.value.null') : drafts[c.name]!.text}
               </output>
@@ -75,7 +92,7 @@ export function RowForm({ conn, table, tables, columns, initial, creating, readO
                 }}
               />
             )}
-            {!readOnly && c.nullable && (
+            {!fixed(c) && c.nullable && (
               <label className="data-null">
                 <input
                   type="checkbox"

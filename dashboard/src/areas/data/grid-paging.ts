@@ -28,7 +28,13 @@ export function useGridPaging(conn: string, table: Table, view: View, query: str
   const store = useRowWindow(conn, table.ref, query, reversed, seek, firstPage);
 
   const sample = store.rowAt(0)?.row;
-  const columns = useMemo(() => visibleColumns(table, sample), [table, sample !== undefined]); // eslint-disable-line react-hooks/exhaustive-deps
+  // With `fields` (a page's columns), in their order; the primary key the API always answers comes first.
+  const order = view.columns?.join(',');
+  const columns = useMemo(() => {
+    const shown = visibleColumns(table, sample);
+    const at = view.columns ?? [];
+    return at.length ? [...shown].sort((a, b) => at.indexOf(a.name) - at.indexOf(b.name)) : shown;
+  }, [table, sample !== undefined, order]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const scroller = useRef<HTMLDivElement>(null);
   const virtual = useVirtualRows(scroller, store.ready, store.total, ROW_H);

@@ -22,6 +22,8 @@ export interface View {
   sort: SortKey[];
   search: string;
   filters: Filter[];
+  /** The data API's `fields` (a page's or a saved view's columns); absent: every column. */
+  columns?: string[];
 }
 
 const FILTER_KEY = /^filter\[([^\]]+)\](?:\[([a-z]+)\])?$/;
@@ -41,6 +43,10 @@ export function parseView(search: string): View {
         .filter(Boolean)
         .map((s) => (s.startsWith('-') ? { column: s.slice(1), desc: true } : { column: s, desc: false }));
     } else if (key === 'search') view.search = value;
+    else if (key === 'fields') {
+      const columns = value.split(',').filter(Boolean);
+      if (columns.length) view.columns = columns;
+    }
   }
   return view;
 }
@@ -55,6 +61,7 @@ export function viewPairs(view: View): Array<[string, string]> {
   if (view.sort.length) out.push(['sort', view.sort.map((s) => (s.desc ? '-' : '') + s.column).join(',')]);
   if (view.search.trim()) out.push(['search', view.search]);
   for (const f of view.filters) out.push([`filter[${f.column}][${f.op}]`, f.value]);
+  if (view.columns?.length) out.push(['fields', view.columns.join(',')]);
   return out;
 }
 

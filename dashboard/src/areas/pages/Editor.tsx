@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useLocation, useParams } from 'wouter';
 import { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
@@ -19,6 +19,7 @@ import {
   type Page,
   type PageKind,
 } from './api';
+import { ConfigForm } from './ConfigForm';
 import './pages.css';
 
 const KIND_LABEL = {
@@ -80,14 +81,37 @@ export function PageList() {
   );
 }
 
-/** Roles as checkboxes: none checked is "anyone who may see pages". */
-function RolesPicker({ value, onChange }: { value: string[]; onChange: (roles: string[]) => void }) {
+/**
+ * Roles as checkboxes: none checked is "anyone who may see pages". Without roles.read (GET /roles
+ * refused) the role ids are typed, comma-separated; the server answers `unknown-role` (DB29).
+ */
+function RolesPicker({ value, onChange, error }: { value: string[]; onChange: (roles: string[]) => void; error?: string }) {
   const roles = useRoles();
+  const [typed, setTyped] = useState(value.join(', '));
+  if (roles.isError)
+    return (
+      <Field
+        label="pages.field.visibleToTyped"
+        name="visibleToTyped"
+        hint="pages.field.visibleToTypedHint"
+        value={typed}
+        error={error}
+        onChange={(e) => {
+          setTyped(e.target.value);
+          onChange(
+            e.target.value
+              .split(',')
+              .map((x) => x.trim())
+              .filter(Boolean),
+          );
+        }}
+      />
+    );
   return (
     <fieldset className="pages-roles">
       <legend>{t('pages.field.visibleTo')}</legend>
       <p className="hint">{t('pages.field.visibleToHint')}</p>
-      {roles.isError && <p>{t('pages.field.visibleToUnavailable')}</p>}
+      {error && <p className="field-error">{error}</p>}
       {(roles.data ?? []).map((r) => (
         <label key={r.id}>
           <input
@@ -100,6 +124,13 @@ function RolesPicker({ value, onChange }: { value: string[]; onChange: (roles: s
       ))}
     </fieldset>
   );
+}
+
+/** The server's `unknown-role` issues (body.visibleTo.roles.N), together. */
+function rolesIssue(error: unknown): string | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  const found = error.issues.filter((i) => i.path.startsWith('body.visibleTo')).map((i) => i.message);
+  return found.length ? found.join(' ') : undefined;
 }
 
 function issueAt(error: unknown, path: string): string | undefined {
@@ -179,7 +210,7 @@ export function NewPage() {
           </>
         )}
         <Field label="pages.field.icon" name="icon" maxLength={64} hint="pages.field.iconHint" />
-        <RolesPicker value={roles} onChange={setRoles} />
+        <RolesPicker value={roles} onChange={setRoles} error={rolesIssue(create.error)} />
         <FormError error={create.error} />
         <p className="actions">
           <button type="submit" disabled={create.isPending}>
@@ -197,6 +228,7 @@ export function EditPage() {
   useTitle('pages.edit.title');
   const { id } = useParams<{ id: string }>();
   const page = usePage(id);
+  const [configSaved, setConfigSaved] = useState(false);
   if (page.isPending) return <Loading />;
   if (page.isError)
     return (
@@ -205,10 +237,15 @@ export function EditPage() {
         <ErrorPanel error={page.error} onRetry={() => void page.refetch()} />
       </>
     );
-  return <EditForm key={page.data.updatedAt} page={page.data} />;
+  // Each save changes updatedAt and draws the forms again from the page: "saved" outlives that.
+  return (
+    <EditForm key={page.data.updatedAt} page={page.data}>
+      <ConfigForm page={page.data} saved={configSaved} onSaved={setConfigSaved} />
+    </EditForm>
+  );
 }
 
-function EditForm({ page }: { page: Page }) {
+function EditForm({ page, children }: { page: Page; children?: ReactNode }) {
   const [, navigate] = useLocation();
   const [roles, setRoles] = useState<string[]>(page.visibleTo?.roles ?? []);
   const [confirming, setConfirming] = useState(false);
@@ -248,7 +285,7 @@ function EditForm({ page }: { page: Page }) {
         />
         <Field label="pages.field.icon" name="icon" maxLength={64} defaultValue={page.icon ?? ''} hint="pages.field.iconHint" />
         <FieldFrame label="pages.field.kind">{(fid) => <output id={fid}>{t(KIND_LABEL[page.kind])}</output>}</FieldFrame>
-        <RolesPicker value={roles} onChange={setRoles} />
+        <RolesPicker value={roles} onChange={setRoles} error={rolesIssue(update.error)} />
         <FormError error={update.error} />
         <p role="status">{saved ? t('pages.edit.saved') : ''}</p>
         <p className="actions">
@@ -257,6 +294,7 @@ function EditForm({ page }: { page: Page }) {
           </button>
         </p>
       </form>
+      {children}
       <section className="pages-danger" aria-labelledby="pages-more">
         <h2 id="pages-more">{t('pages.edit.more')}</h2>
         <p className="actions">
