@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { api, ApiError, ok, type RequestBody } from '../../api/client';
-import { bootstrapKey, useBootstrap, type Nav } from '../../bootstrap';
+import { bootstrapKey, useBootstrap, type Bootstrap, type Nav } from '../../bootstrap';
 import { t, type MessageId } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
 import { usePermissions } from '../account/api';
@@ -132,6 +132,8 @@ function Editor() {
     mutationFn: async (sent: DraftSection[]) => (await ok(api.PUT('/pages/nav-order', { body: bodyOf(sent) }))).data.nav,
     onSuccess: async (answer) => {
       setIssues(new Map());
+      // The saved navigation is /bootstrap's at once (the draft follows it), before the refetch confirms it.
+      queryClient.setQueryData<Bootstrap>(bootstrapKey, (old) => (old?.session ? { ...old, session: { ...old.session, nav: answer } } : old));
       setDraft(draftOf(answer));
       setDirty(false);
       setSaved(true);
