@@ -68,12 +68,15 @@ describe.runIf(browserAvailable())('the command palette in a real browser', () =
   ]) {
     it(`an admin finds a page, a connection, a user and a row and opens each; commands and shortcuts (${viewport.width} px)`, async () => {
       const w = viewport.width;
-      const { page, problems } = await openPage({ viewport });
+      const { page, problems, requested } = await openPage({ viewport });
       await signIn(page, inst.url, ROOT);
 
       // The palette's code is not in the first load: it arrives when the palette first opens.
       const home = page.url();
+      const paletteChunk = () => requested.some((url) => /\/assets\/Palette-[^/]*\.js$/.test(new URL(url).pathname));
+      expect(paletteChunk()).toBe(false);
       await openPalette(page);
+      expect(paletteChunk()).toBe(true);
       const dialog = page.getByRole('dialog', { name: msg('palette.label') });
       // Before typing: the commands this admin may use.
       const commands = dialog.getByRole('group', { name: msg('palette.commands') });

@@ -123,9 +123,13 @@ function Editor() {
     const key = focusNext.current;
     if (!key) return;
     focusNext.current = null;
-    const wanted = document.querySelector<HTMLElement>(`[data-focus="${key}"]`);
-    if (wanted && !(wanted as HTMLButtonElement).disabled) wanted.focus();
-    else document.querySelector<HTMLElement>(`[data-focus="${key.replace(/:(up|down)$/, ':item')}"]`)?.focus();
+    // A button that went disabled (the item reached an end) hands the focus to the opposite one.
+    const opposite: Record<string, string> = { up: 'down', down: 'up', sup: 'sdown', sdown: 'sup' };
+    const [item, control = ''] = key.split(':');
+    for (const candidate of [key, `${item}:${opposite[control] ?? control}`, `${item}:item`]) {
+      const el = document.querySelector<HTMLElement>(`[data-focus="${candidate}"]`);
+      if (el && !(el as HTMLButtonElement).disabled) return void el.focus();
+    }
   });
 
   const save = useMutation({
