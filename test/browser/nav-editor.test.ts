@@ -151,6 +151,15 @@ describe.runIf(browserAvailable())('the navigation editor in a real browser', ()
       await refused.getByRole('button', { name: msg('pages.navEditor.remove', { title: 'Gamma board' }) }).click();
       await page.getByRole('button', { name: msg('pages.navEditor.save') }).click();
       await page.locator('.notice').getByText(msg('pages.navEditor.saved')).waitFor();
+
+      // Rename a section, remove the other: its pages fall into the server's last "Pages" section.
+      await sectionNamed('Boards').getByLabel(msg('pages.navEditor.sectionTitle')).fill('Dashboards');
+      await page.getByRole('button', { name: msg('pages.navEditor.sectionRemove', { title: sectionTitle }) }).click();
+      await expect.poll(() => page.getByRole('heading', { level: 2, name: exactly(sectionTitle) }).count()).toBe(0);
+      await page.getByRole('button', { name: msg('pages.navEditor.save') }).click();
+      await page.locator('.notice').getByText(msg('pages.navEditor.saved')).waitFor();
+      await expect.poll(() => entriesOf(page, 'Dashboards')).toEqual(['Beta board']);
+      await expect.poll(() => entriesOf(page, 'Pages')).toEqual(['Alpha board', 'Gamma board']);
       expectNoProblems(problems, [400]);
     });
   }
