@@ -90,8 +90,8 @@ export const messages = {
   'home.intro': 'This is your administration dashboard. The areas in the menu arrive one by one.',
 
   // The command palette and the list of shortcuts (palette/): in the first load, as the palette can open on any screen.
-  'palette.open': 'Search',
-  'palette.openHint': 'Search and commands ({keys})',
+  'palette.open': 'Quick find',
+  'palette.openHint': 'Quick find ({keys})',
   'palette.label': 'Search and commands',
   'palette.placeholder': 'Search pages, tables, people… or type a command',
   'palette.searching': 'Searching…',
