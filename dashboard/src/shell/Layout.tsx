@@ -7,7 +7,7 @@ import { navigate } from '../navigation';
 import { useMe, usePermissions, useRefreshMe, useSignOut } from '../areas/account/api';
 import { restartLiveChannel } from '../live/events';
 import { ErrorPanel, errorText, Loading } from '../ui';
-import { CommandPalette } from '../palette/CommandPalette';
+import { CommandPalette, PaletteButton } from '../palette/CommandPalette';
 import { Bell } from './Bell';
 import { LiveSync } from './LiveSync';
 import { applyRememberedLook, useAppliedPrefs } from './prefs';
@@ -121,6 +121,7 @@ export function Layout({ children }: { children: ReactNode }) {
           {t('app.name')}
         </Link>
         <div className="top-actions">
+          <PaletteButton />
           <LiveSync />
           <Bell />
           <UserMenu name={user.name} email={user.email} />

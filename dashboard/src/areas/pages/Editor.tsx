@@ -5,6 +5,7 @@ import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Field, FieldFrame, FormError, Loading, SelectField, useTitle } from '../../ui';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { useConnectionList, useSchema } from '../connections/api';
+import { usePermissions } from '../account/api';
 import { useRoles } from '../people/api';
 import {
   KINDS,
@@ -40,7 +41,8 @@ export function PageList() {
       <p>
         <Link href={pagePaths.create} className="button">
           {t('pages.list.new')}
-        </Link>
+        </Link>{' '}
+        {usePermissions()?.has('pages.admin') && <Link href="/pages/nav">{t('pages.list.navEditor')}</Link>}
       </p>
       {pages.isPending ? (
         <Loading />
