@@ -68,11 +68,16 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
     await dialog.getByLabel(msg('dashboards.field.table')).selectOption({ label: 'Orders' });
     await fill(dialog);
     await onScreen(page, `editor-${name}-${w}`, new RegExp(`Sales ${w}`));
+    await shot(page, `editor-${name}-${w}`);
     await dialog.getByRole('button', { name: msg('dashboards.editor.apply') }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('listitem', { name }).waitFor();
   }
 
+  /** A screenshot of a state no heading names (the editor open, edit mode), to look at with SHOW_SCREENS=1. */
+  const shot = async (page: Page, name: string) => {
+    if (process.env.SHOW_SCREENS === '1') await page.screenshot({ path: join(process.cwd(), 'test-results', 'dashboards', `${name}.png`), fullPage: true });
+  };
   const widget = (page: Page, name: string) => page.getByRole('listitem', { name });
   /** The values a chart's text alternative (its table) lists, as [label, value] rows. */
   const values = (page: Page, name: string) =>
@@ -122,6 +127,7 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
         await dialog.getByLabel(msg('dashboards.field.timeZone')).fill('UTC');
       });
       await onScreen(page, `editing-${w}`, exactly(`Sales ${w}`));
+      await shot(page, `editing-${w}`);
       await page.getByRole('button', { name: msg('dashboards.save') }).click();
       await page.getByRole('button', { name: msg('dashboards.edit') }).waitFor();
 
@@ -136,6 +142,7 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
         ]);
       await expect.poll(async () => (await values(page, 'Per day')).map((r) => r[1])).toEqual(['35', '8', '12']);
       await onScreen(page, `numbers-${w}`, exactly(`Sales ${w}`));
+      await shot(page, `numbers-${w}`);
       const saved = await storedLayout(pageId);
       expect(saved.widgets.map((x) => [x.title, x.viz.type])).toEqual([
         ['Orders', 'number'],
@@ -199,6 +206,7 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
       await page.getByRole('button', { name: msg('dashboards.save') }).click();
       await page.getByRole('alert').getByText(msg('dashboards.stale')).waitFor();
       await onScreen(page, `stale-${w}`, exactly(`Sales ${w}`));
+      await shot(page, `stale-${w}`);
       await page.getByRole('button', { name: msg('dashboards.reload') }).click();
 
       // The broken widget shows its own error; the others still show their numbers.

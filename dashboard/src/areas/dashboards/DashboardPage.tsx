@@ -233,6 +233,7 @@ function WidgetCard({
 }) {
   const box: Box = { x: w.x, y: w.y, w: w.w, h: w.h };
   const drag = useRef<{ x: number; y: number; box: Box; resize: boolean; last: Box } | null>(null);
+  const handle = useRef<HTMLButtonElement>(null);
 
   const onKeyDown = (e: KeyboardEvent) => {
     const d = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[e.key];
@@ -241,6 +242,8 @@ function WidgetCard({
     const [dx, dy] = d as [number, number];
     if (e.shiftKey) onMove(w, { ...box, w: box.w + dx, h: box.h + dy }, true);
     else onMove(w, { ...box, x: box.x + dx, y: box.y + dy }, false);
+    // The widgets are in reading order: a move can reorder them, and the focus stays on this handle.
+    requestAnimationFrame(() => handle.current?.focus());
   };
 
   /** Drag with the mouse (or a finger): the handle moves the widget, the corner resizes it, one cell at a time. */
@@ -275,6 +278,7 @@ function WidgetCard({
         {editing && (
           <div className="dash-widget-tools">
             <button
+              ref={handle}
               type="button"
               className="secondary dash-handle"
               aria-label={t('dashboards.handle', { title: w.title })}
