@@ -232,6 +232,21 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
       less.prepare('delete from orders where id = (select max(id) from orders)').run();
       less.close();
 
+      // Anyone who sees the page may arrange it for themselves: only they see it, the shared layout stays.
+      await page.getByRole('button', { name: msg('dashboards.mine.arrange') }).click();
+      await page.getByRole('button', { name: msg('dashboards.handle', { title: 'Orders' }) }).focus();
+      await page.keyboard.press('ArrowUp');
+      await page.getByRole('button', { name: msg('dashboards.mine.save') }).click();
+      await page.getByText(msg('dashboards.mine.shown')).waitFor();
+      await onScreen(page, `mine-${w}`, exactly(`Sales ${w}`));
+      await shot(page, `mine-${w}`);
+      const mine = (await admin.get(`/api/v1/me/views/${pageId}/layout`)).body as any;
+      expect(mine.data.layout.widgets.find((x: any) => x.title === 'Orders').y).toBe(moved.y - 1);
+      expect((await storedLayout(pageId)).widgets.find((x) => x.title === 'Orders').y).toBe(moved.y);
+      await page.getByRole('button', { name: msg('dashboards.mine.drop') }).click();
+      await page.getByText(msg('dashboards.mine.shown')).waitFor({ state: 'detached' });
+      expect(((await admin.get(`/api/v1/me/views/${pageId}/layout`)).body as any).data.layout).toBeNull();
+
       // The page is no wider than the window.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(w);
       expectNoProblems(problems, [409]);

@@ -6,7 +6,21 @@ import { ErrorPanel, errorText, FormError, Loading, useTitle } from '../../ui';
 import { NotFound } from '../../shell/Placeholder';
 import { usePermissions } from '../account/api';
 import { usePagesNav, type Page } from '../pages/api';
-import { layoutOf, refreshSecondsOf, useDashboard, useSaveLayout, useWidgetData, type Layout, type VizType, type Widget, type WidgetAnswer } from './api';
+import {
+  layoutOf,
+  refreshSecondsOf,
+  useDashboard,
+  useDropMyLayout,
+  useMyLayout,
+  useSaveLayout,
+  useSaveMyLayout,
+  useWidgetData,
+  type Layout,
+  type MyLayout,
+  type VizType,
+  type Widget,
+  type WidgetAnswer,
+} from './api';
 import { Viz } from './Charts';
 import { byPosition, freeSpot, newId, place, type Box } from './layout';
 import { WidgetEditor } from './WidgetEditor';
@@ -43,23 +57,34 @@ export function DashboardPage() {
   if (!found) return <NotFound />;
   if (page.isError) return <ErrorPanel error={page.error} onRetry={() => void page.refetch()} />;
   if (!page.data) return <Loading />;
-  return <Dashboard page={page.data} onReload={() => void page.refetch()} />;
+  return <WithMine page={page.data} onReload={() => void page.refetch()} />;
+}
+
+/** The person's own arrangement is read before the first paint of the widgets (no flash of the shared one). */
+function WithMine({ page, onReload }: { page: Page; onReload: () => void }) {
+  const mine = useMyLayout(page.id);
+  if (mine.isPending) return <Loading />;
+  return <Dashboard page={page} mine={mine.data ?? null} onReload={onReload} />;
 }
 
 interface Editing {
+  /** `shared`: the page's layout (editors); `mine`: the person's own arrangement (anyone who sees the page). */
+  scope: 'shared' | 'mine';
   layout: Layout;
   /** The widget in the editor: an id, `new`, or none. */
   editor: string | null;
 }
 
-function Dashboard({ page, onReload }: { page: Page; onReload: () => void }) {
+function Dashboard({ page, mine, onReload }: { page: Page; mine: MyLayout | null; onReload: () => void }) {
   const saved = layoutOf(page.layout);
+  const saveMine = useSaveMyLayout(page.id);
+  const dropMine = useDropMyLayout(page.id);
   const permissions = usePermissions();
   const canEdit = permissions?.has('pages.write') ?? false;
   const [editing, setEditing] = useState<Editing | null>(null);
   const [announce, setAnnounce] = useState('');
   const save = useSaveLayout(page.id);
-  const widgets = [...(editing ? editing.layout.widgets : saved.widgets)].sort(byPosition);
+  const widgets = [...(editing ? editing.layout.widgets : (mine?.widgets ?? saved.widgets))].sort(byPosition);
   const data = useWidgetData(page.id, widgets, refreshSecondsOf(page.config));
   const stale = save.error instanceof ApiError && save.error.status === 409;
   const gridRef = useRef<HTMLOListElement>(null);
@@ -67,10 +92,26 @@ function Dashboard({ page, onReload }: { page: Page; onReload: () => void }) {
   const setWidgets = (next: Widget[]) => setEditing((e) => (e ? { ...e, layout: { ...e.layout, widgets: next } } : e));
   const startEditing = (editor: string | null = null) => {
     save.reset();
-    setEditing({ layout: { version: saved.version, widgets: saved.widgets }, editor });
+    setEditing({ scope: 'shared', layout: { version: saved.version, widgets: saved.widgets }, editor });
+  };
+  const arrangeMine = () => {
+    saveMine.reset();
+    setEditing({ scope: 'mine', layout: { version: mine?.basedOn ?? saved.version, widgets: mine?.widgets ?? saved.widgets }, editor: null });
   };
   const onSave = () => {
     if (!editing) return;
+    if (editing.scope === 'mine') {
+      saveMine.mutate(
+        { widgets: editing.layout.widgets, basedOn: saved.version },
+        {
+          onSuccess: () => {
+            setEditing(null);
+            setAnnounce(t('dashboards.mine.saved'));
+          },
+        },
+      );
+      return;
+    }
     save.mutate(editing.layout, {
       onSuccess: () => {
         setEditing(null);
@@ -113,6 +154,11 @@ function Dashboard({ page, onReload }: { page: Page; onReload: () => void }) {
               <button type="button" className="secondary" onClick={() => void data.refetch()} disabled={data.isFetching}>
                 {data.isFetching ? t('dashboards.refreshing') : t('dashboards.refresh')}
               </button>
+              {widgets.length > 0 && (
+                <button type="button" className="secondary" onClick={arrangeMine}>
+                  {t('dashboards.mine.arrange')}
+                </button>
+              )}
               {canEdit && (
                 <button type="button" onClick={() => startEditing()}>
                   {t('dashboards.edit')}
@@ -122,11 +168,13 @@ function Dashboard({ page, onReload }: { page: Page; onReload: () => void }) {
           )}
           {editing && (
             <>
-              <button type="button" className="secondary" onClick={() => setEditing({ ...editing, editor: 'new' })}>
-                {t('dashboards.add')}
-              </button>
-              <button type="button" onClick={onSave} disabled={save.isPending}>
-                {save.isPending ? t('dashboards.saving') : t('dashboards.save')}
+              {editing.scope === 'shared' && (
+                <button type="button" className="secondary" onClick={() => setEditing({ ...editing, editor: 'new' })}>
+                  {t('dashboards.add')}
+                </button>
+              )}
+              <button type="button" onClick={onSave} disabled={save.isPending || saveMine.isPending}>
+                {save.isPending || saveMine.isPending ? t('dashboards.saving') : editing.scope === 'mine' ? t('dashboards.mine.save') : t('dashboards.save')}
               </button>
               <button
                 type="button"
@@ -148,6 +196,21 @@ function Dashboard({ page, onReload }: { page: Page; onReload: () => void }) {
       {data.dataUpdatedAt > 0 && !editing && (
         <p className="dash-muted dash-updated">{t('dashboards.updated', { time: new Date(data.dataUpdatedAt).toLocaleTimeString() })}</p>
       )}
+      {mine && !editing && (
+        <div className="dash-mine" role="note">
+          <p>{mine.basedOn < saved.version ? `${t('dashboards.mine.shown')} ${t('dashboards.mine.behind')}` : t('dashboards.mine.shown')}</p>
+          <button
+            type="button"
+            className="secondary"
+            disabled={dropMine.isPending}
+            onClick={() => dropMine.mutate(undefined, { onSuccess: () => setAnnounce(t('dashboards.mine.dropped')) })}
+          >
+            {t('dashboards.mine.drop')}
+          </button>
+        </div>
+      )}
+      {(saveMine.error || dropMine.error) && <FormError error={saveMine.error ?? dropMine.error} />}
+      {editing?.scope === 'mine' && <p className="dash-muted">{t('dashboards.mine.editing')}</p>}
       {editing && (
         <p className="dash-muted" id="dash-keys">
           {t('dashboards.keys')}
@@ -182,6 +245,7 @@ function Dashboard({ page, onReload }: { page: Page; onReload: () => void }) {
               answer={data.data?.get(w.id)}
               loading={data.isPending && w.viz.type !== 'text'}
               editing={!!editing}
+              shared={editing?.scope === 'shared'}
               gridRef={gridRef}
               onMove={moveTo}
               onEdit={() => editing && setEditing({ ...editing, editor: w.id })}
@@ -203,7 +267,7 @@ function Dashboard({ page, onReload }: { page: Page; onReload: () => void }) {
             const next = editorWidget
               ? list.map((x) => (x.id === editorWidget.id ? { ...x, ...values } : x))
               : [...list, { id: newId(list), ...freeSpot(list, SIZES[values.viz.type].w, SIZES[values.viz.type].h), ...values }];
-            setEditing({ layout: { ...editing.layout, widgets: next }, editor: null });
+            setEditing({ ...editing, layout: { ...editing.layout, widgets: next }, editor: null });
             setAnnounce(t(editorWidget ? 'dashboards.changed' : 'dashboards.added', { title: values.title }));
           }}
         />
@@ -217,6 +281,7 @@ function WidgetCard({
   answer,
   loading,
   editing,
+  shared,
   gridRef,
   onMove,
   onEdit,
@@ -226,6 +291,7 @@ function WidgetCard({
   answer: WidgetAnswer | undefined;
   loading: boolean;
   editing: boolean;
+  shared: boolean;
   gridRef: React.RefObject<HTMLOListElement | null>;
   onMove: (w: Widget, box: Box, resized: boolean) => boolean;
   onEdit: () => void;
@@ -291,9 +357,11 @@ function WidgetCard({
             >
               <span aria-hidden="true">✥</span>
             </button>
-            <button type="button" className="secondary" onClick={onEdit} aria-label={t('dashboards.editOne', { title: w.title })}>
-              {t('dashboards.editWidget')}
-            </button>
+            {shared && (
+              <button type="button" className="secondary" onClick={onEdit} aria-label={t('dashboards.editOne', { title: w.title })}>
+                {t('dashboards.editWidget')}
+              </button>
+            )}
             <button type="button" className="secondary" onClick={onRemove} aria-label={t('dashboards.removeOne', { title: w.title })}>
               {t('dashboards.remove')}
             </button>

@@ -75,3 +75,44 @@ export function useWidgetData(pageId: string, widgets: readonly Widget[], refres
     },
   });
 }
+
+/** A person's own arrangement (PUT /me/views/{pageId}/layout): the widgets, and the shared version it was made from. */
+export interface MyLayout {
+  widgets: Widget[];
+  basedOn: number;
+}
+
+const myKey = (pageId: string) => [...pagesKeys.all, 'my-layout', pageId] as const;
+
+/** The caller's own layout of the page (GET /me/views/{pageId}/layout, ME7), or null: then the shared one shows. */
+export function useMyLayout(pageId: string) {
+  return useQuery({
+    queryKey: myKey(pageId),
+    queryFn: async (): Promise<MyLayout | null> => {
+      const raw = (await ok(api.GET('/me/views/{pageId}/layout', { params: { path: { pageId } } }))).data.layout as {
+        widgets?: unknown;
+        basedOn?: unknown;
+      } | null;
+      if (!raw || !Array.isArray(raw.widgets)) return null;
+      return { widgets: raw.widgets as Widget[], basedOn: typeof raw.basedOn === 'number' ? raw.basedOn : 0 };
+    },
+  });
+}
+
+export function useSaveMyLayout(pageId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async (layout: MyLayout) =>
+      (await ok(api.PUT('/me/views/{pageId}/layout', { params: { path: { pageId } }, body: { layout: { widgets: layout.widgets, basedOn: layout.basedOn } } })))
+        .data,
+    onSuccess: (_data, layout) => qc.setQueryData(myKey(pageId), layout),
+  });
+}
+
+export function useDropMyLayout(pageId: string) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async () => (await ok(api.DELETE('/me/views/{pageId}/layout', { params: { path: { pageId } } }))).data,
+    onSuccess: () => qc.setQueryData(myKey(pageId), null),
+  });
+}

@@ -88,4 +88,12 @@ export const messages = {
   'dashboards.group.other': 'Other',
   'dashboards.value.true': 'Yes',
   'dashboards.value.false': 'No',
+  'dashboards.mine.arrange': 'Arrange for me',
+  'dashboards.mine.save': 'Save my arrangement',
+  'dashboards.mine.saved': 'Your arrangement is saved; only you see it.',
+  'dashboards.mine.editing': 'You are arranging this dashboard for yourself: others keep seeing the shared layout.',
+  'dashboards.mine.shown': 'You see your own arrangement of this dashboard.',
+  'dashboards.mine.behind': 'The shared layout has changed since you made it.',
+  'dashboards.mine.drop': 'Use the shared layout',
+  'dashboards.mine.dropped': 'You see the shared layout again.',
 } as const;
