@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser } from '../../plugins/auth/testing.js';
 import type { HttpClient } from '../helpers/client.js';
 import { bootWithAdmin, ROOT } from '../helpers/identity.js';
 import type { TestInstance } from '../helpers/instance.js';
@@ -20,6 +21,8 @@ const ORDERS: Array<[status: string, amount: number, createdAt: string]> = [
   ['paid', 3, '2026-03-03 11:00:00'],
   ['open', 9, '2026-03-03 12:00:00'],
 ];
+
+const VIEWER = { email: 'dash-viewer@example.com', name: 'Dee Viewer', password: 'viewer-password-1' };
 
 describe.runIf(browserAvailable())('dashboards in a real browser', () => {
   let inst: TestInstance;
@@ -45,6 +48,7 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
     const created = await admin.post('/api/v1/connections', { name: 'Shop', dialect: 'sqlite', url: `sqlite:${file}` });
     conn = (created.body as any).data.connection.id as string;
     await admin.post(`/api/v1/connections/${conn}/introspect`, undefined);
+    await createUser(inst, { ...VIEWER, roles: ['viewer'] });
   }, 60_000);
 
   afterAll(async () => {
@@ -116,7 +120,12 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
       await page.getByRole('button', { name: msg('dashboards.add') }).click();
       await addWidget(page, w, 'Per day', async (dialog) => {
         await dialog.getByLabel(msg('dashboards.field.viz')).selectOption('line');
+        // A sum of text is refused by the server, in the dialog, at its field.
         await dialog.getByLabel(msg('dashboards.field.op')).selectOption('sum');
+        await dialog.getByLabel(msg('dashboards.field.column')).selectOption('status');
+        await dialog.getByRole('button', { name: msg('dashboards.editor.apply') }).click();
+        await expect.poll(() => dialog.getByLabel(msg('dashboards.field.column')).getAttribute('aria-invalid')).toBe('true');
+        await dialog.getByRole('alert').waitFor();
         await dialog.getByLabel(msg('dashboards.field.column')).selectOption('amount');
         await dialog.getByLabel(msg('dashboards.field.bucketColumn')).selectOption('created_at');
         await dialog.getByLabel(msg('dashboards.field.unit')).selectOption('day');
@@ -196,7 +205,10 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
         query: { connectionId: conn, table: `refund_${w}`, metric: { op: 'count' } },
         viz: { type: 'number', options: {} },
       };
-      const other = await admin.patch(`/api/v1/pages/${pageId}/layout`, { widgets: [...now.widgets, broken], version: now.version });
+      const byStatus = now.widgets.find((x) => x.title === 'By status').query;
+      const pie = { id: 'pie', x: 4, y: 20, w: 4, h: 3, title: 'Status share', query: byStatus, viz: { type: 'pie', options: {} } };
+      const table = { id: 'table', x: 8, y: 20, w: 4, h: 3, title: 'Status table', query: byStatus, viz: { type: 'table', options: {} } };
+      const other = await admin.patch(`/api/v1/pages/${pageId}/layout`, { widgets: [...now.widgets, broken, pie, table], version: now.version });
       expect(other.status).toBe(200);
       const db = new Database(file);
       db.exec(`drop table refund_${w}`);
@@ -215,6 +227,20 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
       await expect.poll(() => widget(page, 'Orders').getByTestId('widget-number').textContent()).toBe('7');
       await expect
         .poll(() => values(page, 'By status'))
+        .toEqual([
+          ['paid', '4'],
+          ['open', '2'],
+          ['void', '1'],
+        ]);
+      await expect
+        .poll(() => values(page, 'Status table'))
+        .toEqual([
+          ['paid', '4'],
+          ['open', '2'],
+          ['void', '1'],
+        ]);
+      await expect
+        .poll(() => values(page, 'Status share'))
         .toEqual([
           ['paid', '4'],
           ['open', '2'],
@@ -249,7 +275,18 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
 
       // The page is no wider than the window.
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(w);
-      expectNoProblems(problems, [409]);
+      // 400: the refused sum of text in the editor; 409: the stale save.
+      expectNoProblems(problems, [400, 409]);
+
+      // A viewer sees the numbers and may arrange the page for themselves, but not edit it.
+      const viewer = await openPage({ viewport });
+      await signIn(viewer.page, inst.url, VIEWER);
+      await viewer.page.goto(`${inst.url}/p/sales-${w}`);
+      await onScreen(viewer.page, `viewer-${w}`, exactly(`Sales ${w}`));
+      await expect.poll(() => widget(viewer.page, 'Orders').getByTestId('widget-number').textContent()).toBe('7');
+      await viewer.page.getByRole('button', { name: msg('dashboards.mine.arrange') }).waitFor();
+      expect(await viewer.page.getByRole('button', { name: msg('dashboards.edit') }).count()).toBe(0);
+      expectNoProblems(viewer.problems);
     }, 180_000);
   }
 });
