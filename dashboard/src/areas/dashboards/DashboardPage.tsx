@@ -217,7 +217,7 @@ function Dashboard({ page, mine, onReload }: { page: Page; mine: MyLayout | null
         </p>
       )}
       {stale ? (
-        <div className="form-error" role="alert">
+        <div className="form-error dash-stale" role="alert">
           <p>{t('dashboards.stale')}</p>
           <button type="button" onClick={reload}>
             {t('dashboards.reload')}
