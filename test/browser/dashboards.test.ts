@@ -99,6 +99,7 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
       const created = await admin.post('/api/v1/pages', { title: `Sales ${w}`, kind: 'dashboard' });
       expect(created.status).toBe(201);
       const pageId = (created.body as any).data.page.id as string;
+      expect((await admin.patch(`/api/v1/pages/${pageId}/config`, { refreshSeconds: 300 })).status).toBe(200);
 
       const { page, problems } = await openPage({ viewport });
       await signIn(page, inst.url, ROOT);
@@ -150,6 +151,7 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
           ['void', '1'],
         ]);
       await expect.poll(async () => (await values(page, 'Per day')).map((r) => r[1])).toEqual(['35', '8', '12']);
+      await page.getByText(msg('dashboards.autoRefresh', { seconds: '300' }), { exact: false }).waitFor();
       await onScreen(page, `numbers-${w}`, exactly(`Sales ${w}`));
       await shot(page, `numbers-${w}`);
       const saved = await storedLayout(pageId);

@@ -194,7 +194,10 @@ function Dashboard({ page, mine, onReload }: { page: Page; mine: MyLayout | null
         {announce}
       </p>
       {data.dataUpdatedAt > 0 && !editing && (
-        <p className="dash-muted dash-updated">{t('dashboards.updated', { time: new Date(data.dataUpdatedAt).toLocaleTimeString() })}</p>
+        <p className="dash-muted dash-updated">
+          {t('dashboards.updated', { time: new Date(data.dataUpdatedAt).toLocaleTimeString() })}
+          {refreshSecondsOf(page.config) !== null && ` · ${t('dashboards.autoRefresh', { seconds: refreshSecondsOf(page.config) ?? 0 })}`}
+        </p>
       )}
       {mine && !editing && (
         <div className="dash-mine" role="note">

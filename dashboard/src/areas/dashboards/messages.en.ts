@@ -7,6 +7,7 @@ export const messages = {
   'dashboards.refresh': 'Refresh',
   'dashboards.refreshing': 'Refreshing…',
   'dashboards.updated': 'Updated at {time}',
+  'dashboards.autoRefresh': 'refreshes every {seconds} s',
   'dashboards.edit': 'Edit dashboard',
   'dashboards.add': 'Add widget',
   'dashboards.save': 'Save layout',
