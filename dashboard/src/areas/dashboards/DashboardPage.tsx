@@ -246,7 +246,7 @@ function Dashboard({ page, mine, onReload }: { page: Page; mine: MyLayout | null
               key={w.id}
               widget={w}
               answer={data.data?.get(w.id)}
-              loading={data.isPending && w.viz.type !== 'text'}
+              loading={(data.isPending || data.isFetching) && w.viz.type !== 'text'}
               editing={!!editing}
               shared={editing?.scope === 'shared'}
               gridRef={gridRef}

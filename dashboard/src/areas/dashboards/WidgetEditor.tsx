@@ -277,7 +277,7 @@ export function WidgetEditor({
                             label="dashboards.field.filterOp"
                             value={f.op}
                             onChange={(v) => change({ op: v as FilterOp })}
-                            options={FILTER_OPS.map((o) => ({ value: o, label: o }))}
+                            options={FILTER_OPS.map((o) => ({ value: o, label: t(`dashboards.filterOp.${o}`) }))}
                           />
                           <Text label="dashboards.field.filterValue" value={f.value} onChange={(v) => change({ value: v })} />
                           <button

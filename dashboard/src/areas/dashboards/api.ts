@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type Schemas } from '../../api/client';
 import { pagesKeys } from '../pages/api';
 
@@ -65,6 +65,8 @@ export function useWidgetData(pageId: string, widgets: readonly Widget[], refres
     queryKey: ['dashboards', 'data', pageId, queries] as const,
     enabled: queries.length > 0,
     refetchInterval: refreshSeconds ? refreshSeconds * 1000 : false,
+    // A widget added or edited asks again for all; the others keep their numbers meanwhile.
+    placeholderData: keepPreviousData,
     queryFn: async () => {
       const answers = new Map<string, WidgetAnswer>();
       for (let i = 0; i < queries.length; i += BATCH_MAX) {
