@@ -43,6 +43,17 @@ export class LayoutService {
     return { pageId, layout, updatedAt };
   }
 
+  /** The user's saved layout of the page, or null when none is saved (the page shows its shared layout). */
+  async get(userId: string, pageId: string): Promise<SavedLayout | null> {
+    const row = await this.db
+      .selectFrom('user_layouts')
+      .select(['layout', 'updated_at'])
+      .where('user_id', '=', userId)
+      .where('page_id', '=', pageId)
+      .executeTakeFirst();
+    return row ? { pageId, layout: JSON.parse(row.layout) as Record<string, unknown>, updatedAt: Number(row.updated_at) } : null;
+  }
+
   /** Every user's layout of the page, in `trx` (the page's delete transaction). */
   async removePage(pageId: string, trx: MetaDb): Promise<void> {
     await meDb(trx).deleteFrom('user_layouts').where('page_id', '=', pageId).execute();

@@ -75,3 +75,5 @@ export const pageIdParams = z.object({ pageId: z.string().min(1).max(64) });
 const layoutObject = z.record(z.string(), z.unknown()).meta({ description: "The dashboard's layout of the page, stored as given" });
 export const layoutBody = z.strictObject({ layout: layoutObject });
 export const layoutData = dataOf(z.strictObject({ pageId: z.string(), layout: layoutObject, updatedAt: z.number() }));
+/** GET: the saved layout, or nulls when none is saved. */
+export const savedLayoutData = dataOf(z.strictObject({ pageId: z.string(), layout: layoutObject.nullable(), updatedAt: z.number().nullable() }));
