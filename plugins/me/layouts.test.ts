@@ -73,15 +73,14 @@ for (const meta of ['sqlite', 'postgres'] as const) {
       expect(entries).toContainEqual({ action: 'me.layout.delete', target_id: ids.customers });
     });
 
-    it('read the caller’s own layout back, nulls when none is saved, 404 for a page the caller cannot see (ME7)', async () => {
+    it('read the caller’s own layout back in GET /pages/{pageId} as myLayout, null when none is saved (ME7)', async () => {
       await call(inst, a.client, 'PUT', `/api/v1/me/views/${ids.orders}/layout`, { layout: { widgets: [{ id: 'w1' }] } });
-      const mine = await call(inst, a.client, 'GET', `/api/v1/me/views/${ids.orders}/layout`);
-      expect(mine.status).toBe(200);
-      expect(mine.body.data).toEqual({ pageId: ids.orders, layout: { widgets: [{ id: 'w1' }] }, updatedAt: expect.any(Number) });
-      const none = await call(inst, b.client, 'GET', `/api/v1/me/views/${ids.orders}/layout`);
-      expect(none.body.data).toEqual({ pageId: ids.orders, layout: null, updatedAt: null });
-      expect((await call(inst, a.client, 'GET', '/api/v1/me/views/customers/layout')).status).toBe(404);
-      expect((await call(inst, b.client, 'GET', `/api/v1/me/views/${ids.hidden}/layout`)).status).toBe(404);
+      const mine = await call(inst, a.client, 'GET', `/api/v1/pages/${ids.orders}`);
+      expect(mine.status, mine.text).toBe(200);
+      expect(mine.body.data.myLayout).toEqual({ layout: { widgets: [{ id: 'w1' }] }, updatedAt: expect.any(Number) });
+      const none = await call(inst, b.client, 'GET', `/api/v1/pages/${ids.orders}`);
+      expect(none.status, none.text).toBe(200);
+      expect(none.body.data.myLayout).toBeNull();
     });
 
     it('answer 404 for a page that does not exist or the caller cannot see (ME6)', async () => {

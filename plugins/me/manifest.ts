@@ -17,6 +17,10 @@ export default definePlugin<MeService>({
   setup: (kernel) => {
     const service = new MeService(kernel);
     kernel.plugin(pagesRef).addDependent({ removePage: (pageId, trx) => service.layouts.removePage(pageId, trx) });
+    kernel.plugin(pagesRef).setPersonalLayouts(async (userId, pageId) => {
+      const saved = await service.layouts.get(userId, pageId);
+      return saved ? { layout: saved.layout, updatedAt: saved.updatedAt } : null;
+    });
     return service;
   },
 });

@@ -13,7 +13,6 @@ import {
   notificationsQuery,
   pageIdParams,
   prefsData,
-  savedLayoutData,
   prefsPatch,
   profilePatch,
   readAllData,
@@ -135,20 +134,6 @@ export const meRoutes = [
       const prefs = await me(kernel).notifications.setPrefs(userId, body.prefs);
       audit({ action: 'me.notification-prefs.update', target: { type: 'user', id: userId }, diff: { prefs: body.prefs } });
       return { data: { prefs } };
-    },
-  }),
-  route({
-    method: 'GET',
-    url: '/me/views/:pageId/layout',
-    summary: 'Your own saved layout of a page',
-    description: `The layout you saved with PUT, or layout and updatedAt null when you saved none (the page shows its shared layout); 404 NOT_FOUND for a page you cannot see (as GET /pages/{pageId}). ${SESSION_ONLY}`,
-    permission: SIGNED_IN,
-    schema: { params: pageIdParams, response: { 200: savedLayoutData, 404: errorEnvelopeSchema } },
-    handler: async ({ kernel, principal, params }) => {
-      const user = requireUser(principal);
-      if (!(await kernel.plugin(pagesRef).findVisible(principal!, params.pageId))) throw new AppError('NOT_FOUND', { message: 'No such page.' });
-      const saved = await me(kernel).layouts.get(user.userId, params.pageId);
-      return { data: saved ?? { pageId: params.pageId, layout: null, updatedAt: null } };
     },
   }),
   route({

@@ -76,4 +76,3 @@ const layoutObject = z.record(z.string(), z.unknown()).meta({ description: "The 
 export const layoutBody = z.strictObject({ layout: layoutObject });
 export const layoutData = dataOf(z.strictObject({ pageId: z.string(), layout: layoutObject, updatedAt: z.number() }));
 /** GET: the saved layout, or nulls when none is saved. */
-export const savedLayoutData = dataOf(z.strictObject({ pageId: z.string(), layout: layoutObject.nullable(), updatedAt: z.number().nullable() }));

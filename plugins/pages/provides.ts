@@ -153,6 +153,9 @@ export interface PageViews {
   defaultOf(pageId: string): Promise<SharedView | null>;
 }
 
+/** A user's own saved layout of a page (PUT /me/views/{pageId}/layout), or null when they saved none. */
+export type PersonalLayoutReader = (userId: string, pageId: string) => Promise<{ layout: Record<string, unknown>; updatedAt: number } | null>;
+
 /**
  * What the pages plugin provides (`kernel.plugin(pagesRef)` from a plugin that
  * requires 'pages').
@@ -186,6 +189,8 @@ export interface PagesProvides {
   setNavSurfaces(source: NavSurfaceSource): void;
   /** Set once by the schema plugin: how pages read a table's effective columns (decisions PG4). */
   setTableReader(reader: PageTableReader): void;
+  /** Set once by the me plugin: the caller's own saved layout of a page, for GET /pages/{pageId}'s `myLayout` (ME7). */
+  setPersonalLayouts(reader: PersonalLayoutReader): void;
   nav: PagesNav;
   /** The pages' shared views, read only (their routes write them). */
   views: PageViews;

@@ -59,7 +59,7 @@ function pageFlows(meta: MetaChoice) {
     expect(b.body.data.page.slug).toBe('sales-board-2');
     const got = await call(inst, viewer, 'GET', `/api/v1/pages/${a.body.data.page.id}`);
     expect(got.status).toBe(200);
-    expect(got.body.data).toEqual({ page: a.body.data.page, defaultView: null });
+    expect(got.body.data).toEqual({ page: a.body.data.page, defaultView: null, myLayout: null });
   });
 
   it('refuses custom pages, table pages without their table, a taken slug and a viewer', async () => {

@@ -129,15 +129,29 @@ export const pageRoutes = [
     method: 'GET',
     url: '/pages/:pageId',
     summary: 'One page, and the view a table page opens with',
-    description: '404 NOT_FOUND for a missing id and for a page the caller may not see alike. defaultView is the shared view marked default, or null.',
+    description:
+      '404 NOT_FOUND for a missing id and for a page the caller may not see alike. defaultView is the shared view marked default, or null; ' +
+      'myLayout is the layout the signed-in caller saved for this page with PUT /me/views/{pageId}/layout, or null (an API key has none; decisions ME7).',
     permission: 'pages.read',
     schema: {
       params: pageIdParams,
-      response: { 200: dataOf(z.strictObject({ page: pageSchema, defaultView: viewSchema.nullable() })), 404: errorEnvelopeSchema },
+      response: {
+        200: dataOf(
+          z.strictObject({
+            page: pageSchema,
+            defaultView: viewSchema.nullable(),
+            myLayout: z.strictObject({ layout: z.record(z.string(), z.unknown()), updatedAt: z.number().int() }).nullable(),
+          }),
+        ),
+        404: errorEnvelopeSchema,
+      },
     },
     handler: async ({ kernel, params, principal }) => {
       const page = await visiblePage(kernel, principal!, params.pageId);
-      return { data: { page, defaultView: await store(kernel).views.defaultOf(page.id) } };
+      const pages = store(kernel);
+      const userId = principal!.kind === 'session' ? principal!.userId : null;
+      const [defaultView, myLayout] = await Promise.all([pages.views.defaultOf(page.id), userId ? pages.personalLayout(userId, page.id) : null]);
+      return { data: { page, defaultView, myLayout } };
     },
   }),
   route({

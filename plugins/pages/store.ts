@@ -10,6 +10,7 @@ import type {
   PageKind,
   PagesProvides,
   PageTableReader,
+  PersonalLayoutReader,
   PageVisibility,
   WidgetQueryCheck,
 } from './provides.js';
@@ -109,6 +110,13 @@ export class PagesStore implements PagesProvides {
 
   setTableReader(reader: PageTableReader): void {
     this.tables.set(reader);
+  }
+
+  /** The me plugin's reader of saved layouts (ME7); without it no one has a layout of their own. */
+  personalLayout: PersonalLayoutReader = async () => null;
+
+  setPersonalLayouts(reader: PersonalLayoutReader): void {
+    this.personalLayout = reader;
   }
 
   /**

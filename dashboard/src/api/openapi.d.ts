@@ -1454,11 +1454,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /**
-         * Your own saved layout of a page
-         * @description The layout you saved with PUT, or layout and updatedAt null when you saved none (the page shows its shared layout); 404 NOT_FOUND for a page you cannot see (as GET /pages/{pageId}). Needs a signed-in user: an API key answers 403 SESSION_REQUIRED.
-         */
-        get: operations["getMeViewsByPageIdLayout"];
+        get?: never;
         /**
          * Save your own layout of a page
          * @description Replaces your saved layout of the page and answers it; 404 NOT_FOUND for a page you cannot see (as GET /pages/{pageId}). The request body is at most 64 KiB (413 PAYLOAD_TOO_LARGE). Needs a signed-in user: an API key answers 403 SESSION_REQUIRED.
@@ -1565,7 +1561,7 @@ export interface paths {
         };
         /**
          * One page, and the view a table page opens with
-         * @description 404 NOT_FOUND for a missing id and for a page the caller may not see alike. defaultView is the shared view marked default, or null.
+         * @description 404 NOT_FOUND for a missing id and for a page the caller may not see alike. defaultView is the shared view marked default, or null; myLayout is the layout the signed-in caller saved for this page with PUT /me/views/{pageId}/layout, or null (an API key has none; decisions ME7).
          */
         get: operations["getPagesByPageId"];
         put?: never;
@@ -10305,81 +10301,6 @@ export interface operations {
             };
         };
     };
-    getMeViewsByPageIdLayout: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                pageId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            pageId: string;
-                            layout: {
-                                [key: string]: unknown;
-                            } | null;
-                            updatedAt: number | null;
-                        };
-                    };
-                };
-            };
-            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not signed in, or the session or key is no longer valid */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description The caller lacks the permission, or the origin is refused */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Internal error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     putMeViewsByPageIdLayout: {
         parameters: {
             query?: never;
@@ -10880,6 +10801,12 @@ export interface operations {
                         data: {
                             page: components["schemas"]["Page"];
                             defaultView: components["schemas"]["PageView"] | null;
+                            myLayout: {
+                                layout: {
+                                    [key: string]: unknown;
+                                };
+                                updatedAt: number;
+                            } | null;
                         };
                     };
                 };

@@ -86,15 +86,17 @@ export interface MyLayout {
 
 const myKey = (pageId: string) => [...pagesKeys.all, 'my-layout', pageId] as const;
 
-/** The caller's own layout of the page (GET /me/views/{pageId}/layout, ME7), or null: then the shared one shows. */
+/** The caller's own layout of the page (GET /pages/{pageId}'s `myLayout`, ME7), or null: then the shared one shows. */
 export function useMyLayout(pageId: string) {
   return useQuery({
     queryKey: myKey(pageId),
     queryFn: async (): Promise<MyLayout | null> => {
-      const raw = (await ok(api.GET('/me/views/{pageId}/layout', { params: { path: { pageId } } }))).data.layout as {
-        widgets?: unknown;
-        basedOn?: unknown;
-      } | null;
+      const raw = (await ok(api.GET('/pages/{pageId}', { params: { path: { pageId } } }))).data.myLayout?.layout as
+        | {
+            widgets?: unknown;
+            basedOn?: unknown;
+          }
+        | undefined;
       if (!raw || !Array.isArray(raw.widgets)) return null;
       return { widgets: raw.widgets as Widget[], basedOn: typeof raw.basedOn === 'number' ? raw.basedOn : 0 };
     },
