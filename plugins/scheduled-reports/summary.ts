@@ -91,7 +91,7 @@ export async function summarizeDashboard(kernel: Kernel, owner: Principal, page:
   const answers: WidgetBatchItem[] = [];
   for (let i = 0; i < widgets.length; i += WIDGET_BATCH_MAX) {
     const chunk = widgets.slice(i, i + WIDGET_BATCH_MAX).map((w, j) => ({ id: String(i + j), query: w.query ?? null }));
-    answers.push(...(await service.batch(owner, chunk)));
+    answers.push(...(await service.batch(owner, chunk, { fresh: true })));
   }
 
   const text: string[] = [page.title, ''];

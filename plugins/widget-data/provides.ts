@@ -21,9 +21,10 @@ export interface WidgetDataProvides {
    * `POST /widget-data/batch` for `principal` (its grants as they are now): each query checked
    * and run as the route does, at most 4 at once (per call and per connection) under the batch's
    * deadline; one failure never fails the others (`ok: false` with the route's error body).
-   * At most 20 queries a call (MAX_BATCH), as the route takes.
+   * At most 20 queries a call (MAX_BATCH), as the route takes. `fresh`: no result kept from
+   * moments ago (WD6), as the route's `fresh`.
    */
-  batch(principal: Principal, queries: Array<{ id: string; query: WidgetQuery | unknown }>): Promise<WidgetBatchItem[]>;
+  batch(principal: Principal, queries: Array<{ id: string; query: WidgetQuery | unknown }>, opts?: { fresh?: boolean }): Promise<WidgetBatchItem[]>;
 }
 
 /** At most this many queries in one `batch` call. */

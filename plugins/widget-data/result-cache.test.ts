@@ -26,10 +26,17 @@ describe('widget result cache (WD6)', () => {
     ]);
     now += 9_999;
     expect((await cache.get('k', scope, compute)).cached).toBe(true);
-    now += 1;
+    // Fresh: the kept result is not used; callers meanwhile share the new run.
+    const again = [cache.get('k', { ...scope, fresh: true }, compute), cache.get('k', scope, compute)];
+    release();
+    expect((await Promise.all(again)).map((a) => [a.result, a.cached])).toEqual([
+      [value(2), false],
+      [value(2), true],
+    ]);
+    now += 10_000;
     const fresh = cache.get('k', scope, compute);
     release();
-    expect(await fresh).toMatchObject({ result: value(2), cached: false, computedAt: now });
+    expect(await fresh).toMatchObject({ result: value(3), cached: false, computedAt: now });
   });
 
   it('keeps no failure, forgets a table’s or a connection’s results, and keeps at most its bound', async () => {

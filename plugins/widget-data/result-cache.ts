@@ -39,19 +39,20 @@ export class ResultCache {
     private readonly maxEntries = RESULT_MAX_ENTRIES,
   ) {}
 
-  async get(key: string, scope: { connectionId: string; table: string }, compute: () => Promise<WidgetResult>): Promise<CachedAnswer> {
+  /** `fresh`: a kept result is not used (a run under way is still joined: it started moments ago). */
+  async get(key: string, scope: { connectionId: string; table: string; fresh?: boolean }, compute: () => Promise<WidgetResult>): Promise<CachedAnswer> {
     if (this.ttlMs === 0) {
       const started = performance.now();
       const result = await compute();
       return { result, computedAt: this.now(), elapsedMs: Math.round((performance.now() - started) * 10) / 10, cached: false };
     }
     const found = this.entries.get(key);
-    if (found && (found.computedAt === null || this.now() - found.computedAt < this.ttlMs)) {
+    if (found && (found.computedAt === null || (!scope.fresh && this.now() - found.computedAt < this.ttlMs))) {
       const result = await found.value;
       return { result, computedAt: found.computedAt ?? this.now(), elapsedMs: found.elapsedMs, cached: true };
     }
     const started = performance.now();
-    const entry: Entry = { ...scope, computedAt: null, elapsedMs: 0, value: compute() };
+    const entry: Entry = { connectionId: scope.connectionId, table: scope.table, computedAt: null, elapsedMs: 0, value: compute() };
     this.entries.delete(key);
     this.entries.set(key, entry);
     this.trim();

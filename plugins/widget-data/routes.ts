@@ -24,7 +24,9 @@ export const widgetDataRoutes: RouteDefinition[] = [
     tags,
     permission: DATA_READ,
     schema: { body: queryBody, response: { 200: queryResponse } },
-    handler: async ({ kernel, principal, body }) => ({ data: await service(kernel).query(who(principal), body.query, 'body.query') }),
+    handler: async ({ kernel, principal, body }) => ({
+      data: await service(kernel).query(who(principal), body.query, 'body.query', undefined, { fresh: body.fresh === true }),
+    }),
   }),
   route({
     method: 'POST',
@@ -38,6 +40,8 @@ export const widgetDataRoutes: RouteDefinition[] = [
     tags,
     permission: DATA_READ,
     schema: { body: batchBody, response: { 200: batchResponse } },
-    handler: async ({ kernel, principal, body }) => ({ data: { results: await service(kernel).batch(who(principal), body.queries) } }),
+    handler: async ({ kernel, principal, body }) => ({
+      data: { results: await service(kernel).batch(who(principal), body.queries, { fresh: body.fresh === true }) },
+    }),
   }),
 ];

@@ -79,7 +79,15 @@ export const widgetMetaSchema = z.strictObject({
 });
 export type WidgetMeta = z.infer<typeof widgetMetaSchema>;
 
-export const queryBody = z.strictObject({ query: widgetQuerySchema });
+export const queryBody = z.strictObject({
+  query: widgetQuerySchema,
+  fresh: z
+    .boolean()
+    .optional()
+    .describe(
+      "True: a result kept from moments ago is not used; the database is asked (a run already under way is still shared). The dashboard's Refresh button sends it (WD6).",
+    ),
+});
 export const queryResponse = dataOf(z.strictObject({ result: widgetResultSchema, meta: widgetMetaSchema }));
 
 export const batchBody = z.strictObject({
@@ -87,6 +95,12 @@ export const batchBody = z.strictObject({
     .array(z.strictObject({ id: z.string().min(1).max(64), query: z.unknown().describe('A WidgetQuery; each is checked on its own.') }))
     .min(1)
     .max(MAX_BATCH),
+  fresh: z
+    .boolean()
+    .optional()
+    .describe(
+      "True: a result kept from moments ago is not used; the database is asked (a run already under way is still shared). The dashboard's Refresh button sends it (WD6).",
+    ),
 });
 
 const batchError = z.strictObject({

@@ -128,13 +128,19 @@ export class WidgetData implements WidgetDataProvides {
   }
 
   /** POST /widget-data/query: checks and runs one widget; refusals are thrown. */
-  async query(principal: Principal, raw: unknown, path: string, deadline = Date.now() + this.widgetTimeoutMs): Promise<WidgetAnswer> {
+  async query(
+    principal: Principal,
+    raw: unknown,
+    path: string,
+    deadline = Date.now() + this.widgetTimeoutMs,
+    opts: { fresh?: boolean } = {},
+  ): Promise<WidgetAnswer> {
     const checked = await checkQuery(this.kernel, principal, raw, path);
     if (!checked.ok) throw checked.error;
     const plan = checked.plan;
     let gate = this.perConnection.get(plan.connectionId);
     if (!gate) this.perConnection.set(plan.connectionId, (gate = new Gate(PARALLEL)));
-    const answer = await this.results.get(planKey(plan), { connectionId: plan.connectionId, table: plan.table.ref }, () =>
+    const answer = await this.results.get(planKey(plan), { connectionId: plan.connectionId, table: plan.table.ref, fresh: opts.fresh === true }, () =>
       gate.run(
         deadline,
         () => this.timeout(),
@@ -154,7 +160,7 @@ export class WidgetData implements WidgetDataProvides {
   }
 
   /** POST /widget-data/batch: each query on its own, 4 at once, under the batch's deadline; one failure never fails the batch. */
-  async batch(principal: Principal, queries: Array<{ id: string; query: unknown }>): Promise<BatchItem[]> {
+  async batch(principal: Principal, queries: Array<{ id: string; query: unknown }>, opts: { fresh?: boolean } = {}): Promise<BatchItem[]> {
     const batchDeadline = Date.now() + this.batchTimeoutMs;
     const out: BatchItem[] = new Array(queries.length);
     let next = 0;
@@ -164,7 +170,7 @@ export class WidgetData implements WidgetDataProvides {
         const { id, query } = queries[i]!;
         try {
           if (Date.now() >= batchDeadline) throw this.timeout();
-          const answer = await this.query(principal, query, `body.queries.${i}.query`, Math.min(batchDeadline, Date.now() + this.widgetTimeoutMs));
+          const answer = await this.query(principal, query, `body.queries.${i}.query`, Math.min(batchDeadline, Date.now() + this.widgetTimeoutMs), opts);
           out[i] = { id, ok: true, ...answer };
         } catch (err) {
           out[i] = { id, ok: false, error: this.errorBody(err) };

@@ -357,6 +357,10 @@ describe.each(dialects)('widget data on %s', (dialect) => {
     // Another filter is another statement.
     const other = await ask(env.admin, q({ metric: { op: 'sum', column: 'stock' }, filters: { 'filter[status][eq]': 'active' } }));
     expect(other.body.data.meta.cached).toBe(false);
+    // `fresh` (the dashboard's Refresh) asks the database again.
+    const refreshed = await env.req(env.admin, 'POST', '/api/v1/widget-data/query', { query, fresh: true });
+    expect(refreshed.body.data.meta.cached).toBe(false);
+    expect(refreshed.body.data.result).toEqual(first.body.data.result);
     // A row written outside the API waits for the result to age (10 s); one written through the data API is seen at once.
     const created = await env.req(env.admin, 'POST', `/api/v1/data/${env.connectionId}/product`, {
       values: { sku: 'SKU-9999', name: 'Cached', price: '1.25', stock: 4, status: 'draft' },

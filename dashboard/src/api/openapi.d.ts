@@ -16216,6 +16216,8 @@ export interface operations {
                         /** @description A WidgetQuery; each is checked on its own. */
                         query: unknown;
                     }[];
+                    /** @description True: a result kept from moments ago is not used; the database is asked (a run already under way is still shared). The dashboard's Refresh button sends it (WD6). */
+                    fresh?: boolean;
                 };
             };
         };
@@ -16310,6 +16312,8 @@ export interface operations {
             content: {
                 "application/json": {
                     query: components["schemas"]["WidgetQuery"];
+                    /** @description True: a result kept from moments ago is not used; the database is asked (a run already under way is still shared). The dashboard's Refresh button sends it (WD6). */
+                    fresh?: boolean;
                 };
             };
         };

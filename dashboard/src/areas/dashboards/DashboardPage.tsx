@@ -151,7 +151,7 @@ function Dashboard({ page, mine, onReload }: { page: Page; mine: MyLayout | null
         <div className="dash-tools">
           {!editing && (
             <>
-              <button type="button" className="secondary" onClick={() => void data.refetch()} disabled={data.isFetching}>
+              <button type="button" className="secondary" onClick={() => void data.refresh()} disabled={data.isFetching}>
                 {data.isFetching ? t('dashboards.refreshing') : t('dashboards.refresh')}
               </button>
               {widgets.length > 0 && (

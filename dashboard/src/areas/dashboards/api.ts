@@ -1,4 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useRef } from 'react';
 import { api, ok, type Schemas } from '../../api/client';
 import { pagesKeys } from '../pages/api';
 
@@ -60,8 +61,10 @@ const BATCH_MAX = 20;
  * failure is its own answer; the others still show.
  */
 export function useWidgetData(pageId: string, widgets: readonly Widget[], refreshSeconds: number | null) {
+  // The Refresh button asks the database itself; the timer and a new widget may get a result of moments ago (WD6).
+  const fresh = useRef(false);
   const queries = widgets.filter((w) => w.viz.type !== 'text').map((w) => ({ id: w.id, query: { ...w.query, pageId } }));
-  return useQuery({
+  const query = useQuery({
     queryKey: ['dashboards', 'data', pageId, queries] as const,
     enabled: queries.length > 0,
     refetchInterval: refreshSeconds ? refreshSeconds * 1000 : false,
@@ -70,12 +73,19 @@ export function useWidgetData(pageId: string, widgets: readonly Widget[], refres
     queryFn: async () => {
       const answers = new Map<string, WidgetAnswer>();
       for (let i = 0; i < queries.length; i += BATCH_MAX) {
-        const d = (await ok(api.POST('/widget-data/batch', { body: { queries: queries.slice(i, i + BATCH_MAX) } }))).data;
+        const d = (await ok(api.POST('/widget-data/batch', { body: { queries: queries.slice(i, i + BATCH_MAX), ...(fresh.current ? { fresh: true } : {}) } })))
+          .data;
         for (const r of d.results) answers.set(r.id, r as WidgetAnswer);
       }
+      fresh.current = false;
       return answers;
     },
   });
+  const refresh = useCallback(() => {
+    fresh.current = true;
+    return query.refetch();
+  }, [query]);
+  return { ...query, refresh };
 }
 
 /** A person's own arrangement (PUT /me/views/{pageId}/layout): the widgets, and the shared version it was made from. */
