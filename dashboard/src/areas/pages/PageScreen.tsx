@@ -6,7 +6,7 @@ import { NotFound } from '../../shell/Placeholder';
 import { DashboardPage } from '../dashboards/area';
 import { GridScreen } from '../data/Grid';
 import { RowDetailScreen } from '../data/RowDetail';
-import { configQuery, pagePaths, usePagesNav, type Page } from './api';
+import { configQuery, pagePaths, usePage, usePagesNav, type Page } from './api';
 
 const decode = (s: string | undefined) => {
   try {
@@ -23,9 +23,17 @@ export function PageScreen() {
   const pages = usePagesNav();
   if (pages.isPending) return <Loading />;
   if (pages.isError) return <ErrorPanel error={pages.error} onRetry={() => void pages.refetch()} />;
-  const page = pages.data.find((p) => p.slug === slug);
-  if (!page) return <NotFound />;
-  return <PageOfKind key={page.id} page={page} recordId={params.recordId ? decode(params.recordId) : undefined} />;
+  const item = pages.data.find((p) => p.slug === slug);
+  if (!item) return <NotFound />;
+  return <PageById key={item.id} id={item.id} recordId={params.recordId ? decode(params.recordId) : undefined} />;
+}
+
+/** The navigation names the page; the rest of it (table, config) is GET /pages/{id}'s. */
+function PageById({ id, recordId }: { id: string; recordId?: string }) {
+  const page = usePage(id);
+  if (page.isPending) return <Loading />;
+  if (page.isError) return <ErrorPanel error={page.error} onRetry={() => void page.refetch()} />;
+  return <PageOfKind page={page.data} recordId={recordId} />;
 }
 
 function PageOfKind({ page, recordId }: { page: Page; recordId?: string }) {
