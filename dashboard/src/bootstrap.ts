@@ -38,7 +38,7 @@ async function getBootstrap() {
 /**
  * The answer's parts that other screens keep under their own keys (who is signed in, the
  * preferences, the unread count) go into those caches with it, so their hooks find them fresh
- * and ask nothing on first paint (decisions DB31). Later, each refreshes its own way.
+ * and ask nothing on first paint (decisions DB30). Later, each refreshes its own way.
  */
 function seed(client: QueryClient, data: Bootstrap): void {
   const session = data.session;
@@ -77,7 +77,7 @@ export function useBootstrapSession(): BootstrapSession | undefined {
 
 /**
  * Whether the caller holds `permission` on a table: unscoped (in `permissions`, not in `grants`),
- * or through a grant scoped to its connection or to the table itself (decisions DB32).
+ * or through a grant scoped to its connection or to the table itself (decisions DB30).
  */
 export function grantsTable(session: BootstrapSession | undefined, permission: string, connectionId: string, table: string): boolean {
   if (!session?.permissions.includes(permission)) return false;

@@ -6,7 +6,7 @@ import { errorText, useTitle } from '../ui';
 
 type StepId = Checklist['steps'][number]['id'];
 
-/** Each step's name and what doing it brings (decisions BO3 for the steps, DB33 for the screen). */
+/** Each step's name and what doing it brings (decisions BO3 for the steps, DB30 for the screen). */
 const STEP_TEXT: Record<StepId, { title: MessageId; body: MessageId }> = {
   'connect-database': { title: 'home.step.connect-database', body: 'home.step.connect-database.body' },
   'create-page': { title: 'home.step.create-page', body: 'home.step.create-page.body' },

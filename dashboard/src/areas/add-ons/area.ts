@@ -10,7 +10,7 @@ const ConnectCallback = lazy(() => import('./Connect').then((m) => ({ default: m
 const Plan = lazy(() => import('./Plan').then((m) => ({ default: m.Plan })));
 
 export const addOnsArea: Area = {
-  // The apps' placed pages are in the one navigation (areas/pages/Nav.tsx, decisions DB31).
+  // The apps' placed pages are in the one navigation (areas/pages/Nav.tsx, decisions DB30).
   nav: [{ path: '/add-ons', label: 'nav.addons', permission: 'add-ons.read' }],
   routes: [
     { path: '/add-ons', component: AddOns },

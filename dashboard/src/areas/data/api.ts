@@ -161,7 +161,7 @@ export interface TableInfo {
 /**
  * The table as the schema describes it (types, keys, display), its connection, and whether
  * edit controls are offered: only with data.write on this table, unscoped or by a grant scoped
- * to its connection or to it (GET /bootstrap's permissions and grants, decisions DB32); the
+ * to its connection or to it (GET /bootstrap's permissions and grants, decisions DB30); the
  * server still decides, and a 403 still takes the controls away.
  */
 export function useTableInfo(conn: string, ref: string) {

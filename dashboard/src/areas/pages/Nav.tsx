@@ -8,7 +8,7 @@ const KIND_ICON: Record<PageKind, string> = { list: '☰', detail: '▤', form: 
 const entryPath = (entry: NavEntry) => (entry.type === 'page' ? pagePaths.open(entry.slug) : appPagePath(entry.appKey, entry.surface));
 
 /**
- * The one navigation of pages and apps' pages (decisions DB31): GET /bootstrap's
+ * The one navigation of pages and apps' pages (decisions DB30): GET /bootstrap's
  * `session.nav`, each section a labelled list after the areas' entries, in the order the
  * navigation editor (PUT /pages/nav-order) or an app's placement set. The server lists only
  * what the caller may open; an app's page also needs add-ons.use here, as its screen does.

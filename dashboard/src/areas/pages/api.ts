@@ -40,7 +40,7 @@ export function navPages(nav: Nav | undefined): NavPage[] {
 
 /**
  * The caller's pages, in navigation order: read from GET /bootstrap's `session.nav` (decisions
- * DB31), so the navigation, the page list and /p/{slug} agree and cost no request of their own.
+ * DB30), so the navigation, the page list and /p/{slug} agree and cost no request of their own.
  */
 export function usePagesNav(enabled = true) {
   return useBootstrapPart((b) => navPages(b.session?.nav), enabled);
