@@ -40,17 +40,18 @@ async function getBootstrap() {
  * preferences, the unread count) go into those caches with it, so their hooks find them fresh
  * and ask nothing on first paint (decisions DB30). Later, each refreshes its own way.
  */
-function seed(client: QueryClient, data: Bootstrap): void {
+function seed(client: QueryClient, data: Bootstrap, askedAt: number): void {
   const session = data.session;
   if (!session) return;
   client.setQueryData(accountKeys.me, session.user);
-  if (prefsSeedable(client)) client.setQueryData<PrefsData>(accountKeys.prefs, session.prefs);
+  if (prefsSeedable(client, askedAt)) client.setQueryData<PrefsData>(accountKeys.prefs, session.prefs);
   client.setQueryData(accountKeys.unread, session.unreadNotifications);
 }
 
 async function fetchBootstrap({ client }: QueryFunctionContext) {
+  const askedAt = performance.now();
   const data = await getBootstrap();
-  seed(client, data);
+  seed(client, data, askedAt);
   return data;
 }
 

@@ -100,7 +100,7 @@ export const messages = {
   'home.step.create-page.body': 'A list, a form or a dashboard of your data, in the navigation.',
   'home.step.invite-colleague': 'Invite a colleague',
   'home.step.invite-colleague.body': 'Work together, each with the role they need.',
-  'home.step.enable-two-factor': 'Turn on two-step verification',
+  'home.step.enable-two-factor': 'Protect your sign-in with a code',
   'home.step.enable-two-factor.body': 'A code from your phone at sign-in keeps your account safe.',
   'home.step.open-public-api': 'Open the public API',
   'home.step.open-public-api.body': 'Switch it on and create a key for your apps.',

@@ -32,9 +32,12 @@ export const accountKeys = {
 // The screens' signed-out handling is the client's (a 401 sends the person to sign-in).
 export { setSignedOutHandler } from '../../api/client';
 
-/** The signed-in user (GET /me); a 401 on it sends the person to sign-in (see api/client). */
+/**
+ * The signed-in user: GET /bootstrap seeds it (and again at every navigation), so it is asked of
+ * GET /me only when the bootstrap had no session or after a change; a 401 sends the person to sign-in (see api/client).
+ */
 export function useMe() {
-  return useQuery({ queryKey: accountKeys.me, queryFn: async () => (await ok(api.GET('/me'))).data.user });
+  return useQuery({ queryKey: accountKeys.me, queryFn: async () => (await ok(api.GET('/me'))).data.user, staleTime: Infinity });
 }
 
 /**
@@ -46,10 +49,14 @@ export function usePermissions(): ReadonlySet<string> | undefined {
   return useMemo(() => (permissions ? new Set(permissions) : undefined), [permissions]);
 }
 
-/** Asks again who is signed in (after a navigation, a change of two-step verification). */
+/**
+ * Asks again who is signed in (after a navigation, a change of two-step verification): the
+ * bootstrap, which brings the user, permissions, navigation, preferences, unread count and
+ * onboarding in one request, and seeds them (a session ended elsewhere answers 401: sign-in).
+ */
 export function useRefreshMe() {
   const queryClient = useQueryClient();
-  return useCallback(() => queryClient.invalidateQueries({ queryKey: accountKeys.me }), [queryClient]);
+  return useCallback(() => queryClient.invalidateQueries({ queryKey: bootstrapKey }), [queryClient]);
 }
 
 /** Whether the instance still waits for its first administrator: GET /bootstrap's `setup`. */
@@ -174,15 +181,23 @@ export function useChangePassword() {
   });
 }
 
+/** The preferences: seeded by GET /bootstrap (and kept by it), asked of GET /me/prefs only without it. */
 export function usePrefs() {
-  return useQuery({ queryKey: accountKeys.prefs, queryFn: async () => (await ok(api.GET('/me/prefs'))).data });
+  return useQuery({ queryKey: accountKeys.prefs, queryFn: async () => (await ok(api.GET('/me/prefs'))).data, staleTime: Infinity });
 }
 
 const SAVE_PREFS = ['save-prefs'] as const;
 
-/** Whether a bootstrap's preferences may replace the cached ones: not while a choice is being saved (its answer follows). */
-export function prefsSeedable(queryClient: QueryClient): boolean {
-  return queryClient.isMutating({ mutationKey: SAVE_PREFS }) === 0;
+/** When the last save of a choice settled (performance.now()). */
+let prefsSettledAt = -Infinity;
+
+/**
+ * Whether preferences read by a bootstrap asked at `askedAt` (performance.now()) may replace the
+ * cached ones: not while a choice is being saved, nor when the read began before a save ended
+ * (it may hold the look before the choice; the save's answer is newer).
+ */
+export function prefsSeedable(queryClient: QueryClient, askedAt: number): boolean {
+  return queryClient.isMutating({ mutationKey: SAVE_PREFS }) === 0 && askedAt > prefsSettledAt;
 }
 
 /**
@@ -211,9 +226,11 @@ export function useSavePrefs(apply: (look: ResolvedPrefs) => void, options?: Pic
     // Quick choices overlap: an earlier answer would put back a look a later choice changed, so
     // only the answer to the last save in flight is taken as is.
     onSuccess: (answer) => {
+      prefsSettledAt = performance.now();
       if (queryClient.isMutating({ mutationKey: SAVE_PREFS }) <= 1) queryClient.setQueryData(accountKeys.prefs, answer);
     },
     onError: (_err, _patch, context) => {
+      prefsSettledAt = performance.now();
       if (context?.before) queryClient.setQueryData(accountKeys.prefs, context.before);
     },
   });
