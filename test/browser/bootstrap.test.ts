@@ -197,6 +197,8 @@ describe.runIf(browserAvailable())('bootstrap: one request on first paint, the n
         expect(await state(msg(id)), id).toBe(msg('home.step.todo'));
       expect(await checklist.textContent()).toContain(msg('home.onboarding.completed', { completed: '4', total: '7' }));
       await onScreen(page, `onboarding-${w}`, msg('home.greeting', { name: `owner-${w}` }));
+      // The checklist itself, to look at (the harness keeps only each page's last screen).
+      if (process.env.SHOW_SCREENS === '1') await page.screenshot({ path: join('test-results', 'bootstrap', `onboarding-checklist-${w}.png`), fullPage: true });
 
       await checklist.getByRole('link', { name: msg('home.step.set-up-email') }).click();
       await onScreen(page, `onboarding-step-${w}`, exactly(msg('settings.email.title')));

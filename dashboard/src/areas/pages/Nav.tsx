@@ -4,6 +4,8 @@ import { appPagePath } from '../add-ons/surfaces';
 import { pagePaths, type PageKind } from './api';
 
 const KIND_ICON: Record<PageKind, string> = { list: '☰', detail: '▤', form: '✎', dashboard: '▦', custom: '◇' };
+/** An app's page (its manifest names no icon). */
+const APP_ICON = '⧉';
 
 const entryPath = (entry: NavEntry) => (entry.type === 'page' ? pagePaths.open(entry.slug) : appPagePath(entry.appKey, entry.surface));
 
@@ -37,13 +39,9 @@ export function PagesNav() {
                 return (
                   <li key={path}>
                     <Link href={path} aria-current={current ? 'page' : undefined}>
-                      {entry.type === 'page' && (
-                        <>
-                          <span aria-hidden="true" className="page-icon">
-                            {entry.icon ?? KIND_ICON[entry.kind]}
-                          </span>{' '}
-                        </>
-                      )}
+                      <span aria-hidden="true" className="page-icon">
+                        {entry.type === 'page' ? (entry.icon ?? KIND_ICON[entry.kind]) : APP_ICON}
+                      </span>{' '}
                       {entry.title}
                     </Link>
                   </li>
