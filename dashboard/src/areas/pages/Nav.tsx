@@ -5,7 +5,7 @@ import { pagePaths, type PageKind } from './api';
 
 const KIND_ICON: Record<PageKind, string> = { list: '☰', detail: '▤', form: '✎', dashboard: '▦', custom: '◇' };
 /** An app's page (its manifest names no icon). */
-const APP_ICON = '⧉';
+const APP_ICON = '▣';
 
 const entryPath = (entry: NavEntry) => (entry.type === 'page' ? pagePaths.open(entry.slug) : appPagePath(entry.appKey, entry.surface));
 
