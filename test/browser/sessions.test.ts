@@ -62,11 +62,11 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my sessions
     await onScreen(first.page, 'sessions-after', msg('sessions.title'));
 
     // The second device's next click finds its session gone: sign-in, with "your session has ended".
-    await second.page.getByRole('link', { name: msg('nav.users') }).click();
+    await second.page.getByRole('link', { name: msg('nav.connections') }).click();
     await onScreen(second.page, 'sign-in', msg('signIn.title'));
     const url = new URL(second.page.url());
     expect(url.pathname).toBe('/sign-in');
-    expect(url.searchParams.get('next')).toBe('/users');
+    expect(url.searchParams.get('next')).toBe('/connections');
     await second.page.getByText(msg('signIn.sessionEnded')).waitFor({ state: 'visible' });
 
     expectNoProblems(first.problems);

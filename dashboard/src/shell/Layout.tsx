@@ -3,7 +3,8 @@ import { Link, useLocation } from 'wouter';
 import { ApiError } from '../api/errors';
 import { NAV, NAV_AFTER } from '../areas';
 import { t, type MessageId } from '../i18n/t';
-import { navigate } from '../navigation';
+import { goToSignIn, navigate } from '../navigation';
+import { useBootstrap } from '../bootstrap';
 import { useMe, usePermissions, useRefreshMe, useSignOut } from '../areas/account/api';
 import { restartLiveChannel } from '../live/events';
 import { ErrorPanel, errorText, Loading } from '../ui';
@@ -89,6 +90,18 @@ function UserMenu({ name, email }: { name: string; email: string }) {
  * person to sign-in (and back here afterwards) at the next click, not at the next write.
  */
 export function Layout({ children }: { children: ReactNode }) {
+  const boot = useBootstrap();
+  const signedOut = boot.data !== undefined && boot.data.session === null && !boot.isFetching;
+  useEffect(() => {
+    if (signedOut) goToSignIn('required');
+  }, [signedOut]);
+  // Drawn once the bootstrap has the session: its hooks below find the user, preferences and
+  // count in their caches (seeded), and ask nothing themselves. Signed out: to sign-in.
+  if (!boot.data?.session) return <Loading />;
+  return <SignedInLayout>{children}</SignedInLayout>;
+}
+
+function SignedInLayout({ children }: { children: ReactNode }) {
   const me = useMe();
   const permissions = usePermissions();
   useAppliedPrefs();

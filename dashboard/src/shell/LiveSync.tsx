@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { LIVE_KINDS, staleKeys } from '../areas';
+import { BOOTSTRAP_STALE_KINDS, bootstrapKey } from '../bootstrap';
 import { LIVE_CLOSED, LIVE_RECONNECTED, useLiveEvents, useLiveState, type LiveEvent } from '../live/events';
 import { t } from '../i18n/t';
 import { ME } from '../session';
@@ -12,7 +13,7 @@ const KINDS = [NOTIFICATION_CREATED, LIVE_RECONNECTED, LIVE_CLOSED, ...LIVE_KIND
 /**
  * The shell's use of the realtime channel: notifications refresh the bell (and are announced),
  * an area's events invalidate the keys the area declared for them (the shell knows no area's
- * keys), and a reconnect refreshes what is on screen (events may have been missed while the
+ * keys), the bootstrap's parts follow their events (BOOTSTRAP_STALE_KINDS), and a reconnect refreshes what is on screen (events may have been missed while the
  * channel was down). Screens that need finer handling subscribe with useLiveEvents themselves.
  */
 export function LiveSync() {
@@ -20,6 +21,7 @@ export function LiveSync() {
   const [announcement, setAnnouncement] = useState('');
   const state = useLiveState();
   useLiveEvents(KINDS, (event: LiveEvent) => {
+    if (BOOTSTRAP_STALE_KINDS.has(event.kind)) void queryClient.invalidateQueries({ queryKey: bootstrapKey });
     if (event.kind === NOTIFICATION_CREATED) {
       void queryClient.invalidateQueries({ queryKey: NOTIFICATIONS });
       const title = (event.data as { title?: unknown } | null)?.title;

@@ -1,7 +1,8 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { useCallback } from 'react';
+import { useCallback, useMemo } from 'react';
 import { api, ApiError, ok, type RequestBody, type Schemas, type User } from '../../api/client';
 import type { MutationOptions } from '../../api/hooks';
+import { bootstrapKey, useBootstrapPart, useBootstrapSession } from '../../bootstrap';
 
 /*
  * The signed-in person's own data: who they are, setup and sign-in, two-step verification,
@@ -20,50 +21,57 @@ export type Session = Schemas['Session'];
  */
 export const accountKeys = {
   me: ['me'] as const,
-  setupState: ['setup-state'] as const,
   prefs: ['me', 'prefs'] as const,
   notificationPrefs: ['me', 'notification-prefs'] as const,
   notifications: ['me', 'notifications'] as const,
   unread: ['me', 'notifications', 'unread'] as const,
   notificationList: ['me', 'notifications', 'list'] as const,
   sessions: ['auth', 'sessions'] as const,
-  permissions: ['auth', 'session', 'permissions'] as const,
 };
 
 // The screens' signed-out handling is the client's (a 401 sends the person to sign-in).
 export { setSignedOutHandler } from '../../api/client';
 
-/** The signed-in user (GET /me); a 401 on it sends the person to sign-in (see api/client). */
+/**
+ * The signed-in user: GET /bootstrap seeds it (and again at every navigation), so it is asked of
+ * GET /me only when the bootstrap had no session or after a change; a 401 sends the person to sign-in (see api/client).
+ */
 export function useMe() {
-  return useQuery({ queryKey: accountKeys.me, queryFn: async () => (await ok(api.GET('/me'))).data.user });
+  return useQuery({ queryKey: accountKeys.me, queryFn: async () => (await ok(api.GET('/me'))).data.user, staleTime: Infinity });
 }
 
 /**
- * What the signed-in caller holds (GET /auth/session's `permissions`, decisions BO1), or
+ * What the signed-in caller holds (GET /bootstrap's `session.permissions`, decisions BO1), or
  * undefined until known: screens hide what the caller cannot use; the server still decides.
  */
 export function usePermissions(): ReadonlySet<string> | undefined {
-  return useQuery({
-    queryKey: accountKeys.permissions,
-    queryFn: async () => new Set((await ok(api.GET('/auth/session'))).data.permissions),
-    staleTime: 60_000,
-  }).data;
+  const permissions = useBootstrapSession()?.permissions;
+  return useMemo(() => (permissions ? new Set(permissions) : undefined), [permissions]);
 }
 
-/** Asks again who is signed in (after a navigation, a change of two-step verification). */
+/**
+ * Asks again who is signed in (after a navigation, a change of two-step verification): the
+ * bootstrap, which brings the user, permissions, navigation, preferences, unread count and
+ * onboarding in one request, and seeds them (a session ended elsewhere answers 401: sign-in).
+ */
 export function useRefreshMe() {
   const queryClient = useQueryClient();
-  return useCallback(() => queryClient.invalidateQueries({ queryKey: accountKeys.me }), [queryClient]);
+  return useCallback(() => queryClient.invalidateQueries({ queryKey: bootstrapKey }), [queryClient]);
 }
 
+/** Whether the instance still waits for its first administrator: GET /bootstrap's `setup`. */
 export function useSetupState() {
-  return useQuery({ queryKey: accountKeys.setupState, queryFn: async () => (await ok(api.GET('/setup/state'))).data, staleTime: Infinity });
+  return useBootstrapPart((b) => b.setup);
 }
 
-/** After a sign-in: forget what the previous person saw, and know who is signed in now. */
+/**
+ * After a sign-in: forget what the previous person saw, know who is signed in now, and ask for
+ * the bootstrap again (the app waits for it: the session, permissions and navigation are the new person's).
+ */
 function signedIn(queryClient: QueryClient, user: User): void {
-  queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== accountKeys.setupState[0] });
+  queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== bootstrapKey[0] });
   queryClient.setQueryData(accountKeys.me, user);
+  void queryClient.resetQueries({ queryKey: bootstrapKey });
 }
 
 export function useSignedIn() {
@@ -99,10 +107,7 @@ export function useCreateSuperAdmin() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async (body: RequestBody<'/setup/super-admin', 'post'>) => (await ok(api.POST('/setup/super-admin', { body }))).data,
-    onSuccess: (data) => {
-      queryClient.setQueryData(accountKeys.setupState, { open: false });
-      signedIn(queryClient, data.user);
-    },
+    onSuccess: (data) => signedIn(queryClient, data.user),
   });
 }
 
@@ -176,11 +181,24 @@ export function useChangePassword() {
   });
 }
 
+/** The preferences: seeded by GET /bootstrap (and kept by it), asked of GET /me/prefs only without it. */
 export function usePrefs() {
-  return useQuery({ queryKey: accountKeys.prefs, queryFn: async () => (await ok(api.GET('/me/prefs'))).data });
+  return useQuery({ queryKey: accountKeys.prefs, queryFn: async () => (await ok(api.GET('/me/prefs'))).data, staleTime: Infinity });
 }
 
 const SAVE_PREFS = ['save-prefs'] as const;
+
+/** When the last save of a choice settled (performance.now()). */
+let prefsSettledAt = -Infinity;
+
+/**
+ * Whether preferences read by a bootstrap asked at `askedAt` (performance.now()) may replace the
+ * cached ones: not while a choice is being saved, nor when the read began before a save ended
+ * (it may hold the look before the choice; the save's answer is newer).
+ */
+export function prefsSeedable(queryClient: QueryClient, askedAt: number): boolean {
+  return queryClient.isMutating({ mutationKey: SAVE_PREFS }) === 0 && askedAt > prefsSettledAt;
+}
 
 /**
  * PATCH /me/prefs, applied at once: the cached preferences take the choice before the answer
@@ -208,9 +226,11 @@ export function useSavePrefs(apply: (look: ResolvedPrefs) => void, options?: Pic
     // Quick choices overlap: an earlier answer would put back a look a later choice changed, so
     // only the answer to the last save in flight is taken as is.
     onSuccess: (answer) => {
+      prefsSettledAt = performance.now();
       if (queryClient.isMutating({ mutationKey: SAVE_PREFS }) <= 1) queryClient.setQueryData(accountKeys.prefs, answer);
     },
     onError: (_err, _patch, context) => {
+      prefsSettledAt = performance.now();
       if (context?.before) queryClient.setQueryData(accountKeys.prefs, context.before);
     },
   });

@@ -13,6 +13,7 @@ import { PagesSection } from './Pages';
 import { DomainsSection } from './Domains';
 import { InstancesSection } from './Instances';
 import './addons.css';
+import { useManagesAddOns } from './surfaces';
 
 /** What the list says after a removal. */
 export type Removed = { removed: string; droppedTables: string[] };
@@ -31,6 +32,8 @@ export function AddOn() {
   useDocumentTitle(addon?.name ?? key);
   // An install or upgrade just done on the plan screen (history state, read once: a reload does not repeat it).
   const outcome = useHistoryOnce<Outcome>('outcome');
+  // Settings, placement, upgrade, removal and the switch need add-ons.manage (decisions DB25 as amended).
+  const manages = useManagesAddOns();
 
   if (list.isPending) return <Loading />;
   if (list.isError) return <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />;
@@ -57,22 +60,24 @@ export function AddOn() {
         </p>
       )}
       <p>{addon.description}</p>
-      <Status addon={addon} connection={connectionName(connections.data ?? [], addon.connectionId)} />
-      <section className="addons-section" aria-labelledby="addon-settings">
-        <h2 id="addon-settings">{t('addOns.settings.title')}</h2>
-        <SettingsForm addon={addon} />
-      </section>
+      <Status addon={addon} connection={connectionName(connections.data ?? [], addon.connectionId)} manages={manages} />
+      {manages && (
+        <section className="addons-section" aria-labelledby="addon-settings">
+          <h2 id="addon-settings">{t('addOns.settings.title')}</h2>
+          <SettingsForm addon={addon} />
+        </section>
+      )}
       <ConnectSection addon={addon} />
-      <PagesSection addon={addon} />
+      {manages && <PagesSection addon={addon} />}
       <InstancesSection addon={addon} />
       <DomainsSection addon={addon} />
-      <Upgrade addon={addon} staged={list.data.staged.filter((s) => s.key === addon.key && newer(s.version, addon.version))} />
-      <Remove addon={addon} />
+      {manages && <Upgrade addon={addon} staged={list.data.staged.filter((s) => s.key === addon.key && newer(s.version, addon.version))} />}
+      {manages && <Remove addon={addon} />}
     </>
   );
 }
 
-function Status({ addon, connection }: { addon: Addon; connection: string }) {
+function Status({ addon, connection, manages }: { addon: Addon; connection: string; manages: boolean }) {
   const toggle = useSetEnabled(addon);
   return (
     <section className="addons-section" aria-labelledby="addon-status">
@@ -108,9 +113,11 @@ function Status({ addon, connection }: { addon: Addon; connection: string }) {
           {toggle.variables ? t('addOns.page.wasEnabled') : t('addOns.page.wasDisabled')}
         </p>
       )}
-      <button type="button" disabled={toggle.isPending} onClick={() => toggle.mutate(!addon.enabled)}>
-        {addon.enabled ? t('addOns.page.disable', { name: addon.name }) : t('addOns.page.enable', { name: addon.name })}
-      </button>
+      {manages && (
+        <button type="button" disabled={toggle.isPending} onClick={() => toggle.mutate(!addon.enabled)}>
+          {addon.enabled ? t('addOns.page.disable', { name: addon.name }) : t('addOns.page.enable', { name: addon.name })}
+        </button>
+      )}
     </section>
   );
 }

@@ -20,6 +20,7 @@ import {
 } from './api';
 import type { Removed } from './AddOn';
 import { planPath } from './paths';
+import { useManagesAddOns } from './surfaces';
 import { useHistoryOnce } from './title';
 import './addons.css';
 
@@ -34,6 +35,7 @@ export function AddOns() {
   const connections = useConnections();
   // A removal just done on the add-on's page (history state, read once: a reload does not repeat it).
   const removed = useHistoryOnce<Removed>('removed');
+  const manages = useManagesAddOns();
 
   if (installed.isPending) return <Loading />;
   if (installed.isError) return <ErrorPanel error={installed.error} onRetry={() => void installed.refetch()} />;
@@ -64,9 +66,10 @@ export function AddOns() {
           </ul>
         )}
       </section>
-      <StagedSection staged={waiting} installedVersion={installedVersion} />
-      <CatalogSection />
-      <UploadSection />
+      {/* Packages, the catalog and uploads are for those who may install (add-ons.manage, decisions DB25 as amended). */}
+      {manages && <StagedSection staged={waiting} installedVersion={installedVersion} />}
+      {manages && <CatalogSection />}
+      {manages && <UploadSection />}
     </>
   );
 }

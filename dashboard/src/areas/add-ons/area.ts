@@ -1,5 +1,4 @@
 import { lazyWithMessages, type Area } from '../area';
-import { PlacedPagesNav } from './PlacedNav';
 
 // React's lazy(), loading the area's strings with each screen's code.
 const lazy = lazyWithMessages(() => import('./messages.en'));
@@ -11,8 +10,8 @@ const ConnectCallback = lazy(() => import('./Connect').then((m) => ({ default: m
 const Plan = lazy(() => import('./Plan').then((m) => ({ default: m.Plan })));
 
 export const addOnsArea: Area = {
-  nav: [{ path: '/add-ons', label: 'nav.addons' }],
-  navAfter: PlacedPagesNav,
+  // The apps' placed pages are in the one navigation (areas/pages/Nav.tsx, decisions DB30).
+  nav: [{ path: '/add-ons', label: 'nav.addons', permission: 'add-ons.read' }],
   routes: [
     { path: '/add-ons', component: AddOns },
     { path: '/add-ons/:key/connect/callback', component: ConnectCallback },

@@ -20,7 +20,7 @@ const DeleteConnection = lazy(() => import('./Delete').then((m) => ({ default: m
  * with its sections. `/connections/:id/tables/:table` is the data area's grid.
  */
 export const connectionsArea: Area = {
-  nav: [{ path: '/connections', label: 'nav.connections', below: ConnectionsNavTree }],
+  nav: [{ path: '/connections', label: 'nav.connections', below: ConnectionsNavTree, permission: 'connections.read' }],
   routes: [
     { path: '/connections', component: ConnectionList },
     { path: '/connections/new', component: NewConnection },

@@ -2,6 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import { api, ok, type Schemas } from '../../api/client';
 import { RowWindow, type SeekKey } from './row-window';
+import { bootstrapQuery, grantsTable } from '../../bootstrap';
 
 export type Table = Schemas['EffectiveSchemaTable'];
 export type Column = Schemas['EffectiveSchemaColumn'];
@@ -159,25 +160,24 @@ export interface TableInfo {
 
 /**
  * The table as the schema describes it (types, keys, display), its connection, and whether
- * edit controls are offered. Roles, not permissions, are what the session tells the dashboard:
- * admin and editor write, viewer does not; a custom role is offered the controls and the
- * server's 403 is shown if it may not (decisions-pending/grid.md).
+ * edit controls are offered: only with data.write on this table, unscoped or by a grant scoped
+ * to its connection or to it (GET /bootstrap's permissions and grants, decisions DB30); the
+ * server still decides, and a 403 still takes the controls away.
  */
 export function useTableInfo(conn: string, ref: string) {
   return useQuery({
     queryKey: dataKeys.table(conn, ref),
-    queryFn: async (): Promise<TableInfo> => {
-      const [schema, connection, session] = await Promise.all([
+    queryFn: async ({ client }): Promise<TableInfo> => {
+      const [schema, connection, boot] = await Promise.all([
         ok(api.GET('/connections/{id}/schema', { params: { path: { id: conn } } })),
         ok(api.GET('/connections/{id}', { params: { path: { id: conn } } })),
-        ok(api.GET('/auth/session')),
+        client.ensureQueryData(bootstrapQuery),
       ]);
       const tables = schema.data.model.tables;
       const table = tables.find((t) => t.ref === ref);
       if (!table) throw new TableMissing();
-      const roles = session.data.roles;
-      const roleMayWrite = roles.some((r) => r !== 'viewer');
-      const canWrite = roleMayWrite && !connection.data.connection.readOnly && table.kind === 'table' && table.primaryKey !== null;
+      const mayWrite = grantsTable(boot.session ?? undefined, 'data.write', conn, table.ref);
+      const canWrite = mayWrite && !connection.data.connection.readOnly && table.kind === 'table' && table.primaryKey !== null;
       return { table, tables, connectionName: connection.data.connection.name, canWrite };
     },
     staleTime: 60_000,

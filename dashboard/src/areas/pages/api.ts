@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type RequestBody, type Schemas } from '../../api/client';
+import { bootstrapKey, useBootstrapPart, type Nav } from '../../bootstrap';
 
 export type Page = Schemas['Page'];
 export type PageKind = Page['kind'];
@@ -21,26 +22,28 @@ export const pagePaths = {
   edit: (id: string) => `/pages/${encodeURIComponent(id)}/edit`,
 };
 
+/** A page as the navigation lists it; the rest of it (connection, table, config) is GET /pages/{id}'s (usePage). */
+export interface NavPage {
+  id: string;
+  slug: string;
+  title: string;
+  kind: PageKind;
+  icon: string | null;
+}
+
+/** The pages of a bootstrap's navigation, in its order (every page the caller may see is in some section). */
+export function navPages(nav: Nav | undefined): NavPage[] {
+  return (nav?.sections ?? []).flatMap((section) =>
+    section.entries.flatMap((e) => (e.type === 'page' ? [{ id: e.pageId, slug: e.slug, title: e.title, kind: e.kind, icon: e.icon }] : [])),
+  );
+}
+
 /**
- * The caller's pages, in navigation order. The one place the navigation's pages come from: it
- * reads GET /pages today and is swapped for /bootstrap's nav when that exists.
+ * The caller's pages, in navigation order: read from GET /bootstrap's `session.nav` (decisions
+ * DB30), so the navigation, the page list and /p/{slug} agree and cost no request of their own.
  */
 export function usePagesNav(enabled = true) {
-  return useQuery({
-    enabled,
-    queryKey: pagesKeys.nav,
-    queryFn: async () => {
-      const out: Page[] = [];
-      let cursor: string | undefined;
-      for (;;) {
-        const d = (await ok(api.GET('/pages', { params: { query: { limit: 500, ...(cursor ? { cursor } : {}) } } }))).data;
-        out.push(...d.pages);
-        if (!d.nextCursor) return out;
-        cursor = d.nextCursor;
-      }
-    },
-    staleTime: 30_000,
-  });
+  return useBootstrapPart((b) => navPages(b.session?.nav), enabled);
 }
 
 export function usePage(id: string) {
@@ -50,9 +53,10 @@ export function usePage(id: string) {
   });
 }
 
+/** After a write: the area's queries, and the bootstrap that holds the navigation. */
 function useInvalidate() {
   const qc = useQueryClient();
-  return () => qc.invalidateQueries({ queryKey: pagesKeys.all });
+  return () => Promise.all([qc.invalidateQueries({ queryKey: pagesKeys.all }), qc.invalidateQueries({ queryKey: bootstrapKey })]);
 }
 
 export function useCreatePage() {
@@ -86,7 +90,7 @@ export function useDeletePage(id: string) {
     mutationFn: async () => (await ok(api.DELETE('/pages/{pageId}', { params: { path: { pageId: id } } }))).data,
     onSuccess: () => {
       qc.removeQueries({ queryKey: pagesKeys.one(id) });
-      return qc.invalidateQueries({ queryKey: pagesKeys.nav });
+      return qc.invalidateQueries({ queryKey: bootstrapKey });
     },
   });
 }

@@ -14,10 +14,10 @@ const AuditEntryPage = lazy(() => import('./Audit').then((m) => ({ default: m.Au
 /** People and access (DESIGN §8, screen 6): users, roles and their permissions, API keys, the audit log. */
 export const peopleArea: Area = {
   nav: [
-    { path: '/users', label: 'nav.users' },
-    { path: '/roles', label: 'people.nav.roles' },
-    { path: '/api-keys', label: 'people.nav.apiKeys' },
-    { path: '/audit', label: 'nav.audit' },
+    { path: '/users', label: 'nav.users', permission: 'users.read' },
+    { path: '/roles', label: 'people.nav.roles', permission: 'roles.read' },
+    { path: '/api-keys', label: 'people.nav.apiKeys', permission: 'api-keys.read' },
+    { path: '/audit', label: 'nav.audit', permission: 'audit.read' },
   ],
   routes: [
     { path: '/users', component: Users },

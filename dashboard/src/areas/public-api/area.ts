@@ -13,7 +13,7 @@ const TemplateEditor = lazy(() => import('./TemplateEditor').then((m) => ({ defa
 
 /** Screen 7 (issue 14): the switch and its origins, endpoints, keys, e-mail templates. */
 export const publicApiArea: Area = {
-  nav: [{ path: '/public-api', label: 'nav.publicApi' }],
+  nav: [{ path: '/public-api', label: 'nav.publicApi', permission: 'public-api.read' }],
   routes: [
     { path: '/public-api', component: Overview },
     { path: '/public-api/endpoints', component: Endpoints },

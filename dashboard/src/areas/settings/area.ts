@@ -9,7 +9,7 @@ const Email = lazy(() => import('./Email').then((m) => ({ default: m.Email })));
 const Security = lazy(() => import('./Security').then((m) => ({ default: m.Security })));
 
 export const settingsArea: Area = {
-  nav: [{ path: '/settings', label: 'nav.settings' }],
+  nav: [{ path: '/settings', label: 'nav.settings', permission: 'settings.read' }],
   routes: [
     { path: '/settings', component: Overview },
     { path: '/settings/defaults', component: Defaults },

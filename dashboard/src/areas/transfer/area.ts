@@ -11,7 +11,7 @@ const JobScreen = lazy(() => import('./JobsScreen').then((m) => ({ default: m.Jo
 
 /** Imports, exports and the jobs page (screen 5). The grid links to the import and export screens of its table. */
 export const transferArea: Area = {
-  nav: [{ path: '/jobs', label: 'transfer.nav.jobs' }],
+  nav: [{ path: '/jobs', label: 'transfer.nav.jobs', permission: 'jobs.read' }],
   routes: [
     { path: '/connections/:conn/tables/:table/import', component: ImportScreen },
     { path: '/connections/:conn/tables/:table/export', component: ExportScreen },
