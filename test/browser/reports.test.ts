@@ -68,6 +68,9 @@ describe.runIf(browserAvailable())('scheduled reports in a real browser', () => 
     it(`schedules a table report with a cron preview, edits it, runs it now and receives its CSV; a viewer cannot create one (${viewport.width} px)`, async () => {
       const w = viewport.width;
       const { page, problems } = await openPage({ viewport });
+      // SHOW_SCREENS=1: the form, the report after its run and the list, to look at.
+      const shot = (name: string) =>
+        process.env.SHOW_SCREENS === '1' ? page.screenshot({ path: `test-results/reports/shot-${name}-${w}.png`, fullPage: true }) : Promise.resolve();
       await signIn(page, inst.url, ROOT);
       await page.goto(`${inst.url}/reports`);
       await onScreen(page, `empty-${w}`, exactly(msg('reports.title')));
@@ -110,6 +113,7 @@ describe.runIf(browserAvailable())('scheduled reports in a real browser', () => 
       expect(await page.locator('.reports-preview').textContent()).toMatch(/07:00/);
       expect(await page.locator('.reports-preview').textContent()).toContain('Europe/Berlin');
       expect(await fieldError.count()).toBe(0);
+      await shot('form');
       await page.getByRole('button', { name: msg('reports.create') }).click();
       await onScreen(page, `edit-${w}`, msg('reports.edit.heading', { name }));
 
@@ -124,6 +128,7 @@ describe.runIf(browserAvailable())('scheduled reports in a real browser', () => 
       await page.locator('[data-testid="run-row"][data-state="succeeded"]').waitFor({ timeout: 60_000 });
       expect(await page.getByTestId('run-row').first().textContent()).toContain(msg('reports.state.succeeded'));
       await onScreen(page, `ran-${w}`, msg('reports.edit.heading', { name: `${name} daily` }));
+      await shot('edit');
       const [mail] = (await smtp.waitFor(before + 1, 30_000)).slice(before);
       expect(mail!.to).toEqual([EDITOR.email]);
       expect(mail!.subject).toBe(`Products ${w}`);
@@ -145,6 +150,7 @@ describe.runIf(browserAvailable())('scheduled reports in a real browser', () => 
       const row = page.getByTestId('report-row').filter({ hasText: `${name} daily` });
       await expect.poll(() => row.textContent()).toContain(msg('reports.state.succeeded'));
       expect(await row.textContent()).toContain('Table product');
+      await shot('list');
       const toggle = page.getByRole('checkbox', { name: msg('reports.enabledOne', { name: `${name} daily` }) });
       expect(await toggle.isChecked()).toBe(true);
       await toggle.uncheck();

@@ -67,6 +67,21 @@ export function ReportList() {
   const reports = useReports();
   const pages = usePagesNav();
   const toggle = useToggleReport();
+  // The switch moves in the same event as the click (a controlled checkbox would snap back until the cache changes).
+  const [switched, setSwitched] = useState<Readonly<Record<string, boolean>>>({});
+  const flip = (id: string, enabled: boolean) => {
+    setSwitched((m) => ({ ...m, [id]: enabled }));
+    toggle.mutate(
+      { id, enabled },
+      {
+        onSettled: () =>
+          setSwitched((m) => {
+            const { [id]: _gone, ...rest } = m;
+            return rest;
+          }),
+      },
+    );
+  };
   return (
     <>
       <h1>{t('reports.title')}</h1>
@@ -141,12 +156,12 @@ export function ReportList() {
                     <label className="reports-toggle">
                       <input
                         type="checkbox"
-                        checked={r.enabled}
-                        disabled={!canWrite || toggle.isPending}
-                        onChange={(e) => toggle.mutate({ id: r.id, enabled: e.currentTarget.checked })}
+                        checked={switched[r.id] ?? r.enabled}
+                        disabled={!canWrite}
+                        onChange={(e) => flip(r.id, e.currentTarget.checked)}
                         aria-label={t('reports.enabledOne', { name: r.name })}
                       />
-                      <span aria-hidden="true">{t(r.enabled ? 'reports.on' : 'reports.off')}</span>
+                      <span aria-hidden="true">{t((switched[r.id] ?? r.enabled) ? 'reports.on' : 'reports.off')}</span>
                     </label>
                   </td>
                 </tr>

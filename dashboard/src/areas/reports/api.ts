@@ -98,13 +98,22 @@ export function useDeleteReport(id: string) {
   });
 }
 
-/** Switches a report on or off from the list. */
+/** Switches a report on or off from the list: shown switched at once, put back if the server refuses. */
 export function useToggleReport() {
-  const invalidate = useInvalidate();
+  const qc = useQueryClient();
   return useMutation({
     mutationFn: async ({ id, enabled }: { id: string; enabled: boolean }) =>
       (await ok(api.PATCH('/scheduled-reports/{id}', { params: { path: { id } }, body: { enabled } }))).data.report,
-    onSuccess: invalidate,
+    onMutate: async ({ id, enabled }) => {
+      await qc.cancelQueries({ queryKey: reportsKeys.list });
+      const before = qc.getQueryData<Report[]>(reportsKeys.list);
+      qc.setQueryData<Report[]>(reportsKeys.list, (list) => list?.map((r) => (r.id === id ? { ...r, enabled } : r)));
+      return { before };
+    },
+    onError: (_error, _vars, context) => {
+      if (context?.before) qc.setQueryData(reportsKeys.list, context.before);
+    },
+    onSettled: () => qc.invalidateQueries({ queryKey: reportsKeys.all }),
   });
 }
 
