@@ -86,7 +86,7 @@ export function ReportList() {
     <>
       <h1>{t('reports.title')}</h1>
       <p>{t('reports.intro')}</p>
-      {canWrite && (
+      {canWrite && (reports.data?.length ?? 0) > 0 && (
         <p>
           <Link href={paths.create} className="button">
             {t('reports.new')}
@@ -553,7 +553,7 @@ function ReportForm({ report }: { report: Report | null }) {
       </label>
       {report?.disabledReason && <p className="reports-error">{report.disabledReason}</p>}
 
-      {!externalRefused(error) && <FormError error={error} />}
+      {sent === d && !externalRefused(error) && <FormError error={error} />}
       {saved && (
         <p className="notice" role="status">
           {t('reports.saved')}
