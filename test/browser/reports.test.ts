@@ -141,6 +141,15 @@ describe.runIf(browserAvailable())('scheduled reports in a real browser', () => 
         { name: 'Item 3', qty: '3' },
       ]);
 
+      // A second run; after a reload (the screen forgot what it queued) both runs are still its
+      // history: GET /jobs filtered by the run's progress message.
+      await page.getByRole('button', { name: msg('reports.runNow') }).click();
+      await expect.poll(() => page.locator('[data-testid="run-row"][data-state="succeeded"]').count(), { timeout: 60_000 }).toBe(2);
+      await smtp.waitFor(before + 2, 30_000);
+      await page.reload();
+      await onScreen(page, `reloaded-${w}`, msg('reports.edit.heading', { name: `${name} daily` }));
+      await expect.poll(() => page.locator('[data-testid="run-row"][data-state="succeeded"]').count()).toBe(2);
+
       // The list: schedule in words, next run, last run done, the toggle.
       await page
         .getByRole('link', { name: msg('reports.back') })

@@ -88,7 +88,7 @@ export function ReportList() {
       <p>{t('reports.intro')}</p>
       {canWrite && (reports.data?.length ?? 0) > 0 && (
         <p>
-          <Link href={paths.create} className="button">
+          <Link href={paths.create} className="button reports-primary">
             {t('reports.new')}
           </Link>
         </p>
@@ -103,7 +103,7 @@ export function ReportList() {
           <h2>{t('reports.empty.title')}</h2>
           <p>{t('reports.empty.body')}</p>
           {canWrite ? (
-            <Link href={paths.create} className="button">
+            <Link href={paths.create} className="button reports-primary">
               {t('reports.new')}
             </Link>
           ) : (
