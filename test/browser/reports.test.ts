@@ -51,6 +51,11 @@ describe.runIf(browserAvailable())('scheduled reports in a real browser', () => 
     const created = await boot.admin.post('/api/v1/connections', { name: 'Shop', dialect: 'sqlite', url: `sqlite:${file}` });
     const conn = (created.body as any).data.connection.id as string;
     await boot.admin.post(`/api/v1/connections/${conn}/introspect`, undefined);
+    const listPage = await boot.admin.post('/api/v1/pages', { title: 'Stock list', kind: 'list', connectionId: conn, table: 'product' });
+    expect(listPage.status, listPage.text).toBe(201);
+    const pageId = (listPage.body as any).data.page.id as string;
+    const view = await boot.admin.post(`/api/v1/pages/${pageId}/views`, { name: 'Most first', query: { sort: '-qty' } });
+    expect(view.status, view.text).toBe(201);
     await createUser(inst, { ...EDITOR, roles: ['editor'] });
     await createUser(inst, { ...VIEWER, roles: ['viewer'] });
   }, 60_000);
@@ -185,5 +190,39 @@ describe.runIf(browserAvailable())('scheduled reports in a real browser', () => 
       expect(await other.page.getByRole('link', { name: msg('reports.new') }).count()).toBe(0);
       expectNoProblems(other.problems);
     }, 180_000);
+
+    it(`schedules a page's shared view from the source picker (${viewport.width} px)`, async () => {
+      const w = viewport.width;
+      const { page, problems } = await openPage({ viewport });
+      await signIn(page, inst.url, ROOT);
+      await page.goto(`${inst.url}/reports/new`);
+      await onScreen(page, `view-new-${w}`, exactly(msg('reports.new.title')));
+      await page.getByLabel(msg('reports.field.name'), { exact: true }).fill(`By view ${w}`);
+      await page.getByRole('radio', { name: 'A page’s view' }).check();
+      await page.getByLabel(msg('reports.field.page'), { exact: true }).selectOption({ label: 'Stock list' });
+      const views = page.getByLabel(msg('reports.field.view'), { exact: true });
+      await expect.poll(() => views.locator('option').count()).toBe(2);
+      await views.selectOption({ label: 'Most first' });
+      await page.getByRole('checkbox', { name: new RegExp(EDITOR.name) }).check();
+      await page.getByRole('button', { name: msg('reports.create') }).click();
+      await onScreen(page, `view-edit-${w}`, msg('reports.edit.heading', { name: `By view ${w}` }));
+      expect(await views.inputValue()).not.toBe('');
+      await page
+        .getByRole('link', { name: msg('reports.back') })
+        .first()
+        .click();
+      await onScreen(page, `view-list-${w}`, exactly(msg('reports.title')));
+      const row = page.getByTestId('report-row').filter({ hasText: `By view ${w}` });
+      expect(await row.textContent()).toContain(msg('reports.source.viewOf', { title: 'Stock list' }));
+      await row.getByRole('link', { name: `By view ${w}` }).click();
+      await page.getByRole('button', { name: msg('reports.delete') }).click();
+      await page
+        .getByRole('dialog')
+        .getByRole('button', { name: msg('reports.delete.confirm') })
+        .click();
+      await onScreen(page, `view-after-delete-${w}`, exactly(msg('reports.title')));
+      await page.getByRole('heading', { name: msg('reports.empty.title') }).waitFor();
+      expectNoProblems(problems);
+    });
   }
 });

@@ -5,13 +5,14 @@ import { t, type MessageId } from '../../i18n/t';
 import { ErrorPanel, Field, FieldFrame, FormError, Loading, SelectField, useTitle } from '../../ui';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { usePermissions } from '../account/api';
-import { useConnectionList, useSchema } from '../connections/api';
+import { useConnectionList } from '../connections/api';
 import { usePagesNav, type Page } from '../pages/api';
 import { isFinal, useJobList, type Job } from '../transfer/api';
 import { gridQueryToExport } from '../transfer/gridQuery';
 import {
   runMessage,
   RUN_KIND,
+  useConnectionSchema,
   useCreateReport,
   useDeleteReport,
   usePageViews,
@@ -290,7 +291,7 @@ function ViewPicker({ pageId, value, onChange, error }: { pageId: string; value:
 
 /** The tables of a chosen connection. */
 function TablePicker({ conn, value, onChange, error }: { conn: string; value: string; onChange: (v: string) => void; error?: string }) {
-  const schema = useSchema(conn);
+  const schema = useConnectionSchema(conn);
   const tables = schema.data?.model.tables.filter((x) => !x.display.hidden) ?? [];
   return (
     <SelectField
@@ -319,7 +320,7 @@ function ReportForm({ report }: { report: Report | null }) {
   const pages = usePagesNav();
   const connections = useConnectionList();
   const conns = connections.data?.pages.flatMap((p) => p.connections) ?? [];
-  const schema = useSchema(d.connectionId);
+  const schema = useConnectionSchema(d.connectionId);
   const users = useUsers();
   const create = useCreateReport();
   const update = useUpdateReport(report?.id ?? '');

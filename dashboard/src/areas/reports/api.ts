@@ -14,6 +14,7 @@ export const reportsKeys = {
   list: ['reports', 'list'] as const,
   users: ['reports', 'users'] as const,
   views: (pageId: string) => ['reports', 'views', pageId] as const,
+  schema: (conn: string) => ['reports', 'schema', conn] as const,
 };
 
 /** The job kind of a run (RP4); "Run now" queues one, the history lists them. */
@@ -56,6 +57,16 @@ export function useUsers() {
         return null;
       }
     },
+  });
+}
+
+/** A connection's effective schema (its tables and columns), asked once a connection is chosen. */
+export function useConnectionSchema(conn: string) {
+  return useQuery({
+    queryKey: reportsKeys.schema(conn),
+    enabled: conn !== '',
+    staleTime: 60_000,
+    queryFn: async () => (await ok(api.GET('/connections/{id}/schema', { params: { path: { id: conn } } }))).data,
   });
 }
 
