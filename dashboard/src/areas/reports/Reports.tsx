@@ -1,16 +1,722 @@
-import { t } from '../../i18n/t';
-import { useTitle } from '../../ui';
+import { useId, useMemo, useState, type FormEvent } from 'react';
+import { Link, useLocation, useParams, useSearch } from 'wouter';
+import { ApiError } from '../../api/errors';
+import { t, type MessageId } from '../../i18n/t';
+import { ErrorPanel, Field, FieldFrame, FormError, Loading, SelectField, useTitle } from '../../ui';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { usePermissions } from '../account/api';
+import { useConnectionList } from '../connections/api';
+import { usePagesNav, type Page } from '../pages/api';
+import { isFinal, useJobList, type Job } from '../transfer/api';
+import { gridQueryToExport } from '../transfer/gridQuery';
+import {
+  runMessage,
+  RUN_KIND,
+  useConnectionSchema,
+  useCreateReport,
+  useDeleteReport,
+  usePageViews,
+  useReports,
+  useRunNow,
+  useToggleReport,
+  useUpdateReport,
+  useUsers,
+  type Recipient,
+  type Report,
+  type ReportBody,
+  type ReportSource,
+} from './api';
+import { BROWSER_ZONE, describe, inZone, preview, timeZones, when } from './schedule';
+import './reports.css';
 
-/** The caller's scheduled reports (all of them with reports.admin). */
+type SourceKind = ReportSource['kind'];
+type Format = Report['format'];
+const TABLE_FORMATS: readonly Format[] = ['csv', 'xlsx', 'jsonl'];
+const STATE_LABEL = { running: 'reports.state.running', succeeded: 'reports.state.succeeded', failed: 'reports.state.failed' } as const;
+const JOB_STATE_LABEL: Record<Job['state'], MessageId> = {
+  queued: 'reports.state.queued',
+  running: 'reports.state.running',
+  succeeded: 'reports.state.succeeded',
+  failed: 'reports.state.failed',
+  cancelled: 'reports.state.cancelled',
+};
+
+const paths = { list: '/reports', create: '/reports/new', edit: (id: string) => `/reports/${encodeURIComponent(id)}` };
+
+/** The server's message for a field (an issue whose path is `path` or under it). */
+function issueAt(error: unknown, path: string): string | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  return error.issues.find((i) => i.path === path || i.path.startsWith(`${path}.`))?.message;
+}
+
+/** 403 for an outside address: said at the recipients, in words. */
+const externalRefused = (error: unknown) =>
+  error instanceof ApiError && error.status === 403 && (error.params as { permission?: unknown }).permission === 'reports.external';
+
+/** "Table people", "View of Products", "Dashboard Sales". */
+function sourceText(source: ReportSource, pages: readonly Page[] | undefined): string {
+  if (source.kind === 'table') return t('reports.source.tableOf', { table: source.table });
+  const title = pages?.find((p) => p.id === source.pageId)?.title ?? source.pageId;
+  return t(source.kind === 'view' ? 'reports.source.viewOf' : 'reports.source.dashboardOf', { title });
+}
+
+/** `/reports`: the caller's reports (all of them with reports.admin; the API decides). */
 export function ReportList() {
   useTitle('reports.title');
-  return <h1>{t('reports.title')}</h1>;
+  const perms = usePermissions();
+  const canWrite = perms?.has('reports.write') ?? false;
+  const reports = useReports();
+  const pages = usePagesNav();
+  const toggle = useToggleReport();
+  // The switch moves in the same event as the click (a controlled checkbox would snap back until the cache changes).
+  const [switched, setSwitched] = useState<Readonly<Record<string, boolean>>>({});
+  const flip = (id: string, enabled: boolean) => {
+    setSwitched((m) => ({ ...m, [id]: enabled }));
+    toggle.mutate(
+      { id, enabled },
+      {
+        onSettled: () =>
+          setSwitched((m) => {
+            const { [id]: _gone, ...rest } = m;
+            return rest;
+          }),
+      },
+    );
+  };
+  return (
+    <>
+      <h1>{t('reports.title')}</h1>
+      <p>{t('reports.intro')}</p>
+      {canWrite && (reports.data?.length ?? 0) > 0 && (
+        <p>
+          <Link href={paths.create} className="button reports-primary">
+            {t('reports.new')}
+          </Link>
+        </p>
+      )}
+      <FormError error={toggle.error} />
+      {reports.isPending ? (
+        <Loading />
+      ) : reports.isError ? (
+        <ErrorPanel error={reports.error} onRetry={() => void reports.refetch()} />
+      ) : reports.data.length === 0 ? (
+        <div className="reports-empty">
+          <h2>{t('reports.empty.title')}</h2>
+          <p>{t('reports.empty.body')}</p>
+          {canWrite ? (
+            <Link href={paths.create} className="button reports-primary">
+              {t('reports.new')}
+            </Link>
+          ) : (
+            <p>{t('reports.empty.readOnly')}</p>
+          )}
+        </div>
+      ) : (
+        <div className="reports-scroll">
+          <table className="reports-table">
+            <caption className="visually-hidden">{t('reports.title')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('reports.col.name')}</th>
+                <th scope="col">{t('reports.col.source')}</th>
+                <th scope="col">{t('reports.col.format')}</th>
+                <th scope="col">{t('reports.col.schedule')}</th>
+                <th scope="col">{t('reports.col.next')}</th>
+                <th scope="col">{t('reports.col.last')}</th>
+                <th scope="col">{t('reports.col.enabled')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {reports.data.map((r) => (
+                <tr key={r.id} data-testid="report-row">
+                  <th scope="row">
+                    <Link href={paths.edit(r.id)}>{r.name}</Link>
+                  </th>
+                  <td data-label={t('reports.col.source')}>{sourceText(r.source, pages.data)}</td>
+                  <td data-label={t('reports.col.format')}>{t('reports.format', { format: r.format })}</td>
+                  <td data-label={t('reports.col.schedule')}>
+                    {describe(r.schedule.cron)}
+                    <span className="reports-sub">{t('reports.inZone', { zone: r.schedule.timeZone })}</span>
+                  </td>
+                  <td data-label={t('reports.col.next')}>{r.nextRunAt === null ? t('reports.next.none') : when(r.nextRunAt)}</td>
+                  <td data-label={t('reports.col.last')}>
+                    {r.lastRun ? (
+                      <>
+                        <span className={`reports-state reports-state-${r.lastRun.state}`}>{t(STATE_LABEL[r.lastRun.state])}</span>
+                        <span className="reports-sub">{when(r.lastRun.at)}</span>
+                        {r.lastRun.error && (
+                          <span className="reports-error">{t('reports.errorLine', { code: r.lastRun.error.code, message: r.lastRun.error.message })}</span>
+                        )}
+                      </>
+                    ) : (
+                      t('reports.last.never')
+                    )}
+                    {r.disabledReason && <span className="reports-error">{r.disabledReason}</span>}
+                  </td>
+                  <td data-label={t('reports.col.enabled')}>
+                    <label className="reports-toggle">
+                      <input
+                        type="checkbox"
+                        checked={switched[r.id] ?? r.enabled}
+                        disabled={!canWrite}
+                        onChange={(e) => flip(r.id, e.currentTarget.checked)}
+                        aria-label={t('reports.enabledOne', { name: r.name })}
+                      />
+                      <span aria-hidden="true">{t((switched[r.id] ?? r.enabled) ? 'reports.on' : 'reports.off')}</span>
+                    </label>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
 }
 
+/** A table source's D12 query as the grid's query string (filter[col][op]=v, sort, fields), for editing. */
+function exportToGrid(query: Extract<ReportSource, { kind: 'table' }>['query']): string {
+  const params = new URLSearchParams();
+  for (const [column, ops] of Object.entries(query?.filter ?? {})) {
+    for (const [op, value] of Object.entries(ops as Record<string, unknown>)) {
+      params.append(`filter[${column}][${op}]`, Array.isArray(value) ? value.join(',') : String(value));
+    }
+  }
+  if (query?.sort) params.set('sort', query.sort);
+  if (query?.columns?.length) params.set('fields', query.columns.join(','));
+  return decodeURIComponent(params.toString());
+}
+
+/** The cron field's live preview: in words, and the next five runs in the chosen zone. */
+function CronPreview({ cron, zone, id }: { cron: string; zone: string; id: string }) {
+  const p = useMemo(() => preview(cron, zone), [cron, zone]);
+  if (!p.ok) return null;
+  return (
+    <div className="reports-preview" id={id} aria-live="polite">
+      <p>
+        <strong>{p.words}</strong> {t('reports.inZone', { zone })}
+      </p>
+      <p className="reports-sub">{t('reports.cron.nextRuns')}</p>
+      <ol data-testid="next-runs">
+        {p.next.map((d) => (
+          <li key={d.getTime()}>{inZone(d, zone)}</li>
+        ))}
+      </ol>
+    </div>
+  );
+}
+
+/** Splits typed addresses at commas, semicolons, spaces and new lines. */
+const emailsOf = (text: string) =>
+  text
+    .split(/[\s,;]+/)
+    .map((e) => e.trim())
+    .filter(Boolean);
+
+interface Draft {
+  name: string;
+  kind: SourceKind;
+  pageId: string;
+  viewId: string;
+  connectionId: string;
+  table: string;
+  query: string;
+  format: Format;
+  cron: string;
+  timeZone: string;
+  userIds: string[];
+  emails: string;
+  subject: string;
+  message: string;
+  enabled: boolean;
+}
+
+function draftOf(r: Report | null, search: URLSearchParams): Draft {
+  if (!r) {
+    const table = search.get('table') ?? '';
+    return {
+      name: '',
+      kind: table ? 'table' : 'view',
+      pageId: '',
+      viewId: '',
+      connectionId: search.get('connection') ?? '',
+      table,
+      query: search.get('query') ?? '',
+      format: 'csv',
+      cron: '0 7 * * 1-5',
+      timeZone: BROWSER_ZONE,
+      userIds: [],
+      emails: '',
+      subject: '',
+      message: '',
+      enabled: true,
+    };
+  }
+  const s = r.source;
+  return {
+    name: r.name,
+    kind: s.kind,
+    pageId: s.kind === 'table' ? '' : s.pageId,
+    viewId: s.kind === 'view' ? (s.viewId ?? '') : '',
+    connectionId: s.kind === 'table' ? s.connectionId : '',
+    table: s.kind === 'table' ? s.table : '',
+    query: s.kind === 'table' ? exportToGrid(s.query) : '',
+    format: r.format,
+    cron: r.schedule.cron,
+    timeZone: r.schedule.timeZone,
+    userIds: r.recipients.flatMap((x) => ('userId' in x ? [x.userId] : [])),
+    emails: r.recipients.flatMap((x) => ('email' in x ? [x.email] : [])).join(', '),
+    subject: r.subject,
+    message: r.message,
+    enabled: r.enabled,
+  };
+}
+
+/** The views picker of a chosen page. */
+function ViewPicker({ pageId, value, onChange, error }: { pageId: string; value: string; onChange: (v: string) => void; error?: string }) {
+  const views = usePageViews(pageId);
+  return (
+    <SelectField
+      label="reports.field.view"
+      name="viewId"
+      value={value}
+      onChange={(e) => onChange(e.currentTarget.value)}
+      error={error}
+      hint="reports.field.viewHint"
+      options={[{ value: '', label: t('reports.field.defaultView') }, ...(views.data ?? []).map((v) => ({ value: v.id, label: v.name }))]}
+    />
+  );
+}
+
+/** The tables of a chosen connection. */
+function TablePicker({ conn, value, onChange, error }: { conn: string; value: string; onChange: (v: string) => void; error?: string }) {
+  const schema = useConnectionSchema(conn);
+  const tables = schema.data?.model.tables.filter((x) => !x.display.hidden) ?? [];
+  return (
+    <SelectField
+      label="reports.field.table"
+      name="table"
+      value={value}
+      onChange={(e) => onChange(e.currentTarget.value)}
+      error={error}
+      options={[{ value: '', label: t('reports.field.choose') }, ...tables.map((x) => ({ value: x.ref, label: x.display.label || x.name }))]}
+    />
+  );
+}
+
+/** The create and edit form: one draft, sent whole (POST) or as a PATCH of every field. */
+function ReportForm({ report }: { report: Report | null }) {
+  const id = useId();
+  const [, navigate] = useLocation();
+  const search = new URLSearchParams(useSearch());
+  const [d, setD] = useState<Draft>(() => draftOf(report, search));
+  const set = (patch: Partial<Draft>) => setD((x) => ({ ...x, ...patch }));
+  const [saved, setSaved] = useState(false);
+  // The draft last sent: the server's word on the schedule holds until the person changes it.
+  const [sent, setSent] = useState<Draft | null>(null);
+  const perms = usePermissions();
+  const external = perms?.has('reports.external') ?? false;
+  const pages = usePagesNav();
+  const connections = useConnectionList();
+  const conns = connections.data?.pages.flatMap((p) => p.connections) ?? [];
+  const schema = useConnectionSchema(d.connectionId);
+  const users = useUsers();
+  const create = useCreateReport();
+  const update = useUpdateReport(report?.id ?? '');
+  const mutation = report ? update : create;
+  const error = mutation.error;
+  const zones = useMemo(() => timeZones(d.timeZone), [d.timeZone]);
+  const cronCheck = preview(d.cron, d.timeZone);
+  const ownCronError =
+    !cronCheck.ok && cronCheck.reason === 'fields'
+      ? t('reports.cron.fields', { count: cronCheck.fields ?? 0 })
+      : !cronCheck.ok && cronCheck.reason === 'invalid'
+        ? t('reports.cron.invalid')
+        : undefined;
+  const pageChoices = (pages.data ?? []).filter((p) => (d.kind === 'dashboard' ? p.kind === 'dashboard' : p.kind !== 'dashboard' && p.kind !== 'custom'));
+  const formats: readonly Format[] = d.kind === 'dashboard' ? ['summary'] : TABLE_FORMATS;
+  const userList = users.data;
+  const typedLabel: MessageId = external ? 'reports.field.emails' : 'reports.field.userEmails';
+  const showTyped = external || userList === null;
+
+  const body = (): ReportBody => {
+    const table = schema.data?.model.tables.find((x) => x.ref === d.table);
+    const grid = gridQueryToExport(d.query, table?.columns ?? []);
+    const source: ReportSource =
+      d.kind === 'table'
+        ? {
+            kind: 'table',
+            connectionId: d.connectionId,
+            table: d.table,
+            query: {
+              ...(grid.fields?.length ? { columns: grid.fields } : {}),
+              ...(Object.keys(grid.filter).length ? { filter: grid.filter } : {}),
+              ...(grid.sort ? { sort: grid.sort } : {}),
+            },
+          }
+        : d.kind === 'view'
+          ? { kind: 'view', pageId: d.pageId, ...(d.viewId ? { viewId: d.viewId } : {}) }
+          : { kind: 'dashboard', pageId: d.pageId };
+    const recipients: Recipient[] = [...d.userIds.map((userId) => ({ userId })), ...(showTyped ? emailsOf(d.emails).map((email) => ({ email })) : [])];
+    return {
+      name: d.name,
+      source,
+      format: d.format,
+      schedule: { cron: d.cron.trim(), timeZone: d.timeZone },
+      recipients,
+      subject: d.subject,
+      message: d.message,
+      enabled: d.enabled,
+    };
+  };
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    setSaved(false);
+    setSent(d);
+    if (report) update.mutate(body(), { onSuccess: () => setSaved(true) });
+    else create.mutate(body(), { onSuccess: (r) => navigate(paths.edit(r.id)) });
+  };
+  const recipientsError = externalRefused(error) ? t('reports.error.external') : issueAt(error, 'body.recipients');
+  const gridDropped =
+    d.kind === 'table' && d.query ? gridQueryToExport(d.query, schema.data?.model.tables.find((x) => x.ref === d.table)?.columns ?? []) : null;
+
+  return (
+    <form onSubmit={submit} className="reports-form" noValidate>
+      <Field
+        label="reports.field.name"
+        name="name"
+        required
+        maxLength={120}
+        value={d.name}
+        onChange={(e) => set({ name: e.currentTarget.value })}
+        error={issueAt(error, 'body.name')}
+      />
+
+      <fieldset className="reports-group">
+        <legend>{t('reports.field.source')}</legend>
+        <div className="reports-radios" role="radiogroup" aria-label={t('reports.field.sourceKind')}>
+          {(['view', 'table', 'dashboard'] as const).map((k) => (
+            <label key={k}>
+              <input
+                type="radio"
+                name="kind"
+                value={k}
+                checked={d.kind === k}
+                onChange={() => set({ kind: k, pageId: '', viewId: '', format: k === 'dashboard' ? 'summary' : d.format === 'summary' ? 'csv' : d.format })}
+              />{' '}
+              {t('reports.kind', { kind: k })}
+            </label>
+          ))}
+        </div>
+        {d.kind !== 'table' ? (
+          <>
+            <SelectField
+              label={d.kind === 'dashboard' ? 'reports.field.dashboard' : 'reports.field.page'}
+              name="pageId"
+              value={d.pageId}
+              onChange={(e) => set({ pageId: e.currentTarget.value, viewId: '' })}
+              error={issueAt(error, 'body.source.pageId') ?? issueAt(error, 'body.source')}
+              options={[{ value: '', label: t('reports.field.choose') }, ...pageChoices.map((p) => ({ value: p.id, label: p.title }))]}
+            />
+            {d.kind === 'view' && d.pageId && (
+              <ViewPicker pageId={d.pageId} value={d.viewId} onChange={(v) => set({ viewId: v })} error={issueAt(error, 'body.source.viewId')} />
+            )}
+          </>
+        ) : (
+          <>
+            <SelectField
+              label="reports.field.connection"
+              name="connectionId"
+              value={d.connectionId}
+              onChange={(e) => set({ connectionId: e.currentTarget.value, table: '' })}
+              error={issueAt(error, 'body.source.connectionId')}
+              options={[{ value: '', label: t('reports.field.choose') }, ...conns.map((c) => ({ value: c.id, label: c.name }))]}
+            />
+            <TablePicker
+              conn={d.connectionId}
+              value={d.table}
+              onChange={(v) => set({ table: v })}
+              error={issueAt(error, 'body.source.table') ?? (issueAt(error, 'body.source.query') ? undefined : issueAt(error, 'body.source'))}
+            />
+            <Field
+              label="reports.field.query"
+              name="query"
+              hint="reports.field.queryHint"
+              value={d.query}
+              onChange={(e) => set({ query: e.currentTarget.value })}
+              error={
+                issueAt(error, 'body.source.query') ??
+                (gridDropped && gridDropped.dropped.length ? t('reports.field.queryDropped', { params: gridDropped.dropped.join(', ') }) : undefined)
+              }
+            />
+          </>
+        )}
+      </fieldset>
+
+      <SelectField
+        label="reports.field.format"
+        name="format"
+        value={d.format}
+        onChange={(e) => set({ format: e.currentTarget.value as Format })}
+        error={issueAt(error, 'body.format')}
+        options={formats.map((f) => ({ value: f, label: t('reports.format', { format: f }) }))}
+      />
+
+      <fieldset className="reports-group">
+        <legend>{t('reports.field.schedule')}</legend>
+        <Field
+          label="reports.field.cron"
+          name="cron"
+          hint="reports.field.cronHint"
+          className="reports-mono"
+          value={d.cron}
+          onChange={(e) => set({ cron: e.currentTarget.value })}
+          error={ownCronError ?? (sent?.cron === d.cron ? issueAt(error, 'body.schedule.cron') : undefined)}
+          aria-controls={`${id}-preview`}
+          spellCheck={false}
+          autoComplete="off"
+        />
+        <SelectField
+          label="reports.field.timeZone"
+          name="timeZone"
+          value={d.timeZone}
+          onChange={(e) => set({ timeZone: e.currentTarget.value })}
+          error={sent?.timeZone === d.timeZone ? issueAt(error, 'body.schedule.timeZone') : undefined}
+          options={zones.map((z) => ({ value: z, label: z }))}
+        />
+        <CronPreview cron={d.cron} zone={d.timeZone} id={`${id}-preview`} />
+      </fieldset>
+
+      <fieldset className="reports-group">
+        <legend>{t('reports.field.recipients')}</legend>
+        {userList === undefined ? (
+          <Loading />
+        ) : userList !== null ? (
+          <div className="reports-users" role="group" aria-label={t('reports.field.users')}>
+            {userList.map((u) => (
+              <label key={u.id}>
+                <input
+                  type="checkbox"
+                  checked={d.userIds.includes(u.id)}
+                  onChange={(e) => set({ userIds: e.currentTarget.checked ? [...d.userIds, u.id] : d.userIds.filter((x) => x !== u.id) })}
+                />{' '}
+                {u.name} <span className="reports-sub">{u.email}</span>
+              </label>
+            ))}
+          </div>
+        ) : null}
+        {showTyped && (
+          <FieldFrame label={typedLabel} hint={external ? 'reports.field.emailsHint' : 'reports.field.userEmailsHint'}>
+            {(fid, describedBy) => (
+              <textarea
+                id={fid}
+                name="emails"
+                rows={2}
+                value={d.emails}
+                onChange={(e) => set({ emails: e.currentTarget.value })}
+                aria-describedby={describedBy}
+              />
+            )}
+          </FieldFrame>
+        )}
+        {!external && <p className="hint">{t('reports.field.noExternal')}</p>}
+        {recipientsError && (
+          <p className="field-error" role="alert">
+            {recipientsError}
+          </p>
+        )}
+      </fieldset>
+
+      <Field
+        label="reports.field.subject"
+        name="subject"
+        maxLength={200}
+        value={d.subject}
+        onChange={(e) => set({ subject: e.currentTarget.value })}
+        error={issueAt(error, 'body.subject')}
+      />
+      <FieldFrame label="reports.field.message">
+        {(fid, describedBy) => (
+          <textarea
+            id={fid}
+            name="message"
+            rows={4}
+            maxLength={2000}
+            value={d.message}
+            onChange={(e) => set({ message: e.currentTarget.value })}
+            aria-describedby={describedBy}
+          />
+        )}
+      </FieldFrame>
+      <label className="reports-check">
+        <input type="checkbox" name="enabled" checked={d.enabled} onChange={(e) => set({ enabled: e.currentTarget.checked })} /> {t('reports.field.enabled')}
+      </label>
+      {report?.disabledReason && <p className="reports-error">{report.disabledReason}</p>}
+
+      {sent === d && !externalRefused(error) && <FormError error={error} />}
+      {saved && (
+        <p className="notice" role="status">
+          {t('reports.saved')}
+        </p>
+      )}
+      <p className="actions">
+        <button type="submit" disabled={mutation.isPending}>
+          {t(report ? 'reports.save' : 'reports.create')}
+        </button>{' '}
+        <Link href={paths.list}>{t('reports.cancel')}</Link>
+      </p>
+    </form>
+  );
+}
+
+/** `/reports/new`. */
 export function NewReport() {
-  return <ReportList />;
+  useTitle('reports.new.title');
+  return (
+    <>
+      <h1>{t('reports.new.title')}</h1>
+      <p>
+        <Link href={paths.list}>{t('reports.back')}</Link>
+      </p>
+      <ReportForm report={null} />
+    </>
+  );
 }
 
+/** A report's runs: its jobs in GET /jobs (named by their progress message, DB30), newest first. */
+function History({ report, started }: { report: Report; started: readonly string[] }) {
+  const list = useJobList(100, '', RUN_KIND);
+  const mine = new Set([...started, ...(report.lastRun ? [report.lastRun.jobId] : [])]);
+  const jobs = (list.data?.pages.flatMap((p) => p.jobs) ?? []).filter((j) => mine.has(j.id) || j.progressMessage === runMessage(report.id));
+  const hid = useId();
+  return (
+    <section className="reports-history" aria-labelledby={hid}>
+      <h2 id={hid}>{t('reports.history.title')}</h2>
+      {list.isPending ? (
+        <Loading />
+      ) : list.isError ? (
+        <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
+      ) : jobs.length === 0 ? (
+        <p>{t('reports.history.empty')}</p>
+      ) : (
+        <table className="reports-table reports-runs">
+          <caption className="visually-hidden">{t('reports.history.title')}</caption>
+          <thead>
+            <tr>
+              <th scope="col">{t('reports.history.when')}</th>
+              <th scope="col">{t('reports.history.state')}</th>
+              <th scope="col">{t('reports.history.finished')}</th>
+              <th scope="col">{t('reports.history.detail')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {jobs.map((j) => (
+              <tr key={j.id} data-testid="run-row" data-state={j.state}>
+                <th scope="row">
+                  <Link href={`/jobs/${encodeURIComponent(j.id)}`}>{when(j.createdAt)}</Link>
+                </th>
+                <td data-label={t('reports.history.state')}>
+                  <span className={`reports-state reports-state-${j.state}`}>{t(JOB_STATE_LABEL[j.state])}</span>
+                </td>
+                <td data-label={t('reports.history.finished')}>{j.finishedAt === null ? '' : when(j.finishedAt)}</td>
+                <td data-label={t('reports.history.detail')}>
+                  {j.error && (isFinal(j.state) || j.state === 'queued') ? (
+                    <span className="reports-error">{t('reports.errorLine', { code: j.error.code, message: j.error.message })}</span>
+                  ) : j.state === 'succeeded' && j.result && typeof j.result === 'object' && 'recipients' in j.result ? (
+                    t('reports.history.sent', { count: Number((j.result as { recipients: unknown }).recipients) })
+                  ) : (
+                    ''
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** `/reports/:id`: the form, Run now, the history, Delete. */
 export function EditReport() {
-  return <ReportList />;
+  useTitle('reports.edit.title');
+  const { id } = useParams<{ id: string }>();
+  const reports = useReports();
+  if (reports.isPending) return <Loading />;
+  if (reports.isError) return <ErrorPanel error={reports.error} onRetry={() => void reports.refetch()} />;
+  const report = reports.data.find((r) => r.id === id);
+  if (!report)
+    return (
+      <>
+        <h1>{t('reports.edit.title')}</h1>
+        <p>{t('reports.edit.missing')}</p>
+        <p>
+          <Link href={paths.list}>{t('reports.back')}</Link>
+        </p>
+      </>
+    );
+  return <EditScreen key={report.id} report={report} />;
+}
+
+function EditScreen({ report }: { report: Report }) {
+  const [, navigate] = useLocation();
+  const perms = usePermissions();
+  const canWrite = perms?.has('reports.write') ?? false;
+  const run = useRunNow(report.id);
+  const remove = useDeleteReport(report.id);
+  const [started, setStarted] = useState<string[]>([]);
+  const [confirming, setConfirming] = useState(false);
+  return (
+    <>
+      <h1>{t('reports.edit.heading', { name: report.name })}</h1>
+      <p>
+        <Link href={paths.list}>{t('reports.back')}</Link>
+      </p>
+      <dl className="reports-facts">
+        <dt>{t('reports.col.next')}</dt>
+        <dd>{report.nextRunAt === null ? t('reports.next.none') : when(report.nextRunAt)}</dd>
+        <dt>{t('reports.col.last')}</dt>
+        <dd>{report.lastRun ? `${t(STATE_LABEL[report.lastRun.state])} · ${when(report.lastRun.at)}` : t('reports.last.never')}</dd>
+      </dl>
+      {canWrite && (
+        <p className="actions">
+          <button type="button" disabled={run.isPending} onClick={() => run.mutate(undefined, { onSuccess: (job) => setStarted((s) => [job.id, ...s]) })}>
+            {t('reports.runNow')}
+          </button>
+        </p>
+      )}
+      <FormError error={run.error} />
+      {run.isSuccess && (
+        <p className="notice" role="status">
+          {t('reports.runQueued')}
+        </p>
+      )}
+      <History report={report} started={started} />
+      <h2>{t('reports.edit.settings')}</h2>
+      <ReportForm key={report.updatedAt} report={report} />
+      {canWrite && (
+        <section className="reports-danger">
+          <h2>{t('reports.delete.title')}</h2>
+          <p>{t('reports.delete.body')}</p>
+          <button type="button" className="danger" onClick={() => setConfirming(true)}>
+            {t('reports.delete')}
+          </button>
+          <FormError error={remove.error} />
+        </section>
+      )}
+      {confirming && (
+        <ConfirmDialog
+          title={t('reports.delete.confirmTitle', { name: report.name })}
+          confirm={t('reports.delete.confirm')}
+          cancel={t('reports.cancel')}
+          pending={remove.isPending}
+          onCancel={() => setConfirming(false)}
+          onConfirm={() => remove.mutate(undefined, { onSuccess: () => navigate(paths.list) })}
+        >
+          <p>{t('reports.delete.body')}</p>
+        </ConfirmDialog>
+      )}
+    </>
+  );
 }

@@ -1,4 +1,5 @@
 import { lazyWithMessages, type Area } from '../area';
+import { reportsLive } from './api';
 
 const lazy = lazyWithMessages(() => import('./messages.en'));
 
@@ -14,4 +15,5 @@ export const reportsArea: Area = {
     { path: '/reports/new', component: NewReport },
     { path: '/reports/:id', component: EditReport },
   ],
+  live: reportsLive,
 };
