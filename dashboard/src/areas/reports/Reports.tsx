@@ -6,7 +6,7 @@ import { ErrorPanel, Field, FieldFrame, FormError, Loading, SelectField, useTitl
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { usePermissions } from '../account/api';
 import { useConnectionList } from '../connections/api';
-import { usePagesNav, type Page } from '../pages/api';
+import { usePagesNav, type NavPage } from '../pages/api';
 import { isFinal, useJobList, type Job } from '../transfer/api';
 import { gridQueryToExport } from '../transfer/gridQuery';
 import {
@@ -54,7 +54,7 @@ const externalRefused = (error: unknown) =>
   error instanceof ApiError && error.status === 403 && (error.params as { permission?: unknown }).permission === 'reports.external';
 
 /** "Table people", "View of Products", "Dashboard Sales". */
-function sourceText(source: ReportSource, pages: readonly Page[] | undefined): string {
+function sourceText(source: ReportSource, pages: readonly NavPage[] | undefined): string {
   if (source.kind === 'table') return t('reports.source.tableOf', { table: source.table });
   const title = pages?.find((p) => p.id === source.pageId)?.title ?? source.pageId;
   return t(source.kind === 'view' ? 'reports.source.viewOf' : 'reports.source.dashboardOf', { title });

@@ -36,7 +36,7 @@ export type Preview = { ok: true; words: string; next: Date[] } | { ok: false; r
 
 /**
  * The preview of a schedule, computed in the browser with croner (the server's own scheduler,
- * so the runs shown are the runs made) and cronstrue for the words (decision DB30). Five
+ * so the runs shown are the runs made) and cronstrue for the words (decision DB32). Five
  * fields only, as the server (RP2); the server still decides (too-frequent is its rule).
  */
 export function preview(cron: string, zone: string): Preview {
