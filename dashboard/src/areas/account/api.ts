@@ -3,6 +3,8 @@ import { useCallback, useMemo } from 'react';
 import { api, ApiError, ok, type RequestBody, type Schemas, type User } from '../../api/client';
 import type { MutationOptions } from '../../api/hooks';
 import { bootstrapKey, useBootstrapPart, useBootstrapSession } from '../../bootstrap';
+import { accountKeys, prefsSettled, SAVE_PREFS } from './keys';
+export { accountKeys, prefsSeedable } from './keys';
 
 /*
  * The signed-in person's own data: who they are, setup and sign-in, two-step verification,
@@ -14,20 +16,6 @@ export type ResolvedPrefs = Schemas['ResolvedPrefs'];
 export type PrefsData = { prefs: Prefs; resolved: ResolvedPrefs };
 export type NotificationPref = Schemas['NotificationPref'];
 export type Session = Schemas['Session'];
-
-/**
- * Query keys: the person's own under `['me']` (the live channel refreshes notifications and asks
- * who is signed in when the channel closes), their sessions under `['auth']`.
- */
-export const accountKeys = {
-  me: ['me'] as const,
-  prefs: ['me', 'prefs'] as const,
-  notificationPrefs: ['me', 'notification-prefs'] as const,
-  notifications: ['me', 'notifications'] as const,
-  unread: ['me', 'notifications', 'unread'] as const,
-  notificationList: ['me', 'notifications', 'list'] as const,
-  sessions: ['auth', 'sessions'] as const,
-};
 
 // The screens' signed-out handling is the client's (a 401 sends the person to sign-in).
 export { setSignedOutHandler } from '../../api/client';
@@ -186,20 +174,6 @@ export function usePrefs() {
   return useQuery({ queryKey: accountKeys.prefs, queryFn: async () => (await ok(api.GET('/me/prefs'))).data, staleTime: Infinity });
 }
 
-const SAVE_PREFS = ['save-prefs'] as const;
-
-/** When the last save of a choice settled (performance.now()). */
-let prefsSettledAt = -Infinity;
-
-/**
- * Whether preferences read by a bootstrap asked at `askedAt` (performance.now()) may replace the
- * cached ones: not while a choice is being saved, nor when the read began before a save ended
- * (it may hold the look before the choice; the save's answer is newer).
- */
-export function prefsSeedable(queryClient: QueryClient, askedAt: number): boolean {
-  return queryClient.isMutating({ mutationKey: SAVE_PREFS }) === 0 && askedAt > prefsSettledAt;
-}
-
 /**
  * PATCH /me/prefs, applied at once: the cached preferences take the choice before the answer
  * (`apply` shows the look), the answer or, on failure, the look before follows.
@@ -226,11 +200,11 @@ export function useSavePrefs(apply: (look: ResolvedPrefs) => void, options?: Pic
     // Quick choices overlap: an earlier answer would put back a look a later choice changed, so
     // only the answer to the last save in flight is taken as is.
     onSuccess: (answer) => {
-      prefsSettledAt = performance.now();
+      prefsSettled();
       if (queryClient.isMutating({ mutationKey: SAVE_PREFS }) <= 1) queryClient.setQueryData(accountKeys.prefs, answer);
     },
     onError: (_err, _patch, context) => {
-      prefsSettledAt = performance.now();
+      prefsSettled();
       if (context?.before) queryClient.setQueryData(accountKeys.prefs, context.before);
     },
   });
