@@ -95,7 +95,10 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
     await signIn(page, inst.url, ADMIN);
 
     // 1. The switch: off at first; the origin from SVC_PUBLIC_API_ORIGINS is listed; turned on.
-    await page.getByRole('link', { name: msg('nav.publicApi') }).click();
+    await page
+      .getByRole('navigation', { name: msg('nav.label') })
+      .getByRole('link', { name: msg('nav.publicApi'), exact: true })
+      .click();
     await onScreen(page, 'overview', msg('publicApi.title'));
     await page.getByText(msg('publicApi.switch.off')).waitFor();
     expect(await page.getByRole('list', { name: msg('publicApi.origins.listLabel') }).textContent()).toBe(SHOP);
