@@ -1,7 +1,6 @@
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Command } from 'cmdk';
 import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import { api, ok } from '../api/client';
+import { useSearch } from '../api/search';
 import { usePermissions, usePrefs, useSavePrefs, useSignOut } from '../areas/account/api';
 import { t, type MessageId } from '../i18n/t';
 import { restartLiveChannel } from '../live/events';
@@ -35,18 +34,6 @@ function useDebounced<T>(value: T, ms: number): T {
     return () => clearTimeout(timer);
   }, [value, ms]);
   return settled;
-}
-
-function useSearch(q: string) {
-  const query = q.trim();
-  return useQuery({
-    queryKey: ['search', query],
-    queryFn: async () => (await ok(api.GET('/search', { params: { query: { q: query } } }))).data,
-    enabled: query.length > 0,
-    placeholderData: keepPreviousData,
-    staleTime: 10_000,
-    retry: false,
-  });
 }
 
 /** A modal on the native <dialog> (focus kept inside, Escape closes); the element marked data-autofocus takes the focus. */

@@ -1,7 +1,7 @@
 import { Link } from 'wouter';
 import { t, type MessageId } from '../i18n/t';
 import { useMe } from '../areas/account/api';
-import { useDismissOnboarding, useOnboarding, type Onboarding as Checklist } from '../bootstrap';
+import { useDismissOnboarding, useOnboarding, type Onboarding as Checklist } from '../api/bootstrap';
 import { errorText, useTitle } from '../ui';
 
 type StepId = Checklist['steps'][number]['id'];

@@ -4,7 +4,7 @@ import { ApiError } from '../api/errors';
 import { NAV, NAV_AFTER } from '../areas';
 import { t, type MessageId } from '../i18n/t';
 import { goToSignIn, navigate } from '../navigation';
-import { useBootstrap } from '../bootstrap';
+import { useBootstrap } from '../api/bootstrap';
 import { useMe, usePermissions, useRefreshMe, useSignOut } from '../areas/account/api';
 import { restartLiveChannel } from '../live/events';
 import { ErrorPanel, errorText, Loading } from '../ui';

@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { LIVE_KINDS, staleKeys } from '../areas';
-import { BOOTSTRAP_STALE_KINDS, bootstrapKey } from '../bootstrap';
+import { BOOTSTRAP_STALE_KINDS, bootstrapKey } from '../api/bootstrap';
 import { LIVE_CLOSED, LIVE_RECONNECTED, useLiveEvents, useLiveState, type LiveEvent } from '../live/events';
 import { t } from '../i18n/t';
 import { ME } from '../session';

@@ -2,7 +2,7 @@ import { useInfiniteQuery, useMutation, useQuery, useQueryClient, type QueryClie
 import { useCallback, useMemo } from 'react';
 import { api, ApiError, ok, type RequestBody, type Schemas, type User } from '../../api/client';
 import type { MutationOptions } from '../../api/hooks';
-import { bootstrapKey, useBootstrapPart, useBootstrapSession } from '../../bootstrap';
+import { bootstrapKey, useBootstrapPart, useBootstrapSession } from '../../api/bootstrap';
 import { accountKeys, prefsSettled, SAVE_PREFS } from './keys';
 export { accountKeys, prefsSeedable } from './keys';
 

@@ -1,10 +1,10 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { api, ApiError, ok } from '../../api/client';
+import { ApiError } from '../../api/errors';
 import { FILTER_OPS, type FilterOp } from '../../api/filter-ops';
 import { t, type MessageId } from '../../i18n/t';
 import { FieldFrame, FormError } from '../../ui';
 import { useConnectionList, useSchema } from '../connections/api';
-import { BUCKET_UNITS, METRIC_OPS, VIZ_TYPES, type VizType, type Widget, type WidgetQuery } from './api';
+import { BUCKET_UNITS, checkWidgetQuery, METRIC_OPS, VIZ_TYPES, type VizType, type Widget, type WidgetQuery } from './api';
 
 /** The browser's own time zone: a time bucket's default (issue 28). */
 export const browserTimeZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
@@ -130,7 +130,7 @@ export function WidgetEditor({
     }
     setPending(true);
     try {
-      if (d.viz !== 'text') await ok(api.POST('/widget-data/query', { body: { query } }));
+      if (d.viz !== 'text') await checkWidgetQuery(query);
       onApply({ title, query, viz });
     } catch (err) {
       setError(err instanceof ApiError ? err : new ApiError(0, 'NETWORK_ERROR', String(err)));

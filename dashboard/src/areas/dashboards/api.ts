@@ -130,3 +130,8 @@ export function useDropMyLayout(pageId: string) {
     onSuccess: () => qc.setQueryData(myKey(pageId), null),
   });
 }
+
+/** Runs one widget's query (POST /widget-data/query): the editor's check before it applies a widget; refusals are thrown. */
+export async function checkWidgetQuery(query: WidgetQuery): Promise<void> {
+  await ok(api.POST('/widget-data/query', { body: { query } }));
+}

@@ -2,7 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
 import { api, ok, type Schemas } from '../../api/client';
 import { RowWindow, type SeekKey } from './row-window';
-import { bootstrapQuery, grantsTable } from '../../bootstrap';
+import { bootstrapQuery, grantsTable } from '../../api/bootstrap';
 
 export type Table = Schemas['EffectiveSchemaTable'];
 export type Column = Schemas['EffectiveSchemaColumn'];

@@ -5,7 +5,7 @@ import { t } from '../../i18n/t';
 import { ErrorPanel, FormError, Loading } from '../../ui';
 import { useTableInfo, type Column } from '../data/api';
 import type { Page } from './api';
-import { useTablePages, useUpdateConfig, type DashboardConfig, type ListConfig, type RecordConfig, type RecordField } from './views-api';
+import { useTablePages, useUpdateConfig, type DashboardConfig, type ListConfig, type RecordConfig, type RecordField } from './api';
 
 const RANGES = ['24h', '7d', '30d', '90d', '12m', 'all'] as const;
 

@@ -1,5 +1,5 @@
 import { Link, useLocation } from 'wouter';
-import { useBootstrapSession, type NavEntry } from '../../bootstrap';
+import { useBootstrapSession, type NavEntry } from '../../api/bootstrap';
 import { appPagePath } from '../add-ons/surfaces';
 import { pagePaths, type PageKind } from './api';
 

@@ -1,12 +1,13 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { api, ApiError, ok, type RequestBody } from '../../api/client';
-import { bootstrapKey, useBootstrap, type Bootstrap, type Nav } from '../../bootstrap';
+import { ApiError } from '../../api/errors';
+import type { RequestBody } from '../../api/types';
+import { bootstrapKey, useBootstrap, type Bootstrap, type Nav } from '../../api/bootstrap';
 import { t, type MessageId } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
 import { usePermissions } from '../account/api';
-import { pagePaths, pagesKeys, usePagesNav } from './api';
+import { pagePaths, pagesKeys, saveNavOrder, usePagesNav } from './api';
 import './pages.css';
 
 /*
@@ -133,7 +134,7 @@ function Editor() {
   });
 
   const save = useMutation({
-    mutationFn: async (sent: DraftSection[]) => (await ok(api.PUT('/pages/nav-order', { body: bodyOf(sent) }))).data.nav,
+    mutationFn: (sent: DraftSection[]) => saveNavOrder(bodyOf(sent)),
     onSuccess: async (answer) => {
       setIssues(new Map());
       // The saved navigation is /bootstrap's at once (the draft follows it), before the refetch confirms it.

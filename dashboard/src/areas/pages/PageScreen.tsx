@@ -12,7 +12,7 @@ import { columnErrors } from '../data/shared';
 import { paths } from '../data/view';
 import { pagePaths, usePagesNav, type Page } from './api';
 import { ViewsPicker } from './Views';
-import { findRef, listConfigSearch, usePageDetail, useTablePages, viewSearch, type PageView, type RecordConfig } from './views-api';
+import { findRef, listConfigSearch, usePageDetail, useTablePages, viewSearch, type PageView, type RecordConfig } from './api';
 import './pages.css';
 
 const decode = (s: string | undefined) => {

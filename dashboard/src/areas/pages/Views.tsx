@@ -5,7 +5,7 @@ import { t } from '../../i18n/t';
 import { errorText } from '../../ui';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { usePermissions } from '../account/api';
-import { canonical, searchViewQuery, useCreateView, useDeleteView, useUpdateView, useViews, viewSearch, type PageView } from './views-api';
+import { canonical, searchViewQuery, useCreateView, useDeleteView, useUpdateView, useViews, viewSearch, type PageView } from './api';
 
 const CONFIG = '__config';
 

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type RequestBody, type Schemas } from '../../api/client';
-import { bootstrapKey, useBootstrapPart, type Nav } from '../../bootstrap';
+import { bootstrapKey, useBootstrapPart, type Nav } from '../../api/bootstrap';
+import { parseView, viewQuery, type View } from '../data/view';
 
 export type Page = Schemas['Page'];
 export type PageKind = Page['kind'];
@@ -111,4 +112,169 @@ export function configQuery(config: Record<string, unknown>): string {
     }
   }
   return pairs.join('&');
+}
+
+// ---- Shared views and the kinds' configs (decisions PG5, PG7; DB29) ----
+export type PageView = Schemas['PageView'];
+export type ViewQuery = Schemas['PageViewQuery'];
+type PageFilter = Schemas['PageFilter'];
+/** The kinds' configs, version 1 (decision PG5; the body of PATCH /pages/{pageId}/config is untyped in the OpenAPI). */
+export interface ListConfig {
+  columns?: Array<{ column: string; label?: string | null; format?: string | null; width?: number }>;
+  sort?: Array<{ column: string; direction: 'asc' | 'desc' }>;
+  filters?: PageFilter[];
+  displayColumn?: string | null;
+  detailPage?: string | null;
+  searchable?: boolean;
+}
+export interface RecordField {
+  column: string;
+  label?: string | null;
+  format?: string | null;
+  readOnly?: boolean;
+  secret?: boolean;
+  personal?: boolean;
+}
+export interface RecordConfig {
+  fields?: RecordField[];
+  defaults?: Record<string, string | number | boolean | null>;
+  afterSave?: 'stay' | 'detail' | 'list' | 'new';
+  displayColumn?: string | null;
+  primaryKey?: string[];
+  listPage?: string | null;
+}
+export interface DashboardConfig {
+  refreshSeconds?: number | null;
+  defaultRange?: '24h' | '7d' | '30d' | '90d' | '12m' | 'all' | null;
+}
+
+/** Keys under `pages` (pages.changed refreshes them all). */
+export const viewsKeys = {
+  detail: (id: string) => ['pages', 'detail', id] as const,
+  views: (id: string) => ['pages', 'views', id] as const,
+  ofTable: (conn: string, table: string) => ['pages', 'table', conn, table] as const,
+};
+
+/** GET /pages/{pageId}: the page with its default view (decision DB29). */
+export function usePageDetail(id: string) {
+  return useQuery({
+    queryKey: viewsKeys.detail(id),
+    queryFn: async () => (await ok(api.GET('/pages/{pageId}', { params: { path: { pageId: id } } }))).data,
+  });
+}
+
+/** The page's shared views, by name. */
+export function useViews(pageId: string) {
+  return useQuery({
+    queryKey: viewsKeys.views(pageId),
+    queryFn: async () => (await ok(api.GET('/pages/{pageId}/views', { params: { path: { pageId } } }))).data.views,
+  });
+}
+
+export function useCreateView(pageId: string) {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async (body: RequestBody<'/pages/{pageId}/views', 'post'>) =>
+      (await ok(api.POST('/pages/{pageId}/views', { params: { path: { pageId } }, body }))).data.view,
+    onSuccess: invalidate,
+  });
+}
+
+export function useUpdateView(pageId: string) {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async ({ viewId, ...body }: { viewId: string } & RequestBody<'/pages/{pageId}/views/{viewId}', 'patch'>) =>
+      (await ok(api.PATCH('/pages/{pageId}/views/{viewId}', { params: { path: { pageId, viewId } }, body }))).data.view,
+    onSuccess: invalidate,
+  });
+}
+
+export function useDeleteView(pageId: string) {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async (viewId: string) => (await ok(api.DELETE('/pages/{pageId}/views/{viewId}', { params: { path: { pageId, viewId } } }))).data,
+    onSuccess: invalidate,
+  });
+}
+
+/** PATCH /pages/{pageId}/config: the kind's whole config. */
+export function useUpdateConfig(pageId: string) {
+  const invalidate = useInvalidate();
+  return useMutation({
+    mutationFn: async (body: Record<string, unknown>) =>
+      (await ok(api.PATCH('/pages/{pageId}/config', { params: { path: { pageId } }, body: body as never }))).data.page,
+    onSuccess: invalidate,
+  });
+}
+
+/**
+ * The pages of one table (a list's detail page, a form's list page): GET /pages by connection,
+ * then by table. Config names a page by id or, for generated pages, by its generated key.
+ */
+export function useTablePages(conn: string | null, table: string | null) {
+  return useQuery({
+    enabled: !!conn && !!table,
+    queryKey: viewsKeys.ofTable(conn ?? '', table ?? ''),
+    queryFn: async () => {
+      const out: Page[] = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const d = (await ok(api.GET('/pages', { params: { query: { connectionId: conn!, limit: 500, ...(cursor ? { cursor } : {}) } } }))).data;
+        out.push(...d.pages.filter((p) => p.table === table));
+        if (!d.nextCursor) return out;
+        cursor = d.nextCursor;
+      }
+    },
+    staleTime: 30_000,
+  });
+}
+
+/** A config's page reference (id or generated key) among `pages`. */
+export function findRef(pages: readonly Page[] | undefined, ref: unknown): Page | undefined {
+  if (typeof ref !== 'string' || !ref) return undefined;
+  return pages?.find((p) => p.id === ref || p.generatedKey === ref);
+}
+
+/** A saved view's query as the grid's URL query (the data API's, DB23). */
+export function viewSearch(q: ViewQuery): string {
+  const view: View = {
+    sort: (q.sort ?? '')
+      .split(',')
+      .filter(Boolean)
+      .map((s) => (s.startsWith('-') ? { column: s.slice(1), desc: true } : { column: s.replace(/^\+/, ''), desc: false })),
+    search: q.search ?? '',
+    filters: (q.filters ?? []).map((f) => ({ column: f.column, op: f.op, value: f.value })),
+    ...(q.columns?.length ? { columns: q.columns } : {}),
+  };
+  return viewQuery(view);
+}
+
+/** The grid's URL query as a view's query (what POST /pages/{pageId}/views takes). */
+export function searchViewQuery(search: string): ViewQuery {
+  const v = parseView(search);
+  return {
+    ...(v.sort.length ? { sort: v.sort.map((s) => (s.desc ? '-' : '') + s.column).join(',') } : {}),
+    ...(v.search.trim() ? { search: v.search } : {}),
+    ...(v.filters.length ? { filters: v.filters } : {}),
+    ...(v.columns?.length ? { columns: v.columns } : {}),
+  };
+}
+
+/** The same query string for two equal views, whatever order they were written in. */
+export const canonical = (search: string) => viewQuery(parseView(search));
+
+/** A list page's config as the grid's first query: columns (`fields`), sort and filters. */
+export function listConfigSearch(config: Record<string, unknown>): string {
+  const c = config as ListConfig;
+  return viewQuery({
+    sort: (c.sort ?? []).map((s) => ({ column: s.column, desc: s.direction === 'desc' })),
+    search: '',
+    filters: (c.filters ?? []).map((f) => ({ column: f.column, op: f.op, value: f.value })),
+    ...(c.columns?.length ? { columns: c.columns.map((x) => x.column) } : {}),
+  });
+}
+
+/** PUT /pages/nav-order: the whole navigation (pages.admin); answers it as GET /bootstrap will show it. */
+export async function saveNavOrder(body: RequestBody<'/pages/nav-order', 'put'>) {
+  return (await ok(api.PUT('/pages/nav-order', { body }))).data.nav;
 }

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient, type QueryFunctionContext } from '@tanstack/react-query';
-import { api, ApiError, ok } from './api/client';
-import type { PrefsData } from './areas/account/api';
-import { accountKeys, prefsSeedable } from './areas/account/keys';
+import { api, ApiError, ok } from './client';
+import type { PrefsData } from '../areas/account/api';
+import { accountKeys, prefsSeedable } from '../areas/account/keys';
 
 /** GET /bootstrap's answer: the instance, and the signed-in person's session (null when signed out). */
 export type Bootstrap = Awaited<ReturnType<typeof getBootstrap>>;
