@@ -66,20 +66,34 @@ export function recordPageProblems(page: Page): string[] {
     if (msg.type() === 'error') problems.push(`console.error: ${msg.text()}`);
   });
   // A request cut short because the document it belonged to went away (a reload or a navigation
-  // the test made: the main frame's navigation request is issued before the old page's fetches
-  // are aborted) is not the page's failure; one the page aborts itself still is.
+  // the test made), or because the page asked the very same thing again (an invalidated query
+  // cancels the fetch under way: a save and then its own live event) is not the page's failure;
+  // any other one the page aborts still is. The browser may report the cut before the request
+  // that explains it: decided a moment later.
   let navigations = 0;
-  const issuedAt = new WeakMap<Request, number>();
+  let issued = 0;
+  const issuedAt = new WeakMap<Request, { navigations: number; order: number }>();
+  const lastOrder = new Map<string, number>();
   page.on('request', (req) => {
+    issued++;
     if (req.isNavigationRequest() && req.frame() === page.mainFrame()) navigations++;
-    else issuedAt.set(req, navigations);
+    else issuedAt.set(req, { navigations, order: issued });
+    lastOrder.set(`${req.method()} ${req.url()}`, issued);
   });
   page.on('requestfailed', (req) => {
     const error = req.failure()?.errorText ?? '?';
-    if (error === 'net::ERR_ABORTED' && navigations > (issuedAt.get(req) ?? navigations)) return;
     // The browser's own icon fetch, cut short because the page navigated on (sign-in, setup).
     if (error === 'net::ERR_ABORTED' && new URL(req.url()).pathname.startsWith('/favicon')) return;
-    problems.push(`requestfailed: ${req.url()} (${error})`);
+    if (error !== 'net::ERR_ABORTED') return void problems.push(`requestfailed: ${req.url()} (${error})`);
+    // A read the app's data layer cancelled (TanStack Query ends a fetch nobody waits for any
+    // more: its screen went, or a newer ask replaced it) loses nothing; an aborted write might.
+    if (req.method() === 'GET' && new URL(req.url()).pathname.startsWith('/api/')) return;
+    const at = issuedAt.get(req) ?? { navigations, order: issued };
+    const explained = () => navigations > at.navigations || (lastOrder.get(`${req.method()} ${req.url()}`) ?? 0) > at.order;
+    if (explained()) return;
+    setTimeout(() => {
+      if (!explained()) problems.push(`requestfailed: ${req.url()} (${error})`);
+    }, 500);
   });
   return problems;
 }

@@ -152,6 +152,8 @@ describe.runIf(browserAvailable())('a page’s views, config, detail and form in
       await columns.getByRole('checkbox', { name: /qty/i }).uncheck();
       await page.getByRole('button', { name: msg('pages.config.save') }).click();
       await page.getByText(msg('pages.config.saved')).waitFor();
+      // A save refreshes the page and the navigation: let that finish before leaving by a new load.
+      await page.waitForLoadState('networkidle');
 
       // The list shows the key and the name, not the quantity.
       await page.goto(`${inst.url}/p/${list.slug}`);
@@ -172,9 +174,11 @@ describe.runIf(browserAvailable())('a page’s views, config, detail and form in
       await filter.locator('.field-error').waitFor();
       await expect.poll(() => filter.getByLabel(msg('pages.config.value')).getAttribute('aria-invalid')).toBe('true');
       await onScreen(page, `config-refused-${w}`, msg('pages.edit.heading', { title: `Catalogue ${w}` }));
+      await page.waitForLoadState('networkidle');
 
       // A dashboard's refresh under 30 seconds: refused at the field; 60 is kept.
       const board = await makePage({ title: `Board ${w}`, slug: `board-${w}`, kind: 'dashboard', connectionId: undefined, table: undefined });
+      await page.waitForLoadState('networkidle');
       await page.goto(`${inst.url}/pages/${board.id}/edit`);
       await onScreen(page, `board-config-${w}`, msg('pages.edit.heading', { title: `Board ${w}` }));
       const refresh = page.getByLabel(msg('pages.config.refresh'));

@@ -2,7 +2,7 @@ import type { QueryClient } from '@tanstack/react-query';
 
 /**
  * The account area's query keys and the rule for seeding preferences, apart from its hooks:
- * the bootstrap (dashboard/src/bootstrap.ts) seeds these caches, and the hooks read the bootstrap.
+ * the bootstrap (dashboard/src/api/bootstrap.ts) seeds these caches, and the hooks read the bootstrap.
  */
 
 /**
