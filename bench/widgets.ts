@@ -37,17 +37,15 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { DEFAULT_SOURCE_SETTINGS } from '../engine/sources/types.js';
 import { PARALLEL } from '../plugins/widget-data/options.js';
-import { databaseAvailable, PG_ADMIN_URL } from '../test/helpers/databases.js';
+import { databaseAvailable } from '../test/helpers/databases.js';
 import { abba, pairReport, type Contender } from './lib/abba.js';
 import { benchMain, startBare, startOurs, type Served } from './lib/child.js';
 import { configureData } from './lib/data-setup.js';
 import { positiveInt, printMachine } from './lib/env.js';
 import { forkTarget, load, oursTarget, pinCores, table, type Target } from './lib/harness.js';
+import { benchWidgets, ensureWidgetTable, WIDGET_TABLE, type WidgetQuery } from './lib/widget-table.js';
 
-const DATABASE = 'bench_widgets';
-const TABLE = 'widget_events';
-/** Bump when the seed below changes: a kept table with another mark is seeded again. */
-const SEED_VERSION = 1;
+const TABLE = WIDGET_TABLE;
 const BATCH_GOAL_MS = 300;
 const RATIO_GOAL = 0.8;
 /** The pool a connection gets by default; ours runs at most 4 widgets of a connection at once (WD4). */
@@ -55,84 +53,7 @@ const POOL = DEFAULT_SOURCE_SETTINGS.poolSize;
 const QUERY_PATH = '/api/v1/widget-data/query';
 const BATCH_PATH = '/api/v1/widget-data/batch';
 
-function databaseUrl(): string {
-  const u = new URL(PG_ADMIN_URL);
-  u.pathname = `/${DATABASE}`;
-  return u.toString();
-}
-
-// ---- the kept table ----
-
-/**
- * `widget_events` of `rows` rows: one every 63 s from 2024-01-01 UTC (1,000,000 rows span ~2
- * years), 50,000 customers, 40 categories, 5 statuses, amounts 0–999.99; an index on created_at.
- */
-async function ensureTable(rows: number): Promise<string> {
-  const url = databaseUrl();
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  try {
-    if (process.env.BENCH_DROP === '1') await admin.query(`drop database if exists "${DATABASE}" with (force)`);
-    const exists = await admin.query('select 1 from pg_database where datname = $1', [DATABASE]);
-    if (exists.rowCount === 0) await admin.query(`create database "${DATABASE}"`);
-  } finally {
-    await admin.end();
-  }
-  const mark = `rows=${rows} seed=${SEED_VERSION}`;
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    const kept = await c.query<{ mark: string | null }>(`select obj_description(to_regclass($1), 'pg_class') as mark`, [TABLE]);
-    if (kept.rows[0]?.mark === mark) {
-      console.log(`table ${DATABASE}.${TABLE}: kept from an earlier run (${mark}); BENCH_DROP=1 seeds it again`);
-      return url;
-    }
-    const started = Date.now();
-    await c.query(`drop table if exists ${TABLE}`);
-    await c.query(
-      `create table ${TABLE} (id bigserial primary key, created_at timestamptz not null, customer_id integer not null, category text not null, status text not null, amount numeric(12,2) not null)`,
-    );
-    await c.query(
-      `insert into ${TABLE} (created_at, customer_id, category, status, amount)
-       select timestamptz '2024-01-01 00:00:00+00' + g * interval '63 seconds', (g::bigint * 7919) % 50000, 'cat-' || lpad(((g * 31) % 40)::text, 2, '0'),
-              (array['new','paid','shipped','returned','cancelled'])[g % 5 + 1], ((g * 37) % 100000) / 100.0
-       from generate_series(1, $1) g`,
-      [rows],
-    );
-    await c.query(`create index ${TABLE}_created_at on ${TABLE} (created_at)`);
-    await c.query(`vacuum analyze ${TABLE}`);
-    await c.query(`comment on table ${TABLE} is '${mark}'`);
-    console.log(`table ${DATABASE}.${TABLE}: seeded ${rows} rows in ${((Date.now() - started) / 1000).toFixed(1)} s (kept for the next runs)`);
-    return url;
-  } finally {
-    await c.end();
-  }
-}
-
-// ---- the widgets ----
-
-type Widget = Record<string, unknown>;
-
-function widgets(connectionId: string): { id: string; query: Widget }[] {
-  const q = (query: Widget) => ({ connectionId, table: TABLE, ...query });
-  return [
-    { id: 'count', query: q({ metric: { op: 'count' } }) },
-    { id: 'sum', query: q({ metric: { op: 'sum', column: 'amount' } }) },
-    { id: 'avg', query: q({ metric: { op: 'avg', column: 'amount' } }) },
-    { id: 'count_distinct', query: q({ metric: { op: 'count_distinct', column: 'customer_id' } }) },
-    { id: 'group_top10', query: q({ metric: { op: 'sum', column: 'amount' }, groupBy: { column: 'category', limit: 10 } }) },
-    { id: 'group_other', query: q({ metric: { op: 'count' }, groupBy: { column: 'category', limit: 5, other: true } }) },
-    {
-      id: 'day_berlin',
-      query: q({
-        metric: { op: 'count' },
-        timeBucket: { column: 'created_at', unit: 'day', timeZone: 'Europe/Berlin' },
-        range: { column: 'created_at', from: '2025-01-01T00:00:00Z', to: '2025-04-01T00:00:00Z' },
-      }),
-    },
-    { id: 'month', query: q({ metric: { op: 'sum', column: 'amount' }, timeBucket: { column: 'created_at', unit: 'month', timeZone: 'Europe/Berlin' } }) },
-  ];
-}
+type Widget = WidgetQuery;
 
 /** The widgets of part 2: one statement each. */
 function singles(connectionId: string): Record<'range' | 'scan', Widget> {
@@ -171,7 +92,8 @@ async function capture(sourceUrl: string, queriesJson: string): Promise<void> {
     if (typeof text === 'string') seen.push({ text, values });
     return original.apply(this, args);
   };
-  const served = await startOurs();
+  // The result cache (WD6) would answer a repeated statement without sending it.
+  const served = await startOurs({ SVC_WIDGET_CACHE_MS: '0' });
   try {
     const { connection, key } = await configureData(served.url, sourceUrl);
     const queries = JSON.parse(queriesJson.replaceAll('$CONN', connection)) as Record<string, Widget>;
@@ -347,7 +269,7 @@ async function parent(): Promise<void> {
       `; ${rows} rows`,
   );
   printMachine();
-  const sourceUrl = await ensureTable(rows);
+  const sourceUrl = await ensureWidgetTable(rows);
   const doBatch = only === '' || only === 'batch';
   const names = (only === '' ? ['range', 'scan'] : only === 'batch' ? [] : [only]) as Array<'range' | 'scan'>;
 
@@ -356,7 +278,7 @@ async function parent(): Promise<void> {
   try {
     // The statements first, from a child of its own that is gone before anything is measured.
     const toCapture: Record<string, Widget> = {};
-    if (doBatch) for (const w of widgets('$CONN')) toCapture[`batch:${w.id}`] = w.query;
+    if (doBatch) for (const w of benchWidgets('$CONN')) toCapture[`batch:${w.id}`] = w.query;
     const all = singles('$CONN');
     for (const n of names) toCapture[n] = all[n];
     const { statements, answers } = await captureStatements(sourceUrl, toCapture);
@@ -376,8 +298,8 @@ async function parent(): Promise<void> {
 
     // ---- 1. the batch ----
     if (doBatch) {
-      const batch = widgets(connection);
-      const body = JSON.stringify({ queries: batch });
+      const batch = benchWidgets(connection);
+      const body = JSON.stringify({ queries: batch.map(({ id, query }) => ({ id, query })) });
       const plain = batch.map((w) => ({ id: w.id, statements: statements[`batch:${w.id}`]! }));
       const viaOurs = () => postBatch(ours.url, key, body);
       const viaPg = () => directBatch(direct, plain);
