@@ -297,5 +297,42 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
       expect(await viewer.page.getByRole('button', { name: msg('dashboards.edit') }).count()).toBe(0);
       expectNoProblems(viewer.problems);
     }, 180_000);
+
+    it(`the page's default time range bounds its time widgets, and the picker changes it (${viewport.width} px)`, async () => {
+      const w = viewport.width;
+      const created = await admin.post('/api/v1/pages', { title: `Recent ${w}`, kind: 'dashboard' });
+      const pageId = (created.body as any).data.page.id as string;
+      const orders = { connectionId: conn, table: 'orders', metric: { op: 'count' } };
+      const widgets = [
+        { id: 'all', x: 0, y: 0, w: 3, h: 2, title: 'Orders', query: orders, viz: { type: 'number', options: {} } },
+        {
+          id: 'day',
+          x: 3,
+          y: 0,
+          w: 6,
+          h: 3,
+          title: 'Per day',
+          query: { ...orders, timeBucket: { column: 'created_at', unit: 'day' } },
+          viz: { type: 'bar', options: {} },
+        },
+      ];
+      expect((await admin.patch(`/api/v1/pages/${pageId}/layout`, { widgets, version: 0 })).status).toBe(200);
+      // The orders are of March 2026: none in the last 24 hours.
+      expect((await admin.patch(`/api/v1/pages/${pageId}/config`, { defaultRange: '24h' })).status).toBe(200);
+
+      const { page, problems } = await openPage({ viewport });
+      await signIn(page, inst.url, ROOT);
+      await page.goto(`${inst.url}/p/recent-${w}`);
+      const picker = page.getByLabel(msg('dashboards.range'));
+      await expect.poll(() => picker.locator('option:checked').textContent()).toBe(msg('dashboards.range.24h'));
+      await widget(page, 'Per day').getByText(msg('dashboards.viz.noData')).waitFor();
+      // A widget without a time column counts every row whatever the range.
+      await expect.poll(() => widget(page, 'Orders').getByTestId('widget-number').textContent()).toBe('7');
+      await onScreen(page, `range-${w}`, exactly(`Recent ${w}`));
+
+      await picker.selectOption({ label: msg('dashboards.range.all') });
+      await expect.poll(async () => (await values(page, 'Per day')).map((r) => r[1])).toEqual(['3', '2', '2']);
+      expectNoProblems(problems);
+    }, 120_000);
   }
 });

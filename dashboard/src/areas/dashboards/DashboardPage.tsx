@@ -23,6 +23,7 @@ import {
 } from './api';
 import { Viz } from './Charts';
 import { byPosition, freeSpot, newId, place, type Box } from './layout';
+import { TIME_RANGES, timeRangeOf, withTimeRange, type TimeRange } from './range';
 import { WidgetEditor } from './WidgetEditor';
 import './dashboards.css';
 
@@ -85,7 +86,8 @@ function Dashboard({ page, mine, onReload }: { page: Page; mine: MyLayout | null
   const [announce, setAnnounce] = useState('');
   const save = useSaveLayout(page.id);
   const widgets = [...(editing ? editing.layout.widgets : (mine?.widgets ?? saved.widgets))].sort(byPosition);
-  const data = useWidgetData(page.id, widgets, refreshSecondsOf(page.config));
+  const [range, setRange] = useState<TimeRange | null>(() => timeRangeOf(page.config));
+  const data = useWidgetData(page.id, withTimeRange(widgets, range, new Date()), refreshSecondsOf(page.config));
   const stale = save.error instanceof ApiError && save.error.status === 409;
   const gridRef = useRef<HTMLOListElement>(null);
 
@@ -151,6 +153,17 @@ function Dashboard({ page, mine, onReload }: { page: Page; mine: MyLayout | null
         <div className="dash-tools">
           {!editing && (
             <>
+              <label className="dash-range">
+                {t('dashboards.range')}
+                <select value={range ?? ''} onChange={(e) => setRange(e.target.value === '' ? null : (e.target.value as TimeRange))}>
+                  <option value="">{t('dashboards.range.saved')}</option>
+                  {TIME_RANGES.map((r) => (
+                    <option key={r} value={r}>
+                      {t(`dashboards.range.${r}`)}
+                    </option>
+                  ))}
+                </select>
+              </label>
               <button type="button" className="secondary" onClick={() => void data.refresh()} disabled={data.isFetching}>
                 {data.isFetching ? t('dashboards.refreshing') : t('dashboards.refresh')}
               </button>
