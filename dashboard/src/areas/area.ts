@@ -1,6 +1,7 @@
 import type { QueryKey } from '@tanstack/react-query';
-import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import type { ComponentType } from 'react';
 import { addMessages, type MessageId } from '../i18n/t';
+import { lazyScreen } from './lazy-screen';
 
 /**
  * The query keys one event kind makes stale: a fixed list, or one read from the event's data
@@ -69,7 +70,7 @@ export interface MessagesModule {
 }
 
 /**
- * React's `lazy()` for an area's screens, which also loads the area's strings: the screen's chunk
+ * `lazyScreen` (like React's `lazy()`, without suspending) for an area's screens, which also loads the area's strings: the screen's chunk
  * and the area's `messages.en.ts` are fetched together, and the strings are in the catalogue
  * (i18n/t.ts) before the screen first renders. So no area's strings are in the first load,
  * while `t(id)` stays checked against every id (i18n/messages.en.ts gives the type only).
@@ -86,8 +87,8 @@ export function lazyWithMessages(loadMessages: () => Promise<MessagesModule>) {
         throw error;
       },
     ));
-  return (load: () => Promise<{ default: ComponentType }>): LazyExoticComponent<ComponentType> =>
-    lazy(() => Promise.all([load(), messagesLoaded()]).then(([screen]) => screen));
+  return <T extends ComponentType<any>>(load: () => Promise<{ default: T }>): T =>
+    lazyScreen(() => Promise.all([load(), messagesLoaded()]).then(([screen]) => screen));
 }
 
 /**
