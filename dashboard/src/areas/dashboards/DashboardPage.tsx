@@ -5,7 +5,7 @@ import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, FormError, Loading, useTitle } from '../../ui';
 import { NotFound } from '../../shell/Placeholder';
 import { usePermissions } from '../account/api';
-import { usePagesNav, type Page } from '../pages/api';
+import { decodeSlug, usePagesNav, type Page } from '../pages/api';
 import {
   layoutOf,
   refreshSecondsOf,
@@ -27,14 +27,6 @@ import { TIME_RANGES, timeRangeOf, withTimeRange, type TimeRange } from './range
 import { WidgetEditor } from './WidgetEditor';
 import './dashboards.css';
 
-const decode = (s: string | undefined) => {
-  try {
-    return decodeURIComponent(s ?? '');
-  } catch {
-    return s ?? '';
-  }
-};
-
 /** A new widget's size by its viz: a number is small, a chart wider and taller. */
 const SIZES: Record<VizType, { w: number; h: number }> = {
   number: { w: 3, h: 2 },
@@ -48,7 +40,7 @@ const SIZES: Record<VizType, { w: number; h: number }> = {
 /** A dashboard page at `/p/:slug` (kind `dashboard`): its widgets on a 12-column grid. */
 export function DashboardPage() {
   const params = useParams<{ slug: string }>();
-  const slug = decode(params.slug);
+  const slug = decodeSlug(params.slug);
   const pages = usePagesNav();
   const found = pages.data?.find((p) => p.slug === slug);
   const page = useDashboard(found?.id ?? '', !!found);

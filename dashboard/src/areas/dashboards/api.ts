@@ -1,7 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useCallback, useRef } from 'react';
 import { api, ok, type Schemas } from '../../api/client';
-import { pagesKeys } from '../pages/api';
+import { pageQuery, patchPageAnswer, type PageAnswer } from '../pages/api';
 
 export type Widget = Schemas['DashboardWidget'];
 export type WidgetQuery = Schemas['WidgetQuery'];
@@ -32,11 +32,7 @@ export function refreshSecondsOf(config: Record<string, unknown>): number | null
 
 /** The page with its layout (GET /pages/{pageId}); the pages area's key, so `pages.changed` refreshes it. */
 export function useDashboard(pageId: string, enabled = true) {
-  return useQuery({
-    enabled,
-    queryKey: pagesKeys.one(pageId),
-    queryFn: async () => (await ok(api.GET('/pages/{pageId}', { params: { path: { pageId } } }))).data.page,
-  });
+  return useQuery({ ...pageQuery(pageId), enabled, select: (d) => d.page });
 }
 
 /** PATCH /pages/{pageId}/layout with the version read (compare-and-set): 409 `stale` when another save came first. */
@@ -45,7 +41,7 @@ export function useSaveLayout(pageId: string) {
   return useMutation({
     mutationFn: async (layout: Layout) =>
       (await ok(api.PATCH('/pages/{pageId}/layout', { params: { path: { pageId } }, body: { widgets: layout.widgets, version: layout.version } }))).data.page,
-    onSuccess: (page) => qc.setQueryData(pagesKeys.one(pageId), page),
+    onSuccess: (page) => patchPageAnswer(qc, pageId, { page }),
   });
 }
 
@@ -94,23 +90,16 @@ export interface MyLayout {
   basedOn: number;
 }
 
-const myKey = (pageId: string) => [...pagesKeys.all, 'my-layout', pageId] as const;
+/** GET /pages/{pageId}'s `myLayout` (ME7) read defensively, or null: then the shared layout shows. */
+function mineOf(answer: PageAnswer): MyLayout | null {
+  const raw = answer.myLayout?.layout as { widgets?: unknown; basedOn?: unknown } | undefined;
+  if (!raw || !Array.isArray(raw.widgets)) return null;
+  return { widgets: raw.widgets as Widget[], basedOn: typeof raw.basedOn === 'number' ? raw.basedOn : 0 };
+}
 
-/** The caller's own layout of the page (GET /pages/{pageId}'s `myLayout`, ME7), or null: then the shared one shows. */
+/** The caller's own layout of the page, from the page's one answer (no request of its own). */
 export function useMyLayout(pageId: string) {
-  return useQuery({
-    queryKey: myKey(pageId),
-    queryFn: async (): Promise<MyLayout | null> => {
-      const raw = (await ok(api.GET('/pages/{pageId}', { params: { path: { pageId } } }))).data.myLayout?.layout as
-        | {
-            widgets?: unknown;
-            basedOn?: unknown;
-          }
-        | undefined;
-      if (!raw || !Array.isArray(raw.widgets)) return null;
-      return { widgets: raw.widgets as Widget[], basedOn: typeof raw.basedOn === 'number' ? raw.basedOn : 0 };
-    },
-  });
+  return useQuery({ ...pageQuery(pageId), select: mineOf });
 }
 
 export function useSaveMyLayout(pageId: string) {
@@ -119,7 +108,8 @@ export function useSaveMyLayout(pageId: string) {
     mutationFn: async (layout: MyLayout) =>
       (await ok(api.PUT('/me/views/{pageId}/layout', { params: { path: { pageId } }, body: { layout: { widgets: layout.widgets, basedOn: layout.basedOn } } })))
         .data,
-    onSuccess: (_data, layout) => qc.setQueryData(myKey(pageId), layout),
+    onSuccess: (_data, layout) =>
+      patchPageAnswer(qc, pageId, { myLayout: { layout: { widgets: layout.widgets, basedOn: layout.basedOn }, updatedAt: Date.now() } }),
   });
 }
 
@@ -127,7 +117,7 @@ export function useDropMyLayout(pageId: string) {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: async () => (await ok(api.DELETE('/me/views/{pageId}/layout', { params: { path: { pageId } } }))).data,
-    onSuccess: () => qc.setQueryData(myKey(pageId), null),
+    onSuccess: () => patchPageAnswer(qc, pageId, { myLayout: null }),
   });
 }
 

@@ -10,29 +10,32 @@ import { RowDetailScreen } from '../data/RowDetail';
 import { RowForm } from '../data/RowForm';
 import { columnErrors } from '../data/shared';
 import { paths } from '../data/view';
-import { pagePaths, usePagesNav, type Page } from './api';
 import { ViewsPicker } from './Views';
-import { findRef, listConfigSearch, usePageDetail, useTablePages, viewSearch, type PageView, type RecordConfig } from './api';
+import {
+  decodeSlug,
+  findRef,
+  listConfigSearch,
+  pagePaths,
+  usePageDetail,
+  usePagesNav,
+  useTablePages,
+  viewSearch,
+  type Page,
+  type PageView,
+  type RecordConfig,
+} from './api';
 import './pages.css';
-
-const decode = (s: string | undefined) => {
-  try {
-    return decodeURIComponent(s ?? '');
-  } catch {
-    return s ?? '';
-  }
-};
 
 /** A page at `/p/:slug` (and a row of it at `/p/:slug/:recordId`), drawn by its kind. */
 export function PageScreen() {
   const params = useParams<{ slug: string; recordId?: string }>();
-  const slug = decode(params.slug);
+  const slug = decodeSlug(params.slug);
   const pages = usePagesNav();
   if (pages.isPending) return <Loading />;
   if (pages.isError) return <ErrorPanel error={pages.error} onRetry={() => void pages.refetch()} />;
   const entry = pages.data.find((p) => p.slug === slug);
   if (!entry) return <NotFound />;
-  return <PageById key={entry.id} id={entry.id} recordId={params.recordId ? decode(params.recordId) : undefined} />;
+  return <PageById key={entry.id} id={entry.id} recordId={params.recordId ? decodeSlug(params.recordId) : undefined} />;
 }
 
 /** The whole page (GET /pages/{pageId}: config and default view), then its kind's screen. */

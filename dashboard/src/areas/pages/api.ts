@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api, ok, type RequestBody, type Schemas } from '../../api/client';
 import { bootstrapKey, useBootstrapPart, type Nav } from '../../api/bootstrap';
 import { parseView, viewQuery, type View } from '../data/view';
@@ -22,6 +22,15 @@ export const pagePaths = {
   create: '/pages/new',
   edit: (id: string) => `/pages/${encodeURIComponent(id)}/edit`,
 };
+
+/** A route's `:slug` (or `:recordId`) as written in the page: a malformed escape is taken as it stands. */
+export function decodeSlug(s: string | undefined): string {
+  try {
+    return decodeURIComponent(s ?? '');
+  } catch {
+    return s ?? '';
+  }
+}
 
 /** A page as the navigation lists it; the rest of it (connection, table, config) is GET /pages/{id}'s (usePage). */
 export interface NavPage {
@@ -47,11 +56,26 @@ export function usePagesNav(enabled = true) {
   return useBootstrapPart((b) => navPages(b.session?.nav), enabled);
 }
 
+async function fetchPage(id: string) {
+  return (await ok(api.GET('/pages/{pageId}', { params: { path: { pageId: id } } }))).data;
+}
+
+/** GET /pages/{pageId}'s answer: the page, its default view and the caller's own layout of it (ME7). */
+export type PageAnswer = Awaited<ReturnType<typeof fetchPage>>;
+
+/**
+ * GET /pages/{pageId} under one key: the page screen, the dashboard and the caller's own layout
+ * each `select` their part of the one answer, so opening a page asks once.
+ */
+export const pageQuery = (id: string) => ({ queryKey: pagesKeys.one(id), queryFn: () => fetchPage(id) });
+
+/** Replaces a part of the cached answer after a write that returned it (no request). */
+export function patchPageAnswer(qc: QueryClient, id: string, patch: Partial<PageAnswer>): void {
+  qc.setQueryData<PageAnswer>(pagesKeys.one(id), (old) => (old ? { ...old, ...patch } : old));
+}
+
 export function usePage(id: string) {
-  return useQuery({
-    queryKey: pagesKeys.one(id),
-    queryFn: async () => (await ok(api.GET('/pages/{pageId}', { params: { path: { pageId: id } } }))).data.page,
-  });
+  return useQuery({ ...pageQuery(id), select: (d) => d.page });
 }
 
 /** After a write: the area's queries, and the bootstrap that holds the navigation. */
@@ -150,17 +174,13 @@ export interface DashboardConfig {
 
 /** Keys under `pages` (pages.changed refreshes them all). */
 export const viewsKeys = {
-  detail: (id: string) => ['pages', 'detail', id] as const,
   views: (id: string) => ['pages', 'views', id] as const,
   ofTable: (conn: string, table: string) => ['pages', 'table', conn, table] as const,
 };
 
 /** GET /pages/{pageId}: the page with its default view (decision DB29). */
 export function usePageDetail(id: string) {
-  return useQuery({
-    queryKey: viewsKeys.detail(id),
-    queryFn: async () => (await ok(api.GET('/pages/{pageId}', { params: { path: { pageId: id } } }))).data,
-  });
+  return useQuery(pageQuery(id));
 }
 
 /** The page's shared views, by name. */

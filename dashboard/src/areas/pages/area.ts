@@ -1,13 +1,11 @@
 import { lazyWithMessages, type Area } from '../area';
-import { loadDataMessages } from '../data/area';
 import { pagesKeys } from './api';
 import { PagesNav } from './Nav';
+import { PageRoute } from './PageRoute';
 
 // React's lazy(), loading the area's strings with each screen's code.
 const lazy = lazyWithMessages(() => import('./messages.en'));
 
-// A page draws the data area's grid and row screens: their strings come along.
-const PageScreen = lazy(() => Promise.all([import('./PageScreen'), loadDataMessages()]).then(([m]) => ({ default: m.PageScreen })));
 const PageList = lazy(() => import('./Editor').then((m) => ({ default: m.PageList })));
 const NewPage = lazy(() => import('./Editor').then((m) => ({ default: m.NewPage })));
 const EditPage = lazy(() => import('./Editor').then((m) => ({ default: m.EditPage })));
@@ -22,8 +20,8 @@ export const pagesArea: Area = {
     { path: '/pages/new', component: NewPage },
     { path: '/pages/nav', component: NavEditor },
     { path: '/pages/:id/edit', component: EditPage },
-    { path: '/p/:slug/:recordId', component: PageScreen },
-    { path: '/p/:slug', component: PageScreen },
+    { path: '/p/:slug/:recordId', component: PageRoute },
+    { path: '/p/:slug', component: PageRoute },
   ],
   live: { 'pages.changed': [pagesKeys.all], 'pages.nav.changed': [pagesKeys.nav] },
 };
