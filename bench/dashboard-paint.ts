@@ -21,6 +21,7 @@
  *
  *   npm run build:dashboard && node --no-node-snapshot --import tsx bench/dashboard-paint.ts
  *   BENCH_RUNS=10 BENCH_ROWS=1000000 node --no-node-snapshot --import tsx bench/dashboard-paint.ts
+ *   BENCH_TRACE=1 …                      # and what the last load fetched, when
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,7 +86,11 @@ interface Paint {
 }
 
 /** One instance: sign up, connect the table, store the dashboard, then RUNS + 1 paints of each kind (the first thrown away). */
-async function measure(browser: Browser, sourceUrl: string, cacheMs: string | undefined): Promise<{ paint: Paint; homeJs: Map<string, number>; dashJs: Map<string, number> }> {
+async function measure(
+  browser: Browser,
+  sourceUrl: string,
+  cacheMs: string | undefined,
+): Promise<{ paint: Paint; homeJs: Map<string, number>; dashJs: Map<string, number> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const config = loadConfig({
     SVC_DATA_DIR: dataDir,
@@ -111,10 +116,20 @@ async function measure(browser: Browser, sourceUrl: string, cacheMs: string | un
       if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
       return (await res.json()) as T;
     };
-    const { data } = await call<{ data: { connection: { id: string } } }>('POST', '/api/v1/connections', { name: 'Bench', dialect: 'postgres', url: sourceUrl });
+    const { data } = await call<{ data: { connection: { id: string } } }>('POST', '/api/v1/connections', {
+      name: 'Bench',
+      dialect: 'postgres',
+      url: sourceUrl,
+    });
     await call('POST', `/api/v1/connections/${data.connection.id}/introspect`);
     const created = await call<{ data: { page: { id: string } } }>('POST', '/api/v1/pages', { title: 'Bench sales', slug: SLUG, kind: 'dashboard' });
-    const widgets = benchWidgets(data.connection.id).map((w, i) => ({ id: w.id, ...BOXES[i]!, title: w.id.replace('_', ' '), query: w.query, viz: { type: w.viz, options: {} } }));
+    const widgets = benchWidgets(data.connection.id).map((w, i) => ({
+      id: w.id,
+      ...BOXES[i]!,
+      title: w.id.replace('_', ' '),
+      query: w.query,
+      viz: { type: w.viz, options: {} },
+    }));
     await call('PATCH', `/api/v1/pages/${created.data.page.id}/layout`, { widgets, version: 0 });
 
     const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
@@ -143,6 +158,7 @@ async function measure(browser: Browser, sourceUrl: string, cacheMs: string | un
       await page.goto(base + '/', { waitUntil: 'networkidle' });
       await page.getByRole('heading', { level: 1 }).waitFor();
       const inApp = await inAppPaint(page, `/p/${SLUG}`);
+      if (run === RUNS && process.env.BENCH_TRACE === '1') await printWaterfall(page, base, cacheMs);
       if (run === 0) continue;
       paint.fullLoad.push(full);
       paint.fcp.push(fcp);
@@ -154,6 +170,18 @@ async function measure(browser: Browser, sourceUrl: string, cacheMs: string | un
     await app.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** BENCH_TRACE=1: what the last full load fetched, when (ms since the navigation started), to find the waterfall. */
+async function printWaterfall(page: Page, base: string, cacheMs: string | undefined): Promise<void> {
+  await page.goto(`${base}/p/${SLUG}`, { waitUntil: 'commit' });
+  const painted = (await page.evaluate(ALL_PAINTED)) as number;
+  const entries = (await page.evaluate(`performance.getEntriesByType('resource').map((e) => [e.name, e.startTime, e.responseEnd, e.transferSize])`)) as Array<
+    [string, number, number, number]
+  >;
+  console.log(`\nwaterfall (cache ${cacheMs === '0' ? 'off' : 'on'}), all painted at ${painted.toFixed(0)} ms:`);
+  for (const [name, start, end, size] of entries)
+    console.log(`  ${start.toFixed(0).padStart(5)} → ${end.toFixed(0).padStart(5)}  ${String(size).padStart(7)} B  ${name.replace(base, '')}`);
 }
 
 /** From the home, the route changed as a link changes it, until every widget is painted (ms in the page). */
@@ -178,21 +206,29 @@ async function main(): Promise<void> {
   try {
     const on = await measure(browser, sourceUrl, undefined);
     const off = await measure(browser, sourceUrl, '0');
-    console.log(`\na dashboard of 8 widgets over ${ROWS} PostgreSQL rows, Chromium at 1440×900, ${RUNS} warm runs each, median (ms until every widget is painted)`);
+    console.log(
+      `\na dashboard of 8 widgets over ${ROWS} PostgreSQL rows, Chromium at 1440×900, ${RUNS} warm runs each, median (ms until every widget is painted)`,
+    );
     const rows: Array<[string, Paint]> = [
       ['cache on (as npm start)', on.paint],
       ['cache off (every statement runs)', off.paint],
     ];
     console.log(`${'server'.padEnd(34)} ${'full load'.padStart(10)} ${'first contentful'.padStart(17)} ${'in-app'.padStart(8)}`);
     for (const [label, p] of rows)
-      console.log(`${label.padEnd(34)} ${median(p.fullLoad).toFixed(0).padStart(10)} ${median(p.fcp).toFixed(0).padStart(17)} ${median(p.inApp).toFixed(0).padStart(8)}`);
+      console.log(
+        `${label.padEnd(34)} ${median(p.fullLoad).toFixed(0).padStart(10)} ${median(p.fcp).toFixed(0).padStart(17)} ${median(p.inApp).toFixed(0).padStart(8)}`,
+      );
     const warm = median(on.paint.fullLoad);
     console.log(`\nfirst paint, warm (cache on, full load): ${warm.toFixed(0)} ms | ${verdict(warm < GOAL_MS)} (goal < ${GOAL_MS} ms)`);
     const cold = median(off.paint.fullLoad);
     console.log(`first paint, statements run (cache off): ${cold.toFixed(0)} ms | ${verdict(cold < GOAL_MS)} (goal < ${GOAL_MS} ms)`);
     const home = kb(on.homeJs);
-    console.log(`initial JavaScript of the home: ${home.toFixed(1)} KB gzip in ${on.homeJs.size} files | ${verdict(home < BUDGET_KB)} (budget ${BUDGET_KB} KB)`);
-    console.log(`the dashboard page adds, apart:  ${kb(on.dashJs).toFixed(1)} KB gzip (${[...on.dashJs.keys()].map((p) => p.split('/').pop()).join(', ') || 'nothing'})`);
+    console.log(
+      `initial JavaScript of the home: ${home.toFixed(1)} KB gzip in ${on.homeJs.size} files | ${verdict(home < BUDGET_KB)} (budget ${BUDGET_KB} KB)`,
+    );
+    console.log(
+      `the dashboard page adds, apart:  ${kb(on.dashJs).toFixed(1)} KB gzip (${[...on.dashJs.keys()].map((p) => p.split('/').pop()).join(', ') || 'nothing'})`,
+    );
   } finally {
     await browser.close();
   }

@@ -5,7 +5,7 @@ export const messages = {
   'dashboards.addFirst': 'Add a widget',
   'dashboards.widgets': 'Widgets',
   'dashboards.range': 'Time range',
-  'dashboards.range.saved': 'As each widget is set',
+  'dashboards.range.saved': 'As saved',
   'dashboards.range.24h': 'Last 24 hours',
   'dashboards.range.7d': 'Last 7 days',
   'dashboards.range.30d': 'Last 30 days',

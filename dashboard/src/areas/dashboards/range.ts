@@ -1,4 +1,4 @@
-import type { Widget } from './api';
+import type { Widget, WidgetQuery } from './api';
 
 /** The dashboard's time ranges (DashboardPageConfig's `defaultRange`), most recent first. */
 export const TIME_RANGES = ['24h', '7d', '30d', '90d', '12m', 'all'] as const;
@@ -38,9 +38,11 @@ export function withTimeRange(widgets: readonly Widget[], range: TimeRange | nul
   const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
   const start = rangeStart(range, minute);
   return widgets.map((w) => {
-    const column = w.query.timeBucket?.column ?? w.query.range?.column;
+    // A stored widget's query is a WidgetQuery (PATCH /pages/{id}/layout checks each one).
+    const query = w.query as WidgetQuery;
+    const column = query.timeBucket?.column ?? query.range?.column;
     if (!column) return w;
-    const { range: _saved, ...rest } = w.query;
+    const { range: _saved, ...rest } = query;
     return { ...w, query: start ? { ...rest, range: { column, from: start.toISOString(), to: minute.toISOString() } } : rest };
   });
 }
