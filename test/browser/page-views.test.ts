@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../plugins/auth/testing.js';
 import { bootWithAdmin, ROOT } from '../helpers/identity.js';
+import { connectSqlite, sqliteSource, stockTable, type SqliteSource } from '../helpers/sqlite-source.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
 import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
@@ -14,7 +11,7 @@ const EDITOR = { email: 'pv-editor@example.com', name: 'Eddie Tor', password: 'e
 
 describe.runIf(browserAvailable())('a page’s views, config, detail and form in a real browser', () => {
   let inst: TestInstance;
-  let dir: string;
+  let source: SqliteSource;
   let conn: string;
   let admin: Awaited<ReturnType<typeof bootWithAdmin>>['admin'];
   const { openPage, onScreen, signIn } = useDashboardBrowser('page-views');
@@ -27,32 +24,24 @@ describe.runIf(browserAvailable())('a page’s views, config, detail and form in
   }
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'page-views-src-'));
-    const file = join(dir, 'shop.db');
-    const db = new Database(file);
     // product for the views and the config, part for the detail and form pages that write rows.
-    db.exec(`create table product (id integer primary key autoincrement, name varchar(20) not null, qty integer not null default 0);`);
-    db.exec(`create table part (id integer primary key autoincrement, name varchar(20) not null, qty integer not null default 0);`);
-    const insert = db.prepare('insert into product (name, qty) values (?, ?)');
-    const part = db.prepare('insert into part (name, qty) values (?, ?)');
-    for (let i = 1; i <= 5; i++) {
-      insert.run(`Item ${i}`, i);
-      part.run(`Part ${i}`, i);
-    }
-    db.close();
+    source = sqliteSource('page-views', (db) => {
+      stockTable(db);
+      db.exec(`create table part (id integer primary key autoincrement, name varchar(20) not null, qty integer not null default 0);`);
+      const part = db.prepare('insert into part (name, qty) values (?, ?)');
+      for (let i = 1; i <= 5; i++) part.run(`Part ${i}`, i);
+    });
     const boot = await bootWithAdmin();
     inst = boot.inst;
     admin = boot.admin;
-    const created = await admin.post('/api/v1/connections', { name: 'Shop', dialect: 'sqlite', url: `sqlite:${file}` });
-    conn = (created.body as any).data.connection.id as string;
-    await admin.post(`/api/v1/connections/${conn}/introspect`, undefined);
+    conn = await connectSqlite(admin, source.file);
     await createUser(inst, { ...VIEWER, roles: ['viewer'] });
     await createUser(inst, { ...EDITOR, roles: ['editor'] });
   }, 60_000);
 
   afterAll(async () => {
     await inst?.close();
-    rmSync(dir, { recursive: true, force: true });
+    source?.dispose();
   });
 
   for (const viewport of [

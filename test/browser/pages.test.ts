@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../plugins/auth/testing.js';
 import { bootWithAdmin, ROOT } from '../helpers/identity.js';
+import { connectSqlite, sqliteSource, stockTable, type SqliteSource } from '../helpers/sqlite-source.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
 import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
@@ -13,28 +10,20 @@ const VIEWER = { email: 'vi@example.com', name: 'Vi Ewer', password: 'viewer-pas
 
 describe.runIf(browserAvailable())('pages in a real browser', () => {
   let inst: TestInstance;
-  let dir: string;
+  let source: SqliteSource;
   const { openPage, onScreen, signIn } = useDashboardBrowser('pages');
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'pages-src-'));
-    const file = join(dir, 'shop.db');
-    const db = new Database(file);
-    db.exec(`create table product (id integer primary key autoincrement, name varchar(20) not null, qty integer not null default 0);`);
-    const insert = db.prepare('insert into product (name, qty) values (?, ?)');
-    for (let i = 1; i <= 5; i++) insert.run(`Item ${i}`, i);
-    db.close();
+    source = sqliteSource('pages', stockTable);
     const boot = await bootWithAdmin();
     inst = boot.inst;
-    const created = await boot.admin.post('/api/v1/connections', { name: 'Shop', dialect: 'sqlite', url: `sqlite:${file}` });
-    const conn = (created.body as any).data.connection.id as string;
-    await boot.admin.post(`/api/v1/connections/${conn}/introspect`, undefined);
+    await connectSqlite(boot.admin, source.file);
     await createUser(inst, { ...VIEWER, roles: ['viewer'] });
   }, 60_000);
 
   afterAll(async () => {
     await inst?.close();
-    rmSync(dir, { recursive: true, force: true });
+    source?.dispose();
   });
 
   for (const viewport of [

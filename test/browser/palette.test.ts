@@ -1,11 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../plugins/auth/testing.js';
 import { bootWithAdmin, ROOT } from '../helpers/identity.js';
+import { connectSqlite, sqliteSource, type SqliteSource } from '../helpers/sqlite-source.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
 import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
@@ -32,23 +31,19 @@ async function find(page: Page, text: string, group: string, title: string): Pro
 
 describe.runIf(browserAvailable())('the command palette in a real browser', () => {
   let inst: TestInstance;
-  let dir: string;
+  let source: SqliteSource;
   let connectionId: string;
   const { openPage, onScreen, signIn } = useDashboardBrowser('palette');
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'palette-src-'));
-    const file = join(dir, 'crm.db');
-    const db = new Database(file);
-    db.exec(`create table customer (id integer primary key autoincrement, name varchar(40) not null);`);
-    const insert = db.prepare('insert into customer (name) values (?)');
-    for (const name of ['Zephyrine Quartz', 'Ada Lovelace', 'Grace Hopper']) insert.run(name);
-    db.close();
+    source = sqliteSource('palette', (db) => {
+      db.exec(`create table customer (id integer primary key autoincrement, name varchar(40) not null);`);
+      const insert = db.prepare('insert into customer (name) values (?)');
+      for (const name of ['Zephyrine Quartz', 'Ada Lovelace', 'Grace Hopper']) insert.run(name);
+    });
     const boot = await bootWithAdmin();
     inst = boot.inst;
-    const created = await boot.admin.post('/api/v1/connections', { name: 'Marigold CRM', dialect: 'sqlite', url: `sqlite:${file}` });
-    connectionId = (created.body as any).data.connection.id as string;
-    await boot.admin.post(`/api/v1/connections/${connectionId}/introspect`, undefined);
+    connectionId = await connectSqlite(boot.admin, source.file, 'Marigold CRM');
     const pageRes = await boot.admin.post('/api/v1/pages', { title: 'Customer directory', kind: 'list', connectionId, table: 'customer' });
     expect(pageRes.status).toBe(201);
     const pageId = (pageRes.body as any).data.page.id as string;
@@ -59,7 +54,7 @@ describe.runIf(browserAvailable())('the command palette in a real browser', () =
 
   afterAll(async () => {
     await inst?.close();
-    rmSync(dir, { recursive: true, force: true });
+    source?.dispose();
   });
 
   for (const viewport of [

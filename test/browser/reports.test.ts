@@ -1,11 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../plugins/auth/testing.js';
 import { bootWithAdmin, ROOT } from '../helpers/identity.js';
+import { connectSqlite, sqliteSource, stockTable, type SqliteSource } from '../helpers/sqlite-source.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { TestSmtpServer, type ReceivedMail } from '../helpers/smtp.js';
 import { browserAvailable } from './chromium.js';
@@ -32,25 +29,17 @@ function attachment(mail: ReceivedMail, suffix: string): { name: string; body: B
 
 describe.runIf(browserAvailable())('scheduled reports in a real browser', () => {
   let inst: TestInstance;
-  let dir: string;
+  let source: SqliteSource;
   const smtp = new TestSmtpServer();
   const { openPage, onScreen, signIn } = useDashboardBrowser('reports');
 
   beforeAll(async () => {
     await smtp.start();
-    dir = mkdtempSync(join(tmpdir(), 'reports-src-'));
-    const file = join(dir, 'shop.db');
-    const db = new Database(file);
-    db.exec(`create table product (id integer primary key autoincrement, name varchar(20) not null, qty integer not null default 0);`);
-    const insert = db.prepare('insert into product (name, qty) values (?, ?)');
-    for (let i = 1; i <= 5; i++) insert.run(`Item ${i}`, i);
-    db.close();
+    source = sqliteSource('reports', stockTable);
     const boot = await bootWithAdmin();
     inst = boot.inst;
     expect((await boot.admin.put('/api/v1/settings/email', smtp.settings())).status).toBe(200);
-    const created = await boot.admin.post('/api/v1/connections', { name: 'Shop', dialect: 'sqlite', url: `sqlite:${file}` });
-    const conn = (created.body as any).data.connection.id as string;
-    await boot.admin.post(`/api/v1/connections/${conn}/introspect`, undefined);
+    const conn = await connectSqlite(boot.admin, source.file);
     const listPage = await boot.admin.post('/api/v1/pages', { title: 'Stock list', kind: 'list', connectionId: conn, table: 'product' });
     expect(listPage.status, listPage.text).toBe(201);
     const pageId = (listPage.body as any).data.page.id as string;
@@ -63,7 +52,7 @@ describe.runIf(browserAvailable())('scheduled reports in a real browser', () => 
   afterAll(async () => {
     await inst?.close();
     await smtp.stop();
-    rmSync(dir, { recursive: true, force: true });
+    source?.dispose();
   });
 
   for (const viewport of [
