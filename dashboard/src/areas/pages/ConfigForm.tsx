@@ -2,12 +2,11 @@ import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError } from '../../api/errors';
 import { FILTER_OPS, type FilterOp } from '../../api/filter-ops';
 import { t } from '../../i18n/t';
-import { ErrorPanel, FormError, Loading } from '../../ui';
+import { ErrorPanel, Field, FormError, Loading, SelectField } from '../../ui';
+import { TIME_RANGES } from '../dashboards/range';
 import { useTableInfo, type Column } from '../data/api';
 import type { Page } from './api';
 import { useTablePages, useUpdateConfig, type DashboardConfig, type ListConfig, type RecordConfig, type RecordField } from './api';
-
-const RANGES = ['24h', '7d', '30d', '90d', '12m', 'all'] as const;
 
 /** The server's messages at `path` and under it (`body.filters.0` takes `body.filters.0.value`). */
 function issuesAt(error: unknown, path: string): string | undefined {
@@ -72,12 +71,10 @@ function Frame({ onSubmit, pending, error, saved, children }: { onSubmit: () => 
 }
 
 function DashboardConfigForm({ page, saved, onSaved: setSaved }: Saving & { page: Page }) {
-  const id = useId();
   const c = page.config as DashboardConfig;
   const [refresh, setRefresh] = useState(c.refreshSeconds != null ? String(c.refreshSeconds) : '');
   const [range, setRange] = useState<string>(c.defaultRange ?? '');
   const update = useUpdateConfig(page.id);
-  const refreshError = issuesAt(update.error, 'body.refreshSeconds');
   return (
     <Frame
       pending={update.isPending}
@@ -88,33 +85,23 @@ function DashboardConfigForm({ page, saved, onSaved: setSaved }: Saving & { page
         saveWith(update.mutateAsync({ ...page.config, refreshSeconds: refresh.trim() === '' ? null : Number(refresh), defaultRange: range || null }), setSaved);
       }}
     >
-      <div className="field">
-        <label htmlFor={`${id}-refresh`}>{t('pages.config.refresh')}</label>
-        <p className="hint" id={`${id}-refresh-hint`}>
-          {t('pages.config.refreshHint')}
-        </p>
-        <input
-          id={`${id}-refresh`}
-          type="number"
-          min={30}
-          value={refresh}
-          onChange={(e) => setRefresh(e.target.value)}
-          aria-invalid={refreshError ? true : undefined}
-          aria-describedby={`${id}-refresh-hint${refreshError ? ` ${id}-refresh-error` : ''}`}
-        />
-        <ErrorText id={`${id}-refresh-error`} text={refreshError} />
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-range`}>{t('pages.config.range')}</label>
-        <select id={`${id}-range`} value={range} onChange={(e) => setRange(e.target.value)}>
-          <option value="">{t('pages.config.none')}</option>
-          {RANGES.map((r) => (
-            <option key={r} value={r}>
-              {t(`pages.config.range.${r}`)}
-            </option>
-          ))}
-        </select>
-      </div>
+      <Field
+        label="pages.config.refresh"
+        hint="pages.config.refreshHint"
+        name="refreshSeconds"
+        type="number"
+        min={30}
+        value={refresh}
+        onChange={(e) => setRefresh(e.target.value)}
+        error={issuesAt(update.error, 'body.refreshSeconds')}
+      />
+      <SelectField
+        label="pages.config.range"
+        name="defaultRange"
+        value={range}
+        onChange={(e) => setRange(e.target.value)}
+        options={[{ value: '', label: t('pages.config.none') }, ...TIME_RANGES.map((r) => ({ value: r, label: t(`pages.config.range.${r}`) }))]}
+      />
     </Frame>
   );
 }
@@ -297,37 +284,26 @@ function ListConfigForm({ page, columns, saved, onSaved: setSaved }: Saving & { 
         </button>
       </fieldset>
 
-      <div className="field">
-        <label htmlFor={`${id}-display`}>{t('pages.config.displayColumn')}</label>
-        <p className="hint" id={`${id}-display-hint`}>
-          {t('pages.config.displayColumnHint')}
-        </p>
-        <select id={`${id}-display`} value={display} onChange={(e) => setDisplay(e.target.value)} aria-describedby={`${id}-display-hint`}>
-          <option value="">{t('pages.config.none')}</option>
-          {readable.map((x) => (
-            <option key={x.name} value={x.name}>
-              {labelOf(x)}
-            </option>
-          ))}
-        </select>
-        <ErrorText id={`${id}-display-error`} text={err('body.displayColumn')} />
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-detail`}>{t('pages.config.detailPage')}</label>
-        <select
-          id={`${id}-detail`}
-          value={details.some((p) => p.id === detail || p.generatedKey === detail) ? detail : ''}
-          onChange={(e) => setDetail(e.target.value)}
-        >
-          <option value="">{t('pages.config.detailNone')}</option>
-          {details.map((p) => (
-            <option key={p.id} value={p.generatedKey === detail ? detail : p.id}>
-              {p.title}
-            </option>
-          ))}
-        </select>
-        <ErrorText id={`${id}-detail-error`} text={err('body.detailPage')} />
-      </div>
+      <SelectField
+        label="pages.config.displayColumn"
+        hint="pages.config.displayColumnHint"
+        name="displayColumn"
+        value={display}
+        onChange={(e) => setDisplay(e.target.value)}
+        options={[{ value: '', label: t('pages.config.none') }, ...readable.map((x) => ({ value: x.name, label: labelOf(x) }))]}
+        error={err('body.displayColumn')}
+      />
+      <SelectField
+        label="pages.config.detailPage"
+        name="detailPage"
+        value={details.some((p) => p.id === detail || p.generatedKey === detail) ? detail : ''}
+        onChange={(e) => setDetail(e.target.value)}
+        options={[
+          { value: '', label: t('pages.config.detailNone') },
+          ...details.map((p) => ({ value: p.generatedKey === detail ? detail : p.id, label: p.title })),
+        ]}
+        error={err('body.detailPage')}
+      />
       <label className="pages-check">
         <input type="checkbox" checked={searchable} onChange={(e) => setSearchable(e.target.checked)} /> {t('pages.config.searchable')}
       </label>
@@ -426,31 +402,25 @@ function RecordConfigForm({ page, columns, saved, onSaved: setSaved }: Saving & 
       </table>
       {shownColumns.length === 0 && <p className="hint">{t('pages.config.noFields')}</p>}
       {isForm && (
-        <div className="field">
-          <label htmlFor={`${id}-after`}>{t('pages.config.afterSave')}</label>
-          <select id={`${id}-after`} value={afterSave} onChange={(e) => setAfterSave(e.target.value)}>
-            <option value="detail">{t('pages.config.afterSave.detail')}</option>
-            <option value="new">{t('pages.config.afterSave.new')}</option>
-            <option value="list">{t('pages.config.afterSave.list')}</option>
-          </select>
-        </div>
+        <SelectField
+          label="pages.config.afterSave"
+          name="afterSave"
+          value={afterSave}
+          onChange={(e) => setAfterSave(e.target.value)}
+          options={(['detail', 'new', 'list'] as const).map((v) => ({ value: v, label: t(`pages.config.afterSave.${v}`) }))}
+        />
       )}
-      <div className="field">
-        <label htmlFor={`${id}-list`}>{t('pages.config.listPage')}</label>
-        <select
-          id={`${id}-list`}
-          value={lists.some((p) => p.id === listPage || p.generatedKey === listPage) ? listPage : ''}
-          onChange={(e) => setListPage(e.target.value)}
-        >
-          <option value="">{t('pages.config.none')}</option>
-          {lists.map((p) => (
-            <option key={p.id} value={p.generatedKey === listPage ? listPage : p.id}>
-              {p.title}
-            </option>
-          ))}
-        </select>
-        <ErrorText id={`${id}-list-error`} text={err('body.listPage')} />
-      </div>
+      <SelectField
+        label="pages.config.listPage"
+        name="listPage"
+        value={lists.some((p) => p.id === listPage || p.generatedKey === listPage) ? listPage : ''}
+        onChange={(e) => setListPage(e.target.value)}
+        options={[
+          { value: '', label: t('pages.config.none') },
+          ...lists.map((p) => ({ value: p.generatedKey === listPage ? listPage : p.id, label: p.title })),
+        ]}
+        error={err('body.listPage')}
+      />
     </Frame>
   );
 }

@@ -1,8 +1,8 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { ApiError } from '../../api/errors';
-import { t } from '../../i18n/t';
-import { errorText } from '../../ui';
+import { t, type MessageId } from '../../i18n/t';
+import { errorText, Field } from '../../ui';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { usePermissions } from '../account/api';
 import { canonical, searchViewQuery, useCreateView, useDeleteView, useUpdateView, useViews, viewSearch, type PageView } from './api';
@@ -39,9 +39,6 @@ export function ViewsPicker({ pageId, base, configSearch }: { pageId: string; ba
     setMode('none');
     setStatus(text);
   };
-  const nameError = (err: unknown) =>
-    err instanceof ApiError ? (err.issues.find((i) => i.path === 'body.name')?.message ?? errorText(err)) : err ? errorText(err) : undefined;
-
   const saveNew = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
@@ -113,67 +110,30 @@ export function ViewsPicker({ pageId, base, configSearch }: { pageId: string; ba
       </div>
       {views.isError && <p className="form-error">{errorText(views.error)}</p>}
       {mode === 'save' && (
-        <form className="pages-views-form" onSubmit={saveNew}>
-          <div className="field">
-            <label htmlFor={`${id}-name`}>{t('pages.views.name')}</label>
-            <input
-              id={`${id}-name`}
-              name="name"
-              required
-              maxLength={120}
-              autoFocus
-              aria-invalid={create.error ? true : undefined}
-              aria-describedby={create.error ? `${id}-name-error` : undefined}
-            />
-            {create.error && (
-              <p className="field-error" id={`${id}-name-error`}>
-                {nameError(create.error)}
-              </p>
-            )}
-          </div>
+        <NameForm
+          label="pages.views.name"
+          error={create.error}
+          pending={create.isPending}
+          submit="pages.views.saveSubmit"
+          onSubmit={saveNew}
+          onCancel={() => setMode('none')}
+        >
           <label className="pages-check">
             <input type="checkbox" name="isDefault" /> {t('pages.views.makeDefault')}
           </label>
           <p className="hint">{t('pages.views.saveHint')}</p>
-          <p className="actions">
-            <button type="submit" disabled={create.isPending}>
-              {t('pages.views.saveSubmit')}
-            </button>{' '}
-            <button type="button" className="secondary" onClick={() => setMode('none')}>
-              {t('pages.cancel')}
-            </button>
-          </p>
-        </form>
+        </NameForm>
       )}
       {mode === 'rename' && selected && (
-        <form className="pages-views-form" onSubmit={rename}>
-          <div className="field">
-            <label htmlFor={`${id}-rename`}>{t('pages.views.newName')}</label>
-            <input
-              id={`${id}-rename`}
-              name="name"
-              required
-              maxLength={120}
-              autoFocus
-              defaultValue={selected.name}
-              aria-invalid={update.error ? true : undefined}
-              aria-describedby={update.error ? `${id}-rename-error` : undefined}
-            />
-            {update.error && (
-              <p className="field-error" id={`${id}-rename-error`}>
-                {nameError(update.error)}
-              </p>
-            )}
-          </div>
-          <p className="actions">
-            <button type="submit" disabled={update.isPending}>
-              {t('pages.views.renameSubmit')}
-            </button>{' '}
-            <button type="button" className="secondary" onClick={() => setMode('none')}>
-              {t('pages.cancel')}
-            </button>
-          </p>
-        </form>
+        <NameForm
+          label="pages.views.newName"
+          defaultValue={selected.name}
+          error={update.error}
+          pending={update.isPending}
+          submit="pages.views.renameSubmit"
+          onSubmit={rename}
+          onCancel={() => setMode('none')}
+        />
       )}
       {mode === 'delete' && selected && (
         <ConfirmDialog
@@ -198,5 +158,43 @@ export function ViewsPicker({ pageId, base, configSearch }: { pageId: string; ba
         {status}
       </p>
     </section>
+  );
+}
+
+/** The server's word on a view's name, else the error's own. */
+const nameError = (err: unknown) => (err instanceof ApiError ? (err.issues.find((i) => i.path === 'body.name')?.message ?? errorText(err)) : errorText(err));
+
+/** A view's name with its submit and cancel: saving a new view and renaming one are the same form. */
+function NameForm(props: {
+  label: MessageId;
+  defaultValue?: string;
+  error: unknown;
+  pending: boolean;
+  submit: MessageId;
+  onSubmit: (e: FormEvent<HTMLFormElement>) => void;
+  onCancel: () => void;
+  children?: ReactNode;
+}) {
+  return (
+    <form className="pages-views-form" onSubmit={props.onSubmit}>
+      <Field
+        label={props.label}
+        name="name"
+        required
+        maxLength={120}
+        focusOnMount
+        defaultValue={props.defaultValue}
+        error={props.error ? nameError(props.error) : undefined}
+      />
+      {props.children}
+      <p className="actions">
+        <button type="submit" disabled={props.pending}>
+          {t(props.submit)}
+        </button>{' '}
+        <button type="button" className="secondary" onClick={props.onCancel}>
+          {t('pages.cancel')}
+        </button>
+      </p>
+    </form>
   );
 }
