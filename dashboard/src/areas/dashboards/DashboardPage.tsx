@@ -79,7 +79,7 @@ function Dashboard({ page, mine, onReload }: { page: Page; mine: MyLayout | null
   const save = useSaveLayout(page.id);
   const widgets = [...(editing ? editing.layout.widgets : (mine?.widgets ?? saved.widgets))].sort(byPosition);
   const [range, setRange] = useState<TimeRange | null>(() => timeRangeOf(page.config));
-  const data = useWidgetData(page.id, withTimeRange(widgets, range, new Date()), refreshSecondsOf(page.config));
+  const { query: data, refresh } = useWidgetData(page.id, withTimeRange(widgets, range, new Date()), refreshSecondsOf(page.config));
   const stale = save.error instanceof ApiError && save.error.status === 409;
   const gridRef = useRef<HTMLOListElement>(null);
 
@@ -156,7 +156,7 @@ function Dashboard({ page, mine, onReload }: { page: Page; mine: MyLayout | null
                   ))}
                 </select>
               </label>
-              <button type="button" className="secondary" onClick={() => void data.refresh()} disabled={data.isFetching}>
+              <button type="button" className="secondary" onClick={() => void refresh()} disabled={data.isFetching}>
                 {data.isFetching ? t('dashboards.refreshing') : t('dashboards.refresh')}
               </button>
               {widgets.length > 0 && (

@@ -81,7 +81,8 @@ export function useWidgetData(pageId: string, widgets: readonly Widget[], refres
     fresh.current = true;
     return query.refetch();
   }, [query]);
-  return { ...query, refresh };
+  // Not spread: the query result tracks which of its fields a screen reads, and redraws only for those.
+  return { query, refresh };
 }
 
 /** A person's own arrangement (PUT /me/views/{pageId}/layout): the widgets, and the shared version it was made from. */
