@@ -136,7 +136,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my profile'
     await signIn(page, inst.url, { email: 'ada.king@example.com', password: 'ada-new-password-2', name: 'Ada King' });
 
     expectNoProblems(problems, [401, 409]);
-  });
+  }, 120_000);
 
   it('is accessible in the dark theme, with its refusals and outcomes', async () => {
     const { page, problems } = await openPage({ colorScheme: 'dark' });
@@ -166,5 +166,5 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my profile'
     await onScreen(page, 'profile-dark-saved', msg('profile.title'));
 
     expectNoProblems(problems, [400, 409]);
-  });
+  }, 90_000);
 });
