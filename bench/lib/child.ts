@@ -46,6 +46,8 @@ export async function startOurs(env: Record<string, string> = {}): Promise<Serve
     SVC_HOST: '127.0.0.1',
     SVC_LOG_LEVEL: 'silent',
     SVC_NETWORK_FEATURES: 'false',
+    // Settings given to this process (forkTarget's env), then the caller's.
+    ...Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[0].startsWith('SVC_') && e[1] !== undefined)),
     ...env,
   });
   const app = await createApp({ config, plugins: firstPartyPlugins });

@@ -33,7 +33,8 @@ const STOP_MS = 10_000;
  * server lives in its own process so the load generator does not share its event loop. The
  * child must answer the message `cpu` with `{ cpu: process.cpuUsage() }` and exit on `stop`.
  */
-export async function forkTarget(name: string, script: string, args: string[]): Promise<Target> {
+/** `env` is added to the child's environment (ours from the sources reads its SVC_* settings there: bench/lib/child.ts startOurs). */
+export async function forkTarget(name: string, script: string, args: string[], env: Record<string, string> = {}): Promise<Target> {
   // BENCH_OURS_FLAGS: extra node flags for the `ours` server only (say --trace-deopt), for looking, not for results.
   // BENCH_BARE_FLAGS: the same for the baseline, to profile both sides alike.
   const extra = (name === 'ours' ? (process.env.BENCH_OURS_FLAGS ?? '') : name === 'bare' ? (process.env.BENCH_BARE_FLAGS ?? '') : '')
@@ -42,6 +43,7 @@ export async function forkTarget(name: string, script: string, args: string[]): 
   const child: ChildProcess = fork(fileURLToPath(new URL(script, import.meta.url)), args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     execArgv: [...process.execArgv, ...extra],
+    env: { ...process.env, ...env },
   });
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -91,7 +93,7 @@ export async function forkTarget(name: string, script: string, args: string[]): 
  * what users run.
  */
 export async function oursTarget(script: string, args: string[], env: Record<string, string> = {}): Promise<Target> {
-  if (process.env.BENCH_PROFILE || process.env.BENCH_OURS === 'source') return forkTarget('ours', script, args);
+  if (process.env.BENCH_PROFILE || process.env.BENCH_OURS === 'source') return forkTarget('ours', script, args, env);
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   // BENCH_OURS_FLAGS (say `--cpu-prof --cpu-prof-dir=/tmp/cprof`) for looking into the compiled server, not for results.
   const extraFlags = (process.env.BENCH_OURS_FLAGS ?? '').split(' ').filter(Boolean);
