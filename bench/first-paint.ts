@@ -1,0 +1,135 @@
+/**
+ * The dashboard's first paint in Debian's Chromium (issue 29, "Measured"), against a real
+ * instance serving the built dashboard (`npm run build:dashboard` first), as a person arrives:
+ *
+ * - the sign-in screen, cold (a new browser context: nothing cached) and warm (a reload): the
+ *   bytes moved (Chromium's encoded sizes: what went over the wire, compressed or not, headers
+ *   included) and how many requests; goal for cold ≤ 150 KB; the first contentful paint, and the
+ *   time until the e-mail field shows;
+ * - the signed-in home, cold and warm: bytes, first contentful paint, the time until its heading.
+ *
+ * Each figure is the median of BENCH_RUNS loads; the machine's load is printed with them, since
+ * paint times move with it. Benches never assert: the table says MET or NOT MET.
+ *
+ *   npm run build:dashboard && node --no-node-snapshot --import tsx bench/first-paint.ts
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createApp } from '../kernel/app.js';
+import { loadConfig } from '../kernel/config.js';
+import { firstPartyPlugins } from '../plugins/index.js';
+import { CHROMIUM_PATH, launchChromium } from '../test/browser/chromium.js';
+import { positiveInt, printMachine } from './lib/env.js';
+
+const RUNS = positiveInt('BENCH_RUNS', 5);
+const DIST = join(process.cwd(), 'dashboard', 'dist');
+const SIGN_IN_GOAL_KB = 150;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+interface Load {
+  bytes: number;
+  requests: number;
+  fcp: number;
+  ready: number;
+}
+
+/** Loads `url` in `page` and waits for `ready` (a selector): bytes and requests over the wire, first contentful paint, ready time (ms since navigation start). */
+async function load(page: Page, url: string, ready: string, reload = false): Promise<Load> {
+  const sizes: Promise<number>[] = [];
+  const onFinished = (req: import('playwright-core').Request) => {
+    sizes.push(
+      req.sizes().then(
+        (s) => s.responseBodySize + s.responseHeadersSize,
+        () => 0,
+      ),
+    );
+  };
+  page.on('requestfinished', onFinished);
+  if (reload) await page.reload({ waitUntil: 'commit' });
+  else await page.goto(url, { waitUntil: 'commit' });
+  await page.locator(ready).first().waitFor();
+  const readyAt = (await page.evaluate('performance.now()')) as number;
+  await page.waitForLoadState('networkidle');
+  page.off('requestfinished', onFinished);
+  const fcp = (await page.evaluate(`performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN`)) as number;
+  const all = await Promise.all(sizes);
+  return { bytes: all.reduce((a, b) => a + b, 0), requests: all.length, fcp, ready: readyAt };
+}
+
+async function runs(browser: Browser, fn: (context: BrowserContext) => Promise<[Load, Load]>): Promise<{ cold: Load[]; warm: Load[] }> {
+  const cold: Load[] = [];
+  const warm: Load[] = [];
+  for (let run = 0; run <= RUNS; run++) {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    try {
+      const [c, w] = await fn(context);
+      // The first is thrown away: the server's own first answers (compression of each asset) are in it.
+      if (run === 0) continue;
+      cold.push(c);
+      warm.push(w);
+    } finally {
+      await context.close();
+    }
+  }
+  return { cold, warm };
+}
+
+function line(label: string, loads: Load[], extra = ''): string {
+  const kb = median(loads.map((l) => l.bytes)) / 1024;
+  return `${label.padEnd(22)} ${kb.toFixed(1).padStart(8)} KB ${String(median(loads.map((l) => l.requests))).padStart(4)} req  FCP ${median(
+    loads.map((l) => l.fcp),
+  )
+    .toFixed(0)
+    .padStart(5)} ms  ready ${median(loads.map((l) => l.ready))
+    .toFixed(0)
+    .padStart(5)} ms${extra}`;
+}
+
+async function main(): Promise<void> {
+  printMachine();
+  if (!existsSync(CHROMIUM_PATH)) return void console.log(`no ${CHROMIUM_PATH}: nothing measured`);
+  if (!existsSync(join(DIST, 'index.html'))) return void console.log('no dashboard/dist: run `npm run build:dashboard` first');
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: 'silent', SVC_NETWORK_FEATURES: 'false' });
+  const app = await createApp({ config, plugins: firstPartyPlugins, dashboardDir: DIST });
+  const browser = await launchChromium();
+  try {
+    const base = await app.listen();
+    const setup = await fetch(`${base}/api/v1/setup/super-admin`, {
+      method: 'POST',
+      headers: { origin: base, 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password', name: 'Bench' }),
+    });
+    const [name, value] = setup.headers.getSetCookie()[0]!.split(';')[0]!.split('=') as [string, string];
+
+    const signIn = await runs(browser, async (context) => {
+      const page = await context.newPage();
+      const cold = await load(page, `${base}/sign-in`, 'input[type="email"]');
+      const warm = await load(page, `${base}/sign-in`, 'input[type="email"]', true);
+      return [cold, warm];
+    });
+    const home = await runs(browser, async (context) => {
+      await context.addCookies([{ name, value, url: base }]);
+      const page = await context.newPage();
+      const cold = await load(page, `${base}/`, 'main h1');
+      const warm = await load(page, `${base}/`, 'main h1', true);
+      return [cold, warm];
+    });
+
+    const signInKb = median(signIn.cold.map((l) => l.bytes)) / 1024;
+    console.log(`first paint, ${RUNS} runs each, median; load average ${loadavg()[0]!.toFixed(1)} at the end`);
+    console.log(line('sign-in, cold', signIn.cold, `  | ${signInKb <= SIGN_IN_GOAL_KB ? 'MET' : 'NOT MET'} (goal ≤ ${SIGN_IN_GOAL_KB} KB)`));
+    console.log(line('sign-in, warm', signIn.warm));
+    console.log(line('signed-in home, cold', home.cold));
+    console.log(line('signed-in home, warm', home.warm));
+  } finally {
+    await browser.close();
+    await app.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
