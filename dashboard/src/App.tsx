@@ -6,6 +6,7 @@ import { goToSignIn } from './navigation';
 import { setSignedOutHandler, useSetupState } from './areas/account/api';
 import { AREA_ROUTES } from './areas';
 import type { AreaRoute } from './areas/area';
+import { preloadScreen } from './areas/lazy-screen';
 import { shellArea } from './shell/area';
 import { Layout } from './shell/Layout';
 import { ErrorPanel, Loading } from './ui';
@@ -20,6 +21,19 @@ const SIGNED_OUT_ROUTES = ROUTES.filter((route) => route.shown === 'signed-out')
 const SIGNED_IN_ROUTES = ROUTES.filter((route) => (route.shown ?? 'signed-in') === 'signed-in');
 // Drawn when no route matches: the shell's, not an area's.
 const NotFound = lazy(() => import('./shell/Placeholder').then((m) => ({ default: m.NotFound })));
+
+/** Whether a wouter pattern of ours (`/connections/:id/tables/:table`) matches `path`. */
+function matches(pattern: string, path: string): boolean {
+  const want = pattern.split('/');
+  const got = path.replace(/\/+$/, '').split('/');
+  if (pattern === '/') return path === '/';
+  return want.length === got.length && want.every((part, i) => (part.startsWith(':') ? got[i] !== '' : part === got[i]));
+}
+
+// The screen of the address the app opens on starts loading its code now, beside the first data
+// request (GET /bootstrap), not after it: the first paint waits for the later of the two.
+const opening = typeof location === 'undefined' ? undefined : ROUTES.find((route) => matches(route.path, location.pathname));
+if (opening) preloadScreen(opening.component).catch(() => undefined);
 
 const routeElements = (routes: readonly AreaRoute[]) => routes.map((route) => <Route key={route.path} path={route.path} component={route.component} />);
 

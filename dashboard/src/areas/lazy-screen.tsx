@@ -8,7 +8,8 @@ import { ErrorPanel, Loading } from '../ui';
  * two chunks paid it twice (bench/dashboard-paint.ts measured 600 ms of a 940 ms first paint).
  * This one draws the loading line until the code is there, then the screen; a chunk that fails
  * to load (a deploy replaced it, the network dropped) says so with a retry instead of unmounting
- * the app.
+ * the app. `preload` asks for the code before the screen is drawn (App.tsx, for the address the
+ * app opens on).
  */
 // `ComponentType<any>` as React's own lazy() takes it: any screen, whatever its props.
 export function lazyScreen<T extends ComponentType<any>>(load: () => Promise<{ default: T }>): T {
@@ -45,5 +46,11 @@ export function lazyScreen<T extends ComponentType<any>>(load: () => Promise<{ d
     if (state.error) return <ErrorPanel error={state.error} onRetry={() => dispatch({ error: null, tries: state.tries + 1 })} />;
     return <Loading />;
   }
-  return LazyScreen as T;
+  return Object.assign(LazyScreen, { preload: () => start() }) as unknown as T;
+}
+
+/** A screen's code asked for ahead of its first drawing (lazyScreen's), or nothing for another component. */
+export function preloadScreen(component: ComponentType): Promise<void> {
+  const preload = (component as { preload?: () => Promise<void> }).preload;
+  return preload ? preload() : Promise.resolve();
 }
