@@ -77,9 +77,9 @@ export function Viz({ type, result, title, bucket }: { type: VizType; result: Wi
 /** The values as a table: visible for the table viz, else visually hidden (the chart's text alternative). */
 function ValuesTable({ points, title, kind, visible }: { points: Point[]; title: string; kind: WidgetResult['kind']; visible?: boolean }) {
   return (
-    <div className={visible ? 'dash-table-wrap' : 'dash-sr-only'}>
+    <div className={visible ? 'dash-table-wrap' : 'visually-hidden'}>
       <table className="dash-table" data-testid="widget-values">
-        <caption className="dash-sr-only">{title}</caption>
+        <caption className="visually-hidden">{title}</caption>
         <thead>
           <tr>
             <th scope="col">{kind === 'series' ? t('dashboards.viz.when') : t('dashboards.viz.group')}</th>

@@ -195,7 +195,7 @@ function Dashboard({ page, mine, onReload }: { page: Page; mine: MyLayout | null
           )}
         </div>
       </div>
-      <p className="dash-sr-only" aria-live="polite" data-testid="dash-announce">
+      <p className="visually-hidden" aria-live="polite" data-testid="dash-announce">
         {announce}
       </p>
       {data.dataUpdatedAt > 0 && !editing && (

@@ -79,7 +79,7 @@ function ExportForm({ conn, connectionName, table, search }: { conn: string; con
       </p>
       <form onSubmit={onSubmit} noValidate>
         <fieldset disabled={locked} className="transfer-plain">
-          <legend className="transfer-sr">{t('transfer.export.title')}</legend>
+          <legend className="visually-hidden">{t('transfer.export.title')}</legend>
           <fieldset className="transfer-choice">
             <legend>{t('transfer.export.format')}</legend>
             {FORMATS.map((f) => (

@@ -286,7 +286,7 @@ function MappingStep({ conn, table, upload, onRestart }: { conn: string; table: 
         <h2 id={`${id}-h`}>{t('transfer.import.step.mapping')}</h2>
         <p>{t('transfer.import.mappingIntro')}</p>
         <fieldset disabled={locked} className="transfer-plain">
-          <legend className="transfer-sr">{t('transfer.import.step.mapping')}</legend>
+          <legend className="visually-hidden">{t('transfer.import.step.mapping')}</legend>
           <DataTable
             className="transfer-table"
             variant="grid"
