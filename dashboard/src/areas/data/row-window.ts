@@ -114,7 +114,12 @@ export class RowWindow {
 
   dispose(): void {
     this.disposed = true;
-    for (const c of this.inflight.values()) c.abort();
+    for (const [key, c] of this.inflight) {
+      // The prefetched first page is aborted a moment later, unless the window is loaded again at
+      // once (StrictMode runs an effect, its cleanup and the effect again): then it is still wanted.
+      if (key === 'prefetched') queueMicrotask(() => this.disposed && c.abort());
+      else c.abort();
+    }
     this.seekController?.abort();
   }
 
