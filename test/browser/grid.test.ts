@@ -408,6 +408,21 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       await page.getByRole('status').getByText(msg('data.toast.undone')).waitFor();
       await expect.poll(stored).toBe(null);
 
+      // Scrolled sideways, the selection and key columns stay at the left (frozen).
+      await page.getByRole('grid').evaluate((el) => {
+        el.scrollLeft = el.scrollWidth;
+      });
+      const [selectBox, keyBox, gridBox] = await Promise.all([
+        row.locator('[aria-colindex="1"]').boundingBox(),
+        row.locator('[data-column="id"]').boundingBox(),
+        page.getByRole('grid').boundingBox(),
+      ]);
+      expect(Math.abs(selectBox!.x - gridBox!.x)).toBeLessThan(3);
+      expect(Math.abs(keyBox!.x - (selectBox!.x + selectBox!.width))).toBeLessThan(3);
+      await page.getByRole('grid').evaluate((el) => {
+        el.scrollLeft = 0;
+      });
+
       // A CHECK constraint's refusal names it.
       await row.locator('[data-column="qty"]').dblclick();
       await page.getByRole('textbox', { name: 'Edit Qty' }).fill('-5');
@@ -446,6 +461,12 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       await page.getByRole('grid').evaluate((el) => {
         el.scrollLeft = el.scrollWidth;
       });
+      // Scrolled sideways, the selection column stays at the left (frozen); the key column does not on a grid this narrow.
+      const [selectBox, gridBox] = await Promise.all([
+        page.locator('[role="row"][aria-rowindex="26"] [aria-colindex="1"]').boundingBox(),
+        page.getByRole('grid').boundingBox(),
+      ]);
+      expect(Math.abs(selectBox!.x - gridBox!.x)).toBeLessThan(3);
       await cell(page, 24, 'notes').dblclick();
       const editor = page.getByRole('group', { name: 'Edit Notes' });
       await editor.waitFor();

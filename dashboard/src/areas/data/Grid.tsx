@@ -27,6 +27,7 @@ import { columnError, columnErrors, useDataParams, useToasts } from './shared';
 import { parseView, paths, viewQuery, type View } from './view';
 import './data.css';
 
+/** The selection column's width, px (data.css places a frozen key column this far from the left). */
 const SELECT_W = 88;
 
 function widthOf(c: Column): number {
@@ -177,6 +178,8 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
   const items = virtual.rows;
   const headerId = (c: Column) => `data-col-${c.name}`;
   const count = store.ready ? (store.totalExact ? t('data.grid.count', { count: store.total }) : t('data.grid.countAbout', { count: store.total })) : '';
+  // The selection column is always frozen at the left; so is the key column when it comes first (data.css).
+  const frozenKey = columns.length > 1 && columns[0]!.name === table.primaryKey?.columns[0];
   const rowHref = (id: string) => (at?.rowHref ? at.rowHref(id) : paths.row(conn, table.ref, id));
   const goToRow = (index: number) => {
     virtual.scrollToIndex(index, 'start');
@@ -276,6 +279,7 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
           aria-rowcount={store.totalExact ? store.total + 1 : -1}
           aria-colcount={colCount}
           aria-readonly={!canWrite || undefined}
+          data-frozen-key={frozenKey || undefined}
           onKeyDown={onGridKey}
         >
           <div role="rowgroup" className="data-head" style={{ width }}>
