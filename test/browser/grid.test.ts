@@ -656,6 +656,24 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       expectNoProblems(problems);
     });
 
+    it('names the foreign key that refuses a bulk delete', async (ctx) => {
+      if (!available) return ctx.skip();
+      const { page, problems } = await openPage({ viewport: { width: 1440, height: 900 } });
+      await signIn(page, inst.url, EDITOR);
+      await page.goto(gridUrl('customer', '?sort=id'));
+      await onScreen(page, 'grid-customer', 'Customer');
+      await expect.poll(() => cell(page, 0, 'name').textContent()).not.toBe('');
+      const id = await page.locator('[role="row"][aria-rowindex="2"]').getAttribute('data-record');
+      await page.getByLabel(msg('data.grid.selectRow', { id: id! }), { exact: true }).check();
+      await page.getByRole('button', { name: msg('data.selection.delete') }).click();
+      // PostgreSQL names the constraint; SQLite's refusal names none.
+      const expected =
+        dialect === 'postgres' ? msg('data.refused.foreignKey', { constraint: 'product_customer_id_fkey' }) : msg('data.refused.foreignKeyUnnamed');
+      await page.getByRole('status').getByText(expected, { exact: true }).waitFor();
+      await onScreen(page, 'grid-delete-refused', 'Customer');
+      expectNoProblems(problems, [409]);
+    });
+
     it('shows a row another client changed', async (ctx) => {
       if (!available) return ctx.skip();
       const { page, problems } = await openPage();

@@ -1,7 +1,7 @@
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { Link, useSearch } from 'wouter';
 import { t } from '../../i18n/t';
-import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
+import { ErrorPanel, Loading, useTitle } from '../../ui';
 import {
   TableMissing,
   useBulkRows,
@@ -23,7 +23,7 @@ import { ROW_H, useGridPaging } from './grid-paging';
 import { useGridSelection } from './grid-selection';
 import { useGridToolbar } from './grid-toolbar';
 import { RowForm } from './RowForm';
-import { columnError, columnErrors, useDataParams, useToasts } from './shared';
+import { columnError, columnErrors, useDataParams, useToasts, writeErrorText } from './shared';
 import { parseView, paths, viewQuery, type View } from './view';
 import './data.css';
 
@@ -617,7 +617,7 @@ function CreatePanel({
       <h2 id="data-create-title">{t('data.create.title')}</h2>
       {error !== null && (
         <p className="form-error" role="alert">
-          {errorText(error)}
+          {writeErrorText(error)}
         </p>
       )}
       <RowForm

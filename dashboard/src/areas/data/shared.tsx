@@ -46,13 +46,16 @@ export function refusalText(err: unknown): string | null {
   }
 }
 
+/** The message of a failed write as a whole: the database's refusal in its words, else the error's own. */
+export const writeErrorText = (err: unknown): string => refusalText(err) ?? errorText(err);
+
 /** The message of a failed write for one column: the server's issue for it, else the database's refusal, else the error's own. */
 export function columnError(err: unknown, column: string): string {
   if (err instanceof ApiError) {
     const issue = err.issues.find((i) => i.path === `body.values.${column}` || i.path.endsWith(`.values.${column}`));
     if (issue) return issue.message;
   }
-  return refusalText(err) ?? errorText(err);
+  return writeErrorText(err);
 }
 
 /** Field messages of a failed create or update, by column. */
