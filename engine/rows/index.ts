@@ -38,3 +38,4 @@ export { deleteRow, insertRow, keysToGive, updateRow, type Assignment } from './
 export { setField, wireRowMaker, type WireRowMaker } from './wire-row.js';
 export { sheetText, unescapeSheetText, type SheetCell } from './sheet-text.js';
 export { readsColumn, type ReadRuleColumn } from './column-access.js';
+export { cancellable, StatementCancelled } from './cancel.js';

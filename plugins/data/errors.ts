@@ -1,5 +1,5 @@
 import { AppError } from '../../kernel/api.js';
-import { RowInputError, type RowDialect } from '../../engine/rows/index.js';
+import { RowInputError, StatementCancelled, type RowDialect } from '../../engine/rows/index.js';
 
 export const DATA_ERRORS = {
   CONNECTION_READ_ONLY: { status: 409, message: 'This connection is read-only; rows cannot be written through it.' },
@@ -11,11 +11,14 @@ export const DATA_ERRORS = {
   },
   UNDO_EXPIRED: { status: 409, message: 'This undo token has expired (undo is possible for 10 minutes after a write).' },
   UNDO_ALREADY_USED: { status: 409, message: 'This undo token has already been used.' },
+  // 499 (a client that closed its request, as proxies log it): nobody reads this answer, the log does.
+  REQUEST_CANCELLED: { status: 499, message: 'The client went away before the rows were read; the statement was cancelled.' },
 };
 
 /** Reads: the row code's refusals and a changed database, in the API's words. */
 export function fromRead(d: RowDialect, err: unknown): unknown {
   if (err instanceof RowInputError) return validation(err);
+  if (err instanceof StatementCancelled) return new AppError('REQUEST_CANCELLED');
   if (!(err instanceof AppError) && d.missingObject(err)) return new AppError('SCHEMA_OUT_OF_DATE');
   return err;
 }

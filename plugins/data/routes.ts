@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { type Kernel, noBody, type Principal, route, type RouteDefinition } from '../../kernel/api.js';
 import { DATA_READ, DATA_WRITE } from './access.js';
 import {
@@ -21,6 +22,15 @@ const data = (kernel: Kernel) => kernel.plugin(dataServiceRef);
 // Every route here has a permission, so the kernel always sets the principal.
 const who = (p: Principal | null) => p!;
 const tags = ['Data'];
+
+/** Aborts when the connection closes before the answer is written: the client cancelled (a dashboard's Cancel, a page left). */
+function clientGone(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
+}
 
 export const dataRoutes: RouteDefinition[] = [
   // First: a static segment, listed before the /data/:connectionId/:table pattern it also fits.
@@ -48,7 +58,9 @@ export const dataRoutes: RouteDefinition[] = [
     tags,
     permission: DATA_READ,
     schema: { params: tableParams, query: listQuery, response: { 200: listResponse } },
-    handler: async ({ kernel, principal, params, query }) => ({ data: await data(kernel).list(who(principal), params.connectionId, params.table, query) }),
+    handler: async ({ kernel, principal, params, query, reply }) => ({
+      data: await data(kernel).list(who(principal), params.connectionId, params.table, query, clientGone(reply.raw)),
+    }),
   }),
   route({
     method: 'POST',

@@ -3,6 +3,7 @@ import {
   countRows,
   PlannerEstimates,
   listRows,
+  cancellable,
   parseListParams,
   parseRecordId,
   readRow,
@@ -135,7 +136,12 @@ export class DataService implements DataProvides {
     return { table, readable: view.readable, readableNames: view.readableNames, wholeTable: read.all };
   }
 
-  async list(principal: Principal, connectionId: string, ref: string, query: Record<string, unknown>): Promise<ListAnswer> {
+  /**
+   * One page of a table's rows and their count. `signal` is the caller going away (the client
+   * closed its request): a search, which may scan a whole big table, is then cancelled in the
+   * database (engine/rows/cancel.ts, decisions DA14); other pages run to their end (they are short).
+   */
+  async list(principal: Principal, connectionId: string, ref: string, query: Record<string, unknown>, signal?: AbortSignal): Promise<ListAnswer> {
     const grants = grantsFor(principal, connectionId, ref, 'read');
     // Every list asks: the effective schema without an async step when it is kept.
     const { table, view } = targetIn(this.schemas.effectiveNow(connectionId) ?? (await this.schemas.effective(connectionId)), ref, 'read', grants);
@@ -144,16 +150,19 @@ export class DataService implements DataProvides {
     // await`: an async function that returns a promise settles two steps after it, not one.
     return await this.connections.withSource(connectionId, async (db, info) => {
       const d = rowDialect(info.dialect);
-      try {
-        const page = await listRows(db, d, table, params, {
+      const read = async (on: typeof db): Promise<ListAnswer> => {
+        const page = await listRows(on, d, table, params, {
           output: params.fields ?? view.readable,
           searchable: view.readable,
           cursors: this.kernel.signer('data.cursor'),
         });
-        const count = await countRows(db, d, table, whereSql(d, params.filters, params.search, view.readable), {
+        const count = await countRows(on, d, table, whereSql(d, params.filters, params.search, view.readable), {
           estimates: { cache: this.estimates, scope: connectionId },
         });
         return { rows: page.rows, recordIds: page.recordIds, nextCursor: page.nextCursor, total: count.total, totalExact: count.exact };
+      };
+      try {
+        return params.search === null ? await read(db) : await cancellable(db, d, signal, read);
       } catch (err) {
         throw fromRead(d, err);
       }

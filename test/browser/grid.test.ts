@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../plugins/auth/testing.js';
 import type { HttpClient } from '../helpers/client.js';
@@ -23,12 +23,13 @@ const PG_DDL = `
     id serial primary key,
     name varchar(20) not null,
     price numeric(10, 2),
-    qty integer not null default 0,
+    qty integer not null default 0 constraint product_qty_check check (qty >= 0),
     active boolean not null default true,
     released_at timestamptz,
     meta jsonb,
     mood mood,
-    customer_id integer references customer(id)
+    customer_id integer references customer(id),
+    notes text
   );`;
 
 const SQLITE_DDL = `
@@ -37,12 +38,13 @@ const SQLITE_DDL = `
     id integer primary key autoincrement,
     name varchar(20) not null,
     price decimal(10, 2),
-    qty integer not null default 0,
+    qty integer not null default 0 constraint product_qty_check check (qty >= 0),
     active boolean not null default 1,
     released_at datetime,
     meta json,
     mood text check (mood in ('happy', 'sad', 'calm')),
-    customer_id integer references customer(id)
+    customer_id integer references customer(id),
+    notes text
   );`;
 
 const pad = (i: number) => String(i).padStart(2, '0');
@@ -355,6 +357,127 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       expectNoProblems(problems);
     });
 
+    it('asks for each view’s first page once; Enter saves and Shift+Enter adds a line; Ctrl+Z undoes; a refusal names its constraint; focus stays on the grid after a bulk delete (1440 px)', async (ctx) => {
+      if (!available) return ctx.skip();
+      const { page, problems, requested } = await openPage({ viewport: { width: 1440, height: 900 } });
+      await signIn(page, inst.url, EDITOR);
+      /** The first pages (limit=100, no cursor) of the product table asked for since `from`, whose query has `part`. */
+      const firstPages = (from: number, part: string) =>
+        requested
+          .slice(from)
+          .map((u) => decodeURIComponent(u))
+          .filter((u) => u.includes(`/api/v1/data/${conn}/product?`) && u.includes('limit=100') && !u.includes('cursor=') && u.includes(part));
+      let mark = requested.length;
+      await page.goto(gridUrl('product', '?sort=id'));
+      await onScreen(page, 'grid-1440', 'Product');
+      await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('Item 01');
+      expect(firstPages(mark, 'sort=id')).toHaveLength(1);
+      // A sort and a search: one first page each.
+      mark = requested.length;
+      await page.getByRole('columnheader', { name: /^Qty/ }).getByRole('button').click();
+      await expect.poll(() => new URL(page.url()).search).toBe('?sort=qty');
+      await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('Item 01');
+      expect(firstPages(mark, 'sort=qty')).toHaveLength(1);
+      mark = requested.length;
+      await page.getByLabel(msg('data.grid.search')).fill('item 1');
+      await page.getByRole('button', { name: msg('data.grid.searchSubmit') }).click();
+      await countText(page).getByText('10 rows').waitFor();
+      expect(firstPages(mark, 'search=item 1')).toHaveLength(1);
+      // The position indicator counts from the first row in view.
+      await page.getByText('Row 1 of 10', { exact: true }).waitFor();
+      expect(await page.locator('.data-help').textContent()).toBe(msg('data.grid.keysHelp'));
+
+      // Text: Shift+Enter is a new line, Enter saves (no trailing newline).
+      const row = rowOf(page, 'Item 10');
+      const id = await row.getAttribute('data-record');
+      await row.locator('[data-column="notes"]').dblclick();
+      const notes = page.getByRole('textbox', { name: 'Edit Notes' });
+      await notes.pressSequentially('first line');
+      await page.keyboard.press('Shift+Enter');
+      await notes.pressSequentially('second line');
+      await page.keyboard.press('Enter');
+      await page
+        .getByRole('status')
+        .getByText(msg('data.toast.updated', { column: 'Notes' }))
+        .waitFor();
+      const stored = async () => (await admin.get(`/api/v1/data/${conn}/product/${id}`)).body.data.row.notes;
+      expect(await stored()).toBe('first line\nsecond line');
+      // The focus is back on the cell: Ctrl+Z undoes the write (the toast's Undo is not needed).
+      await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-column'))).toBe('notes');
+      await page.keyboard.press('Control+z');
+      await page.getByRole('status').getByText(msg('data.toast.undone')).waitFor();
+      await expect.poll(stored).toBe(null);
+
+      // Scrolled sideways, the selection and key columns stay at the left (frozen).
+      await page.getByRole('grid').evaluate((el) => {
+        el.scrollLeft = el.scrollWidth;
+      });
+      const [selectBox, keyBox, gridBox] = await Promise.all([
+        row.locator('[aria-colindex="1"]').boundingBox(),
+        row.locator('[data-column="id"]').boundingBox(),
+        page.getByRole('grid').boundingBox(),
+      ]);
+      expect(Math.abs(selectBox!.x - gridBox!.x)).toBeLessThan(3);
+      expect(Math.abs(keyBox!.x - (selectBox!.x + selectBox!.width))).toBeLessThan(3);
+      await page.getByRole('grid').evaluate((el) => {
+        el.scrollLeft = 0;
+      });
+
+      // A CHECK constraint's refusal names it.
+      await row.locator('[data-column="qty"]').dblclick();
+      await page.getByRole('textbox', { name: 'Edit Qty' }).fill('-5');
+      await page.keyboard.press('Enter');
+      const refusal = row.locator('[data-column="qty"]').getByRole('alert');
+      await refusal.waitFor();
+      expect(await refusal.textContent()).toBe(msg('data.refused.check', { constraint: 'product_qty_check' }));
+      await onScreen(page, 'grid-refused-1440', 'Product');
+      await page.keyboard.press('Escape');
+
+      // A bulk delete leaves the focus on the grid, not on <body>; Ctrl+Z brings the rows back.
+      const ids = await Promise.all([2, 3].map((i) => page.locator(`[role="row"][aria-rowindex="${i}"]`).getAttribute('data-record')));
+      for (const rid of ids) await page.getByLabel(msg('data.grid.selectRow', { id: rid! }), { exact: true }).check();
+      await page.getByRole('button', { name: msg('data.selection.delete') }).click();
+      await countText(page).getByText('8 rows').waitFor();
+      await expect.poll(() => page.evaluate(() => !!document.activeElement?.closest('[role="grid"]'))).toBe(true);
+      await page.keyboard.press('Control+z');
+      await countText(page).getByText('10 rows').waitFor();
+      expectNoProblems(problems, [400]);
+    });
+
+    it('keeps the cell editor inside the grid and offers the position and go-to-row at 390 px', async (ctx) => {
+      if (!available) return ctx.skip();
+      const { page, problems } = await openPage({ viewport: { width: 390, height: 844 } });
+      await signIn(page, inst.url, EDITOR);
+      await page.goto(gridUrl('product', '?sort=id'));
+      await onScreen(page, 'grid-390', 'Product');
+      await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('Item 01');
+      await page.getByText('Row 1 of 30', { exact: true }).waitFor();
+      await page.getByLabel(msg('data.grid.goToLabel')).fill('25');
+      await page.getByRole('button', { name: msg('data.grid.goToSubmit') }).click();
+      await expect.poll(() => page.evaluate(() => document.activeElement?.closest('[role="row"]')?.getAttribute('aria-rowindex'))).toBe('26');
+      // As far down as the rows go: row 25 at the top, or the last rows in view.
+      await page.getByText(/^Row ([2-9]|[12]\d) of 30$/).waitFor();
+      // The last column's editor, opened from a cell at the grid's right edge, stays within the grid's box.
+      await page.getByRole('grid').evaluate((el) => {
+        el.scrollLeft = el.scrollWidth;
+      });
+      // Scrolled sideways, the selection column stays at the left (frozen); the key column does not on a grid this narrow.
+      const [selectBox, gridBox] = await Promise.all([
+        page.locator('[role="row"][aria-rowindex="26"] [aria-colindex="1"]').boundingBox(),
+        page.getByRole('grid').boundingBox(),
+      ]);
+      expect(Math.abs(selectBox!.x - gridBox!.x)).toBeLessThan(3);
+      await cell(page, 24, 'notes').dblclick();
+      const editor = page.getByRole('group', { name: 'Edit Notes' });
+      await editor.waitFor();
+      await onScreen(page, 'grid-editor-390', 'Product');
+      const [box, grid] = await Promise.all([editor.boundingBox(), page.getByRole('grid').boundingBox()]);
+      expect(box!.x).toBeGreaterThanOrEqual(grid!.x);
+      expect(box!.x + box!.width).toBeLessThanOrEqual(grid!.x + grid!.width);
+      await page.keyboard.press('Escape');
+      expectNoProblems(problems);
+    });
+
     // Defined for PostgreSQL only (the long table is filled there); not a skipped test on SQLite.
     postgresOnly('jumps far down a long table without loading what lies between', async (ctx) => {
       if (!available) return ctx.skip();
@@ -388,6 +511,97 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('big 1');
       expectNoProblems(problems);
     });
+
+    postgresOnly(
+      'shows the position in a long table, goes to a row, has the rows ahead of the scroll loaded, and cancels a slow search in the browser and the database',
+      async (ctx) => {
+        if (!available) return ctx.skip();
+        const c = new pg.Client({ connectionString: src!.url });
+        await c.connect();
+        await c.query(
+          `create table long (id serial primary key, name text not null); insert into long (name) select 'long ' || g from generate_series(1, 5000) g; analyze long`,
+        );
+        // Every row read through the view waits 10 ms (plpgsql is never inlined): a search over it runs for most of a minute.
+        await c.query(`create function slow_text(t text) returns text language plpgsql immutable as $$ begin perform pg_sleep(0.01); return t; end $$`);
+        await c.query(`create view slow_long as select id, slow_text(name) as name from long`);
+        await post(admin, `/api/v1/connections/${conn}/introspect`, undefined);
+        const running = async () =>
+          (
+            await c.query(
+              `select count(*)::int as n from pg_stat_activity where datname = current_database() and state = 'active' and query ilike '%slow_long%' and pid <> pg_backend_pid()`,
+            )
+          ).rows[0].n as number;
+        try {
+          for (const viewport of [
+            { width: 1440, height: 900 },
+            { width: 390, height: 844 },
+          ]) {
+            const { page, problems, requested } = await openPage({ viewport });
+            await signIn(page, inst.url, EDITOR);
+            await page.goto(gridUrl('long'));
+            await onScreen(page, `grid-long-${viewport.width}`, 'Long');
+            await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('long 1');
+            await page.getByText('Row 1 of 5,000', { exact: true }).waitFor();
+
+            // Go to row 4,000: it is drawn, named in the indicator, and holds the focus.
+            await page.getByLabel(msg('data.grid.goToLabel')).fill('4000');
+            await page.getByRole('button', { name: msg('data.grid.goToSubmit') }).click();
+            await expect.poll(() => cell(page, 3999, 'name').textContent()).toBe('long 4000');
+            await page.getByText('Row 4,000 of 5,000', { exact: true }).waitFor();
+            await expect.poll(() => page.evaluate(() => document.activeElement?.closest('[role="row"]')?.getAttribute('aria-rowindex'))).toBe('4001');
+
+            // Scrolling down from the top loads the rows ahead: with the data API held, rows 100 further are there already.
+            await page.getByRole('grid').evaluate((el) => {
+              el.scrollTop = 0;
+            });
+            await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('long 1');
+            const height = await page.locator('[role="row"][aria-rowindex="2"]').evaluate((el) => el.getBoundingClientRect().height);
+            await page.getByRole('grid').evaluate((el, top) => {
+              el.scrollTop = top;
+            }, 150 * height);
+            await expect.poll(() => cell(page, 150, 'name').textContent()).toBe('long 151');
+            const settled = requested.length;
+            await expect
+              .poll(async () => {
+                const n = requested.length;
+                await page.waitForTimeout(300);
+                return requested.length === n;
+              })
+              .toBe(true);
+            const held: Route[] = [];
+            await page.route('**/api/v1/data/**', (route) => void held.push(route));
+            await page.getByRole('grid').evaluate((el, top) => {
+              el.scrollTop = top;
+            }, 250 * height);
+            await expect.poll(() => cell(page, 250, 'name').textContent()).toBe('long 251');
+            expect(await page.locator('[role="row"][aria-rowindex="252"]').getAttribute('aria-busy')).toBe(null);
+            for (const route of held) await route.continue();
+            await page.unrouteAll();
+            expect(settled).toBeGreaterThan(0);
+
+            // A slow search shows that it runs and can be cancelled: the request is aborted, the statement cancelled, the rows before it back.
+            await page.goto(gridUrl('slow_long', '?sort=id'));
+            await onScreen(page, `grid-slow-${viewport.width}`, 'Slow long');
+            await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('long 1');
+            await page.getByLabel(msg('data.grid.search')).fill('nowhere');
+            await page.getByRole('button', { name: msg('data.grid.searchSubmit') }).click();
+            const status = page.getByRole('status').filter({ hasText: msg('data.grid.searching') });
+            await status.waitFor();
+            await expect.poll(running, { timeout: 15_000 }).toBe(1);
+            await onScreen(page, `grid-searching-${viewport.width}`, 'Slow long');
+            await status.getByRole('button', { name: msg('data.grid.searchCancel') }).click();
+            await page.getByRole('status').getByText(msg('data.grid.searchCancelled')).waitFor();
+            await expect.poll(() => new URL(page.url()).search).toBe('?sort=id');
+            await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('long 1');
+            await expect.poll(running).toBe(0);
+            expect(await page.getByLabel(msg('data.grid.search')).inputValue()).toBe('');
+            expectNoProblems(problems);
+          }
+        } finally {
+          await c.end();
+        }
+      },
+    );
 
     it('lists the connections and their tables in the navigation while working there; a table there opens its grid', async (ctx) => {
       if (!available) return ctx.skip();
@@ -440,6 +654,24 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       await cell(page, 0, 'name').dblclick();
       expect(await page.locator('.data-cell-editor').count()).toBe(0);
       expectNoProblems(problems);
+    });
+
+    it('names the foreign key that refuses a bulk delete', async (ctx) => {
+      if (!available) return ctx.skip();
+      const { page, problems } = await openPage({ viewport: { width: 1440, height: 900 } });
+      await signIn(page, inst.url, EDITOR);
+      await page.goto(gridUrl('customer', '?sort=id'));
+      await onScreen(page, 'grid-customer', 'Customer');
+      await expect.poll(() => cell(page, 0, 'name').textContent()).not.toBe('');
+      const id = await page.locator('[role="row"][aria-rowindex="2"]').getAttribute('data-record');
+      await page.getByLabel(msg('data.grid.selectRow', { id: id! }), { exact: true }).check();
+      await page.getByRole('button', { name: msg('data.selection.delete') }).click();
+      // PostgreSQL names the constraint; SQLite's refusal names none.
+      const expected =
+        dialect === 'postgres' ? msg('data.refused.foreignKey', { constraint: 'product_customer_id_fkey' }) : msg('data.refused.foreignKeyUnnamed');
+      await page.getByRole('status').getByText(expected, { exact: true }).waitFor();
+      await onScreen(page, 'grid-delete-refused', 'Customer');
+      expectNoProblems(problems, [409]);
     });
 
     it('shows a row another client changed', async (ctx) => {

@@ -12,6 +12,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Omit the Origin header on unsafe methods (a non-browser caller). */
   noOrigin?: boolean;
+  /** Aborts the request (a client that goes away). */
+  signal?: AbortSignal;
 }
 
 /** Real HTTP with a cookie jar; unsafe methods carry the instance's Origin like a browser page would. */
@@ -44,7 +46,7 @@ export class HttpClient {
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(this.baseUrl + path, { method, headers, body: body as BodyInit | undefined, redirect: 'manual' });
+    const res = await fetch(this.baseUrl + path, { method, headers, body: body as BodyInit | undefined, redirect: 'manual', signal: opts.signal });
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(';');
       const eq = pair!.indexOf('=');

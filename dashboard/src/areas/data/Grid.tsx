@@ -1,7 +1,7 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { Link, useSearch } from 'wouter';
 import { t } from '../../i18n/t';
-import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
+import { ErrorPanel, Loading, useTitle } from '../../ui';
 import {
   TableMissing,
   useBulkRows,
@@ -11,7 +11,7 @@ import {
   visibleColumns,
   type Column,
   type OpResult,
-  type Page,
+  type Row,
   type Table,
   type TableInfo,
 } from './api';
@@ -23,10 +23,11 @@ import { ROW_H, useGridPaging } from './grid-paging';
 import { useGridSelection } from './grid-selection';
 import { useGridToolbar } from './grid-toolbar';
 import { RowForm } from './RowForm';
-import { columnError, columnErrors, useDataParams, useToasts } from './shared';
-import { parseView, paths, viewQuery } from './view';
+import { columnError, columnErrors, useDataParams, useToasts, writeErrorText } from './shared';
+import { parseView, paths, viewQuery, type View } from './view';
 import './data.css';
 
+/** The selection column's width, px (data.css places a frozen key column this far from the left). */
 const SELECT_W = 88;
 
 function widthOf(c: Column): number {
@@ -62,7 +63,7 @@ export function GridScreen({ at }: { at?: GridAt } = {}) {
   const info = useTableInfo(conn, table);
   useTitle('data.grid.title');
   // The first page is asked for with the schema, not after it: one round trip less before rows show.
-  const firstPage = useFirstPage(conn, table, viewQuery(parseView(useSearch())));
+  useFirstPage(conn, table, viewQuery(parseView(useSearch())));
   if (info.isPending) return <Loading />;
   if (info.isError) {
     if (info.error instanceof TableMissing)
@@ -79,7 +80,14 @@ export function GridScreen({ at }: { at?: GridAt } = {}) {
       </>
     );
   }
-  return <GridView conn={conn} info={info.data} firstPage={firstPage} base={at?.base} at={at} />;
+  return <GridView conn={conn} info={info.data} base={at?.base} at={at} />;
+}
+
+/** Whether a key typed in `target` is the field's own (its native undo, its text), not the grid's. */
+function inTextField(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable || target.closest('textarea, select')) return true;
+  return target instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit', 'reset'].includes(target.type);
 }
 
 /**
@@ -87,17 +95,23 @@ export function GridScreen({ at }: { at?: GridAt } = {}) {
  * of the view (paging), the writes' toasts and the permission to write, the selection and its
  * bulk actions, the cell being edited, and the keyboard.
  */
-function GridView({ conn, info, firstPage, base, at }: { conn: string; info: TableInfo; firstPage: Promise<Page>; base?: string; at?: GridAt }) {
+function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; base?: string; at?: GridAt }) {
   const { table, tables } = info;
   const toolbar = useGridToolbar(conn, table, base);
   const { view, query, panel } = toolbar;
-  const { store, columns, scroller, virtual, reload, applyResults } = useGridPaging(conn, table, view, query, firstPage);
+  const { store, columns, scroller, virtual, reload, applyResults } = useGridPaging(conn, table, view, query);
   const toasts = useToasts(applyResults);
   const { canWrite, forbid, writeFailed } = useGridWriteAccess(info.canWrite, toasts);
-  const selection = useGridSelection(conn, table, store, query, { reload, toasts, writeFailed });
-  const { selected, busy } = selection;
   const cell = useActiveCell(scroller);
   const { active } = cell;
+  /** Puts the focus back on the grid (its active cell, kept within the rows there are) after the control that had it went away. */
+  const focusGrid = () => {
+    cell.setActive((a) => ({ row: Math.max(0, Math.min(a.row, store.total - 1)), col: a.col }));
+    if (store.total > 0) cell.focusActive();
+    else scroller.current?.focus();
+  };
+  const selection = useGridSelection(conn, table, store, query, { reload, toasts, writeFailed, onDeleted: focusGrid });
+  const { selected, busy } = selection;
   const { editing, editable, startEdit, cancelEdit, changeDraft, saveEdit } = useGridEditing(conn, table, columns, store, canWrite, {
     forbid,
     toasts,
@@ -118,12 +132,60 @@ function GridView({ conn, info, firstPage, base, at }: { conn: string; info: Tab
     toggle: selection.toggle,
   });
 
+  // Ctrl/⌘+Z anywhere on the screen but in a text field (which keeps its own undo): the last write of this tab.
+  const undoLast = useRef(toasts.undoLast);
+  undoLast.current = toasts.undoLast;
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (!(e.ctrlKey || e.metaKey) || e.shiftKey || e.altKey || e.key.toLowerCase() !== 'z' || inTextField(e.target)) return;
+      if (undoLast.current()) e.preventDefault();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  // A search under way can be cancelled: its request is aborted and the view it replaced comes back.
+  const lastShown = useRef<View | null>(null);
+  if (store.ready) lastShown.current = view;
+  const searching = !store.ready && store.error === null && view.search !== '';
+  const cancelSearch = () => {
+    store.dispose();
+    const back = lastShown.current && lastShown.current.search !== view.search ? lastShown.current : { ...view, search: '' };
+    toolbar.setView(back);
+    toasts.show(t('data.grid.searchCancelled'), null);
+  };
+
+  // The rows' handlers, stable across renders: a row re-renders only when its own props change.
+  const handlers = { setActive: cell.setActive, startEdit, toggle: selection.toggle, editable, changeDraft, saveEdit, cancelEdit };
+  const latest = useRef(handlers);
+  latest.current = handlers;
+  const on = useMemo<RowHandlers>(
+    () => ({
+      setActive: (a) => latest.current.setActive(a),
+      startEdit: (index, col) => latest.current.startEdit(index, col),
+      toggle: (id, row) => latest.current.toggle(id, row),
+      editable: (c) => latest.current.editable(c),
+      changeDraft: (d) => latest.current.changeDraft(d),
+      saveEdit: () => void latest.current.saveEdit(),
+      cancelEdit: () => latest.current.cancelEdit(),
+    }),
+    [],
+  );
+
   const label = table.display.label || table.name;
   const template = `${SELECT_W}px ${columns.map((c) => `${widthOf(c)}px`).join(' ')}`;
   const width = SELECT_W + columns.reduce((n, c) => n + widthOf(c), 0);
   const items = virtual.rows;
   const headerId = (c: Column) => `data-col-${c.name}`;
   const count = store.ready ? (store.totalExact ? t('data.grid.count', { count: store.total }) : t('data.grid.countAbout', { count: store.total })) : '';
+  // The selection column is always frozen at the left; so is the key column when it comes first (data.css).
+  const frozenKey = columns.length > 1 && columns[0]!.name === table.primaryKey?.columns[0];
+  const rowHref = (id: string) => (at?.rowHref ? at.rowHref(id) : paths.row(conn, table.ref, id));
+  const goToRow = (index: number) => {
+    virtual.scrollToIndex(index, 'start');
+    cell.setActive((a) => ({ row: index, col: a.col }));
+    cell.focusActive();
+  };
 
   return (
     <div className="data-grid-screen">
@@ -192,16 +254,32 @@ function GridView({ conn, info, firstPage, base, at }: { conn: string; info: Tab
       )}
       {toasts.view}
       {store.error !== null && <ErrorPanel error={store.error} onRetry={reload} />}
-      {!store.ready && store.error === null && <Loading />}
+      {searching && (
+        <div className="data-searching" role="status">
+          <span>{t('data.grid.searching')}</span>
+          <button type="button" className="secondary" onClick={cancelSearch}>
+            {t('data.grid.searchCancel')}
+          </button>
+        </div>
+      )}
+      {!store.ready && store.error === null && !searching && <Loading />}
+      {store.ready && store.total > 0 && (
+        <div className="data-position-bar">
+          <Position subscribe={virtual.subscribeTop} topRow={virtual.topRow} total={store.total} exact={store.totalExact} />
+          <GoToRow total={store.total} onGo={goToRow} />
+        </div>
+      )}
       {store.ready && (
         <div
           ref={scroller}
           className="data-grid"
           role="grid"
+          tabIndex={-1}
           aria-label={label}
           aria-rowcount={store.totalExact ? store.total + 1 : -1}
           aria-colcount={colCount}
           aria-readonly={!canWrite || undefined}
+          data-frozen-key={frozenKey || undefined}
           onKeyDown={onGridKey}
         >
           <div role="rowgroup" className="data-head" style={{ width }}>
@@ -234,94 +312,174 @@ function GridView({ conn, info, firstPage, base, at }: { conn: string; info: Tab
           </div>
           {store.total === 0 && <p className="data-empty">{t('data.grid.empty')}</p>}
           <div role="rowgroup" className="data-body" style={{ height: virtual.bodyHeight, width }}>
-            {items.map((item) => {
-              const entry = store.rowAt(item.index);
-              const id = entry?.id ?? null;
-              return (
-                <div
-                  role="row"
-                  key={item.index}
-                  aria-rowindex={item.index + 2}
-                  aria-selected={id !== null ? selected.has(id) : undefined}
-                  aria-busy={entry ? undefined : true}
-                  className="data-row"
-                  data-record={id ?? undefined}
-                  style={{
-                    transform: `translateY(${item.start}px)`,
-                    gridTemplateColumns: template,
-                    height: ROW_H,
-                    zIndex: editing?.index === item.index ? 5 : undefined,
-                  }}
-                >
-                  <div
-                    role="gridcell"
-                    aria-colindex={1}
-                    className="data-cell data-select"
-                    data-cell={`${item.index}:0`}
-                    tabIndex={active.row === item.index && active.col === 0 ? 0 : -1}
-                    onFocus={() => cell.setActive({ row: item.index, col: 0 })}
-                  >
-                    {entry && id !== null && (
-                      <>
-                        {canWrite && (
-                          <input
-                            type="checkbox"
-                            tabIndex={-1}
-                            aria-label={t('data.grid.selectRow', { id })}
-                            checked={selected.has(id)}
-                            onChange={() => selection.toggle(id, entry.row)}
-                          />
-                        )}
-                        <Link href={at?.rowHref ? at.rowHref(id) : paths.row(conn, table.ref, id)} tabIndex={-1} aria-label={t('data.grid.openRow', { id })}>
-                          {t('data.grid.open')}
-                        </Link>
-                      </>
-                    )}
-                  </div>
-                  {columns.map((c, ci) => {
-                    const isEditing = editing && editing.index === item.index && editing.column === c.name && editing.recordId === id;
-                    const value = entry?.row[c.name];
-                    return (
-                      <div
-                        role="gridcell"
-                        key={c.name}
-                        aria-colindex={ci + 2}
-                        data-cell={`${item.index}:${ci + 1}`}
-                        data-column={c.name}
-                        tabIndex={active.row === item.index && active.col === ci + 1 ? 0 : -1}
-                        aria-invalid={isEditing && editing.error ? true : undefined}
-                        aria-readonly={!editable(c) || undefined}
-                        className={`data-cell${isNumeric(c) ? ' data-num' : ''}${value === null ? ' data-null-value' : ''}${isEditing ? ' data-editing' : ''}`}
-                        onFocus={(e) => {
-                          if (e.target === e.currentTarget) cell.setActive({ row: item.index, col: ci + 1 });
-                        }}
-                        onDoubleClick={() => startEdit(item.index, ci + 1)}
-                      >
-                        {entry ? (value === null ? t('data.value.nullShort') : cellText(c, value)) : ''}
-                        {isEditing && (
-                          <CellEditor
-                            conn={conn}
-                            table={table}
-                            tables={tables}
-                            column={c}
-                            editing={editing}
-                            onChange={changeDraft}
-                            onSave={() => void saveEdit()}
-                            onCancel={cancelEdit}
-                            alignEnd={ci >= columns.length - 2 && ci > 0}
-                          />
-                        )}
-                      </div>
-                    );
-                  })}
-                </div>
-              );
-            })}
+            <div className="data-layer" ref={virtual.layerRef}>
+              {items.map((item) => {
+                const entry = store.rowAt(item.index);
+                const id = entry?.id ?? null;
+                return (
+                  <GridRow
+                    key={item.index}
+                    index={item.index}
+                    top={item.start}
+                    template={template}
+                    columns={columns}
+                    row={entry?.row}
+                    id={id}
+                    selected={id !== null && selected.has(id)}
+                    activeCol={active.row === item.index ? active.col : null}
+                    editing={editing?.index === item.index ? editing : null}
+                    canWrite={canWrite}
+                    conn={conn}
+                    table={table}
+                    tables={tables}
+                    rowHref={at?.rowHref ? rowHref : null}
+                    on={on}
+                  />
+                );
+              })}
+            </div>
           </div>
         </div>
       )}
       <p className="data-help">{t(canWrite ? 'data.grid.keysHelp' : 'data.grid.keysHelpRead')}</p>
     </div>
+  );
+}
+
+/** What a row does through the grid (stable functions: they read the grid's latest state). */
+interface RowHandlers {
+  setActive: (a: { row: number; col: number }) => void;
+  startEdit: (index: number, colIndex: number) => void;
+  toggle: (id: string, row: Row) => void;
+  editable: (c: Column) => boolean;
+  changeDraft: (d: Draft) => void;
+  saveEdit: () => void;
+  cancelEdit: () => void;
+}
+
+interface GridRowProps {
+  index: number;
+  /** Top inside the rows' layer, px. */
+  top: number;
+  template: string;
+  columns: readonly Column[];
+  /** Undefined while the row is not loaded (drawn empty, busy). */
+  row: Row | undefined;
+  id: string | null;
+  selected: boolean;
+  /** The column of the grid's tab stop when it is on this row, else null. */
+  activeCol: number | null;
+  /** The cell being edited when it is on this row. */
+  editing: Editing | null;
+  canWrite: boolean;
+  conn: string;
+  table: Table;
+  tables: readonly Table[];
+  /** Where Open goes when the grid is shown on a page (the data area's row screen when null). */
+  rowHref: ((id: string) => string) | null;
+  on: RowHandlers;
+}
+
+/** One row of the grid; memoised, so scrolling draws only the rows that come into view. */
+const GridRow = memo(function GridRow(props: GridRowProps) {
+  const { index, row, id, columns, editing, activeCol, on, conn, table } = props;
+  return (
+    <div
+      role="row"
+      aria-rowindex={index + 2}
+      aria-selected={id !== null ? props.selected : undefined}
+      aria-busy={row ? undefined : true}
+      className="data-row"
+      data-record={id ?? undefined}
+      style={{
+        transform: `translateY(${props.top}px)`,
+        gridTemplateColumns: props.template,
+        height: ROW_H,
+        zIndex: editing ? 5 : undefined,
+      }}
+    >
+      <div
+        role="gridcell"
+        aria-colindex={1}
+        className="data-cell data-select"
+        data-cell={`${index}:0`}
+        tabIndex={activeCol === 0 ? 0 : -1}
+        onFocus={() => on.setActive({ row: index, col: 0 })}
+      >
+        {row && id !== null && (
+          <>
+            {props.canWrite && (
+              <input type="checkbox" tabIndex={-1} aria-label={t('data.grid.selectRow', { id })} checked={props.selected} onChange={() => on.toggle(id, row)} />
+            )}
+            <Link href={props.rowHref ? props.rowHref(id) : paths.row(conn, table.ref, id)} tabIndex={-1} aria-label={t('data.grid.openRow', { id })}>
+              {t('data.grid.open')}
+            </Link>
+          </>
+        )}
+      </div>
+      {columns.map((c, ci) => {
+        const isEditing = editing && editing.column === c.name && editing.recordId === id;
+        const value = row?.[c.name];
+        return (
+          <div
+            role="gridcell"
+            key={c.name}
+            aria-colindex={ci + 2}
+            data-cell={`${index}:${ci + 1}`}
+            data-column={c.name}
+            tabIndex={activeCol === ci + 1 ? 0 : -1}
+            aria-invalid={isEditing && editing.error ? true : undefined}
+            aria-readonly={!on.editable(c) || undefined}
+            className={`data-cell${isNumeric(c) ? ' data-num' : ''}${value === null ? ' data-null-value' : ''}${isEditing ? ' data-editing' : ''}`}
+            onFocus={(e) => {
+              if (e.target === e.currentTarget) on.setActive({ row: index, col: ci + 1 });
+            }}
+            onDoubleClick={() => on.startEdit(index, ci + 1)}
+          >
+            {row ? (value === null ? t('data.value.nullShort') : cellText(c, value)) : ''}
+            {isEditing && (
+              <CellEditor
+                conn={conn}
+                table={table}
+                tables={props.tables}
+                column={c}
+                editing={editing}
+                onChange={on.changeDraft}
+                onSave={on.saveEdit}
+                onCancel={on.cancelEdit}
+                alignEnd={ci >= columns.length - 2 && ci > 0}
+              />
+            )}
+          </div>
+        );
+      })}
+    </div>
+  );
+});
+
+/** "Row 500,000 of about 1,000,000": the first row in view; re-renders alone as rows pass. */
+function Position({ subscribe, topRow, total, exact }: { subscribe: (l: () => void) => () => void; topRow: () => number; total: number; exact: boolean }) {
+  const row = useSyncExternalStore(subscribe, topRow);
+  return <p className="data-position">{t(exact ? 'data.grid.position' : 'data.grid.positionAbout', { row: Math.min(row + 1, total), total })}</p>;
+}
+
+/** A row number to scroll to (1-based; past the end, the last row). */
+function GoToRow({ total, onGo }: { total: number; onGo: (index: number) => void }) {
+  const [text, setText] = useState('');
+  return (
+    <form
+      className="data-goto"
+      aria-label={t('data.grid.goTo')}
+      onSubmit={(e) => {
+        e.preventDefault();
+        const n = Number.parseInt(text.replace(/[^\d]/g, ''), 10);
+        if (Number.isFinite(n) && n >= 1) onGo(Math.min(n, total) - 1);
+      }}
+    >
+      <label htmlFor="data-goto-row">{t('data.grid.goToLabel')}</label>
+      <input id="data-goto-row" inputMode="numeric" size={9} value={text} onChange={(e) => setText(e.target.value)} />
+      <button type="submit">{t('data.grid.goToSubmit')}</button>
+    </form>
   );
 }
 
@@ -342,10 +500,27 @@ function CellEditor(props: {
     ref.current?.focus();
     if (ref.current && 'select' in ref.current && ref.current.tagName === 'INPUT') ref.current.select();
   }, []);
+  // Kept inside the grid's visible box: shifted left (or right) when it would pass an edge, and
+  // scrolled into view; never wider than the grid.
+  const box = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    const el = box.current;
+    const grid = el?.closest<HTMLElement>('.data-grid');
+    if (!el || !grid) return;
+    const g = grid.getBoundingClientRect();
+    el.style.maxWidth = `${Math.max(160, grid.clientWidth - 8)}px`;
+    const r = el.getBoundingClientRect();
+    const right = g.left + grid.clientWidth - 4;
+    let dx = r.right > right ? right - r.right : 0;
+    if (r.left + dx < g.left + 4) dx = g.left + 4 - r.left;
+    el.style.translate = `${Math.round(dx)}px 0`;
+    el.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+  }, []);
   const errorId = `data-edit-error-${column.name}`;
   const label = t('data.edit.label', { column: column.display.label || column.name });
   return (
     <div
+      ref={box}
       className={props.alignEnd ? 'data-cell-editor data-cell-editor-end' : 'data-cell-editor'}
       role="group"
       aria-label={label}
@@ -354,11 +529,8 @@ function CellEditor(props: {
         if (e.key === 'Escape') {
           e.preventDefault();
           onCancel();
-        } else if (
-          e.key === 'Enter' &&
-          ((e.target as HTMLElement).tagName !== 'TEXTAREA' || e.ctrlKey || e.metaKey) &&
-          (e.target as HTMLElement).tagName !== 'BUTTON'
-        ) {
+        } else if (e.key === 'Enter' && !e.shiftKey && (e.target as HTMLElement).tagName !== 'BUTTON') {
+          // Enter saves in every editor, a text area's too; Shift+Enter is a new line there.
           e.preventDefault();
           onSave();
         }
@@ -445,7 +617,7 @@ function CreatePanel({
       <h2 id="data-create-title">{t('data.create.title')}</h2>
       {error !== null && (
         <p className="form-error" role="alert">
-          {errorText(error)}
+          {writeErrorText(error)}
         </p>
       )}
       <RowForm

@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { useEffect, useMemo, useRef, useSyncExternalStore } from 'react';
+import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { api, ok, type Schemas } from '../../api/client';
 import { RowWindow, type SeekKey } from './row-window';
 import { bootstrapQuery, grantsTable } from '../../api/bootstrap';
@@ -84,36 +84,62 @@ export async function references(conn: string, table: string, recordId: string):
     .references;
 }
 
-/**
- * The first page of a view (`query`, view.ts's string), asked for as soon as the route is known
- * (with the schema, not after it: one round trip less before rows show). A failure is kept in
- * the promise; the window then asks again.
+/*
+ * The first page of a view is asked for as soon as the route is known (with the schema, not
+ * after it: one round trip less before rows show), and the window of that view takes it instead
+ * of asking again. It is kept here, by connection, table and view, not in a component: a screen
+ * whose first render is thrown away (a lazy part suspending) renders again without asking twice,
+ * and the window made for the view (once per view; twice under StrictMode) finds it. An answer
+ * nobody took is dropped after FIRST_PAGE_KEPT_MS: it is never served later as the current rows.
  */
-export function useFirstPage(conn: string, ref: string, query: string): Promise<Page> {
-  return useMemo(() => {
-    const page = listRows(conn, ref, RowWindow.firstQuery(query));
+interface FirstPage {
+  page: Promise<Page>;
+  /** Aborts its request: the window that took it is let go of (a cancelled search, another view). */
+  controller: AbortController;
+}
+const firstPages = new Map<string, FirstPage>();
+const FIRST_PAGE_KEPT_MS = 10_000;
+const firstPageKey = (conn: string, ref: string, query: string) => JSON.stringify([conn, ref, query]);
+
+/** Asks for the first page of a view (`query`, view.ts's string) unless it is already asked for; a failure is kept in the promise (the window then asks again). */
+export function useFirstPage(conn: string, ref: string, query: string): void {
+  useMemo(() => {
+    const key = firstPageKey(conn, ref, query);
+    if (firstPages.has(key)) return;
+    const controller = new AbortController();
+    const page = listRows(conn, ref, RowWindow.firstQuery(query), controller.signal);
     page.catch(() => undefined);
-    return page;
+    const entry = { page, controller };
+    firstPages.set(key, entry);
+    const forget = () => {
+      if (firstPages.get(key) === entry) firstPages.delete(key);
+    };
+    controller.signal.addEventListener('abort', forget);
+    setTimeout(forget, FIRST_PAGE_KEPT_MS);
   }, [conn, ref, query]);
 }
 
 /**
  * The rows of one view of a table (`query`), paged through the data API by keyset: a new window
  * whenever the view changes, re-rendering the caller as rows arrive. `reversed` (the view with
- * its sort reversed) and `seek` follow from the view and the table. `firstPage`, already asked
- * for by useFirstPage, serves the first window only; a later view reads its own.
+ * its sort reversed) and `seek` follow from the view and the table. The window starts from the
+ * first page useFirstPage asked for, when there is one.
  */
-export function useRowWindow(conn: string, ref: string, query: string, reversed: string | null, seek: SeekKey | null, firstPage: Promise<Page>): RowWindow {
+export function useRowWindow(conn: string, ref: string, query: string, reversed: string | null, seek: SeekKey | null): RowWindow {
   const store = useMemo(
     () => new RowWindow((q, signal) => listRows(conn, ref, q, signal), query, reversed, seek),
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [conn, ref, query],
   );
-  const prefetched = useRef<Promise<Page> | null>(firstPage);
   useEffect(() => {
-    void store.load(prefetched.current ?? undefined);
-    prefetched.current = null;
+    const key = firstPageKey(conn, ref, query);
+    const prefetched = firstPages.get(key);
+    void store.load(prefetched?.page, prefetched?.controller).then(() => {
+      // Taken: the next window of this view (a reload, coming back) reads the rows as they are then.
+      if (prefetched && firstPages.get(key) === prefetched) firstPages.delete(key);
+    });
     return () => store.dispose();
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [store]);
   useSyncExternalStore(store.subscribe, store.getVersion);
   return store;

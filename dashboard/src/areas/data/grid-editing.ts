@@ -1,10 +1,9 @@
 import { useCallback, useState } from 'react';
 import { t } from '../../i18n/t';
-import { errorText } from '../../ui';
 import { usePatchRow, type Column, type Table } from './api';
 import { draftOf, DraftError, valueOf, type Draft } from './editors';
 import type { RowWindow } from './row-window';
-import { columnError } from './shared';
+import { columnError, writeErrorText } from './shared';
 
 /** The cell being edited: where (row index, its record id, the column), the typed draft and the save's state. */
 export interface Editing {
@@ -34,7 +33,7 @@ export function useGridWriteAccess(mayWrite: boolean, toasts: Toasts) {
   const writeFailed = useCallback(
     (err: unknown) => {
       if (isForbidden(err)) setForbidden(true);
-      toasts.show(errorText(err), null, { error: true });
+      toasts.show(writeErrorText(err), null, { error: true });
     },
     [toasts],
   );

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { useLiveEvents } from '../../live/events';
-import { getRow, useRowWindow, visibleColumns, type OpResult, type Page, type Table } from './api';
+import { getRow, useRowWindow, visibleColumns, type OpResult, type Table } from './api';
 import { PAGE, seekable } from './row-window';
 import { useVirtualRows } from './rows-virtual';
 import { viewQuery, type View } from './view';
@@ -13,7 +13,7 @@ export const ROW_H = 34;
  * scroller and the pages around them, and keeping them current. `columns` are those a person
  * sees, known once the first row is (a column the API leaves out of the rows is not shown).
  */
-export function useGridPaging(conn: string, table: Table, view: View, query: string, firstPage: Promise<Page>) {
+export function useGridPaging(conn: string, table: Table, view: View, query: string) {
   // A far jump seeks on the first sort key (the primary key's first column without a sort).
   const pk = table.primaryKey?.columns ?? [];
   const seekColumn = view.sort[0] ? table.columns.find((c) => c.name === view.sort[0]!.column) : table.columns.find((c) => c.name === pk[0]);
@@ -25,7 +25,7 @@ export function useGridPaging(conn: string, table: Table, view: View, query: str
     // Read only when the window is made again, which the query decides.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [conn, table.ref, query]);
-  const store = useRowWindow(conn, table.ref, query, reversed, seek, firstPage);
+  const store = useRowWindow(conn, table.ref, query, reversed, seek);
 
   const sample = store.rowAt(0)?.row;
   // With `fields` (a page's columns), in their order; the primary key the API always answers comes first.
@@ -38,10 +38,13 @@ export function useGridPaging(conn: string, table: Table, view: View, query: str
 
   const scroller = useRef<HTMLDivElement>(null);
   const virtual = useVirtualRows(scroller, store.ready, store.total, ROW_H);
-  const { first, last } = virtual;
+  const { first, last, direction } = virtual;
+  // Rows are fetched a page ahead in the direction of the scroll, a few behind it.
   useEffect(() => {
-    store.ensure(Math.max(0, first - PAGE / 4), last + PAGE / 4);
-  }, [store, first, last, store.version]);
+    const ahead = PAGE;
+    const behind = PAGE / 8;
+    store.ensure(Math.max(0, first - (direction < 0 ? ahead : behind)), last + (direction < 0 ? behind : ahead));
+  }, [store, first, last, direction, store.version]);
 
   const reload = useCallback(() => void store.load(), [store]);
   /** A write's (or an undo's) rows as they are now: a create reloads the view, the others replace or drop rows. */

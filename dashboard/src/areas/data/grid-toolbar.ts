@@ -26,6 +26,7 @@ export function useGridToolbar(conn: string, table: Table, base?: string) {
   return {
     view,
     query,
+    setView,
     search: (text: string) => setView({ ...view, search: text }),
     filter: (filters: Filter[]) => setView({ ...view, filters }),
     /** A header's click: ascending → descending → none, on one column. */

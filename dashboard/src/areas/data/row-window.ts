@@ -88,6 +88,8 @@ export class RowWindow {
   ready = false;
   error: unknown = null;
   version = 0;
+  /** Changes whenever rows are loaded, let go of or removed (not when a loaded row is replaced): a selection of "every loaded row" holds while it is the same. */
+  loadedVersion = 0;
 
   constructor(
     private readonly fetchPage: Fetch,
@@ -104,14 +106,20 @@ export class RowWindow {
   };
   getVersion = () => this.version;
 
-  private changed(): void {
+  private changed(loadedChanged = true): void {
+    if (loadedChanged) this.loadedVersion++;
     this.version++;
     for (const l of this.listeners) l();
   }
 
   dispose(): void {
     this.disposed = true;
-    for (const c of this.inflight.values()) c.abort();
+    for (const [key, c] of this.inflight) {
+      // The prefetched first page is aborted a moment later, unless the window is loaded again at
+      // once (StrictMode runs an effect, its cleanup and the effect again): then it is still wanted.
+      if (key === 'prefetched') queueMicrotask(() => this.disposed && c.abort());
+      else c.abort();
+    }
     this.seekController?.abort();
   }
 
@@ -141,17 +149,23 @@ export class RowWindow {
     return base ? `${base}&limit=${FIRST_PAGE}` : `limit=${FIRST_PAGE}`;
   }
 
-  /** Reads the first page (again); `prefetched` is that page already asked for (its failure asks again). */
-  async load(prefetched?: Promise<Page>): Promise<void> {
+  /**
+   * Reads the first page (again); `prefetched` is that page already asked for (its failure asks
+   * again), `controller` its request's, aborted with the window (a cancelled search).
+   */
+  async load(prefetched?: Promise<Page>, controller?: AbortController): Promise<void> {
     this.error = null;
     // A window is loaded again after a dispose when React runs an effect twice (StrictMode).
     this.disposed = false;
     let page: Page | null;
     if (prefetched) {
+      if (controller) this.inflight.set('prefetched', controller);
       try {
         page = await prefetched;
       } catch {
         page = null;
+      } finally {
+        if (controller && this.inflight.get('prefetched') === controller) this.inflight.delete('prefetched');
       }
       if (this.disposed) return;
     } else page = null;
@@ -321,7 +335,7 @@ export class RowWindow {
         s.ids[k] = newId;
       }
     }
-    this.changed();
+    this.changed(newId !== recordId);
   }
 
   /** Takes deleted rows out; the rows after them move up. */

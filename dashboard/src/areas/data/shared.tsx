@@ -20,13 +20,42 @@ export function useDataParams(): { conn: string; table: string; recordId: string
   return { conn: decoded(p.conn), table: decoded(p.table), recordId: decoded(p.recordId) };
 }
 
-/** The message of a failed write for one column: the server's issue for it, else the error's own. */
+/**
+ * A database's refusal of a write in its own words: the reason and the constraint (or column)
+ * the data API answers in the error's params (`{reason: 'check', constraint: 'products_price_check'}`),
+ * or null when the error is not one.
+ */
+export function refusalText(err: unknown): string | null {
+  if (!(err instanceof ApiError)) return null;
+  const { reason, constraint: named } = err.params as { reason?: unknown; constraint?: unknown };
+  const constraint = typeof named === 'string' && named !== '' ? named : null;
+  const v = { constraint: constraint ?? '' };
+  switch (reason) {
+    case 'check':
+      return constraint ? t('data.refused.check', v) : t('data.refused.checkUnnamed');
+    case 'unique':
+      return constraint ? t('data.refused.unique', v) : t('data.refused.uniqueUnnamed');
+    case 'foreign-key':
+      return constraint ? t('data.refused.foreignKey', v) : t('data.refused.foreignKeyUnnamed');
+    case 'not-null':
+      return constraint ? t('data.refused.notNull', v) : t('data.refused.notNullUnnamed');
+    case 'invalid':
+      return constraint ? t('data.refused.invalid', v) : t('data.refused.invalidUnnamed');
+    default:
+      return null;
+  }
+}
+
+/** The message of a failed write as a whole: the database's refusal in its words, else the error's own. */
+export const writeErrorText = (err: unknown): string => refusalText(err) ?? errorText(err);
+
+/** The message of a failed write for one column: the server's issue for it, else the database's refusal, else the error's own. */
 export function columnError(err: unknown, column: string): string {
   if (err instanceof ApiError) {
     const issue = err.issues.find((i) => i.path === `body.values.${column}` || i.path.endsWith(`.values.${column}`));
     if (issue) return issue.message;
   }
-  return errorText(err);
+  return writeErrorText(err);
 }
 
 /** Field messages of a failed create or update, by column. */
@@ -59,18 +88,31 @@ export function useToasts(onUndone: (results: OpResult[]) => void) {
   const undo = useUndo();
   const pending = undo.isPending;
   const seq = useRef(0);
+  // The last write of this tab not yet undone (its toast may be gone or replaced by an error's): what Ctrl+Z undoes.
+  const lastWrite = useRef<Toast | null>(null);
   const show = useCallback((text: string, token: string | null, extra: Partial<Toast> = {}) => {
-    setToast({ id: ++seq.current, text, token, ...extra });
+    const next = { id: ++seq.current, text, token, ...extra };
+    if (token && !next.redo) lastWrite.current = next;
+    setToast(next);
   }, []);
-  const undoIt = async () => {
-    if (!toast?.token || pending) return;
+  const undoOf = async (of: Toast) => {
+    if (!of.token || pending) return;
+    if (lastWrite.current?.token === of.token) lastWrite.current = null;
     try {
-      const out = await undo.mutateAsync(toast.token);
+      const out = await undo.mutateAsync(of.token);
       onUndone(out.results);
-      show(toast.redo ? t('data.toast.redone') : t('data.toast.undone', { count: out.results.length }), out.undoToken, { redo: !toast.redo });
+      show(of.redo ? t('data.toast.redone') : t('data.toast.undone', { count: out.results.length }), out.undoToken, { redo: !of.redo });
     } catch (err) {
       show(errorText(err), null, { error: true });
     }
+  };
+  const undoIt = () => (toast ? undoOf(toast) : Promise.resolve());
+  /** Undoes the last write of this tab (Ctrl/⌘+Z); false when there is none left to undo. */
+  const undoLast = (): boolean => {
+    const last = lastWrite.current;
+    if (!last || pending) return false;
+    void undoOf(last);
+    return true;
   };
   const view = (
     <div className="data-toast-region" aria-live="polite" role="status">
@@ -89,5 +131,5 @@ export function useToasts(onUndone: (results: OpResult[]) => void) {
       )}
     </div>
   );
-  return { show, view };
+  return { show, view, undoLast };
 }
