@@ -1,11 +1,15 @@
 import { lazyWithMessages, type Area } from '../area';
 import { pagesKeys } from './api';
 import { PagesNav } from './Nav';
-import { PageRoute } from './PageRoute';
+import { pageRoute } from './PageRoute';
+import { loadDataMessages } from '../data/area';
 
 // React's lazy(), loading the area's strings with each screen's code.
 const lazy = lazyWithMessages(() => import('./messages.en'));
 
+// A page draws the data area's grid and row screens: their strings come along.
+const PageScreen = lazy(() => Promise.all([import('./PageScreen'), loadDataMessages()]).then(([m]) => ({ default: m.PageScreen })));
+const PageRoute = pageRoute(PageScreen);
 const PageList = lazy(() => import('./Editor').then((m) => ({ default: m.PageList })));
 const NewPage = lazy(() => import('./Editor').then((m) => ({ default: m.NewPage })));
 const EditPage = lazy(() => import('./Editor').then((m) => ({ default: m.EditPage })));
