@@ -13,6 +13,7 @@ import { useAppNames, useConnectionNames, useRemoveScope, useSaveScope, useScope
 import { SectionNav } from './shared';
 import { DataTable } from '../../ui/DataTable';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { fieldsNeedingAttention } from '../../ui/field-messages';
 
 type Column = Schemas['EffectiveSchemaColumn'];
 type Method = Scope['methods'][number];
@@ -294,7 +295,7 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
           {error && (
             <div className="form-error" role="alert">
               <p>{errorText(error)}</p>
-              {error.issues.length > 0 && <p>{t('error.formSummary', { count: error.issues.length })}</p>}
+              {error.issues.length > 0 && <p>{t('error.formSummary', { count: fieldsNeedingAttention(error) })}</p>}
               {unplaced.length > 0 && (
                 <ul>
                   {unplaced.map((u, i) => (
