@@ -18,6 +18,7 @@ export const messages = {
   'signIn.forgot': 'Forgot your password?',
   'signIn.sessionEnded': 'Your session has ended. Sign in again to continue where you were.',
   'signIn.passwordChanged': 'Your password is set. Sign in with it now.',
+  'signIn.invitationAccepted': 'Your account is active and your password is set. Sign in with them now.',
 
   'twoFactor.title': 'Two-step verification',
   'twoFactor.intro': 'Enter the 6-digit code your authenticator app shows for this account.',
@@ -44,6 +45,7 @@ export const messages = {
   'invite.title': 'Accept your invitation',
   'invite.intro': 'Choose a password to activate your account.',
   'invite.submit': 'Activate my account',
+  'invite.emailHint': 'The address the invitation came to: you are signed in with it once the password is set.',
 
   'security.title': 'Two-step verification',
   'security.on': 'Two-step verification is on: signing in asks for a code from your authenticator app.',
