@@ -180,6 +180,15 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
     }
   });
 
+  it('refuses a time zone that is not one at the setting, and keeps the stored one', async () => {
+    const typo = await admin.patch('/api/v1/add-ons/table-booking', { settings: { timeZone: 'Europe/Pariss' } });
+    expect(typo.status, typo.text).toBe(400);
+    expect(typo.body.error.code).toBe('ADDON_SETTINGS_INVALID');
+    expect(typo.body.error.issues).toEqual([expect.objectContaining({ path: 'body.settings.timeZone', code: 'invalid_time_zone' })]);
+    const listed = (await admin.get('/api/v1/add-ons')).body as { data: { addons: Array<{ key: string; settings: Record<string, unknown> }> } };
+    expect(listed.data.addons.find((a) => a.key === 'table-booking')?.settings.timeZone).toBe('UTC');
+  });
+
   it('runs for a second venue (D28): its own opening hours, capacity and bookings', async () => {
     const hours = JSON.stringify(Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['10:00', '11:00']]])));
     const res = await admin.put('/api/v1/surfaces/instances', {

@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError, NETWORK_ERROR } from './api/errors';
 import { t, type MessageId } from './i18n/t';
+import { fieldsNeedingAttention } from './ui/field-messages';
 
 // The form fields live in ui/Field.tsx; every screen imports them from here, as before.
 export { Field, FieldFrame, SelectField } from './ui/Field';
@@ -94,7 +95,7 @@ export function useSubmit(action: (values: Record<string, string>) => Promise<vo
 /** A form's failure, whatever was thrown: the API's message and its field count, or a network failure. */
 export function FormError({ error }: { error: unknown }) {
   if (error === null || error === undefined) return null;
-  const issues = error instanceof ApiError ? error.issues.length : 0;
+  const issues = error instanceof ApiError ? fieldsNeedingAttention(error) : 0;
   return (
     <div className="form-error" role="alert">
       <p>{errorText(error)}</p>

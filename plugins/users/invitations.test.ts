@@ -56,6 +56,8 @@ function invitationFlows(meta: MetaChoice) {
     const resent = await call(inst, admin, 'POST', `/api/v1/users/${user.id}/invite/resend`);
     expect(resent.status).toBe(200);
     expect(resent.body.data.user.id).toBe(user.id);
+    // With e-mail set up the link goes only by mail.
+    expect(Object.keys(resent.body.data)).toEqual(['user']);
     const second = (await smtp.waitFor(2))[1]!;
     const token2 = LINK.exec(second.text)![2]!;
     expect(token2).not.toBe(token);
@@ -97,16 +99,24 @@ describe('invitations', () => {
     smtp.received.length = 0;
   });
 
-  it('still create the user without SMTP, with the same answer and a stored token', async () => {
+  it('still create the user without SMTP, answering the unmailed link (its token the stored one) for the inviter to pass on', async () => {
     const booted = await bootWithAdmin();
     inst = booted.inst;
     const res = await call(inst, booted.admin, 'POST', '/api/v1/users', { email: 'nomail@example.com', name: 'No Mail' });
     expect(res.status).toBe(201);
-    expect(Object.keys(res.body.data)).toEqual(['user']);
+    expect(Object.keys(res.body.data).sort()).toEqual(['inviteLink', 'user']);
     expect(res.body.data.user.status).toBe('invited');
-    expect((await inviteRows(inst, res.body.data.user.id)).map((r) => r.purpose)).toEqual(['invite']);
-    // A resend without SMTP answers the same as with it.
-    expect((await call(inst, booted.admin, 'POST', `/api/v1/users/${res.body.data.user.id}/invite/resend`)).status).toBe(200);
+    const [, base, token] = LINK.exec(res.body.data.inviteLink)!;
+    expect(base).toBe(inst.url);
+    const rows = await inviteRows(inst, res.body.data.user.id);
+    expect(rows.map((r) => [r.purpose, r.token_hash])).toEqual([['invite', hashToken(token!)]]);
+    // A resend without SMTP answers a new link; the first one is withdrawn.
+    const resent = await call(inst, booted.admin, 'POST', `/api/v1/users/${res.body.data.user.id}/invite/resend`);
+    expect(resent.status).toBe(200);
+    const token2 = LINK.exec(resent.body.data.inviteLink)![2]!;
+    expect(token2).not.toBe(token);
+    expect((await inviteRows(inst, res.body.data.user.id)).map((r) => r.token_hash)).toEqual([hashToken(token2)]);
+    expect(smtp.received).toEqual([]);
   });
 
   it('send nothing for a user created with a password, and refuse a resend to a user who is not invited', async () => {

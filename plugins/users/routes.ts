@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError, dataOf, encodeCursor, linkBase, noBody, okSchema, reply, route, toUser, userSchema } from '../../kernel/api.js';
 import { sendInvitation } from './invitation.js';
-import { createUserBody, listUsersQuery, patchUserBody, userBody, userIdParams, userWithRolesBody } from './schemas.js';
+import { createUserBody, invitedUserBody, listUsersQuery, patchUserBody, userBody, userIdParams, userWithRolesBody } from './schemas.js';
 import { assertKnownRoles, inviterName, roles, users } from './context.js';
 
 export const userRoutes = [
@@ -24,11 +24,11 @@ export const userRoutes = [
     url: '/users',
     summary: 'Create a user: active with a password, else invited by e-mail',
     description:
-      'Without a password the user is invited: a set-password link valid 7 days is e-mailed (when e-mail is set up; the answer is the same either way). ' +
+      'Without a password the user is invited: a set-password link valid 7 days is e-mailed when e-mail is set up; while it is not, the answer carries the link as `inviteLink` for the inviter to pass on. ' +
       "The link points at SVC_BASE_URL; without it, at the instance's own loopback/listen address, else 409 BASE_URL_REQUIRED and no user is created. " +
       'An e-mail address already in use answers 409 CONFLICT; an unknown role id 400; a role reaching beyond the caller’s own permissions 403.',
     permission: 'users.write',
-    schema: { body: createUserBody, response: { 201: userBody } },
+    schema: { body: createUserBody, response: { 201: invitedUserBody } },
     handler: async ({ kernel, body, principal, request, audit }) => {
       const roleIds = [...new Set(body.roleIds ?? [])];
       await assertKnownRoles(kernel, body.roleIds ?? []);
@@ -36,8 +36,8 @@ export const userRoutes = [
       const base = body.password === undefined ? linkBase(request, kernel.config) : null;
       const user = await users(kernel).create({ ...body, roleIds });
       audit({ action: 'users.create', target: { type: 'user', id: user.id }, diff: { email: user.email, name: user.name, status: user.status, roleIds } });
-      if (user.status === 'invited' && base !== null) await sendInvitation(kernel, base, user, await inviterName(kernel, principal!));
-      return reply(201, { data: { user } });
+      const invitation = user.status === 'invited' && base !== null ? await sendInvitation(kernel, base, user, await inviterName(kernel, principal!)) : null;
+      return reply(201, { data: { user, ...(invitation && !invitation.mailed ? { inviteLink: invitation.link } : {}) } });
     },
   }),
   route({
@@ -102,9 +102,10 @@ export const userRoutes = [
     url: '/users/:id/invite/resend',
     summary: 'Send the invitation again with a new link (earlier links stop working)',
     description:
-      'Only for a user whose status is invited; otherwise 409 CONFLICT. 409 BASE_URL_REQUIRED when the link would have no trusted address (see POST /users).',
+      'Only for a user whose status is invited; otherwise 409 CONFLICT. 409 BASE_URL_REQUIRED when the link would have no trusted address (see POST /users). ' +
+      'While e-mail is not set up the new link is in the answer as `inviteLink`.',
     permission: 'users.write',
-    schema: { params: userIdParams, body: noBody, response: { 200: userBody } },
+    schema: { params: userIdParams, body: noBody, response: { 200: invitedUserBody } },
     handler: async ({ kernel, params, principal, request, audit }) => {
       const service = users(kernel);
       const row = await service.row(params.id);
@@ -114,9 +115,9 @@ export const userRoutes = [
       await roles(kernel).assertCovers(principal!, await service.roleIdsOf(row.id));
       const base = linkBase(request, kernel.config);
       const user = toUser(row);
-      await sendInvitation(kernel, base, user, await inviterName(kernel, principal!));
+      const invitation = await sendInvitation(kernel, base, user, await inviterName(kernel, principal!));
       audit({ action: 'users.invite.resend', target: { type: 'user', id: user.id }, diff: { email: user.email } });
-      return { data: { user } };
+      return { data: { user, ...(invitation.mailed ? {} : { inviteLink: invitation.link }) } };
     },
   }),
 ];

@@ -28,5 +28,15 @@ export const patchUserBody = z.strictObject({
 export const roleIdsBody = z.strictObject({ roleIds: roleIdsField });
 
 export const userBody = z.strictObject({ data: z.strictObject({ user: userSchema }) });
+/** An invitation's answer: the user, and the set-password link only when e-mail is not set up (DB47). */
+export const invitedUserBody = z.strictObject({
+  data: z.strictObject({
+    user: userSchema,
+    inviteLink: z
+      .string()
+      .optional()
+      .describe('Only while outgoing e-mail is not set up: the set-password link the invitation would have mailed, for the inviter to pass on.'),
+  }),
+});
 /** The user and the ids of the roles it holds (the User object itself stays exactly the seed's). */
 export const userWithRolesBody = z.strictObject({ data: z.strictObject({ user: userSchema, roleIds: z.array(z.string()) }) });

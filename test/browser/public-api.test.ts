@@ -105,6 +105,10 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
     expect((await readProducts('adm_pub_nothing')).status).toBe(503);
     await page.getByRole('button', { name: msg('publicApi.switch.turnOn') }).click();
     await page
+      .getByRole('dialog', { name: msg('publicApi.switch.confirmOnTitle') })
+      .getByRole('button', { name: msg('publicApi.switch.turnOn') })
+      .click();
+    await page
       .getByRole('status')
       .filter({ hasText: msg('publicApi.switch.turnedOn') })
       .waitFor();
@@ -119,6 +123,8 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
     await page.getByRole('button', { name: msg('publicApi.create.submit') }).click();
     await onScreen(page, 'endpoint', msg('publicApi.editor.title', { ref: 'products' }));
     expect(new URL(page.url()).pathname).toBe('/public-api/endpoints/products');
+    // Stored from the dashboard, it starts read-only.
+    expect(JSON.parse(await page.getByLabel(msg('publicApi.json.label')).inputValue())).toMatchObject({ methods: ['GET'], writable: [] });
     await page.getByRole('button', { name: msg('publicApi.editor.addFilter') }).click();
     await page.getByLabel(msg('publicApi.editor.filterColumn', { n: '1' })).selectOption('visible');
     await page.getByLabel(msg('publicApi.editor.filterOp', { n: '1' })).selectOption('eq');

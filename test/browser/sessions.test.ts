@@ -44,6 +44,9 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my sessions
     await expect.poll(() => items.count()).toBe(2);
     const current = items.filter({ hasText: msg('sessions.current') });
     expect(await current.count()).toBe(1);
+    // The device as a person names it, the raw User-Agent on hover.
+    const name = current.getByText(msg('sessions.device', { browser: 'Chrome', system: 'Linux' }), { exact: true });
+    expect(await name.getAttribute('title')).toBe(await first.page.evaluate(() => navigator.userAgent));
     // This device has no button to sign itself out here; the other one has.
     expect(await current.getByRole('button').count()).toBe(0);
     // Dates are in the browser's locale (en-GB: "25 Nov 2026"), not the catalogue's "en" (US: "Nov 25, 2026").

@@ -2436,7 +2436,7 @@ export interface paths {
         put?: never;
         /**
          * Create a user: active with a password, else invited by e-mail
-         * @description Without a password the user is invited: a set-password link valid 7 days is e-mailed (when e-mail is set up; the answer is the same either way). The link points at SVC_BASE_URL; without it, at the instance's own loopback/listen address, else 409 BASE_URL_REQUIRED and no user is created. An e-mail address already in use answers 409 CONFLICT; an unknown role id 400; a role reaching beyond the caller’s own permissions 403.
+         * @description Without a password the user is invited: a set-password link valid 7 days is e-mailed when e-mail is set up; while it is not, the answer carries the link as `inviteLink` for the inviter to pass on. The link points at SVC_BASE_URL; without it, at the instance's own loopback/listen address, else 409 BASE_URL_REQUIRED and no user is created. An e-mail address already in use answers 409 CONFLICT; an unknown role id 400; a role reaching beyond the caller’s own permissions 403.
          */
         post: operations["postUsers"];
         delete?: never;
@@ -2481,7 +2481,7 @@ export interface paths {
         put?: never;
         /**
          * Send the invitation again with a new link (earlier links stop working)
-         * @description Only for a user whose status is invited; otherwise 409 CONFLICT. 409 BASE_URL_REQUIRED when the link would have no trusted address (see POST /users).
+         * @description Only for a user whose status is invited; otherwise 409 CONFLICT. 409 BASE_URL_REQUIRED when the link would have no trusted address (see POST /users). While e-mail is not set up the new link is in the answer as `inviteLink`.
          */
         post: operations["postUsersByIdInviteResend"];
         delete?: never;
@@ -15697,6 +15697,8 @@ export interface operations {
                     "application/json": {
                         data: {
                             user: components["schemas"]["User"];
+                            /** @description Only while outgoing e-mail is not set up: the set-password link the invitation would have mailed, for the inviter to pass on. */
+                            inviteLink?: string;
                         };
                     };
                 };
@@ -15957,6 +15959,8 @@ export interface operations {
                     "application/json": {
                         data: {
                             user: components["schemas"]["User"];
+                            /** @description Only while outgoing e-mail is not set up: the set-password link the invitation would have mailed, for the inviter to pass on. */
+                            inviteLink?: string;
                         };
                     };
                 };

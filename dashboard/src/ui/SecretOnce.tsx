@@ -1,5 +1,6 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { t } from '../i18n/t';
+import { useCopy } from './useCopy';
 
 /**
  * A secret shown once after it is made (a key, a rotated secret): focused on arrival so a
@@ -25,19 +26,12 @@ export function SecretOnce({
 }) {
   const id = useId();
   const ref = useRef<HTMLElement>(null);
-  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
+  const { copy, outcome, reset } = useCopy();
   useEffect(() => {
     ref.current?.focus();
-    setCopied(null);
+    reset();
+    // A new secret starts without an outcome.
   }, [secret]);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      setCopied('yes');
-    } catch {
-      setCopied('failed');
-    }
-  };
   return (
     <section className="secret-once" aria-labelledby={`${id}-title`} ref={ref} tabIndex={-1}>
       <h2 id={`${id}-title`}>{title}</h2>
@@ -47,7 +41,7 @@ export function SecretOnce({
       </div>
       <p className="secret-once-note">{note}</p>
       <div className="actions">
-        <button type="button" onClick={() => void copy()}>
+        <button type="button" onClick={() => void copy(secret)}>
           {t('secret.copy')}
         </button>
         <button type="button" className="secondary" onClick={onDone}>
@@ -55,7 +49,7 @@ export function SecretOnce({
         </button>
       </div>
       <p role="status" className="notice">
-        {copied === 'yes' ? t('secret.copied') : copied === 'failed' ? t('secret.copyFailed') : ''}
+        {outcome}
       </p>
     </section>
   );

@@ -1,4 +1,4 @@
-import { matchesSettingPattern, type SettingField, type SettingsSchema } from '../../../addons-sdk/src/manifest/index.js';
+import { isTimeZone, matchesSettingPattern, type SettingField, type SettingsSchema } from '../../../addons-sdk/src/manifest/index.js';
 import { AppError, type ErrorIssue, type SecretBox } from '../../../kernel/api.js';
 
 export type SettingValue = string | number | boolean;
@@ -139,6 +139,17 @@ export function withBookingSettings<D extends { booking?: unknown; timeZone?: st
   if (!booking || typeof booking !== 'object') return definition;
   // The venue's clock: slot times are on it (an IANA name; the endpoint's check refuses others).
   const timeZone = typeof settings.timeZone === 'string' && settings.timeZone.trim() ? { timeZone: settings.timeZone.trim() } : {};
+  // Refused here, at the setting, in the setting's words: "Europe/Pariss" would otherwise be stored and put every slot on UTC.
+  if (timeZone.timeZone !== undefined && !isTimeZone(timeZone.timeZone))
+    throw new AppError('ADDON_SETTINGS_INVALID', {
+      issues: [
+        {
+          path: 'body.settings.timeZone',
+          code: 'invalid_time_zone',
+          message: `${timeZone.timeZone} is not a time zone: use an IANA name such as Europe/Paris.`,
+        },
+      ],
+    });
   const next: Record<string, unknown> = { ...(booking as Record<string, unknown>) };
   for (const k of BOOKING_NUMBERS) if (typeof settings[k] === 'number') next[k] = settings[k];
   if (typeof settings.openingHours === 'string' && settings.openingHours.trim()) {

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { useEndSessions, useMySessions, type Session } from './api';
 import { t } from '../../i18n/t';
+import { deviceOf } from './user-agent';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
 
 /** Dates in the person's own locale (the browser's), not the catalogue's. */
@@ -64,12 +65,21 @@ export function Sessions() {
   );
 }
 
+/** "Chrome on Linux"; one part when the other is unknown; the raw string when neither is known. */
+function deviceName(userAgent: string | null): string {
+  if (!userAgent) return t('sessions.unknownDevice');
+  const { browser, system } = deviceOf(userAgent);
+  if (browser && system) return t('sessions.device', { browser, system });
+  return browser ?? (system ? t('sessions.deviceSystemOnly', { system }) : userAgent);
+}
+
 function SessionItem({ session, pending, onEnd }: { session: Session; pending: boolean; onEnd: () => void }) {
-  const device = session.userAgent ?? t('sessions.unknownDevice');
+  const device = deviceName(session.userAgent);
   return (
     <li className="session" data-testid="session">
       <p className="session-device">
-        <strong>{device}</strong>
+        {/* The raw User-Agent on hover: what a person checks when the short name is not enough. */}
+        <strong title={session.userAgent ?? undefined}>{device}</strong>
         {session.current && <span className="badge"> {t('sessions.current')}</span>}
       </p>
       <dl>

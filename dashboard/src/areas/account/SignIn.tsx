@@ -94,9 +94,22 @@ export function SignIn() {
           {t('signIn.passwordChanged')}
         </p>
       )}
+      {search.get('invited') === '1' && (
+        <p className="notice" role="status">
+          {t('signIn.invitationAccepted')}
+        </p>
+      )}
       <form onSubmit={credentials.onSubmit} noValidate>
         <FormError error={credentials.error ?? expired} />
-        <Field label="field.email" name="email" type="email" autoComplete="username" required error={credentials.fields.email} />
+        <Field
+          label="field.email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          defaultValue={search.get('email') ?? undefined}
+          error={credentials.fields.email}
+        />
         <Field label="field.password" name="password" type="password" autoComplete="current-password" required error={credentials.fields.password} />
         <button type="submit" disabled={credentials.pending}>
           {credentials.pending ? t('signIn.submitting') : t('signIn.submit')}

@@ -3,6 +3,7 @@ import { t } from '../../i18n/t';
 import { useActivateTwoFactor, useDisableTwoFactor, useEnrolTwoFactor, useMe, useRefreshMe } from './api';
 import { QrCode } from './QrCode';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
+import { useCopy } from '../../ui/useCopy';
 
 interface Enrolment {
   secret: string;
@@ -53,6 +54,7 @@ export function TwoFactor() {
             </li>
           ))}
         </ul>
+        <RecoveryCodesActions codes={codes} />
         <button
           type="button"
           onClick={() => {
@@ -120,6 +122,42 @@ export function TwoFactor() {
           </form>
         </>
       )}
+    </>
+  );
+}
+
+/** The codes as a text file: one a line, under a line saying what they are for. */
+function codesFile(codes: readonly string[]): string {
+  return `${t('security.codesFileHeading', { host: window.location.host })}\n\n${codes.join('\n')}\n`;
+}
+
+/** Saves text as a file the way a download link does (a Blob: nothing leaves the browser). */
+function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  link.click();
+  // The browser has taken the file once the click is handled.
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
+
+/** Copy the codes, or save them as a .txt file. */
+function RecoveryCodesActions({ codes }: { codes: readonly string[] }) {
+  const { copy, outcome } = useCopy();
+  return (
+    <>
+      <div className="actions">
+        <button type="button" className="secondary" onClick={() => void copy(codes.join('\n'))}>
+          {t('security.codesCopy')}
+        </button>
+        <button type="button" className="secondary" onClick={() => download('recovery-codes.txt', codesFile(codes))}>
+          {t('security.codesDownload')}
+        </button>
+      </div>
+      <p role="status" className="notice">
+        {outcome}
+      </p>
     </>
   );
 }

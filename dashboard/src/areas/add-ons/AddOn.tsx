@@ -60,19 +60,26 @@ export function AddOn() {
         </p>
       )}
       <p>{addon.description}</p>
-      <Status addon={addon} connection={connectionName(connections.data ?? [], addon.connectionId)} manages={manages} />
-      {manages && (
-        <section className="addons-section" aria-labelledby="addon-settings">
-          <h2 id="addon-settings">{t('addOns.settings.title')}</h2>
-          <SettingsForm addon={addon} />
-        </section>
-      )}
-      <ConnectSection addon={addon} />
-      {manages && <PagesSection addon={addon} />}
-      <InstancesSection addon={addon} />
-      <DomainsSection addon={addon} />
-      {manages && <Upgrade addon={addon} staged={list.data.staged.filter((s) => s.key === addon.key && newer(s.version, addon.version))} />}
-      {manages && <Remove addon={addon} />}
+      {/* What it is and its lifecycle (switch, upgrade, removal) beside what it does here (settings, places, instances, domains): two columns when wide, one after the other when narrow. */}
+      <div className="addons-page">
+        <div className="addons-page-side">
+          <Status addon={addon} connection={connectionName(connections.data ?? [], addon.connectionId)} manages={manages} />
+          {manages && <Upgrade addon={addon} staged={list.data.staged.filter((s) => s.key === addon.key && newer(s.version, addon.version))} />}
+          {manages && <Remove addon={addon} />}
+        </div>
+        <div className="addons-page-main">
+          {manages && (
+            <section className="addons-section" aria-labelledby="addon-settings">
+              <h2 id="addon-settings">{t('addOns.settings.title')}</h2>
+              <SettingsForm addon={addon} />
+            </section>
+          )}
+          <ConnectSection addon={addon} />
+          {manages && <PagesSection addon={addon} />}
+          <InstancesSection addon={addon} />
+          <DomainsSection addon={addon} />
+        </div>
+      </div>
     </>
   );
 }
@@ -114,7 +121,8 @@ function Status({ addon, connection, manages }: { addon: Addon; connection: stri
         </p>
       )}
       {manages && (
-        <button type="button" disabled={toggle.isPending} onClick={() => toggle.mutate(!addon.enabled)}>
+        // Disabling is not the page's main action: a secondary button; enabling a disabled add-on is.
+        <button type="button" className={addon.enabled ? 'secondary' : undefined} disabled={toggle.isPending} onClick={() => toggle.mutate(!addon.enabled)}>
           {addon.enabled ? t('addOns.page.disable', { name: addon.name }) : t('addOns.page.enable', { name: addon.name })}
         </button>
       )}

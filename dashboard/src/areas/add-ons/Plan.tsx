@@ -33,13 +33,16 @@ export function Plan() {
   const title = upgrade ? t('addOns.plan.upgradeTitle', { name, from: installed.version, to: version }) : t('addOns.plan.installTitle', { name, version });
   useDocumentTitle(title);
 
-  // The connection the tables go on: the first one that can take them, until the person picks one.
+  // The connection the tables go on is the operator's choice (AO33): chosen for them only when a
+  // single connection can take tables; otherwise the plan waits for the pick.
   const [picked, setPicked] = useState<string | null>(null);
   const writable = (connections.data ?? []).filter((c) => !c.readOnly);
   // An add-on installed without tables has no connection: an upgrade bringing tables picks one (AO21).
   const needsConnection = !upgrade || installed.connectionId === null;
-  const connectionId = needsConnection ? (picked ?? writable[0]?.id ?? null) : null;
+  const connectionId = needsConnection ? (picked ?? (writable.length === 1 ? writable[0]!.id : null)) : null;
   const plan = usePlan(key, version, connectionId, list.isSuccess && (!needsConnection || connections.isSuccess));
+  // Without a connection the plan of an add-on with tables is refused: the page asks for the pick instead.
+  const mustChoose = connectionId === null && plan.error instanceof ApiError && plan.error.code === 'ADDON_CONNECTION_REQUIRED';
 
   if (list.isPending || (needsConnection && connections.isPending)) return <Loading />;
   if (list.isError) return <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />;
@@ -52,11 +55,15 @@ export function Plan() {
       </p>
       <h1>{title}</h1>
       <p>{upgrade ? t('addOns.plan.upgradeIntro') : t('addOns.plan.installIntro')}</p>
-      {(!upgrade || (needsConnection && (plan.data?.tables.length ?? 0) > 0)) && (
-        <ConnectionPicker connections={connections.data ?? []} value={connectionId} onChange={setPicked} />
+      {(!upgrade || mustChoose || (needsConnection && (plan.data?.tables.length ?? 0) > 0)) && (
+        <ConnectionPicker connections={connections.data ?? []} value={connectionId} mustChoose={mustChoose} onChange={setPicked} />
       )}
       {plan.isPending ? (
         <Loading />
+      ) : mustChoose ? (
+        <p className="hint" data-testid="choose-connection">
+          {t('addOns.plan.chooseFirst')}
+        </p>
       ) : plan.isError ? (
         <div className="form-error" role="alert">
           <p>{errorText(plan.error)}</p>
@@ -77,10 +84,13 @@ export function Plan() {
 function ConnectionPicker({
   connections,
   value,
+  mustChoose,
   onChange,
 }: {
   connections: ReadonlyArray<{ id: string; name: string; dialect: string; readOnly: boolean }>;
   value: string | null;
+  /** The add-on has tables and no connection is chosen yet: the empty choice asks for one rather than offering none. */
+  mustChoose: boolean;
   onChange: (id: string) => void;
 }) {
   const id = useId();
@@ -91,7 +101,9 @@ function ConnectionPicker({
         {t('addOns.plan.connectionHint')}
       </p>
       <select id={id} value={value ?? ''} onChange={(e) => onChange(e.target.value)} aria-describedby={`${id}-hint`}>
-        <option value={NONE}>{t('addOns.connection.none')}</option>
+        <option value={NONE} disabled={mustChoose}>
+          {mustChoose ? t('addOns.plan.choosePlaceholder') : t('addOns.connection.none')}
+        </option>
         {connections.map((c) => (
           <option key={c.id} value={c.id} disabled={c.readOnly}>
             {c.readOnly

@@ -63,6 +63,8 @@ export const messages = {
   'addOns.plan.connectionOption': '{name} ({dialect})',
   'addOns.plan.connectionReadOnly': '{name} ({dialect}, read-only)',
   'addOns.plan.noConnections': 'There is no connection yet: add one first.',
+  'addOns.plan.choosePlaceholder': 'Choose a connection…',
+  'addOns.plan.chooseFirst': 'This add-on creates tables. Choose the connection they go on above to read what installing it will do.',
   'addOns.plan.whatItDoes': 'What it will do',
   'addOns.plan.newPlan': 'The new plan',
   'addOns.plan.changed': 'The plan changed since you read it (the package or the connection changed). Read the new plan below, then confirm again.',

@@ -1,7 +1,7 @@
 import { Link, useParams } from 'wouter';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading } from '../../ui';
-import { paths, useIntrospect, useSchema, useTestConnection, when, whereOf, type Connection, type EffectiveTable } from './api';
+import { paths, TLS_LABELS, useIntrospect, useSchema, useTestConnection, when, whereOf, type Connection, type EffectiveTable } from './api';
 import { ConnectionFailure, ConnectionScreen } from './parts';
 import './connections.css';
 
@@ -33,7 +33,7 @@ function Overview({ connection: c }: { connection: Connection }) {
           {c.tls && (
             <>
               <dt>{t('connections.fact.tls')}</dt>
-              <dd>{c.tls}</dd>
+              <dd>{t(TLS_LABELS[c.tls])}</dd>
             </>
           )}
           <dt>{t('connections.fact.serverVersion')}</dt>

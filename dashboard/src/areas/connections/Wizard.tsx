@@ -4,7 +4,18 @@ import { ApiError } from '../../api/errors';
 import { t, type MessageId } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { Field, FormError, useTitle } from '../../ui';
-import { DIALECT_LABELS, DIALECTS, paths, reasonOf, useSaveConnection, useTestTarget, type Connection, type Dialect, type SaveConnection } from './api';
+import {
+  DIALECT_LABELS,
+  DIALECTS,
+  paths,
+  TLS_LABELS,
+  reasonOf,
+  useSaveConnection,
+  useTestTarget,
+  type Connection,
+  type Dialect,
+  type SaveConnection,
+} from './api';
 import { ConnectionFailure, ConnectionScreen } from './parts';
 import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import { ConnectionSettings } from './Settings';
@@ -15,9 +26,7 @@ const ENTRIES: Record<Entry, Entry> = { url: 'url', fields: 'fields' };
 type Tls = '' | 'disable' | 'require' | 'verify-full';
 const TLS_MODES: ReadonlyArray<{ value: Tls; label: MessageId }> = [
   { value: '', label: 'connections.form.tlsDefault' },
-  { value: 'disable', label: 'connections.form.tlsDisable' },
-  { value: 'require', label: 'connections.form.tlsRequire' },
-  { value: 'verify-full', label: 'connections.form.tlsVerifyFull' },
+  ...(['disable', 'require', 'verify-full'] as const).map((value) => ({ value, label: TLS_LABELS[value] })),
 ];
 
 interface Target {
@@ -37,7 +46,7 @@ const DEFAULT_PORTS: Record<Dialect, string> = { postgres: '5432', mysql: '3306'
 
 /** The URL the API takes, from the separate fields (user and password percent-encoded). */
 export function buildUrl(dialect: Dialect, v: Target): string {
-  if (v.entry === 'url') return v.url.trim();
+  if (v.entry === 'url' && dialect !== 'sqlite') return v.url.trim();
   if (dialect === 'sqlite') return v.file.trim() ? `sqlite:${v.file.trim()}` : '';
   const enc = encodeURIComponent;
   const auth = v.user ? `${enc(v.user)}${v.password ? `:${enc(v.password)}` : ''}@` : '';
@@ -176,27 +185,24 @@ function ConnectionForm({ connection }: { connection: Connection | null }) {
       {sendsUrl && (
         <fieldset className="conn-target">
           <legend>{t('connections.form.where')}</legend>
-          <fieldset className="conn-choice">
-            <legend>{t('connections.form.entry')}</legend>
-            <label>
-              <input type="radio" name="entry" value={ENTRIES.fields} checked={target.entry === 'fields'} onChange={() => change('entry', 'fields')} />{' '}
-              {t('connections.form.entryFields')}
-            </label>
-            <label>
-              <input type="radio" name="entry" value={ENTRIES.url} checked={target.entry === 'url'} onChange={() => change('entry', 'url')} />{' '}
-              {t('connections.form.entryUrl')}
-            </label>
-          </fieldset>
-          {target.entry === 'url' ? (
+          {/* A SQLite database is a file: its path is the whole address, there are no parts to choose between. */}
+          {dialect !== 'sqlite' && (
+            <fieldset className="conn-choice">
+              <legend>{t('connections.form.entry')}</legend>
+              <label>
+                <input type="radio" name="entry" value={ENTRIES.fields} checked={target.entry === 'fields'} onChange={() => change('entry', 'fields')} />{' '}
+                {t('connections.form.entryFields')}
+              </label>
+              <label>
+                <input type="radio" name="entry" value={ENTRIES.url} checked={target.entry === 'url'} onChange={() => change('entry', 'url')} />{' '}
+                {t('connections.form.entryUrl')}
+              </label>
+            </fieldset>
+          )}
+          {target.entry === 'url' && dialect !== 'sqlite' ? (
             <Field
               label="connections.form.url"
-              hint={
-                dialect === 'sqlite'
-                  ? 'connections.form.urlHintSqlite'
-                  : dialect === 'mysql'
-                    ? 'connections.form.urlHintMysql'
-                    : 'connections.form.urlHintPostgres'
-              }
+              hint={dialect === 'mysql' ? 'connections.form.urlHintMysql' : 'connections.form.urlHintPostgres'}
               name="url"
               value={target.url}
               onChange={(e) => change('url', e.target.value)}

@@ -30,6 +30,13 @@ export const connectionKeys = {
 };
 
 export const DIALECTS: readonly Dialect[] = ['postgres', 'mysql', 'sqlite'];
+/** A connection's TLS mode (PostgreSQL's sslmode values, which MariaDB's URL takes too) in words people read. */
+export const TLS_LABELS: Record<NonNullable<Connection['tls']>, MessageId> = {
+  disable: 'connections.form.tlsDisable',
+  require: 'connections.form.tlsRequire',
+  'verify-full': 'connections.form.tlsVerifyFull',
+};
+
 export const DIALECT_LABELS: Record<Dialect, MessageId> = {
   postgres: 'connections.dialect.postgres',
   mysql: 'connections.dialect.mysql',

@@ -65,7 +65,6 @@ export const messages = {
   'connections.form.url': 'Connection URL',
   'connections.form.urlHintPostgres': 'postgres://user:password@host:5432/database (sslmode=disable, require or verify-full may follow).',
   'connections.form.urlHintMysql': 'mysql://user:password@host:3306/database (mariadb:// works too).',
-  'connections.form.urlHintSqlite': 'sqlite:/absolute/path/to/file.db (the file must exist).',
   'connections.form.file': 'Database file',
   'connections.form.fileHint': 'The absolute path of an existing SQLite file on the server.',
   'connections.form.host': 'Host',

@@ -4,7 +4,7 @@ import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { useMe } from '../account/api';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
-import { LoadError, Outcome, when } from './common';
+import { InviteLink, LoadError, Outcome, when } from './common';
 import { useEditUser, useRoles, useUser, useUserAction } from './api';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { statusLabel } from './Users';
@@ -26,8 +26,8 @@ export function UserPage() {
   });
 
   const act = useUserAction(id, {
-    onSuccess: (action) => {
-      if (action === 'delete') navigate('/users');
+    onSuccess: (done) => {
+      if (done.action === 'delete') navigate('/users');
     },
     onMutate: () => setEdited(null),
     onSettled: () => setConfirming(false),
@@ -47,7 +47,9 @@ export function UserPage() {
   const { user: u, roleIds } = user.data;
   const pending = act.isPending;
   const done = act.isSuccess
-    ? t(`people.user.done.${act.data}`, { name: u.name, email: u.email })
+    ? act.data.inviteLink
+      ? t('people.invite.linkReady', { email: u.email })
+      : t(`people.user.done.${act.data.action}`, { name: u.name, email: u.email })
     : edited
       ? t('people.user.done.edit', { name: u.name })
       : null;
@@ -67,6 +69,7 @@ export function UserPage() {
       </p>
       <h1>{u.name}</h1>
       <Outcome message={done} error={act.isError ? act.error : null} stamp={stamp} />
+      {act.isSuccess && act.data.inviteLink && <InviteLink link={act.data.inviteLink} />}
       <dl className="people-details">
         <dt>{t('field.email')}</dt>
         <dd>{u.email}</dd>

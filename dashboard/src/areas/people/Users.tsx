@@ -2,7 +2,7 @@ import { useRef, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
 import { t } from '../../i18n/t';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
-import { LoadError, Outcome, roleName, ScreenTitle, when } from './common';
+import { InviteLink, LoadError, Outcome, roleName, ScreenTitle, when } from './common';
 import { useInviteUser, useRoles, useRolesByUser, useSystemInfo, useUserList, type Role, type UserStatus } from './api';
 import { LoadMore } from '../../ui/LoadMore';
 import { DataTable } from '../../ui/DataTable';
@@ -111,12 +111,12 @@ function Invite({ roles }: { roles: Role[] | undefined }) {
   const info = useSystemInfo();
   const invite = useInviteUser();
   const mailOff = info.data?.smtpConfigured === false;
-  const [sent, setSent] = useState<{ email: string; at: number } | null>(null);
+  const [sent, setSent] = useState<{ email: string; at: number; link: string | null } | null>(null);
   const formRef = useRef<HTMLFormElement>(null);
   const form = useSubmit(async (values) => {
     const roleIds = roles?.filter((r) => values[`role-${r.id}`] === 'on').map((r) => r.id) ?? [];
-    const user = await invite.mutateAsync({ email: values.email ?? '', name: values.name ?? '', roleIds });
-    setSent({ email: user.email, at: Date.now() });
+    const { user, inviteLink } = await invite.mutateAsync({ email: values.email ?? '', name: values.name ?? '', roleIds });
+    setSent({ email: user.email, at: Date.now(), link: inviteLink ?? null });
     formRef.current?.reset();
   });
   return (
@@ -128,7 +128,12 @@ function Invite({ roles }: { roles: Role[] | undefined }) {
           {t('people.invite.mailOff')} <Link href="/settings">{t('people.invite.mailSettings')}</Link>
         </p>
       )}
-      <Outcome message={sent ? t(mailOff ? 'people.invite.created' : 'people.invite.sent', { email: sent.email }) : null} error={null} stamp={sent?.at ?? 0} />
+      <Outcome
+        message={sent ? t(sent.link ? 'people.invite.linkReady' : mailOff ? 'people.invite.created' : 'people.invite.sent', { email: sent.email }) : null}
+        error={null}
+        stamp={sent?.at ?? 0}
+      />
+      {sent?.link && <InviteLink link={sent.link} />}
       <form ref={formRef} noValidate onSubmit={(e) => void form.onSubmit(e)}>
         <FormError error={form.error} />
         <Field label="field.email" name="email" type="email" autoComplete="off" required error={form.fields.email} />

@@ -149,7 +149,8 @@ export function useSystemInfo() {
 export function useInviteUser() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (body: RequestBody<'/users', 'post'>) => (await ok(api.POST('/users', { body }))).data.user,
+    // The answer carries the set-password link only while e-mail is not set up (DB47).
+    mutationFn: async (body: RequestBody<'/users', 'post'>) => (await ok(api.POST('/users', { body }))).data,
     onSuccess: () => queryClient.invalidateQueries({ queryKey: peopleKeys.users }),
   });
 }
@@ -170,7 +171,13 @@ export function useEditUser(id: string) {
 export type UserAction = 'resend' | 'suspend' | 'reactivate' | 'roles' | 'delete';
 
 /** What can be done to a user; a deleted user's query is dropped, and the lists are asked again before `onSuccess`. */
-export function useUserAction(id: string, options?: MutationOptions<UserAction, { action: UserAction; roleIds?: string[] }>) {
+/** What an action did: which one, and a resent invitation's link when e-mail is not set up (DB47). */
+export interface UserActionDone {
+  action: UserAction;
+  inviteLink: string | null;
+}
+
+export function useUserAction(id: string, options?: MutationOptions<UserActionDone, { action: UserAction; roleIds?: string[] }>) {
   const queryClient = useQueryClient();
   return useMutation({
     ...options,
@@ -178,8 +185,7 @@ export function useUserAction(id: string, options?: MutationOptions<UserAction, 
       const path = { params: { path: { id } } };
       switch (action) {
         case 'resend':
-          await ok(api.POST('/users/{id}/invite/resend', path));
-          break;
+          return { action, inviteLink: (await ok(api.POST('/users/{id}/invite/resend', path))).data.inviteLink ?? null };
         case 'suspend':
         case 'reactivate':
           await ok(api.PATCH('/users/{id}', { ...path, body: { status: action === 'suspend' ? 'suspended' : 'active' } }));
@@ -191,12 +197,12 @@ export function useUserAction(id: string, options?: MutationOptions<UserAction, 
           await ok(api.DELETE('/users/{id}', path));
           break;
       }
-      return action;
+      return { action, inviteLink: null };
     },
-    onSuccess: async (action, ...rest) => {
-      if (action === 'delete') queryClient.removeQueries({ queryKey: peopleKeys.user(id) });
+    onSuccess: async (done, ...rest) => {
+      if (done.action === 'delete') queryClient.removeQueries({ queryKey: peopleKeys.user(id) });
       await queryClient.invalidateQueries({ queryKey: peopleKeys.users });
-      await options?.onSuccess?.(action, ...rest);
+      await options?.onSuccess?.(done, ...rest);
     },
   });
 }

@@ -1,8 +1,9 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { ApiError } from '../../api/errors';
 import type { Role } from './api';
 import { t, type MessageId } from '../../i18n/t';
 import { errorText, Loading } from '../../ui';
+import { useCopy } from '../../ui/useCopy';
 import './people.css';
 
 export type { CatalogEntry, Grant, Role } from './api';
@@ -84,6 +85,32 @@ export function ScreenTitle({ id, children }: { id: MessageId; children?: ReactN
     <div className="people-head">
       <h1>{t(id)}</h1>
       {children}
+    </div>
+  );
+}
+
+/**
+ * The set-password link of an invitation no e-mail carried (outgoing mail is not set up, DB47):
+ * selectable, with a copy button, for the inviter to pass on by another channel.
+ */
+export function InviteLink({ link }: { link: string }) {
+  const id = useId();
+  const { copy, outcome } = useCopy();
+  return (
+    <div className="people-info" data-testid="invite-link">
+      <div className="field">
+        <label htmlFor={id}>{t('people.invite.linkLabel')}</label>
+        <input id={id} readOnly value={link} onFocus={(e) => e.currentTarget.select()} aria-describedby={`${id}-hint`} />
+        <p className="hint" id={`${id}-hint`}>
+          {t('people.invite.linkHint')}
+        </p>
+      </div>
+      <button type="button" className="secondary" onClick={() => void copy(link)}>
+        {t('people.invite.linkCopy')}
+      </button>
+      <p role="status" className="notice">
+        {outcome}
+      </p>
     </div>
   );
 }

@@ -37,6 +37,10 @@ export const messages = {
   'people.invite.created': '{email} is invited, but no e-mail went out. Send the invitation again from their page once e-mail is set up.',
   'people.invite.mailOff': 'Outgoing e-mail is not set up, so invitations cannot be mailed yet.',
   'people.invite.mailSettings': 'Set up e-mail in Settings',
+  'people.invite.linkReady': '{email} is invited. No e-mail went out: copy their link below and pass it on yourself.',
+  'people.invite.linkLabel': 'Invitation link',
+  'people.invite.linkHint': 'It works once, for 7 days, and lets whoever opens it choose the password: send it only to them.',
+  'people.invite.linkCopy': 'Copy the link',
 
   'people.user.title': 'User',
   'people.user.back': 'All users',

@@ -12,6 +12,8 @@ import { jsonSpans, lineOf, spanOf } from './json-paths';
 import { useAppNames, useConnectionNames, useRemoveScope, useSaveScope, useScopes, useTableModel, type Scope } from './api';
 import { SectionNav } from './shared';
 import { DataTable } from '../../ui/DataTable';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { fieldsNeedingAttention } from '../../ui/field-messages';
 
 type Column = Schemas['EffectiveSchemaColumn'];
 type Method = Scope['methods'][number];
@@ -214,6 +216,7 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
   const [readable, setReadable] = useState(() => new Set(scope.columns));
   const [writable, setWritable] = useState(() => new Set(scope.writable));
   const [methods, setMethods] = useState(() => new Set(scope.methods));
+  const [confirmDelete, setConfirmDelete] = useState(false);
   const [filters, setFilters] = useState<FilterRow[]>(() =>
     scope.filters.map((f) => ({ column: f.column, op: f.op, value: f.op === 'null' ? String(f.value) : filterText(f) })),
   );
@@ -292,7 +295,7 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
           {error && (
             <div className="form-error" role="alert">
               <p>{errorText(error)}</p>
-              {error.issues.length > 0 && <p>{t('error.formSummary', { count: error.issues.length })}</p>}
+              {error.issues.length > 0 && <p>{t('error.formSummary', { count: fieldsNeedingAttention(error) })}</p>}
               {unplaced.length > 0 && (
                 <ul>
                   {unplaced.map((u, i) => (
@@ -378,13 +381,36 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
             <div className="pa-checks">
               {METHODS.map((m) => (
                 <label key={m} className="pa-check">
-                  <input type="checkbox" checked={methods.has(m)} onChange={(e) => setMethods(toggle(methods, m, e.target.checked))} />
+                  <input
+                    type="checkbox"
+                    checked={methods.has(m)}
+                    onChange={(e) => {
+                      // DELETE removes rows for good: ticking it asks first (the other write methods are opt-in as they are).
+                      if (m === 'DELETE' && e.target.checked) setConfirmDelete(true);
+                      else setMethods(toggle(methods, m, e.target.checked));
+                    }}
+                  />
                   {m}
                   {!scope.offered.includes(m) && <span className="pa-muted"> {t('publicApi.editor.notOffered')}</span>}
                 </label>
               ))}
             </div>
             {errorLine('methods')}
+            {confirmDelete && (
+              <ConfirmDialog
+                title={t('publicApi.editor.deleteConfirmTitle', { ref: scope.ref })}
+                confirm={t('publicApi.editor.deleteConfirm')}
+                cancel={t('publicApi.editor.deleteCancel')}
+                pending={false}
+                onConfirm={() => {
+                  setMethods(toggle(methods, 'DELETE', true));
+                  setConfirmDelete(false);
+                }}
+                onCancel={() => setConfirmDelete(false)}
+              >
+                <p>{t('publicApi.editor.deleteConfirmText', { table: scope.table })}</p>
+              </ConfirmDialog>
+            )}
           </fieldset>
 
           <fieldset className="pa-group">

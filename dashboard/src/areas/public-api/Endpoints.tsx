@@ -113,7 +113,8 @@ function CreateEndpoint({ scopes, connectionIds, connectionName }: { scopes: Sco
     // Without a table the button is disabled (and so is submitting with Enter).
     if (!chosen) return;
     if (opens) navigate(endpointPath(chosen.ref));
-    else create.mutate({ ref: ref.trim() || chosen.ref, connectionId, table: chosen.table });
+    // A new endpoint starts read-only (GET, the generated readable columns: neither secret nor personal); writing is opted into in the editor.
+    else create.mutate({ ref: ref.trim() || chosen.ref, connectionId, table: chosen.table, methods: ['GET'], writable: [] });
   };
 
   if (connectionIds.length === 0) return <p>{t('publicApi.create.noConnections')}</p>;

@@ -1,8 +1,9 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
 import { usePublicApiState, useSetPublicApi } from './api';
 import { SectionNav } from './shared';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
 
 /**
  * The public API switch (PA1) and the origins browser keys work from. The origins are the
@@ -13,6 +14,8 @@ export function Overview() {
   useTitle('publicApi.title');
   const state = usePublicApiState();
   const toggle = useSetPublicApi();
+  // Turning it on opens every granted endpoint to the internet, turning it off stops every key: both ask first.
+  const [asking, setAsking] = useState(false);
   const outcome = useRef<HTMLDivElement>(null);
   const settled = toggle.isSuccess || toggle.isError ? toggle.submittedAt : 0;
   useEffect(() => {
@@ -48,9 +51,21 @@ export function Overview() {
             </p>
           )}
         </div>
-        <button type="button" disabled={toggle.isPending} onClick={() => toggle.mutate(!enabled)}>
+        <button type="button" disabled={toggle.isPending} onClick={() => setAsking(true)}>
           {toggle.isPending ? t('publicApi.switch.saving') : enabled ? t('publicApi.switch.turnOff') : t('publicApi.switch.turnOn')}
         </button>
+        {asking && (
+          <ConfirmDialog
+            title={enabled ? t('publicApi.switch.confirmOffTitle') : t('publicApi.switch.confirmOnTitle')}
+            confirm={enabled ? t('publicApi.switch.turnOff') : t('publicApi.switch.turnOn')}
+            cancel={t('publicApi.cancel')}
+            pending={toggle.isPending}
+            onConfirm={() => toggle.mutate(!enabled, { onSettled: () => setAsking(false) })}
+            onCancel={() => setAsking(false)}
+          >
+            <p>{enabled ? t('publicApi.switch.confirmOffText') : t('publicApi.switch.confirmOnText')}</p>
+          </ConfirmDialog>
+        )}
       </section>
 
       <section className="pa-card" aria-labelledby="pa-origins">

@@ -20,6 +20,12 @@ export const messages = {
   'publicApi.switch.saving': 'Saving…',
   'publicApi.switch.turnedOn': 'The public API is now on.',
   'publicApi.switch.turnedOff': 'The public API is now off. Every key stopped working.',
+  'publicApi.switch.confirmOnTitle': 'Turn the public API on?',
+  'publicApi.switch.confirmOnText':
+    'Every key that is not revoked starts working at once: pages and programs holding one can read and change what its endpoints grant, from the allowed origins.',
+  'publicApi.switch.confirmOffTitle': 'Turn the public API off?',
+  'publicApi.switch.confirmOffText':
+    'Every key stops working at once: public requests answer “public API disabled”. Endpoints and keys are kept and work again when it is turned on.',
 
   'publicApi.origins.title': 'Allowed origins',
   'publicApi.origins.intro': 'Browser keys work only from pages on these origins. Server keys need no origin.',
@@ -51,7 +57,7 @@ export const messages = {
 
   'publicApi.create.title': 'Store or add an endpoint',
   'publicApi.create.intro':
-    'Leave the name empty to store the table’s generated endpoint; give another name to add an endpoint of your own over the table. You edit it next.',
+    'Leave the name empty to store the table’s generated endpoint; give another name to add an endpoint of your own over the table. It starts read-only (GET, the columns that are neither secret nor personal); you choose write methods and writable columns next.',
   'publicApi.create.connection': 'Connection',
   'publicApi.create.table': 'Table',
   'publicApi.create.ref': 'Endpoint name',
@@ -87,6 +93,11 @@ export const messages = {
   'publicApi.editor.personal': 'personal data',
   'publicApi.editor.methods': 'Methods',
   'publicApi.editor.methodsHint': 'What keys may be granted on this endpoint.',
+  'publicApi.editor.deleteConfirmTitle': 'Allow DELETE on {ref}?',
+  'publicApi.editor.deleteConfirmText':
+    'A key granted DELETE on this endpoint can remove rows of {table} for good. It takes effect when you save the endpoint.',
+  'publicApi.editor.deleteConfirm': 'Allow DELETE',
+  'publicApi.editor.deleteCancel': 'Keep DELETE off',
   'publicApi.editor.notOffered': '(not offered by the table)',
   'publicApi.editor.filters': 'Default filters',
   'publicApi.editor.filtersHint': 'Rows outside these filters cannot be reached at all, by reads or writes; a caller cannot remove them.',
