@@ -15,7 +15,8 @@ import {
   type Table,
   type TableInfo,
 } from './api';
-import { cellText, DraftError, isNumeric, valueOf, ValueEditor, type Draft } from './editors';
+import { DataValue } from './cell-value';
+import { DraftError, isNumeric, valueOf, ValueEditor, type Draft } from './editors';
 import { FilterBar } from './FilterBar';
 import { isForbidden, useGridEditing, useGridWriteAccess, type Editing } from './grid-editing';
 import { useActiveCell, useGridKeyboard } from './grid-keyboard';
@@ -297,7 +298,7 @@ function GridView({ conn, info, firstPage, base, at }: { conn: string; info: Tab
                         }}
                         onDoubleClick={() => startEdit(item.index, ci + 1)}
                       >
-                        {entry ? (value === null ? t('data.value.nullShort') : cellText(c, value)) : ''}
+                        {entry ? <DataValue conn={conn} table={table} tables={tables} column={c} value={value} inGrid /> : ''}
                         {isEditing && (
                           <CellEditor
                             conn={conn}
