@@ -121,6 +121,8 @@ describe('showValue: one reading per column type', () => {
       text: '27. Nov. 2026, 21:14:36 MEZ',
       exact: '2026-11-27T20:14:36Z',
     });
+    expect(show(col('datetime', 'timestamptz'), '2026-11-27T20:14:36').text).toBe('27. Nov. 2026, 21:14:36 MEZ');
+    expect(show(col('datetime', 'datetime'), '2026-11-27T20:14:36').text).toBe('27. Nov. 2026, 20:14:36');
     expect(show(col('enum', 'mood'), 'happy')).toMatchObject({ kind: 'enum', text: 'happy' });
     expect(show(col('json', 'jsonb'), { n: 1 })).toMatchObject({ kind: 'json', text: '{"n":1}', exact: '{"n":1}' });
     expect(show(col('binary', 'bytea'), { $binary: 'AAECAw==' })).toMatchObject({ kind: 'binary', text: '4 Byte', exact: 'AAECAw==' });

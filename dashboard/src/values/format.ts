@@ -215,6 +215,9 @@ export function showValue(column: ValueColumn, value: unknown, ctx: ValueContext
     case 'boolean':
       return typeof value === 'boolean' ? plain('boolean', value ? yesNo.yes : yesNo.no) : plain('text', exact);
     case 'datetime':
+      // SQLite keeps a timestamptz column's value as UTC text without the Z (engine/rows/codec.ts).
+      if (typeof value === 'string' && storesInstant(column) && !/(z|[+-]\d{2}(:?\d{2})?)$/i.test(value))
+        return plain('datetime', formatDatetime(`${value}Z`, ctx));
       return plain('datetime', typeof value === 'string' ? formatDatetime(value, ctx) : exact);
     case 'date':
       return plain('date', typeof value === 'string' ? formatDate(value, ctx.locale) : exact);
