@@ -310,7 +310,7 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       const id = await page.locator('[role="row"][aria-rowindex="2"]').getAttribute('data-record');
       await page.getByRole('link', { name: msg('data.grid.openRow', { id: id! }) }).click();
       await onScreen(page, 'row-product', msg('data.row.heading', { table: 'Product', id: id! }));
-      await page.getByRole('link', { name: msg('data.refs.outNamed', { column: 'Customer id', table: 'Customer', name: 'Ada', id: '1' }) }).click();
+      await page.getByRole('link', { name: msg('data.refs.outNamed', { column: 'Customer id', table: 'Customer', name: 'Ada Lovelace', id: '1' }) }).click();
       await onScreen(page, 'row-customer', msg('data.row.heading', { table: 'Customer', id: '1' }));
       expectNoProblems(problems);
     });
