@@ -20,11 +20,11 @@ const ACTOR_TYPES: ActorType[] = ['user', 'apiKey', 'anonymous', 'system'];
 const ANY = '';
 const FILTERS = ['actorId', 'actorType', 'action', 'targetType', 'targetId', 'from', 'to'] as const;
 
-/** Names of users, API keys and connections (their ids never collide). */
-function useNames(): Map<string, string> | undefined {
+/** Names of users, API keys and, when a shown entry's target is a table of one, connections (their ids never collide). */
+function useNames(entries: readonly Entry[]): Map<string, string> | undefined {
   const people = usePeopleNames();
   const keys = useKeyNames();
-  const connections = useScopeConnections();
+  const connections = useScopeConnections(entries.some((e) => e.target?.type === 'data.table'));
   if (!people.data && !keys.data && !connections.data) return undefined;
   return new Map([...(people.data ?? []), ...(keys.data ?? []), ...(connections.data ?? []).map((c) => [c.id, c.name] as const)]);
 }
@@ -78,7 +78,6 @@ export function Audit() {
   const search = new URLSearchParams(useSearch());
   const filters = Object.fromEntries(FILTERS.map((k) => [k, search.get(k) ?? ''])) as Record<(typeof FILTERS)[number], string>;
   const names = usePeopleNames();
-  const allNames = useNames();
   const roles = useRoles();
 
   const query = {
@@ -91,6 +90,8 @@ export function Audit() {
     ...(filters.to ? { to: Number(filters.to) } : {}),
   };
   const list = useAuditList(query);
+  const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
+  const allNames = useNames(entries);
 
   const onFilter = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -109,7 +110,6 @@ export function Audit() {
     navigate(qs ? `/audit?${qs}` : '/audit');
   };
 
-  const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
   // The actions seen so far, and their families (`users.`), as suggestions.
   const actions = [...new Set(entries.flatMap((e) => [e.action, e.action.replace(/[^.]+$/, '')]))].filter((a) => a !== '').sort();
   const listPath = search.size ? `/audit?${search.toString()}` : '/audit';
@@ -331,9 +331,9 @@ function Diff({ diff }: { diff: unknown }) {
 export function AuditEntryPage() {
   useTitle('people.audit.entryTitle');
   const { id = '' } = useParams<{ id: string }>();
-  const names = useNames();
   const roles = useRoles();
   const entry = useAuditEntry(id);
+  const names = useNames(entry.data ? [entry.data] : []);
   // Back to the list as it was filtered when the entry was opened from it.
   const state: unknown = window.history.state;
   const from =

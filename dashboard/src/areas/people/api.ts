@@ -71,9 +71,10 @@ export function useCatalog() {
 }
 
 /** The connections a scope may name (only when the signed-in person may list them). */
-export function useScopeConnections() {
+export function useScopeConnections(enabled = true) {
   return useQuery({
     queryKey: peopleKeys.connections,
+    enabled,
     retry: false,
     queryFn: () =>
       allPages(async (cursor) => {
