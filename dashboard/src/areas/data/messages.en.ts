@@ -45,7 +45,6 @@ export const messages = {
   'data.value.true': 'true',
   'data.value.false': 'false',
   'data.value.null': 'Empty (NULL)',
-  'data.value.nullShort': 'NULL',
   'data.value.choose': 'Choose…',
 
   'data.edit.label': 'Edit {column}',
