@@ -50,6 +50,8 @@ export interface OpenedPage {
 export interface OpenPageOptions {
   colorScheme?: 'light' | 'dark';
   locale?: string;
+  /** The browser's IANA time zone (`Europe/Berlin`); the machine's when absent. */
+  timezoneId?: string;
   viewport?: { width: number; height: number };
 }
 
@@ -102,6 +104,7 @@ export function useDashboardBrowser(output: string): DashboardBrowser {
       viewport: options.viewport ?? { width: 1024, height: 700 },
       colorScheme: options.colorScheme ?? 'light',
       ...(options.locale ? { locale: options.locale } : {}),
+      ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
     });
     contexts.push(context);
     const page = await context.newPage();

@@ -15,7 +15,8 @@ import {
   type Table,
   type TableInfo,
 } from './api';
-import { cellText, DraftError, isNumeric, valueOf, ValueEditor, type Draft } from './editors';
+import { DataValue } from './cell-value';
+import { DraftError, isNumeric, valueOf, ValueEditor, type Draft } from './editors';
 import { FilterBar } from './FilterBar';
 import { isForbidden, useGridEditing, useGridWriteAccess, type Editing } from './grid-editing';
 import { useActiveCell, useGridKeyboard } from './grid-keyboard';
@@ -436,7 +437,7 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
             }}
             onDoubleClick={() => on.startEdit(index, ci + 1)}
           >
-            {row ? (value === null ? t('data.value.nullShort') : cellText(c, value)) : ''}
+            {row ? <DataValue conn={conn} table={table} tables={props.tables} column={c} value={value} inGrid /> : ''}
             {isEditing && (
               <CellEditor
                 conn={conn}

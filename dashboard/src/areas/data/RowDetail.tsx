@@ -15,8 +15,13 @@ import {
   useTableInfo,
   visibleColumns,
   type Row,
+  type Table,
   type TableInfo,
 } from './api';
+import { DataValue } from './cell-value';
+import { useRowLabel } from '../../api/row-labels';
+import { recordIdText } from '../../values/row-name';
+import { referenceTarget } from '../../values/references';
 import { RowForm } from './RowForm';
 import { columnErrors, useDataParams, useToasts } from './shared';
 import { paths, viewQuery } from './view';
@@ -79,8 +84,10 @@ function RowDetail({ conn, info, recordId, at }: { conn: string; info: TableInfo
   });
   const label = table.display.label || table.name;
   const pk = table.primaryKey?.columns ?? [];
+  const keyTypes = (of: Table) => (of.primaryKey?.columns ?? []).map((name) => of.columns.find((c) => c.name === name)?.type ?? 'string');
 
-  const heading = <h1>{t('data.row.heading', { table: label, id: recordId })}</h1>;
+  // A composite key's record id is base64 in the address: the heading names the row by its key's values.
+  const heading = <h1>{t('data.row.heading', { table: label, id: recordIdText(recordId, keyTypes(table)) })}</h1>;
   const back = (
     <p className="data-crumbs">
       <Link href={at?.back?.href ?? paths.grid(conn, table.ref)}>{at?.back?.label ?? t('data.row.back', { table: label })}</Link>
@@ -165,11 +172,15 @@ function RowDetail({ conn, info, recordId, at }: { conn: string; info: TableInfo
         <>
           <section aria-labelledby="data-values-title">
             <h2 id="data-values-title">{t('data.row.values')}</h2>
-            {pk.map((name) => (
-              <p key={name} className="data-key">
-                {t('data.row.key', { column: name, value: String(values[name] ?? '') })}
-              </p>
-            ))}
+            {pk.map((name) => {
+              const column = table.columns.find((c) => c.name === name);
+              return (
+                <p key={name} className="data-key">
+                  {t('data.row.key', { column: column?.display.label || name })}{' '}
+                  {column ? <DataValue conn={conn} table={table} tables={tables} column={column} value={values[name]} /> : String(values[name] ?? '')}
+                </p>
+              );
+            })}
             <RowForm
               key={formKey}
               conn={conn}
@@ -201,9 +212,7 @@ function RowDetail({ conn, info, recordId, at }: { conn: string; info: TableInfo
           <ul>
             {outbound.map((o) => (
               <li key={o.column}>
-                <Link href={paths.row(conn, o.table.ref, o.id)}>
-                  {t('data.refs.out', { column: o.column, table: o.table.display.label || o.table.name, id: o.id })}
-                </Link>
+                <OutboundLink conn={conn} table={table} tables={tables} column={o.column} target={o.table} id={o.id} />
               </li>
             ))}
           </ul>
@@ -230,7 +239,9 @@ function RowDetail({ conn, info, recordId, at }: { conn: string; info: TableInfo
                     <ul className="data-ref-ids">
                       {r.recordIds.map((id) => (
                         <li key={id}>
-                          <Link href={paths.row(conn, r.table, id)}>{t('data.refs.row', { table: fromLabel, id })}</Link>
+                          <Link href={paths.row(conn, r.table, id)}>
+                            {t('data.refs.row', { table: fromLabel, id: from ? recordIdText(id, keyTypes(from)) : id })}
+                          </Link>
                         </li>
                       ))}
                     </ul>
@@ -242,5 +253,20 @@ function RowDetail({ conn, info, recordId, at }: { conn: string; info: TableInfo
         )}
       </section>
     </div>
+  );
+}
+
+/** A row this one points at, named by its display column once the name has arrived. */
+function OutboundLink(props: { conn: string; table: Table; tables: readonly Table[]; column: string; target: Table; id: string }) {
+  const { conn, table, tables, column, target, id } = props;
+  const name = useRowLabel(referenceTarget(conn, table, tables, column), id);
+  const columnLabel = table.columns.find((c) => c.name === column)?.display.label || column;
+  const targetLabel = target.display.label || target.name;
+  return (
+    <Link href={paths.row(conn, target.ref, id)}>
+      {name
+        ? t('data.refs.outNamed', { column: columnLabel, table: targetLabel, name, id })
+        : t('data.refs.out', { column: columnLabel, table: targetLabel, id })}
+    </Link>
   );
 }

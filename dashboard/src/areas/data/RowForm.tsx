@@ -1,6 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { t } from '../../i18n/t';
 import type { Column, Row, Table } from './api';
+import { DataValue } from './cell-value';
 import { draftOf, DraftError, valueOf, ValueEditor, type Draft } from './editors';
 
 interface RowFormProps {
@@ -73,7 +74,7 @@ export function RowForm(props: RowFormProps) {
             <label htmlFor={fieldId}>{c.display.label || c.name}</label>
             {fixed(c) ? (
               <output id={fieldId} className="data-readonly-value">
-                {drafts[c.name]!.isNull ? t('data.value.null') : drafts[c.name]!.text}
+                <DataValue conn={conn} table={table} tables={tables} column={c} value={creating ? defaults?.[c.name] : initial[c.name]} />
               </output>
             ) : (
               <ValueEditor

@@ -3,6 +3,7 @@ import { useEffect, useMemo, useSyncExternalStore } from 'react';
 import { api, ok, type Schemas } from '../../api/client';
 import { RowWindow, type SeekKey } from './row-window';
 import { bootstrapQuery, grantsTable } from '../../api/bootstrap';
+import { displayColumn } from '../../values/references';
 
 export type Table = Schemas['EffectiveSchemaTable'];
 export type Column = Schemas['EffectiveSchemaColumn'];
@@ -250,18 +251,5 @@ export function visibleColumns(table: Table, sample?: Row): Column[] {
   return table.columns.filter((c) => !c.display.secret && !c.display.hidden && (!sample || c.name in sample));
 }
 
-/** The single-column foreign key a column belongs to, if any. */
-export function foreignKeyOf(table: Table, column: string) {
-  return table.foreignKeys.find((fk) => fk.columns.length === 1 && fk.columns[0] === column) ?? null;
-}
-
-/** The column that names a row of `table` to a person: its display column, else its first text column, else its key. */
-export function displayColumn(table: Table): string {
-  if (table.display.displayColumn) return table.display.displayColumn;
-  const text = table.columns.find((c) => (c.type === 'string' || c.type === 'text') && !c.display.secret && !c.display.personal);
-  return text?.name ?? table.primaryKey?.columns[0] ?? table.columns[0]!.name;
-}
-
-export function findTable(tables: readonly Table[], name: string, schema: string | null): Table | undefined {
-  return tables.find((t) => t.name === name && (schema === null || t.schema === null || t.schema === schema));
-}
+// Shared with the display layer, which names referenced rows everywhere values are shown.
+export { displayColumn, findTable, foreignKeyOf } from '../../values/references';

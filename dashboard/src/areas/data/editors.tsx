@@ -78,15 +78,6 @@ export function valueOf(column: Column, draft: Draft): unknown {
   }
 }
 
-/** How a value reads in a cell. */
-export function cellText(column: Column, value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (column.type === 'json') return JSON.stringify(value);
-  if (column.type === 'boolean') return value ? t('data.value.true') : t('data.value.false');
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
-}
-
 export const isNumeric = (c: Column) => NUMBER_TYPES.has(c.type);
 
 interface EditorProps {

@@ -5,7 +5,12 @@ import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { Field, Loading, SelectField, useTitle } from '../../ui';
 import { LoadError, ScreenTitle, when } from './common';
-import { useAuditEntry, useAuditList, useKeyNames, usePeopleNames, useRoles, type Role } from './api';
+import { useAuditEntry, useAuditList, useConnectionTables, useKeyNames, usePeopleNames, useRoles, useScopeConnections, type Role } from './api';
+import { paths } from '../data/view';
+import type { ValueColumn } from '../../values/format';
+import { referenceTarget, displayColumn } from '../../values/references';
+import { recordIdText, rowName } from '../../values/row-name';
+import { Value } from '../../values/Value';
 import { LoadMore } from '../../ui/LoadMore';
 import { DataTable } from '../../ui/DataTable';
 
@@ -15,12 +20,13 @@ const ACTOR_TYPES: ActorType[] = ['user', 'apiKey', 'anonymous', 'system'];
 const ANY = '';
 const FILTERS = ['actorId', 'actorType', 'action', 'targetType', 'targetId', 'from', 'to'] as const;
 
-/** Names of users and API keys (their ids never collide). */
-function useNames(): Map<string, string> | undefined {
+/** Names of users, API keys and, when a shown entry's target is a table of one, connections (their ids never collide). */
+function useNames(entries: readonly Entry[]): Map<string, string> | undefined {
   const people = usePeopleNames();
   const keys = useKeyNames();
-  if (!people.data && !keys.data) return undefined;
-  return new Map([...(people.data ?? []), ...(keys.data ?? [])]);
+  const connections = useScopeConnections(entries.some((e) => e.target?.type === 'data.table'));
+  if (!people.data && !keys.data && !connections.data) return undefined;
+  return new Map([...(people.data ?? []), ...(keys.data ?? []), ...(connections.data ?? []).map((c) => [c.id, c.name] as const)]);
 }
 
 function actorText(actor: Entry['actor'], names: Map<string, string> | undefined): string {
@@ -33,6 +39,12 @@ function actorText(actor: Entry['actor'], names: Map<string, string> | undefined
 function targetText(target: Entry['target'], names: Map<string, string> | undefined, roles: Role[] | undefined): string {
   if (!target) return t('people.audit.noTarget');
   if (!target.id) return target.type;
+  if (target.type === 'data.table') {
+    // `<connection id>/<table ref>` (plugins/data/service.ts): the connection by its name.
+    const at = target.id.indexOf('/');
+    const conn = target.id.slice(0, at);
+    return t('people.audit.targetTable', { table: target.id.slice(at + 1), connection: names?.get(conn) ?? conn });
+  }
   const known =
     target.type === 'user' || target.type === 'apiKey'
       ? names?.get(target.id)
@@ -66,7 +78,6 @@ export function Audit() {
   const search = new URLSearchParams(useSearch());
   const filters = Object.fromEntries(FILTERS.map((k) => [k, search.get(k) ?? ''])) as Record<(typeof FILTERS)[number], string>;
   const names = usePeopleNames();
-  const allNames = useNames();
   const roles = useRoles();
 
   const query = {
@@ -79,6 +90,8 @@ export function Audit() {
     ...(filters.to ? { to: Number(filters.to) } : {}),
   };
   const list = useAuditList(query);
+  const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
+  const allNames = useNames(entries);
 
   const onFilter = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -97,7 +110,6 @@ export function Audit() {
     navigate(qs ? `/audit?${qs}` : '/audit');
   };
 
-  const entries = list.data?.pages.flatMap((p) => p.entries) ?? [];
   // The actions seen so far, and their families (`users.`), as suggestions.
   const actions = [...new Set(entries.flatMap((e) => [e.action, e.action.replace(/[^.]+$/, '')]))].filter((a) => a !== '').sort();
   const listPath = search.size ? `/audit?${search.toString()}` : '/audit';
@@ -180,9 +192,88 @@ export function Audit() {
 const show = (v: unknown) => (v === undefined ? t('people.audit.absent') : JSON.stringify(v));
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A diff as recorded: before/after per column when it has both, else the recorded values. */
+/** A data write's diff as plugins/data/effects.ts records it: the table and each row's values before and after. */
+interface DataDiff {
+  connectionId: string;
+  table: string;
+  changes: Array<{ op: string; recordId: string | null; before: Record<string, unknown> | null; after: Record<string, unknown> | null }>;
+}
+
+function isDataDiff(diff: unknown): diff is DataDiff {
+  return (
+    isRecord(diff) &&
+    typeof diff.connectionId === 'string' &&
+    typeof diff.table === 'string' &&
+    Array.isArray(diff.changes) &&
+    diff.changes.every((c) => isRecord(c) && typeof c.op === 'string' && (c.before === null || isRecord(c.before)) && (c.after === null || isRecord(c.after)))
+  );
+}
+
+type SchemaTable = Schemas['EffectiveSchemaTable'];
+const CHANGE_OPS = ['create', 'update', 'delete'] as const;
+
+/**
+ * The rows a data write changed, each a before/after table of its columns read through the
+ * display layer (the same as the grid), the row named by its display column or key values and
+ * linked to its page; with the connection's schema unavailable, values are shown as stored.
+ */
+function DataChanges({ diff }: { diff: DataDiff }) {
+  const schema = useConnectionTables(diff.connectionId);
+  const tables = schema.data ?? [];
+  const table = tables.find((x) => x.ref === diff.table);
+  const keyColumns = table?.primaryKey?.columns ?? [];
+  const keyTypes = keyColumns.map((name) => table?.columns.find((c) => c.name === name)?.type ?? 'string');
+  const columnOf = (name: string): ValueColumn => table?.columns.find((c) => c.name === name) ?? { name, type: 'other', nativeType: '', scale: null };
+  return (
+    <>
+      {diff.changes.map((change, i) => {
+        const before = change.before ?? {};
+        const after = change.after ?? {};
+        const whole = change.after ?? change.before ?? {};
+        const named = table ? rowName(whole, table.display.displayColumn ?? displayColumn(table), []) : null;
+        const row = named ?? (change.recordId !== null ? recordIdText(change.recordId, keyTypes) : '');
+        const op = (CHANGE_OPS as readonly string[]).includes(change.op) ? (change.op as (typeof CHANGE_OPS)[number]) : null;
+        const columns = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+        const same = (c: string) => JSON.stringify(before[c]) === JSON.stringify(after[c]);
+        const cell = (values: Record<string, unknown>, side: DataChange['before'], c: string) =>
+          side === null || !(c in values) ? (
+            t('people.audit.absent')
+          ) : (
+            <Value column={columnOf(c)} value={values[c]} reference={table ? referenceTarget(diff.connectionId, table, tables, c) : null} />
+          );
+        return (
+          <section key={`${change.recordId ?? ''}:${i}`} className="people-change" data-testid="audit-change">
+            <h3>{op ? t(`people.audit.change.${op}`, { row }) : t('people.audit.change.other', { row, op: change.op })}</h3>
+            {change.recordId !== null && change.op !== 'delete' && (
+              <p>
+                <Link href={paths.row(diff.connectionId, diff.table, change.recordId)}>{t('people.audit.openRow', { row })}</Link>
+              </p>
+            )}
+            <DataTable
+              className="people-diff"
+              caption={t('people.audit.changeCaption', { row })}
+              columns={[
+                { id: 'column', header: t('people.audit.column'), rowHeader: true, cell: (c) => columnOf(c).display?.label || c },
+                { id: 'before', header: t('people.audit.before'), cell: (c) => cell(before, change.before, c) },
+                { id: 'after', header: t('people.audit.after'), cell: (c) => cell(after, change.after, c) },
+              ]}
+              rows={columns}
+              rowKey={(c) => c}
+              rowAttributes={(c) => ({ className: same(c) ? undefined : 'people-changed' })}
+            />
+          </section>
+        );
+      })}
+    </>
+  );
+}
+
+type DataChange = DataDiff['changes'][number];
+
+/** A diff as recorded: a data write's rows, before/after per column when it has both, else the recorded values. */
 function Diff({ diff }: { diff: unknown }) {
   if (diff === null || diff === undefined) return <p>{t('people.audit.noDiff')}</p>;
+  if (isDataDiff(diff)) return <DataChanges diff={diff} />;
   if (isRecord(diff) && 'before' in diff && 'after' in diff) {
     const before = diff.before;
     const after = diff.after;
@@ -240,9 +331,9 @@ function Diff({ diff }: { diff: unknown }) {
 export function AuditEntryPage() {
   useTitle('people.audit.entryTitle');
   const { id = '' } = useParams<{ id: string }>();
-  const names = useNames();
   const roles = useRoles();
   const entry = useAuditEntry(id);
+  const names = useNames(entry.data ? [entry.data] : []);
   // Back to the list as it was filtered when the entry was opened from it.
   const state: unknown = window.history.state;
   const from =

@@ -29,6 +29,7 @@ export const peopleKeys = {
   auditList: (query: AuditQuery) => ['people', 'audit', query] as const,
   auditEntry: (id: string) => ['people', 'audit', 'entry', id] as const,
   connections: ['people', 'connections'] as const,
+  schema: (conn: string) => ['people', 'schema', conn] as const,
   systemInfo: ['system-info'] as const,
 };
 
@@ -70,15 +71,27 @@ export function useCatalog() {
 }
 
 /** The connections a scope may name (only when the signed-in person may list them). */
-export function useScopeConnections() {
+export function useScopeConnections(enabled = true) {
   return useQuery({
     queryKey: peopleKeys.connections,
+    enabled,
     retry: false,
     queryFn: () =>
       allPages(async (cursor) => {
         const d = (await ok(api.GET('/connections', { params: { query: { limit: 500, ...(cursor ? { cursor } : {}) } } }))).data;
         return { items: d.connections, nextCursor: d.nextCursor };
       }),
+  });
+}
+
+/** The tables of a connection as its schema describes them (to read an audit entry's data changes), when the person may see it. */
+export function useConnectionTables(conn: string | null) {
+  return useQuery({
+    queryKey: peopleKeys.schema(conn ?? ''),
+    enabled: conn !== null,
+    retry: false,
+    staleTime: 60_000,
+    queryFn: async () => (await ok(api.GET('/connections/{id}/schema', { params: { path: { id: conn! } } }))).data.model.tables,
   });
 }
 

@@ -193,4 +193,11 @@ export const messages = {
   'people.audit.after': 'After',
   'people.audit.value': 'Value',
   'people.audit.absent': '(none)',
+  'people.audit.targetTable': 'table {table} of {connection}',
+  'people.audit.change.create': 'Row {row} created',
+  'people.audit.change.update': 'Row {row} changed',
+  'people.audit.change.delete': 'Row {row} deleted',
+  'people.audit.change.other': 'Row {row}: {op}',
+  'people.audit.changeCaption': 'Row {row}: before and after, per column',
+  'people.audit.openRow': 'Open row {row}',
 } as const;

@@ -1,0 +1,22 @@
+import { referenceTarget, type ReferenceTarget } from '../../values/references';
+import { Value } from '../../values/Value';
+import type { Column, Table } from './api';
+
+/** Each table's key columns and what they point at, worked out once per schema (not per cell and render). */
+const targets = new WeakMap<Table, Map<string, ReferenceTarget | null>>();
+
+function targetOf(conn: string, table: Table, tables: readonly Table[], column: string): ReferenceTarget | null {
+  let byColumn = targets.get(table);
+  if (!byColumn) targets.set(table, (byColumn = new Map()));
+  if (!byColumn.has(column)) byColumn.set(column, referenceTarget(conn, table, tables, column));
+  return byColumn.get(column)!;
+}
+
+/**
+ * A stored value of the data area (grid cell, row page) through the display layer (values/):
+ * read by its column's type, a key column named by the referenced row's display column.
+ */
+export function DataValue(props: { conn: string; table: Table; tables: readonly Table[]; column: Column; value: unknown; inGrid?: boolean }) {
+  const { conn, table, tables, column, value } = props;
+  return <Value column={column} value={value} reference={targetOf(conn, table, tables, column.name)} inGrid={props.inGrid} />;
+}

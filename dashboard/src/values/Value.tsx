@@ -1,0 +1,178 @@
+import { useState, type ClipboardEvent } from 'react';
+import { useRowLabel } from '../api/row-labels';
+import { t } from '../i18n/t';
+import { useValueContext } from './context';
+import { binaryOf, showValue, type Shown, type ValueColumn, type ValueContext } from './format';
+import type { ReferenceTarget } from './references';
+import './values.css';
+
+export interface ValueProps {
+  column: ValueColumn;
+  value: unknown;
+  /** A key column's referenced row, named by its display column (references.ts, referenceTarget). */
+  reference?: ReferenceTarget | null;
+  /**
+   * Drawn in a grid cell: its controls stay out of the Tab order (the grid moves focus between
+   * cells) and the JSON viewer opens over the rows below instead of pushing them down.
+   */
+  inGrid?: boolean;
+  /** The reading conventions; the person's own when absent. */
+  context?: ValueContext;
+}
+
+const YES_NO = () => ({ yes: t('value.yes'), no: t('value.no') });
+
+/** A copy (Ctrl+C) of text selected inside one value takes the value as stored, not as shown. */
+function copyExact(exact: string) {
+  return (e: ClipboardEvent<HTMLElement>) => {
+    const selection = window.getSelection();
+    if (!selection || !e.currentTarget.contains(selection.anchorNode) || !e.currentTarget.contains(selection.focusNode)) return;
+    e.clipboardData.setData('text/plain', exact);
+    e.preventDefault();
+  };
+}
+
+/** One stored value as a person reads it, by its column's type (format.ts), the exact value on hover and copy. */
+export function Value(props: ValueProps) {
+  const own = useValueContext();
+  const ctx = props.context ?? own;
+  const { column, value, reference } = props;
+  if (reference && value !== null && value !== undefined && (typeof value === 'string' || typeof value === 'number')) {
+    return <ReferenceValue target={reference} value={String(value)} />;
+  }
+  return <ShownValue shown={showValue(column, value, ctx, YES_NO())} column={column} value={value} inGrid={props.inGrid} />;
+}
+
+function ShownValue({ shown, column, value, inGrid }: { shown: Shown; column: ValueColumn; value: unknown; inGrid?: boolean }) {
+  const common = { title: shown.exact, onCopy: copyExact(shown.exact), 'data-value-kind': shown.kind };
+  switch (shown.kind) {
+    case 'null':
+      return <span className="value value-null">{t('value.null')}</span>;
+    case 'number':
+      return (
+        <span className="value value-number" {...common}>
+          {shown.text}
+        </span>
+      );
+    case 'datetime':
+    case 'date':
+      return (
+        <time className="value" dateTime={shown.exact} {...common}>
+          {shown.text}
+        </time>
+      );
+    case 'boolean':
+      return (
+        <span className={value ? 'value value-bool value-yes' : 'value value-bool value-no'} {...common}>
+          <span aria-hidden="true">{value ? '✓ ' : '✕ '}</span>
+          {shown.text}
+        </span>
+      );
+    case 'enum':
+      return (
+        <span className="value value-chip" {...common}>
+          {shown.text}
+        </span>
+      );
+    case 'uuid':
+      return (
+        <span className="value value-uuid">
+          <span {...common}>{shown.text}</span>
+          <CopyButton text={shown.exact} inGrid={inGrid} />
+        </span>
+      );
+    case 'json':
+      return <JsonValue shown={shown} column={column} value={value} inGrid={inGrid} />;
+    case 'binary':
+      return (
+        <span className="value value-binary" {...common}>
+          {shown.text}{' '}
+          <a
+            href={`data:application/octet-stream;base64,${binaryOf(value) ?? ''}`}
+            download={`${column.name}.bin`}
+            tabIndex={inGrid ? -1 : undefined}
+            aria-label={t('value.download', { size: shown.text })}
+          >
+            {t('value.downloadShort')}
+          </a>
+        </span>
+      );
+    default:
+      return (
+        <span className="value" {...common}>
+          {shown.text}
+        </span>
+      );
+  }
+}
+
+function CopyButton({ text, inGrid }: { text: string; inGrid?: boolean }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      className="value-copy"
+      tabIndex={inGrid ? -1 : undefined}
+      aria-label={copied ? t('value.copied') : t('value.copy', { value: text })}
+      title={t('value.copy', { value: text })}
+      onClick={(e) => {
+        e.stopPropagation();
+        void navigator.clipboard?.writeText(text).then(
+          () => setCopied(true),
+          () => setCopied(false),
+        );
+      }}
+      onBlur={() => setCopied(false)}
+    >
+      <span aria-hidden="true">{copied ? '✓' : '⧉'}</span>
+    </button>
+  );
+}
+
+/** JSON collapsed to one line; the button opens it laid out, as stored. */
+function JsonValue({ shown, column, value, inGrid }: { shown: Shown; column: ValueColumn; value: unknown; inGrid?: boolean }) {
+  const [open, setOpen] = useState(false);
+  const name = column.display?.label || column.name;
+  return (
+    <span className={inGrid ? 'value value-json value-json-grid' : 'value value-json'}>
+      <button
+        type="button"
+        className="value-json-toggle"
+        aria-expanded={open}
+        tabIndex={inGrid ? -1 : undefined}
+        aria-label={t(open ? 'value.jsonHide' : 'value.jsonShow', { column: name })}
+        onClick={(e) => {
+          e.stopPropagation();
+          setOpen((o) => !o);
+        }}
+        onDoubleClick={(e) => e.stopPropagation()}
+      >
+        <span aria-hidden="true">{open ? '▾' : '▸'}</span>
+      </button>
+      <code title={shown.exact} onCopy={copyExact(shown.exact)} data-value-kind="json">
+        {shown.text}
+      </code>
+      {open && (
+        <pre className="value-json-viewer" tabIndex={inGrid ? -1 : 0}>
+          {typeof value === 'string' ? value : JSON.stringify(value, null, 2)}
+        </pre>
+      )}
+    </span>
+  );
+}
+
+/** A key column's value named by the referenced row's display column; the key itself while the name is on its way, or when there is none. */
+function ReferenceValue({ target, value }: { target: ReferenceTarget; value: string }) {
+  const label = useRowLabel(target, value);
+  if (label === undefined || label === null || label === '')
+    return (
+      <span className="value" title={value} onCopy={copyExact(value)} data-value-kind="reference">
+        {value}
+      </span>
+    );
+  return (
+    <span className="value value-reference" title={t('value.reference', { name: label, key: value })} onCopy={copyExact(value)} data-value-kind="reference">
+      {label}
+    </span>
+  );
+}
