@@ -30,6 +30,7 @@ function attachment(mail: ReceivedMail, suffix: string): { name: string; body: B
 describe.runIf(browserAvailable())('scheduled reports in a real browser', () => {
   let inst: TestInstance;
   let source: SqliteSource;
+  let conn: string;
   const smtp = new TestSmtpServer();
   const { openPage, onScreen, signIn } = useDashboardBrowser('reports');
 
@@ -39,7 +40,7 @@ describe.runIf(browserAvailable())('scheduled reports in a real browser', () => 
     const boot = await bootWithAdmin();
     inst = boot.inst;
     expect((await boot.admin.put('/api/v1/settings/email', smtp.settings())).status).toBe(200);
-    const conn = await connectSqlite(boot.admin, source.file);
+    conn = await connectSqlite(boot.admin, source.file);
     const listPage = await boot.admin.post('/api/v1/pages', { title: 'Stock list', kind: 'list', connectionId: conn, table: 'product' });
     expect(listPage.status, listPage.text).toBe(201);
     const pageId = (listPage.body as any).data.page.id as string;
@@ -179,6 +180,27 @@ describe.runIf(browserAvailable())('scheduled reports in a real browser', () => 
       expect(await other.page.getByRole('link', { name: msg('reports.new') }).count()).toBe(0);
       expectNoProblems(other.problems);
     }, 180_000);
+
+    it(`the grid opens a new report of its table with its query; a viewer's grid has no such link (${viewport.width} px)`, async () => {
+      const w = viewport.width;
+      const { page, problems } = await openPage({ viewport });
+      await signIn(page, inst.url, ROOT);
+      await page.goto(`${inst.url}/connections/${conn}/tables/product?sort=-qty`);
+      await page.getByRole('link', { name: msg('data.grid.scheduleReport') }).click();
+      await onScreen(page, `from-grid-${w}`, exactly(msg('reports.new.title')));
+      expect(await page.getByRole('radio', { name: 'A table with a query' }).isChecked()).toBe(true);
+      await expect.poll(() => page.getByLabel(msg('reports.field.connection'), { exact: true }).locator('option:checked').textContent()).toBe('Shop');
+      await expect.poll(() => page.getByLabel(msg('reports.field.table'), { exact: true }).locator('option:checked').textContent()).toBe('Product');
+      expect(await page.getByLabel(msg('reports.field.query'), { exact: true }).inputValue()).toContain('sort=-qty');
+      expectNoProblems(problems);
+
+      const viewer = await openPage({ viewport });
+      await signIn(viewer.page, inst.url, VIEWER);
+      await viewer.page.goto(`${inst.url}/connections/${conn}/tables/product`);
+      await viewer.page.getByRole('link', { name: msg('data.grid.export') }).waitFor();
+      expect(await viewer.page.getByRole('link', { name: msg('data.grid.scheduleReport') }).count()).toBe(0);
+      expectNoProblems(viewer.problems);
+    });
 
     it(`schedules a page's shared view from the source picker (${viewport.width} px)`, async () => {
       const w = viewport.width;

@@ -2,6 +2,7 @@ import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExt
 import { Link, useSearch } from 'wouter';
 import { t } from '../../i18n/t';
 import { ErrorPanel, Loading, useTitle } from '../../ui';
+import { usePermissions } from '../account/api';
 import {
   TableMissing,
   useBulkRows,
@@ -103,6 +104,7 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
   const { store, columns, scroller, virtual, reload, applyResults } = useGridPaging(conn, table, view, query);
   const toasts = useToasts(applyResults);
   const { canWrite, forbid, writeFailed } = useGridWriteAccess(info.canWrite, toasts);
+  const permissions = usePermissions();
   const cell = useActiveCell(scroller);
   const { active } = cell;
   /** Puts the focus back on the grid (its active cell, kept within the rows there are) after the control that had it went away. */
@@ -202,6 +204,7 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
         <SearchBox value={view.search} onSearch={toolbar.search} />
         <Link href={paths.import(conn, table.ref)}>{t('data.grid.import')}</Link>
         <Link href={paths.export(conn, table.ref, query)}>{t('data.grid.export')}</Link>
+        {permissions?.has('reports.write') && <Link href={paths.newReport(conn, table.ref, query)}>{t('data.grid.scheduleReport')}</Link>}
         {canWrite && (
           <button type="button" onClick={() => toolbar.togglePanel('create')} aria-expanded={panel === 'create'}>
             {t('data.grid.newRow')}

@@ -8,6 +8,7 @@ export const messages = {
   'data.grid.empty': 'No rows match this view.',
   'data.grid.import': 'Import',
   'data.grid.export': 'Export',
+  'data.grid.scheduleReport': 'Schedule a report',
   'data.grid.newRow': 'New row',
   'data.grid.open': 'Open',
   'data.grid.openRow': 'Open row {id}',

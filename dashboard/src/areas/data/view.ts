@@ -91,4 +91,6 @@ export const paths = {
   row: (conn: string, table: string, recordId: string) => `/connections/${enc(conn)}/tables/${enc(table)}/rows/${enc(recordId)}`,
   import: (conn: string, table: string) => `/connections/${enc(conn)}/tables/${enc(table)}/import`,
   export: (conn: string, table: string, query: string) => `/connections/${enc(conn)}/tables/${enc(table)}/export${query ? `?${query}` : ''}`,
+  /** The scheduled report form with this table and the grid's query filled in (areas/reports reads them). */
+  newReport: (conn: string, table: string, query: string) => `/reports/new?${new URLSearchParams({ connection: conn, table, ...(query ? { query } : {}) })}`,
 };
