@@ -161,6 +161,9 @@ describe.runIf(browserAvailable())('every signed-in screen fits the window (390 
     const focusInNav = () => page.evaluate(() => document.activeElement?.closest('nav') !== null && document.activeElement !== document.body);
     expect(await focusInNav()).toBe(true);
     await onScreen(page, 'drawer-open-390', /.+/);
+    // The backdrop covers the rest of the screen, the top bar included (a click there closes the drawer).
+    expect(await page.evaluate(() => document.elementFromPoint(370, 20)?.className)).toBe('drawer-backdrop');
+    if (process.env.SHOW_SCREENS === '1') await page.screenshot({ path: join(process.cwd(), 'test-results', 'overflow', 'drawer-open-390.png') });
     // Past the last entry and before the first, Tab wraps inside the drawer.
     const count = await nav.locator('a[href], button, summary').count();
     for (let i = 0; i < count + 2; i++) {
@@ -185,6 +188,33 @@ describe.runIf(browserAvailable())('every signed-in screen fits the window (390 
     expect(new URL(page.url()).pathname).toBe('/jobs');
     expectNoProblems(problems);
   });
+
+  for (const width of [390, 1440]) {
+    it(`home at ${width} px: the checklist, connections with their health, what was opened lately, the latest jobs`, async () => {
+      const { page, problems } = await openPage({ viewport: { width, height: width === 390 ? 844 : 900 } });
+      await signIn(page, p.inst.url, p.root);
+      const card = (title: string) => page.locator('section.home-card').filter({ has: page.getByRole('heading', { name: title, exact: true }) });
+      expect(await page.getByRole('heading', { name: msg('home.onboarding.title') }).isVisible()).toBe(true);
+      await card(msg('home.connections.title')).getByRole('link', { name: 'Shop with a rather long connection name' }).waitFor();
+      // Tested when it was added: reachable, with when.
+      expect(await card(msg('home.connections.title')).innerText()).toContain(msg('home.connections.ok').split('{at}')[0]!);
+      await card(msg('home.jobs.title')).getByRole('link', { name: 'Export' }).waitFor();
+      // Nothing opened yet in this browser: the person's pages are offered instead.
+      expect(await card(msg('home.recent.title')).getByRole('link').allInnerTexts()).toEqual(['Customers', 'Overview']);
+
+      // A table and a page opened are listed under "Recently opened", newest first.
+      await goInside(page, `/connections/${p.connectionId}/tables/customers`);
+      await screenSettled(page);
+      await goInside(page, `/p/${p.listPage.slug}`);
+      await screenSettled(page);
+      await goInside(page, '/');
+      await screenSettled(page);
+      const recent = card(msg('home.recent.title')).getByRole('link');
+      await expect.poll(() => recent.allInnerTexts()).toEqual(['Customers', 'customers']);
+      await onScreen(page, `home-${width}`, msg('home.greeting', { name: p.root.name }));
+      expectNoProblems(problems);
+    });
+  }
 
   it('keeps the navigation beside the screen at 1440 px, with no menu button', async () => {
     const { page } = await openPage({ viewport: { width: 1440, height: 900 } });

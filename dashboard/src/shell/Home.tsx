@@ -163,7 +163,9 @@ function JobsCard() {
         <ul className="home-list">
           {jobs.map((job) => (
             <li key={job.id}>
-              <Link href={`/jobs/${encodeURIComponent(job.id)}`}>{job.kind}</Link>
+              <Link href={`/jobs/${encodeURIComponent(job.id)}`}>
+                {t('home.jobs.kind', { kind: job.kind === 'import.run' ? 'import' : job.kind === 'export.run' ? 'export' : 'other', raw: job.kind })}
+              </Link>
               <span className="hint">
                 {t(JOB_STATE[job.state] ?? 'home.jobs.queued')} · {when(job.createdAt)}
               </span>

@@ -105,6 +105,7 @@ export const messages = {
   'home.recent.none': 'Tables and pages you open appear here.',
   'home.jobs.title': 'Recent jobs',
   'home.jobs.none': 'No imports, exports or other jobs have run yet.',
+  'home.jobs.kind': '{kind, select, import {Import} export {Export} other {{raw}}}',
   'home.jobs.queued': 'Waiting',
   'home.jobs.running': 'Running',
   'home.jobs.succeeded': 'Done',
