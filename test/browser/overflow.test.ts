@@ -135,6 +135,18 @@ describe.runIf(browserAvailable())('every signed-in screen fits the window (390 
       console.info(`walked ${walked.length} routes at ${viewport.width} px; skipped:\n  ${skipped.join('\n  ')}`);
       expect(overflowing, `screens wider than ${viewport.width} px`).toEqual([]);
       expect(walked.length).toBeGreaterThanOrEqual(SIGNED_IN.length - Object.keys(SKIPPED).length);
+      // The measure sees an overflow when there is one (so an empty list above means something).
+      await page.evaluate(() => {
+        const wide = document.createElement('div');
+        wide.id = 'too-wide';
+        wide.style.width = '2000px';
+        wide.style.height = '1rem';
+        document.querySelector('main')!.append(wide);
+      });
+      const probe = await measure(page);
+      expect(probe.scrollWidth).toBeGreaterThan(probe.innerWidth);
+      expect(probe.widest).toContain('div#too-wide');
+      await page.evaluate(() => document.getElementById('too-wide')!.remove());
       await onScreen(page, `last-${viewport.width}`, /.+/);
     }, 600_000);
   }
