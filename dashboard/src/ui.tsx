@@ -31,7 +31,35 @@ export function Loading() {
   );
 }
 
+/** The permission a 403 FORBIDDEN names (kernel/http/routes.ts and the plugins put it in `params.permission`). */
+export function refusedPermission(error: unknown): string | undefined {
+  if (!(error instanceof ApiError) || error.status !== 403 || error.code !== 'FORBIDDEN') return undefined;
+  return typeof error.params.permission === 'string' ? error.params.permission : '';
+}
+
+/** What a refusal says: the permission missing and who can grant it (decision DB38). */
+export function RefusalText({ permission }: { permission: string | undefined }) {
+  return (
+    <>
+      <p>{permission ? t('refusal.missing', { permission }) : t('refusal.missingUnnamed')}</p>
+      <p>{t('refusal.whoGrants')}</p>
+    </>
+  );
+}
+
+/**
+ * A failed read. A refusal (403 FORBIDDEN) is headed as one and names what is missing; asking
+ * again would not change it, so it offers no retry.
+ */
 export function ErrorPanel({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  const refused = refusedPermission(error);
+  if (refused !== undefined)
+    return (
+      <div className="panel refusal" role="alert">
+        <h2>{t('refusal.title')}</h2>
+        <RefusalText permission={refused || undefined} />
+      </div>
+    );
   return (
     <div className="panel" role="alert">
       <h2>{t('error.title')}</h2>

@@ -131,11 +131,9 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
     // ...but not API keys: no entry in the navigation, and the address says so.
     expect(await navLink(colleague.page, msg('people.nav.apiKeys')).count()).toBe(0);
     await colleague.page.goto(`${inst.url}/api-keys`, { waitUntil: 'load' });
-    await onScreen(colleague.page, 'colleague-keys', msg('people.keys.title'));
-    await colleague.page
-      .getByRole('alert')
-      .filter({ hasText: msg('people.forbidden') })
-      .waitFor();
+    // The screen is not drawn: a headed refusal names the permission (DB38).
+    await onScreen(colleague.page, 'colleague-keys', msg('refusal.title'));
+    await expect.poll(() => colleague.page.locator('main').innerText()).toContain(msg('refusal.missing', { permission: 'api-keys.read' }));
 
     // The admin's list now says Grace is active and when she signed in.
     await page.reload({ waitUntil: 'load' });
@@ -192,11 +190,8 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
       history.pushState(null, '', '/audit');
       dispatchEvent(new PopStateEvent('popstate'));
     });
-    await onScreen(colleague.page, 'colleague-audit-before', msg('nav.audit'));
-    await colleague.page
-      .getByRole('alert')
-      .filter({ hasText: msg('people.forbidden') })
-      .waitFor();
+    await onScreen(colleague.page, 'colleague-audit-before', msg('refusal.title'));
+    await expect.poll(() => colleague.page.locator('main').innerText()).toContain(msg('refusal.missing', { permission: 'audit.read' }));
 
     // Helpdesk: the audit log instead of the user list.
     await cell('Read the audit log', HELPDESK).check();

@@ -159,16 +159,17 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: settings', 
   it('tells a person without the permission that they may not see or change the settings', async () => {
     const viewer = await openPage();
     await signIn(viewer.page, inst.url, VIEWER);
-    await viewer.page.goto(inst.url + '/settings', { waitUntil: 'load' });
-    await onScreen(viewer.page, 'settings-viewer', msg('settings.title'));
-    await viewer.page.goto(inst.url + '/settings/email', { waitUntil: 'load' });
-    await onScreen(viewer.page, 'settings-email-viewer', msg('settings.email.title'));
-    await viewer.page
-      .getByRole('alert')
-      .filter({ hasText: msg('settings.denied') })
-      .waitFor({ state: 'visible' });
+    // Without settings.read the screens are not drawn: a headed refusal names the permission (DB38).
+    for (const [path, screen] of [
+      ['/settings', 'settings-viewer'],
+      ['/settings/email', 'settings-email-viewer'],
+    ] as const) {
+      await viewer.page.goto(inst.url + path, { waitUntil: 'load' });
+      await onScreen(viewer.page, screen, msg('refusal.title'));
+      await expect.poll(() => viewer.page.locator('main').innerText()).toContain(msg('refusal.missing', { permission: 'settings.read' }));
+    }
     expect(await viewer.page.getByRole('button', { name: msg('settings.email.save') }).count()).toBe(0);
-    expectNoProblems(viewer.problems, [403]);
+    expectNoProblems(viewer.problems);
 
     const reader = await openPage();
     await signIn(reader.page, inst.url, READER);

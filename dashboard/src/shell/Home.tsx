@@ -1,8 +1,13 @@
+import { useMemo } from 'react';
 import { Link } from 'wouter';
 import { t, type MessageId } from '../i18n/t';
-import { useMe } from '../areas/account/api';
+import { useMe, usePermissions } from '../areas/account/api';
+import { useNavConnections } from '../areas/connections/api';
+import { usePagesNav } from '../areas/pages/api';
+import { useJobList } from '../areas/transfer/api';
 import { useDismissOnboarding, useOnboarding, type Onboarding as Checklist } from '../api/bootstrap';
-import { errorText, useTitle } from '../ui';
+import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
+import { readRecent, RECENT_LIMIT } from './recent';
 
 type StepId = Checklist['steps'][number]['id'];
 
@@ -60,15 +65,136 @@ function OnboardingChecklist({ onboarding }: { onboarding: Checklist }) {
   );
 }
 
+const when = (at: number | string) => new Date(at).toLocaleString(document.documentElement.lang || undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+/** The first connections with how their last test went (the list screen has the rest). */
+function ConnectionsCard() {
+  const list = useNavConnections(RECENT_LIMIT, true);
+  return (
+    <section className="card home-card" aria-labelledby="home-connections">
+      <h2 id="home-connections">{t('home.connections.title')}</h2>
+      {list.isPending ? (
+        <Loading />
+      ) : list.isError ? (
+        <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
+      ) : list.data.connections.length === 0 ? (
+        <p className="hint">{t('home.connections.none')}</p>
+      ) : (
+        <ul className="home-list">
+          {list.data.connections.map((c) => {
+            const health = c.lastTest === null ? 'untested' : c.lastTest.ok ? 'ok' : 'failing';
+            return (
+              <li key={c.id}>
+                <Link href={`/connections/${encodeURIComponent(c.id)}`}>{c.name}</Link>
+                <span className={`home-health home-health-${health}`}>
+                  {t(health === 'ok' ? 'home.connections.ok' : health === 'failing' ? 'home.connections.failing' : 'home.connections.untested', {
+                    at: c.lastTest ? when(c.lastTest.at) : '',
+                  })}
+                </span>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      <p className="home-more">
+        <Link href="/connections">{t('home.connections.all')}</Link>
+      </p>
+    </section>
+  );
+}
+
+/** The tables and pages opened lately in this browser (shell/recent.ts), named as the navigation names them. */
+function RecentCard({ userId }: { userId: string }) {
+  const pages = usePagesNav();
+  const recent = useMemo(() => readRecent(userId), [userId]);
+  const titles = new Map((pages.data ?? []).map((p) => [p.slug, p.title]));
+  const shown = recent.filter((v) => v.kind === 'table' || titles.has(v.slug ?? '')).slice(0, RECENT_LIMIT);
+  const yourPages = (pages.data ?? []).slice(0, RECENT_LIMIT);
+  return (
+    <section className="card home-card" aria-labelledby="home-recent">
+      <h2 id="home-recent">{t('home.recent.title')}</h2>
+      {shown.length > 0 ? (
+        <ul className="home-list">
+          {shown.map((v) => (
+            <li key={v.path}>
+              <Link href={v.path}>{v.kind === 'table' ? v.table : titles.get(v.slug ?? '')}</Link>
+              <span className="hint">{t(v.kind === 'table' ? 'home.recent.table' : 'home.recent.page')}</span>
+            </li>
+          ))}
+        </ul>
+      ) : yourPages.length > 0 ? (
+        <ul className="home-list">
+          {yourPages.map((p) => (
+            <li key={p.id}>
+              <Link href={`/p/${encodeURIComponent(p.slug)}`}>{p.title}</Link>
+              <span className="hint">{t('home.recent.page')}</span>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <p className="hint">{t('home.recent.none')}</p>
+      )}
+    </section>
+  );
+}
+
+const JOB_STATE: Record<string, MessageId> = {
+  queued: 'home.jobs.queued',
+  running: 'home.jobs.running',
+  succeeded: 'home.jobs.succeeded',
+  failed: 'home.jobs.failed',
+  cancelled: 'home.jobs.cancelled',
+};
+
+/** The latest jobs (imports, exports, reports…) and how they stand. */
+function JobsCard() {
+  const list = useJobList(5, '', '');
+  const jobs = list.data?.pages[0]?.jobs ?? [];
+  return (
+    <section className="card home-card" aria-labelledby="home-jobs">
+      <h2 id="home-jobs">{t('home.jobs.title')}</h2>
+      {list.isPending ? (
+        <Loading />
+      ) : list.isError ? (
+        <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
+      ) : jobs.length === 0 ? (
+        <p className="hint">{t('home.jobs.none')}</p>
+      ) : (
+        <ul className="home-list">
+          {jobs.map((job) => (
+            <li key={job.id}>
+              <Link href={`/jobs/${encodeURIComponent(job.id)}`}>
+                {t('home.jobs.kind', { kind: job.kind === 'import.run' ? 'import' : job.kind === 'export.run' ? 'export' : 'other', raw: job.kind })}
+              </Link>
+              <span className="hint">
+                {t(JOB_STATE[job.state] ?? 'home.jobs.queued')} · {when(job.createdAt)}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+      <p className="home-more">
+        <Link href="/jobs">{t('home.jobs.all')}</Link>
+      </p>
+    </section>
+  );
+}
+
 export function Home() {
   useTitle('home.title');
   const me = useMe();
+  const permissions = usePermissions();
   const onboarding = useOnboarding();
   return (
     <>
       <h1>{me.data ? t('home.greeting', { name: me.data.name }) : t('home.title')}</h1>
       <p>{t('home.intro')}</p>
       {onboarding && !onboarding.dismissed && onboarding.steps.length > 0 && <OnboardingChecklist onboarding={onboarding} />}
+      <div className="home-cards">
+        {permissions?.has('connections.read') && <ConnectionsCard />}
+        {me.data && <RecentCard userId={me.data.id} />}
+        {permissions?.has('jobs.read') && <JobsCard />}
+      </div>
     </>
   );
 }

@@ -11,6 +11,9 @@ import { ErrorPanel, errorText, Loading } from '../ui';
 import { CommandPalette, PaletteButton } from '../palette/CommandPalette';
 import { Bell } from './Bell';
 import { LiveSync } from './LiveSync';
+import { useNavDrawer } from './drawer';
+import { rememberVisit } from './recent';
+import { RouteRefusal, missingPermission } from './Refusal';
 import { applyRememberedLook, useAppliedPrefs } from './prefs';
 import './shell.css';
 
@@ -117,6 +120,11 @@ function SignedInLayout({ children }: { children: ReactNode }) {
     void refreshMe();
   }, [location, refreshMe]);
 
+  const drawer = useNavDrawer();
+  const userId = me.data?.id;
+  useEffect(() => {
+    if (userId) rememberVisit(userId, location);
+  }, [userId, location]);
   if (me.isPending) return <Loading />;
   if (me.isError) {
     // A lost session already went to sign-in (api/client); anything else is shown.
@@ -124,12 +132,27 @@ function SignedInLayout({ children }: { children: ReactNode }) {
     return <ErrorPanel error={me.error} onRetry={() => void me.refetch()} />;
   }
   const user = me.data;
+  // A screen of an entry the caller's permissions do not cover says so instead of failing on its reads.
+  const refused = missingPermission(location, permissions);
   return (
     <div className="layout">
       <a className="skip" href="#main">
         {t('app.skipToContent')}
       </a>
       <header className="top">
+        <button
+          type="button"
+          ref={drawer.button}
+          className="menu-button secondary"
+          aria-expanded={drawer.open}
+          aria-controls="main-nav"
+          onClick={drawer.toggle}
+        >
+          <svg aria-hidden="true" width="18" height="18" viewBox="0 0 18 18" fill="none" stroke="currentColor" strokeWidth="2">
+            <path d="M2 4h14M2 9h14M2 14h14" />
+          </svg>
+          <span className="visually-hidden">{t('nav.menu')}</span>
+        </button>
         <Link href="/" className="product">
           {t('app.name')}
         </Link>
@@ -140,7 +163,11 @@ function SignedInLayout({ children }: { children: ReactNode }) {
           <UserMenu name={user.name} email={user.email} />
         </div>
       </header>
-      <nav className="side" aria-label={t('nav.label')}>
+      {drawer.open && <div className="drawer-backdrop" aria-hidden="true" onClick={drawer.close} />}
+      <nav id="main-nav" className={drawer.open ? 'side open' : 'side'} aria-label={t('nav.label')} ref={drawer.drawer} onKeyDown={drawer.onKeyDown}>
+        <button type="button" className="drawer-close secondary" onClick={drawer.close}>
+          {t('nav.close')}
+        </button>
         <ul>
           <li>
             <NavLink path="/" label="nav.home" />
@@ -157,7 +184,7 @@ function SignedInLayout({ children }: { children: ReactNode }) {
         </ul>
       </nav>
       <main id="main" ref={main} tabIndex={-1}>
-        {children}
+        {refused ? <RouteRefusal permission={refused} /> : children}
       </main>
       <CommandPalette />
     </div>

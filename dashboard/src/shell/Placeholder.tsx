@@ -1,17 +1,6 @@
 import { Link } from 'wouter';
-import { t, type MessageId } from '../i18n/t';
+import { t } from '../i18n/t';
 import { useTitle } from '../ui';
-
-/** An area of the navigation whose screens come in later parts of the dashboard. */
-export function AreaPlaceholder({ area }: { area: MessageId }) {
-  useTitle(area);
-  return (
-    <>
-      <h1>{t(area)}</h1>
-      <p>{t('nav.comingSoon', { area: t(area) })}</p>
-    </>
-  );
-}
 
 export function NotFound() {
   useTitle('notFound.title');

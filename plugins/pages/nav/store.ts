@@ -78,6 +78,8 @@ export class NavStore implements PagesNav, PageDependent {
 
   async read(principal: Principal): Promise<{ sections: NavSection[] }> {
     const admin = principal.permissions.has(PAGES_ADMIN);
+    // A page's screen reads it with pages.read: without it the navigation offers none (issue 29).
+    const readsPages = principal.permissions.has('pages.read');
     const [{ sections, entries }, pages, apps] = await Promise.all([this.rows(), this.pages(), this.appSurfaces(principal)]);
     const byId = new Map(pages.map((p) => [p.id, p]));
     const known = new Set(sections.map((s) => s.id));
@@ -89,13 +91,13 @@ export class NavStore implements PagesNav, PageDependent {
         const page = byId.get(e.page_id);
         if (!page) continue;
         placed.add(page.id);
-        if (canSee(principal, page)) items.get(e.section_id)!.push(pageItem(page));
+        if (readsPages && canSee(principal, page)) items.get(e.section_id)!.push(pageItem(page));
       } else {
         const app = apps.get(`${e.app_key}/${e.surface}`);
         if (app && (app.enabled || admin)) items.get(e.section_id)!.push({ type: 'app', appKey: app.appKey, surface: app.surface, title: app.title });
       }
     }
-    const rest = pages.filter((p) => !placed.has(p.id) && canSee(principal, p)).map(pageItem);
+    const rest = pages.filter((p) => readsPages && !placed.has(p.id) && canSee(principal, p)).map(pageItem);
     const out: NavSection[] = sections.map((s) => ({ id: s.id, title: s.title, entries: items.get(s.id)! }));
     const last = out.find((s) => s.id === PAGES_SECTION);
     if (last) last.entries.push(...rest);

@@ -38,6 +38,14 @@ export function usePermissions(): ReadonlySet<string> | undefined {
 }
 
 /**
+ * Whether the caller holds a permission (with any scope): screens hide what they would only
+ * refuse. The server still decides on every request.
+ */
+export function useCan(permission: string): boolean {
+  return usePermissions()?.has(permission) ?? false;
+}
+
+/**
  * Asks again who is signed in (after a navigation, a change of two-step verification): the
  * bootstrap, which brings the user, permissions, navigation, preferences, unread count and
  * onboarding in one request, and seeds them (a session ended elsewhere answers 401: sign-in).

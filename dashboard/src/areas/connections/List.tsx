@@ -6,6 +6,7 @@ import { Health } from './parts';
 import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import './connections.css';
 import { DataTable, type DataColumn } from '../../ui/DataTable';
+import { useCan } from '../account/api';
 
 /** The list's columns; the name heads each row. */
 const columns = (): ReadonlyArray<DataColumn<Connection>> => [
@@ -20,6 +21,7 @@ const columns = (): ReadonlyArray<DataColumn<Connection>> => [
 export function ConnectionList() {
   useTitle('connections.title');
   const list = useConnectionList();
+  const canAdd = useCan('connections.write');
 
   if (list.isPending) return <Loading />;
   if (list.isError)
@@ -40,18 +42,22 @@ export function ConnectionList() {
         <div className="conn-empty">
           <h2>{t('connections.empty.title')}</h2>
           <p>{t('connections.empty.body')}</p>
-          <Link href={paths.create} className="conn-button">
-            {t('connections.add')}
-          </Link>
+          {canAdd && (
+            <Link href={paths.create} className="conn-button">
+              {t('connections.add')}
+            </Link>
+          )}
         </div>
       ) : (
         <>
           <p>{t('connections.intro')}</p>
-          <p>
-            <Link href={paths.create} className="conn-button">
-              {t('connections.add')}
-            </Link>
-          </p>
+          {canAdd && (
+            <p>
+              <Link href={paths.create} className="conn-button">
+                {t('connections.add')}
+              </Link>
+            </p>
+          )}
           <DataTable
             className="conn-table"
             caption={t('connections.listCaption')}

@@ -4,6 +4,7 @@ import { ErrorPanel, errorText, Loading } from '../../ui';
 import { paths, TLS_LABELS, useIntrospect, useSchema, useTestConnection, when, whereOf, type Connection, type EffectiveTable } from './api';
 import { ConnectionFailure, ConnectionScreen } from './parts';
 import './connections.css';
+import { useCan } from '../account/api';
 
 /** A connection's page: where it points, its tables and views (each opens its grid), test and re-read. */
 export function ConnectionOverview() {
@@ -17,6 +18,7 @@ export function ConnectionOverview() {
 
 function Overview({ connection: c }: { connection: Connection }) {
   const schema = useSchema(c.id);
+  const canWrite = useCan('connections.write');
   return (
     <>
       <section aria-labelledby="conn-about">
@@ -41,14 +43,16 @@ function Overview({ connection: c }: { connection: Connection }) {
           <dt>{t('connections.fact.access')}</dt>
           <dd>{c.readOnly ? t('connections.readOnly') : t('connections.readWrite')}</dd>
         </dl>
-        <div className="actions">
-          <TestNow connection={c} />
-        </div>
+        {canWrite && (
+          <div className="actions">
+            <TestNow connection={c} />
+          </div>
+        )}
       </section>
 
       <section aria-labelledby="conn-tables">
         <h2 id="conn-tables">{t('connections.tables.title')}</h2>
-        <Introspect id={c.id} />
+        {canWrite && <Introspect id={c.id} />}
         {schema.isPending ? (
           <Loading />
         ) : schema.isError ? (

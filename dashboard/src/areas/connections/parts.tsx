@@ -5,24 +5,27 @@ import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
 import { DIALECT_LABELS, paths, REASON_LABELS, reasonOf, useConnection, when, type Connection } from './api';
 import './connections.css';
+import { useCan } from '../account/api';
 
-const SECTIONS: ReadonlyArray<{ label: MessageId; path: (id: string) => string }> = [
+/** The sections; those that only change the connection are shown to holders of connections.write. */
+const SECTIONS: ReadonlyArray<{ label: MessageId; path: (id: string) => string; writes?: true }> = [
   { label: 'connections.tab.overview', path: paths.one },
   { label: 'connections.tab.schema', path: paths.schema },
   { label: 'connections.tab.snapshots', path: paths.snapshots },
   { label: 'connections.tab.overrides', path: paths.overrides },
-  { label: 'connections.tab.generate', path: paths.generate },
-  { label: 'connections.tab.edit', path: paths.edit },
-  { label: 'connections.tab.delete', path: paths.remove },
+  { label: 'connections.tab.generate', path: paths.generate, writes: true },
+  { label: 'connections.tab.edit', path: paths.edit, writes: true },
+  { label: 'connections.tab.delete', path: paths.remove, writes: true },
 ];
 
 /** The sections of one connection, as links (each has its own address). */
 function Sections({ id }: { id: string }) {
   const [location] = useLocation();
+  const canWrite = useCan('connections.write');
   return (
     <nav aria-label={t('connections.sections')} className="conn-sections">
       <ul>
-        {SECTIONS.map((s) => {
+        {SECTIONS.filter((s) => canWrite || !s.writes).map((s) => {
           const href = s.path(id);
           return (
             <li key={s.label}>

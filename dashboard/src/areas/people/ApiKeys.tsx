@@ -7,12 +7,14 @@ import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { LoadMore } from '../../ui/LoadMore';
 import { DataTable } from '../../ui/DataTable';
 import { SecretOnce } from '../../ui/SecretOnce';
+import { useCan } from '../account/api';
 
 const NONE = '';
 
 /** Role-bound API keys (adm_sk_): list, create (the secret shown once), revoke. */
 export function ApiKeys() {
   useTitle('people.keys.title');
+  const canCreate = useCan('api-keys.write');
   const roles = useRoles();
   const list = useApiKeys();
   const [created, setCreated] = useState<{ key: ApiKey; secret: string } | null>(null);
@@ -73,7 +75,7 @@ export function ApiKeys() {
         />
       )}
       <LoadMore list={list} label={t('people.loadMore')} />
-      <NewKey roles={roles.data ?? []} onCreated={(key, secret) => setCreated({ key, secret })} />
+      {canCreate && <NewKey roles={roles.data ?? []} onCreated={(key, secret) => setCreated({ key, secret })} />}
       {deleting !== null && (
         <ConfirmDialog
           title={t('people.keys.deleteTitle', { name: deleting?.name ?? '' })}

@@ -6,6 +6,7 @@ import { InviteLink, LoadError, Outcome, roleName, ScreenTitle, when } from './c
 import { useInviteUser, useRoles, useRolesByUser, useSystemInfo, useUserList, type Role, type UserStatus } from './api';
 import { LoadMore } from '../../ui/LoadMore';
 import { DataTable } from '../../ui/DataTable';
+import { useCan } from '../account/api';
 
 type Status = UserStatus;
 const STATUSES: Status[] = ['active', 'invited', 'suspended'];
@@ -16,6 +17,7 @@ export const statusLabel = (s: Status) => t(`people.status.${s}`);
 /** Users: who they are, their status and roles, when they last signed in; inviting someone. */
 export function Users() {
   useTitle('nav.users');
+  const canInvite = useCan('users.write');
   const [status, setStatus] = useState<Status | ''>('');
   const [q, setQ] = useState('');
   const [roleId, setRoleId] = useState('');
@@ -100,7 +102,7 @@ export function Users() {
         />
       )}
       <LoadMore list={list} label={t('people.loadMore')} busyLabel={t('app.loading')} />
-      <Invite roles={roles.data} />
+      {canInvite && <Invite roles={roles.data} />}
     </>
   );
 }
