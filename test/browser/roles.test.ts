@@ -114,6 +114,8 @@ describe.runIf(browserAvailable())('what each role sees: navigation, actions, re
     expect(await visible(page, 'button', msg('connections.introspect.run'))).toBe(false);
     await open(page, `/connections/${p.connectionId}/tables/customers`);
     expect(await visible(page, 'link', msg('data.grid.export'))).toBe(true);
+    // Importing needs imports.run, which a viewer does not hold.
+    expect(await visible(page, 'link', msg('data.grid.import'))).toBe(false);
     expect(await visible(page, 'button', msg('data.grid.newRow'))).toBe(false);
 
     await expectRefused(page, '/users', 'users.read', 'viewer-users');

@@ -202,8 +202,8 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
       </p>
       <div className="data-toolbar">
         <SearchBox value={view.search} onSearch={toolbar.search} />
-        <Link href={paths.import(conn, table.ref)}>{t('data.grid.import')}</Link>
-        <Link href={paths.export(conn, table.ref, query)}>{t('data.grid.export')}</Link>
+        {permissions?.has('imports.run') && <Link href={paths.import(conn, table.ref)}>{t('data.grid.import')}</Link>}
+        {permissions?.has('exports.run') && <Link href={paths.export(conn, table.ref, query)}>{t('data.grid.export')}</Link>}
         {permissions?.has('reports.write') && <Link href={paths.newReport(conn, table.ref, query)}>{t('data.grid.scheduleReport')}</Link>}
         {canWrite && (
           <button type="button" onClick={() => toolbar.togglePanel('create')} aria-expanded={panel === 'create'}>
