@@ -33,18 +33,45 @@ export interface Shown {
 const NUMBER_TYPES = new Set(['integer', 'bigint', 'decimal', 'float']);
 export const isNumberColumn = (c: Pick<ValueColumn, 'type'>) => NUMBER_TYPES.has(c.type);
 
+/**
+ * Intl's formatters cost tens of µs to make and a scrolling grid draws hundreds of values a
+ * frame: one per locale and options, made once (bench/grid.ts, scrolling).
+ */
+const made = new Map<string, Intl.DateTimeFormat | Intl.NumberFormat>();
+
+function dateTimeFormat(locale: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `d|${locale}|${JSON.stringify(options)}`;
+  let format = made.get(key) as Intl.DateTimeFormat | undefined;
+  if (!format) made.set(key, (format = new Intl.DateTimeFormat(locale, options)));
+  return format;
+}
+
+function numberFormat(locale: string, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  const key = `n|${locale}|${JSON.stringify(options)}`;
+  let format = made.get(key) as Intl.NumberFormat | undefined;
+  if (!format) made.set(key, (format = new Intl.NumberFormat(locale, options)));
+  return format;
+}
+
+const checkedLocales = new Map<string, string>();
+
 /** Intl throws on a locale or zone it does not know; the reading then falls back rather than failing the screen. */
 function safeLocale(locale: string): string {
-  try {
-    return Intl.getCanonicalLocales(locale.replace(/_/g, '-'))[0] ?? 'en';
-  } catch {
-    return 'en';
+  let safe = checkedLocales.get(locale);
+  if (safe === undefined) {
+    try {
+      safe = Intl.getCanonicalLocales(locale.replace(/_/g, '-'))[0] ?? 'en';
+    } catch {
+      safe = 'en';
+    }
+    checkedLocales.set(locale, safe);
   }
+  return safe;
 }
 
 function safeZone(timeZone: string): string {
   try {
-    new Intl.DateTimeFormat('en', { timeZone });
+    dateTimeFormat('en', { timeZone });
     return timeZone;
   } catch {
     return 'UTC';
@@ -82,7 +109,7 @@ export function formatDecimalText(text: string, locale: string): string {
   if (!m || (m[2] === '' && (m[3] ?? '') === '')) return text;
   const loc = safeLocale(locale);
   const parts = partsOf(loc);
-  const int = new Intl.NumberFormat(loc, { useGrouping: true }).format(BigInt(m[2] || '0'));
+  const int = numberFormat(loc, { useGrouping: true }).format(BigInt(m[2] || '0'));
   const frac = m[3] ? parts.decimal + [...m[3]].map((d) => parts.digits[Number(d)]).join('') : '';
   const negative = m[1] === '-' && /[1-9]/.test(`${m[2]}${m[3] ?? ''}`);
   return `${negative ? parts.minus : ''}${int}${frac}`;
@@ -94,7 +121,7 @@ export function formatDecimalText(text: string, locale: string): string {
  */
 export function formatNumber(n: number, locale: string): string {
   const text = String(n);
-  return DECIMAL_TEXT.test(text) ? formatDecimalText(text, locale) : new Intl.NumberFormat(safeLocale(locale)).format(n);
+  return DECIMAL_TEXT.test(text) ? formatDecimalText(text, locale) : numberFormat(safeLocale(locale), {}).format(n);
 }
 
 const WIRE_DATETIME = /^(\d{4,})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
@@ -121,7 +148,7 @@ export function formatDatetime(wire: string, ctx: ValueContext): string {
   }
   if (!Number.isFinite(at)) return wire;
   const instant = zone !== undefined;
-  return new Intl.DateTimeFormat(safeLocale(ctx.locale), {
+  return dateTimeFormat(safeLocale(ctx.locale), {
     year: 'numeric',
     month: 'short',
     day: 'numeric',
@@ -138,7 +165,7 @@ export function formatDate(wire: string, locale: string): string {
   const m = /^(\d{4,})-(\d{2})-(\d{2})$/.exec(wire.trim());
   if (!m) return wire;
   const at = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  return Number.isFinite(at) ? new Intl.DateTimeFormat(safeLocale(locale), { dateStyle: 'medium', timeZone: 'UTC' }).format(at) : wire;
+  return Number.isFinite(at) ? dateTimeFormat(safeLocale(locale), { dateStyle: 'medium', timeZone: 'UTC' }).format(at) : wire;
 }
 
 /** A time of day (`14:05:09`), in the locale's clock (14:05:09 or 2:05:09 PM). */
@@ -146,7 +173,7 @@ export function formatTime(wire: string, locale: string): string {
   const m = /^(\d{2}):(\d{2})(?::(\d{2}))?/.exec(wire.trim());
   if (!m || Number(m[1]) > 23) return wire;
   const at = Date.UTC(1970, 0, 1, Number(m[1]), Number(m[2]), Number(m[3] ?? 0));
-  return new Intl.DateTimeFormat(safeLocale(locale), { hour: 'numeric', minute: '2-digit', second: '2-digit', timeZone: 'UTC' }).format(at);
+  return dateTimeFormat(safeLocale(locale), { hour: 'numeric', minute: '2-digit', second: '2-digit', timeZone: 'UTC' }).format(at);
 }
 
 /** A binary value on the wire: `{"$binary": "<base64>"}`. */
@@ -171,7 +198,7 @@ export function formatBytes(bytes: number, locale: string): string {
     n /= 1000;
     unit += 1;
   }
-  return new Intl.NumberFormat(safeLocale(locale), {
+  return numberFormat(safeLocale(locale), {
     style: 'unit',
     unit: units[unit],
     unitDisplay: unit === 0 ? 'long' : 'short',
