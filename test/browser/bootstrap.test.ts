@@ -11,7 +11,7 @@ import type { HttpClient } from '../helpers/client.js';
 import { activeUser, bootWithAdmin, ROOT } from '../helpers/identity.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
-import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
+import { exactly, expectNoProblems, msg, showNav, useDashboardBrowser } from './harness.js';
 
 const DESK: AddonManifestInput = {
   key: 'desk',
@@ -34,7 +34,7 @@ const names = (links: Locator) =>
     }),
   );
 /** Every entry of the main navigation, by its visible name, in order. */
-const navLinks = (page: Page) => names(page.getByRole('navigation', { name: msg('nav.label') }).getByRole('link'));
+const navLinks = async (page: Page) => names((await showNav(page)).getByRole('link'));
 
 /** The /api/v1 requests the page made, by path (no query). */
 const apiPaths = (requested: string[]) =>
@@ -112,11 +112,14 @@ describe.runIf(browserAvailable())('bootstrap: one request on first paint, the n
       requested.length = 0;
       await page.goto(`${inst.url}/`, { waitUntil: 'load' });
       await onScreen(page, `home-${w}`, msg('home.greeting', { name: ROOT.name }));
-      const nav = page.getByRole('navigation', { name: msg('nav.label') });
+      const nav = await showNav(page);
       await nav.getByRole('list', { name: 'Sales' }).waitFor();
       await page.waitForLoadState('networkidle');
-      // The live channel is a WebSocket (not a request here); static assets are not /api/v1.
-      expect(apiPaths(requested)).toEqual(['/api/v1/bootstrap']);
+      // The live channel is a WebSocket (not a request here); static assets are not /api/v1. The
+      // shell asks /bootstrap alone; Home's own cards (connections' health, the latest jobs) ask
+      // their lists once each, beside each other.
+      expect(apiPaths(requested)[0]).toBe('/api/v1/bootstrap');
+      expect(apiPaths(requested).sort()).toEqual(['/api/v1/bootstrap', '/api/v1/connections', '/api/v1/jobs']);
 
       // Sections in the operator's order, each with its entries in order: a page and an app's page together.
       expect(await names(nav.getByRole('list', { name: 'Sales' }).getByRole('link'))).toEqual(['Orders', 'Front board']);
@@ -127,14 +130,16 @@ describe.runIf(browserAvailable())('bootstrap: one request on first paint, the n
       await nav.getByRole('list', { name: 'Sales' }).getByRole('link', { name: 'Front board' }).click();
       await onScreen(page, `app-page-${w}`, exactly('Front board'));
       expect(new URL(page.url()).pathname).toBe('/apps/desk/board');
-      expect(await nav.getByRole('link', { name: 'Front board' }).getAttribute('aria-current')).toBe('page');
-      await nav
+      expect(await (await showNav(page)).getByRole('link', { name: 'Front board' }).getAttribute('aria-current')).toBe('page');
+      await (
+        await showNav(page)
+      )
         .getByRole('list', { name: 'Sales' })
         .getByRole('link', { name: /Orders/ })
         .click();
       await expect.poll(() => new URL(page.url()).pathname).toBe('/p/orders');
       await page.getByRole('grid').waitFor();
-      expect(await nav.getByRole('link', { name: /Orders/ }).getAttribute('aria-current')).toBe('page');
+      expect(await (await showNav(page)).getByRole('link', { name: /Orders/ }).getAttribute('aria-current')).toBe('page');
       expectNoProblems(problems);
     });
 
@@ -146,12 +151,11 @@ describe.runIf(browserAvailable())('bootstrap: one request on first paint, the n
       requested.length = 0;
       await page.reload({ waitUntil: 'load' });
       await onScreen(page, `custom-home-${w}`, msg('home.greeting', { name: `desk-${w}` }));
-      await page
-        .getByRole('navigation', { name: msg('nav.label') })
-        .getByRole('list', { name: 'Sales' })
-        .waitFor();
+      await (await showNav(page)).getByRole('list', { name: 'Sales' }).waitFor();
       await page.waitForLoadState('networkidle');
-      expect(apiPaths(requested)).toEqual(['/api/v1/bootstrap']);
+      // No jobs.read: Home's cards ask only for the connections.
+      expect(apiPaths(requested)[0]).toBe('/api/v1/bootstrap');
+      expect(apiPaths(requested).sort()).toEqual(['/api/v1/bootstrap', '/api/v1/connections']);
       // Home, Connections, Add-ons, the pages it may read and the app's page (add-ons.use); no
       // jobs, public API, people, settings or page editor.
       expect(await navLinks(page)).toEqual([msg('nav.home'), msg('nav.connections'), msg('nav.addons'), 'Orders', 'Front board', 'Overview']);
@@ -161,7 +165,7 @@ describe.runIf(browserAvailable())('bootstrap: one request on first paint, the n
       expect(await checklist.getByRole('link').allTextContents()).toEqual([msg('home.step.enable-two-factor')]);
 
       // The add-on's page without the controls that need add-ons.manage.
-      await page.getByRole('link', { name: msg('nav.addons') }).click();
+      await (await showNav(page)).getByRole('link', { name: msg('nav.addons') }).click();
       await onScreen(page, `custom-add-ons-${w}`, exactly(msg('addOns.title')));
       await page.getByTestId('installed-addon').getByRole('link', { name: 'Desk' }).click();
       await onScreen(page, `custom-add-on-${w}`, exactly('Desk'));
@@ -170,10 +174,7 @@ describe.runIf(browserAvailable())('bootstrap: one request on first paint, the n
       expect(await page.getByRole('heading', { name: msg('addOns.settings.title') }).count()).toBe(0);
 
       // Rows to read, no edit controls (no data.write on the table).
-      await page
-        .getByRole('navigation', { name: msg('nav.label') })
-        .getByRole('link', { name: /Orders/ })
-        .click();
+      await (await showNav(page)).getByRole('link', { name: /Orders/ }).click();
       await page.getByRole('grid').waitFor();
       await page.getByRole('gridcell', { name: 'Customer 1' }).waitFor();
       expect(await page.getByRole('grid').getAttribute('aria-readonly')).toBe('true');
@@ -204,10 +205,7 @@ describe.runIf(browserAvailable())('bootstrap: one request on first paint, the n
       await onScreen(page, `onboarding-step-${w}`, exactly(msg('settings.email.title')));
       expect(new URL(page.url()).pathname).toBe('/settings/email');
 
-      await page
-        .getByRole('navigation', { name: msg('nav.label') })
-        .getByRole('link', { name: msg('nav.home') })
-        .click();
+      await (await showNav(page)).getByRole('link', { name: msg('nav.home') }).click();
       await checklist.getByRole('button', { name: msg('home.onboarding.dismiss') }).click();
       await checklist.waitFor({ state: 'detached' });
       expect((await admin.get('/api/v1/onboarding')).status).toBe(200);

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
 import { messages, type MessageId } from '../../dashboard/src/i18n/messages.en.js';
 import { axeViolations, launchChromium, recordForeignRequests, recordPageProblems } from './chromium.js';
@@ -143,4 +143,19 @@ export function useDashboardBrowser(output: string): DashboardBrowser {
   }
 
   return { openPage, onScreen, openAddOn, signIn };
+}
+
+/**
+ * The main navigation, shown: below 900 px it is behind the Menu button (a drawer, DB37), which
+ * is opened first; following a link closes it again, so ask for it before each use.
+ */
+export async function showNav(page: Page): Promise<Locator> {
+  const nav = page.getByRole('navigation', { name: msg('nav.label') });
+  if ((page.viewportSize()?.width ?? 1440) < 900) {
+    const button = page.getByRole('button', { name: msg('nav.menu'), exact: true });
+    await button.waitFor();
+    if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+  }
+  await nav.waitFor();
+  return nav;
 }

@@ -19,9 +19,10 @@ async function entriesOf(page: Page, title: string): Promise<string[]> {
 
 /** Our pages' titles in the side navigation, in its order. */
 async function sideOrder(page: Page): Promise<string[]> {
+  // Hidden too: below 900 px the navigation is in a closed drawer (DB37).
   const links = await page
-    .getByRole('navigation', { name: msg('nav.label') })
-    .getByRole('link')
+    .getByRole('navigation', { name: msg('nav.label'), includeHidden: true })
+    .getByRole('link', { includeHidden: true })
     .allTextContents();
   return links.map((l) => l.trim()).flatMap((l) => TITLES.filter((title) => l.endsWith(title)));
 }

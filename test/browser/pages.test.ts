@@ -52,9 +52,10 @@ describe.runIf(browserAvailable())('pages in a real browser', () => {
       await page.locator('.data-count').getByText('5 rows').waitFor();
 
       // In the navigation, under "Pages".
-      const nav = page.getByRole('navigation', { name: msg('nav.label') });
-      const section = nav.getByRole('list', { name: msg('nav.pages') });
-      await section.getByRole('link', { name: title }).waitFor({ state: 'attached' });
+      // Hidden too: below 900 px the navigation is in a closed drawer (DB37).
+      const nav = page.getByRole('navigation', { name: msg('nav.label'), includeHidden: true });
+      const section = nav.getByRole('list', { name: msg('nav.pages'), includeHidden: true });
+      await section.getByRole('link', { name: title, includeHidden: true }).waitFor({ state: 'attached' });
 
       // Rename.
       await page.goto(`${inst.url}/pages`);
@@ -64,7 +65,7 @@ describe.runIf(browserAvailable())('pages in a real browser', () => {
       await page.getByLabel(msg('pages.field.title')).fill(`${title} renamed`);
       await page.getByRole('button', { name: msg('pages.edit.save') }).click();
       await page.getByRole('heading', { level: 1, name: msg('pages.edit.heading', { title: `${title} renamed` }) }).waitFor();
-      await section.getByRole('link', { name: `${title} renamed` }).waitFor({ state: 'attached' });
+      await section.getByRole('link', { name: `${title} renamed`, includeHidden: true }).waitFor({ state: 'attached' });
 
       // Duplicate: the copy's editor opens.
       const originalUrl = page.url();

@@ -65,7 +65,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my sessions
     await onScreen(first.page, 'sessions-after', msg('sessions.title'));
 
     // The second device's next click finds its session gone: sign-in, with "your session has ended".
-    await second.page.getByRole('link', { name: msg('nav.connections') }).click();
+    await second.page.getByRole('link', { name: msg('nav.connections'), exact: true }).click();
     await onScreen(second.page, 'sign-in', msg('signIn.title'));
     const url = new URL(second.page.url());
     expect(url.pathname).toBe('/sign-in');
