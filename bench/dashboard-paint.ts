@@ -33,6 +33,7 @@ import { loadConfig } from '../kernel/config.js';
 import { firstPartyPlugins } from '../plugins/index.js';
 import { CHROMIUM_PATH, launchChromium } from '../test/browser/chromium.js';
 import { databaseAvailable } from '../test/helpers/databases.js';
+import { setUpAdmin } from './lib/admin.js';
 import { positiveInt, printMachine } from './lib/env.js';
 import { benchWidgets, ensureWidgetTable } from './lib/widget-table.js';
 
@@ -104,13 +105,8 @@ async function measure(
   try {
     const base = await app.listen();
     const json = { origin: base, 'content-type': 'application/json' };
-    const setup = await fetch(`${base}/api/v1/setup/super-admin`, {
-      method: 'POST',
-      headers: json,
-      body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password', name: 'Bench' }),
-    });
-    const [name, value] = setup.headers.getSetCookie()[0]!.split(';')[0]!.split('=') as [string, string];
-    const headers = { ...json, cookie: `${name}=${value}` };
+    const { name, value, cookie } = await setUpAdmin(base);
+    const headers = { ...json, cookie };
     const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
       const res = await fetch(base + path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
       if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);

@@ -21,6 +21,7 @@ import { createApp } from '../kernel/app.js';
 import { loadConfig } from '../kernel/config.js';
 import { firstPartyPlugins } from '../plugins/index.js';
 import { CHROMIUM_PATH, launchChromium } from '../test/browser/chromium.js';
+import { setUpAdmin } from './lib/admin.js';
 import { positiveInt, printMachine } from './lib/env.js';
 
 const RUNS = positiveInt('BENCH_RUNS', 5);
@@ -98,12 +99,7 @@ async function main(): Promise<void> {
   const browser = await launchChromium();
   try {
     const base = await app.listen();
-    const setup = await fetch(`${base}/api/v1/setup/super-admin`, {
-      method: 'POST',
-      headers: { origin: base, 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password', name: 'Bench' }),
-    });
-    const [name, value] = setup.headers.getSetCookie()[0]!.split(';')[0]!.split('=') as [string, string];
+    const { name, value } = await setUpAdmin(base);
 
     const signIn = await runs(browser, async (context) => {
       const page = await context.newPage();

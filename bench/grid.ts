@@ -33,6 +33,7 @@ import { loadConfig } from '../kernel/config.js';
 import { firstPartyPlugins } from '../plugins/index.js';
 import { CHROMIUM_PATH, launchChromium } from '../test/browser/chromium.js';
 import { createTempDatabase, databaseAvailable } from '../test/helpers/databases.js';
+import { setUpAdmin } from './lib/admin.js';
 import { positiveInt, printMachine } from './lib/env.js';
 
 const ROWS = positiveInt('BENCH_ROWS', 1_000_000);
@@ -158,13 +159,7 @@ async function main(): Promise<void> {
     app = await createApp({ config, plugins: firstPartyPlugins, dashboardDir: DIST });
     const base = await app.listen();
     const origin = { origin: base, 'content-type': 'application/json' };
-    const setup = await fetch(`${base}/api/v1/setup/super-admin`, {
-      method: 'POST',
-      headers: origin,
-      body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password', name: 'Bench' }),
-    });
-    const [name, value] = setup.headers.getSetCookie()[0]!.split(';')[0]!.split('=') as [string, string];
-    const cookie = `${name}=${value}`;
+    const { name, value, cookie } = await setUpAdmin(base);
     const created = await fetch(`${base}/api/v1/connections`, {
       method: 'POST',
       headers: { ...origin, cookie },
