@@ -106,7 +106,8 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
  * and the targets of each.
  */
 export async function axeViolations(page: Page | Frame): Promise<Array<{ id: string; impact: string | null; targets: string[] }>> {
-  await page.evaluate(AXE_SOURCE);
+  // Injected once a document: parsing axe again on every check costs a tenth of a second.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
     const axe = (
       window as unknown as {
