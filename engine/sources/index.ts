@@ -2,7 +2,7 @@
 export { driverFor } from './dialects/index.js';
 export { FAILURE_REASONS, REASON_MESSAGES, SourceFailure, type FailureReason } from './failure.js';
 export { hasPgClient, withPgClient } from './pg-client.js';
-export { SourceRegistry, type SourceRegistryOptions, type SourceSpec } from './registry.js';
+export { SourceRegistry, variantKey, type SourceRegistryOptions, type SourceSpec } from './registry.js';
 export { META_MARKER_KEY, MetaStoreGuard, sameMysqlDatabase, type MetaStoreRef } from './meta-guard.js';
 export { testConnection, testTarget, type TestOptions, type TestSuccess } from './test-connection.js';
 export {

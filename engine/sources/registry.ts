@@ -5,6 +5,14 @@ import { withDeadline } from '../../kernel/deadline.js';
 import { errorCode, SourceFailure, toFailure, type FailureReason } from './failure.js';
 import type { SourceDb, SourceDriver, SourceSettings, SourceTarget } from './types.js';
 
+const VARIANT = '\u0000';
+
+/**
+ * The key of a second pool of connection `id` whose sessions differ (read-only, another
+ * statement timeout): kept apart from the connection's own pool, closed with it.
+ */
+export const variantKey = (id: string, variant: string): string => id + VARIANT + variant;
+
 export interface SourceSpec {
   target: SourceTarget;
   settings: SourceSettings;
@@ -118,12 +126,18 @@ export class SourceRegistry {
     return this.entries.has(id);
   }
 
-  /** Closes the pool of `id`; connections in use finish their statement first. */
+  /**
+   * Closes the pool of `id` and its variants (`variantKey(id, …)`); connections in use finish
+   * their statement first.
+   */
   async close(id: string): Promise<void> {
-    const entry = this.entries.get(id);
-    if (!entry) return;
-    this.entries.delete(id);
-    await this.destroy(id, entry);
+    const closing: Array<Promise<void>> = [];
+    for (const [key, entry] of this.entries) {
+      if (key !== id && !key.startsWith(id + VARIANT)) continue;
+      this.entries.delete(key);
+      closing.push(this.destroy(key, entry));
+    }
+    await Promise.all(closing);
   }
 
   async closeAll(): Promise<void> {

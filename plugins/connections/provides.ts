@@ -61,6 +61,19 @@ export interface ConnectionsProvides {
   /** Runs `fn`, turning a lost database into 503 CONNECTION_UNAVAILABLE. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   withSource<T>(connectionId: string, fn: (db: Kysely<any>, info: ConnectionInfo) => Promise<T>): Promise<T>;
+  /**
+   * `withSource` on a second pool of the connection whose sessions are read-only and end any
+   * statement after `limits.statementTimeoutMs`, both set when a session opens (PostgreSQL's
+   * startup packet), so a bounded read is one round trip instead of a transaction of three. It
+   * is opened on first use, replaced with the connection's settings and closed with its pool.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  withReadSource<T>(connectionId: string, limits: ReadSourceLimits, fn: (db: Kysely<any>, info: ConnectionInfo) => Promise<T>): Promise<T>;
+}
+
+/** See ConnectionsProvides.withReadSource. */
+export interface ReadSourceLimits {
+  statementTimeoutMs: number;
 }
 
 /** `kernel.plugin(connectionsRef)` from a plugin that requires 'connections'. */

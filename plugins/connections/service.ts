@@ -9,13 +9,14 @@ import {
   SourceFailure,
   SourceRegistry,
   testTarget,
+  variantKey,
   type SourceDb,
   type SourceSettings,
   type SourceTarget,
   type TestSuccess,
 } from '../../engine/sources/index.js';
 import { connectionFailed, connectionUnavailable, metaStoreRefused } from './errors.js';
-import type { ConnectionInfo, ConnectionRemover, ConnectionsProvides, CreateIntrospector, SourceDialect, SourceHandle } from './provides.js';
+import type { ConnectionInfo, ConnectionRemover, ConnectionsProvides, CreateIntrospector, ReadSourceLimits, SourceDialect, SourceHandle } from './provides.js';
 import { ConnectionRepository, overridesOf, toConnection, toInfo, type TestOutcome } from './repository.js';
 import type { Connection, IntrospectionOutcome, Overrides } from './schemas.js';
 import type { ConnectionRow } from './tables.js';
@@ -169,15 +170,37 @@ export class ConnectionsService implements ConnectionsProvides {
 
   withSource<T>(connectionId: string, fn: (db: SourceDb, info: ConnectionInfo) => Promise<T>): Promise<T> {
     const now = this.sourceNow(connectionId);
-    if (now) return this.runOn(connectionId, now, fn);
-    return this.openSource(connectionId).then((handle) => this.runOn(connectionId, handle, fn));
+    if (now) return this.runOn(connectionId, connectionId, now, fn);
+    return this.openSource(connectionId).then((handle) => this.runOn(connectionId, connectionId, handle, fn));
   }
 
-  private async runOn<T>(connectionId: string, { db, info }: SourceHandle, fn: (db: SourceDb, info: ConnectionInfo) => Promise<T>): Promise<T> {
+  async withReadSource<T>(connectionId: string, limits: ReadSourceLimits, fn: (db: SourceDb, info: ConnectionInfo) => Promise<T>): Promise<T> {
+    const row = this.repo.peek(connectionId) ?? (await this.repo.find(connectionId));
+    const ms = Math.max(1, Math.trunc(limits.statementTimeoutMs));
+    const key = variantKey(connectionId, `read ${ms}`);
+    const own = this.settingsOf(row);
+    const settings: SourceSettings = { ...own.settings, readOnly: true, statementTimeoutMs: ms };
+    const fingerprint = `${own.fingerprint} read ${ms}`;
+    let db = this.registry.acquireNow(key, fingerprint);
+    if (!db || !this.passed.has(db)) {
+      try {
+        db = await this.registry.acquire(key, fingerprint, () => ({ target: this.storedTarget(row), settings }));
+        await this.vet(connectionId, row, db);
+      } catch (err) {
+        if (err instanceof SourceFailure && err.reason === 'meta-store') throw metaStoreRefused(err, connectionId);
+        if (err instanceof SourceFailure) throw connectionUnavailable(connectionId, err);
+        throw err;
+      }
+    }
+    return this.runOn(connectionId, key, { info: toInfo(row), db }, fn);
+  }
+
+  /** `fn` on a pool (`key`: the connection's own, or a variant of it), a lost database answered as 503. */
+  private async runOn<T>(connectionId: string, key: string, { db, info }: SourceHandle, fn: (db: SourceDb, info: ConnectionInfo) => Promise<T>): Promise<T> {
     try {
       return await fn(db, info);
     } catch (err) {
-      const failure = err instanceof AppError ? null : await this.registry.reportError(connectionId, err);
+      const failure = err instanceof AppError ? null : await this.registry.reportError(key, err);
       if (failure) throw connectionUnavailable(connectionId, failure);
       throw err;
     }

@@ -1,6 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { availableDialects, dataEnv, type DataEnv } from '../data/testing.js';
+import { variantKey } from '../../engine/sources/index.js';
+import { connectionsRef } from '../connections/provides.js';
+import type { ConnectionsService } from '../connections/service.js';
+import { definePlugin } from '../../kernel/plugin/manifest.js';
 import { createWidgetDataPlugin } from './manifest.js';
 
 const dialects = await availableDialects();
@@ -9,9 +13,21 @@ const WIDGET_MS = 4000;
 
 describe.each(dialects)('widget deadlines on %s', (dialect) => {
   let env: DataEnv;
+  let connections: ConnectionsService;
 
   beforeAll(async () => {
-    env = await dataEnv(dialect, { replacePlugins: [createWidgetDataPlugin({ widgetTimeoutMs: WIDGET_MS, batchTimeoutMs: 2 * WIDGET_MS })] });
+    env = await dataEnv(dialect, {
+      replacePlugins: [createWidgetDataPlugin({ widgetTimeoutMs: WIDGET_MS, batchTimeoutMs: 2 * WIDGET_MS })],
+      plugins: [
+        definePlugin({
+          name: 'pool-probe',
+          version: '1.0.0',
+          description: "Reads the connections plugin's pools (test).",
+          requires: ['connections'],
+          setup: (kernel) => void (connections = kernel.plugin(connectionsRef) as ConnectionsService),
+        }),
+      ],
+    });
     // A view whose rows take far longer than any deadline to count.
     // (A cross product: MariaDB stops a recursion at 1,000 turns.)
     await sql`create view slow_numbers as with recursive n(i) as (select 1 union all select i + 1 from n where i < 1000) select a.i from n a, n b, n c, n d`.execute(
@@ -55,6 +71,34 @@ describe.each(dialects)('widget deadlines on %s', (dialect) => {
       { id: 'fast', ok: true, result: { kind: 'value', value: 0 }, meta: expect.any(Object) },
     ]);
   }, 60_000);
+
+  // PostgreSQL only: the other dialects run widgets on the connection's own pool.
+  if (dialect === 'postgres')
+    it("runs on read-only sessions that carry the widget's timeout, a pool apart from the connection's own that goes with the connection", async () => {
+      // One row only where the session reading it was opened read-only with the widget's limit.
+      await sql`create view widget_session as select 1 as one where current_setting('default_transaction_read_only') = 'on' and current_setting('statement_timeout') = '4s'`.execute(
+        env.db,
+      );
+      expect((await env.req(env.admin, 'POST', `/api/v1/connections/${env.connectionId}/introspect`)).status).toBe(200);
+      const widget = await env.req(env.admin, 'POST', '/api/v1/widget-data/query', { query: { ...slow(), table: 'widget_session' } });
+      expect(widget.status, widget.text).toBe(200);
+      expect(widget.body.data.result).toEqual({ kind: 'value', value: 1 });
+      // The grid's reads go through the connection's own pool, which is neither.
+      const rows = await env.req(env.admin, 'GET', `/api/v1/data/${env.connectionId}/widget_session`);
+      expect(rows.status, rows.text).toBe(200);
+      expect(rows.body.data.rows).toEqual([]);
+
+      const readPool = variantKey(env.connectionId, `read ${WIDGET_MS}`);
+      expect(connections.registry.has(readPool)).toBe(true);
+      await connections.registry.close(env.connectionId);
+      expect(connections.registry.has(readPool)).toBe(false);
+      expect(connections.registry.has(env.connectionId)).toBe(false);
+      // Both open again on the next use.
+      const again = await env.req(env.admin, 'POST', '/api/v1/widget-data/query', { query: { ...slow(), table: 'widget_session' }, fresh: true });
+      expect(again.status, again.text).toBe(200);
+      expect(connections.registry.has(readPool)).toBe(true);
+      await sql`drop view widget_session`.execute(env.db);
+    }, 60_000);
 
   it("a statement the database refuses is 400 WIDGET_QUERY_REFUSED with the database's reason, never a 500", async () => {
     // The view goes after the introspection: the statement names what the database no longer has.

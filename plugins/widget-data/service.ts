@@ -7,7 +7,7 @@
  */
 import { sql } from 'kysely';
 import { AppError, type Kernel, type Principal, withDeadline } from '../../kernel/api.js';
-import { rowDialect, whereSql, type RowDialect } from '../../engine/rows/index.js';
+import { rowDialect, whereSql, type AnyDb, type RowDialect } from '../../engine/rows/index.js';
 import { compileSqlite, SqliteWorker, sqliteFileOf } from '../../engine/sources/sqlite-off-thread.js';
 import { connectionsRef } from '../connections/provides.js';
 import type { EffectiveColumn } from '../schema/provides.js';
@@ -220,7 +220,11 @@ export class WidgetData implements WidgetDataProvides {
       const file = await connections.withSource(plan.connectionId, (db) => sqliteFileOf(db));
       return this.compute(plan, d, w, path, deadline, (statement) => this.sqliteRows(plan, file, statement, deadline));
     }
-    return connections.withSource(plan.connectionId, async (db) => {
+    const onSource = <T>(fn: (db: AnyDb) => Promise<T>): Promise<T> =>
+      plan.dialect === 'postgres'
+        ? connections.withReadSource(plan.connectionId, { statementTimeoutMs: this.widgetTimeoutMs }, fn)
+        : connections.withSource(plan.connectionId, fn);
+    return onSource(async (db) => {
       let server: MysqlServer | null = null;
       if (plan.dialect === 'mysql') {
         let p = this.mysqlServers.get(plan.connectionId);
@@ -246,7 +250,7 @@ export class WidgetData implements WidgetDataProvides {
         try {
           // The database ends the statement at the deadline; should it not answer, the caller is not kept waiting much longer.
           return await withDeadline(
-            plan.dialect === 'postgres' ? pgExecute(db, statement, left) : mysqlExecute(db, statement, left, server!),
+            plan.dialect === 'postgres' ? pgExecute(db, statement, left, this.widgetTimeoutMs) : mysqlExecute(db, statement, left, server!),
             Math.max(0, deadline - Date.now()) + 2000,
             () => this.timeout(),
           );

@@ -34,14 +34,20 @@ export const postgresWidgets: WidgetDialect = {
 /** 57014 query_canceled: statement_timeout fired. */
 export const pgTimedOut = (err: unknown) => (err as { code?: unknown })?.code === '57014';
 
+/** How far past its deadline a statement may run on the session's own timeout rather than pay two more round trips. */
+export const SESSION_TIMEOUT_SLACK_MS = 500;
+
 /**
- * The statement in a read-only transaction with its deadline, in three round trips: the
- * transaction's start and the timeout go as one simple-protocol query (two statements, no
- * parameters), then the SELECT, then COMMIT. A connection is held for each round trip, and a
- * cheap widget's time is mostly those (bench/widgets.ts `range`).
+ * The statement on the connection's read-only widget pool (WD7), whose sessions were opened
+ * read-only with `statement_timeout` = `sessionTimeoutMs`. When that limit ends the statement
+ * close enough to its deadline (`leftMs`), it is sent alone: one round trip. A statement that
+ * waited its turn has less time left: it runs in a transaction of its own with
+ * `SET LOCAL statement_timeout` at what is left, in three round trips (the start and the
+ * timeout go together as one simple-protocol query, then the SELECT, then COMMIT).
  */
-export async function pgExecute(db: AnyDb, statement: Sql, timeoutMs: number): Promise<Record<string, unknown>[]> {
-  const ms = Math.max(1, Math.trunc(timeoutMs));
+export async function pgExecute(db: AnyDb, statement: Sql, leftMs: number, sessionTimeoutMs: number): Promise<Record<string, unknown>[]> {
+  if (leftMs >= sessionTimeoutMs - SESSION_TIMEOUT_SLACK_MS) return (await statement.execute(db)).rows as Record<string, unknown>[];
+  const ms = Math.max(1, Math.trunc(leftMs));
   return db.connection().execute(async (conn) => {
     await sql.raw(`start transaction read only; set local statement_timeout = ${ms}`).execute(conn);
     try {
