@@ -34,7 +34,9 @@ export function one(id: MessageId): string {
  */
 export function expectNoProblems(problems: string[], expectedStatuses: number[] = []): void {
   const expected = (p: string) => expectedStatuses.some((s) => p.startsWith('console.error: Failed to load resource') && p.includes(`status of ${s} `));
-  expect(problems.filter((p) => !expected(p))).toEqual([]);
+  const unexpected = problems.filter((p) => !expected(p));
+  // The problems in the message too: a JSON report shows the array only as `[ Array(1) ]`.
+  expect(unexpected, `problems on the page:\n${unexpected.join('\n')}`).toEqual([]);
 }
 
 export interface OpenedPage {
