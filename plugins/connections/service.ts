@@ -122,10 +122,15 @@ export class ConnectionsService implements ConnectionsProvides {
   private async openSource(connectionId: string): Promise<SourceHandle> {
     const row = await this.repo.find(connectionId);
     const { settings, fingerprint } = this.settingsOf(row);
+    return { info: toInfo(row), db: await this.openPool(connectionId, connectionId, row, settings, fingerprint) };
+  }
+
+  /** The pool under `key` (the connection's own, or a variant of it) acquired and vetted; a failure answered as the API's error. */
+  private async openPool(connectionId: string, key: string, row: ConnectionRow, settings: SourceSettings, fingerprint: string): Promise<SourceDb> {
     try {
-      const db = await this.registry.acquire(connectionId, fingerprint, () => ({ target: this.storedTarget(row), settings }));
+      const db = await this.registry.acquire(key, fingerprint, () => ({ target: this.storedTarget(row), settings }));
       await this.vet(connectionId, row, db);
-      return { info: toInfo(row), db };
+      return db;
     } catch (err) {
       if (err instanceof SourceFailure && err.reason === 'meta-store') throw metaStoreRefused(err, connectionId);
       if (err instanceof SourceFailure) throw connectionUnavailable(connectionId, err);
@@ -181,17 +186,8 @@ export class ConnectionsService implements ConnectionsProvides {
     const own = this.settingsOf(row);
     const settings: SourceSettings = { ...own.settings, readOnly: true, statementTimeoutMs: ms };
     const fingerprint = `${own.fingerprint} read ${ms}`;
-    let db = this.registry.acquireNow(key, fingerprint);
-    if (!db || !this.passed.has(db)) {
-      try {
-        db = await this.registry.acquire(key, fingerprint, () => ({ target: this.storedTarget(row), settings }));
-        await this.vet(connectionId, row, db);
-      } catch (err) {
-        if (err instanceof SourceFailure && err.reason === 'meta-store') throw metaStoreRefused(err, connectionId);
-        if (err instanceof SourceFailure) throw connectionUnavailable(connectionId, err);
-        throw err;
-      }
-    }
+    const ready = this.registry.acquireNow(key, fingerprint);
+    const db = ready && this.passed.has(ready) ? ready : await this.openPool(connectionId, key, row, settings, fingerprint);
     return this.runOn(connectionId, key, { info: toInfo(row), db }, fn);
   }
 
