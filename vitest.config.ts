@@ -5,8 +5,20 @@ export default defineConfig({
     // isolated-vm needs --no-node-snapshot, which worker threads refuse: use forks.
     pool: 'forks',
     execArgv: ['--no-node-snapshot'],
-    include: ['kernel/**/*.test.ts', 'engine/**/*.test.ts', 'plugins/**/*.test.ts', 'test/**/*.test.ts', 'addons-sdk/**/*.test.ts', 'catalog/**/*.test.ts', 'dashboard/src/**/*.test.{ts,tsx}'],
+    include: [
+      'kernel/**/*.test.ts',
+      'engine/**/*.test.ts',
+      'plugins/**/*.test.ts',
+      'test/**/*.test.ts',
+      'addons-sdk/**/*.test.ts',
+      'catalog/**/*.test.ts',
+      'dashboard/src/**/*.test.{ts,tsx}',
+    ],
     globalSetup: ['test/global-setup.ts'],
+    // argon2id at its least cost in every test process and the servers they start (the
+    // default's 64 MiB × 3 passes took both cores for 0.15–0.35 s a hash); test/helpers/instance.ts
+    // passes the same to the instances it builds, kernel/identity/passwords.test.ts the default.
+    env: { SVC_PASSWORD_HASH: 'm=1024,t=1,p=1' },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // expect.poll waits for a state, it does not time it: the default 1 s is missed by a page or

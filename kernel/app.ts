@@ -25,6 +25,7 @@ import { installSecurityHeaders } from './http/security-headers.js';
 import { capConnections, clientErrorHandler, serverOptions } from './http/slow-clients.js';
 import { installSpaHost } from './http/spa.js';
 import { installCompression } from './http/compression.js';
+import { belowRecommendedCost, setPasswordHashCost } from './identity/passwords.js';
 import { PasswordGuard } from './identity/password-guard.js';
 import { CachedPrincipals } from './identity/principal-cache.js';
 import { IdentityService } from './identity/service.js';
@@ -132,6 +133,13 @@ export async function createApp(opts: AppOptions): Promise<App> {
     jsonParser(req, String(body), done);
   });
   const log = http.log;
+  setPasswordHashCost(config.passwordHash);
+  if (belowRecommendedCost(config.passwordHash)) {
+    log.warn(
+      { passwordHash: config.passwordHash },
+      'SVC_PASSWORD_HASH is below OWASP’s minimum for argon2id (m=19456,t=2): new password hashes are cheaper to crack',
+    );
+  }
   const bus = new EventBus(log, now, opts.heartbeatMs);
   bus.declare('kernel', NOTIFICATION_CREATED, { schema: notificationSchema, permission: SIGNED_IN, description: 'A notification for the receiving user.' });
   // The bus filters by one permission per kind, so job events go to the job's creator only (decisions J1).

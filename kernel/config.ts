@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync, statSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_PASSWORD_HASH, type PasswordHashCost } from './identity/passwords.js';
 
 /** Thrown for a bad environment: main prints `message` as the one line and exits. */
 export class ConfigError extends Error {
@@ -61,6 +62,34 @@ function wholeNumber(name: string, fallback: number, min: number, max: number, u
     })
     .transform((v) => (v === undefined ? fallback : Number(v)));
 }
+
+/**
+ * SVC_PASSWORD_HASH: argon2id's cost as `m=<KiB>,t=<passes>,p=<lanes>` (in any order, as in the hash
+ * itself). Hashes already stored keep their own cost: verify reads it from the hash.
+ */
+const passwordHash = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined) return { ...DEFAULT_PASSWORD_HASH };
+    const pairs = new Map(
+      v
+        .replace(/\s+/g, '')
+        .split(',')
+        .map((kv): [string, string] => (/^([a-z])=(\d{1,7})$/.exec(kv)?.slice(1, 3) as [string, string]) ?? ['', '']),
+    );
+    const read = (key: string) => Number(pairs.get(key) ?? 0);
+    const [memoryKib, passes, lanes] = [read('m'), read('t'), read('p')];
+    const wellFormed = pairs.size === 3 && memoryKib > 0 && passes > 0 && lanes > 0;
+    if (!wellFormed || memoryKib < 1024 || memoryKib > 4_194_304 || passes > 20 || lanes > 16) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'SVC_PASSWORD_HASH must be m=<KiB from 1024 to 4194304>,t=<passes from 1 to 20>,p=<lanes from 1 to 16>, such as m=65536,t=3,p=4',
+      });
+      return z.NEVER;
+    }
+    return { memoryKib, passes, lanes };
+  });
 
 /** SVC_TRUST_PROXY: false, true, a hop count, or a comma list of addresses/CIDRs (fastify's trustProxy). */
 const trustProxy = z
@@ -130,6 +159,7 @@ const envSchema = z.object({
   SVC_MAX_CONNECTIONS: wholeNumber('SVC_MAX_CONNECTIONS', 4096, 1, 1_000_000, 'connections'),
   SVC_MAX_CONNECTIONS_PER_ADDRESS: wholeNumber('SVC_MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000, 'connections'),
   SVC_SHUTDOWN_GRACE_MS: wholeNumber('SVC_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000, 'milliseconds'),
+  SVC_PASSWORD_HASH: passwordHash,
   SVC_WIDGET_CACHE_MS: wholeNumber('SVC_WIDGET_CACHE_MS', 10_000, 0, 600_000, 'milliseconds'),
   SVC_ADDON_SCHEDULE_MIN_SECONDS: wholeNumber('SVC_ADDON_SCHEDULE_MIN_SECONDS', 60, 1, 86_400, 'seconds'),
   SVC_ADDON_MAIL_PER_HOUR: wholeNumber('SVC_ADDON_MAIL_PER_HOUR', 100, 0, 100_000, 'mails'),
@@ -188,6 +218,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** How long a widget's result answers the same statement again (widget-data WD6); 0: never. */
   widgetCacheMs: number;
+  /** argon2id's cost for new password hashes (SVC_PASSWORD_HASH). */
+  passwordHash: PasswordHashCost;
   /** Where uploads, error reports and exports are kept (decisions K45): `meta` by default with SVC_META_URL, else `local`. */
   fileStore: 'local' | 'meta' | 's3';
   /** The operator's bounds on add-ons (decisions AO29, AO24). */
@@ -273,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     shutdownGraceMs: e.SVC_SHUTDOWN_GRACE_MS,
     widgetCacheMs: e.SVC_WIDGET_CACHE_MS,
+    passwordHash: e.SVC_PASSWORD_HASH,
     addons: { scheduleMinIntervalMs: e.SVC_ADDON_SCHEDULE_MIN_SECONDS * 1000, mailPerHour: e.SVC_ADDON_MAIL_PER_HOUR },
   };
 }

@@ -45,6 +45,9 @@ function withReplaced(plugins: readonly PluginDefinition[], replacements: readon
   return plugins.map((p) => replacements.find((r) => r.name === p.name) ?? p);
 }
 
+/** SVC_PASSWORD_HASH for test instances and the child processes tests start. */
+export const TEST_PASSWORD_HASH = 'm=1024,t=1,p=1';
+
 /** A real instance on an ephemeral loopback port with a temp data dir (and temp database). */
 export async function startInstance(opts: InstanceOptions = {}): Promise<TestInstance> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-test-'));
@@ -60,6 +63,10 @@ export async function startInstance(opts: InstanceOptions = {}): Promise<TestIns
     SVC_HOST: '127.0.0.1',
     SVC_LOG_LEVEL: opts.logLines ? 'info' : (process.env.TEST_LOG_LEVEL ?? 'silent'),
     SVC_NETWORK_FEATURES: 'false',
+    // argon2id at its least cost: the default (64 MiB, 3 passes, 4 lanes) took 0.15–0.35 s of
+    // both cores per hash, and nearly every test signs someone in. The default is tested in
+    // kernel/identity/passwords.test.ts.
+    SVC_PASSWORD_HASH: TEST_PASSWORD_HASH,
     ...(metaUrl ? { SVC_META_URL: metaUrl } : {}),
     ...opts.env,
   });
