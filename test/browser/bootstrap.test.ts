@@ -11,7 +11,7 @@ import type { HttpClient } from '../helpers/client.js';
 import { activeUser, bootWithAdmin, ROOT } from '../helpers/identity.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
-import { exactly, expectNoProblems, msg, showNav, useDashboardBrowser } from './harness.js';
+import { exactly, expectNoProblems, msg, showNav, useDashboardBrowser, atWidth, PHONE, WIDE } from './harness.js';
 
 const DESK: AddonManifestInput = {
   key: 'desk',
@@ -100,12 +100,7 @@ describe.runIf(browserAvailable())('bootstrap: one request on first paint, the n
     rmSync(dir, { recursive: true, force: true });
   });
 
-  for (const viewport of [
-    { width: 1440, height: 900 },
-    { width: 390, height: 844 },
-  ]) {
-    const w = viewport.width;
-
+  atWidth(PHONE, (viewport, w) => {
     it(`opening the dashboard signed in asks the API once (GET /bootstrap); the navigation shows the operator's sections with an app's page (${w} px)`, async () => {
       const { page, problems, requested } = await openPage({ viewport });
       await signIn(page, inst.url, ROOT);
@@ -142,7 +137,9 @@ describe.runIf(browserAvailable())('bootstrap: one request on first paint, the n
       expect(await (await showNav(page)).getByRole('link', { name: /Orders/ }).getAttribute('aria-current')).toBe('page');
       expectNoProblems(problems);
     });
+  });
 
+  atWidth(WIDE, (viewport, w) => {
     it(`a custom role sees only the entries it may open, and no add-on or grid controls it cannot use (${w} px)`, async () => {
       const email = `desk-${w}@example.com`;
       await activeUser(inst, admin, email, [deskRole]);
@@ -181,7 +178,9 @@ describe.runIf(browserAvailable())('bootstrap: one request on first paint, the n
       expect(await page.getByRole('button', { name: msg('data.grid.newRow') }).count()).toBe(0);
       expectNoProblems(problems);
     });
+  });
 
+  atWidth(PHONE, (viewport, w) => {
     it(`Home shows the onboarding steps done and not done as the instance is, a step leads to its screen, and Dismiss puts it away for good (${w} px)`, async () => {
       const email = `owner-${w}@example.com`;
       await activeUser(inst, admin, email, ['admin']);
@@ -215,5 +214,5 @@ describe.runIf(browserAvailable())('bootstrap: one request on first paint, the n
       expect(await checklist.count()).toBe(0);
       expectNoProblems(problems);
     });
-  }
+  });
 });

@@ -9,7 +9,7 @@ import type { HttpClient } from '../helpers/client.js';
 import { bootWithAdmin, ROOT } from '../helpers/identity.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
-import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
+import { exactly, expectNoProblems, msg, useDashboardBrowser, atWidth, PHONE, WIDE } from './harness.js';
 
 /** The orders of the SQLite table the widgets read: 7 rows, 4 paid, 2 open, 1 void, over three days. */
 const ORDERS: Array<[status: string, amount: number, createdAt: string]> = [
@@ -96,10 +96,7 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
       .locator('tbody tr')
       .evaluateAll((rows) => rows.map((r) => [r.querySelector('th')!.textContent, r.querySelector('td')!.textContent]));
 
-  for (const viewport of [
-    { width: 1440, height: 900 },
-    { width: 390, height: 844 },
-  ]) {
+  atWidth(WIDE, (viewport) => {
     it(`an editor builds a dashboard of three widgets over a SQLite table, moves one with the keyboard, and a broken widget shows its own error (${viewport.width} px)`, async () => {
       const w = viewport.width;
       const created = await admin.post('/api/v1/pages', { title: `Sales ${w}`, kind: 'dashboard' });
@@ -297,7 +294,9 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
       expect(await viewer.page.getByRole('button', { name: msg('dashboards.edit') }).count()).toBe(0);
       expectNoProblems(viewer.problems);
     }, 180_000);
+  });
 
+  atWidth(PHONE, (viewport) => {
     it(`the page's default time range bounds its time widgets, and the picker changes it (${viewport.width} px)`, async () => {
       const w = viewport.width;
       const created = await admin.post('/api/v1/pages', { title: `Recent ${w}`, kind: 'dashboard' });
@@ -334,5 +333,5 @@ describe.runIf(browserAvailable())('dashboards in a real browser', () => {
       await expect.poll(async () => (await values(page, 'Per day')).map((r) => r[1])).toEqual(['3', '2', '2']);
       expectNoProblems(problems);
     }, 120_000);
-  }
+  });
 });

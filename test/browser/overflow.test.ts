@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserAvailable } from './chromium.js';
+import { axeViolations, browserAvailable } from './chromium.js';
 import { expectNoProblems, msg, useDashboardBrowser } from './harness.js';
 import { goInside, screenSettled, startPopulated, type PopulatedInstance } from './populated.js';
 
@@ -90,7 +90,7 @@ function measure(page: Page): Promise<Overflow> {
   });
 }
 
-describe.runIf(browserAvailable())('every signed-in screen fits the window (390 and 1440 px)', () => {
+describe.runIf(browserAvailable())('every signed-in screen fits the window and passes axe (390 and 1440 px)', () => {
   let p: PopulatedInstance;
   const { openPage, onScreen, signIn } = useDashboardBrowser('overflow');
 
@@ -111,11 +111,12 @@ describe.runIf(browserAvailable())('every signed-in screen fits the window (390 
     { width: 390, height: 844 },
     { width: 1440, height: 900 },
   ]) {
-    it(`walks every signed-in route at ${viewport.width}×${viewport.height} without sideways scrolling`, async () => {
+    it(`walks every signed-in route at ${viewport.width}×${viewport.height}: no sideways scrolling, no serious axe violation`, async () => {
       const { page } = await openPage({ viewport });
       await signIn(page, p.inst.url, p.root);
       const walks = addresses(p);
       const overflowing: string[] = [];
+      const inaccessible: string[] = [];
       const walked: string[] = [];
       for (const walk of walks) {
         if (!('url' in walk)) continue;
@@ -130,10 +131,15 @@ describe.runIf(browserAvailable())('every signed-in screen fits the window (390 
           await page.screenshot({ path: join(dir, `${walk.path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'}.png`) });
         }
         if (m.scrollWidth > m.innerWidth) overflowing.push(`${walk.url} (${walk.path}): ${m.scrollWidth} px > ${m.innerWidth} px; widest: ${m.widest}`);
+        // axe on every screen at both widths: the stories elsewhere each run at one (DB49).
+        for (const v of await axeViolations(page))
+          if (v.impact === 'serious' || v.impact === 'critical')
+            inaccessible.push(`${walk.path}: ${v.id} (${v.impact}) at ${v.targets.slice(0, 3).join(', ')}`);
       }
       const skipped = walks.filter((w) => 'skipped' in w).map((w) => `${w.path}: ${(w as { skipped: string }).skipped}`);
       console.info(`walked ${walked.length} routes at ${viewport.width} px; skipped:\n  ${skipped.join('\n  ')}`);
       expect(overflowing, `screens wider than ${viewport.width} px`).toEqual([]);
+      expect(inaccessible, `serious or critical axe violations at ${viewport.width} px`).toEqual([]);
       expect(walked.length).toBeGreaterThanOrEqual(SIGNED_IN.length - Object.keys(SKIPPED).length);
       // The measure sees an overflow when there is one (so an empty list above means something).
       await page.evaluate(() => {

@@ -4,7 +4,7 @@ import { bootWithAdmin, ROOT } from '../helpers/identity.js';
 import { connectSqlite, sqliteSource, stockTable, type SqliteSource } from '../helpers/sqlite-source.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
-import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
+import { exactly, expectNoProblems, msg, useDashboardBrowser, atWidth, PHONE, WIDE } from './harness.js';
 
 const VIEWER = { email: 'pv-viewer@example.com', name: 'Pat Viewer', password: 'viewer-password-1' };
 const EDITOR = { email: 'pv-editor@example.com', name: 'Eddie Tor', password: 'editor-password-1' };
@@ -44,12 +44,7 @@ describe.runIf(browserAvailable())('a page’s views, config, detail and form in
     source?.dispose();
   });
 
-  for (const viewport of [
-    { width: 1440, height: 900 },
-    { width: 390, height: 844 },
-  ]) {
-    const w = viewport.width;
-
+  atWidth(WIDE, (viewport, w) => {
     it(`saves a view, renames it, makes it the default (the page opens with it), deletes it; a viewer has no write controls (${w} px)`, async () => {
       const list = await makePage({ title: `Stock ${w}`, slug: `stock-${w}`, kind: 'list' });
       const { page, problems } = await openPage({ viewport });
@@ -130,7 +125,9 @@ describe.runIf(browserAvailable())('a page’s views, config, detail and form in
       expect(await other.page.getByRole('button', { name: msg('pages.views.setDefault') }).count()).toBe(0);
       expectNoProblems(other.problems);
     });
+  });
 
+  atWidth(PHONE, (viewport, w) => {
     it(`the config form saves the columns the list shows, and shows a refused filter at its row (${w} px)`, async () => {
       const list = await makePage({ title: `Catalogue ${w}`, slug: `catalogue-${w}`, kind: 'list' });
       const { page, problems } = await openPage({ viewport });
@@ -197,7 +194,9 @@ describe.runIf(browserAvailable())('a page’s views, config, detail and form in
       await expect.poll(async () => ((await admin.get(`/api/v1/pages/${list.id}`)).body as any).data.page.visibleTo).toEqual({ roles: ['editor', 'admin'] });
       expectNoProblems(other.problems, [400, 403]);
     });
+  });
 
+  atWidth(WIDE, (viewport, w) => {
     it(`a detail page picks a row and lays it out by its fields; a form page creates a row with its defaults (${w} px)`, async () => {
       const detail = await makePage({
         table: 'part',
@@ -282,5 +281,5 @@ describe.runIf(browserAvailable())('a page’s views, config, detail and form in
       await onScreen(page, `form-again-${w}`, exactly(`Add product ${w}`));
       expectNoProblems(problems);
     });
-  }
+  });
 });

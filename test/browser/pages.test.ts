@@ -4,7 +4,7 @@ import { bootWithAdmin, ROOT } from '../helpers/identity.js';
 import { connectSqlite, sqliteSource, stockTable, type SqliteSource } from '../helpers/sqlite-source.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
-import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
+import { exactly, expectNoProblems, msg, useDashboardBrowser, atWidth, PHONE } from './harness.js';
 
 const VIEWER = { email: 'vi@example.com', name: 'Vi Ewer', password: 'viewer-password-1' };
 
@@ -26,10 +26,7 @@ describe.runIf(browserAvailable())('pages in a real browser', () => {
     source?.dispose();
   });
 
-  for (const viewport of [
-    { width: 1440, height: 900 },
-    { width: 390, height: 844 },
-  ]) {
+  atWidth(PHONE, (viewport) => {
     it(`an admin creates a list page, opens it from the nav, renames, duplicates and deletes it; a viewer outside its roles does not see it (${viewport.width} px)`, async () => {
       const w = viewport.width;
       const { page, problems } = await openPage({ viewport });
@@ -93,5 +90,5 @@ describe.runIf(browserAvailable())('pages in a real browser', () => {
       await other.page.goto(`${inst.url}/p/products-${w}`);
       await onScreen(other.page, `viewer-${w}`, msg('notFound.title'));
     }, 120_000);
-  }
+  });
 });

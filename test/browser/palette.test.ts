@@ -7,7 +7,7 @@ import { bootWithAdmin, ROOT } from '../helpers/identity.js';
 import { connectSqlite, sqliteSource, type SqliteSource } from '../helpers/sqlite-source.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
-import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
+import { exactly, expectNoProblems, msg, useDashboardBrowser, atWidth, PHONE, WIDE } from './harness.js';
 
 const VIEWER = { email: 'viola@example.com', name: 'Viola Reader', password: 'viewer-password-1' };
 const SHOTS = join(process.cwd(), 'test-results', 'palette');
@@ -57,10 +57,7 @@ describe.runIf(browserAvailable())('the command palette in a real browser', () =
     source?.dispose();
   });
 
-  for (const viewport of [
-    { width: 1440, height: 900 },
-    { width: 390, height: 844 },
-  ]) {
+  atWidth(WIDE, (viewport) => {
     it(`an admin finds a page, a connection, a user and a row and opens each; commands and shortcuts (${viewport.width} px)`, async () => {
       const w = viewport.width;
       const { page, problems, requested } = await openPage({ viewport });
@@ -156,7 +153,9 @@ describe.runIf(browserAvailable())('the command palette in a real browser', () =
       await onScreen(page, `signed-out-${w}`, msg('signIn.title'));
       expectNoProblems(problems);
     });
+  });
 
+  atWidth(PHONE, (viewport) => {
     it(`a viewer sees no admin command (${viewport.width} px)`, async () => {
       const { page, problems } = await openPage({ viewport });
       await signIn(page, inst.url, VIEWER);
@@ -172,5 +171,5 @@ describe.runIf(browserAvailable())('the command palette in a real browser', () =
       expect(await page.getByRole('group', { name: msg('palette.group.user') }).count()).toBe(0);
       expectNoProblems(problems);
     });
-  }
+  });
 });

@@ -6,7 +6,7 @@ import { connectSqlite, sqliteSource, stockTable, type SqliteSource } from '../h
 import type { TestInstance } from '../helpers/instance.js';
 import { TestSmtpServer, type ReceivedMail } from '../helpers/smtp.js';
 import { browserAvailable } from './chromium.js';
-import { exactly, expectNoProblems, msg, useDashboardBrowser, WAIT_MS } from './harness.js';
+import { exactly, expectNoProblems, msg, useDashboardBrowser, WAIT_MS, atWidth, PHONE, WIDE } from './harness.js';
 
 const EDITOR = { email: 'ed@example.com', name: 'Ed Itor', password: 'editor-password-1' };
 const VIEWER = { email: 'vi@example.com', name: 'Vi Ewer', password: 'viewer-password-1' };
@@ -56,10 +56,7 @@ describe.runIf(browserAvailable())('scheduled reports in a real browser', () => 
     source?.dispose();
   });
 
-  for (const viewport of [
-    { width: 1440, height: 900 },
-    { width: 390, height: 844 },
-  ]) {
+  atWidth(PHONE, (viewport) => {
     it(`schedules a table report with a cron preview, edits it, runs it now and receives its CSV; a viewer cannot create one (${viewport.width} px)`, async () => {
       const w = viewport.width;
       const { page, problems } = await openPage({ viewport });
@@ -180,7 +177,9 @@ describe.runIf(browserAvailable())('scheduled reports in a real browser', () => 
       expect(await other.page.getByRole('link', { name: msg('reports.new') }).count()).toBe(0);
       expectNoProblems(other.problems);
     }, 180_000);
+  });
 
+  atWidth(WIDE, (viewport) => {
     it(`the grid opens a new report of its table with its query; a viewer's grid has no such link (${viewport.width} px)`, async () => {
       const w = viewport.width;
       const { page, problems } = await openPage({ viewport });
@@ -201,7 +200,9 @@ describe.runIf(browserAvailable())('scheduled reports in a real browser', () => 
       expect(await viewer.page.getByRole('link', { name: msg('data.grid.scheduleReport') }).count()).toBe(0);
       expectNoProblems(viewer.problems);
     });
+  });
 
+  atWidth(PHONE, (viewport) => {
     it(`schedules a page's shared view from the source picker (${viewport.width} px)`, async () => {
       const w = viewport.width;
       const { page, problems } = await openPage({ viewport });
@@ -235,5 +236,5 @@ describe.runIf(browserAvailable())('scheduled reports in a real browser', () => 
       await page.getByRole('heading', { name: msg('reports.empty.title') }).waitFor();
       expectNoProblems(problems);
     });
-  }
+  });
 });

@@ -12,7 +12,7 @@ import { databaseAvailable } from '../helpers/databases.js';
 import { bootWithAdmin, ROOT } from '../helpers/identity.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
-import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
+import { exactly, expectNoProblems, msg, useDashboardBrowser, atWidth } from './harness.js';
 
 /** The two widths every changed screen is read at (issue 29): a desk and a phone. */
 const WIDTHS = [
@@ -126,7 +126,8 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
     rmSync(work, { recursive: true, force: true });
   });
 
-  for (const { name, viewport } of WIDTHS) {
+  atWidth(WIDTHS[0].viewport, (viewport) => {
+    const name = WIDTHS[0].name;
     it(`the public API switch asks first; a new endpoint is read-only; DELETE asks first (${name})`, async () => {
       const { page, problems } = await openPage({ viewport });
       await signIn(page, inst.url, ROOT);
@@ -184,7 +185,10 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
       await fitsTheWidth(page);
       expectNoProblems(problems);
     });
+  });
 
+  atWidth(WIDTHS[1].viewport, (viewport) => {
+    const name = WIDTHS[1].name;
     it(`the add-on plan waits for the operator's connection when two could take its tables (${name})`, async () => {
       const { page, problems } = await openPage({ viewport });
       await signIn(page, inst.url, ROOT);
@@ -202,7 +206,10 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
       // The plan without a connection is refused (409 ADDON_CONNECTION_REQUIRED): that is the page asking for one.
       expectNoProblems(problems, [409]);
     });
+  });
 
+  // The layout differs by width: this one is at both.
+  for (const { name, viewport } of WIDTHS) {
     it(`an installed add-on's page: sections side by side when wide, Disable not the main button (${name})`, async () => {
       const { page, problems } = await openPage({ viewport });
       await signIn(page, inst.url, ROOT);
@@ -220,7 +227,10 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
       await fitsTheWidth(page);
       expectNoProblems(problems);
     });
+  }
 
+  atWidth(WIDTHS[1].viewport, (viewport) => {
+    const name = WIDTHS[1].name;
     it(`sessions name the browser; the SQLite wizard has no URL choice; TLS in words (${name})`, async () => {
       const { page, problems } = await openPage({ viewport });
       await signIn(page, inst.url, ROOT);
@@ -248,7 +258,7 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
       expect(facts).not.toContain('disable');
       expectNoProblems(problems);
     });
-  }
+  });
 
   it('without SMTP an invitation shows its link; the invited person ends signed in', async () => {
     const { page, problems } = await openPage({ viewport: WIDTHS[0].viewport });
