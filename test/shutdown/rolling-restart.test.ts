@@ -127,7 +127,7 @@ describe.runIf(available)('a rolling restart of two replicas under load (decisio
     done = true;
     await load;
 
-    expect(failures).toEqual([]);
+    expect(failures, failures.join('\n')).toEqual([]);
     // The restarts happened under the load: requests met a stopped replica and went to the other.
     expect(retried.refused).toBeGreaterThan(0);
     expect(count).toBeGreaterThanOrEqual(300);
