@@ -27,8 +27,11 @@ describe.each<MetaChoice>(['sqlite', 'postgres'])('a concurrent burst of sign-in
     if (!inst) return;
     const login = (password: string) => inst!.client().post('/api/v1/auth/login', { email: 'burst@example.com', password });
     const wrong: Promise<HttpResponse>[] = [];
-    for (let i = 0; i < BURST - 1; i++) wrong.push(login(`wrong-${i}`));
-    await new Promise((r) => setTimeout(r, 50)); // the wrong ones are in (held or failed) before the right one;
+    let refused = 0;
+    for (let i = 0; i < BURST - 1; i++) wrong.push(login(`wrong-${i}`).then((r) => (r.status === 429 && refused++, r)));
+    // The right one goes last, once every wrong one has reached the guard: those past the limit
+    // have been refused. (A fixed pause was not enough on a loaded machine.)
+    await expect.poll(() => refused, { timeout: 30_000 }).toBeGreaterThanOrEqual(BURST - 1 - FAILURES_PER_ACCOUNT);
     const right = login('password-123');
     const answers = await Promise.all([...wrong, right]);
     const statuses = answers.map((a) => a.status);

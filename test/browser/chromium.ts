@@ -40,9 +40,7 @@ export function browserAvailable(): boolean {
     throw new Error(`${CHROMIUM_PATH} is missing and CI=true: install it with \`${INSTALL}\` (or chromium); browser tests never skip in CI`);
   }
   const line = '!'.repeat(100);
-  console.warn(
-    `\n${line}\n!!! SKIPPING browser tests: ${CHROMIUM_PATH} is missing. Install it with \`${INSTALL}\` (or chromium).\n${line}\n`,
-  );
+  console.warn(`\n${line}\n!!! SKIPPING browser tests: ${CHROMIUM_PATH} is missing. Install it with \`${INSTALL}\` (or chromium).\n${line}\n`);
   return false;
 }
 
