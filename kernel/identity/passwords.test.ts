@@ -39,7 +39,16 @@ describe('password hashes (argon2id, SVC_PASSWORD_HASH)', () => {
 
   it('refuses a cost argon2 cannot take or that is not in m=,t=,p= form, and knows OWASP’s minimum', () => {
     const message = /^Invalid configuration: SVC_PASSWORD_HASH must be m=<KiB from 1024 to 4194304>,t=<passes from 1 to 20>,p=<lanes from 1 to 16>/;
-    for (const bad of ['64m', 'm=512,t=1,p=1', 'm=65536,t=0,p=4', 'm=65536,t=3,p=17', 'm=65536,t=3,p=4,x=1', 'm=65536,t=3,t=4', 'm=2048=5,t=1,p=1', 'm=65536,t=3'])
+    for (const bad of [
+      '64m',
+      'm=512,t=1,p=1',
+      'm=65536,t=0,p=4',
+      'm=65536,t=3,p=17',
+      'm=65536,t=3,p=4,x=1',
+      'm=65536,t=3,t=4',
+      'm=2048=5,t=1,p=1',
+      'm=65536,t=3',
+    ])
       expect(() => configured(bad), bad).toThrow(message);
     expect(configured('p=1,t=2,m=19456').passwordHash).toEqual({ memoryKib: 19_456, passes: 2, lanes: 1 });
     expect(belowRecommendedCost(configured('m=1024,t=1,p=1').passwordHash)).toBe(true);
