@@ -24,7 +24,10 @@ export default defineConfig({
     // expect.poll waits for a state, it does not time it: the default 1 s is missed by a page or
     // a job on a loaded machine (two cores shared by several test runs), so allow 10 s.
     expect: { poll: { timeout: 10_000 } },
-    maxWorkers: 2,
+    // Three files at once on two cores: a file that waits (on a database, a child process, a
+    // deadline) leaves its core to the others. The whole suite: 630 s with two, 500 s with three,
+    // the cores busy 96% of the time (2026-11-28).
+    maxWorkers: 3,
     // Each worker keeps one module graph across its test files instead of importing everything
     // again per file: the suite spent more time importing (511 s summed) than in half its tests.
     // Test files build their own instances, so nothing a test needs lives in a module.
