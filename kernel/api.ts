@@ -64,7 +64,7 @@ export {
 export { effectivePermissionsShape, emailField, nameField, newPasswordField, passwordField, toUser, userSchema, type User } from './identity/schemas.js';
 export { API_KEY_PREFIX, SESSION_ABSOLUTE_MS } from './identity/service.js';
 export { ownedBy, ownedPage } from './identity/owned.js';
-export { hashPassword, verifyPassword } from './identity/passwords.js';
+export { hashCostDiffers, hashPassword, verifyPassword } from './identity/passwords.js';
 export { constantTimeEqual, hashToken, randomToken } from './identity/tokens.js';
 export type { PasswordGuard } from './identity/password-guard.js';
 

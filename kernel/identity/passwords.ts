@@ -30,6 +30,20 @@ export function hashPassword(password: string): Promise<string> {
   return argon2().then((a) => a.hash(password, { type: a.argon2id, memoryCost: memoryKib, timeCost: passes, parallelism: lanes }));
 }
 
+/**
+ * Whether a stored hash was made at another cost than the configured one: sign-in hashes the
+ * password again when it was right, so a changed SVC_PASSWORD_HASH reaches every account that
+ * signs in, and a known e-mail's verify costs what the decoy's does (K52).
+ */
+export async function hashCostDiffers(hash: string): Promise<boolean> {
+  const { memoryKib, passes, lanes } = cost;
+  try {
+    return (await argon2()).needsRehash(hash, { memoryCost: memoryKib, timeCost: passes, parallelism: lanes });
+  } catch {
+    return false;
+  }
+}
+
 // A real hash of a random password at the configured cost: verifying against it costs what a
 // real verify costs, so an unknown e-mail answers in the same time as a wrong password.
 let decoy: Promise<string> | null = null;

@@ -90,6 +90,32 @@ describe('POST /auth/login without 2FA (signed out → signed in)', () => {
   });
 });
 
+describe('a hash made at another SVC_PASSWORD_HASH', () => {
+  it('is hashed again at the configured cost when the right password signs in; a wrong one changes nothing', async () => {
+    const other = await startInstance({ env: { SVC_PASSWORD_HASH: 'm=2048,t=1,p=1' } });
+    try {
+      const argon2 = (await import('argon2')).default;
+      const old = await argon2.hash('password-123', { type: argon2.argon2id, memoryCost: 1024, timeCost: 2, parallelism: 1 });
+      const id = await createUser(other, { email: 'dora@example.com' });
+      const db = other.app.kernel.db;
+      await db.updateTable('users').set({ password_hash: old }).where('id', '=', id).execute();
+      const stored = async () => (await db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow()).password_hash!;
+
+      expect((await login(other.client(), 'dora@example.com', 'wrong-password')).status).toBe(401);
+      expect(await stored()).toBe(old);
+      expect((await login(other.client(), 'dora@example.com', 'password-123')).status).toBe(200);
+      const fresh = await stored();
+      expect(fresh).toMatch(/^\$argon2id\$v=19\$m=2048,p=1,t=1\$/);
+      expect(await argon2.verify(fresh, 'password-123')).toBe(true);
+      // At today's cost it stays as it is.
+      expect((await login(other.client(), 'dora@example.com', 'password-123')).status).toBe(200);
+      expect(await stored()).toBe(fresh);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('refused sign-ins', () => {
   it('answer the same 401 AUTH_INVALID_CREDENTIALS for an unknown e-mail and a wrong password', async () => {
     await createUser(inst, { email: 'bob@example.com' });

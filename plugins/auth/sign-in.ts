@@ -1,5 +1,16 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { hashToken, type Kernel, presentedSessionToken, SESSION_ABSOLUTE_MS, setSessionCookie, toUser, type User, verifyPassword } from '../../kernel/api.js';
+import {
+  hashCostDiffers,
+  hashPassword,
+  hashToken,
+  type Kernel,
+  presentedSessionToken,
+  SESSION_ABSOLUTE_MS,
+  setSessionCookie,
+  toUser,
+  type User,
+  verifyPassword,
+} from '../../kernel/api.js';
 import type { AuthDb, UserRow } from './tables.js';
 import { settingsRef } from '../settings/provides.js';
 
@@ -19,6 +30,13 @@ export async function checkCredentials(db: AuthDb, email: string, password: stri
   if (!user) return { ok: false, user: null, reason: 'unknown-email' };
   if (!matches) return { ok: false, user, reason: 'wrong-password' };
   if (user.status !== 'active') return { ok: false, user, reason: 'not-active' };
+  if (user.password_hash && (await hashCostDiffers(user.password_hash))) {
+    // Made at an earlier SVC_PASSWORD_HASH: hashed again at today's. Only if the hash is still the
+    // one verified, so a password changed meanwhile is never overwritten.
+    const rehashed = await hashPassword(password);
+    await db.updateTable('users').set({ password_hash: rehashed }).where('id', '=', user.id).where('password_hash', '=', user.password_hash).execute();
+    return { ok: true, user: { ...user, password_hash: rehashed } };
+  }
   return { ok: true, user };
 }
 
