@@ -3,6 +3,7 @@ import { loadConfig } from '../config.js';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TEST_PASSWORD_HASH } from '../../test/helpers/instance.js';
 import { belowRecommendedCost, DEFAULT_PASSWORD_HASH, hashPassword, setPasswordHashCost, verifyPassword } from './passwords.js';
 
 const configured = (value?: string) =>
@@ -13,7 +14,7 @@ const configured = (value?: string) =>
   });
 
 describe('password hashes (argon2id, SVC_PASSWORD_HASH)', () => {
-  afterAll(() => setPasswordHashCost(configured('m=1024,t=1,p=1').passwordHash));
+  afterAll(() => setPasswordHashCost(configured(TEST_PASSWORD_HASH).passwordHash));
 
   it('hashes at 64 MiB, 3 passes and 4 lanes unless configured, and verifies', async () => {
     expect(configured().passwordHash).toEqual({ memoryKib: 65_536, passes: 3, lanes: 4 });
