@@ -35,6 +35,7 @@ export function rowToJob(row: JobRow): Job {
     startedAt: num(row.started_at),
     finishedAt: num(row.finished_at),
     cancelRequested: Boolean(Number(row.cancel_requested)),
+    subject: row.subject ?? null,
   };
 }
 
@@ -64,4 +65,16 @@ export function checkPayload(decl: JobDeclaration, payload: unknown): { ok: true
   const json = encodeJson(value);
   if (json === null) return { ok: false, issues: [{ path: '', code: 'too_big', message: `The payload must be JSON of at most ${JSON_MAX_BYTES} bytes.` }] };
   return { ok: true, value, json };
+}
+
+/** The kind's name for what the job works on; a name the kind cannot give (an error, over 200 characters) is none. */
+export function subjectOf(decl: JobDeclaration, payload: unknown): string | null {
+  if (!decl.subject) return null;
+  let subject: string | null;
+  try {
+    subject = decl.subject(payload);
+  } catch {
+    return null;
+  }
+  return typeof subject === 'string' && subject.length > 0 && subject.length <= 200 ? subject : null;
 }

@@ -25,6 +25,7 @@ export const jobSchema = z
     startedAt: z.number().nullable(),
     finishedAt: z.number().nullable(),
     cancelRequested: z.boolean(),
+    subject: z.string().nullable().meta({ description: "What the job works on, as its kind names it (a scheduled report's id), else null" }),
   })
   .meta({ id: 'Job' });
 export type JobView = z.infer<typeof jobSchema>;

@@ -6,7 +6,7 @@ import type { Logger } from '../logger.js';
 import type { Dialect, MetaDb } from '../meta/types.js';
 import type { LoadedJobKind } from './kinds.js';
 import { resolveJobOptions, type JobRunnerOptions, type ResolvedJobOptions } from './options.js';
-import { checkPayload, rowToJob } from './rows.js';
+import { checkPayload, rowToJob, subjectOf } from './rows.js';
 import { JobRunner } from './runner.js';
 import { Scheduler } from './schedules.js';
 import { FINAL_STATES, JOB_FINISHED, JOB_PROGRESS, toJobView } from './schema.js';
@@ -101,6 +101,7 @@ export class JobService implements JobQueue {
       locked_by: null,
       lease_until: null,
       updated_at: now,
+      subject: subjectOf(loaded.declaration, checked.value),
     };
     // The job as enqueued: a runner may claim it the moment it is stored, so it is not read back.
     const job = rowToJob(row);

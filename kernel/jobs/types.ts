@@ -25,6 +25,8 @@ export interface Job {
   startedAt: number | null;
   finishedAt: number | null;
   cancelRequested: boolean;
+  /** What the job works on, as its kind names it (`JobDeclaration.subject`); null when it names nothing. */
+  subject: string | null;
 }
 
 export interface JobContext<P = unknown> {
@@ -48,6 +50,13 @@ export interface JobDeclaration<P = unknown> {
   maxAttempts?: number;
   /** The payload's shape: enqueue and POST /jobs refuse anything else (400 at body.payload…). */
   schema?: z.ZodType<P>;
+  /**
+   * Names what a job of this kind works on (a report's id), at most 200 characters, stored beside
+   * the job so `GET /jobs?kind=…&subject=…` lists one thing's runs. It is shown to whoever may
+   * see the job, so it must be an identifier the kind's permission already reveals, never a
+   * value of the payload that is private to its creator (J1 keeps the payload out of the API).
+   */
+  subject?(payload: P): string | null;
   handler(ctx: JobContext<P>): Promise<unknown>;
 }
 

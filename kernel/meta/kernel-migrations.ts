@@ -258,6 +258,15 @@ export const kernelMigrations: Migration[] = [
       await db.schema.createIndex('schedule_runs_due').on('schedule_runs').column('due_at').execute().catch(alreadyThere);
     },
   },
+  {
+    name: '0010_job_subject',
+    async up(db) {
+      // J3: what a job works on, as its kind names it (a report's id), so GET /jobs can list one
+      // report's runs without exposing the payload. Walked as (kind, subject, id), newest first.
+      await db.schema.alterTable('jobs').addColumn('subject', 'varchar(200)').execute();
+      await db.schema.createIndex('jobs_subject').on('jobs').columns(['kind', 'subject', 'id']).execute().catch(alreadyThere);
+    },
+  },
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -81,6 +81,7 @@ export interface KernelTables {
     locked_by: string | null;
     lease_until: number | null;
     updated_at: number;
+    subject: string | null;
   };
   api_keys: {
     id: string;

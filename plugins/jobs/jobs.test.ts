@@ -23,6 +23,7 @@ const JOB_KEYS = [
   'result',
   'startedAt',
   'state',
+  'subject',
 ];
 
 for (const meta of ['sqlite', 'postgres', 'mysql'] as const) {
@@ -170,6 +171,25 @@ for (const meta of ['sqlite', 'postgres', 'mysql'] as const) {
         const res = await get(editor.client, query);
         expect(res.status, query).toBe(400);
         expect(issuePaths(res)).toContain(path);
+      }
+    });
+
+    it('list the jobs that name one subject (J3), the subject shown to who may see the job', async () => {
+      const tags = ['report-a', 'report-b', 'report-a', 'x'.repeat(201)];
+      const made: string[] = [];
+      for (const tag of tags) made.push((await post(editor.client, { kind: 'jobtest.count', payload: { n: 1, tag } })).body.data.job.id);
+      const one = await get(editor.client, '?kind=jobtest.count&subject=report-a');
+      expect(one.status).toBe(200);
+      expect(ids(one)).toEqual([made[2], made[0]]);
+      expect(one.body.data.jobs.map((j: { subject: string }) => j.subject)).toEqual(['report-a', 'report-a']);
+      expect(ids(await get(editor.client, '?subject=report-b'))).toEqual([made[1]]);
+      expect((await get(editor.client, `/${made[3]}`)).body.data.job.subject).toBeNull();
+      // A viewer without the kind's permission sees none of them, filtered or not.
+      expect(ids(await get(viewer.client, '?subject=report-a'))).toEqual([]);
+      for (const query of ['?subject=', `?subject=${'y'.repeat(201)}`]) {
+        const res = await get(editor.client, query);
+        expect(res.status, query).toBe(400);
+        expect(issuePaths(res)).toContain('query.subject');
       }
     });
 

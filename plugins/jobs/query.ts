@@ -19,6 +19,7 @@ export async function listJobs(
   }
   if (query.kind) q = q.where('kind', '=', query.kind);
   if (query.state) q = q.where('state', '=', query.state);
+  if (query.subject) q = q.where('subject', '=', query.subject);
   if (query.cursor) q = q.where('id', '<', query.cursor);
   const rows = await q
     .orderBy('id', 'desc')

@@ -18,7 +18,7 @@ export const jobRoutes = [
     url: '/jobs',
     summary: 'Jobs the caller may see, newest first',
     description:
-      'D6 list (limit 1..500, default 50; keyset cursor). The caller sees the jobs it created and every job of a kind whose permission it holds. Filters: kind, state.',
+      'D6 list (limit 1..500, default 50; keyset cursor). The caller sees the jobs it created and every job of a kind whose permission it holds. Filters: kind, state, subject (what the job works on, as its kind names it).',
     permission: JOBS_READ,
     schema: { query: jobListQuery, response: { 200: jobListData } },
     handler: async ({ kernel, principal, query }) => ({ data: await listJobs(kernel.db, principal!, kernel.jobs.declared(), query) }),

@@ -9,6 +9,12 @@ export const jobListQuery = z.object({
   cursor: idField.optional().meta({ description: 'nextCursor of the page before' }),
   kind: z.string().min(1).max(100).optional(),
   state: z.enum(JOB_STATES).optional(),
+  subject: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: "Only jobs naming this subject (a scheduled report's id for kind scheduled-reports.run)" }),
 });
 export type JobListQuery = z.output<typeof jobListQuery>;
 

@@ -48,6 +48,8 @@ export default definePlugin<ReportsService>({
       description: `Makes one scheduled report and mails it (notification kind ${REPORT_FAILED_NOTIFICATION} on failure).`,
       maxAttempts: 3,
       schema: z.strictObject({ reportId: z.string().min(1).max(64), dueAt: z.number().int().optional() }),
+      // A report's history is GET /jobs?kind=scheduled-reports.run&subject=<id> (J3).
+      subject: (payload) => (payload as RunPayload).reportId,
       handler: (ctx) => runReport(ctx as JobContext<RunPayload>, ctx.kernel.plugin(reportsServiceRef)),
     },
   },

@@ -161,10 +161,13 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('scheduled reports (issu
     expect(sheet.rowCount).toBe(26);
     expect(sheet.getRow(26).getCell(2).value).toBe(people(25)[24]!.name);
 
-    const history = await editor.client.get('/api/v1/jobs?kind=scheduled-reports.run');
+    // This report's runs alone: the jobs name it as their subject (J3).
+    const history = await editor.client.get(`/api/v1/jobs?kind=scheduled-reports.run&subject=${id}`);
     expect(history.status, history.text).toBe(200);
-    const ids = history.body.data.jobs.map((j: { id: string }) => j.id);
-    expect(ids).toEqual(expect.arrayContaining([job.id, xjob.id]));
+    expect(history.body.data.jobs.map((j: { id: string; subject: string }) => [j.id, j.subject])).toEqual([
+      [xjob.id, id],
+      [job.id, id],
+    ]);
     const report = (await editor.client.get('/api/v1/scheduled-reports')).body.data.reports.find((r: { id: string }) => r.id === id);
     expect(report.lastRun).toMatchObject({ jobId: xjob.id, state: 'succeeded', error: null });
     expect((await editor.client.delete(`/api/v1/scheduled-reports/${id}`)).status).toBe(200);

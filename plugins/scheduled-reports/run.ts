@@ -30,7 +30,7 @@ export interface RunResult {
   alreadySent?: boolean;
 }
 
-/** A run's progress message: `Scheduled report <id>` (the dashboard filters a report's history by it). */
+/** A run's progress message while it starts: `Scheduled report <id>`, for whoever watches the jobs list. */
 export const reportRunMessage = (reportId: string) => `Scheduled report ${reportId}`;
 
 const forbidden = (message: string) => new JobError('REPORT_FORBIDDEN', message, false);
@@ -58,8 +58,6 @@ export async function runReport(ctx: JobContext<RunPayload>, service: ReportsSer
     const creator = ctx.job.createdBy ? await principalOf(kernel, ctx.job.createdBy) : null;
     if (!creator?.permissions.has(REPORTS_ADMIN)) throw new JobError('REPORT_NOT_FOUND', 'No scheduled report with this id.', false);
   }
-  // The job API keeps payloads to itself (J1): the report is named in the progress message, so
-  // the dashboard's history of one report can pick its runs from GET /jobs (decision DB30).
   await ctx.progress(0, null, reportRunMessage(row.id));
   const runKey = ctx.payload.dueAt !== undefined ? `due:${ctx.payload.dueAt}` : `job:${ctx.job.id}`;
   const now = kernel.now();

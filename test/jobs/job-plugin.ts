@@ -64,7 +64,13 @@ export function jobTestPlugin(record: JobRecord = { runs: [] }): PluginDefinitio
       // Counts to n, reporting progress after each step.
       'jobtest.count': kind({
         permission: RUN,
-        schema: z.strictObject({ n: z.number().int().min(1).max(10_000), delayMs: z.number().int().min(0).max(10_000).default(0) }),
+        schema: z.strictObject({
+          n: z.number().int().min(1).max(10_000),
+          delayMs: z.number().int().min(0).max(10_000).default(0),
+          tag: z.string().max(300).optional(),
+        }),
+        // Names its job by the tag (J3); a tag over 200 characters names nothing.
+        subject: (payload) => payload.tag ?? null,
         handler: track(async ({ payload, progress, signal }) => {
           for (let i = 1; i <= payload.n; i++) {
             await sleep(payload.delayMs, signal);

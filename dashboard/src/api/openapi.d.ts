@@ -1263,7 +1263,7 @@ export interface paths {
         };
         /**
          * Jobs the caller may see, newest first
-         * @description D6 list (limit 1..500, default 50; keyset cursor). The caller sees the jobs it created and every job of a kind whose permission it holds. Filters: kind, state.
+         * @description D6 list (limit 1..500, default 50; keyset cursor). The caller sees the jobs it created and every job of a kind whose permission it holds. Filters: kind, state, subject (what the job works on, as its kind names it).
          */
         get: operations["getJobs"];
         put?: never;
@@ -3148,6 +3148,8 @@ export interface components {
             startedAt: number | null;
             finishedAt: number | null;
             cancelRequested: boolean;
+            /** @description What the job works on, as its kind names it (a scheduled report's id), else null */
+            subject: string | null;
         };
         Liveness: {
             /** @constant */
@@ -9454,6 +9456,8 @@ export interface operations {
                 cursor?: string;
                 kind?: string;
                 state?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                /** @description Only jobs naming this subject (a scheduled report's id for kind scheduled-reports.run) */
+                subject?: string;
             };
             header?: never;
             path?: never;

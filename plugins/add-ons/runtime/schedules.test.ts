@@ -53,6 +53,7 @@ async function checkSweep(inst: TestInstance): Promise<void> {
     locked_by: null,
     lease_until: null,
     updated_at: at,
+    subject: null,
   });
   const rows = [
     // 150 recent runs of one add-on: the newest hundred stay.

@@ -10,7 +10,6 @@ import { usePagesNav, type NavPage } from '../pages/api';
 import { isFinal, useJobList, type Job } from '../transfer/api';
 import { gridQueryToExport } from '../transfer/gridQuery';
 import {
-  runMessage,
   RUN_KIND,
   useConnectionSchema,
   useCreateReport,
@@ -584,11 +583,10 @@ export function NewReport() {
   );
 }
 
-/** A report's runs: its jobs in GET /jobs (named by their progress message, DB30), newest first. */
-function History({ report, started }: { report: Report; started: readonly string[] }) {
-  const list = useJobList(100, '', RUN_KIND);
-  const mine = new Set([...started, ...(report.lastRun ? [report.lastRun.jobId] : [])]);
-  const jobs = (list.data?.pages.flatMap((p) => p.jobs) ?? []).filter((j) => mine.has(j.id) || j.progressMessage === runMessage(report.id));
+/** A report's runs: its jobs in GET /jobs, which name the report as their subject (J3), newest first. */
+function History({ report }: { report: Report }) {
+  const list = useJobList(100, '', RUN_KIND, report.id);
+  const jobs = list.data?.pages.flatMap((p) => p.jobs) ?? [];
   const hid = useId();
   return (
     <section className="reports-history" aria-labelledby={hid}>
@@ -665,7 +663,6 @@ function EditScreen({ report }: { report: Report }) {
   const canWrite = perms?.has('reports.write') ?? false;
   const run = useRunNow(report.id);
   const remove = useDeleteReport(report.id);
-  const [started, setStarted] = useState<string[]>([]);
   const [confirming, setConfirming] = useState(false);
   return (
     <>
@@ -681,7 +678,7 @@ function EditScreen({ report }: { report: Report }) {
       </dl>
       {canWrite && (
         <p className="actions">
-          <button type="button" disabled={run.isPending} onClick={() => run.mutate(undefined, { onSuccess: (job) => setStarted((s) => [job.id, ...s]) })}>
+          <button type="button" disabled={run.isPending} onClick={() => run.mutate()}>
             {t('reports.runNow')}
           </button>
         </p>
@@ -692,7 +689,7 @@ function EditScreen({ report }: { report: Report }) {
           {t('reports.runQueued')}
         </p>
       )}
-      <History report={report} started={started} />
+      <History report={report} />
       <h2>{t('reports.edit.settings')}</h2>
       <ReportForm key={report.updatedAt} report={report} />
       {canWrite && (

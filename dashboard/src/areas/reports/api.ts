@@ -20,9 +20,6 @@ export const reportsKeys = {
 /** The job kind of a run (RP4); "Run now" queues one, the history lists them. */
 export const RUN_KIND = 'scheduled-reports.run';
 
-/** The progress message a run names its report by (plugins/scheduled-reports/run.ts, decision DB32). */
-export const runMessage = (reportId: string) => `Scheduled report ${reportId}`;
-
 /** A run's end changes the report's last run and next run: the list is asked again (DB32). */
 export const reportsLive: Readonly<Record<string, LiveKeys>> = {
   'job.finished': [reportsKeys.all],

@@ -26,7 +26,7 @@ export const transferKeys = {
   export: (id: string) => ['transfer', 'export', id] as const,
   results: ['transfer', 'results'] as const,
   jobs: ['transfer', 'jobs'] as const,
-  jobList: (state: string, kind: string) => ['transfer', 'jobs', 'list', state, kind] as const,
+  jobList: (state: string, kind: string, subject = '') => ['transfer', 'jobs', 'list', state, kind, subject] as const,
   job: (id: string) => ['transfer', 'jobs', id] as const,
 };
 
@@ -155,15 +155,24 @@ export function useCancelJob() {
 }
 
 /** Jobs, `pageSize` a page, filtered by state and kind (`''`: any); asked again while one runs. */
-export function useJobList(pageSize: number, state: Job['state'] | '', kind: string) {
+/** `subject` narrows to one thing's jobs (a scheduled report's runs, J3). */
+export function useJobList(pageSize: number, state: Job['state'] | '', kind: string, subject = '') {
   return useInfiniteQuery({
-    queryKey: transferKeys.jobList(state, kind),
+    queryKey: transferKeys.jobList(state, kind, subject),
     initialPageParam: undefined as string | undefined,
     queryFn: async ({ pageParam }) =>
       (
         await ok(
           api.GET('/jobs', {
-            params: { query: { limit: pageSize, ...(pageParam ? { cursor: pageParam } : {}), ...(state ? { state } : {}), ...(kind ? { kind } : {}) } },
+            params: {
+              query: {
+                limit: pageSize,
+                ...(pageParam ? { cursor: pageParam } : {}),
+                ...(state ? { state } : {}),
+                ...(kind ? { kind } : {}),
+                ...(subject ? { subject } : {}),
+              },
+            },
           }),
         )
       ).data,
