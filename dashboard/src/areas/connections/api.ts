@@ -1,4 +1,4 @@
-import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type InfiniteData, type QueryClient, useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiError, ok, type RequestBody, type Schemas } from '../../api/client';
 import type { Answer, MutationOptions } from '../../api/hooks';
 import type { MessageId } from '../../i18n/t';
@@ -222,6 +222,18 @@ const saveConnection = async (save: SaveConnection): Promise<Connection> =>
     ? (await ok(api.POST('/connections', { body: save.create }))).data.connection
     : (await ok(api.PATCH('/connections/{id}', { params: { path: { id: save.id } }, body: save.patch }))).data.connection;
 
+type ConnectionPage = { connections: Connection[]; nextCursor: string | null };
+
+/**
+ * A changed connection replaces its old self in the cached lists at once: a list screen mounted
+ * after a rename paints what it has while it asks again, and that must not be the old name.
+ */
+function replaceInLists(queryClient: QueryClient, saved: Connection): void {
+  const swap = (page: ConnectionPage): ConnectionPage => ({ ...page, connections: page.connections.map((c) => (c.id === saved.id ? saved : c)) });
+  queryClient.setQueryData<InfiniteData<ConnectionPage>>(connectionKeys.list(), (old) => old && { ...old, pages: old.pages.map(swap) });
+  queryClient.setQueryData<ConnectionPage>(connectionKeys.nav(), (old) => old && swap(old));
+}
+
 /** Creates a connection or changes one; the saved one is cached and the lists are asked again before `onSuccess`. */
 export function useSaveConnection(options?: MutationOptions<Connection, SaveConnection>) {
   const queryClient = useQueryClient();
@@ -230,6 +242,7 @@ export function useSaveConnection(options?: MutationOptions<Connection, SaveConn
     mutationFn: saveConnection,
     onSuccess: async (saved, ...rest) => {
       queryClient.setQueryData(connectionKeys.one(saved.id), saved);
+      replaceInLists(queryClient, saved);
       await queryClient.invalidateQueries({ queryKey: connectionKeys.all });
       await options?.onSuccess?.(saved, ...rest);
     },
