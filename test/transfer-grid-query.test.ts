@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gridQueryToExport } from '../dashboard/src/areas/transfer/gridQuery.js';
+import { exportToGridQuery, gridQueryToExport } from '../dashboard/src/areas/transfer/gridQuery.js';
 
 const column = (name: string, type: string) => ({ name, type });
 const COLUMNS = [column('id', 'integer'), column('name', 'string'), column('active', 'boolean'), column('score', 'decimal'), column('seen', 'datetime')];
@@ -32,11 +32,24 @@ describe("the export screen's reading of the grid's query", () => {
     ]);
   });
 
-  it('keeps the search apart (an export cannot apply it) and lists what it cannot carry', () => {
+  it('carries the search, and lists what it cannot carry', () => {
     const q = gridQueryToExport('search=bob&filter[ghost][eq]=1&filter[id][has]=2&extra=1', COLUMNS);
-    expect(q.filter).toEqual({});
+    expect(q.filter).toBeNull();
     expect(q.search).toBe('bob');
     expect(q.dropped).toEqual(['filter[ghost][eq]=1', 'filter[id][has]=2', 'extra=1']);
+  });
+
+  it('puts a second condition of one operator on one column in another object of the list form, and reads it back', () => {
+    const text = 'filter[id][gte]=1&filter[id][gte]=3&filter[name][in]=a,b&filter[name][in]=b,c&filter[id][lt]=9&search=x y&sort=id';
+    const q = gridQueryToExport(text, COLUMNS);
+    expect(q.filter).toEqual([
+      { id: { gte: 1, lt: 9 }, name: { in: ['a', 'b'] } },
+      { id: { gte: 3 }, name: { in: ['b', 'c'] } },
+    ]);
+    expect(q.search).toBe('x y');
+    const back = exportToGridQuery({ filter: q.filter, search: q.search, sort: q.sort });
+    const again = gridQueryToExport(back, COLUMNS);
+    expect([again.filter, again.search, again.sort]).toEqual([q.filter, q.search, q.sort]);
   });
 
   it('leaves a value that is no number as text for a number column (the server names the problem)', () => {

@@ -5,7 +5,9 @@ export type { AnyDb, RowDialect, WriteFailure } from './dialect.js';
 export { rowDialect } from './dialects/index.js';
 export { POSTGRES_WIRE_TEXT_SETTINGS, postgresCellText } from './dialects/postgres-text.js';
 export {
+  containsPattern,
   FILTER_OPS,
+  likePattern,
   MAX_IN_VALUES,
   parseListParams,
   type Filter,

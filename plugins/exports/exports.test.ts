@@ -162,6 +162,49 @@ describe.each(dialects)('exports from %s', (dialect) => {
     expect(exp.rowCount).toBe(want.length);
   });
 
+  it('exports the grid’s search and a list of filters; the search looks only where its asker could read (EX9)', async () => {
+    const idsOf = async (client: HttpClient, exp: { id: string }) =>
+      (parseCsv((await download(client, inst, exp.id)).body.toString('utf8'), { columns: true }) as Array<{ id: string }>).map((r) => Number(r.id));
+    const filter = [{ id: { gte: 2 } }, { id: { gte: 5 } }, { id: { lte: 30 } }];
+    // CSV: PostgreSQL's COPY binds its values another way than the other dialects' statements.
+    const exp = await exportOf(inst, admin, { connectionId, table: 'people', format: 'csv', columns: ['id'], search: 'NOTE 1', filter, sort: 'id' });
+    expect(exp).toMatchObject({ search: 'NOTE 1', filter, state: 'ready' });
+    const want = ROWS.filter((p) => [p.name, p.note ?? ''].some((t) => t.toLowerCase().includes('note 1')) && p.id >= 5 && p.id <= 30).map((p) => p.id);
+    expect(want).toEqual([11, 13, 15, 17, 19]);
+    expect(await idsOf(admin, exp)).toEqual(want);
+    // The search's characters are literal, and a secret column is never searched.
+    for (const search of ['%', '_', 'secret-1']) {
+      const none = await exportOf(inst, admin, { connectionId, table: 'people', format: 'jsonl', search });
+      expect(none.rowCount, search).toBe(0);
+    }
+    // A grant that reads id and name only: the notes are not searched for it.
+    const role = await roleWith(admin, `search-${dialect}`, [
+      { permission: 'exports.run' },
+      { permission: 'data.read', scope: { connectionId, table: 'people', columns: ['id', 'name'] } },
+    ]);
+    const narrow = await activeUser(inst, admin, `search-${dialect}@example.com`, [role]);
+    expect((await exportOf(inst, narrow.client, { connectionId, table: 'people', format: 'csv', search: 'note 1' })).rowCount).toBe(0);
+    const anns = await exportOf(inst, narrow.client, { connectionId, table: 'people', format: 'csv', search: 'ann', sort: 'id' });
+    expect(await idsOf(narrow.client, anns)).toEqual(ROWS.filter((p) => p.name.startsWith('Ann')).map((p) => p.id));
+    // Bad input names its place.
+    const bad = await call(inst, admin, 'POST', '/api/v1/exports', {
+      connectionId,
+      table: 'people',
+      format: 'csv',
+      search: 'a\u0000',
+      filter: [{ nope: { eq: 1 } }],
+    });
+    expect(bad.status).toBe(400);
+    expect(issuePaths(bad).sort()).toEqual(['body.search']);
+    const unknown = await call(inst, admin, 'POST', '/api/v1/exports', {
+      connectionId,
+      table: 'people',
+      format: 'csv',
+      filter: [{ id: { eq: 1 } }, { nope: { eq: 1 } }],
+    });
+    expect(issuePaths(unknown)).toEqual(['body.filter.1.nope']);
+  });
+
   it('refuses secret, unknown and unfilterable columns with the body path', async () => {
     const secret = await call(inst, admin, 'POST', '/api/v1/exports', { connectionId, table: 'people', format: 'csv', columns: ['id', 'token'] });
     expect(secret.status).toBe(400);

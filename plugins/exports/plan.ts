@@ -2,7 +2,7 @@ import type { ErrorIssue } from '../../kernel/api.js';
 import type { Column } from '../../engine/schema/model.js';
 import type { SourceDialect } from '../connections/provides.js';
 import type { EffectiveTable } from '../schema/provides.js';
-import { buildFilter, parseSort, type Filter, type FilterBind } from './query.js';
+import { buildFilter, buildSearch, parseSort, searchableColumns, type Filter, type FilterBind } from './query.js';
 import type { ReadSpec } from './read.js';
 
 export const CHUNK_ROWS = 5000;
@@ -10,6 +10,9 @@ export const CHUNK_ROWS = 5000;
 export interface PlanInput {
   columns?: string[];
   filter?: Filter | null;
+  search?: string | null;
+  /** The columns the search looks in, as stored when the export was asked for; default the readable text columns. */
+  searchIn?: string[] | null;
   sort?: string | null;
 }
 
@@ -37,9 +40,18 @@ export function planRead(dialect: SourceDialect, table: EffectiveTable, readable
     names = table.columns.filter((c) => readable.has(c.name) && !c.display.hidden).map((c) => c.name);
     if (names.length === 0) issues.push({ path: 'body.columns', code: 'no_columns', message: 'No column of this table may be exported; name some.' });
   }
-  const where = buildFilter(dialect, byName, readable, input.filter ?? undefined, issues);
+  const search = input.search ?? null;
+  // A stored export searches the columns its asker could read then, not what every column holds now.
+  const searched = input.searchIn
+    ? input.searchIn.map((n) => byName.get(n)).filter((c): c is Column => c !== undefined && readable.has(c.name))
+    : searchableColumns(byName, readable);
+  const conditions = (found: ErrorIssue[], bind?: FilterBind) => [
+    ...buildFilter(dialect, byName, readable, input.filter ?? undefined, found, bind),
+    ...(search === null ? [] : [buildSearch(dialect, searched, search, bind)]),
+  ];
+  const where = conditions(issues);
   // The same conditions with values bound another way; the issues were collected just above.
-  const whereWith = (bind: FilterBind) => buildFilter(dialect, byName, readable, input.filter ?? undefined, [], bind);
+  const whereWith = (bind: FilterBind) => conditions([], bind);
   const sort = parseSort(input.sort ?? undefined, byName, readable, issues);
   return {
     dialect,
@@ -49,6 +61,7 @@ export function planRead(dialect: SourceDialect, table: EffectiveTable, readable
     where,
     whereWith,
     sort,
+    searched: search === null ? [] : searched.map((c) => c.name),
     key: table.primaryKey?.columns ?? null,
     chunkRows: CHUNK_ROWS,
   };

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import { z } from 'zod';
 import { defineServiceRef, type Principal } from '../../kernel/api.js';
 import type { ExportFormat } from './formats/index.js';
-import { filterSchema, sortSchema, type Filter } from './query.js';
+import { filterSchema, searchSchema, sortSchema, type Filter } from './query.js';
 
 export type { ExportFormat } from './formats/index.js';
 export type { Filter as ExportFilter } from './query.js';
@@ -19,6 +19,8 @@ export interface ExportToFile {
   format: ExportFormat;
   columns?: string[];
   filter?: Filter;
+  /** The grid's search: rows holding this text in a readable text column. */
+  search?: string;
   sort?: string;
   /** Default true: a person opens the file in a spreadsheet. */
   formulaSafe?: boolean;
@@ -28,6 +30,7 @@ export interface ExportToFile {
 export const exportQuerySchema = z.strictObject({
   columns: z.array(z.string().min(1).max(255)).min(1).max(1000).optional(),
   filter: filterSchema.optional(),
+  search: searchSchema.optional(),
   sort: sortSchema.optional(),
 });
 export type ExportQuery = z.infer<typeof exportQuerySchema>;

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { z } from 'zod';
 import type { ErrorIssue } from '../../kernel/api.js';
+import { containsPattern, likePattern, rowDialect, SEARCHABLE_TYPES } from '../../engine/rows/index.js';
 import type { Column } from '../../engine/schema/model.js';
 import type { SourceDialect } from '../connections/provides.js';
 
@@ -24,10 +25,22 @@ export const filterOpsSchema = z
     null: z.boolean().optional(),
   })
   .meta({ description: 'Conditions on one column, all of which must hold.' });
-export const filterSchema = z
+const filterByColumnSchema = z
   .record(z.string().min(1).max(255), filterOpsSchema)
   .meta({ description: 'D12 filters by column: {"status": {"eq": "paid"}, "total": {"gte": 10}, "deleted_at": {"null": true}}.' });
+export const filterSchema = z.union([filterByColumnSchema, z.array(filterByColumnSchema).min(1).max(20)]).meta({
+  description:
+    'D12 filters by column, or a list of such objects that must all hold: the list says what one object cannot, such as two conditions of one operator on one column ([{"total": {"gte": 10}}, {"total": {"gte": 20}}]).',
+});
 export type Filter = z.infer<typeof filterSchema>;
+
+/** Text contained in any readable text column (the data API's `search`, the same rule). */
+export const searchSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine((t) => !t.includes('\u0000'), 'Text cannot hold U+0000.')
+  .meta({ description: "Rows holding this text in any readable text column, case-insensitively: the grid's search." });
 export const sortSchema = z.string().min(1).max(2000).meta({ description: 'D12 sort: "-created_at,id" (a minus sorts descending).' });
 
 export interface SortKey {
@@ -65,7 +78,8 @@ function distinct(dialect: SourceDialect, col: RawBuilder<unknown>, v: RawBuilde
 }
 
 /**
- * The WHERE conditions of a filter, or the issues naming each bad part (`body.filter.<col>.<op>`).
+ * The WHERE conditions of a filter, or the issues naming each bad part (`body.filter.<col>.<op>`,
+ * `body.filter.<i>.<col>.<op>` in the list form).
  * `readable` is what the caller may see: filtering on anything else would leak it.
  */
 export function buildFilter(
@@ -77,9 +91,36 @@ export function buildFilter(
   bind: FilterBind = bindParameter,
 ): RawBuilder<boolean>[] {
   const out: RawBuilder<boolean>[] = [];
-  for (const [name, ops] of Object.entries(filter ?? {})) {
+  const parts = Array.isArray(filter) ? filter.map((f, i) => [f, `body.filter.${i}`] as const) : [[filter ?? {}, 'body.filter'] as const];
+  for (const [byColumn, base] of parts) out.push(...columnConditions(dialect, columns, readable, byColumn, base, issues, bind));
+  return out;
+}
+
+/** The columns a search looks in: the readable text columns, the data API's rule (engine/rows whereSql). */
+export function searchableColumns(columns: Map<string, Column>, readable: Set<string>): Column[] {
+  return [...columns.values()].filter((c) => readable.has(c.name) && SEARCHABLE_TYPES.has(c.type));
+}
+
+/** Rows holding `search`, case-insensitively, in any of `columns`; no column means no row. */
+export function buildSearch(dialect: SourceDialect, columns: readonly Column[], search: string, bind: FilterBind = bindParameter): RawBuilder<boolean> {
+  if (columns.length === 0) return sql<boolean>`1 = 0`;
+  const rows = rowDialect(dialect);
+  return sql<boolean>`(${sql.join(columns.map((c) => rows.ilike(c, bind(c, containsPattern(search), 'text'))) as RawBuilder<boolean>[], sql` or `)})`;
+}
+
+function columnConditions(
+  dialect: SourceDialect,
+  columns: Map<string, Column>,
+  readable: Set<string>,
+  filter: Record<string, z.infer<typeof filterOpsSchema>>,
+  base: string,
+  issues: ErrorIssue[],
+  bind: FilterBind,
+): RawBuilder<boolean>[] {
+  const out: RawBuilder<boolean>[] = [];
+  for (const [name, ops] of Object.entries(filter)) {
     const column = columns.get(name);
-    const at = `body.filter.${name}`;
+    const at = `${base}.${name}`;
     if (!column || !readable.has(name)) {
       issues.push({ path: at, code: 'unknown_column', message: 'No readable column of this name.' });
       continue;
@@ -100,9 +141,9 @@ export function buildFilter(
           issues.push({ path: `${at}.like`, code: 'not_filterable', message: 'like applies to text columns.' });
           continue;
         }
-        // Case-insensitive everywhere; MySQL databases with a _bin collation would not be otherwise.
-        const pattern = bind(column, value, 'text');
-        out.push(dialect === 'postgres' ? sql<boolean>`${col} ilike ${pattern}` : sql<boolean>`lower(${col}) like lower(${pattern})`);
+        // The data API's like (engine/rows): `\` makes the next character literal, case-insensitive
+        // everywhere (MySQL databases with a _bin collation would not be otherwise).
+        out.push(rowDialect(dialect).ilike(column, bind(column, likePattern(value as string), 'text')) as RawBuilder<boolean>);
         continue;
       }
       if (op === 'in') {

@@ -18,6 +18,8 @@ export interface ReadSpec {
   /** `where` with its values bound by `bind` instead of as parameters. */
   whereWith(bind: FilterBind): RawBuilder<boolean>[];
   sort: SortKey[];
+  /** The columns `search` looks in, as checked when the export was asked for (stored with it). */
+  searched: string[];
   /** The primary key; null pages by offset (views, tables without one). */
   key: string[] | null;
   chunkRows: number;

@@ -49,6 +49,7 @@ export const exportRoutes = [
           format: exp.format,
           columns: exp.columns,
           filter: exp.filter,
+          search: exp.search,
           sort: exp.sort,
           formulaSafe: exp.formulaSafe,
         },

@@ -10,7 +10,7 @@ import { planRead } from './plan.js';
 import type { Filter } from './query.js';
 import { countRows, readChunks, type ReadSpec } from './read.js';
 import type { ExportFormat } from './formats/index.js';
-import type { ExportsService } from './service.js';
+import type { ExportsService, StoredSearch } from './service.js';
 
 export interface ExportPayload {
   exportId: string;
@@ -42,7 +42,12 @@ export async function runExport(ctx: JobContext<ExportPayload>, service: Exports
     info.dialect,
     table,
     readable,
-    { columns: JSON.parse(row.columns) as string[], filter: row.filter ? (JSON.parse(row.filter) as Filter) : null, sort: row.sort },
+    {
+      columns: JSON.parse(row.columns) as string[],
+      filter: row.filter ? (JSON.parse(row.filter) as Filter) : null,
+      ...searchOf(row.search),
+      sort: row.sort,
+    },
     issues,
   );
   if (issues.length)
@@ -117,4 +122,11 @@ export async function writeRows(
   };
   await writeFormat(format, chunks(), spec.columns, out, signal, safe);
   return done;
+}
+
+/** The stored search (EX9) as planRead takes it. */
+function searchOf(stored: string | null): { search: string | null; searchIn: string[] | null } {
+  if (stored === null) return { search: null, searchIn: null };
+  const { text, columns } = JSON.parse(stored) as StoredSearch;
+  return { search: text, searchIn: columns };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dataOf } from '../../kernel/api.js';
 import { EXPORT_FORMATS } from './formats/index.js';
-import { filterSchema, sortSchema } from './query.js';
+import { filterSchema, searchSchema, sortSchema } from './query.js';
 
 export const EXPORT_STATES = ['queued', 'running', 'ready', 'failed', 'cancelled', 'expired'] as const;
 export type ExportState = (typeof EXPORT_STATES)[number];
@@ -14,6 +14,7 @@ export const exportSchema = z
     format: z.enum(EXPORT_FORMATS),
     columns: z.array(z.string()),
     filter: filterSchema.nullable(),
+    search: z.string().nullable().meta({ description: 'The text searched for in the readable text columns, else null.' }),
     sort: z.string().nullable(),
     formulaSafe: z.boolean().meta({ description: 'Whether CSV text that a spreadsheet would run as a formula carries a leading apostrophe.' }),
     state: z.enum(EXPORT_STATES),
@@ -43,6 +44,7 @@ export const createExportBody = z.strictObject({
     .optional()
     .meta({ description: 'Default: every readable column that is neither secret nor hidden.' }),
   filter: filterSchema.optional(),
+  search: searchSchema.optional(),
   sort: sortSchema.optional(),
   formulaSafe: z
     .boolean()

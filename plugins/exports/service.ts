@@ -200,6 +200,7 @@ export class ExportsService implements ExportsProvides {
       format: row.format,
       columns: parse<string[]>(row.columns) ?? [],
       filter: parse<Filter>(row.filter),
+      search: parse<StoredSearch>(row.search)?.text ?? null,
       sort: row.sort,
       formulaSafe: Number(row.formula_safe) === 1,
       state,
@@ -281,9 +282,15 @@ export class ExportsService implements ExportsProvides {
 /** The whole service, for this plugin's own routes and jobs (other plugins get provides.ts, if anything). */
 export const exportsServiceRef = defineServiceRef<ExportsService>('exports');
 
+/** The `search` column: the text and the columns it looks in (EX9). */
+export interface StoredSearch {
+  text: string;
+  columns: string[];
+}
+
 /** A stored export as it starts: asked for through POST /exports (queued) or by another plugin (running now). */
 function newExportRow(
-  input: Pick<CreateExport, 'connectionId' | 'format' | 'filter' | 'sort'>,
+  input: Pick<CreateExport, 'connectionId' | 'format' | 'filter' | 'search' | 'sort'>,
   tableRef: string,
   spec: ReadSpec,
   owner: { type: ExportRow['owner_type']; id: string },
@@ -297,6 +304,7 @@ function newExportRow(
     format: input.format,
     columns: JSON.stringify(spec.columns.map((c) => c.name)),
     filter: input.filter && Object.keys(input.filter).length ? JSON.stringify(input.filter) : null,
+    search: input.search ? JSON.stringify({ text: input.search, columns: spec.searched } satisfies StoredSearch) : null,
     sort: input.sort ?? null,
     formula_safe: start.formulaSafe ? 1 : 0,
     state: start.state,

@@ -15,6 +15,8 @@ export type ExportsTables = {
     columns: string;
     /** JSON of the filter as asked; null = every row. */
     filter: string | null;
+    /** JSON `{text, columns}`: the search as asked and the readable text columns it looks in (EX9); null = none. */
+    search: string | null;
     sort: string | null;
     /** 1: CSV text cells that a spreadsheet would run as a formula carry a leading apostrophe (EX3). */
     formula_safe: number;
@@ -90,6 +92,13 @@ export const exportsMigrations: Migration[] = [
       // K45/EX7: files moved to the file store, under a key per attempt. Exports made ready
       // before have none: their download reads the file where it was written, $SVC_DATA_DIR/exports.
       await rerunnableColumn(db.schema.alterTable('exports').addColumn('file_key', 'varchar(255)').execute());
+    },
+  },
+  {
+    name: '0004_exports_search',
+    async up(db) {
+      // EX9: the grid's search, with the columns it looked in when the export was asked for.
+      await rerunnableColumn(db.schema.alterTable('exports').addColumn('search', 'text').execute());
     },
   },
 ];

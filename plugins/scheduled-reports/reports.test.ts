@@ -302,18 +302,47 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('scheduled reports (issu
     }>;
     expect(direct).toHaveLength(9);
 
-    // An unknown view, on create and on change: unknown-source; a view with a search: view-unsupported.
+    // An unknown view, on create and on change: unknown-source.
     const bad = await editor.client.post('/api/v1/scheduled-reports', body({ source: { kind: 'view', pageId: list.id, viewId: 'nope' } }));
     expect(bad.status, bad.text).toBe(400);
     expect(bad.body.error.issues.map((i: { path: string; code: string }) => `${i.path}:${i.code}`)).toEqual(['body.source.viewId:unknown-source']);
-    const searching = await editor.client.post(`/api/v1/pages/${list.id}/views`, { name: 'Searching', query: { search: 'Ann' } });
+
+    // A view with a search and two conditions of one operator on one column is exported as the grid shows it (EX9).
+    const searching = await editor.client.post(`/api/v1/pages/${list.id}/views`, {
+      name: 'Searching',
+      query: {
+        search: ' 1',
+        sort: 'id',
+        filters: [
+          { column: 'id', op: 'lte', value: '20' },
+          { column: 'id', op: 'lte', value: '15' },
+        ],
+      },
+    });
     expect(searching.status, searching.text).toBe(201);
-    const unsupported = await editor.client.post(
+    const searchReport = await editor.client.post(
       '/api/v1/scheduled-reports',
-      body({ source: { kind: 'view', pageId: list.id, viewId: searching.body.data.view.id } }),
+      body({ name: 'Searching', source: { kind: 'view', pageId: list.id, viewId: searching.body.data.view.id } }),
     );
-    expect(unsupported.status, unsupported.text).toBe(400);
-    expect(unsupported.body.error.issues.map((i: { code: string }) => i.code)).toEqual(['view-unsupported']);
+    expect(searchReport.status, searchReport.text).toBe(201);
+    const searchSent = smtp.received.length;
+    const searchJob = await runNow(editor.client, searchReport.body.data.report.id);
+    expect(searchJob.state, JSON.stringify(searchJob.error)).toBe('succeeded');
+    const [searchMail] = (await smtp.waitFor(searchSent + 1)).slice(searchSent);
+    const searched = csvRows(searchMail!, fileNameIn(searchMail!)).map((r) => r.id);
+    const searchedDirect = (await source
+      .db()
+      .selectFrom('people')
+      .select('id')
+      .where('name', 'like', '% 1%')
+      .where('id', '<=', 15)
+      .orderBy('id')
+      .execute()) as Array<{
+      id: number;
+    }>;
+    expect(searched).toEqual(searchedDirect.map((r) => String(r.id)));
+    expect(searched).toEqual(['1', '10', '11', '12', '13', '14', '15']);
+    expect((await editor.client.delete(`/api/v1/scheduled-reports/${searchReport.body.data.report.id}`)).status).toBe(200);
     expect((await editor.client.delete(`/api/v1/pages/${list.id}/views/${searching.body.data.view.id}`)).status).toBe(200);
 
     const created = await editor.client.post('/api/v1/scheduled-reports', body({ name: 'The view', source: { kind: 'view', pageId: list.id, viewId } }));

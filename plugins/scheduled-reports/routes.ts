@@ -18,7 +18,7 @@ const auditView = (r: ReportRow) => ({
 
 const REFUSALS =
   '400 VALIDATION_FAILED with issues `cron-invalid` (five fields only), `timezone-invalid`, `too-frequent` (more than once an hour), `unknown-source` ' +
-  '(a page, dashboard, shared view or table the caller cannot see is unknown alike), `view-unsupported` (a view with a search or two filters of one operator on one column, which an export cannot apply; RP8), `format-source` (summary is for dashboards, csv/xlsx/jsonl for views and tables), `unknown-user`; ' +
+  '(a page, dashboard, shared view or table the caller cannot see is unknown alike), `format-source` (summary is for dashboards, csv/xlsx/jsonl for views and tables), `unknown-user`; ' +
   '403 FORBIDDEN (`params.permission: reports.external`) for an e-mail that is no user of the instance.';
 
 export const reportRoutes = [

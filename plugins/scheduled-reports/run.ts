@@ -184,8 +184,6 @@ async function deliver(ctx: JobContext<RunPayload>, service: ReportsService, row
       if (!pages.canSee(owner, page)) throw forbidden('The report’s owner may no longer see the page.');
       // RP3: the shared view's query (else the default view's, else the page's config); RP8: a gone view falls back, said in the mail.
       const view = await viewTarget(pages, page, source.viewId);
-      if (view.unsupported.length)
-        throw new JobError('REPORT_SOURCE_CHANGED', `The view changed: an export cannot apply ${view.unsupported.join(' and ')}.`, false);
       target = view;
       const what = view.from === 'config' ? 'the page’s own columns, sort and filters' : `the view “${view.view!.name}”`;
       if (view.viewGone) text += `The report’s view no longer exists; this export follows ${what} instead.\n\n`;

@@ -195,13 +195,7 @@ export class ReportsService {
         return;
       }
       const target = await viewTarget(pages, page, source.viewId);
-      if (target.unsupported.length)
-        issues.push({
-          path: source.viewId ? 'body.source.viewId' : 'body.source.pageId',
-          code: 'view-unsupported',
-          message: `An export cannot apply ${target.unsupported.join(' and ')}; save the view without it (RP8).`,
-        });
-      if (!TABLE_FORMATS.has(format) || target.unsupported.length) return;
+      if (!TABLE_FORMATS.has(format)) return;
       try {
         await this.kernel
           .plugin(exportsRef)

@@ -18,16 +18,17 @@ export interface ViewTarget {
   view: SharedView | null;
   /** The report named a view the page no longer has (it fell back, RP8). */
   viewGone: boolean;
-  /** Parts of the grid query an export cannot apply (RP8): the report refuses them rather than mail other rows. */
-  unsupported: string[];
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The data API's grid query (sort text, filters, columns, search) → the exports' query (D12 filter by column). */
-export function gridToExport(q: { sort?: unknown; search?: unknown; filters?: unknown; columns?: unknown }): { query: ExportQuery; unsupported: string[] } {
+/**
+ * The data API's grid query (sort text, filters, columns, search) → the exports' query: every
+ * part carries over (EX9). Filters go by column; a second condition of one operator on one
+ * column starts another object of the filter's list form, so all of them hold.
+ */
+export function gridToExport(q: { sort?: unknown; search?: unknown; filters?: unknown; columns?: unknown }): ExportQuery {
   const query: ExportQuery = {};
-  const unsupported: string[] = [];
   if (Array.isArray(q.columns) && q.columns.length) query.columns = q.columns.map(String);
   if (typeof q.sort === 'string' && q.sort.trim() !== '')
     query.sort = q.sort
@@ -36,23 +37,21 @@ export function gridToExport(q: { sort?: unknown; search?: unknown; filters?: un
       .filter((k) => k !== '' && k !== '-')
       .join(',');
   if (query.sort === '') delete query.sort;
-  if (typeof q.search === 'string' && q.search !== '') unsupported.push(`its search (“${q.search}”)`);
+  if (typeof q.search === 'string' && q.search !== '') query.search = q.search;
   if (Array.isArray(q.filters) && q.filters.length) {
-    const filter: ExportFilter = {};
+    const parts: Array<Record<string, Record<string, unknown>>> = [];
     for (const f of q.filters as GridFilter[]) {
-      const ops = (filter[f.column] ??= {}) as Record<string, unknown>;
-      if (ops[f.op] !== undefined) {
-        unsupported.push(`a second ${f.op} filter on ${f.column}`);
-        continue;
-      }
+      let part = parts.find((p) => p[f.column]?.[f.op] === undefined);
+      if (!part) parts.push((part = {}));
+      const ops = (part[f.column] ??= {});
       const text = String(f.value ?? '');
       if (f.op === 'in') ops.in = text.split(',');
       else if (f.op === 'null') ops.null = text.trim().toLowerCase() === 'true';
       else ops[f.op] = text;
     }
-    query.filter = filter;
+    query.filter = (parts.length === 1 ? parts[0] : parts) as ExportFilter;
   }
-  return { query, unsupported };
+  return query;
 }
 
 /** A list page's config (PG5: columns [{column}], sort [{column, direction}], filters) as a grid query. */
@@ -87,6 +86,6 @@ export async function viewTarget(pages: PagesProvides, page: Page, viewId: strin
     view = await pages.views.defaultOf(page.id);
     if (view) from = 'default';
   }
-  const { query, unsupported } = gridToExport(view ? view.query : configQuery(page.config ?? {}));
-  return { connectionId: page.connectionId!, table: page.table!, query, from, view, viewGone, unsupported };
+  const query = gridToExport(view ? view.query : configQuery(page.config ?? {}));
+  return { connectionId: page.connectionId!, table: page.table!, query, from, view, viewGone };
 }

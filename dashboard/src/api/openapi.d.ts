@@ -2134,7 +2134,7 @@ export interface paths {
         put?: never;
         /**
          * Schedule a report
-         * @description The caller owns it; each run uses the owner’s permissions as they are then. 400 VALIDATION_FAILED with issues `cron-invalid` (five fields only), `timezone-invalid`, `too-frequent` (more than once an hour), `unknown-source` (a page, dashboard, shared view or table the caller cannot see is unknown alike), `view-unsupported` (a view with a search or two filters of one operator on one column, which an export cannot apply; RP8), `format-source` (summary is for dashboards, csv/xlsx/jsonl for views and tables), `unknown-user`; 403 FORBIDDEN (`params.permission: reports.external`) for an e-mail that is no user of the instance.
+         * @description The caller owns it; each run uses the owner’s permissions as they are then. 400 VALIDATION_FAILED with issues `cron-invalid` (five fields only), `timezone-invalid`, `too-frequent` (more than once an hour), `unknown-source` (a page, dashboard, shared view or table the caller cannot see is unknown alike), `format-source` (summary is for dashboards, csv/xlsx/jsonl for views and tables), `unknown-user`; 403 FORBIDDEN (`params.permission: reports.external`) for an e-mail that is no user of the instance.
          */
         post: operations["postScheduledReports"];
         delete?: never;
@@ -2162,7 +2162,7 @@ export interface paths {
         head?: never;
         /**
          * Change a scheduled report
-         * @description Any field but the owner. Enabling a report its failures disabled starts the count over. 404 for another’s report without reports.admin. 400 VALIDATION_FAILED with issues `cron-invalid` (five fields only), `timezone-invalid`, `too-frequent` (more than once an hour), `unknown-source` (a page, dashboard, shared view or table the caller cannot see is unknown alike), `view-unsupported` (a view with a search or two filters of one operator on one column, which an export cannot apply; RP8), `format-source` (summary is for dashboards, csv/xlsx/jsonl for views and tables), `unknown-user`; 403 FORBIDDEN (`params.permission: reports.external`) for an e-mail that is no user of the instance.
+         * @description Any field but the owner. Enabling a report its failures disabled starts the count over. 404 for another’s report without reports.admin. 400 VALIDATION_FAILED with issues `cron-invalid` (five fields only), `timezone-invalid`, `too-frequent` (more than once an hour), `unknown-source` (a page, dashboard, shared view or table the caller cannot see is unknown alike), `format-source` (summary is for dashboards, csv/xlsx/jsonl for views and tables), `unknown-user`; 403 FORBIDDEN (`params.permission: reports.external`) for an e-mail that is no user of the instance.
          */
         patch: operations["patchScheduledReportsById"];
         trace?: never;
@@ -2993,7 +2993,7 @@ export interface components {
             /** @enum {string} */
             format: "csv" | "jsonl" | "xlsx";
             columns: string[];
-            filter: {
+            filter: ({
                 [key: string]: {
                     eq?: string | number | boolean;
                     ne?: string | number | boolean;
@@ -3005,7 +3005,21 @@ export interface components {
                     like?: string;
                     null?: boolean;
                 };
-            } | null;
+            } | {
+                [key: string]: {
+                    eq?: string | number | boolean;
+                    ne?: string | number | boolean;
+                    lt?: string | number | boolean;
+                    lte?: string | number | boolean;
+                    gt?: string | number | boolean;
+                    gte?: string | number | boolean;
+                    in?: (string | number | boolean)[];
+                    like?: string;
+                    null?: boolean;
+                };
+            }[]) | null;
+            /** @description The text searched for in the readable text columns, else null. */
+            search: string | null;
             sort: string | null;
             /** @description Whether CSV text that a spreadsheet would run as a formula carries a leading apostrophe. */
             formulaSafe: boolean;
@@ -3540,7 +3554,7 @@ export interface components {
              */
             query: {
                 columns?: string[];
-                /** @description D12 filters by column: {"status": {"eq": "paid"}, "total": {"gte": 10}, "deleted_at": {"null": true}}. */
+                /** @description D12 filters by column, or a list of such objects that must all hold: the list says what one object cannot, such as two conditions of one operator on one column ([{"total": {"gte": 10}}, {"total": {"gte": 20}}]). */
                 filter?: {
                     [key: string]: {
                         eq?: string | number | boolean;
@@ -3553,7 +3567,21 @@ export interface components {
                         like?: string;
                         null?: boolean;
                     };
-                };
+                } | {
+                    [key: string]: {
+                        eq?: string | number | boolean;
+                        ne?: string | number | boolean;
+                        lt?: string | number | boolean;
+                        lte?: string | number | boolean;
+                        gt?: string | number | boolean;
+                        gte?: string | number | boolean;
+                        in?: (string | number | boolean)[];
+                        like?: string;
+                        null?: boolean;
+                    };
+                }[];
+                /** @description Rows holding this text in any readable text column, case-insensitively: the grid's search. */
+                search?: string;
                 /** @description D12 sort: "-created_at,id" (a minus sorts descending). */
                 sort?: string;
             };
@@ -8837,7 +8865,7 @@ export interface operations {
                     format: "csv" | "jsonl" | "xlsx";
                     /** @description Default: every readable column that is neither secret nor hidden. */
                     columns?: string[];
-                    /** @description D12 filters by column: {"status": {"eq": "paid"}, "total": {"gte": 10}, "deleted_at": {"null": true}}. */
+                    /** @description D12 filters by column, or a list of such objects that must all hold: the list says what one object cannot, such as two conditions of one operator on one column ([{"total": {"gte": 10}}, {"total": {"gte": 20}}]). */
                     filter?: {
                         [key: string]: {
                             eq?: string | number | boolean;
@@ -8850,7 +8878,21 @@ export interface operations {
                             like?: string;
                             null?: boolean;
                         };
-                    };
+                    } | {
+                        [key: string]: {
+                            eq?: string | number | boolean;
+                            ne?: string | number | boolean;
+                            lt?: string | number | boolean;
+                            lte?: string | number | boolean;
+                            gt?: string | number | boolean;
+                            gte?: string | number | boolean;
+                            in?: (string | number | boolean)[];
+                            like?: string;
+                            null?: boolean;
+                        };
+                    }[];
+                    /** @description Rows holding this text in any readable text column, case-insensitively: the grid's search. */
+                    search?: string;
                     /** @description D12 sort: "-created_at,id" (a minus sorts descending). */
                     sort?: string;
                     /** @description CSV: a text cell starting with =, +, -, @, tab or CR (and not a number) gets a leading apostrophe, so a spreadsheet shows it instead of running it; XLSX keeps such values as text cells (never formulas) either way. Default: true when a person (a session) asks, false for an API key. false gives the raw values, which our import reads back exactly. */

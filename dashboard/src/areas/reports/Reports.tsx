@@ -8,7 +8,7 @@ import { usePermissions } from '../account/api';
 import { useConnectionList } from '../connections/api';
 import { usePagesNav, type NavPage } from '../pages/api';
 import { isFinal, useJobList, type Job } from '../transfer/api';
-import { gridQueryToExport } from '../transfer/gridQuery';
+import { exportToGridQuery, gridQueryToExport } from '../transfer/gridQuery';
 import {
   RUN_KIND,
   useConnectionSchema,
@@ -174,19 +174,6 @@ export function ReportList() {
   );
 }
 
-/** A table source's D12 query as the grid's query string (filter[col][op]=v, sort, fields), for editing. */
-function exportToGrid(query: Extract<ReportSource, { kind: 'table' }>['query']): string {
-  const params = new URLSearchParams();
-  for (const [column, ops] of Object.entries(query?.filter ?? {})) {
-    for (const [op, value] of Object.entries(ops as Record<string, unknown>)) {
-      params.append(`filter[${column}][${op}]`, Array.isArray(value) ? value.join(',') : String(value));
-    }
-  }
-  if (query?.sort) params.set('sort', query.sort);
-  if (query?.columns?.length) params.set('fields', query.columns.join(','));
-  return decodeURIComponent(params.toString());
-}
-
 /** The cron field's live preview: in words, and the next five runs in the chosen zone. */
 function CronPreview({ cron, zone, id }: { cron: string; zone: string; id: string }) {
   const p = useMemo(() => preview(cron, zone), [cron, zone]);
@@ -260,7 +247,7 @@ function draftOf(r: Report | null, search: URLSearchParams): Draft {
     viewId: s.kind === 'view' ? (s.viewId ?? '') : '',
     connectionId: s.kind === 'table' ? s.connectionId : '',
     table: s.kind === 'table' ? s.table : '',
-    query: s.kind === 'table' ? exportToGrid(s.query) : '',
+    query: s.kind === 'table' ? exportToGridQuery(s.query) : '',
     format: r.format,
     cron: r.schedule.cron,
     timeZone: r.schedule.timeZone,
@@ -350,7 +337,8 @@ function ReportForm({ report }: { report: Report | null }) {
             table: d.table,
             query: {
               ...(grid.fields?.length ? { columns: grid.fields } : {}),
-              ...(Object.keys(grid.filter).length ? { filter: grid.filter } : {}),
+              ...(grid.filter ? { filter: grid.filter } : {}),
+              ...(grid.search ? { search: grid.search } : {}),
               ...(grid.sort ? { sort: grid.sort } : {}),
             },
           }

@@ -56,7 +56,8 @@ function ExportForm({ conn, connectionName, table, search }: { conn: string; con
         table: table.ref,
         format,
         columns: exportable.filter((c) => chosen.has(c.name)).map((c) => c.name),
-        ...(Object.keys(query.filter).length ? { filter: query.filter } : {}),
+        ...(query.filter ? { filter: query.filter } : {}),
+        ...(query.search ? { search: query.search } : {}),
         ...(query.sort ? { sort: query.sort } : {}),
         ...(format === 'csv' ? { formulaSafe } : {}),
       });
@@ -175,7 +176,7 @@ function RowsFromGrid({ query, columns }: { query: GridQuery; columns: readonly 
         </>
       )}
       {keys && <p>{t('transfer.export.sort', { keys })}</p>}
-      {query.search && <p className="transfer-warning">{t('transfer.export.searchIgnored', { search: query.search })}</p>}
+      {query.search && <p>{t('transfer.export.search', { search: query.search })}</p>}
       {query.dropped.length > 0 && <p className="transfer-warning">{t('transfer.export.dropped', { params: query.dropped.join(', ') })}</p>}
     </section>
   );

@@ -7,9 +7,14 @@ interface Column {
   type: string;
 }
 type Scalar = string | number | boolean;
-/** The exports' filter body (D12 ops as JSON): `{col: {op: value}}`; the typed client's `Export['filter']` takes it. */
+/**
+ * The exports' filter body (D12 ops as JSON): `{col: {op: value}}`, or a list of such objects that
+ * must all hold (two conditions of one operator on one column, EX9); the typed client's
+ * `Export['filter']` takes it.
+ */
 type Ops = { eq?: Scalar; ne?: Scalar; lt?: Scalar; lte?: Scalar; gt?: Scalar; gte?: Scalar; in?: Scalar[]; like?: string; null?: boolean };
-export type ExportFilter = Record<string, Ops>;
+type FilterByColumn = Record<string, Ops>;
+export type ExportFilter = FilterByColumn | FilterByColumn[];
 
 const FILTER_WITH_OP = /^filter\[(.+)\]\[([a-z]+)\]$/s;
 const FILTER_EQ = /^filter\[(.+)\]$/s;
@@ -23,13 +28,14 @@ export interface Condition {
 }
 
 export interface GridQuery {
-  filter: ExportFilter;
+  /** null when the grid filters nothing. */
+  filter: ExportFilter | null;
   /** The conditions in the order the grid gave them (for the screen). */
   conditions: Condition[];
   sort: string | null;
   /** `fields`: the grid's shown columns, if it said. */
   fields: string[] | null;
-  /** `search`: the exports have no equivalent (an OR over text columns), so it is shown, not applied. */
+  /** `search`: text in any readable text column, which the export applies the same way (EX9). */
   search: string | null;
   /** Parameters that could not be carried over (unknown ops, a column the table lacks). */
   dropped: string[];
@@ -53,7 +59,9 @@ function typed(column: Column | undefined, text: string): Scalar {
 export function gridQueryToExport(search: string, columns: readonly Column[]): GridQuery {
   const params = new URLSearchParams(search);
   const byName = new Map(columns.map((c) => [c.name, c]));
-  const out: GridQuery = { filter: {}, conditions: [], sort: null, fields: null, search: null, dropped: [] };
+  const out: GridQuery = { filter: null, conditions: [], sort: null, fields: null, search: null, dropped: [] };
+  // Each condition goes into the first object without that column's operator, so all of them hold.
+  const parts: FilterByColumn[] = [];
   for (const [key, value] of params) {
     const m = FILTER_WITH_OP.exec(key) ?? FILTER_EQ.exec(key);
     if (m) {
@@ -64,9 +72,11 @@ export function gridQueryToExport(search: string, columns: readonly Column[]): G
         out.dropped.push(`${key}=${value}`);
         continue;
       }
-      const ops: Ops = (out.filter[name] ??= {});
+      let part = parts.find((p) => p[name]?.[op] === undefined);
+      if (!part) parts.push((part = {}));
+      const ops: Ops = (part[name] ??= {});
       if (op === 'null') ops.null = value.trim().toLowerCase() === 'true';
-      else if (op === 'in') ops.in = [...(ops.in ?? []), ...value.split(',').map((v) => typed(column, v))];
+      else if (op === 'in') ops.in = value.split(',').map((v) => typed(column, v));
       else if (op === 'like') ops.like = value;
       else ops[op] = typed(column, value);
       out.conditions.push({ column: name, op, value });
@@ -83,5 +93,21 @@ export function gridQueryToExport(search: string, columns: readonly Column[]): G
     else if (key === 'search' && value.trim() !== '') out.search = value;
     else if (key !== 'limit' && key !== 'cursor' && key !== 'sort' && key !== 'fields' && key !== 'search') out.dropped.push(`${key}=${value}`);
   }
+  out.filter = parts.length === 0 ? null : parts.length === 1 ? parts[0]! : parts;
   return out;
+}
+
+/** An export's query (a table report's) as the grid's query string: the inverse of gridQueryToExport. */
+export function exportToGridQuery(
+  query: { filter?: ExportFilter | null; search?: string | null; sort?: string | null; columns?: string[] | null } | undefined,
+): string {
+  const params = new URLSearchParams();
+  const parts = Array.isArray(query?.filter) ? query.filter : query?.filter ? [query.filter] : [];
+  for (const part of parts)
+    for (const [column, ops] of Object.entries(part))
+      for (const [op, value] of Object.entries(ops)) params.append(`filter[${column}][${op}]`, Array.isArray(value) ? value.join(',') : String(value));
+  if (query?.search) params.set('search', query.search);
+  if (query?.sort) params.set('sort', query.sort);
+  if (query?.columns?.length) params.set('fields', query.columns.join(','));
+  return decodeURIComponent(params.toString());
 }

@@ -97,8 +97,7 @@ export const messages = {
     '{column} {op, select, eq {is {value}} ne {is not {value}} lt {is less than {value}} lte {is at most {value}} gt {is more than {value}} gte {is at least {value}} in {is one of {value}} like {matches “{value}”} null {{value, select, true {is empty} other {is not empty}}} other {{op} {value}}}',
   'transfer.export.sort': 'Sorted by {keys}.',
   'transfer.export.sortKey': '{column} ({desc, select, true {descending} other {ascending}})',
-  'transfer.export.searchIgnored':
-    'The table’s search for “{search}” is not part of the export: an export filters on columns only. Every row that passes the other conditions is exported.',
+  'transfer.export.search': 'Rows holding “{search}” in any text column you may read, as the table’s search finds them.',
   'transfer.export.dropped': 'Not carried over from the table: {params}.',
   'transfer.export.start': 'Export',
   'transfer.export.starting': 'Starting…',
