@@ -4,6 +4,7 @@ import apiKeys from './api-keys/manifest.js';
 import audit from './audit/manifest.js';
 import auth from './auth/manifest.js';
 import bootstrap from './bootstrap/manifest.js';
+import branding from './branding/manifest.js';
 import connections from './connections/manifest.js';
 import data from './data/manifest.js';
 import events from './events/manifest.js';
@@ -33,6 +34,7 @@ export const firstPartyPlugins: PluginDefinition[] = [
   meta,
   events,
   settings,
+  branding,
   auth,
   roles,
   users,

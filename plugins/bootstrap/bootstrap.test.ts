@@ -38,7 +38,7 @@ function bootstrapFlows(meta: MetaChoice) {
     expect(res.body.data).toEqual({
       setup: { open: false },
       instance: { version: expect.any(String), runtime: 'self-host', smtpConfigured: false, desktopDemo: false },
-      branding: null,
+      branding: { productName: 'Admin', colors: { primary: null }, logo: null, signInMessage: null },
       i18n: null,
       session: null,
     });

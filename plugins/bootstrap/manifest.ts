@@ -9,7 +9,7 @@ export default definePlugin<BootstrapService>({
   name: 'bootstrap',
   version: '1.0.0',
   description: "The dashboard's first paint in one request (GET /bootstrap) and the onboarding checklist.",
-  requires: ['setup', 'settings', 'me', 'pages', 'connections', 'public-admin', 'add-ons'],
+  requires: ['setup', 'settings', 'branding', 'me', 'pages', 'connections', 'public-admin', 'add-ons'],
   migrations: bootstrapMigrations,
   routes: bootstrapRoutes,
   setup: (kernel) => new BootstrapService(kernel),

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, authenticate, clearSessionCookie, type Kernel, noBody, type Principal, requireUser, route, SIGNED_IN } from '../../kernel/api.js';
+import { brandingRef } from '../branding/provides.js';
 import { bootstrapResponse, dismissResponse, onboardingResponse } from './schemas.js';
 import { bootstrapServiceRef } from './service-ref.js';
 
@@ -35,12 +36,12 @@ export const bootstrapRoutes = [
       const who = await caller(kernel, request, reply);
       const s = service(kernel);
       const userId = who?.principal.kind === 'session' ? who.principal.userId : null;
-      const [facts, session] = await Promise.all([s.facts(), userId ? s.session(who!.principal, userId) : null]);
+      const [facts, branding, session] = await Promise.all([s.facts(), kernel.plugin(brandingRef).view(), userId ? s.session(who!.principal, userId) : null]);
       return {
         data: {
           setup: { open: facts.setupOpen },
           instance: { version: kernel.version, runtime: kernel.config.runtime, smtpConfigured: facts.smtpConfigured, desktopDemo: kernel.config.desktopDemo },
-          branding: null,
+          branding,
           i18n: null,
           session,
         },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { brandingSchema } from '../branding/provides.js';
 import { dataOf, effectivePermissionsShape, prefsSchema, resolvedPrefsSchema, userSchema } from '../../kernel/api.js';
 import { navSchema } from '../pages/provides.js';
 import { ONBOARDING_STEPS } from './onboarding.js';
@@ -47,7 +48,7 @@ export const bootstrapResponse = dataOf(
       smtpConfigured: z.boolean(),
       desktopDemo: z.boolean(),
     }),
-    branding: z.null().describe('The branding once the instance has it (GET /branding); null until then.'),
+    branding: brandingSchema.describe('What GET /branding answers: the sign-in page and the shell show it.'),
     i18n: z.null().describe('The locale, direction and bundles hash once i18n exists; null until then.'),
     session: sessionPart.nullable().describe('null when signed out (no session cookie) or called with an API key, which has no user.'),
   }),

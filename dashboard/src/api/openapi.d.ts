@@ -649,6 +649,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The product name, primary colour, logo and sign-in message
+         * @description Public (the sign-in page shows it). Read from memory; a change on any replica is seen at once on the others (decisions BR1).
+         */
+        get: operations["getBranding"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/branding/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The logo image
+         * @description Public. Content-Type from the image’s bytes, a strong ETag (304 on If-None-Match), `Cache-Control: public, no-cache`, `X-Content-Type-Options: nosniff`; an SVG also with `Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; sandbox`. 404 NOT_FOUND without a logo.
+         */
+        get: operations["getBrandingLogo"];
+        put?: never;
+        /**
+         * Upload the logo
+         * @description multipart/form-data with one file part: PNG, JPEG, WebP or SVG, known by its bytes whatever its name says, at most 512 KiB (413 beyond) and 2,048 px a side. 400 BRANDING_LOGO_INVALID with params.reason `format`, `dimensions` or `svg-unsafe` (script, event attributes, foreignObject, entities, references outside the file). Replaces the logo there was.
+         */
+        post: operations["postBrandingLogo"];
+        /**
+         * Remove the logo
+         * @description 404 NOT_FOUND when there is none.
+         */
+        delete: operations["deleteBrandingLogo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/connections": {
         parameters: {
             query?: never;
@@ -2207,6 +2255,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settings/branding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change the product name, primary colour or sign-in message
+         * @description Fields left out stay as they are; null clears. 400 VALIDATION_FAILED with `color-invalid` (not #rrggbb) or `color-contrast` (white text on it under 4.5:1, WCAG AA) at body.colors.primary. Needs branding.write (admin).
+         */
+        put: operations["putSettingsBranding"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/settings/defaults": {
         parameters: {
             query?: never;
@@ -2790,6 +2858,26 @@ export interface components {
             ip: string | null;
             userAgent: string | null;
             requestId: string | null;
+        };
+        Branding: {
+            /** @description What the dashboard and the sign-in page call the product. */
+            productName: string;
+            colors: {
+                /** @description #rrggbb; null: the dashboard’s own accent */
+                primary: string | null;
+            };
+            logo: {
+                /** @description /api/v1/branding/logo */
+                url: string;
+                /** @enum {string} */
+                type: "image/png" | "image/jpeg" | "image/webp" | "image/svg+xml";
+                width: number;
+                height: number;
+                /** @description The logo’s strong ETag: a new one is a new image. */
+                etag: string;
+            } | null;
+            /** @description Shown on the sign-in page; plain text. */
+            signInMessage: string | null;
         };
         Connection: {
             id: string;
@@ -6683,8 +6771,8 @@ export interface operations {
                                 smtpConfigured: boolean;
                                 desktopDemo: boolean;
                             };
-                            /** @description The branding once the instance has it (GET /branding); null until then. */
-                            branding: null;
+                            /** @description What GET /branding answers: the sign-in page and the shell show it. */
+                            branding: components["schemas"]["Branding"];
                             /** @description The locale, direction and bundles hash once i18n exists; null until then. */
                             i18n: null;
                             /** @description null when signed out (no session cookie) or called with an API key, which has no user. */
@@ -6713,6 +6801,213 @@ export interface operations {
                             } | null;
                         };
                     };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Branding"];
+                    };
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBrandingLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The logo: image/png, image/jpeg, image/webp or image/svg+xml, as Content-Type says. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description Not modified: the ETag in If-None-Match is current (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postBrandingLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            branding: components["schemas"]["Branding"];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteBrandingLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            branding: components["schemas"]["Branding"];
+                        };
+                    };
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal error */
@@ -14726,6 +15021,76 @@ export interface operations {
                             }[];
                             /** @description Some tables’ rows were not searched: they ran out of time or could not be reached. */
                             partial: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSettingsBranding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    productName?: string;
+                    colors?: {
+                        primary: string | null;
+                    };
+                    signInMessage?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            branding: components["schemas"]["Branding"];
                         };
                     };
                 };
