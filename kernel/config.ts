@@ -186,6 +186,10 @@ const envSchema = z.object({
     .refine((v) => v === undefined || /^([A-Za-z0-9._-]+\/)*$/.test(v), {
       error: 'SVC_S3_PREFIX must be folder names each ending in / (letters, digits, . _ -), such as svc-files/',
     }),
+  SVC_TELEMETRY_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || /^https?:\/\/.+/.test(v), { error: 'SVC_TELEMETRY_URL must be an http(s) URL' }),
   SVC_UPDATE_CHECK_URL: z
     .string()
     .optional()
@@ -208,6 +212,8 @@ export interface Config {
   lanShare: boolean;
   desktopDemo: boolean;
   updateCheckUrl: string;
+  /** Where the weekly anonymous usage report goes once an admin turns it on (BR3); null: nowhere, it cannot be turned on. */
+  telemetryUrl: string | null;
   /** The largest import upload in bytes, unless the `imports` setting says otherwise; null: the plugin's default. */
   importMaxBytes: number | null;
   /** What an uploaded XLSX may unpack to, and the heap of the worker thread that reads it (decisions IM6). */
@@ -292,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     lanShare: e.SVC_LAN_SHARE,
     desktopDemo: e.SVC_DESKTOP_DEMO,
     updateCheckUrl: e.SVC_UPDATE_CHECK_URL || DEFAULT_UPDATE_CHECK_URL,
+    telemetryUrl: e.SVC_TELEMETRY_URL || null,
     importMaxBytes: e.SVC_IMPORT_MAX_BYTES ? Number(e.SVC_IMPORT_MAX_BYTES) : null,
     importXlsx: { maxUnpackedBytes: e.SVC_IMPORT_MAX_UNPACKED_BYTES, workerMemoryMb: e.SVC_IMPORT_WORKER_MEMORY_MB },
     fileStore,

@@ -26,6 +26,7 @@ import settings from './settings/manifest.js';
 import setup from './setup/manifest.js';
 import users from './users/manifest.js';
 import widgetData from './widget-data/manifest.js';
+import workspace from './workspace/manifest.js';
 
 /** The first-party plugins every instance loads. */
 export const firstPartyPlugins: PluginDefinition[] = [
@@ -56,4 +57,5 @@ export const firstPartyPlugins: PluginDefinition[] = [
   widgetData,
   bootstrap,
   search,
+  workspace,
 ];

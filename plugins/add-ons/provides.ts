@@ -16,6 +16,8 @@ export interface AddonsProvides {
   stamp(): Promise<string>;
   /** How many add-ons are installed (enabled or disabled): the onboarding's "install an add-on" step. */
   installedCount(): Promise<number>;
+  /** Each installed add-on's key, and whether the instance ships it (its built-in catalog). */
+  installedKeys(): Promise<{ key: string; builtIn: boolean }[]>;
 }
 
 /** `kernel.plugin(addonsRef)` from a plugin that requires 'add-ons'. */

@@ -3,7 +3,7 @@ import { physicalTableName, publicRef } from '../../addons-sdk/src/manifest/inde
 import { AppError, defineServiceRef, type Kernel, type SecretBox } from '../../kernel/api.js';
 import { publicAdminRef } from '../public-admin/provides.js';
 import { AddonConnections, type ConnectionStatus } from './connect/connect.js';
-import { Catalog } from './lifecycle/catalog.js';
+import { builtInKeys, Catalog } from './lifecycle/catalog.js';
 import { InstalledStore, type InstalledAddon } from './lifecycle/installed.js';
 import { InstanceStore } from './lifecycle/instances.js';
 import { AddonLifecycle } from './lifecycle/lifecycle.js';
@@ -98,6 +98,11 @@ export class AddonService implements AddonsProvides {
 
   async installedCount(): Promise<number> {
     return (await this.installed.list()).length;
+  }
+
+  async installedKeys(): Promise<{ key: string; builtIn: boolean }[]> {
+    const shipped = new Set(builtInKeys());
+    return (await this.installed.list()).map((a) => ({ key: a.key, builtIn: shipped.has(a.key) }));
   }
 
   onChange(listener: ChangeListener): void {

@@ -2335,6 +2335,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/settings/telemetry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether usage reports are sent, and the exact report
+         * @description `preview` is the JSON a report would carry now: counts in buckets and features on or off, never a name, e-mail, URL or table name (decisions BR3).
+         */
+        get: operations["getSettingsTelemetry"];
+        /**
+         * Turn the weekly usage report on or off
+         * @description Off by default. Turning it on answers 409 TELEMETRY_NOT_CONFIGURED while SVC_TELEMETRY_URL is unset, and 409 NETWORK_FEATURES_DISABLED while SVC_NETWORK_FEATURES is false; turning it off always works.
+         */
+        put: operations["putSettingsTelemetry"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings/workspace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The settings overview in one read
+         * @description Branding, preference defaults, languages, base URL, public API, e-mail, telemetry and the meta store (decisions BR4).
+         */
+        get: operations["getSettingsWorkspace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/setup/state": {
         parameters: {
             query?: never;
@@ -4124,6 +4168,19 @@ export interface components {
             /** @description The app instance the page is for (`PUT /surfaces/instances`); null or absent: the app itself. */
             instance?: string | null;
         };
+        Telemetry: {
+            /** @description Reports are sent: the switch is on, SVC_TELEMETRY_URL is set and network features are allowed. */
+            enabled: boolean;
+            /** @description SVC_TELEMETRY_URL is set. */
+            configured: boolean;
+            /** @description SVC_NETWORK_FEATURES: the instance may call out. */
+            networkFeatures: boolean;
+            lastSentAt: number | null;
+            /** @description The exact JSON that would be sent now. */
+            preview: {
+                [key: string]: unknown;
+            };
+        };
         User: {
             id: string;
             email: string;
@@ -4194,6 +4251,36 @@ export interface components {
                 t: number;
                 value: number | string | boolean | null;
             }[];
+        };
+        Workspace: {
+            /** @description The product name of the branding. */
+            name: string;
+            branding: components["schemas"]["Branding"];
+            /** @description The preference defaults (GET /settings/defaults). */
+            defaults: {
+                [key: string]: unknown;
+            };
+            locales: {
+                default: string;
+                enabled: string[];
+            };
+            baseUrl: string | null;
+            publicApi: {
+                served: boolean;
+                enabled: boolean;
+                origins: string[];
+            };
+            email: {
+                configured: boolean;
+            };
+            telemetry: {
+                enabled: boolean;
+            };
+            meta: {
+                /** @enum {string} */
+                dialect: "sqlite" | "postgres" | "mysql";
+                embedded: boolean;
+            };
         };
     };
     responses: never;
@@ -15460,6 +15547,179 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSettingsTelemetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Telemetry"];
+                    };
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSettingsTelemetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Telemetry"];
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSettingsWorkspace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            workspace: components["schemas"]["Workspace"];
+                        };
+                    };
                 };
             };
             /** @description Not signed in, or the session or key is no longer valid */

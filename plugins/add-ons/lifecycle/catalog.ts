@@ -65,6 +65,11 @@ export function builtInDir(): string {
   return process.env.SVC_CATALOG_DIR ?? projectPath('catalog', 'dist');
 }
 
+/** The keys of the add-ons the instance ships (telemetry names only these, BR3). */
+export function builtInKeys(): string[] {
+  return builtInIndex().addons.map((a) => a.key);
+}
+
 function builtInIndex(): CatalogIndex {
   const file = join(builtInDir(), 'index.json');
   if (!existsSync(file)) return { addons: [] };
