@@ -1,5 +1,5 @@
 import type { AppError, Json, Logger } from '../../../kernel/api.js';
-import { mapStack, readSourceMap } from './source-map.js';
+import { mapStack, readSourceMap, type SourceLine } from './source-map.js';
 
 type MapConsumer = ReturnType<typeof readSourceMap>;
 
@@ -55,7 +55,7 @@ class PerMinute {
   }
 }
 
-/** Replaces every secret (and its JSON-escaped form) in `text` with `[secret]`. */
+/** Replaces every secret (and its JSON-escaped form, as a stack or message may quote it) in `text` with `[secret]`. */
 export function redact(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const s of secrets) {
@@ -64,6 +64,16 @@ export function redact(text: string, secrets: readonly string[]): string {
     if (escaped !== s) out = out.split(escaped).join('[secret]');
   }
   return out;
+}
+
+/** A JSON value with every secret inside its strings (keys included) replaced by `[secret]`. */
+function redactValue(value: unknown, secrets: readonly string[]): unknown {
+  if (secrets.length === 0) return value;
+  if (typeof value === 'string') return redact(value, secrets);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets));
+  if (value !== null && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [redact(k, secrets), redactValue(v, secrets)]));
+  return value;
 }
 
 /** The values an add-on's log lines must never show: its secret settings' and its connection's (D25, D29). */
@@ -108,9 +118,8 @@ export class AddonLog {
     const msg = redact(String(message).slice(0, MAX_MESSAGE), secrets);
     let own: Record<string, unknown> = {};
     if (fields !== null && typeof fields === 'object' && !Array.isArray(fields)) {
-      const json = redact(JSON.stringify(fields), secrets);
-      for (const [k, v] of Object.entries(JSON.parse(json) as Record<string, unknown>)) own[RESERVED.has(k) ? `_${k}` : k] = v;
-    } else if (fields !== null && fields !== undefined) own = { _fields: JSON.parse(redact(JSON.stringify(fields), secrets)) as unknown };
+      for (const [k, v] of Object.entries(redactValue(fields, secrets) as Record<string, unknown>)) own[RESERVED.has(k) ? `_${k}` : k] = v;
+    } else if (fields !== null && fields !== undefined) own = { _fields: redactValue(fields, secrets) };
     const bytes = msg.length + JSON.stringify(own).length;
     if (!this.lines.take(addon.key, bytes)) return;
     this.log[level]({ ...own, addon: addon.key, version: addon.version }, msg);
@@ -125,7 +134,12 @@ export class AddonLog {
   ): Promise<void> {
     if (!this.failures.take(addon.key)) return;
     const map = await this.sourceMap(addon);
-    const mapped = detail.stack ? mapStack(detail.stack, map, this.files.code(addon.key, addon.version)) : { stack: null, source: null };
+    let mapped: { stack: string | null; source: SourceLine | null } = { stack: detail.stack, source: null };
+    try {
+      if (detail.stack) mapped = mapStack(detail.stack, map, this.files.code(addon.key, addon.version));
+    } catch {
+      // A map that does not fit the code: the stack as the sandbox wrote it.
+    }
     const source = mapped.source ? { ...mapped.source, text: redact(mapped.source.text, secrets) } : null;
     this.log.error(
       {

@@ -267,7 +267,7 @@ export class AddonRuntime implements RowWriteHookProvider {
         // The caller is told the message (never the stack), with no secret of the add-on in it.
         const params = (err as AppError).params;
         if (params && typeof params['message'] === 'string') params['message'] = redactSecrets(params['message'], secrets);
-        void this.addonLog.failure({ key: l.addon.key, version: l.addon.version }, target, detail, secrets);
+        this.addonLog.failure({ key: l.addon.key, version: l.addon.version }, target, detail, secrets).catch(() => undefined);
       }
       throw err;
     }

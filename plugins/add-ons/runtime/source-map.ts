@@ -54,10 +54,10 @@ export function mapStack(stack: string, map: SourceMapConsumer | null, code: str
     source ??= { file: 'server.js', line, column, text: lineOf(code, line) ?? '' };
     return frame;
   });
-  // The instance's own frames (the bootstrap that called the handler) say nothing to the author.
-  const own = mapped
-    .split('\n')
-    .filter((l) => !/^\s+at .*svc:bootstrap\.js:\d+:\d+\)?$/.test(l))
-    .join('\n');
+  // The instance's own frames say nothing to the author: the bootstrap that called the handler,
+  // and past isolated-vm's boundary (a throw at the module's top level) the sandbox host's.
+  const lines = mapped.split('\n');
+  const boundary = lines.findIndex((l) => /^\s+at \(<isolated-vm boundary>\)$/.test(l));
+  const own = (boundary === -1 ? lines : lines.slice(0, boundary)).filter((l) => !/^\s+at .*svc:bootstrap\.js:\d+:\d+\)?$/.test(l)).join('\n');
   return { stack: own, source };
 }
