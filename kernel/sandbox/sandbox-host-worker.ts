@@ -313,7 +313,7 @@ async function handleCall(msg: CallMessage): Promise<void> {
     } else if (isolate.isDisposed && /memory limit/i.test(message)) breakOff(r, 'ADDON_MEMORY_LIMIT');
     else if (isolate.isDisposed || /timed out/i.test(message)) breakOff(r, 'ADDON_TIMEOUT');
     else if (failedInAddon) {
-      // Thrown by the module's top level (the add-on's own message; isolated-vm's stack is not passed on).
+      // Thrown by the module's top level: the add-on's own message, and its stack for the instance's log (never the caller).
       r.finish({ t: 'result', id: msg.id, ok: false, code: 'ADDON_FAILED', message: message.slice(0, 500), ...stackOf((err as Error)?.stack) });
     } else r.finish({ t: 'result', id: msg.id, ok: false, code: 'ADDON_FAILED' });
   } finally {

@@ -89,7 +89,7 @@ export class AddonRuntime implements RowWriteHookProvider {
   /** The add-ons whose mail templates are registered now (AO24). */
   private mailOwners = new Set<string>();
   private closed = false;
-  /** What add-ons write into the instance's log: ctx.log, their failures with the source line, refused fetches (AO34). */
+  /** What add-ons write into the instance's log: ctx.log, their failures with the source line, refused fetches (AO35). */
   private readonly addonLog: AddonLog;
   /** The secret values each add-on instance's calls ran with last (`key\u0000instance`), kept out of what it logs. */
   private readonly secrets = new Map<string, string[]>();
