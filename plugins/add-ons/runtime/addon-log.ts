@@ -3,7 +3,7 @@ import { mapStack, readSourceMap, type SourceLine } from './source-map.js';
 
 type MapConsumer = ReturnType<typeof readSourceMap>;
 
-/** What an add-on may put in the instance's log a minute (decisions AO34): its ctx.log lines, in lines and bytes. */
+/** What an add-on may put in the instance's log a minute (decisions AO35): its ctx.log lines, in lines and bytes. */
 export const ADDON_LOG_LINES_PER_MINUTE = 300;
 export const ADDON_LOG_BYTES_PER_MINUTE = 256 * 1024;
 /** Lines a minute of its failures with their stack, and of its refused outbound fetches (each a visitor may cause). */
@@ -88,7 +88,7 @@ export interface AddonRef {
 }
 
 /**
- * What add-ons write into the instance's log (decisions AO34), each line `{addon, version, …}`:
+ * What add-ons write into the instance's log (decisions AO35), each line `{addon, version, …}`:
  * their `ctx.log` lines with the fields at the top level; each failure of their code at error
  * level with its message, its stack mapped through the package's source map and the line of
  * source it points at; each outbound fetch refused, with the host and why. Secrets of the add-on
