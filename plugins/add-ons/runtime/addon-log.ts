@@ -14,7 +14,8 @@ const MAX_MESSAGE = 2000;
 const RESERVED = new Set(['addon', 'version', 'level', 'msg', 'time', 'pid', 'hostname', 'reqId', 'err', 'source', 'v']);
 /** A secret shorter than this is not looked for (it would blank ordinary words). */
 const MIN_SECRET = 4;
-const SOURCE_MAPS_KEPT = 16;
+/** Parsed maps kept (one per add-on version; each up to ~20 MiB of heap at MAX_MAPPINGS_CHARS). */
+const SOURCE_MAPS_KEPT = 4;
 
 interface Window {
   start: number;
@@ -133,7 +134,8 @@ export class AddonLog {
     secrets: readonly string[],
   ): Promise<void> {
     if (!this.failures.take(addon.key)) return;
-    const map = await this.sourceMap(addon);
+    // A stack with no frame of server.js (a thrown string) needs no map.
+    const map = detail.stack?.includes('/server.js:') ? await this.sourceMap(addon) : null;
     let mapped: { stack: string | null; source: SourceLine | null } = { stack: detail.stack, source: null };
     try {
       if (detail.stack) mapped = mapStack(detail.stack, map, this.files.code(addon.key, addon.version));

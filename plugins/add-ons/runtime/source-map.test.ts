@@ -1,6 +1,6 @@
 import * as esbuild from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { mapStack, readSourceMap } from './source-map.js';
+import { MAX_MAPPINGS_CHARS, mapStack, readSourceMap } from './source-map.js';
 
 const SOURCE = `type Order = { total: number };
 
@@ -28,7 +28,8 @@ describe("an add-on's stack, mapped to its source", () => {
 
   it("without a (usable) map, points at server.js's own line", () => {
     const code = "const a = 1;\nthrow new Error('at load');\n";
-    for (const map of [null, '{"version":2}', 'not json'])
+    const huge = JSON.stringify({ version: 3, sources: ['server.ts'], mappings: 'AAAA;'.repeat(MAX_MAPPINGS_CHARS / 5 + 1) });
+    for (const map of [null, '{"version":2}', 'not json', huge])
       expect(mapStack('Error: at load\n    at addon:shop@1.2.0/server.js:2:7', readSourceMap(map), code)).toEqual({
         stack: 'Error: at load\n    at addon:shop@1.2.0/server.js:2:7',
         source: { file: 'server.js', line: 2, column: 7, text: "throw new Error('at load');" },

@@ -11,8 +11,14 @@ export interface SourceLine {
 
 /** A frame of the add-on's module as the sandbox names it (`addon:<key>@<version>/server.js:<line>:<column>`). */
 const FRAME = /addon:[^\s()]*?\/server\.js:(\d+):(\d+)/g;
-/** A map over this is not parsed in the API process (a package may be 100 MiB; the map of a sane server.ts is far less). */
-const MAX_MAP_CHARS = 8 * 1024 * 1024;
+/**
+ * What the API process parses of a map (decisions AO35). Parsing the `mappings` costs it the
+ * time and memory: 8 MiB took 2.3 s of its thread and 150 MiB of heap (source-map-js; trace-mapping
+ * measured the same), 1 MiB about a ninth of that, once per add-on version. A larger map is not
+ * read: the frames keep server.js's positions. The whole map (sources included) is bounded too.
+ */
+export const MAX_MAPPINGS_CHARS = 1024 * 1024;
+const MAX_MAP_CHARS = 16 * 1024 * 1024;
 const MAX_TEXT = 500;
 
 const lineOf = (text: string | null | undefined, line: number): string | null => {
@@ -27,7 +33,7 @@ export function readSourceMap(json: string | null): SourceMapConsumer | null {
   if (json === null || json.length > MAX_MAP_CHARS) return null;
   try {
     const raw = JSON.parse(json) as { version?: unknown; mappings?: unknown };
-    if (raw.version !== 3 || typeof raw.mappings !== 'string') return null;
+    if (raw.version !== 3 || typeof raw.mappings !== 'string' || raw.mappings.length > MAX_MAPPINGS_CHARS) return null;
     return new SourceMapConsumer(raw as ConstructorParameters<typeof SourceMapConsumer>[0]);
   } catch {
     return null;
