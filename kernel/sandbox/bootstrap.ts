@@ -56,6 +56,9 @@ export const BOOTSTRAP_SOURCE = String.raw`(function () {
   };
   // ctx.refuse's errors, known by identity: what the add-on throws itself is a failure, never a refusal.
   const refusals = new WeakMap();
+  const apply = Reflect.apply;
+  const weakGet = WeakMap.prototype.get;
+  const weakSet = WeakMap.prototype.set;
   const REFUSE_CODE = /^[A-Z][A-Z0-9_]{1,63}$/;
   const test = RegExp.prototype.test;
   const isInteger = Number.isInteger;
@@ -79,7 +82,7 @@ export const BOOTSTRAP_SOURCE = String.raw`(function () {
     err.name = 'AddonRefusal';
     err.status = status;
     err.code = code;
-    refusals.set(err, stringify({ status, code, message: call.call(slice, message, 0, 500), params: paramsJson === null ? null : parse(paramsJson) }));
+    apply(weakSet, refusals, [err, { status, code, message: call.call(slice, message, 0, 500), params: paramsJson === null ? null : parse(paramsJson) }]);
     throw err;
   };
   const messageOf = (e) => {
@@ -163,9 +166,10 @@ export const BOOTSTRAP_SOURCE = String.raw`(function () {
         const json = stringify(out === undefined ? null : out);
         return '{"ok":true,"value":' + (json === undefined ? 'null' : json) + '}';
       } catch (e) {
-        const refusal = e !== null && typeof e === 'object' ? refusals.get(e) : undefined;
+        // The API process checks the refusal again: what the add-on could change here (its own prototypes) gains it nothing.
+        const refusal = e !== null && typeof e === 'object' ? apply(weakGet, refusals, [e]) : undefined;
         if (refusal !== undefined) {
-          if (meta.target.kind === 'action') return '{"ok":false,"refused":' + refusal + '}';
+          if (meta.target.kind === 'action') return stringify({ ok: false, refused: refusal });
           return stringify({ ok: false, message: 'ctx.refuse is for actions; a beforeWrite hook returns {refuse: message}', stack: stackOf(e) });
         }
         const memory = e instanceof RangeErrorFn && messageOf(e) === 'Array buffer allocation failed';
