@@ -121,6 +121,7 @@ import './sandbox/errors.js';
 export type { HostCapability, Json, SandboxAddon } from './sandbox/host.js';
 export type { AddonFailureLog } from './sandbox/failure-log.js';
 export { crashCause, outboundFetch, outboundHosts } from './sandbox/index.js';
+export { addonFailureDetail } from './sandbox/failure-log.js';
 export { outboundRequest } from './sandbox/outbound-fetch.js';
 
 // The product and the process.

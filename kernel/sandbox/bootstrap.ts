@@ -2,7 +2,9 @@
  * The script every fresh context of an add-on isolate runs before the add-on's module. It runs
  * while the context's built-ins are still pristine, keeps what it needs of them in its closure,
  * and evaluates to `setup(hostRef, logRef, metaJson)`, which builds the add-on's `ctx` and
- * returns `run(namespace, inputJson)`.
+ * returns `run(namespace, inputJson)`. A failure leaves with its message and its stack (frames of
+ * `server.js`, mapped to the author's source in the API process); an action's `ctx.refuse` leaves
+ * as `refused: {status, code, message, params}`, known by the error object it threw.
  *
  * The two ivm.References (host calls and logs) live only in this closure: nothing puts them on
  * globalThis, and the add-on's functions receive plain closures (`ctx.db.list` …) whose
@@ -43,6 +45,45 @@ export const BOOTSTRAP_SOURCE = String.raw`(function () {
       freeze(v);
     }
     return v;
+  };
+  const stackOf = (e) => {
+    try {
+      const st = e !== null && typeof e === 'object' ? e.stack : undefined;
+      return typeof st === 'string' ? call.call(slice, st, 0, 16384) : null;
+    } catch {
+      return null;
+    }
+  };
+  // ctx.refuse's errors, known by identity: what the add-on throws itself is a failure, never a refusal.
+  const refusals = new WeakMap();
+  const apply = Reflect.apply;
+  const weakGet = WeakMap.prototype.get;
+  const weakSet = WeakMap.prototype.set;
+  const REFUSE_CODE = /^[A-Z][A-Z0-9_]{1,63}$/;
+  const test = RegExp.prototype.test;
+  const isInteger = Number.isInteger;
+  const isArray = Array.isArray;
+  const getPrototypeOf = Object.getPrototypeOf;
+  const ObjectProto = Object.prototype;
+  const refuse = (status, code, message, params) => {
+    if (!isInteger(status) || status < 400 || status > 499 || status === 401 || status === 407)
+      throw new TypeErrorFn('ctx.refuse(status, …): status is a 4xx (400-499) other than 401 and 407');
+    if (typeof code !== 'string' || !call.call(test, REFUSE_CODE, code))
+      throw new TypeErrorFn('ctx.refuse(status, code, …): code is 2-64 of A-Z, 0-9 and _, starting with a letter (PARTY_TOO_LARGE)');
+    if (typeof message !== 'string' || message.length === 0) throw new TypeErrorFn('ctx.refuse(status, code, message): message is a non-empty string');
+    let paramsJson = null;
+    if (params !== undefined && params !== null) {
+      if (typeof params !== 'object' || isArray(params) || getPrototypeOf(params) !== ObjectProto)
+        throw new TypeErrorFn('ctx.refuse(…, params): params is a plain object of JSON values');
+      paramsJson = stringify(params);
+      if (paramsJson.length > 4096) throw new RangeErrorFn('ctx.refuse(…, params): params is at most 4 KiB of JSON');
+    }
+    const err = new ErrorFn(call.call(slice, message, 0, 500));
+    err.name = 'AddonRefusal';
+    err.status = status;
+    err.code = code;
+    apply(weakSet, refusals, [err, { status, code, message: call.call(slice, message, 0, 500), params: paramsJson === null ? null : parse(paramsJson) }]);
+    throw err;
   };
   const messageOf = (e) => {
     try {
@@ -108,6 +149,7 @@ export const BOOTSTRAP_SOURCE = String.raw`(function () {
     if (has('mail.send')) ctx.mail = freeze({ send: (...a) => call.call(then, hostCall('mail.send', 'send', a), () => undefined) });
     if (has('fetch')) ctx.fetch = (...a) => hostCall('fetch', 'fetch', a);
     ctx.log = freeze({ info: log('info'), warn: log('warn'), error: log('error') });
+    ctx.refuse = refuse;
     freeze(ctx);
     return async function run(ns, inputJson) {
       let fn;
@@ -116,7 +158,7 @@ export const BOOTSTRAP_SOURCE = String.raw`(function () {
         const table = def !== null && typeof def === 'object' ? (meta.target.kind === 'hook' ? def.hooks : def.actions) : undefined;
         fn = table !== null && typeof table === 'object' && owns(table, meta.target.name) ? table[meta.target.name] : undefined;
       } catch (e) {
-        return stringify({ ok: false, message: messageOf(e) });
+        return stringify({ ok: false, message: messageOf(e), stack: stackOf(e) });
       }
       if (typeof fn !== 'function') return stringify({ ok: false, missing: true });
       try {
@@ -124,8 +166,14 @@ export const BOOTSTRAP_SOURCE = String.raw`(function () {
         const json = stringify(out === undefined ? null : out);
         return '{"ok":true,"value":' + (json === undefined ? 'null' : json) + '}';
       } catch (e) {
+        // The API process checks the refusal again: what the add-on could change here (its own prototypes) gains it nothing.
+        const refusal = e !== null && typeof e === 'object' ? apply(weakGet, refusals, [e]) : undefined;
+        if (refusal !== undefined) {
+          if (meta.target.kind === 'action') return stringify({ ok: false, refused: refusal });
+          return stringify({ ok: false, message: 'ctx.refuse is for actions; a beforeWrite hook returns {refuse: message}', stack: stackOf(e) });
+        }
         const memory = e instanceof RangeErrorFn && messageOf(e) === 'Array buffer allocation failed';
-        return stringify({ ok: false, memory, message: messageOf(e) });
+        return stringify({ ok: false, memory, message: messageOf(e), stack: stackOf(e) });
       }
     };
   };

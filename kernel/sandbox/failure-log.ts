@@ -1,4 +1,5 @@
-import { AppError } from '../errors.js';
+import { AppError, errorCodes } from '../errors.js';
+import type { ResultMessage } from './protocol.js';
 
 /**
  * The failures of an add-on call that are the add-on's doing, not the instance's: a request that
@@ -38,6 +39,65 @@ export function crashed(cause: string | null): AppError {
 /** `key@version` an ADDON_CRASHED was put down to; null for nobody (an outside kill) or an error that is no crash. */
 export function crashCause(err: unknown): string | null {
   return typeof err === 'object' && err !== null ? (crashCauses.get(err) ?? null) : null;
+}
+
+/** What the add-on's code threw (ADDON_FAILED): its message and the isolate's stack, for the instance's log only. */
+export interface AddonFailureDetail {
+  message: string;
+  stack: string | null;
+}
+
+const failureDetails = new WeakMap<object, AddonFailureDetail>();
+
+/** The thrown error's message and stack behind an ADDON_FAILED (null for any other error, or one without them). */
+export function addonFailureDetail(err: unknown): AddonFailureDetail | null {
+  return typeof err === 'object' && err !== null ? (failureDetails.get(err) ?? null) : null;
+}
+
+/**
+ * An action's `ctx.refuse(status, code, message, params)`: answered with the add-on's own status
+ * and code in the standard envelope. The code is the add-on's, not one the instance registers, so
+ * it is set here past AppError's registry (which knows ADDON_ACTION_REFUSED alone).
+ */
+export class AddonRefusal extends AppError {
+  constructor(status: number, code: string, message: string, params: Record<string, unknown> | undefined) {
+    super('ADDON_ACTION_REFUSED', { message, ...(params ? { params } : {}) });
+    Object.defineProperty(this, 'code', { value: code, enumerable: true });
+    Object.defineProperty(this, 'status', { value: status, enumerable: true });
+  }
+}
+
+/** Codes an add-on may not refuse with: the instance's own, and the prefixes of codes it may add (a client branching on them must never meet an add-on's). */
+const RESERVED_PREFIX = /^(ADDON|PUBLIC|AUTH|BRIDGE)_/;
+const REFUSE_CODE = /^[A-Z][A-Z0-9_]{1,63}$/;
+
+/** The refusal the child reported, checked again here (the isolate is not trusted): an AddonRefusal, or ADDON_FAILED saying what is wrong with it. */
+function refusalError(json: string): AppError {
+  const bad = (why: string) => new AppError('ADDON_FAILED', { params: { message: `ctx.refuse: ${why}` } });
+  let r: { status?: unknown; code?: unknown; message?: unknown; params?: unknown };
+  try {
+    r = JSON.parse(json, (k, v: unknown) => (k === '__proto__' ? undefined : v)) as typeof r;
+  } catch {
+    return bad('unreadable refusal');
+  }
+  const { status, code, message, params } = r ?? {};
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 499 || status === 401 || status === 407)
+    return bad('status is a 4xx other than 401 and 407');
+  if (typeof code !== 'string' || !REFUSE_CODE.test(code)) return bad('code is 2-64 of A-Z, 0-9 and _, starting with a letter');
+  if (RESERVED_PREFIX.test(code) || errorCodes().has(code))
+    return bad(`${code} is the instance's (its codes and those starting ADDON_, PUBLIC_, AUTH_, BRIDGE_ are reserved)`);
+  if (typeof message !== 'string' || !message) return bad('message is a non-empty string');
+  if (params !== null && params !== undefined && (typeof params !== 'object' || Array.isArray(params) || JSON.stringify(params).length > 4096))
+    return bad('params is a plain object of at most 4 KiB of JSON');
+  return new AddonRefusal(status, code, message.slice(0, 500), (params ?? undefined) as Record<string, unknown> | undefined);
+}
+
+/** The error a failed call answers with, from the child's result: a refusal, ADDON_FAILED (its detail kept for the log), or the limit it hit. */
+export function resultError(m: Extract<ResultMessage, { ok: false }>): AppError {
+  if (m.code === 'ADDON_ACTION_REFUSED') return refusalError(m.refusal);
+  const err = new AppError(m.code, m.code === 'ADDON_FAILED' && m.message ? { params: { message: m.message } } : {});
+  if (m.code === 'ADDON_FAILED' && (m.message || m.stack)) failureDetails.set(err, { message: m.message ?? '', stack: m.stack ?? null });
+  return err;
 }
 
 export interface FailureLogger {

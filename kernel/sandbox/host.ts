@@ -12,7 +12,7 @@ import { AppError } from '../errors.js';
 import { withDeadline } from '../deadline.js';
 import { forkWorker } from '../workers.js';
 import './errors.js';
-import { AddonFailureLog, blame, crashed } from './failure-log.js';
+import { AddonFailureLog, blame, crashed, resultError } from './failure-log.js';
 import { HostCallGate } from './host-call-gate.js';
 import type { CallMessage, CallTarget, HostCapability, ToChild, ToParent } from './protocol.js';
 
@@ -395,7 +395,7 @@ export class SandboxHost {
         } catch {
           p.reject(new AppError('ADDON_FAILED'));
         }
-      } else p.reject(new AppError(m.code, m.code === 'ADDON_FAILED' && m.message ? { params: { message: m.message } } : {}));
+      } else p.reject(resultError(m));
     } else if (m.t === 'need-code') {
       if (!p) return;
       child.sent.delete(p.msg.addon.hash);

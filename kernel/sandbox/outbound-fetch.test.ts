@@ -36,11 +36,16 @@ const viaTestResolver = (over: Partial<OutboundOptions> = {}): OutboundOptions =
 });
 
 async function refusal(p: Promise<unknown>): Promise<{ code: string; params: Record<string, unknown> | undefined }> {
+  const err = await refused(p);
+  return { code: err.code, params: err.params };
+}
+
+async function refused(p: Promise<unknown>): Promise<AppError> {
   try {
     await p;
   } catch (err) {
     expect(err).toBeInstanceOf(AppError);
-    return { code: (err as AppError).code, params: (err as AppError).params };
+    return err as AppError;
   }
   throw new Error('not refused');
 }
@@ -71,7 +76,7 @@ describe('outboundFetch', () => {
     expect((await refusal(outboundFetch(`http://0x7f.1:${port}/`, undefined, plain))).params?.reason).toBe('ip_literal');
     expect(await refusal(outboundFetch(`http://localhost:${port}/`, undefined, plain))).toEqual({
       code: 'ADDON_OUTBOUND_REFUSED',
-      params: { reason: 'private_address', host: 'localhost' },
+      params: { reason: 'private_address', host: 'localhost', address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/) },
     });
     // Every address of the answer is checked, not only the first.
     const mixed = {
@@ -85,6 +90,23 @@ describe('outboundFetch', () => {
     // The test override opens loopback only, never the private ranges.
     const privateOnly = viaTestResolver({ resolve: async () => [{ address: '192.168.1.10', family: 4 }] });
     expect((await refusal(outboundFetch(`http://svc.test/`, undefined, privateOnly))).params?.reason).toBe('private_address');
+  });
+
+  it("says in the error's message which host was refused and why (the add-on reads it), without the address a name resolved to", async () => {
+    const plain: OutboundOptions = { allowedHosts: ['svc.test'], networkFeatures: true };
+    expect((await refused(outboundFetch('http://10.0.0.5/x', undefined, plain))).message).toBe('outbound fetch to 10.0.0.5 refused: private address');
+    expect((await refused(outboundFetch('http://93.184.216.34/x', undefined, plain))).message).toBe(
+      'outbound fetch to 93.184.216.34 refused: an IP address, not a host name (outbound lists host names)',
+    );
+    expect((await refused(outboundFetch('https://evil.example/x', undefined, plain))).message).toBe(
+      "outbound fetch to evil.example refused: host not in the add-on's allow-list (outbound in addon.json)",
+    );
+    const internal = await refused(outboundFetch('http://svc.test/', undefined, { ...plain, resolve: async () => [{ address: '10.1.2.3', family: 4 }] }));
+    expect(internal.message).toBe('outbound fetch to svc.test refused: private address');
+    expect(internal.params).toEqual({ reason: 'private_address', host: 'svc.test', address: '10.1.2.3' });
+    expect((await refused(outboundFetch(`http://svc.test:${port}/hang`, undefined, viaTestResolver({ timeoutMs: 100 })))).message).toBe(
+      'outbound fetch to svc.test failed: no answer in time',
+    );
   });
 
   it('refuses hosts not listed, other schemes, and everything while network features are off', async () => {
@@ -101,12 +123,12 @@ describe('outboundFetch', () => {
   it('caps the response body and the time', async () => {
     expect(await refusal(outboundFetch(`http://svc.test:${port}/big`, undefined, viaTestResolver({ maxBodyBytes: 1024 })))).toEqual({
       code: 'ADDON_FETCH_FAILED',
-      params: { reason: 'response_too_large', max: 1024 },
+      params: { reason: 'response_too_large', host: 'svc.test', max: 1024 },
     });
     expect((await outboundFetch(`http://svc.test:${port}/big`, undefined, viaTestResolver())).body).toHaveLength(64 * 1024);
     expect(await refusal(outboundFetch(`http://svc.test:${port}/hang`, undefined, viaTestResolver({ timeoutMs: 200 })))).toEqual({
       code: 'ADDON_FETCH_FAILED',
-      params: { reason: 'timeout', timeoutMs: 200 },
+      params: { reason: 'timeout', host: 'svc.test', timeoutMs: 200 },
     });
   });
 });

@@ -49,8 +49,30 @@ const DROPPED_HEADERS = new Set([
   'trailer',
 ]);
 
-const refused = (reason: string, params: Record<string, unknown> = {}) => new AppError('ADDON_OUTBOUND_REFUSED', { params: { reason, ...params } });
-const failed = (reason: string, params: Record<string, unknown> = {}) => new AppError('ADDON_FETCH_FAILED', { params: { reason, ...params } });
+/** Why a fetch was refused, in the words of its message (the add-on reads it; `params.reason` is the code). */
+const REFUSED_BECAUSE: Record<string, string> = {
+  invalid_url: 'not a URL',
+  scheme: 'only http and https',
+  credentials_in_url: 'user or password in the URL',
+  ip_literal: 'an IP address, not a host name (outbound lists host names)',
+  host_not_listed: "host not in the add-on's allow-list (outbound in addon.json)",
+  method: 'method not allowed',
+  request_body: 'request body is not a string of at most 1 MiB',
+  private_address: 'private address',
+  headers: 'a malformed header',
+};
+const FAILED_BECAUSE: Record<string, string> = {
+  dns: 'the host name does not resolve',
+  response_too_large: 'the response is too large',
+  timeout: 'no answer in time',
+  network: 'the connection failed',
+};
+
+/** `outbound fetch to <host> refused: <why>`: the message names what was asked and why it was not sent. */
+const refused = (what: string, reason: string, params: Record<string, unknown> = {}, because = REFUSED_BECAUSE[reason] ?? reason) =>
+  new AppError('ADDON_OUTBOUND_REFUSED', { message: `outbound fetch to ${what} refused: ${because}`, params: { reason, ...params } });
+const failed = (what: string, reason: string, params: Record<string, unknown> = {}) =>
+  new AppError('ADDON_FETCH_FAILED', { message: `outbound fetch to ${what} failed: ${FAILED_BECAUSE[reason] ?? reason}`, params: { reason, ...params } });
 
 /** Addresses no add-on may reach: loopback, private, CGNAT, link-local, multicast, documentation and reserved ranges. */
 const BLOCKED = new BlockList();
@@ -174,18 +196,21 @@ export async function outboundRequest(
   try {
     target = new URL(url);
   } catch {
-    throw refused('invalid_url');
+    throw refused(String(url).slice(0, 200), 'invalid_url');
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw refused('scheme', { scheme: target.protocol.replace(/:$/, '') });
-  if (target.username || target.password) throw refused('credentials_in_url');
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw refused(target.host || target.protocol, 'scheme', { scheme: target.protocol.replace(/:$/, '') });
+  if (target.username || target.password) throw refused(target.hostname, 'credentials_in_url', { host: target.hostname });
   const host = target.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) !== 0) throw refused('ip_literal', { host });
-  if (!hostAllowed(host, opts.allowedHosts)) throw refused('host_not_listed', { host });
+  // An IP literal is refused outright; the message says so of a private one too, the reason a name resolving to it is refused for.
+  if (isIP(host) !== 0) throw refused(host, 'ip_literal', { host }, isPublicAddress(host) ? REFUSED_BECAUSE['ip_literal'] : REFUSED_BECAUSE['private_address']);
+  if (!hostAllowed(host, opts.allowedHosts)) throw refused(host, 'host_not_listed', { host });
 
   const method = (init?.method ?? 'GET').toUpperCase();
-  if (!METHODS.has(method)) throw refused('method', { method });
+  if (!METHODS.has(method)) throw refused(host, 'method', { host, method });
   const body = init?.body;
-  if (body !== undefined && (typeof body !== 'string' || Buffer.byteLength(body) > MAX_REQUEST_BODY)) throw refused('request_body', { max: MAX_REQUEST_BODY });
+  if (body !== undefined && (typeof body !== 'string' || Buffer.byteLength(body) > MAX_REQUEST_BODY))
+    throw refused(host, 'request_body', { host, max: MAX_REQUEST_BODY });
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(init?.headers ?? {})) {
     if (typeof v !== 'string' || DROPPED_HEADERS.has(k.toLowerCase())) continue;
@@ -198,10 +223,12 @@ export async function outboundRequest(
   try {
     addresses = await (opts.resolve ?? defaultResolve)(host);
   } catch {
-    throw failed('dns', { host });
+    throw failed(host, 'dns', { host });
   }
-  if (addresses.length === 0) throw failed('dns', { host });
-  for (const a of addresses) if (!isPublicAddress(a.address, opts.allowLoopbackForTests === true)) throw refused('private_address', { host });
+  if (addresses.length === 0) throw failed(host, 'dns', { host });
+  // The address a name resolved to stays out of the message (the add-on learns no internal address), and goes into the log with params.
+  for (const a of addresses)
+    if (!isPublicAddress(a.address, opts.allowLoopbackForTests === true)) throw refused(host, 'private_address', { host, address: a.address });
   const pinned = addresses[0]!;
   // The connection goes to the address just checked, whatever the resolver would say now.
   const lookup: LookupFunction = (_hostname, options, callback) => {
@@ -224,7 +251,7 @@ export async function outboundRequest(
             size += chunk.length;
             if (size > maxBody) {
               req.destroy();
-              reject(failed('response_too_large', { max: maxBody }));
+              reject(failed(host, 'response_too_large', { host, max: maxBody }));
               return;
             }
             chunks.push(chunk);
@@ -234,15 +261,15 @@ export async function outboundRequest(
             for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
             resolve({ status: res.statusCode ?? 0, headers: out, body: Buffer.concat(chunks) });
           });
-          res.on('error', () => reject(deadline.aborted ? failed('timeout', { timeoutMs }) : failed('network')));
+          res.on('error', () => reject(deadline.aborted ? failed(host, 'timeout', { host, timeoutMs }) : failed(host, 'network', { host })));
         },
       );
     } catch {
       // Node refuses a malformed header name or value before anything is sent.
-      reject(refused('headers'));
+      reject(refused(host, 'headers', { host }));
       return;
     }
-    req.on('error', () => reject(deadline.aborted ? failed('timeout', { timeoutMs }) : failed('network')));
+    req.on('error', () => reject(deadline.aborted ? failed(host, 'timeout', { host, timeoutMs }) : failed(host, 'network', { host })));
     if (body !== undefined) req.end(body);
     else req.end();
   });

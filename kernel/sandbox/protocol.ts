@@ -40,7 +40,11 @@ export type ToChild = CallMessage | HostResultMessage | { t: 'stop' };
 export type FailureCode = 'ADDON_FAILED' | 'ADDON_MEMORY_LIMIT' | 'ADDON_TIMEOUT' | 'ADDON_HOST_CALLS' | 'ADDON_HANDLER_MISSING';
 
 export type ResultMessage =
-  { t: 'result'; id: number; ok: true; /** JSON of the value */ value: string } | { t: 'result'; id: number; ok: false; code: FailureCode; message?: string };
+  | { t: 'result'; id: number; ok: true; /** JSON of the value */ value: string }
+  /** `stack`: ADDON_FAILED's, as the isolate wrote it (frames of server.js). */
+  | { t: 'result'; id: number; ok: false; code: FailureCode; message?: string; stack?: string }
+  /** An action's `ctx.refuse`: JSON of `{status, code, message, params}`, checked again by the API process. */
+  | { t: 'result'; id: number; ok: false; code: 'ADDON_ACTION_REFUSED'; refusal: string };
 
 export type ToParent =
   | { t: 'ready' }

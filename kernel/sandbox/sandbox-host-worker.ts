@@ -184,6 +184,11 @@ function logCallback(r: Running) {
   };
 }
 
+/** The stack of an add-on's failure, for the API process to map to the author's source (bounded). */
+function stackOf(stack: unknown): { stack?: string } {
+  return typeof stack === 'string' && stack ? { stack: stack.slice(0, 16 * 1024) } : {};
+}
+
 function remember(hash: string, entry: CodeEntry): void {
   codes.delete(hash);
   codes.set(hash, entry);
@@ -286,11 +291,21 @@ async function handleCall(msg: CallMessage): Promise<void> {
       r.finish({ t: 'result', id: msg.id, ok: false, code: 'ADDON_FAILED', message: 'The result is over 4 MiB of JSON.' });
       return;
     }
-    const parsed = JSON.parse(String(out)) as { ok: boolean; value?: unknown; missing?: boolean; memory?: boolean; message?: string };
+    const parsed = JSON.parse(String(out)) as {
+      ok: boolean;
+      value?: unknown;
+      missing?: boolean;
+      memory?: boolean;
+      message?: string;
+      stack?: string | null;
+      refused?: unknown;
+    };
     if (parsed.ok) r.finish({ t: 'result', id: msg.id, ok: true, value: JSON.stringify(parsed.value ?? null) });
+    else if (parsed.refused !== undefined)
+      r.finish({ t: 'result', id: msg.id, ok: false, code: 'ADDON_ACTION_REFUSED', refusal: JSON.stringify(parsed.refused) });
     else if (parsed.missing) r.finish({ t: 'result', id: msg.id, ok: false, code: 'ADDON_HANDLER_MISSING' });
     else if (parsed.memory) breakOff(r, 'ADDON_MEMORY_LIMIT');
-    else r.finish({ t: 'result', id: msg.id, ok: false, code: 'ADDON_FAILED', message: String(parsed.message ?? '').slice(0, 500) });
+    else r.finish({ t: 'result', id: msg.id, ok: false, code: 'ADDON_FAILED', message: String(parsed.message ?? '').slice(0, 500), ...stackOf(parsed.stack) });
   } catch (err) {
     const message = String((err as Error)?.message ?? '');
     if (r.breach) {
@@ -298,8 +313,8 @@ async function handleCall(msg: CallMessage): Promise<void> {
     } else if (isolate.isDisposed && /memory limit/i.test(message)) breakOff(r, 'ADDON_MEMORY_LIMIT');
     else if (isolate.isDisposed || /timed out/i.test(message)) breakOff(r, 'ADDON_TIMEOUT');
     else if (failedInAddon) {
-      // Thrown by the module's top level (the add-on's own message; isolated-vm's stack is not passed on).
-      r.finish({ t: 'result', id: msg.id, ok: false, code: 'ADDON_FAILED', message: message.slice(0, 500) });
+      // Thrown by the module's top level: the add-on's own message, and its stack for the instance's log (never the caller).
+      r.finish({ t: 'result', id: msg.id, ok: false, code: 'ADDON_FAILED', message: message.slice(0, 500), ...stackOf((err as Error)?.stack) });
     } else r.finish({ t: 'result', id: msg.id, ok: false, code: 'ADDON_FAILED' });
   } finally {
     clearInterval(watchdog);

@@ -242,7 +242,7 @@ describe('the sandbox host', () => {
       mail: 'undefined',
       fetch: 'undefined',
       log: 'function',
-      keys: ['addon', 'connection', 'instance', 'kv', 'log', 'settings'],
+      keys: ['addon', 'connection', 'instance', 'kv', 'log', 'refuse', 'settings'],
     });
   });
 

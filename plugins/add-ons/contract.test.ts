@@ -320,6 +320,7 @@ describe('add-on contract', () => {
           table: 'shelf__books',
           methods: ['GET', 'POST'],
           action: 'create',
+          changes: [],
           definition: expect.objectContaining({ methods: ['GET', 'POST'], writable: ['title'], filterable: ['title'] }),
         },
       ]);

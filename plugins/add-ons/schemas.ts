@@ -84,7 +84,12 @@ export const planSchema = z
         ref: z.string(),
         table: z.string(),
         methods: z.array(z.string()),
-        action: planAction(['create', 'keep', 'remove'] as const),
+        action: planAction(['create', 'keep', 'change', 'remove'] as const),
+        changes: z
+          .array(z.string())
+          .describe(
+            "For `change`: what differs from the installed version's endpoint (`table` or a definition key: `methods`, `writable`, `filterable`, …), in name order; empty otherwise.",
+          ),
         definition: z
           .record(z.string(), z.unknown())
           .nullable()

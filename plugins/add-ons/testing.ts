@@ -5,7 +5,9 @@ import type { AddressInfo } from 'node:net';
 import Database from 'better-sqlite3';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import * as esbuild from 'esbuild';
 import { packAddon } from '../../addons-sdk/src/cli/pack.js';
+import { writePackage } from '../../addons-sdk/src/package/write.js';
 import type { AddonManifestInput } from '../../addons-sdk/src/manifest/index.js';
 import type { HttpClient, HttpResponse } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
@@ -29,6 +31,34 @@ export async function packFixture(
   }
   const packed = await packAddon(dir, join(dir, 'out', `${manifest.key}-${manifest.version}.tgz`));
   return { file: packed.file, bytes: readFileSync(packed.file), sha256: packed.sha256 };
+}
+
+/**
+ * A package whose server.js carries its source map beside it (`server.js.map`, v3 with
+ * sourcesContent), bundled from `server.ts` with esbuild as pack bundles it, the map on.
+ */
+export async function packWithSourceMap(manifest: AddonManifestInput, server: string): Promise<Buffer> {
+  const dir = mkdtempSync(join(tmpdir(), 'addon-map-'));
+  writeFileSync(join(dir, 'server.ts'), server);
+  const out = await esbuild.build({
+    entryPoints: [join(dir, 'server.ts')],
+    absWorkingDir: dir,
+    outfile: join(dir, 'server.js'),
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    sourcemap: 'external',
+    sourcesContent: true,
+    logLevel: 'silent',
+  });
+  const file = (suffix: string) => Buffer.from(out.outputFiles.find((f) => f.path.endsWith(suffix))!.contents);
+  return writePackage([
+    { path: 'addon.json', data: Buffer.from(JSON.stringify(manifest)) },
+    { path: 'server.js', data: file('server.js') },
+    { path: 'server.js.map', data: file('server.js.map') },
+  ]);
 }
 
 /** POST /add-ons/upload with the package as the one file part. */

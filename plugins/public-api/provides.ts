@@ -30,8 +30,8 @@ export interface PublicCallOptions {
 }
 
 /**
- * Callable with a public key, or by staff with a session (D23): a session-only request reaches
- * the handler with a null caller, for the route to authenticate as staff.
+ * Callable with a public key, or by staff (D23): a session-only request, or one with an admin API
+ * key (`adm_sk_…`), reaches the handler with a null caller, for the route to authenticate as staff.
  */
 export const publicKeyOrStaffAudience = defineAudience<PublicCaller | null, PublicCallOptions>({
   name: 'public-key-or-staff',

@@ -18,6 +18,7 @@ import { defineAddon } from '@svc/addons-sdk';
 export default defineAddon({ actions: {
   echo: async (ctx, input) => ({ echoed: input, from: 'probe' }),
   peek: async (ctx) => ctx.connection,
+  full: async (ctx) => ctx.refuse(409, 'DESK_FULL', 'The desk is full today; try tomorrow.', { seats: 0 }),
 } });
 `;
 
@@ -62,6 +63,9 @@ async function main() {
   out.echo = await call('a1', 'echo', { n: 41 });
   out.missing = await call('a2', 'nope', null);
   out.tooLarge = await call('a3', 'echo', 'x'.repeat(70000));
+  // The add-on's own refusal reaches the page whole, and the page says it where it called.
+  out.refused = await call('a4', 'full', null);
+  document.getElementById('said').textContent = out.refused.error.message;
   out.ignoredAnswered = [...answers.keys()].filter((id) => String(id).startsWith('ignored'));
   window.parent.postMessage({ type: 'probe-report', out }, '*');
   const pre = document.getElementById('out');
@@ -76,7 +80,7 @@ const PROBE: AddonManifestInput = {
   name: 'Probe',
   version: '1.0.0',
   engine: '>=0.1.0',
-  actions: ['echo', 'peek'],
+  actions: ['echo', 'peek', 'full'],
   surfaces: [{ name: 'desk', kind: 'dashboard-page', title: 'Probe desk' }],
 };
 const VAULT: AddonManifestInput = {
@@ -135,7 +139,7 @@ describe.runIf(browserAvailable())("apps' pages in the navigation, the action br
     ({ inst, admin } = await bootWithAdmin({ ...addonsReachingLoopback('fetch'), env: { SVC_NETWORK_FEATURES: 'true' } }));
     await install(PROBE, {
       'surfaces/desk/index.html':
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Probe desk</title><script src="probe.js" defer></script></head><body><main><h1>Probe desk</h1><pre id="out">running</pre></main></body></html>',
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Probe desk</title><script src="probe.js" defer></script></head><body><main><h1>Probe desk</h1><p id="said" role="status"></p><pre id="out">running</pre></main></body></html>',
       'surfaces/desk/probe.js': PROBE_JS,
     });
     await install(VAULT);
@@ -213,6 +217,13 @@ describe.runIf(browserAvailable())("apps' pages in the navigation, the action br
     expect(out.missing).toMatchObject({ type: 'svc-action-result', id: 'a2', ok: false, error: { code: 'ADDON_HANDLER_MISSING' } });
     expect(out.tooLarge).toMatchObject({ type: 'svc-action-result', id: 'a3', ok: false, error: { code: 'BRIDGE_INPUT_TOO_LARGE' } });
     expect(out.ignoredAnswered).toEqual([]);
+    expect(out.refused).toEqual({
+      type: 'svc-action-result',
+      id: 'a4',
+      ok: false,
+      error: { code: 'DESK_FULL', message: 'The desk is full today; try tomorrow.', status: 409, params: { seats: 0 } },
+    });
+    expect(await frame.getByRole('status').textContent()).toBe('The desk is full today; try tomorrow.');
     // The page's own report reached the dashboard's window (and did nothing there).
     await expect.poll(() => page.evaluate(() => (window as unknown as { probeReports: unknown[] }).probeReports.length)).toBe(1);
     // The frame's refused fetch is the page's own CSP at work (connect-src: the public API only).
@@ -220,7 +231,7 @@ describe.runIf(browserAvailable())("apps' pages in the navigation, the action br
     expect(problems.some(csp)).toBe(true);
     expectNoProblems(
       problems.filter((p) => !csp(p)),
-      [400, 404],
+      [400, 404, 409],
     );
   });
 

@@ -280,11 +280,14 @@ for (const dialect of ['sqlite', 'postgres'] as const)
       const verified = page.getByTestId('plan-verified');
       expect(await verified.textContent()).toContain(msg('addOns.verified.no'));
       expect(await verified.textContent()).toContain(msg('addOns.plan.verifiedNo'));
-      // The diff: one new column, nothing else; the connection stays (no picker).
+      // The diff: one new column, and the endpoint that now shows and takes it; the connection stays (no picker).
       const changes = page.getByTestId('plan-changes').getByRole('listitem');
       await expect
         .poll(() => changes.allTextContents())
-        .toEqual([msg('addOns.diff.newColumn', { column: 'notes', type: 'text', table: 'table_booking__bookings' })]);
+        .toEqual([
+          msg('addOns.diff.newColumn', { column: 'notes', type: 'text', table: 'table_booking__bookings' }),
+          msg('addOns.diff.changeEndpoint', { ref: 'table-booking-bookings', fields: 'columns, writable' }),
+        ]);
       expect(await page.getByLabel(msg('addOns.plan.connection')).count()).toBe(0);
       const notes = page
         .getByTestId('plan-table')

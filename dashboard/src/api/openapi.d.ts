@@ -1934,7 +1934,7 @@ export interface paths {
         put?: never;
         /**
          * Call an app's action
-         * @description Runs an action the add-on declares (addon.json `actions`) in its sandbox with `input`, and answers what it returned. Callers: the app's own key (`Authorization: Bearer adm_pub_…`, 401 PUBLIC_KEY_INVALID for any other key) or a signed-in person holding add-ons.use; an action the add-on lists in `staffActions` refuses the app key (403 ADDON_ACTION_STAFF_ONLY). The app key's call counts as one write against the key's and the visitor's write budgets (peak × 300 a minute, a twelfth per visitor): over them 429 PUBLIC_RATE_LIMITED with Retry-After. Limits of the sandbox apply: 504 ADDON_TIMEOUT, 502 ADDON_MEMORY_LIMIT / ADDON_FAILED / ADDON_CRASHED, 429 ADDON_HOST_CALLS; 404 ADDON_HANDLER_MISSING for an action it does not declare, ADDON_NOT_FOUND when the add-on is not installed and enabled.
+         * @description Runs an action the add-on declares (addon.json `actions`) in its sandbox with `input`, and answers what it returned. Callers: the app's own key (`Authorization: Bearer adm_pub_…`, 401 PUBLIC_KEY_INVALID for any other public key), or staff holding add-ons.use: a signed-in person or an API key (`Bearer adm_sk_…`) whose role has it (403 FORBIDDEN otherwise); an action the add-on lists in `staffActions` refuses the app key (403 ADDON_ACTION_STAFF_ONLY). The action may refuse the call with `ctx.refuse(status, code, message, params)`: a 4xx other than 401 and 407, in the standard envelope with the add-on's own code (not one of the instance's). The app key's call counts as one write against the key's and the visitor's write budgets (peak × 300 a minute, a twelfth per visitor): over them 429 PUBLIC_RATE_LIMITED with Retry-After. Limits of the sandbox apply: 504 ADDON_TIMEOUT, 502 ADDON_MEMORY_LIMIT / ADDON_FAILED / ADDON_CRASHED, 429 ADDON_HOST_CALLS; 404 ADDON_HANDLER_MISSING for an action it does not declare, ADDON_NOT_FOUND when the add-on is not installed and enabled.
          */
         post: operations["postPublicAppsByKeyActionsByName"];
         delete?: never;
@@ -2805,7 +2805,9 @@ export interface components {
                 table: string;
                 methods: string[];
                 /** @enum {string} */
-                action: "create" | "keep" | "remove";
+                action: "create" | "keep" | "change" | "remove";
+                /** @description For `change`: what differs from the installed version's endpoint (`table` or a definition key: `methods`, `writable`, `filterable`, …), in name order; empty otherwise. */
+                changes: string[];
                 /** @description What the manifest declares of the endpoint (columns, writable, filters, defaults, booking rules, limits, …); null for one the upgrade removes. */
                 definition: {
                     [key: string]: unknown;
@@ -13081,7 +13083,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            /** @description The add-on's ctx.refuse (its code), or the request's shape. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13110,6 +13112,24 @@ export interface operations {
             };
             /** @description Error */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The add-on's ctx.refuse: any 4xx but 401 and 407 may come with the add-on's own code. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The add-on's ctx.refuse: any 4xx but 401 and 407 may come with the add-on's own code. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -27,7 +27,8 @@ const notes = (version: string, extra: Partial<AddonManifestInput> = {}): AddonM
       ],
     },
   ],
-  endpoints: [{ ref: 'notes', table: 'notes', methods: ['GET', 'POST'], writable: ['body'] }],
+  // 1.1.0 lets visitors pin a note: the endpoint's definition changes.
+  endpoints: [{ ref: 'notes', table: 'notes', methods: ['GET', 'POST'], writable: version === '1.1.0' ? ['body', 'pinned'] : ['body'] }],
   settings: { type: 'object', properties: { title: { type: 'string', default: 'My notes' }, token: { type: 'string', secret: true } }, required: [] },
   ...extra,
 });
@@ -90,7 +91,14 @@ describe('add-on lifecycle: upload, plan, install, upgrade, settings, remove', (
       },
     ]);
     expect(p.endpoints).toEqual([
-      { ref: 'notes-notes', table: 'notes__notes', methods: ['GET', 'POST'], action: 'create', definition: { methods: ['GET', 'POST'], writable: ['body'] } },
+      {
+        ref: 'notes-notes',
+        table: 'notes__notes',
+        methods: ['GET', 'POST'],
+        action: 'create',
+        changes: [],
+        definition: { methods: ['GET', 'POST'], writable: ['body'] },
+      },
     ]);
     expect(p.warnings[0]).toMatch(/uploaded/);
     expect(p.settings).toEqual([
@@ -188,6 +196,15 @@ describe('add-on lifecycle: upload, plan, install, upgrade, settings, remove', (
     expect(p).toMatchObject({ from: '1.0.0', to: '1.1.0', destructive: false });
     expect(p.tables[0]).toMatchObject({ name: 'notes__notes', action: 'alter' });
     expect(p.tables[0].columns).toContainEqual({ name: 'pinned', type: 'boolean', action: 'add' });
+    // A changed endpoint says so, and what changed (not "keep").
+    expect(p.endpoints).toEqual([
+      expect.objectContaining({
+        ref: 'notes-notes',
+        action: 'change',
+        changes: ['writable'],
+        definition: { methods: ['GET', 'POST'], writable: ['body', 'pinned'] },
+      }),
+    ]);
     const up = await admin.post('/api/v1/add-ons/notes/upgrade', { version: '1.1.0', planHash: p.hash });
     expect(up.status, JSON.stringify(up.body)).toBe(200);
     expect(up.body.data.addon.version).toBe('1.1.0');

@@ -169,4 +169,10 @@ export class PackageStore {
     const file = join(await this.unpacked(key, version), 'server.js');
     return existsSync(file) ? readFileSync(file, 'utf8') : null;
   }
+
+  /** server.js.map of a staged version (the source map pack writes beside server.js), or null when the package has none. */
+  async serverSourceMap(key: string, version: string): Promise<string | null> {
+    const file = join(await this.unpacked(key, version), 'server.js.map');
+    return existsSync(file) ? readFileSync(file, 'utf8') : null;
+  }
 }

@@ -25,8 +25,18 @@ export interface AddonPlan {
     action: 'create' | 'alter' | 'keep' | 'drop';
     columns: Array<{ name: string; type: string; action: 'add' | 'keep' | 'drop' | 'retype' }>;
   }>;
-  /** `definition`: what the manifest declares of the endpoint (its columns, writable, filters, booking rules, …); null for one removed. */
-  endpoints: Array<{ ref: string; table: string; methods: string[]; action: 'create' | 'keep' | 'remove'; definition: Record<string, unknown> | null }>;
+  /**
+   * `definition`: what the manifest declares of the endpoint (its columns, writable, filters, booking rules, …); null for one removed.
+   * `changes`: for an upgrade's `change`, the fields of the definition (and `table`) that differ from the installed version's.
+   */
+  endpoints: Array<{
+    ref: string;
+    table: string;
+    methods: string[];
+    action: 'create' | 'keep' | 'change' | 'remove';
+    changes: string[];
+    definition: Record<string, unknown> | null;
+  }>;
   capabilities: string[];
   outbound: string[];
   surfaces: Array<{ name: string; kind: string; title: string }>;
@@ -59,8 +69,23 @@ function hashOf(plan: Omit<AddonPlan, 'hash'>, packageSha256: string | null): st
   return createHash('sha256').update(JSON.stringify({ plan, packageSha256 })).digest('hex');
 }
 
-function sameEndpoints(m: AddonManifest | null) {
-  return new Set((m?.endpoints ?? []).map((e) => e.ref));
+/** A value as JSON with object keys in order, so that two definitions compare by content, not by how they were written. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/** The fields of an endpoint (its table and each definition key) that differ between two versions, in name order. */
+export function endpointChanges(before: AddonManifest['endpoints'][number], after: AddonManifest['endpoints'][number]): string[] {
+  const { ref: _a, ...was } = before as Record<string, unknown>;
+  const { ref: _b, ...now } = after as Record<string, unknown>;
+  return [...new Set([...Object.keys(was), ...Object.keys(now)])].filter((k) => canonical(was[k]) !== canonical(now[k])).sort();
 }
 
 /**
@@ -115,7 +140,7 @@ export async function planInstall(
   }
 
   const publicAdmin = kernel.plugin(publicAdminRef);
-  const before = sameEndpoints(installed?.manifest ?? null);
+  const before = new Map((installed?.manifest.endpoints ?? []).map((e) => [e.ref, e]));
   const endpoints: AddonPlan['endpoints'] = [];
   for (const e of m.endpoints) {
     const ref = publicRef(m.key, e.ref);
@@ -123,17 +148,27 @@ export async function planInstall(
     if (holder && holder.addonKey !== m.key)
       throw new AppError('ADDON_CONFLICT', { message: `The endpoint ref ${ref} is taken.`, params: { what: 'endpoint', name: ref } });
     const { ref: _ref, table: _table, ...definition } = e;
+    const was = before.get(e.ref);
+    const changes = was ? endpointChanges(was, e) : [];
     endpoints.push({
       ref,
       table: physicalTableName(m.key, e.table),
       methods: [...e.methods],
-      action: before.has(e.ref) ? 'keep' : 'create',
+      action: !was ? 'create' : changes.length ? 'change' : 'keep',
+      changes,
       definition: definition as Record<string, unknown>,
     });
   }
   for (const old of installed?.manifest.endpoints ?? []) {
     if (!m.endpoints.some((e) => e.ref === old.ref))
-      endpoints.push({ ref: publicRef(m.key, old.ref), table: physicalTableName(m.key, old.table), methods: [], action: 'remove', definition: null });
+      endpoints.push({
+        ref: publicRef(m.key, old.ref),
+        table: physicalTableName(m.key, old.table),
+        methods: [],
+        action: 'remove',
+        changes: [],
+        definition: null,
+      });
   }
 
   for (const t of m.mail.templates) {
@@ -225,6 +260,7 @@ export function planRemoval(installed: InstalledAddon): PlanOutcome {
       table: physicalTableName(m.key, e.table),
       methods: [],
       action: 'remove',
+      changes: [],
       definition: null,
     })),
     capabilities: [],

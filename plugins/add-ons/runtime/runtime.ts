@@ -1,5 +1,6 @@
 import { HOOK_NAME, OUTBOUND_CONNECT, physicalTableName } from '../../../addons-sdk/src/manifest/index.js';
 import {
+  addonFailureDetail,
   type AfterRowWrite,
   AppError,
   type BeforeRowWrite,
@@ -15,6 +16,7 @@ import {
   type ScheduledJob,
   type SecretBox,
 } from '../../../kernel/api.js';
+import { AddonLog, redact as redactSecrets, secretsOf } from './addon-log.js';
 import { HostDb } from './host-db.js';
 import { HostKv } from './host-kv.js';
 import { AddonMail, sweepMailSends, syncAddonTemplates } from './mail.js';
@@ -61,7 +63,7 @@ export interface RuntimeReader {
   readonly db: AddonsDb;
   readonly installed: Pick<InstalledStore, 'list' | 'stamp'>;
   readonly instances: Pick<InstanceStore, 'all'>;
-  readonly packages: Pick<PackageStore, 'serverCode'>;
+  readonly packages: Pick<PackageStore, 'serverCode' | 'serverSourceMap'>;
   /** Opens the secret settings the add-on's code reads. */
   readonly box: SecretBox;
   readonly connects: Pick<AddonConnections, 'forAddon'>;
@@ -87,6 +89,10 @@ export class AddonRuntime implements RowWriteHookProvider {
   /** The add-ons whose mail templates are registered now (AO24). */
   private mailOwners = new Set<string>();
   private closed = false;
+  /** What add-ons write into the instance's log: ctx.log, their failures with the source line, refused fetches (AO35). */
+  private readonly addonLog: AddonLog;
+  /** The secret values each add-on instance's calls ran with last (`key\u0000instance`), kept out of what it logs. */
+  private readonly secrets = new Map<string, string[]>();
 
   constructor(
     private readonly kernel: Kernel,
@@ -96,6 +102,13 @@ export class AddonRuntime implements RowWriteHookProvider {
     this.db = new HostDb(kernel);
     this.kv = new HostKv(addons.db);
     this.mail = new AddonMail(kernel);
+    this.addonLog = new AddonLog(kernel.log, () => kernel.now(), {
+      sourceMap: (key, version) => addons.packages.serverSourceMap(key, version),
+      code: (key, version) => {
+        const sandbox = this.loaded.get(key)?.sandbox;
+        return sandbox?.version === version ? sandbox.code : null;
+      },
+    });
   }
 
   async start(): Promise<void> {
@@ -243,7 +256,21 @@ export class AddonRuntime implements RowWriteHookProvider {
     const settings = openSettings(stored, this.addons.box) as Record<string, Json>;
     // What connect stored for this add-on's own key, and nothing of another's (D25, D29).
     const connection = await this.addons.connects.forAddon(l.addon);
-    return this.kernel.sandbox.call({ addon: l.sandbox, target, context: { instance, settings, connection }, input });
+    const secretNames = Object.entries(l.addon.manifest.settings.properties).flatMap(([name, f]) => (f.secret === true ? [name] : []));
+    const secrets = secretsOf(secretNames, settings, connection);
+    this.secrets.set(`${l.addon.key}\u0000${instance}`, secrets);
+    try {
+      return await this.kernel.sandbox.call({ addon: l.sandbox, target, context: { instance, settings, connection }, input });
+    } catch (err) {
+      const detail = addonFailureDetail(err);
+      if (detail) {
+        // The caller is told the message (never the stack), with no secret of the add-on in it.
+        const params = (err as AppError).params;
+        if (params && typeof params['message'] === 'string') params['message'] = redactSecrets(params['message'], secrets);
+        this.addonLog.failure({ key: l.addon.key, version: l.addon.version }, target, detail, secrets).catch(() => undefined);
+      }
+      throw err;
+    }
   }
 
   // RowWriteHookProvider
@@ -330,7 +357,7 @@ export class AddonRuntime implements RowWriteHookProvider {
     if (capability === 'log') {
       const [message, fields] = args;
       const level = method === 'error' ? 'error' : method === 'warn' ? 'warn' : 'info';
-      this.kernel.log[level]({ addon: addon.key, fields: fields ?? null }, String(message).slice(0, 2000));
+      this.addonLog.line(addon, level, message, fields, this.secrets.get(`${addon.key}\u0000${addon.instance ?? DEFAULT_INSTANCE}`) ?? []);
       return null;
     }
     if (!m.capabilities.includes(capability)) throw new AppError('ADDON_HOST_DENIED', { message: `The add-on did not declare ${capability}.` });
@@ -346,13 +373,20 @@ export class AddonRuntime implements RowWriteHookProvider {
         if (typeof url !== 'string') throw new AppError('VALIDATION_FAILED', { message: 'fetch(url, init)' });
         // A `connect:<field>` entry allows the host the operator connected (read now, so a disconnect takes it away at once).
         const connection = m.outbound.some((o) => OUTBOUND_CONNECT.test(o)) ? await this.addons.connects.forAddon(l.addon) : null;
-        return (await outboundFetch(url, (init ?? undefined) as Parameters<typeof outboundFetch>[1], {
-          allowedHosts: outboundHosts(m.outbound, connection),
-          networkFeatures: this.kernel.config.networkFeatures,
-          // Never past its call's end: the add-on is answered then, and the request would hold its slot for nothing.
-          timeoutMs: Math.max(1, Math.min(FETCH_TIMEOUT_MS, deadline - Date.now())),
-          ...(this.options.allowLoopback?.('fetch') ? { allowLoopbackForTests: true } : {}),
-        })) as unknown as Json;
+        try {
+          return (await outboundFetch(url, (init ?? undefined) as Parameters<typeof outboundFetch>[1], {
+            allowedHosts: outboundHosts(m.outbound, connection),
+            networkFeatures: this.kernel.config.networkFeatures,
+            // Never past its call's end: the add-on is answered then, and the request would hold its slot for nothing.
+            timeoutMs: Math.max(1, Math.min(FETCH_TIMEOUT_MS, deadline - Date.now())),
+            ...(this.options.allowLoopback?.('fetch') ? { allowLoopbackForTests: true } : {}),
+          })) as unknown as Json;
+        } catch (err) {
+          // The add-on reads which host and why in the error's message; the operator in the log.
+          if (err instanceof AppError && (err.code === 'ADDON_OUTBOUND_REFUSED' || err.code === 'NETWORK_FEATURES_DISABLED'))
+            this.addonLog.refusedFetch(addon, err);
+          throw err;
+        }
       }
     }
     throw new AppError('ADDON_HOST_DENIED', { message: `${capability} is not a host capability.` });

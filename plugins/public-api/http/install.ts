@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
-import { API_PREFIX, AppError, type AudienceGate, type Kernel, sessionCookieOf } from '../../../kernel/api.js';
+import { API_KEY_PREFIX, API_PREFIX, AppError, type AudienceGate, type Kernel, sessionCookieOf } from '../../../kernel/api.js';
 import type { PublicAdminProvides } from '../../public-admin/provides.js';
 import type { PublicLimits } from '../limits/policy.js';
 import { publicKeyAudience, type PublicCallOptions, type PublicCaller } from '../provides.js';
@@ -23,9 +23,17 @@ function notServed(): never {
   throw new AppError('NOT_FOUND');
 }
 
-/** A session-only request on a route that staff may call (D23): the route authenticates it, not the gate. */
+/** The instance's own API keys (`adm_sk_…`), as kernel/http/authenticate.ts reads them. */
+const ADMIN_KEY = new RegExp(`^Bearer\\s+${API_KEY_PREFIX}\\S+$`, 'i');
+
+/**
+ * A staff request on a route that staff may call (D23): a session-only request, or one carrying an
+ * admin API key. The route authenticates it (and checks the permission), not the gate.
+ */
 function staffCall(req: FastifyRequest): boolean {
-  return req.headers.authorization === undefined && sessionCookieOf(req) !== undefined;
+  const authorization = req.headers.authorization;
+  if (authorization === undefined) return sessionCookieOf(req) !== undefined;
+  return ADMIN_KEY.test(authorization);
 }
 
 /** On the public routes errors render without a request id, and the dashboard's credentialed CORS stays off them. */

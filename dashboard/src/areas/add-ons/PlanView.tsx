@@ -22,6 +22,7 @@ export function planChanges(plan: AddonPlan): string[] {
   for (const e of plan.endpoints) {
     if (e.action === 'create') out.push(t('addOns.diff.newEndpoint', { ref: e.ref, methods: e.methods.join(', ') }));
     if (e.action === 'remove') out.push(t('addOns.diff.removeEndpoint', { ref: e.ref }));
+    if (e.action === 'change') out.push(t('addOns.diff.changeEndpoint', { ref: e.ref, fields: e.changes.join(', ') }));
   }
   return out;
 }
@@ -147,7 +148,11 @@ export function PlanView({ plan }: { plan: AddonPlan }) {
               },
               { id: 'table', header: t('addOns.plan.table'), cell: (e: PlanEndpoint) => <code>{e.table}</code> },
               { id: 'methods', header: t('addOns.plan.methods'), cell: (e: PlanEndpoint) => e.methods.join(', ') },
-              { id: 'change', header: t('addOns.plan.change'), cell: (e: PlanEndpoint) => action(e.action) },
+              {
+                id: 'change',
+                header: t('addOns.plan.change'),
+                cell: (e: PlanEndpoint) => (e.action === 'change' ? t('addOns.plan.endpointChanges', { fields: e.changes.join(', ') }) : action(e.action)),
+              },
             ]}
             rows={plan.endpoints}
             rowKey={(e) => e.ref}

@@ -370,7 +370,12 @@ export function useReplaceInstances(appKey: string, onDone?: (change: InstanceCh
   return { mutation, sent };
 }
 
-export type Answer = { ok: true; data: unknown } | { ok: false; error: { code: string; message: string } };
+/**
+ * What the frame is answered. A refused call carries the API's envelope as the page would have
+ * read it: the HTTP status, the code (the add-on's own for its `ctx.refuse`), the message and the
+ * params (ADDON_FAILED's `params.message` is the add-on's error message).
+ */
+export type Answer = { ok: true; data: unknown } | { ok: false; error: { code: string; message: string; status?: number; params?: Record<string, unknown> } };
 
 /** POST /public/apps/{appKey}/actions/{name} with the session (the action bridge of an app's page), as an answer for the frame. */
 export async function callAction(appKey: string, name: string, input: Json): Promise<Answer> {
@@ -380,7 +385,7 @@ export async function callAction(appKey: string, name: string, input: Json): Pro
     );
     return { ok: true, data: res.data.result };
   } catch (err) {
-    if (err instanceof ApiError) return { ok: false, error: { code: err.code, message: err.message } };
+    if (err instanceof ApiError) return { ok: false, error: { code: err.code, message: err.message, status: err.status, params: err.params } };
     return { ok: false, error: { code: 'BRIDGE_FAILED', message: err instanceof Error ? err.message : String(err) } };
   }
 }

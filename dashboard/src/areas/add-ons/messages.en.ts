@@ -84,7 +84,7 @@ export const messages = {
   'addOns.plan.type': 'Type',
   'addOns.plan.change': 'Change',
   'addOns.plan.action':
-    '{action, select, create {New} alter {Changed} keep {Unchanged} drop {Dropped} add {New} retype {New type} remove {Removed} other {{action}}}',
+    '{action, select, create {New} alter {Changed} change {Changed} keep {Unchanged} drop {Dropped} add {New} retype {New type} remove {Removed} other {{action}}}',
   'addOns.plan.endpoints': '{count, plural, =0 {Public endpoints} one {Public endpoint (1)} other {Public endpoints (#)}}',
   'addOns.plan.noEndpoints': 'It offers no public endpoint.',
   'addOns.plan.ref': 'Endpoint',
@@ -127,6 +127,8 @@ export const messages = {
   'addOns.diff.retypeColumn': 'Column {column} of {table} becomes {type}',
   'addOns.diff.newEndpoint': 'New public endpoint {ref} ({methods})',
   'addOns.diff.removeEndpoint': 'Removes public endpoint {ref}',
+  'addOns.diff.changeEndpoint': 'Public endpoint {ref} changes: {fields}',
+  'addOns.plan.endpointChanges': 'Changed: {fields}',
 
   'addOns.page.notFound': 'Add-on not installed',
   'addOns.page.notFoundBody': 'No add-on {key} is installed on this instance.',
