@@ -89,6 +89,15 @@ export interface AddonContext<Settings extends Record<string, Json> = Record<str
   mail: HostMail;
   fetch: HostFetch;
   log: HostLog;
+  /**
+   * Refuses an action's call with a 4xx of your choosing (400–499 but 401 and 407): throws, and the
+   * caller gets `status` and the standard error envelope `{error: {code, message, params}}`.
+   * `code`: your stable machine-readable code, 2–64 of `A-Z 0-9 _` starting with a letter (not one
+   * of the instance's codes, nor starting `ADDON_`, `PUBLIC_`, `AUTH_`, `BRIDGE_`); `message`: for
+   * the person calling (≤ 500 characters); `params`: JSON details (≤ 4 KiB). In a hook it fails the
+   * call instead (a beforeWrite hook returns `{refuse}`).
+   */
+  refuse(status: number, code: string, message: string, params?: Record<string, Json>): never;
 }
 
 export type WriteOp = 'insert' | 'update' | 'delete';

@@ -1,7 +1,7 @@
 import { PackageError, PACKAGE_LIMITS } from './errors.js';
 
 /** The files a package may hold at its root besides `surfaces/<name>/…` (D22). */
-export const ROOT_FILES = ['addon.json', 'server.js', 'README.md', 'icon.svg'] as const;
+export const ROOT_FILES = ['addon.json', 'server.js', 'server.js.map', 'README.md', 'icon.svg'] as const;
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
