@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
 
-const call = (ctx: AddonContext, name: string, input: Json = null) => starter.addon.actions[name]!(ctx, input);
+const call = async (ctx: AddonContext, name: string, input: Json = null) => starter.addon.actions[name]!(ctx, input);
 
 describe('createTestContext: the starter add-on tested without an instance', () => {
   it('runs its actions over the in-memory tables, with defaults, keys and captured logs', async () => {
