@@ -204,7 +204,11 @@ export async function checkAddon(dir: string): Promise<CheckedAddon> {
 
   const entries = 1 + files.length + (server === null ? 0 : serverMap === null ? 1 : 2);
   if (entries > PACKAGE_LIMITS.entries) problems.push({ file: '.', message: `the package would have ${entries} files; at most ${PACKAGE_LIMITS.entries}` });
-  const unpacked = manifestBytes.length + files.reduce((n, f) => n + f.size, 0) + (server === null ? 0 : Buffer.byteLength(server)) + (serverMap === null ? 0 : Buffer.byteLength(serverMap));
+  const unpacked =
+    manifestBytes.length +
+    files.reduce((n, f) => n + f.size, 0) +
+    (server === null ? 0 : Buffer.byteLength(server)) +
+    (serverMap === null ? 0 : Buffer.byteLength(serverMap));
   if (unpacked > PACKAGE_LIMITS.unpackedBytes)
     problems.push({ file: '.', message: `the package would unpack to ${unpacked} bytes; at most ${PACKAGE_LIMITS.unpackedBytes}` });
 

@@ -43,7 +43,16 @@ describe('svc-addon', () => {
     const init = await run(process.execPath, [BIN, 'init', 'shop', '--key', 'tiny-shop'], opts);
     expect(init.stdout).toMatch(/Wrote add-on tiny-shop/);
     const dir = join(root, 'shop');
-    expect((await readdir(dir)).sort()).toEqual(['.gitignore', 'README.md', 'addon.json', 'package.json', 'server.test.ts', 'server.ts', 'surfaces', 'tsconfig.json']);
+    expect((await readdir(dir)).sort()).toEqual([
+      '.gitignore',
+      'README.md',
+      'addon.json',
+      'package.json',
+      'server.test.ts',
+      'server.ts',
+      'surfaces',
+      'tsconfig.json',
+    ]);
     expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).devDependencies).toHaveProperty('@svc-admin/addons-sdk');
     // The next step it prints works without a clone: npm run uses the installed SDK's bin, never the registry's.
     expect(init.stdout).toContain('Next: cd shop && npm install && npm run check');
@@ -57,7 +66,13 @@ describe('svc-addon', () => {
     const info = await inspectPackage(join(root, 'out/shop.tgz'));
     expect(info.sha256).toBe(line![1]);
     expect(info.packedBytes).toBe(Number(line![2]));
-    expect(info.manifest).toMatchObject({ key: 'tiny-shop', version: '0.1.0', capabilities: ['db'], hooks: ['notes.beforeWrite'], actions: ['recent', 'add', 'count'] });
+    expect(info.manifest).toMatchObject({
+      key: 'tiny-shop',
+      version: '0.1.0',
+      capabilities: ['db'],
+      hooks: ['notes.beforeWrite'],
+      actions: ['recent', 'add', 'count'],
+    });
     expect(info.files.map((f) => f.path)).toEqual([
       'README.md',
       'addon.json',

@@ -125,8 +125,7 @@ export function findCspProblems(html: string): CspFinding[] {
     for (const a of attributes) {
       if (/^on[a-z]+$/.test(a.name))
         report(a.at, `inline event handler ${a.name}= (the surface CSP refuses inline script): add a listener in a .js file instead`);
-      else if (a.name === 'style')
-        report(a.at, 'inline style= attribute (the surface CSP refuses inline style): use a class and a .css file');
+      else if (a.name === 'style') report(a.at, 'inline style= attribute (the surface CSP refuses inline style): use a class and a .css file');
       else if (URL_ATTRIBUTES.has(a.name) && a.value !== null && isJavascriptUrl(a.value))
         report(a.at, `javascript: URL in ${a.name}= (the surface CSP refuses inline script): handle the click in a .js file`);
       if ((name === 'form' && a.name === 'action') || a.name === 'formaction')

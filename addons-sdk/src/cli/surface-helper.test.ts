@@ -3,7 +3,12 @@ import { connect, detectMode, listParams, SvcError } from '../../surface/svc-app
 
 describe('svc-app.js, the surface helper', () => {
   it('spells list queries as the public API reads them', () => {
-    const q = listParams({ filter: { status: 'open', seats: { gte: 2, lt: 9 }, id: { in: [1, 2] }, note: null }, sort: ['-created_at', 'id'], limit: 20, search: 'x' });
+    const q = listParams({
+      filter: { status: 'open', seats: { gte: 2, lt: 9 }, id: { in: [1, 2] }, note: null },
+      sort: ['-created_at', 'id'],
+      limit: 20,
+      search: 'x',
+    });
     expect(decodeURIComponent(q.toString())).toBe(
       'filter[status][eq]=open&filter[seats][gte]=2&filter[seats][lt]=9&filter[id][in]=1,2&filter[note][null]=true&sort=-created_at,id&limit=20&search=x',
     );

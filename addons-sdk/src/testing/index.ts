@@ -114,7 +114,8 @@ export class MemoryStore {
   }
 
   check(name: unknown): string {
-    if (typeof name !== 'string' || (this.manifest && !this.declared(name))) throw new HostError('ADDON_HOST_DENIED', `${String(name)} is not one of the add-on's tables.`);
+    if (typeof name !== 'string' || (this.manifest && !this.declared(name)))
+      throw new HostError('ADDON_HOST_DENIED', `${String(name)} is not one of the add-on's tables.`);
     return name;
   }
 
@@ -179,7 +180,8 @@ export class MemoryStore {
       row[k] = structuredClone(v);
     }
     for (const c of declared?.columns ?? [])
-      if (!c.nullable && (row[c.name] === null || row[c.name] === undefined)) throw new HostError('DATA_REFUSED', `${c.name} may not be null.`, { column: c.name });
+      if (!c.nullable && (row[c.name] === null || row[c.name] === undefined))
+        throw new HostError('DATA_REFUSED', `${c.name} may not be null.`, { column: c.name });
     const key = this.matchKey(name, this.primaryKey(name).length === 1 ? (row[this.primaryKey(name)[0]!] ?? null) : row);
     if (this.table(name).some(key)) throw new HostError('CONFLICT', 'A row with this key exists.');
     this.table(name).push(row);
@@ -397,7 +399,8 @@ export function createTestContext(options: TestContextOptions = {}): TestContext
           host: hostName,
         });
       fetches.push({ url, init: init ?? {} });
-      if (!options.fetch) throw new HostError('ADDON_FETCH_FAILED', `outbound fetch to ${hostName} failed: the test gave no fetch handler`, { reason: 'network' });
+      if (!options.fetch)
+        throw new HostError('ADDON_FETCH_FAILED', `outbound fetch to ${hostName} failed: the test gave no fetch handler`, { reason: 'network' });
       return options.fetch(url, init ?? {});
     }),
     log: hostLog,

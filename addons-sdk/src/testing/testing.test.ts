@@ -87,7 +87,8 @@ describe('createTestContext: the host API contract', () => {
 
   it('filters with the data API operators, sorts (NULL last, key breaks ties) and pages with cursors', async () => {
     const ctx = createTestContext({ manifest, rows: { items: rows } });
-    const skus = async (where: object, sort?: string[]) => (await ctx.db.list('items', { where: where as never, ...(sort ? { sort } : {}) })).rows.map((r) => r['sku']);
+    const skus = async (where: object, sort?: string[]) =>
+      (await ctx.db.list('items', { where: where as never, ...(sort ? { sort } : {}) })).rows.map((r) => r['sku']);
     expect(await skus({ qty: 5 })).toEqual(['a']);
     expect(await skus({ qty: { gte: 3, lt: 12 } })).toEqual(['a', 'd']);
     expect(await skus({ qty: { ne: 0 } })).toEqual(['a', 'c', 'd']);
