@@ -1,5 +1,5 @@
 /**
- * The SDK's package name on npm (decisions AO35): scoped, so that `npx` and `npm install` of it
+ * The SDK's package name on npm (decisions AO39): scoped, so that `npx` and `npm install` of it
  * can only ever reach the project's own package. Authors' code imports it; pack resolves it (and
  * the in-repo workspace's older name) to the sandbox's `defineAddon`.
  */

@@ -3,7 +3,7 @@
  * add-on's own `ctx.log` lines with their level, message and fields; a failure of its code with
  * the message, the stack mapped to the author's files and the source line with a caret (the
  * instance logs `{addon, version, err: {message, stack}, source: {file, line, column, text}}`,
- * decisions AO34); other warnings and errors of the instance with their error's message.
+ * decisions AO35); other warnings and errors of the instance with their error's message.
  */
 
 const LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
