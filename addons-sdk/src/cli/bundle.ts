@@ -2,6 +2,7 @@ import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { createContext, runInContext } from 'node:vm';
 import * as esbuild from 'esbuild';
+import { SDK_PACKAGE, SDK_WORKSPACE_PACKAGE } from '../sdk-name.js';
 
 /** The names server code may not import: the sandbox has no Node API (D25). */
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
@@ -9,7 +10,7 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const BUILTIN_FILTER = new RegExp(`^(node:.*|${[...builtinModules].map(escape).join('|')})(/.*)?$`);
 
 /**
- * What `@svc/addons-sdk` is inside the sandbox: `defineAddon` (the identity) and nothing else
+ * What the SDK (`@svc-admin/addons-sdk`, or `@svc/addons-sdk` inside the repository) is inside the sandbox: `defineAddon` (the identity) and nothing else
  * at run time; everything else the SDK exports is types or authoring-time code. A virtual
  * module, so that the bundle does not carry a path of the author's machine.
  */
@@ -25,12 +26,14 @@ export class BundleError extends Error {
 /** The entry file of an add-on's server code in its folder, if any. */
 export const SERVER_ENTRIES = ['server.ts', 'server.mts', 'server.js', 'server.mjs'] as const;
 
+const SDK_NAMES = `(${escape(SDK_PACKAGE)}|${escape(SDK_WORKSPACE_PACKAGE)})`;
+
 const sandboxPlugin: esbuild.Plugin = {
   name: 'svc-addon-sandbox',
   setup(build) {
-    build.onResolve({ filter: /^@svc\/addons-sdk$/ }, () => ({ path: '@svc/addons-sdk', namespace: 'svc-sdk' }));
-    build.onResolve({ filter: /^@svc\/addons-sdk\// }, (args) => ({
-      errors: [{ text: `"${args.path}" is authoring-time code; server code may import only "@svc/addons-sdk" (defineAddon and the types).` }],
+    build.onResolve({ filter: new RegExp(`^${SDK_NAMES}$`) }, () => ({ path: SDK_PACKAGE, namespace: 'svc-sdk' }));
+    build.onResolve({ filter: new RegExp(`^${SDK_NAMES}/`) }, (args) => ({
+      errors: [{ text: `"${args.path}" is authoring-time code; server code may import only "${SDK_PACKAGE}" (defineAddon and the types).` }],
     }));
     build.onLoad({ filter: /.*/, namespace: 'svc-sdk' }, () => ({ contents: SANDBOX_SDK, loader: 'js' }));
     build.onResolve({ filter: BUILTIN_FILTER }, (args) => {
@@ -47,12 +50,23 @@ const sandboxPlugin: esbuild.Plugin = {
   },
 };
 
-async function build(entry: string, dir: string, format: 'esm' | 'iife'): Promise<string> {
+/** The bundled server code and, for pack, its source map (v3, with sourcesContent; sources relative to the add-on's folder). */
+export interface Bundle {
+  code: string;
+  map: string | null;
+}
+
+async function build(entry: string, dir: string, format: 'esm' | 'iife'): Promise<Bundle> {
   let result: esbuild.BuildResult<{ write: false }>;
   try {
     result = await esbuild.build({
       entryPoints: [join(dir, entry)],
       absWorkingDir: dir,
+      // server.js beside the sources: the map names them relative to the add-on's folder
+      // (`server.ts`, `lib/x.ts`), never a path of the author's machine.
+      outfile: join(dir, 'server.js'),
+      sourcemap: format === 'esm' ? 'linked' : false,
+      sourcesContent: true,
       bundle: true,
       write: false,
       format,
@@ -70,11 +84,17 @@ async function build(entry: string, dir: string, format: 'esm' | 'iife'): Promis
     if (!Array.isArray(failure.errors)) throw error;
     throw new BundleError(failure.errors.map((m) => (m.location ? `${m.location.file}:${m.location.line}:${m.location.column + 1}: ${m.text}` : m.text)));
   }
-  return result.outputFiles[0]!.text;
+  const code = result.outputFiles.find((f) => f.path.endsWith('.js'))!.text;
+  const map = result.outputFiles.find((f) => f.path.endsWith('.js.map'))?.text ?? null;
+  return { code, map };
 }
 
-/** Bundles the add-on's server code into the one ES module a package carries as `server.js`. */
-export function bundleServer(dir: string, entry: string): Promise<string> {
+/**
+ * Bundles the add-on's server code into the one ES module a package carries as `server.js`, and
+ * its source map `server.js.map`, by which the instance points a failure at the line of the
+ * author's source.
+ */
+export function bundleServer(dir: string, entry: string): Promise<Bundle> {
   return build(entry, dir, 'esm');
 }
 
@@ -92,7 +112,7 @@ export interface ServerExports {
 export async function readServerExports(dir: string, entry: string): Promise<ServerExports | null> {
   let code: string;
   try {
-    code = await build(entry, dir, 'iife');
+    code = (await build(entry, dir, 'iife')).code;
   } catch (error) {
     // An IIFE cannot hold top-level await: the names cannot be read this way.
     if (error instanceof BundleError && error.problems.some((p) => /Top-level await/i.test(p))) return null;

@@ -5,17 +5,27 @@ import semver from 'semver';
 import { parseAddonManifest, type AddonManifest } from '../manifest/addon.js';
 import { PackageError, PACKAGE_LIMITS } from '../package/errors.js';
 import { collisionKey, normalizeEntryPath } from '../package/paths.js';
+import { SDK_PACKAGE } from '../sdk-name.js';
 import { BundleError, bundleServer, readServerExports, SERVER_ENTRIES } from './bundle.js';
+import { SURFACE_HELPER_FILE, SURFACE_HELPER_NAME } from './init.js';
+import { findCspProblems } from './surface-csp.js';
+
+/** The first line of the SDK's surface helper: a file that has it is the helper, perhaps an older copy. */
+const HELPER_MARK = "svc-app.js: the SDK's surface helper";
 
 /** One thing wrong with an add-on folder: the file, the place in it (a manifest path) and why. */
 export interface Problem {
   file: string;
   path?: string;
+  /** Where in the file (1-based), for problems found in a file's text. */
+  line?: number;
+  column?: number;
   message: string;
 }
 
 export function formatProblem(p: Problem): string {
-  return `${p.file}${p.path ? `: ${p.path}` : ''}: ${p.message}`;
+  const at = p.line === undefined ? '' : `:${p.line}${p.column === undefined ? '' : `:${p.column}`}`;
+  return `${p.file}${at}${p.path ? `: ${p.path}` : ''}: ${p.message}`;
 }
 
 export class CheckFailed extends Error {
@@ -33,6 +43,8 @@ export interface CheckedAddon {
   files: Array<{ path: string; abs: string; size: number }>;
   /** The bundled server code (`server.js` of the package), or null when the add-on has none. */
   server: string | null;
+  /** Its source map (`server.js.map`), or null. */
+  serverMap: string | null;
   /** Things worth knowing that do not stop a pack. */
   warnings: string[];
 }
@@ -123,8 +135,25 @@ export async function checkAddon(dir: string): Promise<CheckedAddon> {
       problems.push({ file: 'addon.json', path: `surfaces.${manifest.surfaces.indexOf(s)}.entry`, message: `${entry} does not exist` });
   }
 
+  // What the surface CSP refuses, in every HTML file of a surface; the SDK's helper as it ships.
+  const helper = await readFile(SURFACE_HELPER_FILE, 'utf8');
+  for (const f of files) {
+    if (!f.path.startsWith('surfaces/')) continue;
+    if (/\.html?$/i.test(f.path)) {
+      for (const found of findCspProblems(await readFile(f.abs, 'utf8')))
+        problems.push({ file: f.path, line: found.line, column: found.column, message: found.message });
+    } else if (f.path.endsWith(`/${SURFACE_HELPER_NAME}`)) {
+      const text = await readFile(f.abs, 'utf8');
+      if (text !== helper && text.includes(HELPER_MARK))
+        warnings.push(
+          `${f.path} is not this SDK's surface helper (an older or changed copy); copy ${SDK_PACKAGE}/surface/${SURFACE_HELPER_NAME} over it (node_modules/${SDK_PACKAGE}/surface/${SURFACE_HELPER_NAME}).`,
+        );
+    }
+  }
+
   // Server code: bundled as pack bundles it; its default export defines every declared hook and action.
   let server: string | null = null;
+  let serverMap: string | null = null;
   let entry: string | null = null;
   for (const candidate of SERVER_ENTRIES) {
     const k = await kind(join(dir, candidate));
@@ -136,7 +165,9 @@ export async function checkAddon(dir: string): Promise<CheckedAddon> {
   }
   if (entry) {
     try {
-      server = await bundleServer(dir, entry);
+      const bundle = await bundleServer(dir, entry);
+      server = bundle.code;
+      serverMap = bundle.map;
       const exported = await readServerExports(dir, entry);
       if (!exported) warnings.push(`${entry} uses top-level await: check cannot read the names of its hooks and actions.`);
       else {
@@ -171,12 +202,16 @@ export async function checkAddon(dir: string): Promise<CheckedAddon> {
     });
   }
 
-  const entries = 1 + files.length + (server === null ? 0 : 1);
+  const entries = 1 + files.length + (server === null ? 0 : serverMap === null ? 1 : 2);
   if (entries > PACKAGE_LIMITS.entries) problems.push({ file: '.', message: `the package would have ${entries} files; at most ${PACKAGE_LIMITS.entries}` });
-  const unpacked = manifestBytes.length + files.reduce((n, f) => n + f.size, 0) + (server === null ? 0 : Buffer.byteLength(server));
+  const unpacked =
+    manifestBytes.length +
+    files.reduce((n, f) => n + f.size, 0) +
+    (server === null ? 0 : Buffer.byteLength(server)) +
+    (serverMap === null ? 0 : Buffer.byteLength(serverMap));
   if (unpacked > PACKAGE_LIMITS.unpackedBytes)
     problems.push({ file: '.', message: `the package would unpack to ${unpacked} bytes; at most ${PACKAGE_LIMITS.unpackedBytes}` });
 
   if (problems.length) throw new CheckFailed(problems);
-  return { manifest, manifestBytes, files, server, warnings };
+  return { manifest, manifestBytes, files, server, serverMap, warnings };
 }

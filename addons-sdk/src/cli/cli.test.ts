@@ -43,8 +43,19 @@ describe('svc-addon', () => {
     const init = await run(process.execPath, [BIN, 'init', 'shop', '--key', 'tiny-shop'], opts);
     expect(init.stdout).toMatch(/Wrote add-on tiny-shop/);
     const dir = join(root, 'shop');
-    expect((await readdir(dir)).sort()).toEqual(['.gitignore', 'README.md', 'addon.json', 'package.json', 'server.ts', 'surfaces', 'tsconfig.json']);
-    expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).devDependencies).toHaveProperty('@svc/addons-sdk');
+    expect((await readdir(dir)).sort()).toEqual([
+      '.gitignore',
+      'README.md',
+      'addon.json',
+      'package.json',
+      'server.test.ts',
+      'server.ts',
+      'surfaces',
+      'tsconfig.json',
+    ]);
+    expect(JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')).devDependencies).toHaveProperty('@svc-admin/addons-sdk');
+    // The next step it prints works without a clone: npm run uses the installed SDK's bin, never the registry's.
+    expect(init.stdout).toContain('Next: cd shop && npm install && npm run check');
 
     const check = await run(process.execPath, [BIN, 'check', 'shop'], opts);
     expect(check.stdout.trim()).toBe('tiny-shop 0.1.0: ok');
@@ -55,8 +66,23 @@ describe('svc-addon', () => {
     const info = await inspectPackage(join(root, 'out/shop.tgz'));
     expect(info.sha256).toBe(line![1]);
     expect(info.packedBytes).toBe(Number(line![2]));
-    expect(info.manifest).toMatchObject({ key: 'tiny-shop', version: '0.1.0', capabilities: ['db'], hooks: ['notes.beforeWrite'], actions: ['count'] });
-    expect(info.files.map((f) => f.path)).toEqual(['README.md', 'addon.json', 'server.js', 'surfaces/page/index.html']);
+    expect(info.manifest).toMatchObject({
+      key: 'tiny-shop',
+      version: '0.1.0',
+      capabilities: ['db'],
+      hooks: ['notes.beforeWrite'],
+      actions: ['recent', 'add', 'count'],
+    });
+    expect(info.files.map((f) => f.path)).toEqual([
+      'README.md',
+      'addon.json',
+      'server.js',
+      'server.js.map',
+      'surfaces/page/index.html',
+      'surfaces/page/page.css',
+      'surfaces/page/page.js',
+      'surfaces/page/svc-app.js',
+    ]);
   });
 
   it('pack writes the same bytes twice, and a server.js without imports', async () => {
@@ -71,7 +97,7 @@ describe('svc-addon', () => {
     await extractPackage(a.file, extracted);
     const server = await readFile(join(extracted, 'server.js'), 'utf8');
     expect(server).not.toMatch(/^\s*import\s/m);
-    expect(server).toMatch(/export\s*\{\s*server_default as default\s*\}/);
+    expect(server).toMatch(/export\s*\{[^}]*server_default as default\s*\}/);
   });
 
   it('check reports the path of a broken manifest', async () => {
@@ -96,7 +122,7 @@ describe('svc-addon', () => {
     const result = await cli(['check', 'exports']);
     expect(result.code).toBe(1);
     expect(result.err).toContain('addon.json: hooks.1: server.ts does not define hook "schedule:0 6 * * *"');
-    expect(result.err).toContain('addon.json: actions.1: server.ts does not define action "export"');
+    expect(result.err).toContain('addon.json: actions.3: server.ts does not define action "export"');
     expect(result.err).toContain('addon.json: surfaces.0.entry: surfaces/page/index.html does not exist');
   });
 
@@ -110,7 +136,7 @@ describe('svc-addon', () => {
       join(dir, 'server.ts'),
       `import { defineAddon } from '@svc/addons-sdk';
        const boom = () => { throw new Error('a hook ran'); };
-       export default defineAddon({ hooks: { 'notes.beforeWrite': boom, 'schedule:99 * * * *': boom }, actions: { count: boom } });`,
+       export default defineAddon({ hooks: { 'notes.beforeWrite': boom, 'schedule:99 * * * *': boom }, actions: { recent: boom, add: boom, count: boom } });`,
     );
     await writeFile(join(dir, 'surfaces/page/App.js'), '1');
     await writeFile(join(dir, 'surfaces/page/app.js'), '2');
@@ -170,5 +196,60 @@ describe('svc-addon', () => {
     const definition = { actions: {} };
     expect(fn(definition)).toBe(definition);
     expect(defineAddon(definition)).toBe(definition);
+  });
+});
+
+describe('svc-addon check: what the surface CSP refuses', () => {
+  it('fails on inline script, style, handlers, javascript: URLs and form submission, each with file:line:column', async () => {
+    const dir = await fresh('csp');
+    await writeFile(
+      join(dir, 'surfaces/page/index.html'),
+      [
+        '<!doctype html>',
+        '<html><head><style>body{}</style>',
+        '<script type="module">alert(1)</script>',
+        '<script type="application/ld+json">{"a":1}</script>',
+        '<script src="page.js"></script>',
+        '<!-- <script>not code</script> onclick="x" -->',
+        '</head><body>',
+        '<p style="color: red">x</p> <button type="button" onclick="go()">Go</button>',
+        '<a href=" JavaScript:void(0)">a</a>',
+        '<form action="/submit" method="post"><button formaction="/x">Send</button></form>',
+        '</body></html>',
+      ].join('\n'),
+    );
+    const result = await cli(['check', 'csp']);
+    expect(result.code).toBe(1);
+    const lines = result.err.split('\n');
+    const at = (prefix: string) => lines.filter((l) => l.startsWith(prefix));
+    expect(at('surfaces/page/index.html:2:13: inline <style> element')).toHaveLength(1);
+    expect(at('surfaces/page/index.html:3:1: inline <script>')).toHaveLength(1);
+    expect(at('surfaces/page/index.html:8:4: inline style= attribute')).toHaveLength(1);
+    expect(at('surfaces/page/index.html:8:51: inline event handler onclick=')).toHaveLength(1);
+    expect(at('surfaces/page/index.html:9:4: javascript: URL in href=')).toHaveLength(1);
+    expect(at("surfaces/page/index.html:10:7: <form action>: the surface CSP refuses form submission (form-action 'none')")).toHaveLength(1);
+    expect(at('surfaces/page/index.html:10:46: formaction=')).toHaveLength(1);
+    // The data block, the script with src and the comment are fine.
+    expect(lines.filter((l) => l.startsWith('surfaces/page/index.html'))).toHaveLength(7);
+  });
+
+  it('passes the page init writes, and warns when a surface holds another copy of the SDK helper', async () => {
+    const dir = await fresh('csp-ok');
+    expect(await cli(['check', 'csp-ok'])).toMatchObject({ code: 0, err: '' });
+    const helper = join(dir, 'surfaces/page/svc-app.js');
+    await writeFile(helper, `${await readFile(helper, 'utf8')}\n// changed\n`);
+    expect(await cli(['check', 'csp-ok'])).toMatchObject({ code: 0, err: expect.stringContaining('surfaces/page/svc-app.js is not this SDK') });
+  });
+
+  it('pack keeps a v3 source map with the sources, relative to the folder', async () => {
+    const dir = await fresh('mapped');
+    const packed = await packAddon(dir);
+    const extracted = join(root, 'mapped-x');
+    await extractPackage(packed.file, extracted);
+    const map = JSON.parse(await readFile(join(extracted, 'server.js.map'), 'utf8')) as { version: number; sources: string[]; sourcesContent: string[] };
+    expect(map.version).toBe(3);
+    expect(map.sources).toContain('server.ts');
+    expect(map.sources.join(' ')).not.toContain(root);
+    expect(map.sourcesContent[map.sources.indexOf('server.ts')]).toBe(await readFile(join(dir, 'server.ts'), 'utf8'));
   });
 });

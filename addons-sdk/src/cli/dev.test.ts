@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -90,6 +90,54 @@ describe('svc-addon dev', () => {
     expect(lines.join('\n')).toContain(session.credentials.password);
     expect(lines.join('\n')).toContain('disposable');
     expect((await installedAddons(session)).map((a) => [a.key, a.name])).toEqual([['dev-notes', 'Dev Notes']]);
+
+    // An editor's atomic save (a new file renamed over server.ts, as vim, JetBrains and sed -i
+    // do): dev still sees it, and the instance runs the new code.
+    // Each reinstall makes a new app key: the current one.
+    const count = async () => {
+      const appKey = session!.current!.appKey!;
+      const res = await fetch(`${session!.url}/api/v1/public/apps/dev-notes/actions/count`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${appKey}`, origin: session!.url, 'content-type': 'application/json' },
+        body: '{"input":null}',
+      });
+      return { status: res.status, body: (await res.json()) as { data?: { result?: unknown }; error?: { code: string } } };
+    };
+    expect(await count()).toMatchObject({ status: 200, body: { data: { result: { notes: 0 } } } });
+    const serverFile = join(dir, 'server.ts');
+    const original = readFileSync(serverFile, 'utf8');
+    for (const [edit, result] of [
+      ['return { notes: page.rows.length, saved: 1 };', { notes: 0, saved: 1 }],
+      ['return { notes: page.rows.length, saved: 2 };', { notes: 0, saved: 2 }],
+    ] as const) {
+      const saved = session.reinstalled();
+      writeFileSync(`${serverFile}.tmp`, original.replace('return { notes: page.rows.length };', edit));
+      renameSync(`${serverFile}.tmp`, serverFile);
+      expect((await saved).ok).toBe(true);
+      expect((await count()).body.data?.result).toEqual(result);
+    }
+    // A throw in the add-on's code: dev prints it with its message.
+    const thrown = session.reinstalled();
+    writeFileSync(
+      `${serverFile}.tmp`,
+      original.replace("const page = await ctx.db.list('notes', { limit: 500 });", "throw new Error('count broke on purpose');"),
+    );
+    renameSync(`${serverFile}.tmp`, serverFile);
+    expect((await thrown).ok).toBe(true);
+    expect(await count()).toMatchObject({ status: 502, body: { error: { code: 'ADDON_FAILED' } } });
+    await expect.poll(() => lines.join('\n')).toMatch(/\[dev-notes\] (warn|error) .*count broke on purpose/);
+    // With the instance's line-exact failures (AO35): where it was thrown, the line and a caret under it.
+    if (existsSync(join(repo, 'plugins/add-ons/runtime/addon-log.ts'))) {
+      const at = original.split('\n').findIndex((l) => l.includes("const page = await ctx.db.list('notes', { limit: 500 });")) + 1;
+      await expect.poll(() => lines.join('\n')).toContain(`  at server.ts:${at}:`);
+      const text = "      throw new Error('count broke on purpose');";
+      expect(lines).toContain(`  ${at} | ${text}`);
+      // The caret under the error's construction, where V8 places the throw.
+      expect(lines[lines.indexOf(`  ${at} | ${text}`) + 1]).toBe(`  ${' '.repeat(String(at).length)} | ${' '.repeat(text.indexOf('new Error'))}^`);
+    }
+    const restored = session.reinstalled();
+    writeFileSync(serverFile, original);
+    expect((await restored).ok).toBe(true);
 
     // A change: a new name and a new column.
     const manifestFile = join(dir, 'addon.json');

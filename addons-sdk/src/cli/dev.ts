@@ -5,13 +5,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, watch, type FSWatcher, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
 import { chmod, copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { watch, type FSWatcher } from 'chokidar';
 import { PackageError } from '../package/errors.js';
 import { CheckFailed, formatProblem } from './check.js';
+import { formatLogEntry, type LogEntry } from './dev-log.js';
 import { packAddon } from './pack.js';
 
 export const DEV_FOLDER = '.svc-dev';
@@ -194,12 +196,6 @@ class Operator {
   }
 }
 
-interface LogLine {
-  level?: number;
-  msg?: string;
-  addon?: string;
-}
-
 class RequestFailed extends DevError {
   constructor(what: string, reply: Reply) {
     const e = reply.body?.error;
@@ -262,16 +258,16 @@ export async function startDev(options: DevOptions): Promise<DevSession> {
     partial[stream] = lines.pop() ?? '';
     for (const line of lines) {
       if (!line.trim()) continue;
-      let entry: LogLine | null;
+      let entry: LogEntry | null;
       try {
-        entry = JSON.parse(line) as LogLine | null;
+        entry = JSON.parse(line) as LogEntry | null;
       } catch {
         if (stream === 'stderr') err(`[instance] ${line}`);
         continue;
       }
-      if (!entry) continue;
-      if (addonKey !== null && entry.addon === addonKey) out(`[${addonKey}] ${entry.msg ?? ''}`);
-      else if ((entry.level ?? 0) >= 40) err(`[instance] ${entry.msg ?? line}`);
+      if (!entry || typeof entry !== 'object') continue;
+      const shown = formatLogEntry(entry, addonKey);
+      if (shown) for (const l of shown.lines) (shown.error ? err : out)(l);
     }
   };
   child.stdout?.on('data', (c: Buffer) => echo(c, 'stdout'));
@@ -302,15 +298,18 @@ export async function startDev(options: DevOptions): Promise<DevSession> {
     let watcher: FSWatcher | null = null;
     let timer: NodeJS.Timeout | null = null;
     if (options.watch !== false) {
-      watcher = watch(dir, { recursive: true }, (_event, name) => {
-        if (name === null || ignored(String(name))) return;
+      // chokidar follows a file through an editor's atomic save (write a temporary file, rename it
+      // over the old one: vim, JetBrains, sed -i), which fs.watch on the old file loses silently.
+      watcher = watch(dir, { ignoreInitial: true, atomic: true, ignored: (path: string) => ignored(relative(dir, path)) });
+      watcher.on('all', () => {
         if (timer) clearTimeout(timer);
         timer = setTimeout(() => {
           timer = null;
           if (!stopping) void installer.run();
         }, options.debounceMs ?? 300);
       });
-      watcher.on('error', (e) => err(`svc-addon dev: watching stopped: ${e.message}`));
+      watcher.on('error', (e) => err(`svc-addon dev: watching stopped: ${e instanceof Error ? e.message : String(e)}`));
+      await new Promise<void>((ready) => watcher!.once('ready', ready));
       out(`Watching ${dir} for changes; Ctrl-C stops the instance.`);
     }
 
@@ -328,7 +327,7 @@ export async function startDev(options: DevOptions): Promise<DevSession> {
       reinstalled: () => installer.next(),
       reinstall: () => installer.run(),
       stop: async () => {
-        watcher?.close();
+        await watcher?.close();
         if (timer) clearTimeout(timer);
         await installer.idle();
         await stopChild();

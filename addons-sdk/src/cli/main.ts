@@ -68,7 +68,9 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         if (values.out !== undefined) return usage(io, '--out is for pack');
         const made = await initAddon(dir, values.key);
         io.out(`Wrote add-on ${made.key} in ${shown(made.dir)}: ${made.files.join(', ')}`);
-        io.out(`Next: cd ${shown(made.dir)} && npm install && npx svc-addon check`);
+        // npm run takes the bin of the SDK just installed, never a package of that name from the registry.
+        io.out(`Next: cd ${shown(made.dir)} && npm install && npm run check`);
+        io.out('Then: npm test (server.test.ts), npm run dev (a local instance), npm run pack (the package).');
         return 0;
       }
       case 'check': {

@@ -31,6 +31,7 @@ export async function packAddon(dir: string, out?: string): Promise<PackResult> 
   const checked = await checkAddon(root);
   const entries: PackageEntry[] = [{ path: 'addon.json', data: checked.manifestBytes }];
   if (checked.server !== null) entries.push({ path: 'server.js', data: Buffer.from(checked.server, 'utf8') });
+  if (checked.serverMap !== null) entries.push({ path: 'server.js.map', data: Buffer.from(checked.serverMap, 'utf8') });
   for (const f of checked.files) entries.push({ path: f.path, data: await readFile(f.abs) });
   const bytes = writePackage(entries);
   if (bytes.length > PACKAGE_LIMITS.packedBytes)
