@@ -65,7 +65,11 @@ export async function checkQuery(kernel: Kernel, principal: Principal, raw: unkn
       ok: false,
       error: invalid(parsed.error.issues.map((i) => ({ path: [path, ...i.path.map(String)].join('.'), code: i.code, message: i.message }))),
     };
-  const q: WidgetQuery = parsed.data;
+  return checkParsedQuery(kernel, principal, parsed.data, path);
+}
+
+/** checkQuery for a query whose shape the route's own body schema has checked already (POST /widget-data/query). */
+export async function checkParsedQuery(kernel: Kernel, principal: Principal, q: WidgetQuery, path: string): Promise<Checked> {
   const issues: ErrorIssue[] = [];
   const at = (sub: string) => `${path}.${sub}`;
 

@@ -25,7 +25,7 @@ export const widgetDataRoutes: RouteDefinition[] = [
     permission: DATA_READ,
     schema: { body: queryBody, response: { 200: queryResponse } },
     handler: async ({ kernel, principal, body }) => ({
-      data: await service(kernel).query(who(principal), body.query, 'body.query', undefined, { fresh: body.fresh === true }),
+      data: await service(kernel).queryParsed(who(principal), body.query, { fresh: body.fresh === true }),
     }),
   }),
   route({

@@ -11,15 +11,16 @@ import { rowDialect, whereSql, type AnyDb, type RowDialect } from '../../engine/
 import { compileSqlite, SqliteWorker, sqliteFileOf } from '../../engine/sources/sqlite-off-thread.js';
 import { connectionsRef } from '../connections/provides.js';
 import type { EffectiveColumn } from '../schema/provides.js';
-import { checkQuery, type Plan } from './check.js';
+import { checkParsedQuery, checkQuery, type Checked, type Plan } from './check.js';
 import { mysqlExecute, mysqlTimedOut, mysqlWidgets, probe, type MysqlServer } from './dialects/mysql.js';
 import { pgExecute, pgTimedOut, postgresWidgets } from './dialects/postgres.js';
 import { sqliteWidgets } from './dialects/sqlite.js';
 import type { Sql, WidgetDialect } from './dialects/types.js';
 import { BATCH_TIMEOUT_MS, MAX_POINTS, PARALLEL, WIDGET_TIMEOUT_MS, type WidgetDataOptions } from './options.js';
 import type { WidgetDataProvides } from './provides.js';
-import type { WidgetMeta, WidgetResult } from './schemas.js';
+import type { WidgetMeta, WidgetQuery, WidgetResult } from './schemas.js';
 import { ResultCache } from './result-cache.js';
+import { StatementMemo } from './statements.js';
 import { localToInstant, offsetSpans, type OffsetSpan } from './zones.js';
 
 const WIDGETS = { postgres: postgresWidgets, mysql: mysqlWidgets, sqlite: sqliteWidgets } as const satisfies Record<string, WidgetDialect>;
@@ -111,6 +112,8 @@ export class WidgetData implements WidgetDataProvides {
   private readonly mysqlServers = new Map<string, Promise<MysqlServer>>();
   /** Results by statement, shared by callers of the same one (WD6). */
   readonly results: ResultCache;
+  /** Compiled statements by plan, PostgreSQL and MySQL/MariaDB (WD8). */
+  private readonly statements = new StatementMemo();
   readonly widgetTimeoutMs: number;
   readonly batchTimeoutMs: number;
 
@@ -127,7 +130,7 @@ export class WidgetData implements WidgetDataProvides {
     return new AppError('WIDGET_QUERY_TIMEOUT', { params: { timeoutMs: this.widgetTimeoutMs } });
   }
 
-  /** POST /widget-data/query: checks and runs one widget; refusals are thrown. */
+  /** One widget as sent (a batch's, a provided caller's): checked and run; refusals are thrown. */
   async query(
     principal: Principal,
     raw: unknown,
@@ -135,16 +138,26 @@ export class WidgetData implements WidgetDataProvides {
     deadline = Date.now() + this.widgetTimeoutMs,
     opts: { fresh?: boolean } = {},
   ): Promise<WidgetAnswer> {
-    const checked = await checkQuery(this.kernel, principal, raw, path);
+    return this.answer(await checkQuery(this.kernel, principal, raw, path), path, deadline, opts);
+  }
+
+  /** POST /widget-data/query: the body's schema has checked the query's shape; the rest of the check is checkQuery's. */
+  async queryParsed(principal: Principal, query: WidgetQuery, opts: { fresh?: boolean } = {}): Promise<WidgetAnswer> {
+    const path = 'body.query';
+    return this.answer(await checkParsedQuery(this.kernel, principal, query, path), path, Date.now() + this.widgetTimeoutMs, opts);
+  }
+
+  private async answer(checked: Checked, path: string, deadline: number, opts: { fresh?: boolean }): Promise<WidgetAnswer> {
     if (!checked.ok) throw checked.error;
     const plan = checked.plan;
     let gate = this.perConnection.get(plan.connectionId);
     if (!gate) this.perConnection.set(plan.connectionId, (gate = new Gate(PARALLEL)));
-    const answer = await this.results.get(planKey(plan), { connectionId: plan.connectionId, table: plan.table.ref, fresh: opts.fresh === true }, () =>
+    const key = planKey(plan);
+    const answer = await this.results.get(key, { connectionId: plan.connectionId, table: plan.table.ref, fresh: opts.fresh === true }, () =>
       gate.run(
         deadline,
         () => this.timeout(),
-        () => this.run(plan, deadline, path),
+        () => this.run(plan, key, deadline, path),
       ),
     );
     return { result: answer.result, meta: { exact: true, elapsedMs: answer.elapsedMs, computedAt: answer.computedAt, cached: answer.cached } };
@@ -211,14 +224,16 @@ export class WidgetData implements WidgetDataProvides {
 
   // ---- running a plan ----
 
-  private async run(plan: Plan, deadline: number, path: string): Promise<WidgetResult> {
+  /** `key`: the plan's (planKey), which names its statements too (WD8). */
+  private async run(plan: Plan, key: string, deadline: number, path: string): Promise<WidgetResult> {
     if (Date.now() >= deadline) throw this.timeout();
     const connections = this.kernel.plugin(connectionsRef);
     const d = rowDialect(plan.dialect);
     const w: WidgetDialect = WIDGETS[plan.dialect];
     if (plan.dialect === 'sqlite') {
       const file = await connections.withSource(plan.connectionId, (db) => sqliteFileOf(db));
-      return this.compute(plan, d, w, path, deadline, (statement) => this.sqliteRows(plan, file, statement, deadline));
+      // Not kept: a SQLite statement names its deadline (svc_deadline_ok, WD5) and its zone's offsets over the rows' span.
+      return this.compute(plan, d, w, path, deadline, (_part, build) => this.sqliteRows(plan, file, build(), deadline));
     }
     const onSource = <T>(fn: (db: AnyDb) => Promise<T>): Promise<T> =>
       plan.dialect === 'postgres'
@@ -244,9 +259,10 @@ export class WidgetData implements WidgetDataProvides {
             ],
           });
       }
-      const exec = async (statement: Sql) => {
+      const exec = async (part: string, build: () => Sql) => {
         const left = deadline - Date.now();
         if (left <= 0) throw this.timeout();
+        const statement = this.statements.get(plan.table, `${plan.dialect} ${part} ${key}`, () => build().compile(db));
         try {
           // The database ends the statement at the deadline; should it not answer, the caller is not kept waiting much longer.
           return await withDeadline(
@@ -293,32 +309,29 @@ export class WidgetData implements WidgetDataProvides {
     w: WidgetDialect,
     path: string,
     deadline: number,
-    exec: (s: Sql) => Promise<Record<string, unknown>[]>,
+    exec: (part: string, build: () => Sql) => Promise<Record<string, unknown>[]>,
   ): Promise<WidgetResult> {
-    const from = d.table(plan.table);
-    const where = whereSql(d, plan.filters, null, []);
     const metric = plan.metric;
-    const agg = aggregate(metric.op, metric.column);
-    const outV = metric.op === 'min' || metric.op === 'max' ? d.select({ ...metric.column!, name: '__v' }) : sql.id('__v');
     const value = (raw: unknown) => toValue(d, metric.op, metric.column, raw);
-    const whereAnd = (more: Sql | null): Sql => {
-      const parts = [where, more, w.alive(deadline)].filter((p): p is Sql => p !== null);
-      return parts.length ? sql`where ${sql.join(parts, sql` and `)}` : sql``;
-    };
+    // The statement's pieces, built only when a statement is (a kept one is not, WD8).
+    let pieces: Pieces | undefined;
+    const p = () => (pieces ??= statementPieces(plan, d, w, deadline));
 
     if (plan.groupBy) {
       const { column: g, limit, other } = plan.groupBy;
       const gId = sql.id(g.name);
-      const outK = d.select({ ...g, name: '__k' });
-      const rows = await exec(
-        sql`select ${outK} as wk, ${outV} as wv from (select ${gId} as __k, ${agg} as __v from ${from} ${whereAnd(null)} group by 1) s order by (s.__v is null), s.__v desc, (s.__k is null), s.__k limit ${sql.lit(limit + 1)}`,
-      );
+      const rows = await exec('groups', () => {
+        const { from, agg, outV, whereAnd } = p();
+        const outK = d.select({ ...g, name: '__k' });
+        return sql`select ${outK} as wk, ${outV} as wv from (select ${gId} as __k, ${agg} as __v from ${from} ${whereAnd(null)} group by 1) s order by (s.__v is null), s.__v desc, (s.__k is null), s.__k limit ${sql.lit(limit + 1)}`;
+      });
       const groups = rows.slice(0, limit).map((r) => ({ key: d.toWire(g, r.wk) as string | number | boolean | null, value: value(r.wv) }));
       if (!other || rows.length <= limit) return { kind: 'groups', groups };
-      const top = sql`select ${gId} as __k, 1 as __m from ${from} ${whereAnd(null)} group by 1 order by (${agg} is null), ${agg} desc, (${gId} is null), ${gId} limit ${sql.lit(limit)}`;
-      const rest = await exec(
-        sql`select ${outV} as wv from (select ${agg} as __v from ${from} left join (${top}) __top on ${w.same(gId, sql`__top.__k`)} ${whereAnd(sql`__top.__m is null`)}) s`,
-      );
+      const rest = await exec('other', () => {
+        const { from, agg, outV, whereAnd } = p();
+        const top = sql`select ${gId} as __k, 1 as __m from ${from} ${whereAnd(null)} group by 1 order by (${agg} is null), ${agg} desc, (${gId} is null), ${gId} limit ${sql.lit(limit)}`;
+        return sql`select ${outV} as wv from (select ${agg} as __v from ${from} left join (${top}) __top on ${w.same(gId, sql`__top.__k`)} ${whereAnd(sql`__top.__m is null`)}) s`;
+      });
       return { kind: 'groups', groups, other: value(rest[0]?.wv ?? null) };
     }
 
@@ -329,18 +342,22 @@ export class WidgetData implements WidgetDataProvides {
         let lo = plan.bucketRange.from === null ? null : instantOf(plan.bucketRange.from);
         let hi = plan.bucketRange.to === null ? null : instantOf(plan.bucketRange.to);
         if (lo === null || hi === null) {
-          const c = sql.id(column.name);
-          const [r] = await exec(sql`select min(${c}) as lo, max(${c}) as hi from ${from} ${whereAnd(null)}`);
+          const [r] = await exec('span', () => {
+            const { from, whereAnd } = p();
+            const c = sql.id(column.name);
+            return sql`select min(${c}) as lo, max(${c}) as hi from ${from} ${whereAnd(null)}`;
+          });
           lo ??= r?.lo == null ? null : instantOf(String(r.lo));
           hi ??= r?.hi == null ? null : instantOf(String(r.hi));
         }
         const now = Date.now();
         spans = offsetSpans(zone, Math.floor(((lo ?? now) - DAY) / 1000) * 1000, (hi ?? now) + DAY);
       }
-      const bucket = w.bucket({ column, unit, zone, spans });
-      const rows = await exec(
-        sql`select s.__k as wk, ${outV} as wv from (select ${bucket} as __k, ${agg} as __v from ${from} ${whereAnd(sql`${sql.id(column.name)} is not null`)} group by 1) s order by s.__k limit ${sql.lit(MAX_POINTS + 1)}`,
-      );
+      const rows = await exec('series', () => {
+        const { from, agg, outV, whereAnd } = p();
+        const bucket = w.bucket({ column, unit, zone, spans });
+        return sql`select s.__k as wk, ${outV} as wv from (select ${bucket} as __k, ${agg} as __v from ${from} ${whereAnd(sql`${sql.id(column.name)} is not null`)} group by 1) s order by s.__k limit ${sql.lit(MAX_POINTS + 1)}`;
+      });
       if (rows.length > MAX_POINTS)
         throw new AppError('VALIDATION_FAILED', {
           issues: [{ path: `${path}.timeBucket.unit`, code: 'limit', message: `More than ${MAX_POINTS} buckets: take a larger unit or a shorter range.` }],
@@ -348,9 +365,34 @@ export class WidgetData implements WidgetDataProvides {
       return { kind: 'series', points: rows.map((r) => ({ t: localToInstant(zone, String(r.wk)), value: value(r.wv) })) };
     }
 
-    const rows = await exec(sql`select ${outV} as wv from (select ${agg} as __v from ${from} ${whereAnd(null)}) s`);
+    const rows = await exec('value', () => {
+      const { from, agg, outV, whereAnd } = p();
+      return sql`select ${outV} as wv from (select ${agg} as __v from ${from} ${whereAnd(null)}) s`;
+    });
     return { kind: 'value', value: value(rows[0]?.wv ?? null) };
   }
+}
+
+/** What every widget statement is made of: the table, the aggregate, the value's output and the WHERE (with more conditions). */
+interface Pieces {
+  from: Sql;
+  agg: Sql;
+  outV: Sql;
+  whereAnd(more: Sql | null): Sql;
+}
+
+function statementPieces(plan: Plan, d: RowDialect, w: WidgetDialect, deadline: number): Pieces {
+  const where = whereSql(d, plan.filters, null, []);
+  const metric = plan.metric;
+  return {
+    from: d.table(plan.table),
+    agg: aggregate(metric.op, metric.column),
+    outV: metric.op === 'min' || metric.op === 'max' ? d.select({ ...metric.column!, name: '__v' }) : sql.id('__v'),
+    whereAnd(more) {
+      const parts = [where, more, w.alive(deadline)].filter((p): p is Sql => p !== null);
+      return parts.length ? sql`where ${sql.join(parts, sql` and `)}` : sql``;
+    },
+  };
 }
 
 /** A date-time as a source holds it (no zone: UTC), or with Z or an offset → epoch ms. */

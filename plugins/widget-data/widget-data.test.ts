@@ -345,6 +345,19 @@ describe.each(dialects)('widget data on %s', (dialect) => {
     expect(tooMany.status).toBe(400);
   });
 
+  it('a statement kept by its plan (WD8) answers for that plan only: other filter values and another metric each get their own', async () => {
+    const fresh = (query: unknown) => env.req(env.admin, 'POST', '/api/v1/widget-data/query', { query, fresh: true });
+    // (Filters on name: the result cache's test below counts on its status filters not being asked before it.)
+    for (const name of ['Item 1', 'Item 2', 'Item 1', 'Item 5', 'Item 2']) {
+      for (const op of ['sum', 'max'] as const) {
+        const res = await fresh(q({ metric: { op, column: 'stock' }, filters: { 'filter[name][eq]': name } }));
+        expect(res.status, res.text).toBe(200);
+        const stocks = PRODUCTS.filter((p) => p.name === name).map((p) => p.stock);
+        expect(Number(res.body.data.result.value), `${op} of ${name}`).toBe(op === 'sum' ? stocks.reduce((a, b) => a + b, 0) : Math.max(...stocks));
+      }
+    }
+  });
+
   it('answers the same statement again from the result of moments ago, for any caller it is the same statement for; an API write forgets it (WD6)', async () => {
     const query = q({ metric: { op: 'sum', column: 'stock' }, filters: { 'filter[status][eq]': 'draft' } });
     const first = await ask(env.admin, query);

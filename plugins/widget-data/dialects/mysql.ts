@@ -5,9 +5,9 @@
  * (timezone-unsupported); UTC and fixed offsets always work. The deadline is MariaDB's `SET
  * STATEMENT max_statement_time = s FOR …` or MySQL's `MAX_EXECUTION_TIME(ms)` hint.
  */
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import type { AnyDb } from '../../../engine/rows/index.js';
-import type { Sql, WidgetDialect } from './types.js';
+import type { WidgetDialect } from './types.js';
 import type { Zone } from '../zones.js';
 
 export interface MysqlServer {
@@ -45,10 +45,9 @@ export const mysqlTimedOut = (err: unknown) => {
   return errno === 1969 || errno === 3024;
 };
 
-export async function mysqlExecute(db: AnyDb, statement: Sql, timeoutMs: number, server: MysqlServer): Promise<Record<string, unknown>[]> {
+export async function mysqlExecute(db: AnyDb, compiled: CompiledQuery, timeoutMs: number, server: MysqlServer): Promise<Record<string, unknown>[]> {
   const ms = Math.max(1, Math.trunc(timeoutMs));
   // The hint goes right after the first SELECT of the statement (widget statements begin with it).
-  const compiled = statement.compile(db);
   const text = server.mariadb
     ? `set statement max_statement_time = ${(ms / 1000).toFixed(3)} for ${compiled.sql}`
     : compiled.sql.replace(/^select /, `select /*+ MAX_EXECUTION_TIME(${ms}) */ `);

@@ -4,7 +4,7 @@
  * (a text offset in AT TIME ZONE is POSIX, west-positive). The deadline is `SET LOCAL
  * statement_timeout` in a read-only transaction of its own.
  */
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import type { AnyDb } from '../../../engine/rows/index.js';
 import type { Sql, WidgetDialect } from './types.js';
 import type { Zone } from '../zones.js';
@@ -45,13 +45,13 @@ export const SESSION_TIMEOUT_SLACK_MS = 500;
  * `SET LOCAL statement_timeout` at what is left, in three round trips (the start and the
  * timeout go together as one simple-protocol query, then the SELECT, then COMMIT).
  */
-export async function pgExecute(db: AnyDb, statement: Sql, leftMs: number, sessionTimeoutMs: number): Promise<Record<string, unknown>[]> {
-  if (leftMs >= sessionTimeoutMs - SESSION_TIMEOUT_SLACK_MS) return (await statement.execute(db)).rows as Record<string, unknown>[];
+export async function pgExecute(db: AnyDb, statement: CompiledQuery, leftMs: number, sessionTimeoutMs: number): Promise<Record<string, unknown>[]> {
+  if (leftMs >= sessionTimeoutMs - SESSION_TIMEOUT_SLACK_MS) return (await db.executeQuery(statement)).rows as Record<string, unknown>[];
   const ms = Math.max(1, Math.trunc(leftMs));
   return db.connection().execute(async (conn) => {
     await sql.raw(`start transaction read only; set local statement_timeout = ${ms}`).execute(conn);
     try {
-      const rows = (await statement.execute(conn)).rows as Record<string, unknown>[];
+      const rows = (await conn.executeQuery(statement)).rows as Record<string, unknown>[];
       await sql.raw('commit').execute(conn);
       return rows;
     } catch (err) {
