@@ -28,8 +28,51 @@ export function addDays(date: string, n: number): string {
   return d.toISOString().slice(0, 10);
 }
 
-/** `2026-05-01T19:30:00`, `2026-05-01 19:30:00` (as a dialect reads it back) → `19:30`. */
-const timeOf = (value: Json): string => (typeof value === 'string' ? value.replace(' ', 'T').slice(11, 16) : '');
+// Bookings are stored in UTC (the public API turns a guest's time on the venue's clock into its
+// instant); the owner's day is a day on the venue's clock. Intl is the sandbox's only clock maths.
+
+/** The calendar fields of an instant on `timeZone`'s clock. */
+function wallFields(ms: number, timeZone: string): { date: string; time: string; asUtc: number } {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(new Date(ms));
+  const get = (type: string) => parts.find((p) => p.type === type)?.value ?? '00';
+  const date = `${get('year')}-${get('month')}-${get('day')}`;
+  const time = `${get('hour')}:${get('minute')}`;
+  return { date, time, asUtc: Date.parse(`${date}T${time}:${get('second')}Z`) };
+}
+
+/** The instant midnight starts `date` on `timeZone`'s clock (its offset looked up twice, for a DST edge). */
+export function startOfDay(date: string, timeZone: string): number {
+  const guess = Date.parse(`${date}T00:00:00Z`);
+  const offset = (ms: number) => wallFields(ms, timeZone).asUtc - Math.floor(ms / 1000) * 1000;
+  return guess - offset(guess - offset(guess));
+}
+
+/** A stored datetime (UTC, with or without a zone) → its instant. */
+const instantOfStored = (value: Json): number => {
+  const text = typeof value === 'string' ? value.trim().replace(' ', 'T') : '';
+  return Date.parse(/(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? text : `${text}Z`);
+};
+/** An instant as the naive UTC datetime the data API's filters take. */
+const utcWire = (ms: number): string => new Date(ms).toISOString().slice(0, 19);
+
+const zoneOf = (ctx: AddonContext): string => {
+  const zone = text(ctx, 'timeZone', 'UTC');
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return zone;
+  } catch {
+    return 'UTC';
+  }
+};
 
 export default defineAddon({
   hooks: {
@@ -56,7 +99,7 @@ export default defineAddon({
      */
     venue: (ctx: AddonContext) => ({
       name: text(ctx, 'venueName', 'Our restaurant'),
-      timeZone: text(ctx, 'timeZone', 'UTC'),
+      timeZone: zoneOf(ctx),
       maxParty: setting(ctx, 'maxParty', 12),
       windowDays: setting(ctx, 'windowDays', 60),
       cancelBeforeMinutes: setting(ctx, 'cancelBeforeMinutes', 120),
@@ -89,11 +132,12 @@ export default defineAddon({
     day: async (ctx: AddonContext, input: Json) => {
       const given = field(input, 'date');
       if (typeof given !== 'string' || !DAY.test(given) || Number.isNaN(Date.parse(`${given}T00:00:00Z`))) throw new Error('date must be YYYY-MM-DD');
+      const timeZone = zoneOf(ctx);
       const rows: Row[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < 20; page++) {
         const res = await ctx.db.list('bookings', {
-          where: { booked_at: { gte: `${given}T00:00:00`, lt: `${addDays(given, 1)}T00:00:00` } },
+          where: { booked_at: { gte: utcWire(startOfDay(given, timeZone)), lt: utcWire(startOfDay(addDays(given, 1), timeZone)) } },
           sort: ['booked_at', 'id'],
           limit: 500,
           ...(cursor ? { cursor } : {}),
@@ -104,7 +148,7 @@ export default defineAddon({
       }
       const bookings = rows.map((r) => ({
         id: r.id ?? null,
-        time: timeOf(r.booked_at ?? null),
+        time: wallFields(instantOfStored(r.booked_at ?? null), timeZone).time,
         party: typeof r.party === 'number' ? r.party : 0,
         name: r.name ?? '',
         email: r.email ?? '',
@@ -114,7 +158,7 @@ export default defineAddon({
       return {
         date: given,
         venue: text(ctx, 'venueName', 'Our restaurant'),
-        timeZone: text(ctx, 'timeZone', 'UTC'),
+        timeZone,
         guests: bookings.filter((b) => b.status !== 'no-show').reduce((sum, b) => sum + b.party, 0),
         bookings,
       };

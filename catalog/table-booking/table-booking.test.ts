@@ -12,7 +12,7 @@ import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import { TestSmtpServer } from '../../test/helpers/smtp.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
-import app, { addDays } from './server.js';
+import app, { addDays, startOfDay } from './server.js';
 
 const ORIGIN = 'https://venue.example';
 const FIXTURE_110 = fileURLToPath(new URL('../../test/fixtures/addons/table-booking-1.1.0', import.meta.url));
@@ -335,6 +335,15 @@ describe('table-booking server code', () => {
     });
     expect(await hook(ctx({}), { table: 'bookings', op: 'insert', values: { name: '   ', party: 2 }, previous: null })).toEqual({ refuse: expect.any(String) });
     expect(await hook(ctx({}), { table: 'bookings', op: 'delete', values: {}, previous: { id: 1 } })).toBeUndefined();
+  });
+
+  it("finds where a day starts on the venue's clock (the owner's day view), across a DST change", () => {
+    expect(new Date(startOfDay('2026-07-01', 'Europe/Paris')).toISOString()).toBe('2026-06-30T22:00:00.000Z');
+    expect(new Date(startOfDay('2026-12-01', 'Europe/Paris')).toISOString()).toBe('2026-11-30T23:00:00.000Z');
+    expect(new Date(startOfDay('2026-03-29', 'Europe/Paris')).toISOString()).toBe('2026-03-28T23:00:00.000Z');
+    expect(new Date(startOfDay('2026-03-30', 'Europe/Paris')).toISOString()).toBe('2026-03-29T22:00:00.000Z');
+    expect(new Date(startOfDay('2026-05-01', 'UTC')).toISOString()).toBe('2026-05-01T00:00:00.000Z');
+    expect(addDays('2026-12-31', 1)).toBe('2027-01-01');
   });
 
   it('summarises bookings and guests', async () => {

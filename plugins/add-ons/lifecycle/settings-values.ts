@@ -37,7 +37,7 @@ function check(name: string, field: SettingField, value: unknown, at: string): E
       }
       if (field.format !== undefined && value !== '') {
         const problem = settingFormatProblem(field.format, value);
-        if (problem) return bad(problem);
+        if (problem) return field.format === 'time-zone' ? { path: at, code: 'invalid_time_zone', message: problem } : bad(problem);
       }
       break;
   }

@@ -123,15 +123,19 @@ export function addDays(date, n) {
   return d.toISOString().slice(0, 10);
 }
 
-/** The instant (ms) of a wall time ("2026-12-02T19:30") on the venue's clock. */
-export function instantOf(dateTime, timeZone) {
-  const [date, time] = dateTime.replace(' ', 'T').split('T');
-  const guess = wall(date, (time || '00:00').slice(0, 5)).getTime();
-  // The zone's offset at the guess, then once more at the corrected instant (a DST edge between them).
-  const offsetAt = (ms) => {
-    const f = fieldsIn(ms, timeZone);
-    return Date.UTC(f.y, f.m - 1, f.d, f.h, f.min, f.s) - Math.floor(ms / 1000) * 1000;
-  };
-  const first = guess - offsetAt(guess);
-  return guess - offsetAt(first);
+/**
+ * A stored booking time → its instant (ms). The public API gives datetimes in UTC, without a
+ * zone ("2026-12-02T18:30:00") or with one; a booking written as "2026-12-02T19:30" was a time on
+ * the venue's clock, which the API turned into UTC.
+ */
+export function instantOfStored(value) {
+  const text = String(value).trim().replace(' ', 'T');
+  return Date.parse(/(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? text : `${text}Z`);
+}
+
+/** An instant as a day (`YYYY-MM-DD`) and time (`HH:MM`) on the venue's clock. */
+export function wallOf(ms, timeZone) {
+  const f = fieldsIn(ms, timeZone);
+  const two = (n) => String(n).padStart(2, '0');
+  return { date: `${f.y}-${two(f.m)}-${two(f.d)}`, time: `${two(f.h)}:${two(f.min)}` };
 }

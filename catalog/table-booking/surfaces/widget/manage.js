@@ -2,7 +2,21 @@
 // (a customer session, POST /public/claim), then changes its day, time or party, or cancels it,
 // up to the venue's cancellation window before the booking (after it the API answers
 // PUBLIC_TOO_LATE and the page says to call).
-import { MINE, BOOKINGS, addDays, config, errorText, formatDay, formatInstant, formatTime, instantOf, loadVenue, publicBase, todayIn } from './booking.js';
+import {
+  MINE,
+  BOOKINGS,
+  addDays,
+  config,
+  errorText,
+  formatDay,
+  formatInstant,
+  formatTime,
+  instantOfStored,
+  loadVenue,
+  publicBase,
+  todayIn,
+  wallOf,
+} from './booking.js';
 
 const $ = (id) => document.getElementById(id);
 const MINUTE = 60_000;
@@ -40,10 +54,11 @@ function start() {
     return { status: res.status, ok: res.ok, body: answer };
   };
 
-  const dayOf = (row) => String(row.booked_at).replace(' ', 'T').slice(0, 10);
-  const timeOf = (row) => String(row.booked_at).replace(' ', 'T').slice(11, 16);
-  /** When changes close: the booking's time on the venue's clock less the cancellation window. */
-  const closesAt = (row) => instantOf(`${dayOf(row)}T${timeOf(row)}`, venue.timeZone) - venue.cancelBeforeMinutes * MINUTE;
+  // The booking's day and time on the venue's clock (the API answers its instant in UTC).
+  const dayOf = (row) => wallOf(instantOfStored(row.booked_at), venue.timeZone).date;
+  const timeOf = (row) => wallOf(instantOfStored(row.booked_at), venue.timeZone).time;
+  /** When changes close: the booking's time less the cancellation window. */
+  const closesAt = (row) => instantOfStored(row.booked_at) - venue.cancelBeforeMinutes * MINUTE;
 
   function show(row) {
     booking = row;
@@ -117,8 +132,12 @@ function start() {
     const party = Number($('mb-party').value) || 1;
     const mine = ++request;
     times.setAttribute('aria-busy', 'true');
-    hint.textContent = 'Loading free times…';
-    hint.hidden = false;
+    // Times already shown stay, and nothing above them moves, until the answer: a tap on one
+    // (the party field's change event fires on that very tap) lands where it was aimed.
+    if (!times.querySelector('.tb-time')) {
+      hint.textContent = 'Loading free times…';
+      hint.hidden = false;
+    }
     // With the session, the guest's own booking does not count against the new time.
     const res = await call('GET', `/availability/${BOOKINGS}?date=${encodeURIComponent(date)}&party=${party}`).catch(() => null);
     if (mine !== request) return;
@@ -155,6 +174,7 @@ function start() {
   });
   $('mb-date').addEventListener('change', () => {
     chosen = null;
+    times.querySelectorAll('.tb-time').forEach((b) => b.remove());
     loadTimes();
   });
   $('mb-party').addEventListener('change', loadTimes);

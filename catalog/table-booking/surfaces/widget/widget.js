@@ -61,16 +61,18 @@ function start() {
     // A new party keeps the times on screen until the new answer: the party field's change
     // event fires as it loses focus, that is, on the very tap on a time, which must land on the
     // button it was aimed at (and be kept if that time is still free for the new party).
-    if (newDay || force === true) {
+    // Nothing above the buttons moves either (a hint shown there would push them from under the tap).
+    const keep = !newDay && force !== true && times.querySelector('.tb-time') !== null;
+    if (!keep) {
       chosen = null;
       times.querySelectorAll('.tb-time').forEach((b) => b.remove());
       times.disabled = true;
+      hint.textContent = 'Loading free times…';
+      hint.hidden = false;
     }
     if (!date) return;
     busy = true;
     refreshSubmit();
-    hint.textContent = 'Loading free times…';
-    hint.hidden = false;
     const mine = ++request;
     times.setAttribute('aria-busy', 'true');
     let res;
