@@ -285,4 +285,76 @@ describe.runIf(browserAvailable())('table-booking in a real browser: guests book
       await onDomain.browser.close();
     }
   });
+  atWidth(PHONE, (viewport) => {
+    // Last: it changes the venue's opening hours, which the stories before book in.
+    it('the owner sets the opening hours in the week editor of the add-on’s settings, at 390 px', async () => {
+      const { page, problems } = await openPage({ viewport, locale: 'en-GB' });
+      await signIn(page, inst.url, ROOT);
+      await page.goto(`${inst.url}/add-ons/table-booking`);
+      await onScreen(page, 'table-booking-addon', exactly('Table booking'));
+      const hours = page.getByRole('group', { name: 'Opening hours' });
+      await hours.waitFor();
+      const day = (name: string) => hours.getByRole('group', { name, exact: true });
+      // As stored: 12:00–14:30 and 18:00–22:00 every day.
+      expect(await day('Monday').getByLabel('Opens').first().inputValue()).toBe('12:00');
+      expect(await day('Monday').getByLabel('Closes').nth(1).inputValue()).toBe('22:00');
+      // Monday closed; Tuesday lunch until 15:00; Sunday open late, until midnight.
+      await day('Monday').getByLabel('Open (on Monday)').uncheck();
+      expect(await day('Monday').getByText('Closed').isVisible()).toBe(true);
+      await day('Tuesday').getByLabel('Closes').first().fill('15:00');
+      await day('Sunday').getByRole('button', { name: 'Add hours on Sunday' }).click();
+      expect(await day('Sunday').getByLabel('Opens').nth(2).inputValue()).toBe('22:00');
+      expect(await day('Sunday').getByLabel('Closes').nth(2).inputValue()).toBe('00:00');
+      // A range that closes before it opens is said at once, on its range.
+      await day('Wednesday').getByLabel('Closes').first().fill('11:00');
+      expect(
+        await day('Wednesday')
+          .getByText(/Closes before it opens/)
+          .isVisible(),
+      ).toBe(true);
+      await day('Wednesday').getByLabel('Closes').first().fill('14:30');
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await expect.poll(() => page.getByText('Settings saved.').isVisible(), { timeout: WAIT_MS }).toBe(true);
+
+      const listed = (await admin.get('/api/v1/add-ons')).body.data.addons.find((a: { key: string }) => a.key === 'table-booking');
+      expect(JSON.parse(listed.settings.openingHours)).toEqual({
+        mon: [],
+        tue: [
+          ['12:00', '15:00'],
+          ['18:00', '22:00'],
+        ],
+        wed: [
+          ['12:00', '14:30'],
+          ['18:00', '22:00'],
+        ],
+        thu: [
+          ['12:00', '14:30'],
+          ['18:00', '22:00'],
+        ],
+        fri: [
+          ['12:00', '14:30'],
+          ['18:00', '22:00'],
+        ],
+        sat: [
+          ['12:00', '14:30'],
+          ['18:00', '22:00'],
+        ],
+        sun: [
+          ['12:00', '14:30'],
+          ['18:00', '22:00'],
+          ['22:00', '24:00'],
+        ],
+      });
+      // The booking rules follow at once: no times on the next Monday.
+      const monday = new Date(Date.now() + 86_400_000);
+      while (monday.getUTCDay() !== 1) monday.setUTCDate(monday.getUTCDate() + 1);
+      const slots = await fetch(`${inst.url}/api/v1/public/availability/table-booking-bookings?date=${monday.toISOString().slice(0, 10)}&party=2`, {
+        headers: { authorization: `Bearer ${appKey}`, origin: host.origin },
+      });
+      expect((await slots.json()).data).toEqual([]);
+      expectNoProblems(problems);
+    });
+  });
 });
