@@ -21,7 +21,8 @@ describe('the opening-hours editor’s week', () => {
   });
 
   it('gives up on what is not opening hours (the raw text is then edited as text)', () => {
-    for (const raw of ['not json', '[]', '{"monday":[]}', '{"mon":[["12:00"]]}', '{"mon":[["25:00","26:00"]]}', '{"mon":"12-14"}']) expect(parseWeek(raw)).toBeNull();
+    for (const raw of ['not json', '[]', '{"monday":[]}', '{"mon":[["12:00"]]}', '{"mon":[["25:00","26:00"]]}', '{"mon":"12-14"}'])
+      expect(parseWeek(raw)).toBeNull();
   });
 
   it('a range opens before it closes; 24:00 closes after every opening', () => {
