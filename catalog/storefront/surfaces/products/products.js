@@ -46,7 +46,8 @@ async function shrink(file) {
   const bitmap = await createImageBitmap(file);
   const canvas = document.createElement('canvas');
   const types = ['image/webp', 'image/jpeg'];
-  for (let width = Math.min(MAX_WIDTH, bitmap.width); width >= 160; width = Math.round(width * 0.75)) {
+  const first = Math.min(MAX_WIDTH, bitmap.width);
+  for (let width = first; width >= Math.min(160, first); width = Math.round(width * 0.75)) {
     canvas.width = width;
     canvas.height = Math.max(1, Math.round((bitmap.height * width) / bitmap.width));
     canvas.getContext('2d').drawImage(bitmap, 0, 0, canvas.width, canvas.height);

@@ -193,12 +193,12 @@ function start() {
     }
     const empty = cart.size === 0;
     $('sf-cart-empty').hidden = !empty;
-    $('sf-order').hidden = empty;
+    $('sf-cart-form').hidden = empty;
     $('sf-cart-total').hidden = empty;
     $('sf-cart-total').textContent = `Total: ${price(total / 100)}`;
   }
 
-  $('sf-order').addEventListener('submit', async (event) => {
+  $('sf-cart-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     const orderError = $('sf-order-error');
     const fail = (text) => {
@@ -232,7 +232,7 @@ function start() {
       }
       cart.clear();
       renderCart();
-      $('sf-order').reset();
+      $('sf-cart-form').reset();
       ordered.textContent = `Thank you: order request ${body.data.id} is sent (total ${price(body.data.total)}). We will confirm it by e-mail.`;
     } catch {
       fail('Could not reach the shop. Please try again.');
