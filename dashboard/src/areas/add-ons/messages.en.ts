@@ -174,7 +174,7 @@ export const messages = {
   'addOns.hours.removeOf': 'Remove {day}, range {n}',
   'addOns.hours.backwards': 'Closes before it opens (00:00 as a closing time is midnight, the end of the day).',
   'addOns.hours.copyMonday': 'Same as Monday every day',
-  'addOns.hours.unreadable': 'These opening hours cannot be read as a week; correct the JSON, e.g. {"mon": [["12:00","14:30"]]}.',
+  'addOns.hours.unreadable': 'These opening hours cannot be read as a week: correct the JSON below (days mon to sun, times as HH:MM).',
   'addOns.timeZone.hint': 'Type to search the time zones (IANA names such as Europe/Paris).',
 
   'addOns.upgrade.title': 'Upgrade',
