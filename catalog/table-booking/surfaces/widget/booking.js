@@ -79,6 +79,40 @@ const wall = (date, time = '00:00') => {
   return new Date(Date.UTC(y, m - 1, d, hh, mm));
 };
 
+/**
+ * The day's slots as buttons in the fieldset `times` (the one in `chosen` pressed), in place of
+ * those shown; a full slot is a disabled button. Answers how many are free.
+ */
+export function showTimes(times, slots, chosen) {
+  times.querySelectorAll('.tb-time').forEach((b) => b.remove());
+  for (const slot of slots) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'tb-time';
+    b.dataset.time = slot.time;
+    b.textContent = formatTime(slot.time);
+    b.disabled = slot.state !== 'free';
+    b.setAttribute('aria-pressed', String(slot.time === chosen));
+    times.appendChild(b);
+  }
+  const free = slots.filter((s) => s.state === 'free').length;
+  times.disabled = free === 0;
+  return free;
+}
+
+/**
+ * Calls `onPick(time)` for a tap on a free time of `times`, after pressing its button: one
+ * listener for every button, those of an answer still on its way included.
+ */
+export function onTimePicked(times, onPick) {
+  times.addEventListener('click', (event) => {
+    const b = event.target instanceof Element ? event.target.closest('.tb-time') : null;
+    if (!b || b.disabled) return;
+    times.querySelectorAll('.tb-time').forEach((x) => x.setAttribute('aria-pressed', String(x === b)));
+    onPick(b.dataset.time);
+  });
+}
+
 /** "19:30" → "19:30" (en-GB, fr), "7:30 PM" (en-US). */
 export function formatTime(time) {
   return new Intl.DateTimeFormat(language(), { hour: 'numeric', minute: '2-digit', timeZone: 'UTC' }).format(wall('2000-01-01', time));

@@ -13,7 +13,9 @@ import {
   formatTime,
   instantOfStored,
   loadVenue,
+  onTimePicked,
   publicBase,
+  showTimes,
   todayIn,
   wallOf,
 } from './booking.js';
@@ -151,25 +153,11 @@ function start() {
     if (chosen && !free.some((s) => s.time === chosen)) chosen = null;
     hint.textContent = slots.length === 0 ? 'Closed on that day.' : free.length === 0 ? 'No free times on that day.' : '';
     hint.hidden = hint.textContent === '';
-    times.querySelectorAll('.tb-time').forEach((b) => b.remove());
-    for (const slot of slots) {
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.className = 'tb-time';
-      b.dataset.time = slot.time;
-      b.textContent = formatTime(slot.time);
-      b.disabled = slot.state !== 'free';
-      b.setAttribute('aria-pressed', String(slot.time === chosen));
-      times.appendChild(b);
-    }
-    times.disabled = free.length === 0;
+    showTimes(times, slots, chosen);
     refreshSave();
   }
-  times.addEventListener('click', (event) => {
-    const b = event.target instanceof Element ? event.target.closest('.tb-time') : null;
-    if (!b || b.disabled) return;
-    chosen = b.dataset.time;
-    times.querySelectorAll('.tb-time').forEach((x) => x.setAttribute('aria-pressed', String(x === b)));
+  onTimePicked(times, (time) => {
+    chosen = time;
     refreshSave();
   });
   $('mb-date').addEventListener('change', () => {

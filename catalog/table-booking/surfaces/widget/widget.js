@@ -1,7 +1,7 @@
 // The booking widget: vanilla JS, no build step. What it shares with the manage-my-booking page
 // (the app key and API base from the page's svc-app meta tag, the venue, dates and times in the
 // visitor's language) is in booking.js.
-import { BOOKINGS, addDays, config, errorText, formatDay, formatTime, loadVenue, publicBase, todayIn } from './booking.js';
+import { BOOKINGS, addDays, config, errorText, formatDay, formatTime, loadVenue, onTimePicked, publicBase, showTimes, todayIn } from './booking.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -42,9 +42,6 @@ function start() {
 
   const refreshSubmit = () => {
     submit.disabled = busy || !(chosen && $('tb-name').value.trim() && $('tb-email').value.includes('@'));
-  };
-  const press = (time) => {
-    times.querySelectorAll('.tb-time').forEach((x) => x.setAttribute('aria-pressed', String(x.dataset.time === time)));
   };
 
   let shownDate = '';
@@ -107,27 +104,12 @@ function start() {
     }
     hint.textContent = note;
     hint.hidden = note === '';
-    times.querySelectorAll('.tb-time').forEach((b) => b.remove());
-    for (const slot of slots) {
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.className = 'tb-time';
-      b.dataset.time = slot.time;
-      b.textContent = formatTime(slot.time);
-      b.disabled = slot.state !== 'free';
-      b.setAttribute('aria-pressed', String(slot.time === chosen));
-      times.appendChild(b);
-    }
-    times.disabled = free.length === 0;
+    showTimes(times, slots, chosen);
     refreshSubmit();
   }
 
-  // One listener for every time button, those of an answer still on its way included.
-  times.addEventListener('click', (event) => {
-    const b = event.target instanceof Element ? event.target.closest('.tb-time') : null;
-    if (!b || b.disabled) return;
-    chosen = b.dataset.time;
-    press(chosen);
+  onTimePicked(times, (time) => {
+    chosen = time;
     refreshSubmit();
   });
 
