@@ -40,22 +40,30 @@ export function errorText(body, status) {
   return `Something went wrong (${status}). Please try again.`;
 }
 
-/** The venue as the app's `venue` action gives it; the defaults when it cannot be reached. */
+/**
+ * The venue as the app's `venue` action gives it; the defaults when it cannot be reached. A
+ * failed call is tried once more: the app's first call on a busy instance may find its sandbox
+ * starting.
+ */
 export async function loadVenue(base, headers) {
   const fallback = { name: '', timeZone: 'UTC', maxParty: 12, windowDays: 60, cancelBeforeMinutes: 120 };
-  try {
-    const res = await fetch(`${base}/apps/table-booking/actions/venue`, {
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: '{}',
-    });
-    const body = res.ok ? await res.json() : null;
-    const venue = body && body.data && body.data.result;
-    if (!venue || typeof venue !== 'object') return fallback;
-    return { ...fallback, ...venue, timeZone: validZone(venue.timeZone) ? venue.timeZone : 'UTC' };
-  } catch {
-    return fallback;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const res = await fetch(`${base}/apps/table-booking/actions/venue`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      if (res.status >= 500) continue;
+      const body = res.ok ? await res.json() : null;
+      const venue = body && body.data && body.data.result;
+      if (!venue || typeof venue !== 'object') return fallback;
+      return { ...fallback, ...venue, timeZone: validZone(venue.timeZone) ? venue.timeZone : 'UTC' };
+    } catch {
+      /* the network: once more */
+    }
   }
+  return fallback;
 }
 
 function validZone(zone) {
