@@ -18,7 +18,7 @@ export interface SurfaceHost {
 
 /**
  * A surface's files (`dir`, one folder of `surfaces/`) served as the instance will serve a
- * public-page surface (D28): the app key and the API base in `<meta name="svc-app">`, and a CSP
+ * public-page surface (D28): the app key and the API base in each HTML file's `<meta name="svc-app">`, and a CSP
  * that allows only the page's own files and the instance's public API (so no inline script or
  * style slips in). `config` is read at each request, so the app key can be known after start.
  */
@@ -31,7 +31,7 @@ export async function surfaceHost(dir: string, config: () => { appKey: string; a
     }
     let body = readFileSync(join(dir, name), 'utf8');
     const c = config();
-    if (name === 'index.html') {
+    if (name.endsWith('.html')) {
       const meta = `<meta name="svc-app" content='${JSON.stringify({ appKey: c.appKey, apiBase: c.apiBase })}' />`;
       body = body.replace('<meta charset="utf-8" />', `<meta charset="utf-8" />\n    ${meta}`);
     }

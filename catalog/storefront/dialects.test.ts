@@ -66,8 +66,26 @@ for (const dialect of ['postgres', 'mysql'] as const)
       expect((await act('listMessages', { unread: true })).body.data.result.messages).toEqual([]);
       expect((await pub('POST', '/apps/storefront/actions/listMessages', { input: {} })).status).toBe(403);
 
+      // An order request and a product image on this dialect (a decimal total, a binary column).
+      const mug = list.body.data.find((p: { name: string }) => p.name === 'Blue mug').id;
+      const order = await pub('POST', '/records/storefront-orders', {
+        values: { name: 'Ada', email: 'ada@example.com', items: [{ product_id: mug, quantity: 2 }] },
+      });
+      expect(order.status, order.text).toBe(201);
+      expect(order.body.data).toMatchObject({ total: '25.00', currency: 'EUR' });
+      const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+      const image = await act('setImage', { productId: mug, contentType: 'image/png', data: png });
+      expect(image.status, image.text).toBe(200);
+      const images = await pub('GET', `/records/storefront-images?filter[product_id][in]=${mug}`);
+      expect(images.body.data).toEqual([expect.objectContaining({ product_id: mug, content_type: 'image/png', data: { $binary: png } })]);
+
       const removed = await admin.delete('/api/v1/add-ons/storefront?dropData=true');
       expect(removed.status, removed.text).toBe(200);
-      expect([...removed.body.data.droppedTables].sort()).toEqual(['storefront__contact_messages', 'storefront__products']);
+      expect([...removed.body.data.droppedTables].sort()).toEqual([
+        'storefront__contact_messages',
+        'storefront__orders',
+        'storefront__product_images',
+        'storefront__products',
+      ]);
     });
   });

@@ -114,6 +114,92 @@ export function webhookBody(row: Record<string, Json>): string {
   });
 }
 
+// --- order requests --------------------------------------------------------------------------
+
+/** At most this many lines in one order request, each of at most MAX_QUANTITY. */
+export const MAX_LINES = 50;
+export const MAX_QUANTITY = 99;
+
+export interface OrderLine {
+  product_id: number;
+  name: string;
+  /** The product's price when the order was sent, a decimal string (`12.50`). */
+  price: string;
+  quantity: number;
+}
+
+/** `12.5`, `"12.50"` → 1250 cents; NaN for what is not a price. */
+const cents = (price: Json | undefined): number => Math.round(Number(price) * 100);
+const money = (c: number): string => `${Math.floor(c / 100)}.${String(c % 100).padStart(2, '0')}`;
+
+/** What a cart sends as `items`: `[{product_id, quantity}]` (an array, or its JSON as text). Null when it is not that. */
+export function cartOf(items: Json | undefined): Array<{ product_id: number; quantity: number }> | string {
+  let value: Json | undefined = items;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value) as Json;
+    } catch {
+      return 'The order is not one the shop can read.';
+    }
+  }
+  if (!Array.isArray(value) || value.length === 0) return 'Your cart is empty.';
+  if (value.length > MAX_LINES) return `An order request takes at most ${MAX_LINES} products.`;
+  const out = new Map<number, number>();
+  for (const line of value) {
+    const { product_id: id, quantity } = record(line);
+    if (
+      typeof id !== 'number' ||
+      !Number.isInteger(id) ||
+      typeof quantity !== 'number' ||
+      !Number.isInteger(quantity) ||
+      quantity < 1 ||
+      quantity > MAX_QUANTITY
+    )
+      return `Each product is ordered 1 to ${MAX_QUANTITY} times.`;
+    out.set(id, Math.min(MAX_QUANTITY, (out.get(id) ?? 0) + quantity));
+  }
+  return [...out].map(([product_id, quantity]) => ({ product_id, quantity }));
+}
+
+/** The order's lines as the staff e-mail lists them. */
+export function linesText(lines: OrderLine[]): string {
+  return lines.map((l) => `${l.quantity} × ${l.name} at ${l.price} = ${money(cents(l.price) * l.quantity)}`).join('\n');
+}
+
+// --- product images ------------------------------------------------------------------------
+
+/** The largest image the products page may send (decoded bytes): an action's body is at most 64 KiB of JSON. */
+export const MAX_IMAGE_BYTES = 45_000;
+const IMAGE_TYPES: Record<string, (head: number[]) => boolean> = {
+  'image/jpeg': (h) => h[0] === 0xff && h[1] === 0xd8 && h[2] === 0xff,
+  'image/png': (h) => h[0] === 0x89 && h[1] === 0x50 && h[2] === 0x4e && h[3] === 0x47,
+  'image/webp': (h) => h[0] === 0x52 && h[1] === 0x49 && h[2] === 0x46 && h[3] === 0x46 && h[8] === 0x57 && h[9] === 0x45 && h[10] === 0x42 && h[11] === 0x50,
+};
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** The first bytes of base64 text (the sandbox has no atob): enough to check an image's signature. */
+export function base64Head(b64: string, bytes: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i + 3 < b64.length && out.length < bytes; i += 4) {
+    const n = (B64.indexOf(b64[i]!) << 18) | (B64.indexOf(b64[i + 1]!) << 12) | ((B64.indexOf(b64[i + 2]!) & 63) << 6) | (B64.indexOf(b64[i + 3]!) & 63);
+    out.push((n >> 16) & 255, (n >> 8) & 255, n & 255);
+  }
+  return out.slice(0, bytes);
+}
+
+/** Why `{contentType, data}` is not an image the shop takes, or null. */
+export function imageProblem(contentType: Json | undefined, data: Json | undefined): string | null {
+  if (typeof contentType !== 'string' || !(contentType in IMAGE_TYPES)) return 'An image is a JPEG, PNG or WebP file.';
+  if (typeof data !== 'string' || data.length === 0 || data.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(data))
+    return 'The image was not sent as base64.';
+  const bytes = (data.length / 4) * 3 - (data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0);
+  if (bytes > MAX_IMAGE_BYTES) return `The image is over ${MAX_IMAGE_BYTES / 1000} kB: make it smaller.`;
+  if (!IMAGE_TYPES[contentType]!(base64Head(data, 12))) return `The file is not a ${contentType.slice(6).toUpperCase()} image.`;
+  return null;
+}
+
+const nowWire = () => new Date().toISOString().slice(0, 19);
+
 export default defineAddon({
   hooks: {
     /** A contact message needs a name, an e-mail address that looks like one and a message; all are trimmed. */
@@ -151,6 +237,67 @@ export default defineAddon({
         ctx.log.warn('the webhook could not be reached', { code: typeof e.code === 'string' ? e.code : null, message: String(e.message ?? err), id });
       }
     },
+    /**
+     * An order request from the cart: the lines are priced here from the products table (what
+     * the page sent as prices or total is not taken), inactive or unknown products refused.
+     */
+    'orders.beforeWrite': async (ctx: AddonContext, event: BeforeWriteEvent) => {
+      if (event.op !== 'insert') return undefined;
+      const values = { ...event.values };
+      for (const column of ['name', 'email', 'phone'] as const) {
+        const value = values[column];
+        if (typeof value === 'string') values[column] = value.trim().replace(/\s+/g, ' ') || null;
+      }
+      if (typeof values.note === 'string') values.note = values.note.trim() || null;
+      if (!values.name) return { refuse: 'Please give your name.' };
+      if (typeof values.email !== 'string' || !EMAIL.test(values.email)) return { refuse: 'Please give an e-mail address we can answer to.' };
+      if (typeof values.note === 'string' && values.note.length > 2000) return { refuse: 'Please keep the note under 2,000 characters.' };
+      const cart = cartOf(values.items);
+      if (typeof cart === 'string') return { refuse: cart };
+      const found = await ctx.db.list('products', { where: { id: { in: cart.map((l) => l.product_id) }, active: true }, limit: MAX_LINES });
+      const byId = new Map(found.rows.map((r) => [r.id, r]));
+      const lines: OrderLine[] = [];
+      let total = 0;
+      for (const { product_id, quantity } of cart) {
+        const product = byId.get(product_id);
+        if (!product) return { refuse: 'A product in your cart is no longer sold. Please remove it and send the order again.' };
+        const price = cents(product.price);
+        lines.push({ product_id, name: String(product.name), price: money(price), quantity });
+        total += price * quantity;
+      }
+      return { values: { ...values, items: JSON.stringify(lines), total: money(total), currency: text(ctx.settings.currency, 'EUR') } };
+    },
+    /** Each order request is mailed to the shop's orders address (the row is kept whether or not it can be). */
+    'orders.afterWrite': async (ctx: AddonContext, event: AfterWriteEvent) => {
+      if (event.op !== 'insert') return;
+      const to = typeof ctx.settings.ordersEmail === 'string' ? ctx.settings.ordersEmail.trim() : '';
+      const id = event.row.id ?? null;
+      if (!to) {
+        ctx.log.warn('an order request is kept but not mailed: set the Orders e-mail setting', { id });
+        return;
+      }
+      let lines: OrderLine[] = [];
+      try {
+        lines = JSON.parse(String(event.row.items)) as OrderLine[];
+      } catch {
+        /* the row as staff wrote it: mailed without lines */
+      }
+      try {
+        await ctx.mail.send('order-request', to, {
+          shop: text(ctx.settings.shopName, 'Our shop'),
+          orderId: id,
+          name: event.row.name ?? '',
+          email: event.row.email ?? '',
+          phone: event.row.phone ?? '(none)',
+          note: event.row.note ?? '(none)',
+          lines: linesText(lines),
+          total: String(event.row.total ?? ''),
+          currency: event.row.currency ?? '',
+        });
+      } catch (err) {
+        ctx.log.warn('the order request could not be mailed', { id, message: String((err as { message?: unknown }).message ?? err) });
+      }
+    },
   },
   actions: {
     /** For the shop page (the app key may call it): the shop's name and currency from the settings. */
@@ -171,6 +318,42 @@ export default defineAddon({
       const { id, read } = record(input);
       if (typeof id !== 'number' && typeof id !== 'string') throw new Error('markRead needs the id of a message.');
       return ctx.db.update('contact_messages', id, { read: read !== false });
+    },
+    /** Staff only: the products for the image page, 100 a page by name (`{cursor}` for the next), without their images. */
+    listProducts: async (ctx: AddonContext, input: Json) => {
+      const { cursor } = record(input);
+      const res = await ctx.db.list('products', { sort: ['name', 'id'], limit: 100, ...(typeof cursor === 'string' && cursor ? { cursor } : {}) });
+      return {
+        products: res.rows.map((p) => ({
+          id: p.id ?? null,
+          name: p.name ?? '',
+          price: p.price ?? null,
+          active: p.active === true || p.active === 1,
+          hasImage: Boolean(p.image_updated_at),
+        })),
+        next: res.next,
+      };
+    },
+    /** Staff only: `{productId, contentType, data}` (base64, up to MAX_IMAGE_BYTES) becomes the product's image. */
+    setImage: async (ctx: AddonContext, input: Json) => {
+      const { productId, contentType, data } = record(input);
+      if (typeof productId !== 'number' || !Number.isInteger(productId)) throw new Error('setImage needs the id of a product.');
+      const problem = imageProblem(contentType, data);
+      if (problem) throw new Error(problem);
+      if (!(await ctx.db.get('products', productId))) throw new Error(`There is no product ${productId}.`);
+      const values = { content_type: contentType as string, data: { $binary: data as string }, updated_at: nowWire() };
+      if (await ctx.db.get('product_images', productId)) await ctx.db.update('product_images', productId, values);
+      else await ctx.db.insert('product_images', { product_id: productId, ...values });
+      await ctx.db.update('products', productId, { image_updated_at: values.updated_at });
+      return { productId, contentType: contentType as string, bytes: Math.floor(((data as string).length * 3) / 4) };
+    },
+    /** Staff only: `{productId}` removes the product's image. */
+    removeImage: async (ctx: AddonContext, input: Json) => {
+      const { productId } = record(input);
+      if (typeof productId !== 'number' || !Number.isInteger(productId)) throw new Error('removeImage needs the id of a product.');
+      const removed = await ctx.db.delete('product_images', productId);
+      await ctx.db.update('products', productId, { image_updated_at: null });
+      return { productId, removed };
     },
   },
 });

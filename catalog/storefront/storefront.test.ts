@@ -11,12 +11,17 @@ import { sourceFixture, type SourceFixture } from '../../plugins/connections/tes
 import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
+import { TestSmtpServer } from '../../test/helpers/smtp.js';
 import { installFromCatalog } from '../testing.js';
-import app, { hmacSha256Hex, sha256, SIGNATURE_HEADER, utf8, webhookBody } from './server.js';
+import app, { base64Head, cartOf, hmacSha256Hex, imageProblem, sha256, SIGNATURE_HEADER, utf8, webhookBody } from './server.js';
 
 const ORIGIN = 'https://shop.example';
 const PRODUCTS = 'storefront-products';
 const CONTACT = 'storefront-contact';
+const IMAGES = 'storefront-images';
+const ORDERS = 'storefront-orders';
+/** A 1×1 PNG, as a product image. */
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
 
 /** A webhook receiver on a loopback port (dual-stack, so `localhost` reaches it whichever address it resolves to). */
 interface Receiver {
@@ -61,6 +66,7 @@ describe('storefront from the built-in catalog on a fresh instance (SQLite)', ()
   let connectionId: string;
   let appKey: string;
   let hook: Receiver;
+  const smtp = new TestSmtpServer();
   const logLines: string[] = [];
   const signingSecret = `whsec-${randomBytes(12).toString('hex')}`;
 
@@ -84,11 +90,13 @@ describe('storefront from the built-in catalog on a fresh instance (SQLite)', ()
 
   beforeAll(async () => {
     hook = await receiver();
+    await smtp.start();
     ({ inst, admin } = await bootWithAdmin({
       ...addonsReachingLoopback('fetch'),
       env: { SVC_PUBLIC_API_ORIGINS: ORIGIN, SVC_NETWORK_FEATURES: 'true' },
       logLines,
     }));
+    expect((await admin.put('/api/v1/settings/email', smtp.settings())).status).toBe(200);
     source = await sourceFixture('sqlite');
     const created = await admin.post('/api/v1/connections', { name: 'Shop', dialect: 'sqlite', url: source.url });
     expect(created.status, created.text).toBe(201);
@@ -98,6 +106,7 @@ describe('storefront from the built-in catalog on a fresh instance (SQLite)', ()
     await inst?.close();
     await source?.cleanup();
     await hook?.close();
+    await smtp.stop();
   });
 
   it('lists storefront in the catalog offline and installs it from there', async () => {
@@ -111,37 +120,54 @@ describe('storefront from the built-in catalog on a fresh instance (SQLite)', ()
     expect(entry).toMatchObject({ key: 'storefront', name: 'Storefront', source: 'built-in', installed: null });
     expect(entry.versions[0]).toMatchObject({ version: '1.0.0', sha256: built.sha256, size: built.size, compatible: true });
 
-    const { addon, plan, appKey: key } = await installFromCatalog(admin, 'storefront', '1.0.0', connectionId, { shopName: 'Test Shop' });
+    const {
+      addon,
+      plan,
+      appKey: key,
+    } = await installFromCatalog(admin, 'storefront', '1.0.0', connectionId, {
+      shopName: 'Test Shop',
+      ordersEmail: 'orders@shop.example',
+    });
     appKey = key;
     expect(appKey).toMatch(/^adm_pub_/);
     expect(plan).toMatchObject({
       key: 'storefront',
       to: '1.0.0',
-      capabilities: ['db', 'fetch'],
+      capabilities: ['db', 'fetch', 'mail.send'],
       outbound: ['connect:webhookUrl'],
-      actions: ['shop', 'listMessages', 'markRead'],
-      staffActions: ['listMessages', 'markRead'],
+      actions: ['shop', 'listMessages', 'markRead', 'listProducts', 'setImage', 'removeImage'],
+      staffActions: ['listMessages', 'markRead', 'listProducts', 'setImage', 'removeImage'],
       connect: { kind: 'secret', fields: ['webhookUrl', 'signingSecret'] },
-      hooks: ['contact_messages.beforeWrite', 'contact_messages.afterWrite'],
+      hooks: ['contact_messages.beforeWrite', 'contact_messages.afterWrite', 'orders.beforeWrite', 'orders.afterWrite'],
     });
     expect(plan.tables.map((t: { name: string; action: string }) => [t.name, t.action])).toEqual([
       ['storefront__products', 'create'],
       ['storefront__contact_messages', 'create'],
+      ['storefront__product_images', 'create'],
+      ['storefront__orders', 'create'],
     ]);
     expect(plan.endpoints.map((e: { ref: string; methods: string[] }) => [e.ref, e.methods])).toEqual([
       [PRODUCTS, ['GET']],
       [CONTACT, ['POST']],
+      [IMAGES, ['GET']],
+      [ORDERS, ['POST']],
     ]);
     expect(plan.surfaces.map((s: { name: string; kind: string }) => [s.name, s.kind])).toEqual([
       ['shop', 'public-page'],
       ['messages', 'dashboard-page'],
+      ['products', 'dashboard-page'],
     ]);
     expect(addon).toMatchObject({ key: 'storefront', enabled: true, connectionId, settings: { shopName: 'Test Shop', currency: 'EUR' }, connected: false });
     expect(addon.connect.fields).toEqual([
       expect.objectContaining({ name: 'webhookUrl', optional: false }),
       expect.objectContaining({ name: 'signingSecret', optional: true }),
     ]);
-    expect(sqliteTablesLike(source.database, 'storefront')).toEqual(['storefront__contact_messages', 'storefront__products']);
+    expect(sqliteTablesLike(source.database, 'storefront')).toEqual([
+      'storefront__contact_messages',
+      'storefront__orders',
+      'storefront__product_images',
+      'storefront__products',
+    ]);
   });
 
   it('lists only active products with the app key, searchable by name and description, in the order asked', async () => {
@@ -263,6 +289,85 @@ describe('storefront from the built-in catalog on a fresh instance (SQLite)', ()
     expect(logLines.join('\n')).not.toContain(signingSecret);
   });
 
+  it('takes an order request from a cart, priced from the products table, and mails it to the orders address', async () => {
+    const ids = Object.fromEntries((rows('select id, name from storefront__products') as Array<{ id: number; name: string }>).map((r) => [r.name, r.id]));
+    // The page's prices and total are not taken: the hook prices each line from the table.
+    const sent = await pub('POST', `/records/${ORDERS}`, {
+      values: {
+        name: '  Ada   Lovelace ',
+        email: 'ada@example.com',
+        phone: '+44 20 7946 0000',
+        note: 'Gift wrap, please.',
+        items: [
+          { product_id: ids['Blue mug'], quantity: 2 },
+          { product_id: ids['Tea towel'], quantity: 1 },
+          { product_id: ids['Blue mug'], quantity: 1 },
+        ],
+        total: '0.01',
+        currency: 'XXX',
+      },
+    });
+    expect(sent.status, sent.text).toBe(201);
+    expect(sent.body.data).toMatchObject({ name: 'Ada Lovelace', total: '46.50', currency: 'EUR', note: 'Gift wrap, please.' });
+    expect(sent.body.data).not.toHaveProperty('email');
+    expect(sent.body.data).not.toHaveProperty('phone');
+    expect(JSON.parse(sent.body.data.items)).toEqual([
+      { product_id: ids['Blue mug'], name: 'Blue mug', price: '12.50', quantity: 3 },
+      { product_id: ids['Tea towel'], name: 'Tea towel', price: '9.00', quantity: 1 },
+    ]);
+    expect(rows('select name, email, phone, total, currency, status from storefront__orders')).toEqual([
+      { name: 'Ada Lovelace', email: 'ada@example.com', phone: '+44 20 7946 0000', total: 46.5, currency: 'EUR', status: 'new' },
+    ]);
+    const [mail] = await smtp.waitFor(1);
+    expect(mail!.to).toEqual(['orders@shop.example']);
+    expect(mail!.subject).toBe(`Order request ${sent.body.data.id} from Ada Lovelace`);
+    expect(mail!.text).toContain('3 × Blue mug at 12.50 = 37.50');
+    expect(mail!.text).toContain('1 × Tea towel at 9.00 = 9.00');
+    expect(mail!.text).toContain('Total: 46.50 EUR');
+    expect(mail!.text).toContain('From: Ada Lovelace <ada@example.com>');
+
+    // Refused, with the reason: an inactive product, an empty cart, no e-mail address.
+    const inactive = await pub('POST', `/records/${ORDERS}`, {
+      values: { name: 'Eve', email: 'eve@example.com', items: [{ product_id: ids['Old mug'], quantity: 1 }] },
+    });
+    expect(inactive.status, inactive.text).toBe(400);
+    expect(inactive.body.error).toMatchObject({
+      code: 'ADDON_REFUSED',
+      message: 'A product in your cart is no longer sold. Please remove it and send the order again.',
+    });
+    const empty = await pub('POST', `/records/${ORDERS}`, { values: { name: 'Eve', email: 'eve@example.com', items: [] } });
+    expect(empty.body.error).toMatchObject({ code: 'ADDON_REFUSED', message: 'Your cart is empty.' });
+    const noMail = await pub('POST', `/records/${ORDERS}`, { values: { name: 'Eve', email: 'nope', items: [{ product_id: ids['Blue mug'], quantity: 1 }] } });
+    expect(noMail.body.error).toMatchObject({ code: 'ADDON_REFUSED', message: 'Please give an e-mail address we can answer to.' });
+    expect(rows('select count(*) as n from storefront__orders')).toEqual([{ n: 1 }]);
+    // Orders are never read back through the public API.
+    expect((await pub('GET', `/records/${ORDERS}`)).status).toBe(404);
+  });
+
+  it('keeps product images staff upload and serves them through the images endpoint only', async () => {
+    const id = (rows("select id from storefront__products where name = 'Blue mug'") as Array<{ id: number }>)[0]!.id;
+    const refused = await pub('POST', '/apps/storefront/actions/setImage', { input: { productId: id, contentType: 'image/png', data: PNG } });
+    expect(refused.status).toBe(403);
+    const set = await admin.post('/api/v1/public/apps/storefront/actions/setImage', { input: { productId: id, contentType: 'image/png', data: PNG } });
+    expect(set.status, set.text).toBe(200);
+    expect(set.body.data.result).toMatchObject({ productId: id, contentType: 'image/png' });
+    const notPng = await admin.post('/api/v1/public/apps/storefront/actions/setImage', {
+      input: { productId: id, contentType: 'image/png', data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64') },
+    });
+    expect(notPng.status).toBeGreaterThanOrEqual(400);
+    const listed = await admin.post('/api/v1/public/apps/storefront/actions/listProducts', { input: {} });
+    expect(listed.body.data.result.products.find((p: { id: number }) => p.id === id)).toMatchObject({ name: 'Blue mug', hasImage: true });
+    const products = await pub('GET', `/records/${PRODUCTS}?search=blue`);
+    expect(products.body.data[0].image_updated_at).toEqual(expect.any(String));
+    const images = await pub('GET', `/records/${IMAGES}?filter[product_id][in]=${id}`);
+    expect(images.status, images.text).toBe(200);
+    expect(images.body.data).toEqual([expect.objectContaining({ product_id: id, content_type: 'image/png', data: { $binary: PNG } })]);
+    expect((await pub('POST', `/records/${IMAGES}`, { values: { product_id: id, content_type: 'image/png', data: { $binary: PNG } } })).status).toBe(404);
+    const removed = await admin.post('/api/v1/public/apps/storefront/actions/removeImage', { input: { productId: id } });
+    expect(removed.body.data.result).toEqual({ productId: id, removed: true });
+    expect((await pub('GET', `/records/${IMAGES}?filter[product_id][in]=${id}`)).body.data).toEqual([]);
+  });
+
   it('uninstalls with dropData: the tables go', async () => {
     const res = await admin.delete('/api/v1/add-ons/storefront?dropData=true');
     expect(res.status, res.text).toBe(200);
@@ -322,6 +427,30 @@ describe('storefront server code', () => {
       for (const key of ['k', 'secret-€', 'K'.repeat(64), 'K'.repeat(100)])
         expect(hmacSha256Hex(key, text), `${key} ${text}`).toBe(createHmac('sha256', key).update(text).digest('hex'));
     }
+  });
+
+  it('reads a cart and checks an image before either is written', () => {
+    expect(
+      cartOf([
+        { product_id: 1, quantity: 2 },
+        { product_id: 1, quantity: 1 },
+        { product_id: 2, quantity: 5 },
+      ]),
+    ).toEqual([
+      { product_id: 1, quantity: 3 },
+      { product_id: 2, quantity: 5 },
+    ]);
+    expect(cartOf('[{"product_id":3,"quantity":1}]')).toEqual([{ product_id: 3, quantity: 1 }]);
+    expect(cartOf([])).toBe('Your cart is empty.');
+    expect(cartOf([{ product_id: 1, quantity: 0 }])).toMatch(/1 to 99/);
+    expect(cartOf([{ product_id: '1', quantity: 1 }])).toMatch(/1 to 99/);
+    expect(cartOf('nope')).toMatch(/cannot read|not one/);
+    expect(base64Head(PNG, 4)).toEqual([0x89, 0x50, 0x4e, 0x47]);
+    expect(imageProblem('image/png', PNG)).toBeNull();
+    expect(imageProblem('image/svg+xml', PNG)).toMatch(/JPEG, PNG or WebP/);
+    expect(imageProblem('image/jpeg', PNG)).toBe('The file is not a JPEG image.');
+    expect(imageProblem('image/png', 'not base64!')).toMatch(/base64/);
+    expect(imageProblem('image/png', randomBytes(46_000).toString('base64'))).toMatch(/over 45 kB/);
   });
 
   it('tidies and checks a message before it is written', async () => {

@@ -5,8 +5,10 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourceFixture, type SourceFixture } from '../../plugins/connections/testing.js';
 import { axeViolations, browserAvailable, recordForeignRequests, recordPageProblems } from '../../test/browser/chromium.js';
+import { atWidth, exactly, expectNoProblems, PHONE, useDashboardBrowser, WIDE } from '../../test/browser/harness.js';
 import type { HttpClient } from '../../test/helpers/client.js';
-import { bootWithAdmin } from '../../test/helpers/identity.js';
+import { bootWithAdmin, ROOT } from '../../test/helpers/identity.js';
+import { TestSmtpServer } from '../../test/helpers/smtp.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
 import { installFromCatalog, mappedDomain, surfaceHost, type MappedDomain, type SurfaceHost } from '../testing.js';
 
@@ -23,6 +25,8 @@ describe.runIf(browserAvailable())("storefront's pages in a real browser", () =>
   let messages: SurfaceHost;
   let appKey = '';
   let dashboard: Server | null = null;
+  const smtp = new TestSmtpServer();
+  const { openPage, onScreen, signIn } = useDashboardBrowser('storefront');
 
   const rows = (sql: string) => {
     const db = new Database(source.database, { readonly: true });
@@ -36,12 +40,18 @@ describe.runIf(browserAvailable())("storefront's pages in a real browser", () =>
   beforeAll(async () => {
     messages = await surfaceHost(MESSAGES, () => ({ appKey, apiBase: `${inst.url}/api/v1/public`, api: inst.url }));
     // The public API is served only with some origin listed (D17); the shop's own name is not among them.
+    await smtp.start();
     ({ inst, admin } = await bootWithAdmin({ env: { SVC_PUBLIC_API_ORIGINS: 'https://elsewhere.example' } }));
+    expect((await admin.put('/api/v1/settings/email', smtp.settings())).status).toBe(200);
     source = await sourceFixture('sqlite');
     const conn = await admin.post('/api/v1/connections', { name: 'Shop', dialect: 'sqlite', url: source.url });
     expect(conn.status, conn.text).toBe(201);
     const connectionId = conn.body.data.connection.id;
-    ({ appKey } = await installFromCatalog(admin, 'storefront', '1.0.0', connectionId, { shopName: 'Corner Shop', currency: 'EUR' }));
+    ({ appKey } = await installFromCatalog(admin, 'storefront', '1.0.0', connectionId, {
+      shopName: 'Corner Shop',
+      currency: 'EUR',
+      ordersEmail: 'orders@corner.example',
+    }));
     for (const values of [
       { name: 'Blue mug', description: 'Stoneware, 300 ml', price: '12.50', active: true },
       { name: 'Tea towel', description: 'Linen, goes with the mug', price: '9.00', active: true },
@@ -60,10 +70,55 @@ describe.runIf(browserAvailable())("storefront's pages in a real browser", () =>
     dashboard?.close();
     await inst?.close();
     await source?.cleanup();
+    await smtp.stop();
   });
 
-  it('the shop, on its mapped domain, lists the active products, searches them and sends a contact message', async () => {
-    const context = await shop.browser.newContext({ viewport: { width: 900, height: 900 }, locale: 'en-US' });
+  atWidth(PHONE, (viewport) => {
+    it('the owner uploads a product photo through the Product images page in the dashboard; it is made small and kept in the database', async () => {
+      const placed = await admin.put('/api/v1/surfaces/storefront/placement', { surface: 'products', nav: { section: 'shop', order: 2 } });
+      expect(placed.status, placed.text).toBe(200);
+      const { page, problems } = await openPage({ viewport });
+      await signIn(page, inst.url, ROOT);
+      // A photo-like PNG of 1600×1200 (noise does not compress): far over what an action takes, so the page shrinks it.
+      const photo = await page.evaluate(() => {
+        const canvas = document.createElement('canvas');
+        canvas.width = 1600;
+        canvas.height = 1200;
+        const g = canvas.getContext('2d')!;
+        const pixels = g.createImageData(1600, 1200);
+        for (let i = 0; i < pixels.data.length; i += 4) {
+          pixels.data[i] = (i / 4) % 256;
+          pixels.data[i + 1] = Math.floor(Math.random() * 256);
+          pixels.data[i + 2] = 128;
+          pixels.data[i + 3] = 255;
+        }
+        g.putImageData(pixels, 0, 0);
+        return canvas.toDataURL('image/png').split(',')[1]!;
+      });
+      expect(Buffer.from(photo, 'base64').length).toBeGreaterThan(1_000_000);
+      await page.goto(`${inst.url}/apps/storefront/products`);
+      await onScreen(page, 'storefront-products', exactly('Product images'));
+      const frame = page.frameLocator('main iframe');
+      const status = frame.getByRole('status');
+      await expect.poll(() => status.textContent(), { timeout: WAIT_MS }).toBe('4 products.');
+      await frame.getByLabel('Image for Blue mug').setInputFiles({ name: 'mug.png', mimeType: 'image/png', buffer: Buffer.from(photo, 'base64') });
+      await expect.poll(() => status.textContent(), { timeout: WAIT_MS }).toMatch(/^The image of Blue mug is saved \(\d+ kB\)\.$/);
+      expect(await frame.getByRole('img', { name: 'The image of Blue mug' }).isVisible()).toBe(true);
+      const [stored] = rows(
+        "select i.content_type, length(i.data) as bytes from storefront__product_images i join storefront__products p on p.id = i.product_id where p.name = 'Blue mug'",
+      ) as Array<{ content_type: string; bytes: number }>;
+      expect(['image/webp', 'image/jpeg']).toContain(stored!.content_type);
+      expect(stored!.bytes).toBeLessThanOrEqual(45_000);
+      expect(stored!.bytes).toBeGreaterThan(1_000);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      expectNoProblems(problems);
+      const framed = page.frames().find((f) => f.url().endsWith('/api/v1/add-ons/storefront/bundle/products/index.html'));
+      expect((await axeViolations(framed!)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    });
+  });
+
+  it('the shop, on its mapped domain, lists the active products with their images, takes an order request from a cart, searches and sends a contact message', async () => {
+    const context = await shop.browser.newContext({ viewport: WIDE, locale: 'en-US' });
     try {
       const page = await context.newPage();
       page.setDefaultTimeout(WAIT_MS);
@@ -77,10 +132,43 @@ describe.runIf(browserAvailable())("storefront's pages in a real browser", () =>
       expect(await page.locator('.sf-card h3').allTextContents()).toEqual(['Apron', 'Blue mug', 'Tea towel']);
       const loaded = () =>
         page.locator('.sf-card img').evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).complete && (i as HTMLImageElement).naturalWidth > 0));
-      await expect.poll(loaded, { timeout: WAIT_MS }).toEqual([true]);
+      // The Apron's image is a data: URL of its own; the Blue mug's was uploaded through the instance (the story before).
+      await expect.poll(loaded, { timeout: WAIT_MS }).toEqual([true, true]);
       // The name and currency come from the settings through the app's `shop` action.
       await expect.poll(() => page.locator('h1').textContent(), { timeout: WAIT_MS }).toBe('Corner Shop');
       await expect.poll(() => page.locator('.sf-price').first().textContent(), { timeout: WAIT_MS }).toBe('€24.90');
+
+      // An order request: a cart of two products, one changed in quantity, one removed, sent with a name and an e-mail address.
+      const cardOf = (name: string) => page.locator('.sf-card', { has: page.getByRole('heading', { name, exact: true }) });
+      await cardOf('Blue mug').getByRole('button', { name: 'Add Blue mug to the order' }).click();
+      await cardOf('Blue mug').getByRole('button', { name: 'Add Blue mug to the order' }).click();
+      await cardOf('Tea towel').getByRole('button', { name: 'Add Tea towel to the order' }).click();
+      await cardOf('Apron').getByRole('button', { name: 'Add Apron to the order' }).click();
+      expect(await page.locator('#sf-cart-total').textContent()).toBe('Total: €58.90');
+      await page.getByLabel('Quantity of Blue mug').fill('3');
+      await page.getByLabel('Quantity of Blue mug').press('Tab');
+      await page.getByRole('button', { name: 'Remove Tea towel' }).click();
+      expect(await page.locator('#sf-cart-total').textContent()).toBe('Total: €62.40');
+      await page.getByLabel('Your name').fill('Grace Hopper');
+      await page.getByLabel('Your e-mail').fill('grace@example.com');
+      await page.getByLabel('Note for the shop (optional)').fill('Blue ones only.');
+      await page.getByRole('button', { name: 'Send order request' }).click();
+      await expect
+        .poll(() => page.locator('#sf-ordered').textContent(), { timeout: WAIT_MS })
+        .toMatch(/^Thank you: order request \d+ is sent \(total €62\.40\)\. We will confirm it by e-mail\.$/);
+      expect(await page.locator('#sf-cart-form').isVisible()).toBe(false);
+      const orders = rows('select name, email, items, total, currency from storefront__orders') as Array<{ items: string }>;
+      expect(orders).toMatchObject([{ name: 'Grace Hopper', email: 'grace@example.com', total: 62.4, currency: 'EUR' }]);
+      expect(JSON.parse(orders[0]!.items).map((l: { name: string; quantity: number }) => [l.name, l.quantity])).toEqual([
+        ['Blue mug', 3],
+        ['Apron', 1],
+      ]);
+      // The owner's side of it: the order request in the shop's orders mailbox.
+      const [mail] = await smtp.waitFor(1);
+      expect(mail!.to).toEqual(['orders@corner.example']);
+      expect(mail!.text).toContain('3 × Blue mug at 12.50 = 37.50');
+      expect(mail!.text).toContain('Total: 62.40 EUR');
+      expect(mail!.text).toContain('Blue ones only.');
 
       await page.getByLabel('Search products').fill('mug');
       await expect.poll(() => status.textContent(), { timeout: WAIT_MS }).toBe('2 products for “mug”.');
@@ -90,20 +178,21 @@ describe.runIf(browserAvailable())("storefront's pages in a real browser", () =>
       await page.getByLabel('Search products').fill('nothing like it');
       await expect.poll(() => status.textContent(), { timeout: WAIT_MS }).toBe('No products match “nothing like it”.');
 
-      await page.getByLabel('Name').fill('Ada Lovelace');
-      await page.getByLabel('E-mail').fill('ada@example.com');
-      await page.getByLabel('Message').fill('Do you ship to Paris?');
+      const contact = page.locator('#sf-form');
+      await contact.getByLabel('Name').fill('Ada Lovelace');
+      await contact.getByLabel('E-mail').fill('ada@example.com');
+      await contact.getByLabel('Message').fill('Do you ship to Paris?');
       await page.getByRole('button', { name: 'Send' }).click();
       await expect.poll(() => page.locator('#sf-sent').textContent(), { timeout: WAIT_MS }).toContain('your message is sent');
-      expect(await page.getByLabel('Message').inputValue()).toBe('');
+      expect(await contact.getByLabel('Message').inputValue()).toBe('');
       expect(rows('select name, email, message, read from storefront__contact_messages')).toEqual([
         { name: 'Ada Lovelace', email: 'ada@example.com', message: 'Do you ship to Paris?', read: 0 },
       ]);
 
       // A message the app refuses says why, in the alert.
-      await page.getByLabel('Name').fill('Eve');
-      await page.getByLabel('E-mail').fill('eve@nowhere');
-      await page.getByLabel('Message').fill('hi');
+      await contact.getByLabel('Name').fill('Eve');
+      await contact.getByLabel('E-mail').fill('eve@nowhere');
+      await contact.getByLabel('Message').fill('hi');
       await page.getByRole('button', { name: 'Send' }).click();
       await expect.poll(() => page.getByRole('alert').textContent(), { timeout: WAIT_MS }).toBe('Please give an e-mail address we can answer to.');
 

@@ -12,7 +12,7 @@ import type { HttpClient } from '../../test/helpers/client.js';
 import { bootWithAdmin } from '../../test/helpers/identity.js';
 import { TestSmtpServer } from '../../test/helpers/smtp.js';
 import type { TestInstance } from '../../test/helpers/instance.js';
-import app from './server.js';
+import app, { addDays, startOfDay } from './server.js';
 
 const ORIGIN = 'https://venue.example';
 const FIXTURE_110 = fileURLToPath(new URL('../../test/fixtures/addons/table-booking-1.1.0', import.meta.url));
@@ -103,11 +103,15 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
       'email',
       'code',
       'locale',
+      'status',
       'created_at',
       'svc_instance',
     ]);
     expect(plan.endpoints.map((e: { ref: string }) => e.ref)).toEqual([BOOKINGS, MINE]);
-    expect(plan.surfaces).toEqual([expect.objectContaining({ name: 'widget', kind: 'public-page' })]);
+    expect(plan.surfaces).toEqual([
+      expect.objectContaining({ name: 'widget', kind: 'public-page' }),
+      expect.objectContaining({ name: 'bookings', kind: 'dashboard-page' }),
+    ]);
 
     // capacity 24, not the manifest's 20: the endpoint's booking rules take the settings (AO3).
     const settings = { venueName: 'Chez Test', capacity: 24, slotMinutes: 30, windowDays: 60, cancelBeforeMinutes: 120 };
@@ -158,6 +162,50 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
     expect(mine.body.data.map((r: { code: string }) => r.code)).toEqual([res.body.data.code]);
     const wrong = await pub('POST', '/claim', { ref: MINE, values: { code: res.body.data.code, email: 'eve@example.com' } });
     expect(wrong.status).not.toBe(200);
+  });
+
+  it('answers the venue to the app key, and keeps summary, day and setStatus to staff', async () => {
+    const venue = await pub('POST', '/apps/table-booking/actions/venue', {});
+    expect(venue.status, venue.text).toBe(200);
+    expect(venue.body.data.result).toEqual({ name: 'Chez Test', timeZone: 'UTC', maxParty: 12, windowDays: 60, cancelBeforeMinutes: 120 });
+    for (const name of ['summary', 'day', 'setStatus']) {
+      const refused = await pub('POST', `/apps/table-booking/actions/${name}`, { input: { date, from: date, id: 1, status: 'arrived' } });
+      expect(refused.status, `${name}: ${refused.text}`).toBe(403);
+      expect(refused.body.error.code).toBe('ADDON_ACTION_STAFF_ONLY');
+    }
+    const summary = await admin.post('/api/v1/public/apps/table-booking/actions/summary', { input: { from: date } });
+    expect(summary.status, summary.text).toBe(200);
+    expect(summary.body.data.result).toEqual({ from: date, bookings: 1, guests: 8, venue: 'Chez Test' });
+  });
+
+  it("gives the owner the day's bookings by time and lets them mark who arrived (staff actions of the day view)", async () => {
+    expect((await book({ booked_at: `${date}T12:30`, party: 2, name: 'Early Lunch', email: 'lunch@example.com' })).status).toBe(201);
+    const day = await admin.post('/api/v1/public/apps/table-booking/actions/day', { input: { date } });
+    expect(day.status, day.text).toBe(200);
+    const result = day.body.data.result;
+    expect(result).toMatchObject({ date, venue: 'Chez Test', timeZone: 'UTC', guests: 10 });
+    expect(result.bookings.map((b: { time: string; party: number; name: string; status: string }) => [b.time, b.party, b.name, b.status])).toEqual([
+      ['12:30', 2, 'Early Lunch', 'booked'],
+      ['19:00', 8, 'Ada Lovelace', 'booked'],
+    ]);
+    const lunch = result.bookings[0];
+    expect(lunch).toMatchObject({ email: 'lunch@example.com', code: expect.any(String) });
+    const marked = await admin.post('/api/v1/public/apps/table-booking/actions/setStatus', { input: { id: lunch.id, status: 'no-show' } });
+    expect(marked.status, marked.text).toBe(200);
+    expect(marked.body.data.result).toEqual({ id: lunch.id, status: 'no-show' });
+    const after = (await admin.post('/api/v1/public/apps/table-booking/actions/day', { input: { date } })).body.data.result;
+    expect(after.guests).toBe(8);
+    expect(after.bookings[0].status).toBe('no-show');
+    const next = (await admin.post('/api/v1/public/apps/table-booking/actions/day', { input: { date: addDays(date, 1) } })).body.data.result;
+    expect(next.bookings).toEqual([]);
+    const bad = await admin.post('/api/v1/public/apps/table-booking/actions/setStatus', { input: { id: lunch.id, status: 'gone' } });
+    expect(bad.status).toBeGreaterThanOrEqual(400);
+    // The guest's endpoint neither shows nor takes the status.
+    const claimed = await pub('POST', '/claim', { ref: MINE, values: { code: lunch.code, email: 'lunch@example.com' } });
+    const mine = await pub('GET', `/records/${MINE}`, undefined, claimed.body.data.session);
+    expect(mine.body.data[0]).not.toHaveProperty('status');
+    const cancelled = await pub('DELETE', `/records/${MINE}/${lunch.id}`, undefined, claimed.body.data.session);
+    expect(cancelled.status, cancelled.text).toBe(200);
   });
 
   it('fills a slot up as the capacity says', async () => {
@@ -287,6 +335,15 @@ describe('table-booking server code', () => {
     });
     expect(await hook(ctx({}), { table: 'bookings', op: 'insert', values: { name: '   ', party: 2 }, previous: null })).toEqual({ refuse: expect.any(String) });
     expect(await hook(ctx({}), { table: 'bookings', op: 'delete', values: {}, previous: { id: 1 } })).toBeUndefined();
+  });
+
+  it("finds where a day starts on the venue's clock (the owner's day view), across a DST change", () => {
+    expect(new Date(startOfDay('2026-07-01', 'Europe/Paris')).toISOString()).toBe('2026-06-30T22:00:00.000Z');
+    expect(new Date(startOfDay('2026-12-01', 'Europe/Paris')).toISOString()).toBe('2026-11-30T23:00:00.000Z');
+    expect(new Date(startOfDay('2026-03-29', 'Europe/Paris')).toISOString()).toBe('2026-03-28T23:00:00.000Z');
+    expect(new Date(startOfDay('2026-03-30', 'Europe/Paris')).toISOString()).toBe('2026-03-29T22:00:00.000Z');
+    expect(new Date(startOfDay('2026-05-01', 'UTC')).toISOString()).toBe('2026-05-01T00:00:00.000Z');
+    expect(addDays('2026-12-31', 1)).toBe('2027-01-01');
   });
 
   it('summarises bookings and guests', async () => {

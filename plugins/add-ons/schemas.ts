@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { addonKeyField, semverField } from '../../addons-sdk/src/manifest/index.js';
+import { addonKeyField, semverField, SETTING_FORMATS } from '../../addons-sdk/src/manifest/index.js';
 import { dataOf } from '../../kernel/api.js';
 import { instanceIdField } from './lifecycle/instances.js';
 
@@ -183,6 +183,12 @@ const settingFormField = z.strictObject({
   minLength: z.number().int().optional(),
   maxLength: z.number().int().optional(),
   pattern: z.string().optional(),
+  format: z
+    .enum(SETTING_FORMATS)
+    .optional()
+    .describe(
+      'What the string holds, for an editor rather than a text box: `opening-hours` (JSON of a week: per day, open–close ranges), `time-zone` (an IANA name).',
+    ),
   required: z.boolean(),
   secret: z.boolean().describe('Write-only: its value is never returned; `secretsSet` says whether it holds one.'),
 });

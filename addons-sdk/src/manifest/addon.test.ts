@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addonManifestSchema, parseAddonManifest, physicalTableName, publicRef, type AddonManifestInput } from './addon.js';
+import { addonManifestSchema, parseAddonManifest, physicalTableName, publicRef, settingFormatProblem, type AddonManifestInput } from './addon.js';
 
 const full: AddonManifestInput = {
   key: 'table-booking',
@@ -230,6 +230,28 @@ describe('addon.json schema', () => {
     expect(problem(variant((m) => (m.settings.properties.tone.type = 'array'))).path).toBe('settings.properties.tone.type');
     expect(problem(variant((m) => (m.settings.properties.flag = { type: 'boolean', enum: ['yes'] }))).path).toBe('settings.properties.flag.enum');
     expect(problem(variant((m) => (m.settings.properties.venue.pattern = '(')))).toMatchObject({ path: 'settings.properties.venue.pattern' });
+  });
+
+  it('a string setting may name its format (opening-hours, time-zone): its default must be one, and the dashboard edits it as such', () => {
+    const hours = JSON.stringify({ mon: [['12:00', '14:30']], sun: [] });
+    const withHours = variant((m) => (m.settings.properties.hours = { type: 'string', format: 'opening-hours', default: hours }));
+    expect(parseAddonManifest(withHours).ok).toBe(true);
+    expect(parseAddonManifest(variant((m) => (m.settings.properties.tz = { type: 'string', format: 'time-zone', default: 'Europe/Paris' }))).ok).toBe(true);
+    expect(problem(variant((m) => (m.settings.properties.tz = { type: 'string', format: 'time-zone', default: 'Europe/Pariss' })))).toEqual({
+      path: 'settings.properties.tz.default',
+      message: 'Europe/Pariss is not a time zone: use an IANA name such as Europe/Paris.',
+    });
+    expect(
+      problem(variant((m) => (m.settings.properties.hours = { type: 'string', format: 'opening-hours', default: '{"mon":[["14:30","12:00"]]}' }))),
+    ).toEqual({
+      path: 'settings.properties.hours.default',
+      message: 'mon.0: An interval opens before it closes.',
+    });
+    expect(problem(variant((m) => (m.settings.properties.hours = { type: 'integer', format: 'opening-hours' }))).path).toBe('settings.properties.hours.format');
+    expect(problem(variant((m) => (m.settings.properties.hours = { type: 'string', format: 'colour' }))).path).toBe('settings.properties.hours.format');
+    expect(settingFormatProblem('opening-hours', '{"mon":[["09:00","17:00"]],"tue":[]}')).toBeNull();
+    expect(settingFormatProblem('opening-hours', 'not json')).toMatch(/JSON/);
+    expect(settingFormatProblem('opening-hours', '{"monday":[]}')).toMatch(/monday|Unrecognized/i);
   });
 
   it('permissions, events and errors are refused in a package until the instance gives them a meaning (a stored manifest still reads)', () => {

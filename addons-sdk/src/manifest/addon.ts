@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { errorCodeDeclarationSchema, errorCodeField, eventKindField, permissionDeclarationSchema, SQL_NAME, tableDeclarationSchema } from './declarations.js';
-import { DEFINITION_LIMITS, methodList, optionalDefinitionFields, refField } from './endpoint.js';
+import { DEFINITION_LIMITS, isTimeZone, methodList, openingHoursSchema, optionalDefinitionFields, refField } from './endpoint.js';
 import { settingPatternProblem } from './pattern.js';
 
 /** `addon.json` (DESIGN D23): what an add-on declares, and all the instance will ever give it. */
@@ -27,6 +27,29 @@ const packagePath = z
     message: 'a path inside the package: relative, with / separators and no .. segment',
   });
 
+/**
+ * What a string setting holds beyond a string, so the dashboard can offer an editor for it rather
+ * than a text box: `opening-hours` (JSON of the booking rules' opening hours, a week editor) and
+ * `time-zone` (an IANA name, a list of the zones).
+ */
+export const SETTING_FORMATS = ['opening-hours', 'time-zone'] as const;
+export type SettingFormat = (typeof SETTING_FORMATS)[number];
+
+/** Why `value` is not a value of `format`, or null when it is. */
+export function settingFormatProblem(format: SettingFormat, value: string): string | null {
+  if (format === 'time-zone') return isTimeZone(value) ? null : `${value} is not a time zone: use an IANA name such as Europe/Paris.`;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return 'Opening hours are JSON: {"mon": [["12:00","14:30"]], …}.';
+  }
+  const checked = openingHoursSchema.safeParse(parsed);
+  if (checked.success) return null;
+  const issue = checked.error.issues[0]!;
+  return `${issue.path.join('.') || 'opening hours'}: ${issue.message}`;
+}
+
 const settingField = z
   .strictObject({
     type: z.enum(['string', 'number', 'integer', 'boolean']),
@@ -45,9 +68,17 @@ const settingField = z
     pattern: z.string().max(500).optional(),
     /** Write-only: stored encrypted, never returned (the API says `"set": true` instead). */
     secret: z.boolean().optional(),
+    /** A string setting's editor in the dashboard (see SETTING_FORMATS). */
+    format: z.enum(SETTING_FORMATS).optional(),
   })
   .superRefine((f, ctx) => {
     if (f.enum && f.type === 'boolean') ctx.addIssue({ code: 'custom', path: ['enum'], message: 'A boolean setting has no enum.' });
+    if (f.format !== undefined && (f.type !== 'string' || f.enum || f.secret))
+      ctx.addIssue({ code: 'custom', path: ['format'], message: 'A format is for a plain string setting (no enum, not secret).' });
+    else if (f.format !== undefined && typeof f.default === 'string') {
+      const problem = settingFormatProblem(f.format, f.default);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['default'], message: problem });
+    }
     if (f.pattern !== undefined) {
       try {
         new RegExp(f.pattern, 'u');

@@ -2732,6 +2732,11 @@ export interface components {
                 minLength?: number;
                 maxLength?: number;
                 pattern?: string;
+                /**
+                 * @description What the string holds, for an editor rather than a text box: `opening-hours` (JSON of a week: per day, open–close ranges), `time-zone` (an IANA name).
+                 * @enum {string}
+                 */
+                format?: "opening-hours" | "time-zone";
                 required: boolean;
                 /** @description Write-only: its value is never returned; `secretsSet` says whether it holds one. */
                 secret: boolean;

@@ -1,4 +1,11 @@
-import { isTimeZone, matchesSettingPattern, type SettingField, type SettingsSchema } from '../../../addons-sdk/src/manifest/index.js';
+import {
+  isTimeZone,
+  matchesSettingPattern,
+  settingFormatProblem,
+  type SettingField,
+  type SettingFormat,
+  type SettingsSchema,
+} from '../../../addons-sdk/src/manifest/index.js';
 import { AppError, type ErrorIssue, type SecretBox } from '../../../kernel/api.js';
 
 export type SettingValue = string | number | boolean;
@@ -27,6 +34,10 @@ function check(name: string, field: SettingField, value: unknown, at: string): E
         const matches = matchesSettingPattern(field.pattern, value);
         if (matches === null) return bad("cannot be checked: the add-on's pattern is not one the instance runs (RE2 syntax).");
         if (!matches) return bad('does not have the expected form.');
+      }
+      if (field.format !== undefined && value !== '') {
+        const problem = settingFormatProblem(field.format, value);
+        if (problem) return field.format === 'time-zone' ? { path: at, code: 'invalid_time_zone', message: problem } : bad(problem);
       }
       break;
   }
@@ -97,6 +108,7 @@ export interface SettingFormField {
   minLength?: number;
   maxLength?: number;
   pattern?: string;
+  format?: SettingFormat;
   required: boolean;
   secret: boolean;
 }

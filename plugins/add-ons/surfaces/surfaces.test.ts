@@ -86,6 +86,15 @@ describe('surfaces: list, placement and the connection an app is on', () => {
         // Not mapped yet: usable nowhere (AO30).
         usableAt: { dashboard: false, domains: [], origins: [] },
       }),
+      expect.objectContaining({
+        appKey: 'table-booking',
+        name: 'bookings',
+        kind: 'dashboard-page',
+        title: 'Bookings',
+        url: '/api/v1/add-ons/table-booking/bundle/bookings/index.html',
+        connectionId: first,
+        usableAt: { dashboard: true, domains: [], origins: [] },
+      }),
     ]);
     // Every listed URL is served.
     for (const s of await surfaces()) expect((await fetch(`${inst.url}${s['url']}`)).status, String(s['url'])).toBe(200);

@@ -1,8 +1,11 @@
 // The shop page: vanilla JS, no build step. It reads its app key and the public API's base from
 // <meta name="svc-app" content='{"appKey":"…","apiBase":"…"}'>, which the instance puts in when
-// it serves this page, and calls the app's two endpoints and its `shop` action with that key.
+// it serves this page, and calls the app's endpoints (products, their images, orders, contact)
+// and its `shop` action with that key.
 const APP = 'storefront';
 const PRODUCTS = `${APP}-products`;
+const IMAGES = `${APP}-images`;
+const ORDERS = `${APP}-orders`;
 const CONTACT = `${APP}-contact`;
 const PAGE = 24;
 
@@ -75,16 +78,43 @@ function start() {
         const format = new Intl.NumberFormat(document.documentElement.lang || undefined, { style: 'currency', currency: shop.currency });
         price = (value) => format.format(Number(value));
         grid.querySelectorAll('.sf-price').forEach((el) => (el.textContent = price(el.dataset.value)));
+        renderCart();
       } catch {
         /* an unknown currency code: plain numbers */
       }
     })
     .catch(() => undefined);
 
+  /** The product images uploaded through the instance, as data: URLs (the page's CSP allows those, and no other host). */
+  async function loadImages(products) {
+    const ids = products.filter((p) => p.image_updated_at).map((p) => p.id);
+    if (ids.length === 0) return;
+    const params = new URLSearchParams({ 'filter[product_id][in]': ids.join(','), limit: String(ids.length) });
+    try {
+      const res = await fetch(`${base}/records/${IMAGES}?${params}`, { headers });
+      const body = res.ok ? await res.json() : null;
+      for (const image of (body && body.data) || []) {
+        const b64 = image.data && typeof image.data === 'object' ? image.data.$binary : image.data;
+        const img = grid.querySelector(`.sf-card[data-id="${Number(image.product_id)}"] img`);
+        if (img && typeof b64 === 'string') img.src = `data:${image.content_type};base64,${b64}`;
+      }
+    } catch {
+      /* the cards stay without their images */
+    }
+  }
+
   function card(product) {
     const li = document.createElement('li');
     li.className = 'sf-card';
-    if (product.image_url) {
+    li.dataset.id = String(product.id);
+    if (product.image_updated_at) {
+      const img = document.createElement('img');
+      img.alt = '';
+      img.width = 400;
+      img.height = 300;
+      img.addEventListener('error', () => img.remove());
+      li.appendChild(img);
+    } else if (product.image_url) {
       const img = document.createElement('img');
       img.src = product.image_url;
       img.alt = '';
@@ -106,8 +136,110 @@ function start() {
     p.dataset.value = String(product.price);
     p.textContent = price(product.price);
     li.appendChild(p);
+    const add = document.createElement('button');
+    add.type = 'button';
+    add.className = 'sf-add';
+    add.textContent = 'Add to order';
+    add.setAttribute('aria-label', `Add ${product.name} to the order`);
+    add.addEventListener('click', () => addToCart(product));
+    li.appendChild(add);
     return li;
   }
+
+  // --- the order request: a cart on this page, sent as one order row ---------------------------
+  /** product id → {product, quantity}, in the order they were added. */
+  const cart = new Map();
+  const ordered = $('sf-ordered');
+  function addToCart(product) {
+    const line = cart.get(product.id);
+    if (line) line.quantity = Math.min(99, line.quantity + 1);
+    else cart.set(product.id, { product, quantity: 1 });
+    ordered.textContent = `${product.name} is in your order (${cart.get(product.id).quantity}).`;
+    renderCart();
+  }
+  function renderCart() {
+    const lines = $('sf-cart-lines');
+    lines.replaceChildren();
+    let total = 0;
+    for (const [id, line] of cart) {
+      total += Math.round(Number(line.product.price) * 100) * line.quantity;
+      const li = document.createElement('li');
+      li.className = 'sf-line';
+      const name = document.createElement('span');
+      name.className = 'sf-line-name';
+      name.textContent = `${line.product.name} · ${price(line.product.price)}`;
+      const label = document.createElement('label');
+      const qty = document.createElement('input');
+      qty.type = 'number';
+      qty.min = '1';
+      qty.max = '99';
+      qty.value = String(line.quantity);
+      label.append(`Quantity of ${line.product.name}`, qty);
+      qty.addEventListener('change', () => {
+        const n = Math.round(Number(qty.value));
+        line.quantity = Number.isFinite(n) ? Math.min(99, Math.max(1, n)) : 1;
+        renderCart();
+      });
+      const remove = document.createElement('button');
+      remove.type = 'button';
+      remove.textContent = `Remove ${line.product.name}`;
+      remove.addEventListener('click', () => {
+        cart.delete(id);
+        ordered.textContent = `${line.product.name} is no longer in your order.`;
+        renderCart();
+      });
+      li.append(name, label, remove);
+      lines.appendChild(li);
+    }
+    const empty = cart.size === 0;
+    $('sf-cart-empty').hidden = !empty;
+    $('sf-cart-form').hidden = empty;
+    $('sf-cart-total').hidden = empty;
+    $('sf-cart-total').textContent = `Total: ${price(total / 100)}`;
+  }
+
+  $('sf-cart-form').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const orderError = $('sf-order-error');
+    const fail = (text) => {
+      orderError.textContent = text;
+      orderError.hidden = !text;
+    };
+    fail('');
+    const values = {
+      name: $('sf-order-name').value.trim(),
+      email: $('sf-order-email').value.trim(),
+      phone: $('sf-order-phone').value.trim() || null,
+      note: $('sf-order-note').value.trim() || null,
+      items: [...cart.values()].map((l) => ({ product_id: l.product.id, quantity: l.quantity })),
+    };
+    if (!values.name || !values.email.includes('@')) {
+      fail('Please give your name and your e-mail address.');
+      return;
+    }
+    const sendButton = $('sf-order-send');
+    sendButton.disabled = true;
+    try {
+      const res = await fetch(`${base}/records/${ORDERS}`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ values }),
+      });
+      const body = await res.json().catch(() => null);
+      if (res.status !== 201) {
+        fail(errorText(body, res.status));
+        return;
+      }
+      cart.clear();
+      renderCart();
+      $('sf-cart-form').reset();
+      ordered.textContent = `Thank you: order request ${body.data.id} is sent (total ${price(body.data.total)}). We will confirm it by e-mail.`;
+    } catch {
+      fail('Could not reach the shop. Please try again.');
+    } finally {
+      sendButton.disabled = false;
+    }
+  });
 
   let request = 0;
   let cursor = null;
@@ -143,6 +275,7 @@ function start() {
     const rows = (body && body.data) || [];
     if (!next) grid.replaceChildren();
     for (const product of rows) grid.appendChild(card(product));
+    loadImages(rows);
     cursor = (body && body.cursor) || null;
     more.hidden = !cursor;
     const shown = grid.children.length;

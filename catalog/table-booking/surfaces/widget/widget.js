@@ -1,43 +1,9 @@
-// The booking widget: vanilla JS, no build step. It reads its app key and the public API's base
-// from <meta name="svc-app" content='{"appKey":"…","apiBase":"…"}'>, which the instance puts in
-// when it serves this page.
-const ENDPOINT = 'table-booking-bookings';
-
-function config() {
-  const meta = document.querySelector('meta[name="svc-app"]');
-  try {
-    const value = JSON.parse(meta ? meta.getAttribute('content') || '' : '');
-    if (value && typeof value.appKey === 'string' && typeof value.apiBase === 'string') return value;
-  } catch {
-    /* fall through */
-  }
-  return null;
-}
-
-/** `…/api/v1` or `…/api/v1/public` → the `/public` base of the public API. */
-function publicBase(apiBase) {
-  const base = apiBase.replace(/\/+$/, '');
-  return base.endsWith('/public') ? base : `${base}/public`;
-}
-
-const MESSAGES = {
-  PUBLIC_SLOT_FULL: 'Sorry, that time has just been taken. Please pick another one.',
-  PUBLIC_SLOT_BUSY: 'Someone else is booking that time right now. Please try again in a moment.',
-  PUBLIC_RATE_LIMITED: 'Too many tries. Please wait a minute and try again.',
-  PUBLIC_KEY_INVALID: 'Online booking is not available right now.',
-};
-
-function errorText(body, status) {
-  const error = body && body.error;
-  if (error && MESSAGES[error.code]) return MESSAGES[error.code];
-  if (error && error.code === 'PUBLIC_WRITE_REFUSED' && error.params && error.params.column)
-    return `Please check the ${error.params.column.replace('_', ' ')}.`;
-  if (error && typeof error.message === 'string') return error.message;
-  return `Something went wrong (${status}). Please try again.`;
-}
+// The booking widget: vanilla JS, no build step. What it shares with the manage-my-booking page
+// (the app key and API base from the page's svc-app meta tag, the venue, dates and times in the
+// visitor's language) is in booking.js.
+import { BOOKINGS, addDays, config, errorText, formatDay, formatTime, loadVenue, onTimePicked, publicBase, showTimes, todayIn } from './booking.js';
 
 const $ = (id) => document.getElementById(id);
-const localDate = (d) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
 function start() {
   const cfg = config();
@@ -50,6 +16,7 @@ function start() {
   const partyInput = $('tb-party');
   let chosen = null;
   let request = 0;
+  let busy = false;
 
   const showError = (text) => {
     errorBox.textContent = text;
@@ -62,76 +29,93 @@ function start() {
   }
   const base = publicBase(cfg.apiBase);
   const headers = { authorization: `Bearer ${cfg.appKey}` };
-  const today = new Date();
-  dateInput.min = localDate(today);
-  dateInput.value = localDate(today);
+  let venue = { name: '', timeZone: 'UTC', windowDays: 60, maxParty: 12 };
+
+  /** The day picker's bounds on the venue's clock: today there, up to the booking window. */
+  const bound = () => {
+    const today = todayIn(venue.timeZone);
+    dateInput.min = today;
+    dateInput.max = addDays(today, venue.windowDays);
+    if (!dateInput.value || dateInput.value < today) dateInput.value = today;
+  };
+  bound();
 
   const refreshSubmit = () => {
-    submit.disabled = !(chosen && $('tb-name').value.trim() && $('tb-email').value.includes('@'));
+    submit.disabled = busy || !(chosen && $('tb-name').value.trim() && $('tb-email').value.includes('@'));
   };
 
-  let shown = '';
+  let shownDate = '';
+  let shownParty = 0;
   /** Loads the day's times for the party; `force` reloads what is shown (after a failed booking). */
   async function loadTimes(force) {
     const date = dateInput.value;
     const party = Number(partyInput.value) || 1;
     // A change event that changes nothing (the party field losing focus) keeps the chosen time.
-    if (force !== true && shown === `${date}|${party}`) return;
-    shown = `${date}|${party}`;
-    chosen = null;
-    refreshSubmit();
-    times.querySelectorAll('.tb-time').forEach((b) => b.remove());
-    times.disabled = true;
+    if (force !== true && shownDate === date && shownParty === party) return;
+    const newDay = shownDate !== date;
+    shownDate = date;
+    shownParty = party;
+    // A new party keeps the times on screen until the new answer: the party field's change
+    // event fires as it loses focus, that is, on the very tap on a time, which must land on the
+    // button it was aimed at (and be kept if that time is still free for the new party).
+    // Nothing above the buttons moves either (a hint shown there would push them from under the tap).
+    const keep = !newDay && force !== true && times.querySelector('.tb-time') !== null;
+    if (!keep) {
+      chosen = null;
+      times.querySelectorAll('.tb-time').forEach((b) => b.remove());
+      times.disabled = true;
+      hint.textContent = 'Loading free times…';
+      hint.hidden = false;
+    }
     if (!date) return;
-    hint.textContent = 'Loading free times…';
-    hint.hidden = false;
+    busy = true;
+    refreshSubmit();
     const mine = ++request;
     times.setAttribute('aria-busy', 'true');
     let res;
     let body = null;
     try {
-      res = await fetch(`${base}/availability/${ENDPOINT}?date=${encodeURIComponent(date)}&party=${party}`, { headers });
+      res = await fetch(`${base}/availability/${BOOKINGS}?date=${encodeURIComponent(date)}&party=${party}`, { headers });
       body = await res.json().catch(() => null);
     } catch {
       if (mine === request) {
-        shown = '';
+        shownDate = '';
+        busy = false;
         hint.textContent = 'Could not reach the booking service. Please try again.';
         times.setAttribute('aria-busy', 'false');
       }
       return;
     }
     if (mine !== request) return;
+    busy = false;
     times.setAttribute('aria-busy', 'false');
     if (!res.ok) {
-      shown = '';
+      shownDate = '';
       hint.textContent = errorText(body, res.status);
+      refreshSubmit();
       return;
     }
     const slots = (body && body.data) || [];
     const free = slots.filter((s) => s.state === 'free');
-    hint.textContent = slots.length === 0 ? 'Closed on that day.' : free.length === 0 ? 'No free times on that day.' : '';
-    hint.hidden = hint.textContent === '';
-    for (const slot of slots) {
-      const b = document.createElement('button');
-      b.type = 'button';
-      b.className = 'tb-time';
-      b.textContent = slot.time;
-      b.disabled = slot.state !== 'free';
-      b.setAttribute('aria-pressed', 'false');
-      b.addEventListener('click', () => {
-        times.querySelectorAll('.tb-time').forEach((x) => x.setAttribute('aria-pressed', 'false'));
-        b.setAttribute('aria-pressed', 'true');
-        chosen = slot.time;
-        refreshSubmit();
-      });
-      times.appendChild(b);
+    let note = slots.length === 0 ? 'Closed on that day.' : free.length === 0 ? 'No free times on that day.' : '';
+    if (chosen && !free.some((s) => s.time === chosen)) {
+      note = `${formatTime(chosen)} is not free for ${party} ${party === 1 ? 'guest' : 'guests'}. Please pick another time.`;
+      chosen = null;
     }
-    times.disabled = free.length === 0;
+    hint.textContent = note;
+    hint.hidden = note === '';
+    showTimes(times, slots, chosen);
+    refreshSubmit();
   }
+
+  onTimePicked(times, (time) => {
+    chosen = time;
+    refreshSubmit();
+  });
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    if (!chosen) return;
+    if (!chosen || busy) return;
     showError('');
     submit.disabled = true;
     const values = {
@@ -142,7 +126,7 @@ function start() {
       locale: (navigator.language || '').slice(0, 35) || null,
     };
     try {
-      const res = await fetch(`${base}/records/${ENDPOINT}`, {
+      const res = await fetch(`${base}/records/${BOOKINGS}`, {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json' },
         body: JSON.stringify({ values }),
@@ -153,10 +137,13 @@ function start() {
         await loadTimes(true);
         return;
       }
-      $('tb-code').textContent = body.data.code;
-      $('tb-when').textContent = `${values.party} ${values.party === 1 ? 'guest' : 'guests'} on ${dateInput.value} at ${chosen}.`;
+      const code = body.data.code;
+      $('tb-code').textContent = code;
+      $('tb-when').textContent = `${values.party} ${values.party === 1 ? 'guest' : 'guests'} on ${formatDay(dateInput.value)} at ${formatTime(chosen)}.`;
+      $('tb-manage').href = `manage.html?code=${encodeURIComponent(code)}`;
       form.hidden = true;
       $('tb-done').hidden = false;
+      $('tb-done-title').focus();
     } catch {
       showError('Could not reach the booking service. Please try again.');
     } finally {
@@ -174,6 +161,23 @@ function start() {
   $('tb-name').addEventListener('input', refreshSubmit);
   $('tb-email').addEventListener('input', refreshSubmit);
   loadTimes();
+
+  // The venue's name, clock and largest party: the times above are on its clock already.
+  loadVenue(base, headers).then((v) => {
+    venue = v;
+    if (v.name) {
+      $('tb-title').textContent = `Book a table at ${v.name}`;
+      document.title = `Book a table · ${v.name}`;
+    }
+    partyInput.max = String(v.maxParty);
+    const visitorZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const zone = $('tb-zone');
+    zone.textContent = visitorZone === v.timeZone ? '' : `Times are the venue's local time (${v.timeZone.replace(/_/g, ' ')}).`;
+    zone.hidden = zone.textContent === '';
+    const before = dateInput.value;
+    bound();
+    if (dateInput.value !== before) loadTimes();
+  });
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

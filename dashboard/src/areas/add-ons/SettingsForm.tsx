@@ -4,6 +4,7 @@ import { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
 import { FormError } from '../../ui';
 import { useSaveSettings, type Addon, type SettingField, type SettingsInput } from './api';
+import { OpeningHoursInput, timeZoneOptions } from './OpeningHours';
 
 /** The value of the "none" option of a list (not a text a person reads). */
 const NONE = '';
@@ -199,6 +200,7 @@ function SettingInput({
   const label = field.title ?? field.name;
   const hints: string[] = [];
   if (field.description) hints.push(field.description);
+  if (field.format === 'time-zone') hints.push(t('addOns.timeZone.hint'));
   const bounds = boundsText(field);
   if (bounds) hints.push(bounds);
   const described =
@@ -211,8 +213,54 @@ function SettingInput({
     'aria-required': field.required || undefined,
   } as const;
 
+  // A setting with a format gets its own editor (the manifest's `format`, AO: opening-hours, time-zone).
+  if (field.format === 'opening-hours' && !field.secret) {
+    return (
+      <div className="field" data-testid={`setting-${field.name}`}>
+        {hints.length > 0 && (
+          <p className="hint" id={`${id}-hint`}>
+            {hints.join(' ')}
+          </p>
+        )}
+        <OpeningHoursInput
+          id={id}
+          label={field.required ? `${label}${t('addOns.settings.required')}` : label}
+          value={String(value)}
+          describedBy={described}
+          invalid={Boolean(error)}
+          onChange={onChange}
+        />
+        {error && (
+          <p className="field-error" id={`${id}-error`}>
+            {error}
+          </p>
+        )}
+      </div>
+    );
+  }
+
   let control;
-  if (field.type === 'boolean') {
+  if (field.format === 'time-zone' && !field.secret) {
+    control = (
+      <>
+        <input
+          {...common}
+          type="text"
+          list={`${id}-zones`}
+          autoComplete="off"
+          spellCheck={false}
+          value={String(value)}
+          maxLength={field.maxLength}
+          onChange={(e) => onChange(e.target.value)}
+        />
+        <datalist id={`${id}-zones`}>
+          {timeZoneOptions(String(value)).map((zone) => (
+            <option key={zone} value={zone} />
+          ))}
+        </datalist>
+      </>
+    );
+  } else if (field.type === 'boolean') {
     control = <input {...common} type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />;
   } else if (field.enum && !field.secret) {
     control = (
