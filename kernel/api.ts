@@ -54,6 +54,7 @@ export {
   EMPTY_PREFS,
   PREF_KEYS,
   prefFields,
+  prefsBodySchema,
   prefsSchema,
   resolvePrefs,
   resolvedPrefsSchema,

@@ -3270,6 +3270,15 @@ export interface components {
             density: ("comfortable" | "compact") | null;
             locale: string | null;
             dir: ("ltr" | "rtl") | null;
+            timeZone: string | null;
+        };
+        PrefsBody: {
+            theme: ("light" | "dark" | "system") | null;
+            accent: ("indigo" | "blue" | "teal" | "violet" | "rose" | "red" | "orange" | "black") | null;
+            density: ("comfortable" | "compact") | null;
+            locale: string | null;
+            dir: ("ltr" | "rtl") | null;
+            timeZone?: string | null;
         };
         PublicApiState: {
             /** @description the switch (off by default) */
@@ -3570,6 +3579,7 @@ export interface components {
             locale: string;
             /** @enum {string} */
             dir: "ltr" | "rtl";
+            timeZone: string | null;
             source: {
                 /** @enum {string} */
                 theme: "system" | "global" | "user";
@@ -3581,6 +3591,8 @@ export interface components {
                 locale: "system" | "global" | "user";
                 /** @enum {string} */
                 dir: "system" | "global" | "user";
+                /** @enum {string} */
+                timeZone: "system" | "global" | "user";
             };
         };
         Role: {
@@ -10245,6 +10257,7 @@ export interface operations {
                     density?: ("comfortable" | "compact") | null;
                     locale?: string | null;
                     dir?: ("ltr" | "rtl") | null;
+                    timeZone?: string | null;
                 };
             };
         };
@@ -14782,7 +14795,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Prefs"];
+                "application/json": components["schemas"]["PrefsBody"];
             };
         };
         responses: {
