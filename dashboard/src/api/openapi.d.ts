@@ -677,7 +677,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One connection */
+        /**
+         * One connection
+         * @description Needs connections.read. A caller without it whose data.read grants reach this connection (a role given one table) gets its name, dialect and read-only flag, with null for where it lives and its last test (SC6); anyone else 403 naming connections.read.
+         */
         get: operations["getConnectionsById"];
         put?: never;
         post?: never;
@@ -768,7 +771,7 @@ export interface paths {
         };
         /**
          * The latest snapshot with the overrides applied
-         * @description Each table carries `ref` and `display` {label, hidden, displayColumn}; each column `display` {label, hidden, personal, secret, format}. `problems` lists overrides naming a table or column the snapshot does not have. 404 SCHEMA_NOT_INTROSPECTED before the first introspection.
+         * @description Each table carries `ref` and `display` {label, hidden, displayColumn}; each column `display` {label, hidden, personal, secret, format}. `problems` lists overrides naming a table or column the snapshot does not have. 404 SCHEMA_NOT_INTROSPECTED before the first introspection. Needs connections.read; a caller without it whose data.read grants reach this connection gets the tables and columns they read, with no overrides or problems (SC6); anyone else 403 naming connections.read.
          */
         get: operations["getConnectionsByIdSchema"];
         put?: never;
