@@ -6,7 +6,11 @@
  *   bytes moved (Chromium's encoded sizes: what went over the wire, compressed or not, headers
  *   included) and how many requests; goal for cold ≤ 150 KB; the first contentful paint, and the
  *   time until the e-mail field shows;
- * - the signed-in home, cold and warm: bytes, first contentful paint, the time until its heading.
+ * - the signed-in home, cold and warm: bytes, first contentful paint, the time until its heading;
+ * - a table's grid opened by its address, cold and warm (a SQLite table of 1,000 rows: the paint,
+ *   not the database, is measured here; the 1,000,000-row PostgreSQL grid's first rows cold and
+ *   warm are bench/grid.ts's "first grid page, full load"): bytes, first contentful paint, and the
+ *   time until the first row's cells hold their values.
  *
  * Each figure is the median of BENCH_RUNS loads; the machine's load is printed with them, since
  * paint times move with it. Benches never assert: the table says MET or NOT MET.
@@ -16,6 +20,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createApp } from '../kernel/app.js';
 import { loadConfig } from '../kernel/config.js';
@@ -89,17 +94,43 @@ function line(label: string, loads: Load[], extra = ''): string {
     .padStart(5)} ms${extra}`;
 }
 
+/** A SQLite table of 1,000 rows, connected and introspected over the API: the grid's address. */
+async function gridAddress(base: string, cookie: string, dir: string): Promise<string> {
+  const file = join(dir, 'paint.db');
+  const db = new Database(file);
+  db.exec('create table item (id integer primary key, name text not null, qty integer, added_at timestamptz)');
+  const insert = db.prepare('insert into item (name, qty, added_at) values (?, ?, ?)');
+  db.transaction(() => {
+    for (let i = 1; i <= 1000; i++) insert.run(`item ${i}`, i % 17, new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString());
+  })();
+  db.close();
+  const headers = { origin: base, cookie, 'content-type': 'application/json' };
+  const created = await fetch(`${base}/api/v1/connections`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ name: 'Paint', dialect: 'sqlite', url: `sqlite:${file}` }),
+  });
+  if (created.status !== 201) throw new Error(`POST /connections answered ${created.status}: ${await created.text()}`);
+  const id = ((await created.json()) as { data: { connection: { id: string } } }).data.connection.id;
+  const introspected = await fetch(`${base}/api/v1/connections/${id}/introspect`, { method: 'POST', headers: { origin: base, cookie } });
+  if (introspected.status >= 300) throw new Error(`introspect answered ${introspected.status}: ${await introspected.text()}`);
+  return `${base}/connections/${id}/tables/item`;
+}
+
 async function main(): Promise<void> {
   printMachine();
   if (!existsSync(CHROMIUM_PATH)) return void console.log(`no ${CHROMIUM_PATH}: nothing measured`);
   if (!existsSync(join(DIST, 'index.html'))) return void console.log('no dashboard/dist: run `npm run build:dashboard` first');
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  // The service refuses a SQLite file inside its data directory.
+  const sourceDir = mkdtempSync(join(tmpdir(), 'svc-bench-source-'));
   const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: 'silent', SVC_NETWORK_FEATURES: 'false' });
   const app = await createApp({ config, plugins: firstPartyPlugins, dashboardDir: DIST });
   const browser = await launchChromium();
   try {
     const base = await app.listen();
-    const { name, value } = await setUpAdmin(base);
+    const { name, value, cookie } = await setUpAdmin(base);
+    const grid = await gridAddress(base, cookie, sourceDir);
 
     const signIn = await runs(browser, async (context) => {
       const page = await context.newPage();
@@ -115,16 +146,29 @@ async function main(): Promise<void> {
       return [cold, warm];
     });
 
+    // The first row's first value cell drawn (aria-rowindex 1 is the header row).
+    const firstRow = '[role="row"][aria-rowindex="2"] [data-column="name"]:has-text("item")';
+    const gridLoads = await runs(browser, async (context) => {
+      await context.addCookies([{ name, value, url: base }]);
+      const page = await context.newPage();
+      const cold = await load(page, grid, firstRow);
+      const warm = await load(page, grid, firstRow, true);
+      return [cold, warm];
+    });
+
     const signInKb = median(signIn.cold.map((l) => l.bytes)) / 1024;
     console.log(`first paint, ${RUNS} runs each, median; load average ${loadavg()[0]!.toFixed(1)} at the end`);
     console.log(line('sign-in, cold', signIn.cold, `  | ${signInKb <= SIGN_IN_GOAL_KB ? 'MET' : 'NOT MET'} (goal ≤ ${SIGN_IN_GOAL_KB} KB)`));
     console.log(line('sign-in, warm', signIn.warm));
     console.log(line('signed-in home, cold', home.cold));
     console.log(line('signed-in home, warm', home.warm));
+    console.log(line('grid, cold', gridLoads.cold, '  (ready: the first row drawn)'));
+    console.log(line('grid, warm', gridLoads.warm));
   } finally {
     await browser.close();
     await app.close();
     rmSync(dataDir, { recursive: true, force: true });
+    rmSync(sourceDir, { recursive: true, force: true });
   }
 }
 

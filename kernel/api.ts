@@ -55,6 +55,7 @@ export {
   EMPTY_PREFS,
   PREF_KEYS,
   prefFields,
+  prefsBodySchema,
   prefsSchema,
   resolvePrefs,
   resolvedPrefsSchema,

@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError, NETWORK_ERROR } from './api/errors';
-import { t, type MessageId } from './i18n/t';
+import { hasMessage, t, type MessageId } from './i18n/t';
 import { fieldsNeedingAttention } from './ui/field-messages';
 
 // The form fields live in ui/Field.tsx; every screen imports them from here, as before.
@@ -41,10 +41,21 @@ export function refusedPermission(error: unknown): string | undefined {
 export function RefusalText({ permission }: { permission: string | undefined }) {
   return (
     <>
-      <p>{permission ? t('refusal.missing', { permission }) : t('refusal.missingUnnamed')}</p>
+      <p>{permission ? t('refusal.missing', { permission: permissionLabel(permission) }) : t('refusal.missingUnnamed')}</p>
+      {permission && (
+        <p className="hint refusal-id">
+          <small>{t('refusal.permissionId', { id: permission })}</small>
+        </p>
+      )}
       <p>{t('refusal.whoGrants')}</p>
     </>
   );
+}
+
+/** A permission in words (the label its plugin declares, in the catalogue as `permission.<name>`); an add-on's own, without one, by its name. */
+export function permissionLabel(permission: string): string {
+  const id = `permission.${permission}`;
+  return hasMessage(id) ? t(id) : permission;
 }
 
 /**

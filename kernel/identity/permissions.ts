@@ -77,6 +77,11 @@ export class PermissionSet {
     return this.scopes.get(permission) ?? [];
   }
 
+  /** Whether some grant of `permission` reaches part of this connection (unscoped, or scoped to it or one of its tables). */
+  reachesConnection(permission: string, connectionId: string): boolean {
+    return this.scopesOf(permission).some((s) => s === null || s.connectionId === connectionId);
+  }
+
   /**
    * The union of the scopes (D9) of `permission` that reach one table, or null when none does.
    * Unscoped, connection-wide and table-wide grants reach every column; several grants add up.

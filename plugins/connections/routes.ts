@@ -12,6 +12,7 @@ import {
   reply,
   route,
   type RouteContext,
+  SIGNED_IN,
   type RouteSchema,
 } from '../../kernel/api.js';
 import { describeTarget, type SourceDialect } from '../../engine/sources/index.js';
@@ -35,6 +36,19 @@ import type { ConnectionRow } from './tables.js';
 
 const READ = 'connections.read';
 const WRITE = 'connections.write';
+const DATA_READ = 'data.read';
+
+/** What a reader of some of its rows sees of a connection (SC6): what it is called and whether it takes writes, not where it lives. */
+const forDataReader = (c: Connection): Connection => ({
+  ...c,
+  host: null,
+  port: null,
+  database: null,
+  user: null,
+  tls: null,
+  serverVersion: null,
+  lastTest: null,
+});
 const connections = (kernel: Kernel) => kernel.plugin(connectionsServiceRef);
 type Audit = RouteContext<RouteSchema>['audit'];
 
@@ -140,9 +154,17 @@ export const connectionRoutes = [
     method: 'GET',
     url: '/connections/:id',
     summary: 'One connection',
-    permission: READ,
+    description:
+      'Needs connections.read. A caller without it whose data.read grants reach this connection (a role given one table) gets its name, ' +
+      'dialect and read-only flag, with null for where it lives and its last test (SC6); anyone else 403 naming connections.read.',
+    permission: SIGNED_IN,
     schema: { params: connectionIdParams, response: { 200: connectionBody } },
-    handler: async ({ kernel, params }) => ({ data: { connection: await connections(kernel).get(params.id) } }),
+    handler: async ({ kernel, params, principal }) => {
+      const { permissions } = principal!;
+      if (!permissions.has(READ) && !permissions.reachesConnection(DATA_READ, params.id)) throw new AppError('FORBIDDEN', { params: { permission: READ } });
+      const connection = await connections(kernel).get(params.id);
+      return { data: { connection: permissions.has(READ) ? connection : forDataReader(connection) } };
+    },
   }),
   route({
     method: 'PATCH',

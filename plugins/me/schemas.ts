@@ -31,6 +31,7 @@ export const prefsPatch = z.strictObject({
   density: prefFields.density.optional(),
   locale: prefFields.locale.optional(),
   dir: prefFields.dir.optional(),
+  timeZone: prefFields.timeZone.optional(),
 });
 
 export const notificationsQuery = z.object({

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { KernelTables, MetaDb, Migration } from '../../kernel/api.js';
+import { type KernelTables, type MetaDb, type Migration, rerunnableColumn } from '../../kernel/api.js';
 
 /** The me plugin's own tables; notifications and their prefs are the kernel's. */
 export type MeTables = {
@@ -10,6 +10,7 @@ export type MeTables = {
     density: string | null;
     locale: string | null;
     dir: string | null;
+    time_zone: string | null;
     updated_at: number;
   };
   user_layouts: { user_id: string; page_id: string; layout: string; updated_at: number };
@@ -51,6 +52,13 @@ export const meMigrations: Migration[] = [
         .addPrimaryKeyConstraint('user_layouts_pk', ['user_id', 'page_id'])
         .addForeignKeyConstraint('user_layouts_user_fk', ['user_id'], 'users', ['id'], (f) => f.onDelete('cascade'))
         .execute();
+    },
+  },
+  {
+    // ME8: the person's time zone. IANA names are at most 64 characters here (the field's limit).
+    name: '0003_user_prefs_time_zone',
+    async up(db) {
+      await rerunnableColumn(db.schema.alterTable('user_prefs').addColumn('time_zone', 'varchar(64)').execute());
     },
   },
 ];

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { AppError, dataOf, encodeCursor, jobSchema, type Kernel, noBody, reply, route, toJobView } from '../../kernel/api.js';
+import { AppError, dataOf, encodeCursor, jobSchema, type Kernel, noBody, reply, route, SIGNED_IN, toJobView } from '../../kernel/api.js';
 import { connectionsRef } from '../connections/provides.js';
 import { SCHEMA_READ, SCHEMA_WRITE } from './access.js';
+import { grantedModel, schemaAccess } from './data-reader.js';
 import { OVERRIDE_LIMITS, overridesInputSchema } from './overrides.js';
 import {
   connectionParams,
@@ -66,11 +67,19 @@ export const schemaRoutes = [
     summary: 'The latest snapshot with the overrides applied',
     description:
       'Each table carries `ref` and `display` {label, hidden, displayColumn}; each column `display` {label, hidden, personal, secret, format}. ' +
-      '`problems` lists overrides naming a table or column the snapshot does not have. 404 SCHEMA_NOT_INTROSPECTED before the first introspection.',
-    permission: SCHEMA_READ,
+      '`problems` lists overrides naming a table or column the snapshot does not have. 404 SCHEMA_NOT_INTROSPECTED before the first introspection. ' +
+      'Needs connections.read; a caller without it whose data.read grants reach this connection gets the tables and columns they read, ' +
+      'with no overrides or problems (SC6); anyone else 403 naming connections.read.',
+    permission: SIGNED_IN,
     schema: { params: connectionParams, response: { 200: schemaBody } },
-    handler: async ({ kernel, params }) => {
+    handler: async ({ kernel, params, principal }) => {
+      const access = schemaAccess(principal!.permissions, params.id);
+      if (access === 'none') throw new AppError('FORBIDDEN', { params: { permission: SCHEMA_READ } });
       const { snapshot, value } = await schema(kernel).current(params.id);
+      if (access === 'granted') {
+        const model = grantedModel(principal!.permissions, params.id, value.model);
+        return { data: { snapshotId: value.snapshotId, snapshot, model, overrides: { tables: [] }, problems: [] } };
+      }
       return { data: { snapshotId: value.snapshotId, snapshot, model: value.model, overrides: value.overrides, problems: value.problems } };
     },
   }),

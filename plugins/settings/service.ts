@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineServiceRef, EMAIL_SETTINGS_KEY, EMPTY_PREFS, type Kernel, type Prefs, prefsSchema, type StoredSmtp } from '../../kernel/api.js';
+import { defineServiceRef, EMAIL_SETTINGS_KEY, EMPTY_PREFS, type Kernel, type Prefs, prefsBodySchema, type StoredSmtp } from '../../kernel/api.js';
 
 export const securitySettingsSchema = z
   .strictObject({
@@ -52,11 +52,14 @@ export class SettingsService {
   }
 
   async defaults(): Promise<Prefs> {
-    const parsed = prefsSchema.safeParse(await this.kernel.settings.get(DEFAULTS_KEY));
-    return parsed.success ? parsed.data : EMPTY_PREFS;
+    // Defaults stored before `timeZone` existed lack it: unset.
+    const parsed = prefsBodySchema.safeParse(await this.kernel.settings.get(DEFAULTS_KEY));
+    return parsed.success ? { ...parsed.data, timeZone: parsed.data.timeZone ?? null } : EMPTY_PREFS;
   }
 
-  async setDefaults(value: Prefs): Promise<Prefs> {
+  /** The whole set is replaced; a body without `timeZone` (a client from before it) unsets it. */
+  async setDefaults(body: Omit<Prefs, 'timeZone'> & Partial<Pick<Prefs, 'timeZone'>>): Promise<Prefs> {
+    const value: Prefs = { ...body, timeZone: body.timeZone ?? null };
     await this.kernel.settings.set(DEFAULTS_KEY, value);
     return value;
   }

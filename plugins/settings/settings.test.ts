@@ -77,10 +77,14 @@ describe('security settings', () => {
 
 describe('preference defaults', () => {
   it('round-trip and validate the enums', async () => {
-    const body = { theme: 'dark', accent: null, density: 'compact', locale: 'pt_BR', dir: null };
+    const body = { theme: 'dark', accent: null, density: 'compact', locale: 'pt_BR', dir: null, timeZone: 'Europe/Lisbon' };
     expect((await call(inst, admin, 'PUT', '/api/v1/settings/defaults', body)).body.data.defaults).toEqual(body);
     expect((await call(inst, admin, 'GET', '/api/v1/settings/defaults')).body.data.defaults).toEqual(body);
     expect((await call(inst, admin, 'PUT', '/api/v1/settings/defaults', { ...body, theme: 'blue' })).status).toBe(400);
+    expect((await call(inst, admin, 'PUT', '/api/v1/settings/defaults', { ...body, timeZone: 'Europe/Pariss' })).status).toBe(400);
+    // The seed's five fields alone (a client from before ME8's time zone): accepted, the zone unset.
+    const { timeZone: _zone, ...seedFields } = body;
+    expect((await call(inst, admin, 'PUT', '/api/v1/settings/defaults', seedFields)).body.data.defaults).toEqual({ ...seedFields, timeZone: null });
   });
 
   it('cannot be changed anonymously', async () => {

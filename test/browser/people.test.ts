@@ -133,7 +133,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
     await colleague.page.goto(`${inst.url}/api-keys`, { waitUntil: 'load' });
     // The screen is not drawn: a headed refusal names the permission (DB38).
     await onScreen(colleague.page, 'colleague-keys', msg('refusal.title'));
-    await expect.poll(() => colleague.page.locator('main').innerText()).toContain(msg('refusal.missing', { permission: 'api-keys.read' }));
+    await expect.poll(() => colleague.page.locator('main').innerText()).toContain(msg('refusal.missing', { permission: msg('permission.api-keys.read') }));
 
     // The admin's list now says Grace is active and when she signed in.
     await page.reload({ waitUntil: 'load' });
@@ -191,7 +191,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
       dispatchEvent(new PopStateEvent('popstate'));
     });
     await onScreen(colleague.page, 'colleague-audit-before', msg('refusal.title'));
-    await expect.poll(() => colleague.page.locator('main').innerText()).toContain(msg('refusal.missing', { permission: 'audit.read' }));
+    await expect.poll(() => colleague.page.locator('main').innerText()).toContain(msg('refusal.missing', { permission: msg('permission.audit.read') }));
 
     // Helpdesk: the audit log instead of the user list.
     await cell('Read the audit log', HELPDESK).check();

@@ -83,10 +83,18 @@ describe.runIf(browserAvailable())('what each role sees: navigation, actions, re
   const refusal = (page: Page) => page.getByRole('heading', { name: exactly(msg('refusal.title')) });
   const visible = (page: Page, role: 'link' | 'button' | 'heading', name: string) => page.getByRole(role, { name: exactly(name) }).isVisible();
 
+  /** A refusal names the permission in words (its label), its id beside it in smaller print. */
+  async function expectNamed(page: Page, permission: string): Promise<void> {
+    const label = msg(`permission.${permission}` as MessageId);
+    await expect.poll(() => page.locator('main').innerText()).toContain(msg('refusal.missing', { permission: label }));
+    expect(await page.locator('main .refusal-id small').innerText()).toBe(msg('refusal.permissionId', { id: permission }));
+    expect(await page.locator('main').innerText()).not.toContain(`“${permission}”`);
+  }
+
   async function expectRefused(page: Page, url: string, permission: string, screen: string): Promise<void> {
     await open(page, url);
     await refusal(page).waitFor({ state: 'visible' });
-    await expect.poll(() => page.locator('main').innerText()).toContain(msg('refusal.missing', { permission }));
+    await expectNamed(page, permission);
     expect(await page.getByRole('button', { name: msg('error.retry') }).count()).toBe(0);
     await onScreen(page, screen, exactly(msg('refusal.title')));
   }
@@ -174,22 +182,55 @@ describe.runIf(browserAvailable())('what each role sees: navigation, actions, re
     expectNoProblems(problems);
   });
 
-  it('a table the API refuses (403 naming connections.read) is a headed refusal without "Try again"', async () => {
-    const bare = { email: 'bare-browser@example.com', name: 'Bare Browser', password: PASSWORD };
-    const roleId = (await p.admin.get('/api/v1/roles')).body.data.roles.find((r: { name: string }) => r.name === 'Bare readers')?.id as string | undefined;
-    const role = roleId ?? ((await p.admin.post('/api/v1/roles', { name: 'Bare readers 2' })).body.data.role.id as string);
-    await p.admin.put(`/api/v1/roles/${role}/permissions`, {
-      grants: [{ permission: 'data.read', scope: { connectionId: p.connectionId, table: 'customers' } }],
-    });
-    expect((await p.admin.post('/api/v1/users', { ...bare, roleIds: [role] })).status).toBe(201);
+  it('a role with only data.read on two columns of one table opens its grid and sees those columns, and nothing else (SC6)', async () => {
+    const role = await p.admin.post('/api/v1/roles', { name: 'Customer names' });
+    const roleId = role.body.data.role.id as string;
+    const scope = { connectionId: p.connectionId, table: 'customers', columns: ['full_name'] };
+    await p.admin.put(`/api/v1/roles/${roleId}/permissions`, { grants: [{ permission: 'data.read', scope }] });
+    const names = { email: 'names@example.com', name: 'Names Reader', password: PASSWORD };
+    expect((await p.admin.post('/api/v1/users', { ...names, roleIds: [roleId] })).status).toBe(201);
     const { page, problems } = await openPage({ viewport: { width: 390, height: 844 } });
-    await signIn(page, p.inst.url, bare);
+    await signIn(page, p.inst.url, names);
+    expect(await navEntries(page)).toEqual([msg('nav.home')]);
+
     await open(page, `/connections/${p.connectionId}/tables/customers`);
+    await page.getByText('Customer number 1', { exact: true }).first().waitFor({ state: 'visible' });
+    await onScreen(page, 'names-grid-390', /.+/);
+    // The key addresses the row; the granted column shows; the others are not drawn at all.
+    const row = page.locator('[role="row"][aria-rowindex="2"]');
+    expect(await row.locator('[data-column="full_name"]').count()).toBe(1);
+    for (const column of ['email', 'notes', 'website', 'created_at']) expect(await page.locator(`[data-column="${column}"]`).count(), column).toBe(0);
+    expect(await visible(page, 'button', msg('data.grid.newRow'))).toBe(false);
+
+    // Nothing else: the connections screen is a refusal naming the permission in words, and a
+    // connection the role has no grant on is refused by the API the same way (no "Try again").
+    await expectRefused(page, '/connections', 'connections.read', 'names-connections-390');
+    await open(page, '/connections/01aaaaaaaaaaaaaaaaaaaaaaaa/tables/customers');
     await refusal(page).waitFor({ state: 'visible' });
-    await expect.poll(() => page.locator('main').innerText()).toContain(msg('refusal.missing', { permission: 'connections.read' }));
+    await expectNamed(page, 'connections.read');
     expect(await page.getByRole('button', { name: msg('error.retry') }).count()).toBe(0);
-    await onScreen(page, 'api-refusal-390', /.+/);
-    expectNoProblems(problems, [403]);
+    await onScreen(page, 'names-api-refusal-390', /.+/);
+    // The grid asks for its first page beside the schema: the data API answers 404 for a
+    // connection the caller's grants do not reach.
+    expectNoProblems(problems, [403, 404]);
+  });
+
+  it('with pages.read beside it, the list page on that table shows its rows without connections.read', async () => {
+    const role = await p.admin.post('/api/v1/roles', { name: 'Customer page readers' });
+    const roleId = role.body.data.role.id as string;
+    await p.admin.put(`/api/v1/roles/${roleId}/permissions`, {
+      grants: [{ permission: 'data.read', scope: { connectionId: p.connectionId, table: 'customers' } }, { permission: 'pages.read' }],
+    });
+    const reader = { email: 'page-reader@example.com', name: 'Page Reader', password: PASSWORD };
+    expect((await p.admin.post('/api/v1/users', { ...reader, roleIds: [roleId] })).status).toBe(201);
+    const { page, problems } = await openPage({ viewport: { width: 1440, height: 900 } });
+    await signIn(page, p.inst.url, reader);
+    expect(await navEntries(page)).toEqual([msg('nav.home')]);
+    await page.locator('nav#main-nav').getByRole('link', { name: 'Customers' }).click();
+    await page.getByText('Customer number 1', { exact: true }).first().waitFor({ state: 'visible' });
+    await onScreen(page, 'page-reader-list', /.+/);
+    expect(await visible(page, 'button', msg('data.grid.newRow'))).toBe(false);
+    expectNoProblems(problems);
   });
 
   it('admin: sees every action (Add a connection, Invite someone, New API key, Import, Export, the connection’s edit controls)', async () => {

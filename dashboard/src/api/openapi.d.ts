@@ -725,7 +725,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One connection */
+        /**
+         * One connection
+         * @description Needs connections.read. A caller without it whose data.read grants reach this connection (a role given one table) gets its name, dialect and read-only flag, with null for where it lives and its last test (SC6); anyone else 403 naming connections.read.
+         */
         get: operations["getConnectionsById"];
         put?: never;
         post?: never;
@@ -816,7 +819,7 @@ export interface paths {
         };
         /**
          * The latest snapshot with the overrides applied
-         * @description Each table carries `ref` and `display` {label, hidden, displayColumn}; each column `display` {label, hidden, personal, secret, format}. `problems` lists overrides naming a table or column the snapshot does not have. 404 SCHEMA_NOT_INTROSPECTED before the first introspection.
+         * @description Each table carries `ref` and `display` {label, hidden, displayColumn}; each column `display` {label, hidden, personal, secret, format}. `problems` lists overrides naming a table or column the snapshot does not have. 404 SCHEMA_NOT_INTROSPECTED before the first introspection. Needs connections.read; a caller without it whose data.read grants reach this connection gets the tables and columns they read, with no overrides or problems (SC6); anyone else 403 naming connections.read.
          */
         get: operations["getConnectionsByIdSchema"];
         put?: never;
@@ -3425,6 +3428,15 @@ export interface components {
             density: ("comfortable" | "compact") | null;
             locale: string | null;
             dir: ("ltr" | "rtl") | null;
+            timeZone: string | null;
+        };
+        PrefsBody: {
+            theme: ("light" | "dark" | "system") | null;
+            accent: ("indigo" | "blue" | "teal" | "violet" | "rose" | "red" | "orange" | "black") | null;
+            density: ("comfortable" | "compact") | null;
+            locale: string | null;
+            dir: ("ltr" | "rtl") | null;
+            timeZone?: string | null;
         };
         PublicApiState: {
             /** @description the switch (off by default) */
@@ -3739,6 +3751,7 @@ export interface components {
             locale: string;
             /** @enum {string} */
             dir: "ltr" | "rtl";
+            timeZone: string | null;
             source: {
                 /** @enum {string} */
                 theme: "system" | "global" | "user";
@@ -3750,6 +3763,8 @@ export interface components {
                 locale: "system" | "global" | "user";
                 /** @enum {string} */
                 dir: "system" | "global" | "user";
+                /** @enum {string} */
+                timeZone: "system" | "global" | "user";
             };
         };
         Role: {
@@ -10680,6 +10695,7 @@ export interface operations {
                     density?: ("comfortable" | "compact") | null;
                     locale?: string | null;
                     dir?: ("ltr" | "rtl") | null;
+                    timeZone?: string | null;
                 };
             };
         };
@@ -15305,7 +15321,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["Prefs"];
+                "application/json": components["schemas"]["PrefsBody"];
             };
         };
         responses: {

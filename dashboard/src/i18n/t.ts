@@ -46,4 +46,9 @@ export function t(id: MessageId, values?: Record<string, PrimitiveType>): string
   return String(format.format(values));
 }
 
+/** Whether the catalogue holds `id`: for ids made from data (a permission's name), which may have no message. */
+export function hasMessage(id: string): id is MessageId {
+  return catalogue.has(id);
+}
+
 export type { MessageId };

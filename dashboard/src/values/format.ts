@@ -265,6 +265,15 @@ export function showValue(column: ValueColumn, value: unknown, ctx: ValueContext
   }
 }
 
+/** Every IANA zone this browser knows, with UTC, the browser's own and `extra` (a stored choice) kept in, sorted. */
+export function knownTimeZones(extra = ''): string[] {
+  const all = new Set(Intl.supportedValuesOf('timeZone'));
+  all.add('UTC');
+  all.add(browserTimeZone());
+  if (extra) all.add(extra);
+  return [...all].sort();
+}
+
 /** The browser's own zone, the default until a person's preferences name one. */
 export function browserTimeZone(): string {
   try {

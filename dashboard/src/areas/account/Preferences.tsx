@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { t, type MessageId } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
 import { Breadcrumbs } from '../../shell/Breadcrumbs';
@@ -18,11 +18,12 @@ import {
 } from '../../shell/prefs';
 import { useNotificationPrefs, usePrefs, useSaveNotificationPrefs, useSavePrefs, type Prefs, type PrefsData } from './api';
 import { kindLabel } from './notifications';
+import { browserTimeZone, knownTimeZones } from '../../values/format';
 import '../../shell/shell.css';
 
 /**
- * /account/preferences: the person's look (theme, accent, density, locale, direction), each
- * saved and applied as soon as it is chosen, and which notifications they receive.
+ * /account/preferences: the person's look (theme, accent, density, locale, direction) and time
+ * zone, each saved and applied as soon as it is chosen, and which notifications they receive.
  */
 export function Preferences() {
   useTitle('prefs.title');
@@ -100,6 +101,14 @@ function LookForm({ data }: { data: PrefsData }) {
         source={resolved.source.dir}
         onChange={(v) => set('dir', v)}
       />
+      <TimeZoneChoice
+        value={data.resolved.timeZone}
+        source={data.resolved.source.timeZone}
+        onChange={(timeZone) => {
+          setLast('field');
+          save.mutate({ timeZone });
+        }}
+      />
       <div className="actions">
         <button
           type="button"
@@ -107,7 +116,7 @@ function LookForm({ data }: { data: PrefsData }) {
           disabled={save.isPending}
           onClick={() => {
             setLast('reset');
-            save.mutate({ theme: null, accent: null, density: null, locale: null, dir: null });
+            save.mutate({ theme: null, accent: null, density: null, locale: null, dir: null, timeZone: null });
           }}
         >
           {t('prefs.reset')}
@@ -191,6 +200,78 @@ function SelectChoice(props: {
         {t('prefs.source', { source: props.source })}
       </p>
     </div>
+  );
+}
+
+/**
+ * The zone values are shown in (ME8): a search over the zones this browser knows (an input with
+ * their list, so typing "Paris" finds Europe/Paris), or none, when each device shows its own.
+ */
+function TimeZoneChoice(props: { value: string | null; source: string; onChange: (zone: string | null) => void }) {
+  const id = useId();
+  const browser = browserTimeZone();
+  const zones = useMemo(() => knownTimeZones(props.value ?? ''), [props.value]);
+  const [draft, setDraft] = useState(props.value ?? '');
+  const [unknown, setUnknown] = useState(false);
+  useEffect(() => setDraft(props.value ?? ''), [props.value]);
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const typed = draft.trim();
+    if (!typed) return props.onChange(null);
+    const zone = zones.find((z) => z.toLowerCase() === typed.toLowerCase());
+    setUnknown(!zone);
+    if (!zone) return;
+    setDraft(zone);
+    props.onChange(zone);
+  };
+  const described = [`${id}-hint`, unknown ? `${id}-error` : '', `${id}-source`].filter(Boolean).join(' ');
+  return (
+    <form className="field" onSubmit={submit} noValidate>
+      <label htmlFor={id}>{t('prefs.timeZone')}</label>
+      <p className="hint" id={`${id}-hint`}>
+        {t('prefs.timeZoneHint')}
+      </p>
+      <input
+        id={id}
+        list={`${id}-zones`}
+        value={draft}
+        placeholder={t('prefs.timeZoneBrowser', { zone: browser })}
+        onChange={(e) => setDraft(e.currentTarget.value)}
+        aria-invalid={unknown || undefined}
+        aria-describedby={described}
+        autoComplete="off"
+        spellCheck={false}
+      />
+      <datalist id={`${id}-zones`}>
+        {zones.map((z) => (
+          <option key={z} value={z} />
+        ))}
+      </datalist>
+      {unknown && (
+        <p className="field-error" id={`${id}-error`}>
+          {t('prefs.timeZoneUnknown')}
+        </p>
+      )}
+      <p className="hint" id={`${id}-source`}>
+        {props.value === null ? t('prefs.timeZoneFollowsBrowser', { zone: browser }) : t('prefs.source', { source: props.source })}
+      </p>
+      <div className="actions">
+        <button type="submit">{t('prefs.timeZoneUse')}</button>
+        {props.value !== null && (
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => {
+              setDraft('');
+              setUnknown(false);
+              props.onChange(null);
+            }}
+          >
+            {t('prefs.timeZoneUseBrowser')}
+          </button>
+        )}
+      </div>
+    </form>
   );
 }
 

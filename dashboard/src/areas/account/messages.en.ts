@@ -119,6 +119,13 @@ export const messages = {
   'prefs.source': '{source, select, user {Your choice} global {The instance default} other {The system default}}',
   'prefs.saving': 'Saving…',
   'prefs.saved': 'Saved.',
+  'prefs.timeZone': 'Time zone',
+  'prefs.timeZoneHint': 'Dates and times in tables and rows are shown in this zone. Type to search, e.g. Paris or America/.',
+  'prefs.timeZoneBrowser': "This browser's zone ({zone})",
+  'prefs.timeZoneFollowsBrowser': "Not chosen: each device shows its own zone (this browser's is {zone}).",
+  'prefs.timeZoneUse': 'Use this zone',
+  'prefs.timeZoneUseBrowser': "Use this browser's zone",
+  'prefs.timeZoneUnknown': 'Not a time zone this browser knows. Pick one from the list, e.g. Europe/Paris.',
   'prefs.reset': 'Use the instance defaults',
   'prefs.resetDone': 'Your choices are cleared; the instance defaults apply.',
 

@@ -1,17 +1,12 @@
 import { Cron } from 'croner';
 import { toString as cronWords } from 'cronstrue';
+import { browserTimeZone, knownTimeZones } from '../../values/format';
 
 /** The person's own time zone (the browser's): the form's default, and the zone of every date shown (D3). */
-export const BROWSER_ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+export const BROWSER_ZONE = browserTimeZone();
 
 /** Every IANA zone the browser knows, with UTC and `extra` (a report's zone) kept in. */
-export function timeZones(extra: string): string[] {
-  const all = new Set(Intl.supportedValuesOf('timeZone'));
-  all.add('UTC');
-  all.add(BROWSER_ZONE);
-  if (extra) all.add(extra);
-  return [...all].sort();
-}
+export const timeZones = (extra: string): string[] => knownTimeZones(extra);
 
 /** A date in the person's zone and locale. */
 const personal = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });

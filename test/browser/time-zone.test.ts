@@ -1,0 +1,110 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HttpClient } from '../helpers/client.js';
+import { bootWithAdmin, ROOT } from '../helpers/identity.js';
+import type { TestInstance } from '../helpers/instance.js';
+import { connectSqlite, sqliteSource, type SqliteSource } from '../helpers/sqlite-source.js';
+import { browserAvailable } from './chromium.js';
+import { atWidth, exactly, expectNoProblems, msg, PHONE, useDashboardBrowser, WIDE } from './harness.js';
+
+/*
+ * The person's time zone (issue 29, decision ME8): chosen on the preferences screen, it decides
+ * the wall time of every instant the grid and the row page show; unset, the browser's zone does.
+ * The browser runs in Europe/Berlin; the chosen zone is Asia/Tokyo (the next day's morning).
+ */
+
+const INSTANT = '2026-11-27T20:14:36Z';
+const IN_BERLIN = 'Nov 27, 2026, 9:14:36 PM GMT+1';
+const IN_TOKYO = 'Nov 28, 2026, 5:14:36 AM GMT+9';
+
+describe.runIf(browserAvailable())('the time zone values are shown in', () => {
+  let inst: TestInstance;
+  let admin: HttpClient;
+  let conn: string;
+  let source: SqliteSource;
+  const { openPage, onScreen, signIn } = useDashboardBrowser('time-zone');
+
+  beforeAll(async () => {
+    source = sqliteSource('zones', (db) => {
+      db.exec('create table reading (id integer primary key autoincrement, taken_at timestamptz, note text)');
+      db.prepare('insert into reading (taken_at, note) values (?, ?)').run(INSTANT, 'first');
+    });
+    ({ inst, admin } = await bootWithAdmin());
+    conn = await connectSqlite(admin, source.file, 'Zones');
+  }, 60_000);
+
+  afterAll(async () => {
+    await inst?.close();
+    source?.dispose();
+  });
+
+  const takenAt = (page: Page) => page.locator('[role="row"][aria-rowindex="2"] [data-column="taken_at"] time');
+  const zoneField = (page: Page) => page.getByLabel(msg('prefs.timeZone'), { exact: true });
+
+  async function openPreferences(page: Page, screen: string): Promise<void> {
+    await page.goto(`${inst.url}/account/preferences`);
+    await onScreen(page, screen, exactly(msg('prefs.title')));
+  }
+
+  atWidth(WIDE, (viewport, w) => {
+    it(`a chosen zone is the one the grid shows (${w} px)`, async () => {
+      const { page, problems } = await openPage({ viewport, timezoneId: 'Europe/Berlin' });
+      await signIn(page, inst.url, ROOT);
+      await page.goto(`${inst.url}/connections/${conn}/tables/reading`);
+      await onScreen(page, `grid-browser-zone-${w}`, 'Reading');
+      await expect.poll(() => takenAt(page).textContent()).toBe(IN_BERLIN);
+
+      await openPreferences(page, `prefs-${w}`);
+      await page.getByText(msg('prefs.timeZoneFollowsBrowser', { zone: 'Europe/Berlin' })).waitFor();
+      // A name that is no zone is refused on the spot, naming the problem beside the field.
+      await zoneField(page).fill('Europe/Pariss');
+      await page.getByRole('button', { name: exactly(msg('prefs.timeZoneUse')) }).click();
+      await page.getByText(msg('prefs.timeZoneUnknown')).waitFor();
+      expect(await zoneField(page).getAttribute('aria-invalid')).toBe('true');
+      await onScreen(page, `prefs-unknown-zone-${w}`, exactly(msg('prefs.title')));
+      // The zones are offered as a list to search.
+      const listed = await page
+        .locator(`datalist#${await zoneField(page).getAttribute('list')} option`)
+        .evaluateAll((o) => o.map((e) => (e as HTMLOptionElement).value));
+      expect(listed).toContain('Asia/Tokyo');
+      expect(listed).toContain('Europe/Berlin');
+
+      await zoneField(page).fill('asia/tokyo');
+      await page.getByRole('button', { name: exactly(msg('prefs.timeZoneUse')) }).click();
+      await page.getByRole('status').getByText(msg('prefs.saved')).waitFor();
+      expect(await zoneField(page).inputValue()).toBe('Asia/Tokyo');
+      expect(await page.getByText(msg('prefs.timeZoneFollowsBrowser', { zone: 'Europe/Berlin' })).count()).toBe(0);
+      const kept = await admin.get('/api/v1/me/prefs');
+      expect(kept.body.data.prefs.timeZone).toBe('Asia/Tokyo');
+
+      await page.goto(`${inst.url}/connections/${conn}/tables/reading`);
+      await onScreen(page, `grid-chosen-zone-${w}`, 'Reading');
+      await expect.poll(() => takenAt(page).textContent()).toBe(IN_TOKYO);
+      // The exact stored value stays on hover.
+      expect(await takenAt(page).getAttribute('title')).toBe(INSTANT);
+      expectNoProblems(problems);
+    });
+  });
+
+  atWidth(PHONE, (viewport, w) => {
+    it(`a new sign-in keeps the chosen zone; "this browser's zone" goes back to it (${w} px)`, async () => {
+      await admin.patch('/api/v1/me/prefs', { timeZone: 'Asia/Tokyo' });
+      const { page, problems } = await openPage({ viewport, timezoneId: 'Europe/Berlin' });
+      await signIn(page, inst.url, ROOT);
+      await page.goto(`${inst.url}/connections/${conn}/tables/reading`);
+      await onScreen(page, `grid-chosen-zone-${w}`, 'Reading');
+      await expect.poll(() => takenAt(page).textContent()).toBe(IN_TOKYO);
+
+      await openPreferences(page, `prefs-${w}`);
+      await page.getByRole('button', { name: exactly(msg('prefs.timeZoneUseBrowser')) }).click();
+      await page.getByText(msg('prefs.timeZoneFollowsBrowser', { zone: 'Europe/Berlin' })).waitFor();
+      expect(await zoneField(page).inputValue()).toBe('');
+      await expect.poll(async () => (await admin.get('/api/v1/me/prefs')).body.data.prefs.timeZone).toBeNull();
+
+      await page.goto(`${inst.url}/connections/${conn}/tables/reading`);
+      await onScreen(page, `grid-browser-zone-${w}`, 'Reading');
+      await expect.poll(() => takenAt(page).textContent()).toBe(IN_BERLIN);
+      expectNoProblems(problems);
+    });
+  });
+});
