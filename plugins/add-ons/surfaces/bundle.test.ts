@@ -5,7 +5,8 @@ import { hostRequest } from '../../../test/helpers/host-request.js';
 import { bootWithAdmin } from '../../../test/helpers/identity.js';
 import type { TestInstance } from '../../../test/helpers/instance.js';
 import { sourceFixture, type SourceFixture } from '../../connections/testing.js';
-import { bundlePath, injectAppMeta, isHashedName, matchesIfNoneMatch } from './bundle.js';
+import { matchesIfNoneMatch } from '../../../kernel/api.js';
+import { bundlePath, injectAppMeta, isHashedName } from './bundle.js';
 import { packFixture, uploadPackage } from '../testing.js';
 
 const ORIGIN = 'https://venue.example';

@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import mime from 'mime';
 import type { AddonManifest } from '../../../addons-sdk/src/manifest/index.js';
-import { AppError } from '../../../kernel/api.js';
+import { AppError, strongEtag } from '../../../kernel/api.js';
 
 /**
  * Serving an installed add-on's surfaces (D28, decisions DBxx-bundles): the path after
@@ -36,15 +35,6 @@ const TEXTUAL = /^(text\/|application\/(javascript|json|manifest\+json|xml)|imag
 export function contentTypeOf(file: string): string {
   const type = mime.getType(file) ?? 'application/octet-stream';
   return TEXTUAL.test(type) ? `${type}; charset=utf-8` : type;
-}
-
-export const strongEtag = (bytes: Buffer): string => `"${createHash('sha256').update(bytes).digest('base64url')}"`;
-
-/** RFC 9110 §13.1.2: If-None-Match compares weakly; `*` matches any current representation. */
-export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
 }
 
 const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

@@ -1,6 +1,18 @@
 import { z } from 'zod';
 import { addonKeyField } from '../../../addons-sdk/src/manifest/index.js';
-import { AppError, dataOf, DOCUMENT_ONLY, errorEnvelopeSchema, HANDLED, isOwnHost, type Kernel, rawResponse, route } from '../../../kernel/api.js';
+import {
+  AppError,
+  dataOf,
+  DOCUMENT_ONLY,
+  errorEnvelopeSchema,
+  HANDLED,
+  isOwnHost,
+  type Kernel,
+  matchesIfNoneMatch,
+  rawResponse,
+  route,
+  strongEtag,
+} from '../../../kernel/api.js';
 import { pagesRef } from '../../pages/provides.js';
 import { publicAdminRef } from '../../public-admin/provides.js';
 import {
@@ -10,10 +22,8 @@ import {
   injectAppMeta,
   isHashedName,
   mappedPageCsp,
-  matchesIfNoneMatch,
   notInBundle,
   publicPageNotice,
-  strongEtag,
   surfaceCsp,
 } from './bundle.js';
 import { domainsBody, domainView, type DomainView } from './domains.js';
