@@ -220,7 +220,7 @@ async function actionRatio(target: Target, admin: Admin, connectionId: string, o
 
 /** RSS of the API process and its sandbox child with `count` add-ons installed, each called once. */
 async function rssWithAddons(count: number, dbDir: string): Promise<string> {
-  const target = await forkTarget(`rss-${count}`, '../addons.ts', ['bare']);
+  const target = await forkTarget(`rss-${count}`, '../addons.ts', ['ours']);
   try {
     const { admin } = await configure(target.url, join(dbDir, `rss-${count}.db`));
     for (let i = 0; i < count; i++) {

@@ -4,7 +4,7 @@
  * calls with the HostCallHandler, and turns every way a call can end into a value or an AppError.
  * The API process itself never loads isolated-vm.
  *
- * One child runs every add-on (decisions AO34): it is started at boot when add-ons with code are
+ * One child runs every add-on (decisions AO37): it is started at boot when add-ons with code are
  * installed (`start()`), and when it dies, the calls in flight of the add-ons that did not cause
  * it are run once more on a new child, if they had asked the host for nothing but reads (a write,
  * a mail or a fetch may have happened: that call answers ADDON_CRASHED).
@@ -103,7 +103,7 @@ const PAUSE_MS = 60_000;
 const MIN_RETRY_MS = 250;
 /** A child that lived this long is replaced at once when it dies (with add-ons installed); one that dies sooner, on the next call. */
 const EAGER_RESTART_AFTER_MS = 1000;
-/** Host calls that change nothing: a call that made only these (and logs) may run again after a crash (AO34). */
+/** Host calls that change nothing: a call that made only these (and logs) may run again after a crash (AO37). */
 const READ_METHODS: ReadonlySet<string> = new Set(['db.list', 'db.get', 'kv.get']);
 /** How long a new child may take to say it is ready. */
 const READY_TIMEOUT_MS = 20_000;

@@ -4,7 +4,7 @@
  * isolate that takes the whole process down (a V8 OOM abort) takes only this process; the
  * parent answers 502 ADDON_CRASHED (or runs a bystander's call again, host.ts) and forks a new one.
  *
- * Warm contexts (decisions AO33): an isolate of one add-on version holds one context in which the
+ * Warm contexts (decisions AO36): an isolate of one add-on version holds one context in which the
  * bootstrap (bootstrap.ts) ran and the add-on's module is instantiated and evaluated once. A call
  * takes such a warm entry from the pool (or makes one), calls the bootstrap's `setup` with
  * references of its own (so its `ctx` is its own and dies with the call), runs the handler, and

@@ -434,7 +434,7 @@ describe('escapes and abuse', () => {
     expect(String(out.viaFunctionGlobal).split(',').sort()).toEqual(standard);
   });
 
-  it('keeps prototype pollution inside the add-on version that did it (its own warm context, AO33)', async () => {
+  it('keeps prototype pollution inside the add-on version that did it (its own warm context, AO36)', async () => {
     const code = `export default { actions: {
       pollute: (ctx, input) => {
         input.__proto__.polluted = 1;
@@ -539,7 +539,7 @@ describe('escapes and abuse', () => {
 
   it('survives an isolate that aborts the whole child (ADDON_CRASHED), pauses the add-on that keeps doing it, and never a bystander in flight', async () => {
     // The well-behaved add-on keeps running, and another sits in a read during every crash: neither
-    // is blamed, and the reader's call runs again on the new child and is answered (AO34).
+    // is blamed, and the reader's call runs again on the new child and is answered (AO37).
     killing = true;
     const holder = addon('bystander', `export default { actions: { hold: async (ctx) => ctx.kv.get('slow'), ok: () => 'ok' } };`, { capabilities: ['kv'] });
     try {
@@ -622,7 +622,7 @@ describe('escapes and abuse', () => {
   });
 });
 
-describe('warm contexts (AO33)', () => {
+describe('warm contexts (AO36)', () => {
   const WARM = `let calls = 0;
 let last = null;
 export default { actions: {

@@ -6,7 +6,7 @@ import { startInstance, type TestInstance } from '../../../test/helpers/instance
 import { packFixture, uploadPackage } from '../testing.js';
 
 /**
- * The sandbox child as installed add-ons see it (issue 30, AO33, AO34): started at install and
+ * The sandbox child as installed add-ons see it (issue 30, AO36, AO37): started at install and
  * at boot rather than by the first call, warm contexts dropped when their add-on is disabled, and
  * one add-on's crash leaving the calls of the others in flight answered.
  */
