@@ -191,7 +191,12 @@ function childrenCpu(pid: number): () => number {
   return () => childPids(pid).reduce((sum, c) => sum + procCpuMicros(c) - (before.get(c) ?? 0), 0);
 }
 
-async function actionRatio(target: Target, admin: Admin, connectionId: string, opts: { connections: number; duration: number; warmup: number; repeat: number }) {
+async function actionRatio(
+  target: Target,
+  admin: Admin,
+  connectionId: string,
+  opts: { connections: number; duration: number; warmup: number; repeat: number },
+) {
   const headers = { cookie: `svc_session=${admin.client.cookie('svc_session')}`, origin: target.url, 'content-type': 'application/json' };
   const childCpu = new Map<string, number[]>();
   const contender = (name: string, request: LoadRequest): Contender => ({

@@ -411,8 +411,7 @@ export class SandboxHost {
       if (m.t === 'ready') {
         child.readyAt = Date.now();
         markReady();
-      }
-      else this.onMessage(child, m);
+      } else this.onMessage(child, m);
     });
     // A child that neither says it is ready nor exits is stuck: it goes, and its callers get ADDON_CRASHED.
     const startup = setTimeout(() => {

@@ -446,8 +446,10 @@ describe('escapes and abuse', () => {
       },
       check: (ctx, input) => ({ polluted: typeof ({}).polluted, x: typeof ({}).x, y: typeof [].y, json: JSON.parse('[1]'), frozen: Object.isFrozen(ctx.settings), admin: typeof input.admin, ownProto: Object.keys(input) }),
     } };`;
-    const run = (version: string, key = ATTACKER) => (name: string, input: Json) =>
-      sandbox.call({ addon: addon(key, code, { memoryMb: 16, version }), target: { kind: 'action', name }, context, input });
+    const run =
+      (version: string, key = ATTACKER) =>
+      (name: string, input: Json) =>
+        sandbox.call({ addon: addon(key, code, { memoryMb: 16, version }), target: { kind: 'action', name }, context, input });
     const polluted = await run('1.0.0')('pollute', { a: 1 });
     expect(polluted).toBe('hacked');
     const probe: Record<string, unknown> = {};
