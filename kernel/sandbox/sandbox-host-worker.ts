@@ -337,10 +337,12 @@ async function handleCall(msg: CallMessage): Promise<void> {
       capabilities: msg.addon.capabilities,
       target: msg.target,
     });
-    // Synchronous: building a ctx is short, and this thread would only wait for the isolate's (one hop less a call).
-    const run = entry.setup.applySync(undefined, [hostRef, logRef, meta], { result: { reference: true }, timeout: 1000 }) as ivm.Reference;
-    refs.push(run);
+    // Building the ctx can run the add-on's code (a setter it put on Object.prototype in an earlier
+    // call): it counts against the call's CPU time, and it runs on the isolate's thread, never
+    // blocking this one (applySync would stall every other add-on's calls while it ran).
     addonCode();
+    const run = (await entry.setup.apply(undefined, [hostRef, logRef, meta], { result: { reference: true }, timeout: remaining() })) as ivm.Reference;
+    refs.push(run);
     const out = (await run.apply(undefined, [entry.module.namespace.derefInto(), msg.input], {
       result: { promise: true, copy: true },
       timeout: remaining(),

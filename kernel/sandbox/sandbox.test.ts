@@ -488,6 +488,16 @@ describe('escapes and abuse', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('stops code a polluted prototype runs while the next call builds its ctx (ADDON_TIMEOUT), and drops that context', async () => {
+    const run = attack(
+      `export default { actions: { trap: () => { Object.defineProperty(Object.prototype, 'log', { set() { for (;;) {} }, configurable: true }); return 'set'; }, next: () => 'fresh' } };`,
+    );
+    expect(await run('trap')).toBe('set');
+    expect((await codeOf(run('next'))).code).toBe('ADDON_TIMEOUT');
+    // The context went with the limit: the next call has a fresh module and a clean prototype.
+    expect(await run('next')).toBe('fresh');
+  });
+
   it('refuses the 101st host call of one call (ADDON_HOST_CALLS), even if the add-on catches', async () => {
     const run = attack(
       `export default { actions: {
