@@ -50,7 +50,7 @@ export interface Kernel {
    */
   readonly schedules: Schedules;
   /**
-   * D25: runs add-on code in the supervised sandbox child (started on the first call). Its host
+   * D25: runs add-on code in the supervised sandbox child (started at boot when an add-on with code is installed, decisions AO37). Its host
    * calls go to the handler the add-ons plugin sets with `setHostCallHandler`.
    */
   readonly sandbox: SandboxHost;

@@ -3,6 +3,11 @@
  * an add-on in the supervised child process (sandbox-host-worker.ts), answers the child's host
  * calls with the HostCallHandler, and turns every way a call can end into a value or an AppError.
  * The API process itself never loads isolated-vm.
+ *
+ * One child runs every add-on (decisions AO37): it is started at boot when add-ons with code are
+ * installed (`start()`), and when it dies, the calls in flight of the add-ons that did not cause
+ * it are run once more on a new child, if they had asked the host for nothing but reads (a write,
+ * a mail or a fetch may have happened: that call answers ADDON_CRASHED).
  */
 import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -12,7 +17,7 @@ import { AppError } from '../errors.js';
 import { withDeadline } from '../deadline.js';
 import { forkWorker } from '../workers.js';
 import './errors.js';
-import { AddonFailureLog, blame, crashed, resultError } from './failure-log.js';
+import { AddonFailureLog, blame, crashCause, crashed, resultError } from './failure-log.js';
 import { HostCallGate } from './host-call-gate.js';
 import type { CallMessage, CallTarget, HostCapability, ToChild, ToParent } from './protocol.js';
 
@@ -81,6 +86,8 @@ export interface SandboxStats {
   crashes: number;
   inFlight: number;
   calls: number;
+  /** Calls run a second time because a crash that was not theirs took their child down. */
+  retries: number;
 }
 
 const WORKER_ENTRY = new URL('./sandbox-host-worker.ts', import.meta.url);
@@ -92,6 +99,12 @@ const SENT_CODES = 64;
 const CRASH_LIMIT = 3;
 const CRASH_WINDOW_MS = 60_000;
 const PAUSE_MS = 60_000;
+/** A call lost to another's crash runs again only with at least this much of its wall time left. */
+const MIN_RETRY_MS = 250;
+/** A child that lived this long is replaced at once when it dies (with add-ons installed); one that dies sooner, on the next call. */
+const EAGER_RESTART_AFTER_MS = 1000;
+/** Host calls that change nothing: a call that made only these (and logs) may run again after a crash (AO37). */
+const READ_METHODS: ReadonlySet<string> = new Set(['db.list', 'db.get', 'kv.get']);
 /** How long a new child may take to say it is ready. */
 const READY_TIMEOUT_MS = 20_000;
 /** A host call's answer, as JSON. */
@@ -117,8 +130,12 @@ interface Pending {
   msg: CallMessage;
   code: string;
   addon: { key: string; version: string; instance: string | null };
-  /** When the call was sent: its host calls are answered by this + wallMs at the latest. */
-  startedAt: number;
+  /** When the call's wall time ends (epoch ms): its host calls are answered by then at the latest. */
+  deadline: number;
+  /** This is the call's first run: a crash that is not its own may run it again. */
+  mayRetry: boolean;
+  /** It asked the host for more than a read (db writes, kv.set/delete, mail, fetch): never run again. */
+  effects: boolean;
   resolve: (v: Json) => void;
   reject: (e: AppError) => void;
   timer: NodeJS.Timeout;
@@ -135,6 +152,8 @@ export const LOG_BYTES_PER_CALL = 64 * 1024;
 interface Child {
   proc: ChildProcess;
   ready: Promise<void>;
+  /** When it said it was ready (null before). */
+  readyAt: number | null;
   sent: Map<string, true>;
   pending: Map<number, Pending>;
   exited: boolean;
@@ -150,6 +169,9 @@ function parseJson(text: string): Json {
 const HOST_TIMEOUT_MESSAGE = "The host call did not finish within the call's wall time.";
 const HOST_TIMEOUT_ENVELOPE = JSON.stringify({ ok: false, code: 'ADDON_TIMEOUT', message: HOST_TIMEOUT_MESSAGE });
 
+/** ADDON_CRASHED errors of calls that may run once more (a crash not of their doing, no effects yet). */
+const retriable = new WeakSet<object>();
+
 function hashCode(code: string): string {
   return createHash('sha256').update(code).digest('hex').slice(0, 32);
 }
@@ -162,7 +184,9 @@ export class SandboxHost {
   private child: Child | null = null;
   private nextId = 1;
   private closed = false;
-  private counters = { starts: 0, crashes: 0, calls: 0 };
+  private counters = { starts: 0, crashes: 0, calls: 0, retries: 0 };
+  /** Set by start(): a child is kept running (replaced at once when it dies) for the installed add-ons. */
+  private keepRunning = false;
   private readonly gate = new HostCallGate({ perAddon: HOST_CALLS_PER_ADDON, total: HOST_CALLS_TOTAL });
   private readonly networkGate = new HostCallGate({ perAddon: HOST_CALLS_PER_ADDON, total: HOST_CALLS_TOTAL });
   /** How requests that end in an add-on's failure are logged: warn, bounded per add-on (AO31). */
@@ -195,11 +219,49 @@ export class SandboxHost {
     });
   }
 
+  /**
+   * Starts the child now rather than on the first call (at boot, with add-ons installed) and keeps
+   * one running from then on: a child that dies is replaced at once (unless it died young).
+   */
+  start(): void {
+    if (this.closed) return;
+    this.keepRunning = true;
+    try {
+      this.ensureChild();
+    } catch (err) {
+      this.logger?.error({ err: { message: (err as Error).message } }, 'could not start the add-on sandbox');
+    }
+  }
+
+  /** Drops the warm contexts of these add-on versions (`key@version`) in the child: removed, disabled or upgraded ones. */
+  forget(addons: readonly string[]): void {
+    if (addons.length === 0 || !this.child || this.child.exited) return;
+    this.post(this.child, { t: 'forget', addons: [...addons] });
+  }
+
   private async run(c: SandboxCall): Promise<Json> {
     if (this.closed) throw new AppError('ADDON_CRASHED', { message: 'The add-on sandbox is shut down.' });
     this.counters.calls++;
     const pausedFor = this.pausedFor(`${c.addon.key}@${c.addon.version}`);
     if (pausedFor > 0) throw new AppError('ADDON_PAUSED', { params: { retryAfter: pausedFor }, headers: { 'retry-after': String(pausedFor) } });
+    const deadline = Date.now() + this.wallMs;
+    try {
+      return await this.attempt(c, deadline, true);
+    } catch (err) {
+      // Lost to a crash that was not its own, before it asked for anything but reads: once more, within its wall time.
+      if (!retriable.has(err as object) || this.closed || deadline - Date.now() < MIN_RETRY_MS) throw err;
+      this.counters.retries++;
+      return this.attempt(c, deadline, false);
+    }
+  }
+
+  private async attempt(c: SandboxCall, deadline: number, mayRetry: boolean): Promise<Json> {
+    const self = `${c.addon.key}@${c.addon.version}`;
+    const lost = (blamed: string | null): AppError => {
+      const err = crashed(blamed);
+      if (mayRetry && blamed !== self) retriable.add(err);
+      return err;
+    };
     let child: Child;
     try {
       child = this.ensureChild();
@@ -208,9 +270,10 @@ export class SandboxHost {
       throw new AppError('ADDON_CRASHED');
     }
     await child.ready;
-    if (child.exited) throw crashed(child.blamed ?? null);
+    if (child.exited) throw lost(child.blamed ?? null);
     const hash = this.hashOf(c.addon.code);
     const id = this.nextId++;
+    const wallMs = Math.max(1, deadline - Date.now());
     const msg: CallMessage = {
       t: 'call',
       id,
@@ -224,12 +287,12 @@ export class SandboxHost {
       target: { kind: c.target.kind, name: c.target.name },
       context: JSON.stringify({ instance: c.context.instance, settings: c.context.settings, connection: c.context.connection }),
       input: JSON.stringify(c.input ?? null),
-      wallMs: this.wallMs,
+      wallMs,
       maxHostCalls: this.maxHostCalls,
     };
     return new Promise<Json>((resolve, reject) => {
       const timer = setTimeout(() => {
-        // The child did not answer in time: it is stuck, so it goes (others in flight answer ADDON_CRASHED).
+        // The child did not answer in time: it is stuck, so it goes (others in flight run again or answer ADDON_CRASHED).
         const p = child.pending.get(id);
         if (!p) return;
         child.pending.delete(id);
@@ -237,19 +300,23 @@ export class SandboxHost {
         this.logger?.error({ addon: c.addon.key }, 'the add-on sandbox did not answer in time; restarting it');
         // The next call starts a new child at once rather than reach this one while it dies.
         if (this.child === child) this.child = null;
-        child.blamed ??= `${c.addon.key}@${c.addon.version}`;
+        child.blamed ??= self;
         child.proc.kill('SIGKILL');
-      }, this.wallMs + PARENT_GRACE_MS);
-      child.pending.set(id, {
+      }, wallMs + PARENT_GRACE_MS);
+      const pending: Pending = {
         msg,
         code: c.addon.code,
         addon: { key: c.addon.key, version: c.addon.version, instance: c.context.instance },
-        startedAt: Date.now(),
+        deadline,
+        mayRetry,
+        effects: false,
         resolve,
-        reject,
+        // A call that changed something through the host may not run twice: its crash is final.
+        reject: (err) => reject(err.code === 'ADDON_CRASHED' && !pending.effects ? lost(crashCause(err)) : err),
         timer,
         logBytes: 0,
-      });
+      };
+      child.pending.set(id, pending);
       this.sendCall(child, msg, c.addon.code);
     });
   }
@@ -284,6 +351,7 @@ export class SandboxHost {
       crashes: this.counters.crashes,
       inFlight: child?.pending.size ?? 0,
       calls: this.counters.calls,
+      retries: this.counters.retries,
     };
   }
 
@@ -331,7 +399,7 @@ export class SandboxHost {
     this.counters.starts++;
     const proc = forkWorker(WORKER_ENTRY, { execArgv: ['--no-node-snapshot'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json' });
     let markReady!: () => void;
-    const child: Child = { proc, ready: new Promise<void>((r) => (markReady = r)), sent: new Map(), pending: new Map(), exited: false };
+    const child: Child = { proc, ready: new Promise<void>((r) => (markReady = r)), readyAt: null, sent: new Map(), pending: new Map(), exited: false };
     this.child = child;
     const forward = (chunk: Buffer) => {
       const text = chunk.toString('utf8').trim();
@@ -340,8 +408,10 @@ export class SandboxHost {
     proc.stdout?.on('data', forward);
     proc.stderr?.on('data', forward);
     proc.on('message', (m: ToParent) => {
-      if (m.t === 'ready') markReady();
-      else this.onMessage(child, m);
+      if (m.t === 'ready') {
+        child.readyAt = Date.now();
+        markReady();
+      } else this.onMessage(child, m);
     });
     // A child that neither says it is ready nor exits is stuck: it goes, and its callers get ADDON_CRASHED.
     const startup = setTimeout(() => {
@@ -363,14 +433,18 @@ export class SandboxHost {
         if (child.blamed) this.blame(child.blamed);
         this.logger?.error(
           { code, signal, inFlight: child.pending.size, blamed: child.blamed ?? null },
-          'the add-on sandbox stopped; it restarts on the next call',
+          'the add-on sandbox stopped; it restarts at once (calls of other add-ons that made only reads run again) or on the next call',
         );
       }
+      const blamed = child.blamed ?? null;
       for (const p of child.pending.values()) {
         clearTimeout(p.timer);
-        p.reject(crashed(child.blamed ?? null));
+        p.reject(crashed(blamed));
       }
       child.pending.clear();
+      // With add-ons installed a child is kept running, so the next call does not wait for one; one that died young waits for a call.
+      if (!expected && this.keepRunning && !this.closed && child.readyAt !== null && Date.now() - child.readyAt >= EAGER_RESTART_AFTER_MS)
+        setImmediate(() => this.start());
     });
     // The child must not keep the API process alive by itself.
     proc.unref();
@@ -402,6 +476,7 @@ export class SandboxHost {
       this.sendCall(child, p.msg, p.code);
     } else if (m.t === 'host') {
       if (!p) return;
+      if (m.capability !== 'log' && !READ_METHODS.has(`${m.capability}.${m.method}`)) p.effects = true;
       void this.answerHostCall(child, p, m);
     }
   }
@@ -425,7 +500,7 @@ export class SandboxHost {
       }
       const [message, fields] = args;
       if (this.handler) {
-        this.handler(p.addon, 'log', m.method, args, { deadline: p.startedAt + this.wallMs }).catch(() => undefined);
+        this.handler(p.addon, 'log', m.method, args, { deadline: p.deadline }).catch(() => undefined);
       } else {
         const level = m.method === 'error' ? 'error' : m.method === 'warn' ? 'warn' : 'info';
         this.logger?.[level]({ addon: p.addon.key, fields: fields ?? undefined }, String(message).slice(0, 2000));
@@ -433,7 +508,7 @@ export class SandboxHost {
       return;
     }
     const addonId = `${p.addon.key}@${p.addon.version}`;
-    const deadline = p.startedAt + this.wallMs;
+    const deadline = p.deadline;
     const live = () => child.pending.get(m.id) === p && Date.now() < deadline;
     const gate = NETWORK_CAPABILITIES.has(m.capability) ? this.networkGate : this.gate;
     const release = await gate.enter(addonId, live);

@@ -23,6 +23,7 @@ export interface CallMessage {
   context: string;
   /** JSON of the input. */
   input: string;
+  /** What is left of the call's wall time (a call run again after a crash has less than the whole). */
   wallMs: number;
   maxHostCalls: number;
 }
@@ -35,7 +36,13 @@ export interface HostResultMessage {
   envelope: string;
 }
 
-export type ToChild = CallMessage | HostResultMessage | { t: 'stop' };
+/** API process → child: drop the warm contexts of these add-on versions (`key@version`): removed, disabled or upgraded. */
+export interface ForgetMessage {
+  t: 'forget';
+  addons: string[];
+}
+
+export type ToChild = CallMessage | HostResultMessage | ForgetMessage | { t: 'stop' };
 
 export type FailureCode = 'ADDON_FAILED' | 'ADDON_MEMORY_LIMIT' | 'ADDON_TIMEOUT' | 'ADDON_HOST_CALLS' | 'ADDON_HANDLER_MISSING';
 

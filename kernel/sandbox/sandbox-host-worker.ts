@@ -2,25 +2,34 @@
  * The sandbox host child process (DESIGN D25): forked by host.ts with `--no-node-snapshot`, it
  * runs add-on code in isolated-vm isolates and talks to the API process over IPC only. An
  * isolate that takes the whole process down (a V8 OOM abort) takes only this process; the
- * parent answers 502 ADDON_CRASHED and forks a new one on the next call.
+ * parent answers 502 ADDON_CRASHED (or runs a bystander's call again, host.ts) and forks a new one.
  *
- * Per call: a pooled warm isolate of the add-on (or a new one with its memory limit), a fresh
- * context, the bootstrap (bootstrap.ts), the add-on's module compiled from the cached code (V8
- * code cache kept per hash), and a watchdog that disposes the isolate past the CPU or wall
- * limit. Host calls go to the parent as JSON strings and come back as JSON strings.
+ * Warm contexts (decisions AO36): an isolate of one add-on version holds one context in which the
+ * bootstrap (bootstrap.ts) ran and the add-on's module is instantiated and evaluated once. A call
+ * takes such a warm entry from the pool (or makes one), calls the bootstrap's `setup` with
+ * references of its own (so its `ctx` is its own and dies with the call), runs the handler, and
+ * gives the entry back, unless the call failed, hit a limit, left host calls unanswered, or the
+ * entry served MAX_USES calls. One entry runs one call at a time; an add-on version gets up to
+ * perAddon(memoryMb) entries at once. An entry never serves another add-on or another version
+ * (the pool key holds key, version, code hash and memory limit).
  */
 import ivm from 'isolated-vm';
 import { BOOTSTRAP_SOURCE } from './bootstrap.js';
 import { HOST_METHODS, type CallMessage, type FailureCode, type HostCapability, type ToChild, type ToParent } from './protocol.js';
 
-/** Idle warm isolates kept: per add-on version, and in all (least recently used goes first). */
-const IDLE_PER_ADDON = 2;
-const IDLE_TOTAL = 8;
-/** An isolate is disposed after this many calls (its heap is not grown forever). */
-const MAX_USES = 200;
-/** Calls running at once, in all and per add-on; more wait (their wall time runs while they wait). */
-const MAX_ACTIVE = 4;
-const ACTIVE_PER_ADDON = 2;
+/** Idle warm entries kept in all (least recently used goes first); per add-on version, as many as it may run at once. */
+const IDLE_TOTAL = 16;
+/** A warm context is dropped after this many calls: module state is not kept forever, and a slow leak is bounded twice (also by memoryMb). */
+const MAX_USES = 1000;
+/**
+ * Calls running at once: in all, and per add-on version as many as fit ADDON_ACTIVE_MB of its
+ * memory limit (64 MiB → 4, 128 MiB → 2), at most ACTIVE_PER_ADDON_MAX; the memory limits of
+ * the running calls together stay within ACTIVE_MB. More wait (their wall time runs while they wait).
+ */
+const MAX_ACTIVE = 8;
+const ACTIVE_PER_ADDON_MAX = 4;
+const ADDON_ACTIVE_MB = 256;
+const ACTIVE_MB = 768;
 /** Code kept by hash; the parent remembers fewer, so what it thinks we have, we have. */
 const CODE_CACHE = 128;
 const WATCHDOG_MS = 5;
@@ -30,10 +39,19 @@ const MAX_LOG_JSON = 16 * 1024;
 /** A call's result, as JSON. */
 const MAX_RESULT = 4 * 1024 * 1024;
 
-interface PooledIsolate {
+function perAddon(memoryMb: number): number {
+  return Math.max(1, Math.min(ACTIVE_PER_ADDON_MAX, Math.floor(ADDON_ACTIVE_MB / memoryMb)));
+}
+
+/** An isolate of one add-on version with its warm context: the bootstrap's `setup` and the evaluated module. */
+interface WarmEntry {
   isolate: ivm.Isolate;
-  bootstrap: ivm.Script;
+  context: ivm.Context;
+  setup: ivm.Reference;
+  module: ivm.Module;
   uses: number;
+  /** forgetEpoch when it was made: a later `forget` of its add-on version drops it as it comes back. */
+  epoch: number;
 }
 
 interface CodeEntry {
@@ -43,7 +61,7 @@ interface CodeEntry {
 
 interface Running {
   msg: CallMessage;
-  entry: PooledIsolate;
+  isolate: ivm.Isolate;
   hostCalls: number;
   nextHc: number;
   pending: Map<number, (envelope: string) => void>;
@@ -57,19 +75,27 @@ const send = (m: ToParent) => {
 };
 
 const codes = new Map<string, CodeEntry>();
-const idle = new Map<string, PooledIsolate[]>();
-/** Pool keys, least recently used first, one per idle isolate. */
+const idle = new Map<string, WarmEntry[]>();
+/** Pool keys, least recently used first, one per idle entry. */
 const idleOrder: string[] = [];
 const running = new Map<number, Running>();
 let active = 0;
+let activeMb = 0;
 const activeBy = new Map<string, number>();
-const waiting: { addon: string; go: () => void }[] = [];
+const waiting: { addon: string; memoryMb: number; go: () => void }[] = [];
+let forgetEpoch = 0;
+/** `key@version` → the forgetEpoch of its last `forget`. */
+const forgotten = new Map<string, number>();
 
-function poolKey(m: CallMessage): string {
-  return `${m.addon.key}@${m.addon.version}#${m.addon.hash}/${m.addon.limits.memoryMb}`;
+function addonId(m: CallMessage): string {
+  return `${m.addon.key}@${m.addon.version}`;
 }
 
-function dispose(entry: PooledIsolate): void {
+function poolKey(m: CallMessage): string {
+  return `${addonId(m)}#${m.addon.hash}/${m.addon.limits.memoryMb}`;
+}
+
+function dispose(entry: { isolate: ivm.Isolate }): void {
   try {
     if (!entry.isolate.isDisposed) entry.isolate.dispose();
   } catch {
@@ -77,7 +103,7 @@ function dispose(entry: PooledIsolate): void {
   }
 }
 
-function takeIdle(key: string): PooledIsolate | null {
+function takeIdle(key: string): WarmEntry | null {
   const list = idle.get(key);
   const entry = list?.pop();
   if (!entry) return null;
@@ -86,9 +112,9 @@ function takeIdle(key: string): PooledIsolate | null {
   return entry;
 }
 
-function giveBack(key: string, entry: PooledIsolate): void {
+function giveBack(key: string, id: string, memoryMb: number, entry: WarmEntry): void {
   const list = idle.get(key) ?? [];
-  if (list.length >= IDLE_PER_ADDON || entry.uses >= MAX_USES || entry.isolate.isDisposed) return dispose(entry);
+  if (list.length >= perAddon(memoryMb) || entry.uses >= MAX_USES || entry.isolate.isDisposed || entry.epoch < (forgotten.get(id) ?? -1)) return dispose(entry);
   list.push(entry);
   idle.set(key, list);
   idleOrder.push(key);
@@ -99,6 +125,19 @@ function giveBack(key: string, entry: PooledIsolate): void {
     if (victims.length === 0) idle.delete(oldest);
     idleOrder.shift();
     dispose(victim);
+  }
+}
+
+/** Drops every idle entry of these add-on versions (removed, disabled, upgraded); running ones are dropped as they come back. */
+function forget(ids: readonly string[]): void {
+  forgetEpoch++;
+  for (const id of ids) forgotten.set(id, forgetEpoch);
+  const prefixes = ids.map((id) => `${id}#`);
+  for (const key of [...idle.keys()]) {
+    if (!prefixes.some((p) => key.startsWith(p))) continue;
+    for (const entry of idle.get(key)!) dispose(entry);
+    idle.delete(key);
+    for (let i = idleOrder.length - 1; i >= 0; i--) if (idleOrder[i] === key) idleOrder.splice(i, 1);
   }
 }
 
@@ -115,34 +154,34 @@ function fatal(addon: string): void {
   else end();
 }
 
-async function newIsolate(memoryMb: number, addon: string): Promise<PooledIsolate> {
-  const isolate = new ivm.Isolate({ memoryLimit: memoryMb, onCatastrophicError: () => fatal(addon) });
-  const bootstrap = await isolate.compileScript(BOOTSTRAP_SOURCE, { filename: 'svc:bootstrap.js' });
-  return { isolate, bootstrap, uses: 0 };
+/** Waits for a slot: MAX_ACTIVE and ACTIVE_MB in all, perAddon per add-on version, so one add-on's flood leaves room for the others. */
+async function slot(addon: string, memoryMb: number): Promise<void> {
+  if (fits(addon, memoryMb)) return take(addon, memoryMb);
+  await new Promise<void>((resolve) => waiting.push({ addon, memoryMb, go: resolve }));
 }
 
-/** Waits for a slot: MAX_ACTIVE in all and ACTIVE_PER_ADDON per add-on, so one add-on's flood leaves room for the others. */
-async function slot(addon: string): Promise<void> {
-  if (active < MAX_ACTIVE && (activeBy.get(addon) ?? 0) < ACTIVE_PER_ADDON) return take(addon);
-  await new Promise<void>((resolve) => waiting.push({ addon, go: resolve }));
+function fits(addon: string, memoryMb: number): boolean {
+  return active < MAX_ACTIVE && (active === 0 || activeMb + memoryMb <= ACTIVE_MB) && (activeBy.get(addon) ?? 0) < perAddon(memoryMb);
 }
 
-function take(addon: string): void {
+function take(addon: string, memoryMb: number): void {
   active++;
+  activeMb += memoryMb;
   activeBy.set(addon, (activeBy.get(addon) ?? 0) + 1);
 }
 
-function release(addon: string): void {
+function release(addon: string, memoryMb: number): void {
   active--;
+  activeMb -= memoryMb;
   const left = (activeBy.get(addon) ?? 1) - 1;
   if (left === 0) activeBy.delete(addon);
   else activeBy.set(addon, left);
   // The first waiting call whose add-on is under its share goes next.
   for (let i = 0; i < waiting.length && active < MAX_ACTIVE; i++) {
     const w = waiting[i]!;
-    if ((activeBy.get(w.addon) ?? 0) >= ACTIVE_PER_ADDON) continue;
+    if (!fits(w.addon, w.memoryMb)) continue;
     waiting.splice(i--, 1);
-    take(w.addon);
+    take(w.addon, w.memoryMb);
     w.go();
   }
 }
@@ -151,7 +190,7 @@ function release(addon: string): void {
 function breakOff(r: Running, code: FailureCode): void {
   if (r.done || r.breach) return;
   r.breach = code;
-  dispose(r.entry);
+  dispose(r);
   r.finish({ t: 'result', id: r.msg.id, ok: false, code });
 }
 
@@ -195,6 +234,36 @@ function remember(hash: string, entry: CodeEntry): void {
   while (codes.size > CODE_CACHE) codes.delete(codes.keys().next().value!);
 }
 
+/** Thrown by warmUp for a module that cannot run here (it imports): its message is the add-on's to read. */
+class ModuleRefused extends Error {}
+
+/**
+ * A new isolate of the add-on version with its warm context: the bootstrap run, the module
+ * compiled (from the V8 code cache when there is one), instantiated and evaluated. Evaluation is
+ * the add-on's own code, so it runs under the first call's limits (`addonCode` marks where it starts).
+ */
+async function warmUp(msg: CallMessage, code: CodeEntry, r: Running, addonCode: () => void, remaining: () => number): Promise<WarmEntry> {
+  const { isolate } = r;
+  const context = await isolate.createContext();
+  const bootstrap = await isolate.compileScript(BOOTSTRAP_SOURCE, { filename: 'svc:bootstrap.js' });
+  const setup = (await bootstrap.run(context, { reference: true, timeout: 1000 })) as ivm.Reference;
+  bootstrap.release();
+  const module = await isolate.compileModule(code.code, {
+    filename: `addon:${msg.addon.key}@${msg.addon.version}/server.js`,
+    ...(code.cachedData ? { cachedData: code.cachedData } : { produceCachedData: true }),
+  });
+  const produced = (module as ivm.Module & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
+  if (!code.cachedData && produced) code.cachedData = produced;
+  if (module.dependencySpecifiers.length > 0)
+    throw new ModuleRefused(`server.js imports ${JSON.stringify(module.dependencySpecifiers[0])}; bundle it into one module (svc-addon pack).`);
+  await module.instantiate(context, () => {
+    throw new Error('no imports');
+  });
+  addonCode();
+  await module.evaluate({ timeout: remaining() });
+  return { isolate, context, setup, module, uses: 0, epoch: forgetEpoch };
+}
+
 async function handleCall(msg: CallMessage): Promise<void> {
   const started = Date.now();
   let code = codes.get(msg.addon.hash);
@@ -202,25 +271,27 @@ async function handleCall(msg: CallMessage): Promise<void> {
   if (!code) return send({ t: 'need-code', id: msg.id });
   remember(msg.addon.hash, code);
 
-  await slot(msg.addon.key);
+  const id = addonId(msg);
+  const memoryMb = msg.addon.limits.memoryMb;
+  await slot(id, memoryMb);
   if (Date.now() - started > msg.wallMs) {
     // Its whole wall time went waiting for a slot.
-    release(msg.addon.key);
+    release(id, memoryMb);
     return send({ t: 'result', id: msg.id, ok: false, code: 'ADDON_TIMEOUT' });
   }
   const key = poolKey(msg);
   let result: ToParent | null = null;
-  let entry: PooledIsolate;
+  let entry: WarmEntry | null = takeIdle(key);
+  let isolate: ivm.Isolate;
   try {
-    entry = takeIdle(key) ?? (await newIsolate(msg.addon.limits.memoryMb, `${msg.addon.key}@${msg.addon.version}`));
+    isolate = entry?.isolate ?? new ivm.Isolate({ memoryLimit: memoryMb, onCatastrophicError: () => fatal(id) });
   } catch {
-    release(msg.addon.key);
+    release(id, memoryMb);
     return send({ t: 'result', id: msg.id, ok: false, code: 'ADDON_FAILED' });
   }
-  entry.uses++;
   const r: Running = {
     msg,
-    entry,
+    isolate,
     hostCalls: 0,
     nextHc: 0,
     pending: new Map(),
@@ -234,55 +305,50 @@ async function handleCall(msg: CallMessage): Promise<void> {
     },
   };
   running.set(msg.id, r);
-  const { isolate } = entry;
   let cpuStart: bigint | null = null;
   const watchdog = setInterval(() => {
     if (r.done || isolate.isDisposed) return;
     const cpuMs = cpuStart === null ? 0 : Number(isolate.cpuTime - cpuStart) / 1e6;
     if (cpuMs > msg.addon.limits.cpuMs || Date.now() - started > msg.wallMs) breakOff(r, 'ADDON_TIMEOUT');
   }, WATCHDOG_MS);
+  // This call's own references: its ctx reaches the host through them alone, and they are released when it ends.
   const refs: { release(): void }[] = [];
-  let context: ivm.Context | null = null;
   let failedInAddon = false;
+  const addonCode = () => {
+    cpuStart ??= isolate.cpuTime;
+    failedInAddon = true;
+  };
+  const remaining = () => Math.max(1, msg.wallMs - (Date.now() - started));
   try {
-    context = await isolate.createContext();
-    const remaining = () => Math.max(1, msg.wallMs - (Date.now() - started));
-    const setup = (await entry.bootstrap.run(context, { reference: true, timeout: 1000 })) as ivm.Reference;
+    if (!entry) {
+      try {
+        entry = await warmUp(msg, code, r, addonCode, remaining);
+      } catch (err) {
+        if (err instanceof ModuleRefused) {
+          r.finish({ t: 'result', id: msg.id, ok: false, code: 'ADDON_FAILED', message: err.message });
+          return;
+        }
+        throw err;
+      }
+    }
+    entry.uses++;
+    failedInAddon = false;
     const hostRef = new ivm.Reference(hostCallback(r));
     const logRef = new ivm.Reference(logCallback(r));
-    refs.push(setup, hostRef, logRef);
+    refs.push(hostRef, logRef);
     const meta = JSON.stringify({
       ...JSON.parse(msg.context),
       addon: { key: msg.addon.key, version: msg.addon.version },
       capabilities: msg.addon.capabilities,
       target: msg.target,
     });
-    const run = (await setup.apply(undefined, [hostRef, logRef, meta], { result: { reference: true }, timeout: 1000 })) as ivm.Reference;
+    // Building the ctx can run the add-on's code (a setter it put on Object.prototype in an earlier
+    // call): it counts against the call's CPU time, and it runs on the isolate's thread, never
+    // blocking this one (applySync would stall every other add-on's calls while it ran).
+    addonCode();
+    const run = (await entry.setup.apply(undefined, [hostRef, logRef, meta], { result: { reference: true }, timeout: remaining() })) as ivm.Reference;
     refs.push(run);
-    const module = await isolate.compileModule(code.code, {
-      filename: `addon:${msg.addon.key}@${msg.addon.version}/server.js`,
-      ...(code.cachedData ? { cachedData: code.cachedData } : { produceCachedData: true }),
-    });
-    refs.push(module);
-    const produced = (module as ivm.Module & { cachedData?: ivm.ExternalCopy<ArrayBuffer> }).cachedData;
-    if (!code.cachedData && produced) code.cachedData = produced;
-    if (module.dependencySpecifiers.length > 0) {
-      r.finish({
-        t: 'result',
-        id: msg.id,
-        ok: false,
-        code: 'ADDON_FAILED',
-        message: `server.js imports ${JSON.stringify(module.dependencySpecifiers[0])}; bundle it into one module (svc-addon pack).`,
-      });
-      return;
-    }
-    await module.instantiate(context, () => {
-      throw new Error('no imports');
-    });
-    cpuStart = isolate.cpuTime;
-    failedInAddon = true;
-    await module.evaluate({ timeout: remaining() });
-    const out = (await run.apply(undefined, [module.namespace.derefInto(), msg.input], {
+    const out = (await run.apply(undefined, [entry.module.namespace.derefInto(), msg.input], {
       result: { promise: true, copy: true },
       timeout: remaining(),
     })) as unknown;
@@ -327,21 +393,20 @@ async function handleCall(msg: CallMessage): Promise<void> {
         /* isolate gone */
       }
     }
-    try {
-      context?.release();
-    } catch {
-      /* isolate gone */
-    }
-    // An isolate with host calls still unanswered could run code later (their continuations): not reused.
-    const reusable = !r.breach && r.pending.size === 0 && !isolate.isDisposed && (result as ToParent | null)?.t === 'result';
-    if (reusable) giveBack(key, entry);
-    else dispose(entry);
-    release(msg.addon.key);
+    // Kept warm only after a call that ended well (a value, a refusal by ctx.refuse, or a handler it does not have): a
+    // context whose code threw may hold half-made state, one that hit a limit is disposed, and one
+    // with host calls still unanswered could run code later (their continuations).
+    const answer = result as ToParent | null;
+    const clean = answer?.t === 'result' && (answer.ok || answer.code === 'ADDON_HANDLER_MISSING' || answer.code === 'ADDON_ACTION_REFUSED');
+    if (entry && clean && !r.breach && r.pending.size === 0 && !isolate.isDisposed) giveBack(key, id, memoryMb, entry);
+    else dispose(r);
+    release(id, memoryMb);
   }
 }
 
 process.on('message', (m: ToChild) => {
   if (m.t === 'call') void handleCall(m);
+  else if (m.t === 'forget') forget(m.addons);
   else if (m.t === 'host-result') {
     const r = running.get(m.id);
     const resolve = r?.pending.get(m.hc);

@@ -434,8 +434,8 @@ describe('escapes and abuse', () => {
     expect(String(out.viaFunctionGlobal).split(',').sort()).toEqual(standard);
   });
 
-  it('keeps prototype pollution inside one call', async () => {
-    const run = attack(`export default { actions: {
+  it('keeps prototype pollution inside the add-on version that did it (its own warm context, AO36)', async () => {
+    const code = `export default { actions: {
       pollute: (ctx, input) => {
         input.__proto__.polluted = 1;
         Object.prototype.x = 1;
@@ -445,23 +445,25 @@ describe('escapes and abuse', () => {
         return JSON.parse('{"__proto__": {"fromResult": 1}}'.replace('hacked', ''));
       },
       check: (ctx, input) => ({ polluted: typeof ({}).polluted, x: typeof ({}).x, y: typeof [].y, json: JSON.parse('[1]'), frozen: Object.isFrozen(ctx.settings), admin: typeof input.admin, ownProto: Object.keys(input) }),
-    } };`);
-    const polluted = await run('pollute', { a: 1 });
+    } };`;
+    const run =
+      (version: string, key = ATTACKER) =>
+      (name: string, input: Json) =>
+        sandbox.call({ addon: addon(key, code, { memoryMb: 16, version }), target: { kind: 'action', name }, context, input });
+    const polluted = await run('1.0.0')('pollute', { a: 1 });
     expect(polluted).toBe('hacked');
     const probe: Record<string, unknown> = {};
     expect(probe.polluted).toBeUndefined();
     expect(probe.x).toBeUndefined();
     // A host value with a __proto__ key stays an own key inside, and sets no prototype.
     const input = JSON.parse('{"__proto__": {"admin": true}, "b": 2}') as Json;
-    expect(await run('check', input)).toEqual({
-      polluted: 'undefined',
-      x: 'undefined',
-      y: 'undefined',
-      json: [1],
-      frozen: true,
-      admin: 'undefined',
-      ownProto: ['__proto__', 'b'],
-    });
+    const clean = { polluted: 'undefined', x: 'undefined', y: 'undefined', json: [1], frozen: true, admin: 'undefined', ownProto: ['__proto__', 'b'] };
+    // Another version of the same add-on and another add-on with the same code each have a context of their own.
+    expect(await run('1.0.1')('check', input)).toEqual(clean);
+    expect(await run('1.0.0', 'attacker-twin')('check', input)).toEqual(clean);
+    // The version that did it sees its own doing (module state persists between its calls), and the
+    // host's side of its ctx still holds: settings frozen, input parsed with the kept JSON.parse.
+    expect(await run('1.0.0')('check', input)).toEqual({ ...clean, polluted: 'number', x: 'number', y: 'number', json: 'hacked' });
     // A result with a __proto__ key crosses without it.
     const back = (await sandbox.call({
       addon: addon('proto-result', `export default { actions: { r: () => JSON.parse('{"__proto__": {"polluted": 1}, "ok": true}') } };`),
@@ -486,6 +488,16 @@ describe('escapes and abuse', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it('stops code a polluted prototype runs while the next call builds its ctx (ADDON_TIMEOUT), and drops that context', async () => {
+    const run = attack(
+      `export default { actions: { trap: () => { Object.defineProperty(Object.prototype, 'log', { set() { for (;;) {} }, configurable: true }); return 'set'; }, next: () => 'fresh' } };`,
+    );
+    expect(await run('trap')).toBe('set');
+    expect((await codeOf(run('next'))).code).toBe('ADDON_TIMEOUT');
+    // The context went with the limit: the next call has a fresh module and a clean prototype.
+    expect(await run('next')).toBe('fresh');
+  });
+
   it('refuses the 101st host call of one call (ADDON_HOST_CALLS), even if the add-on catches', async () => {
     const run = attack(
       `export default { actions: {
@@ -501,34 +513,51 @@ describe('escapes and abuse', () => {
     expect((await codeOf(run('logs'))).code).toBe('ADDON_HOST_CALLS');
   });
 
-  it('answers ADDON_CRASHED when the child is killed during a call, and the next call works; outside kills pause nobody', async () => {
-    const run = attack(`export default { actions: { slow: async (ctx) => ctx.kv.get('slow'), fine: () => 'back' } };`, { capabilities: ['kv'] });
-    // Three kill -9s from outside while this add-on alone has a call in flight: not its doing, so it is never paused.
+  it('runs a call lost to an outside kill once more if it only read, answers ADDON_CRASHED if it wrote; outside kills pause nobody', async () => {
+    const run = attack(
+      `export default { actions: { slow: async (ctx) => ctx.kv.get('slow'), wrote: async (ctx) => { await ctx.kv.set('w', 1); return ctx.kv.get('slow'); }, fine: () => 'back' } };`,
+      { capabilities: ['kv'] },
+    );
+    // Three kill -9s from outside while this add-on alone has calls in flight: not its doing, so it is never paused.
+    const readers: unknown[] = [];
     for (let i = 0; i < 3; i++) {
-      let entered!: () => void;
-      const inside = new Promise<void>((r) => (entered = r));
+      let inside = 0;
       onSlow = () => {
-        entered();
+        inside++;
         return new Promise<Json>((r) => hung.push(() => r(null)));
       };
-      const { pid, starts } = sandbox.stats();
+      const { pid, starts, retries } = sandbox.stats();
       expect(pid).not.toBeNull();
-      const pending = codeOf(run('slow'));
-      await inside;
+      const reader = run('slow').then(
+        (v) => ({ answered: v }),
+        (e: AppError) => ({ code: e.code }),
+      );
+      const writer = codeOf(run('wrote'));
+      await vi_waitFor(() => inside === 2);
+      // The run again of the reader is answered at once.
+      onSlow = null;
       killing = true;
       process.kill(pid!, 'SIGKILL');
-      expect(await pending).toMatchObject({ code: 'ADDON_CRASHED', status: 502 });
-      onSlow = null;
+      expect(await writer).toMatchObject({ code: 'ADDON_CRASHED', status: 502 });
+      readers.push(await reader);
+      // The first runs' host calls, still held, give their slots back (four an add-on at once).
+      endHung();
       expect(await run('fine')).toBe('back');
       killing = false;
       expect(sandbox.stats().starts).toBe(starts + 1);
+      // The reader, and maybe a call of the well-behaved add-on that had not written yet.
+      expect(sandbox.stats().retries).toBeGreaterThanOrEqual(retries + 1);
       expect(sandbox.stats().pid).not.toBe(pid);
     }
+    // Run again and answered; on a loaded machine a new child may take longer than the call had left (its 5 s hold).
+    for (const r of readers) expect([{ answered: null }, { code: 'ADDON_TIMEOUT' }]).toContainEqual(r);
+    expect(readers).toContainEqual({ answered: null });
     endHung();
   }, 60_000);
 
   it('survives an isolate that aborts the whole child (ADDON_CRASHED), pauses the add-on that keeps doing it, and never a bystander in flight', async () => {
-    // The well-behaved add-on keeps running, and another sits in a host call during every crash: neither is blamed.
+    // The well-behaved add-on keeps running, and another sits in a read during every crash: neither
+    // is blamed, and the reader's call runs again on the new child and is answered (AO37).
     killing = true;
     const holder = addon('bystander', `export default { actions: { hold: async (ctx) => ctx.kv.get('slow'), ok: () => 'ok' } };`, { capabilities: ['kv'] });
     try {
@@ -551,6 +580,8 @@ describe('escapes and abuse', () => {
           (e: AppError) => e.code,
         );
         await inside;
+        // Its run again is answered at once.
+        onSlow = null;
         const outcome = await codeOf(bomb());
         if (outcome.code === 'ADDON_PAUSED') {
           paused = outcome;
@@ -559,15 +590,16 @@ describe('escapes and abuse', () => {
         } else {
           seen.push(String(outcome.code));
           expect(['ADDON_CRASHED', 'ADDON_TIMEOUT']).toContain(outcome.code);
+          // A crash of the bomb's own answers the bystander; a bomb the parent gave up on after the wall time ran out left the bystander's call no time to run again.
+          if (outcome.code === 'ADDON_CRASHED') expect(await hold).toBe('answered');
           held.push(await hold);
-          onSlow = null;
           expect(await other()).toBe('ok');
         }
       }
       // (On a loaded machine all three can be the parent's give-up: the point is who is paused.)
       expect(seen.length).toBeGreaterThanOrEqual(3);
-      // The bystander's call in flight went down with the child (or ran out of time first on a slow machine); it was never paused.
-      for (const c of held) expect(['ADDON_CRASHED', 'ADDON_TIMEOUT', 'ADDON_FAILED']).toContain(c);
+      // The bystander's call in flight ran again (or ran out of time first on a slow machine); it was never paused.
+      for (const c of held) expect(['answered', 'ADDON_CRASHED', 'ADDON_TIMEOUT', 'ADDON_FAILED']).toContain(c);
       expect(sandbox.stats().crashes).toBe(crashes + 3);
       const { starts } = sandbox.stats();
       expect(paused).toMatchObject({ code: 'ADDON_PAUSED', status: 503 });
@@ -608,6 +640,75 @@ describe('escapes and abuse', () => {
   });
 });
 
+describe('warm contexts (AO36)', () => {
+  const WARM = `let calls = 0;
+let last = null;
+export default { actions: {
+  visit: async (ctx, input) => {
+    calls++;
+    const previous = last;
+    last = { instance: ctx.instance, who: ctx.settings.who };
+    globalThis.firstCtx ??= ctx;
+    let oldCtx = null;
+    if (globalThis.firstCtx !== ctx) {
+      try { await globalThis.firstCtx.kv.get('k'); oldCtx = 'answered'; } catch (e) { oldCtx = 'refused'; }
+    }
+    return { calls, previous, instance: ctx.instance, who: ctx.settings.who, sameCtx: globalThis.firstCtx === ctx, oldCtx, input };
+  },
+  fail: () => { calls = 100; throw new Error('broken'); },
+} };`;
+  const warm = (key: string, version = '1.0.0') => addon(key, WARM, { capabilities: ['kv'], version });
+  const visit = (a: SandboxAddon, instance: string, who: string, input: Json = null) =>
+    sandbox.call({ addon: a, target: { kind: 'action', name: 'visit' }, context: { instance, settings: { who }, connection: null }, input }) as Promise<
+      Record<string, unknown>
+    >;
+
+  it("keeps a version's module state between its calls, gives each call its own ctx, and never lets one call's ctx reach the host in another", async () => {
+    const v1 = warm('warm');
+    const before = hostCalls.length;
+    expect(await visit(v1, 'venue-a', 'alice', { n: 1 })).toEqual({
+      calls: 1,
+      previous: null,
+      instance: 'venue-a',
+      who: 'alice',
+      sameCtx: true,
+      oldCtx: null,
+      input: { n: 1 },
+    });
+    // The next caller: the module's state is there (as documented), its ctx is its own, and the
+    // first caller's ctx, kept in a global, is refused by the host.
+    expect(await visit(v1, 'venue-b', 'bob')).toEqual({
+      calls: 2,
+      previous: { instance: 'venue-a', who: 'alice' },
+      instance: 'venue-b',
+      who: 'bob',
+      sameCtx: false,
+      oldCtx: 'refused',
+      input: null,
+    });
+    expect(hostCalls.slice(before).filter((c) => c.addon === 'warm')).toEqual([]);
+    // Another version of it, and another add-on with the same code, start from nothing.
+    expect(await visit(warm('warm', '1.1.0'), 'venue-a', 'carol')).toMatchObject({ calls: 1, previous: null, who: 'carol' });
+    expect(await visit(warm('warm-twin'), 'venue-a', 'dave')).toMatchObject({ calls: 1, previous: null, who: 'dave' });
+    expect(await visit(v1, 'venue-c', 'erin')).toMatchObject({ calls: 3, previous: { who: 'bob' }, who: 'erin' });
+  });
+
+  it('drops a context whose call threw, one forgotten (removed, disabled, upgraded), and one that served its calls', async () => {
+    const a = warm('warm-drop');
+    await visit(a, 'x', 'x');
+    expect(await visit(a, 'x', 'x')).toMatchObject({ calls: 2 });
+    expect((await codeOf(sandbox.call({ addon: a, target: { kind: 'action', name: 'fail' }, context, input: null }))).code).toBe('ADDON_FAILED');
+    expect(await visit(a, 'x', 'x')).toMatchObject({ calls: 1, previous: null });
+    expect(await visit(a, 'x', 'x')).toMatchObject({ calls: 2 });
+    sandbox.forget(['warm-drop@1.0.0']);
+    expect(await visit(a, 'x', 'x')).toMatchObject({ calls: 1, previous: null });
+    // A context serves 1,000 calls, then a new one takes over.
+    let calls = 1;
+    for (let i = 0; i < 1000; i++) calls = (await visit(a, 'x', 'x')).calls as number;
+    expect(calls).toBe(1);
+  }, 60_000);
+});
+
 describe('fairness', () => {
   it('keeps room for other add-ons while one holds every slot it can', async () => {
     // The flood's calls sit in a host call the test holds: they take slots, not CPU.
@@ -619,16 +720,17 @@ describe('fairness', () => {
       const hold = addon('flooder', `export default { actions: { hold: async (ctx) => ctx.kv.get('slow') } };`, { capabilities: ['kv'] });
       const other = addon('other', `export default { actions: { ping: (ctx, input) => input + 1 } };`);
       let settled = 0;
-      const flood = Array.from({ length: 6 }, () =>
+      const flood = Array.from({ length: 8 }, () =>
         sandbox.call({ addon: hold, target: { kind: 'action', name: 'hold' }, context, input: null }).finally(() => settled++),
       );
-      await vi_waitFor(() => entered >= 2);
-      // Without a share per add-on, the flood would hold all four slots until its wall time ran out.
+      // 32 MiB a call: four at once (ADDON_ACTIVE_MB / memoryMb, at most four).
+      await vi_waitFor(() => entered >= 4);
+      // Without a share per add-on, the flood would hold all eight slots until its wall time ran out.
       expect(await sandbox.call({ addon: other, target: { kind: 'action', name: 'ping' }, context, input: 41 })).toBe(42);
       expect(settled).toBe(0);
-      expect(entered).toBe(2);
+      expect(entered).toBe(4);
       release();
-      expect(await Promise.all(flood)).toEqual(Array(6).fill('released'));
+      expect(await Promise.all(flood)).toEqual(Array(8).fill('released'));
     } finally {
       release();
       onSlow = null;

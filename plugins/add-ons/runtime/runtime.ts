@@ -190,8 +190,14 @@ export class AddonRuntime implements RowWriteHookProvider {
         tables.set(k, entry);
       }
     }
+    const running = (m: Map<string, Loaded>) => [...m.values()].flatMap((l) => (l.sandbox ? [`${l.sandbox.key}@${l.sandbox.version}`] : []));
+    const now = new Set(running(loaded));
+    // A removed, disabled or upgraded add-on's warm contexts go now, not when the pool ages them out (AO36).
+    this.kernel.sandbox.forget(running(this.loaded).filter((id) => !now.has(id)));
     this.loaded = loaded;
     this.tables = tables;
+    // With code to run, the sandbox child starts at boot (or at the first install), not on the first call (AO37).
+    if (now.size > 0 && !this.closed) this.kernel.sandbox.start();
     this.mailOwners = syncAddonTemplates(
       this.kernel.mailer.templates,
       [...loaded.values()].map((l) => l.addon.manifest),
