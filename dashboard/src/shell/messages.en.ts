@@ -106,6 +106,7 @@ export const messages = {
   'home.connections.failing': 'Failing (tested {at})',
   'home.connections.untested': 'Not tested yet',
   'home.connections.all': 'All connections',
+  'home.connections.add': 'Add a connection',
   'home.recent.title': 'Recently opened',
   'home.recent.table': 'Table',
   'home.recent.page': 'Page',

@@ -41,5 +41,7 @@ export {
   Info as InfoIcon,
   Layers as BrandIcon,
   Copy as CopyIcon,
+  Check as CheckIcon,
+  Clock as RecentIcon,
   Table2 as TableIcon,
 } from 'lucide-react';
