@@ -62,6 +62,8 @@ export interface DashboardBrowser {
   openPage(options?: OpenPageOptions): Promise<OpenedPage>;
   /** Waits for a screen's level-1 heading, then runs axe-core (once a file for a screen at one address, size and colour scheme): no serious or critical violation. */
   onScreen(page: Page, name: string, heading: string | RegExp): Promise<void>;
+  /** Waits for a modal dialog (the page behind it hidden from assistive technology), then runs axe-core as onScreen does. */
+  onDialog(page: Page, name: string, dialog: Locator): Promise<void>;
   /** From the navigation to the add-ons list, then to the page of the installed add-on named `name` (`screen` names it for axe and screenshots). */
   openAddOn(page: Page, name: string, screen: string): Promise<void>;
   /** Signs in (no 2FA) and waits for the home screen: on the sign-in screen the first time in a file, through the API after that. */
@@ -137,6 +139,25 @@ export function useDashboardBrowser(output: string): DashboardBrowser {
     ).toEqual([]);
   }
 
+  /**
+   * A modal dialog is on screen (ui/Dialog): the page behind it is hidden from assistive
+   * technology while it is open, so its heading cannot be waited for; the dialog itself is, by
+   * its name, and axe checks the screen with it once a file, as onScreen does.
+   */
+  async function onDialog(page: Page, name: string, dialog: Locator): Promise<void> {
+    screens.set(page, name);
+    await dialog.waitFor({ state: 'visible' });
+    const size = page.viewportSize();
+    const seen = `${name} dialog ${new URL(page.url()).pathname} ${size?.width}x${size?.height} ${schemes.get(page) ?? 'light'}`;
+    if (axed.has(seen)) return;
+    axed.add(seen);
+    const violations = await axeViolations(page);
+    expect(
+      violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
+      `axe on ${name}`,
+    ).toEqual([]);
+  }
+
   async function openAddOn(page: Page, name: string, screen: string): Promise<void> {
     await page.getByRole('link', { name: msg('nav.addons') }).click();
     await onScreen(page, 'add-ons', exactly(msg('addOns.title')));
@@ -170,7 +191,7 @@ export function useDashboardBrowser(output: string): DashboardBrowser {
     await onScreen(page, 'home', msg('home.greeting', { name: user.name }));
   }
 
-  return { openPage, onScreen, openAddOn, signIn };
+  return { openPage, onScreen, onDialog, openAddOn, signIn };
 }
 
 /**

@@ -131,7 +131,10 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: shell (pref
 
     // The bell opens the latest ones; from there to the whole list.
     await page.getByRole('button', { name: bellName(1) }).click();
-    await page.getByRole('dialog', { name: bellName(1) }).getByText('Your export is ready').waitFor({ state: 'visible' });
+    await page
+      .getByRole('dialog', { name: bellName(1) })
+      .getByText('Your export is ready', { exact: true })
+      .waitFor({ state: 'visible' });
     await page.getByRole('link', { name: msg('notifications.seeAll') }).click();
     await onScreen(page, 'notifications', msg('notifications.title'));
     const items = page.getByTestId('notification');

@@ -44,4 +44,8 @@ export {
   Check as CheckIcon,
   Clock as RecentIcon,
   Table2 as TableIcon,
+  List as ListIcon,
+  FileText as DetailIcon,
+  SquarePen as FormIcon,
+  Shapes as CustomPageIcon,
 } from 'lucide-react';
