@@ -8,16 +8,7 @@ import { t } from '../i18n/t';
 import { restartLiveChannel } from '../live/events';
 import { navigate } from '../navigation';
 import { errorText } from '../ui';
-import {
-  BellIcon,
-  ChevronDownIcon,
-  NotificationsIcon,
-  PreferencesIcon,
-  ProfileIcon,
-  SecurityIcon,
-  SessionsIcon,
-  SignOutIcon,
-} from '../ui/icons';
+import { BellIcon, ChevronDownIcon, NotificationsIcon, PreferencesIcon, ProfileIcon, SecurityIcon, SessionsIcon, SignOutIcon } from '../ui/icons';
 import { Menu, MenuItem, MenuLabel, MenuLink, MenuSeparator } from '../ui/Menu';
 import { Popover, PopoverClose } from '../ui/Popover';
 import { Toaster } from '../ui/Toaster';
@@ -181,8 +172,6 @@ export function Bell() {
     </Popover>
   );
 }
-
-
 
 /** Everything of this chunk the header draws, in its order. */
 export function TopMenus({ name, email }: { name: string; email: string }) {
