@@ -4,11 +4,21 @@ import { Link } from 'wouter';
 import { api, ok } from '../api/client';
 import { accountKeys } from '../areas/account/keys';
 import { useSignOut, useUnreadCount } from '../areas/account/api';
-import { t } from '../i18n/t';
+import { t, type MessageId } from '../i18n/t';
 import { restartLiveChannel } from '../live/events';
 import { navigate } from '../navigation';
 import { errorText } from '../ui';
-import { BellIcon, ChevronDownIcon, NotificationsIcon, PreferencesIcon, ProfileIcon, SecurityIcon, SessionsIcon, SignOutIcon } from '../ui/icons';
+import {
+  BellIcon,
+  ChevronDownIcon,
+  NotificationsIcon,
+  PreferencesIcon,
+  ProfileIcon,
+  SecurityIcon,
+  SessionsIcon,
+  SignOutIcon,
+  type IconType,
+} from '../ui/icons';
 import { Menu, MenuItem, MenuLabel, MenuLink, MenuSeparator } from '../ui/Menu';
 import { Popover, PopoverClose } from '../ui/Popover';
 import { Toaster } from '../ui/Toaster';
@@ -23,6 +33,15 @@ function initials(name: string): string {
   const parts = name.trim().split(/\s+/);
   return ((parts[0]?.[0] ?? '') + (parts.length > 1 ? (parts[parts.length - 1]?.[0] ?? '') : '')).toUpperCase() || '?';
 }
+
+/** The account's screens, in the menu's order. */
+const ACCOUNT_LINKS: ReadonlyArray<{ href: string; icon: IconType; label: MessageId }> = [
+  { href: '/account/profile', icon: ProfileIcon, label: 'profile.link' },
+  { href: '/account/two-factor', icon: SecurityIcon, label: 'security.link' },
+  { href: '/account/sessions', icon: SessionsIcon, label: 'sessions.link' },
+  { href: '/account/preferences', icon: PreferencesIcon, label: 'prefs.link' },
+  { href: '/account/notifications', icon: NotificationsIcon, label: 'notifications.link' },
+];
 
 /** The account menu: who is signed in, the account's screens, signing out. */
 export function UserMenu({ name, email }: { name: string; email: string }) {
@@ -57,36 +76,14 @@ export function UserMenu({ name, email }: { name: string; email: string }) {
     >
       <MenuLabel>{t('user.signedInAs', { email })}</MenuLabel>
       <MenuSeparator />
-      <MenuLink>
-        <Link href="/account/profile">
-          <ProfileIcon className="icon" aria-hidden="true" />
-          {t('profile.link')}
-        </Link>
-      </MenuLink>
-      <MenuLink>
-        <Link href="/account/two-factor">
-          <SecurityIcon className="icon" aria-hidden="true" />
-          {t('security.link')}
-        </Link>
-      </MenuLink>
-      <MenuLink>
-        <Link href="/account/sessions">
-          <SessionsIcon className="icon" aria-hidden="true" />
-          {t('sessions.link')}
-        </Link>
-      </MenuLink>
-      <MenuLink>
-        <Link href="/account/preferences">
-          <PreferencesIcon className="icon" aria-hidden="true" />
-          {t('prefs.link')}
-        </Link>
-      </MenuLink>
-      <MenuLink>
-        <Link href="/account/notifications">
-          <NotificationsIcon className="icon" aria-hidden="true" />
-          {t('notifications.link')}
-        </Link>
-      </MenuLink>
+      {ACCOUNT_LINKS.map(({ href, icon: Icon, label }) => (
+        <MenuLink key={href}>
+          <Link href={href}>
+            <Icon className="icon" aria-hidden="true" />
+            {t(label)}
+          </Link>
+        </MenuLink>
+      ))}
       <MenuSeparator />
       <MenuItem disabled={pending} onSelect={() => void signOut()}>
         <SignOutIcon className="icon" aria-hidden="true" />

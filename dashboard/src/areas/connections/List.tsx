@@ -36,6 +36,12 @@ export function ConnectionList() {
       </>
     );
   const connections = list.data.pages.flatMap((p) => p.connections);
+  const addLink = canAdd && (
+    <Link href={paths.create} className="button">
+      <AddIcon className="icon" aria-hidden="true" />
+      {t('connections.add')}
+    </Link>
+  );
 
   return (
     <>
@@ -43,35 +49,14 @@ export function ConnectionList() {
       {connections.length === 0 ? (
         <>
           <h1>{t('connections.title')}</h1>
-          <EmptyState
-            icon={ConnectionsIcon}
-            action={
-              canAdd && (
-                <Link href={paths.create} className="button">
-                  <AddIcon className="icon" aria-hidden="true" />
-                  {t('connections.add')}
-                </Link>
-              )
-            }
-          >
+          <EmptyState icon={ConnectionsIcon} action={addLink}>
             <h2>{t('connections.empty.title')}</h2>
             <p>{t('connections.empty.body')}</p>
           </EmptyState>
         </>
       ) : (
         <>
-          <PageHeader
-            title={t('connections.title')}
-            description={t('connections.intro')}
-            actions={
-              canAdd && (
-                <Link href={paths.create} className="button">
-                  <AddIcon className="icon" aria-hidden="true" />
-                  {t('connections.add')}
-                </Link>
-              )
-            }
-          />
+          <PageHeader title={t('connections.title')} description={t('connections.intro')} actions={addLink} />
           <DataTable
             className="conn-table"
             caption={t('connections.listCaption')}
