@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError, NETWORK_ERROR } from './api/errors';
 import { hasMessage, t, type MessageId } from './i18n/t';
 import { fieldsNeedingAttention } from './ui/field-messages';
+import { RefreshIcon } from './ui/icons';
 
 // The form fields live in ui/Field.tsx; every screen imports them from here, as before.
 export { Field, FieldFrame, SelectField } from './ui/Field';
@@ -77,6 +78,7 @@ export function ErrorPanel({ error, onRetry }: { error: unknown; onRetry?: () =>
       <p>{errorText(error)}</p>
       {onRetry && (
         <button type="button" onClick={onRetry}>
+          <RefreshIcon className="icon" aria-hidden="true" />
           {t('error.retry')}
         </button>
       )}

@@ -16,7 +16,7 @@ describe.runIf(browserAvailable())("an add-on's mapped domains on its page, in a
   let admin: HttpClient;
   let source: SourceFixture;
   let onDomain: Browser | undefined;
-  const { openPage, onScreen, openAddOn, signIn } = useDashboardBrowser('add-on-domains');
+  const { openPage, onScreen, onDialog, openAddOn, signIn } = useDashboardBrowser('add-on-domains');
 
   /** The whole mapping as the server has it. */
   const mapping = async () => {
@@ -110,7 +110,7 @@ describe.runIf(browserAvailable())("an add-on's mapped domains on its page, in a
     const dialog = page.getByRole('dialog', { name: msg('addOns.domains.removeTitle', { host: 'booking.test' }) });
     await dialog.waitFor();
     expect(await dialog.textContent()).toContain(msg('addOns.domains.removeBody', { host: 'booking.test', title: PAGE }));
-    await onScreen(page, 'domain-remove-confirm', exactly(TB));
+    await onDialog(page, 'domain-remove-confirm', dialog);
     await dialog.getByRole('button', { name: msg('addOns.remove.cancel') }).click();
     await dialog.waitFor({ state: 'hidden' });
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(msg('addOns.domains.remove', { host: 'booking.test' }));

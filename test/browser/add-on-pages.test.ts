@@ -118,7 +118,7 @@ describe.runIf(browserAvailable())("apps' pages in the navigation, the action br
   let inst: TestInstance;
   let admin: HttpClient;
   let provider: FakeOAuthProvider;
-  const { openPage, onScreen, signIn } = useDashboardBrowser('add-on-pages');
+  const { openPage, onScreen, onDialog, signIn } = useDashboardBrowser('add-on-pages');
 
   const install = async (manifest: AddonManifestInput, files: Record<string, string> = {}, settings: Record<string, unknown> = {}) => {
     const pkg = await packFixture(manifest, SERVER, files);
@@ -301,7 +301,7 @@ describe.runIf(browserAvailable())("apps' pages in the navigation, the action br
     await page.getByRole('button', { name: msg('addOns.connect.disconnect', { name: 'Vault' }) }).click();
     const dialog = page.getByRole('dialog', { name: msg('addOns.connect.disconnectTitle', { name: 'Vault' }) });
     await dialog.waitFor();
-    await onScreen(page, 'vault-disconnect-confirm', exactly('Vault'));
+    await onDialog(page, 'vault-disconnect-confirm', dialog);
     // Cancel first: nothing is forgotten, and the focus is back on the button.
     await dialog.getByRole('button', { name: msg('addOns.remove.cancel') }).click();
     await dialog.waitFor({ state: 'hidden' });

@@ -101,7 +101,7 @@ for (const dialect of ['sqlite', 'postgres'] as const)
     const work = mkdtempSync(join(tmpdir(), 'addons-browser-'));
     let package110 = '';
     let shopSync = '';
-    const { openPage, onScreen, signIn } = useDashboardBrowser(`add-ons-${dialect}`);
+    const { openPage, onScreen, onDialog, signIn } = useDashboardBrowser(`add-ons-${dialect}`);
     // What the connection's dialect changes (the tables an install, an upgrade and a removal
     // make, alter and drop) runs on both; the rest of the story, the same screens over the same
     // API, runs on SQLite only.
@@ -316,7 +316,7 @@ for (const dialect of ['sqlite', 'postgres'] as const)
       const dialog = page.getByRole('dialog', { name: msg('addOns.remove.confirmTitle', { name: TB.name }) });
       await dialog.waitFor();
       expect(await dialog.getByTestId('drop-tables').getByRole('listitem').allTextContents()).toEqual(TB.tables);
-      await onScreen(page, 'remove-confirm', exactly(TB.name));
+      await onDialog(page, 'remove-confirm', dialog);
       // Cancel first: nothing happens.
       await dialog.getByRole('button', { name: msg('addOns.remove.cancel') }).click();
       await dialog.waitFor({ state: 'hidden' });

@@ -62,6 +62,8 @@ export interface DashboardBrowser {
   openPage(options?: OpenPageOptions): Promise<OpenedPage>;
   /** Waits for a screen's level-1 heading, then runs axe-core (once a file for a screen at one address, size and colour scheme): no serious or critical violation. */
   onScreen(page: Page, name: string, heading: string | RegExp): Promise<void>;
+  /** Waits for a modal dialog (the page behind it hidden from assistive technology), then runs axe-core as onScreen does. */
+  onDialog(page: Page, name: string, dialog: Locator): Promise<void>;
   /** From the navigation to the add-ons list, then to the page of the installed add-on named `name` (`screen` names it for axe and screenshots). */
   openAddOn(page: Page, name: string, screen: string): Promise<void>;
   /** Signs in (no 2FA) and waits for the home screen: on the sign-in screen the first time in a file, through the API after that. */
@@ -124,10 +126,16 @@ export function useDashboardBrowser(output: string): DashboardBrowser {
   async function onScreen(page: Page, name: string, heading: string | RegExp): Promise<void> {
     screens.set(page, name);
     await page.getByRole('heading', { level: 1, name: heading }).waitFor({ state: 'visible' });
-    // axe takes half a second a screen: a file's tests sign in (and land on Home) again and
-    // again, so a screen at one address, size and colour scheme is checked once a file.
+    await axeOnce(page, name, '');
+  }
+
+  /**
+   * axe takes half a second a screen: a file's tests sign in (and land on Home) again and
+   * again, so a screen at one address, size and colour scheme is checked once a file.
+   */
+  async function axeOnce(page: Page, name: string, state: string): Promise<void> {
     const size = page.viewportSize();
-    const seen = `${name} ${new URL(page.url()).pathname} ${size?.width}x${size?.height} ${schemes.get(page) ?? 'light'}`;
+    const seen = `${name}${state} ${new URL(page.url()).pathname} ${size?.width}x${size?.height} ${schemes.get(page) ?? 'light'}`;
     if (axed.has(seen)) return;
     axed.add(seen);
     const violations = await axeViolations(page);
@@ -135,6 +143,17 @@ export function useDashboardBrowser(output: string): DashboardBrowser {
       violations.filter((v) => v.impact === 'serious' || v.impact === 'critical'),
       `axe on ${name}`,
     ).toEqual([]);
+  }
+
+  /**
+   * A modal dialog is on screen (ui/Dialog): the page behind it is hidden from assistive
+   * technology while it is open, so its heading cannot be waited for; the dialog itself is, by
+   * its name, and axe checks the screen with it once a file, as onScreen does.
+   */
+  async function onDialog(page: Page, name: string, dialog: Locator): Promise<void> {
+    screens.set(page, name);
+    await dialog.waitFor({ state: 'visible' });
+    await axeOnce(page, name, ' dialog');
   }
 
   async function openAddOn(page: Page, name: string, screen: string): Promise<void> {
@@ -170,7 +189,7 @@ export function useDashboardBrowser(output: string): DashboardBrowser {
     await onScreen(page, 'home', msg('home.greeting', { name: user.name }));
   }
 
-  return { openPage, onScreen, openAddOn, signIn };
+  return { openPage, onScreen, onDialog, openAddOn, signIn };
 }
 
 /**

@@ -24,6 +24,11 @@ const SKIPPED: Record<string, string> = {
   '/add-ons/:key': 'needs an installed add-on (add-ons.test.ts installs one)',
 };
 
+/** SHOW_SCREENS=1: every walked screen is photographed, light and dark, into test-results/screens/ (otherwise none is). */
+const SHOW_SCREENS = process.env.SHOW_SCREENS === '1';
+const SCREENS = join(process.cwd(), 'test-results', 'screens');
+if (SHOW_SCREENS) mkdirSync(SCREENS, { recursive: true });
+
 type Walk = { path: string; url: string } | { path: string; skipped: string };
 
 /** Each signed-in route with its address, or the reason it is not walked. */
@@ -124,11 +129,24 @@ describe.runIf(browserAvailable())('every signed-in screen fits the window and p
         await screenSettled(page);
         const m = await measure(page);
         walked.push(walk.path);
-        if (process.env.SHOW_SCREENS === '1') {
-          // Every route's screen in one folder, for a reviewer to look through.
-          const dir = join(process.cwd(), 'test-results', 'overflow', `routes-${viewport.width}`);
-          mkdirSync(dir, { recursive: true });
-          await page.screenshot({ path: join(dir, `${walk.path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home'}.png`) });
+        if (SHOW_SCREENS) {
+          // Every route's screen, light and dark, in one folder for a reviewer to look through
+          // (test-results/screens/<route>-<width>-<theme>.png); dark is checked by axe too.
+          const name = walk.path.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '') || 'home';
+          await page.screenshot({ path: join(SCREENS, `${name}-${viewport.width}-light.png`), fullPage: true });
+          const theme = await page.evaluate(() => {
+            const before = document.documentElement.getAttribute('data-theme');
+            document.documentElement.setAttribute('data-theme', 'dark');
+            return before;
+          });
+          await page.screenshot({ path: join(SCREENS, `${name}-${viewport.width}-dark.png`), fullPage: true });
+          for (const v of await axeViolations(page))
+            if (v.impact === 'serious' || v.impact === 'critical')
+              inaccessible.push(`${walk.path} (dark): ${v.id} (${v.impact}) at ${v.targets.slice(0, 3).join(', ')}`);
+          await page.evaluate((before) => {
+            if (before === null) document.documentElement.removeAttribute('data-theme');
+            else document.documentElement.setAttribute('data-theme', before);
+          }, theme);
         }
         if (m.scrollWidth > m.innerWidth) overflowing.push(`${walk.url} (${walk.path}): ${m.scrollWidth} px > ${m.innerWidth} px; widest: ${m.widest}`);
         // axe on every screen at both widths: the stories elsewhere each run at one (DB49).
@@ -168,7 +186,9 @@ describe.runIf(browserAvailable())('every signed-in screen fits the window and p
     expect(await button.getAttribute('aria-controls')).toBe('main-nav');
     expect(await nav.getAttribute('aria-label')).toBe(msg('nav.label'));
     // The bell and the account menu stay on screen.
-    for (const box of [await page.locator('.bell').boundingBox(), await page.locator('.user-menu summary').boundingBox()]) {
+    for (const control of [page.locator('header .bell'), page.locator('header .user-menu')]) {
+      await control.waitFor({ state: 'visible' });
+      const box = await control.boundingBox();
       expect(box).not.toBeNull();
       expect(box!.x + box!.width).toBeLessThanOrEqual(390);
     }
@@ -181,7 +201,7 @@ describe.runIf(browserAvailable())('every signed-in screen fits the window and p
     await onScreen(page, 'drawer-open-390', /.+/);
     // The backdrop covers the rest of the screen, the top bar included (a click there closes the drawer).
     expect(await page.evaluate(() => document.elementFromPoint(370, 20)?.className)).toBe('drawer-backdrop');
-    if (process.env.SHOW_SCREENS === '1') await page.screenshot({ path: join(process.cwd(), 'test-results', 'overflow', 'drawer-open-390.png') });
+    if (SHOW_SCREENS) await page.screenshot({ path: join(SCREENS, 'drawer-open-390-light.png') });
     // Past the last entry and before the first, Tab wraps inside the drawer.
     const count = await nav.locator('a[href], button, summary').count();
     for (let i = 0; i < count + 2; i++) {

@@ -34,7 +34,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
   let shopId = '';
   let dir = '';
   const smtp = new TestSmtpServer();
-  const { openPage, onScreen, signIn } = useDashboardBrowser('people');
+  const { openPage, onScreen, onDialog, signIn } = useDashboardBrowser('people');
 
   beforeAll(async () => {
     await smtp.start();
@@ -177,7 +177,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: people and 
     await page.getByRole('button', { name: msg('people.role.delete') }).click();
     const dialog = page.getByRole('dialog', { name: msg('people.role.deleteTitle', { name: 'Short-lived' }) });
     await dialog.waitFor();
-    await onScreen(page, 'role-delete-dialog', 'Short-lived');
+    await onDialog(page, 'role-delete-dialog', dialog);
     await dialog.getByRole('button', { name: msg('people.role.deleteConfirm') }).click();
     await onScreen(page, 'roles-after-delete', msg('people.roles.title'));
     expect(await page.getByRole('link', { name: 'Short-lived', exact: true }).count()).toBe(0);

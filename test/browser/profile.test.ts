@@ -24,8 +24,8 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my profile'
   });
 
   async function openProfile(page: Page): Promise<void> {
-    await page.locator('header summary').click();
-    await page.getByRole('link', { name: msg('profile.link') }).click();
+    await page.locator('header .user-menu').click();
+    await page.getByRole('menuitem', { name: msg('profile.link') }).click();
     await onScreen(page, 'profile', msg('profile.title'));
     expect(new URL(page.url()).pathname).toBe('/account/profile');
   }
@@ -60,7 +60,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my profile'
       .getByRole('status')
       .filter({ hasText: msg('profile.saved') })
       .waitFor({ state: 'visible' });
-    await expect.poll(() => page.locator('header summary').textContent()).toBe('Ada King');
+    await expect.poll(() => page.locator('header .user-menu-name').textContent()).toBe('Ada King');
     await onScreen(page, 'profile-saved', msg('profile.title'));
 
     // A new e-mail with a wrong password: refused on the password field, which gets the focus.
@@ -94,9 +94,9 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my profile'
     await expect.poll(() => email.inputValue()).toBe('ada.king@example.com');
     expect(await password.inputValue()).toBe('');
     expect(await email.getAttribute('aria-invalid')).toBeNull();
-    await page.locator('header summary').click();
+    await page.locator('header .user-menu').click();
     await page.getByText(msg('user.signedInAs', { email: 'ada.king@example.com' })).waitFor({ state: 'visible' });
-    await page.locator('header summary').click();
+    await page.keyboard.press('Escape');
 
     // Another device of the same person, signed in over the API: the password change ends it.
     const phone = await signedIn(inst, 'ada.king@example.com', USER.password);
@@ -128,8 +128,8 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my profile'
     await onScreen(page, 'home', msg('home.greeting', { name: 'Ada King' }));
 
     // Signed out, and in again with the new e-mail and the new password; the old password no longer works.
-    await page.locator('header summary').click();
-    await page.getByRole('button', { name: msg('user.signOut') }).click();
+    await page.locator('header .user-menu').click();
+    await page.getByRole('menuitem', { name: msg('user.signOut') }).click();
     await onScreen(page, 'sign-in', msg('signIn.title'));
     const old = await inst.client().post('/api/v1/auth/login', { email: 'ada.king@example.com', password: USER.password });
     expect(old.status).toBe(401);

@@ -99,7 +99,7 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
   let source: SourceFixture;
   let sqliteFile: string;
   const work = mkdtempSync(join(tmpdir(), 'safe-defaults-'));
-  const { openPage, onScreen, signIn } = useDashboardBrowser('safe-defaults');
+  const { openPage, onScreen, onDialog, signIn } = useDashboardBrowser('safe-defaults');
 
   beforeAll(async () => {
     ({ inst, admin } = await bootWithAdmin({ env: { SVC_PUBLIC_API_ORIGINS: 'https://shop.example' } }));
@@ -141,7 +141,7 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
       const dialog = page.getByRole('dialog', { name: dialogTitle });
       await dialog.waitFor();
       expect(await dialog.textContent()).toContain(msg(on ? 'publicApi.switch.confirmOffText' : 'publicApi.switch.confirmOnText'));
-      await onScreen(page, `public-api-confirm-${name}`, msg('publicApi.title'));
+      await onDialog(page, `public-api-confirm-${name}`, dialog);
       await dialog.getByRole('button', { name: msg('publicApi.cancel') }).click();
       await dialog.waitFor({ state: 'detached' });
       expect(await page.getByTestId('public-api-state').textContent()).toBe(msg(on ? 'publicApi.switch.on' : 'publicApi.switch.off'));
@@ -170,7 +170,7 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
       await del.click();
       const ask = page.getByRole('dialog', { name: msg('publicApi.editor.deleteConfirmTitle', { ref }) });
       await ask.waitFor();
-      await onScreen(page, `endpoint-delete-confirm-${name}`, msg('publicApi.editor.title', { ref }));
+      await onDialog(page, `endpoint-delete-confirm-${name}`, ask);
       await ask.getByRole('button', { name: msg('publicApi.editor.deleteCancel') }).click();
       await ask.waitFor({ state: 'detached' });
       expect(await del.isChecked()).toBe(false);

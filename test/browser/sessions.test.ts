@@ -27,8 +27,8 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: my sessions
   }
 
   async function openMySessions(page: Page): Promise<void> {
-    await page.locator('header summary').click();
-    await page.getByRole('link', { name: msg('sessions.link') }).click();
+    await page.locator('header .user-menu').click();
+    await page.getByRole('menuitem', { name: msg('sessions.link') }).click();
     await onScreen(page, 'sessions', msg('sessions.title'));
     expect(new URL(page.url()).pathname).toBe('/account/sessions');
   }

@@ -37,8 +37,8 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: shell (pref
   const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
 
   async function openPreferences(page: Page, name = 'preferences'): Promise<void> {
-    await page.locator('header summary').click();
-    await page.getByRole('link', { name: msg('prefs.link') }).click();
+    await page.locator('header .user-menu').click();
+    await page.getByRole('menuitem', { name: msg('prefs.link') }).click();
     await onScreen(page, name, msg('prefs.title'));
     expect(new URL(page.url()).pathname).toBe('/account/preferences');
   }
@@ -53,11 +53,11 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: shell (pref
     await signIn(page, inst.url, USER);
     await openPreferences(page, 'preferences-light');
     const light = await background(page);
-    expect(light).toBe('rgb(255, 255, 255)');
+    expect(light).toBe('rgb(246, 247, 249)'); // --canvas, light
 
     await page.getByRole('radio', { name: msg('prefs.themeDark') }).check();
     await expect.poll(() => html(page, 'data-theme')).toBe('dark');
-    await expect.poll(() => background(page)).toBe('rgb(18, 20, 23)');
+    await expect.poll(() => background(page)).toBe('rgb(16, 18, 22)');
     await page
       .getByRole('status')
       .filter({ hasText: msg('prefs.saved') })
@@ -82,7 +82,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: shell (pref
     await onScreen(page, 'preferences-reloaded', msg('prefs.title'));
     expect(await html(page, 'data-theme')).toBe('dark');
     expect(await html(page, 'dir')).toBe('rtl');
-    expect(await background(page)).toBe('rgb(18, 20, 23)');
+    expect(await background(page)).toBe('rgb(16, 18, 22)');
     expect(await page.getByRole('radio', { name: msg('prefs.themeDark') }).isChecked()).toBe(true);
 
     // Another browser (nothing remembered locally) gets them from the server at start.
@@ -110,8 +110,10 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: shell (pref
     const { page, problems } = await openPage({ colorScheme: 'dark' });
     await signIn(page, inst.url, OTHER);
     await openPreferences(page, 'preferences-system-dark');
-    expect(await background(page)).toBe('rgb(18, 20, 23)');
-    await page.getByRole('link', { name: bellName(0) }).click();
+    expect(await background(page)).toBe('rgb(16, 18, 22)');
+    await page.getByRole('button', { name: bellName(0) }).click();
+    await page.getByText(msg('notifications.none')).waitFor({ state: 'visible' });
+    await page.getByRole('link', { name: msg('notifications.seeAll') }).click();
     await onScreen(page, 'notifications-dark', msg('notifications.title'));
     expectNoProblems(problems);
   });
@@ -119,15 +121,21 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: shell (pref
   it('shows a notification created on the server at once, with the count; marks one and all as read', async () => {
     const { page, problems } = await openPage();
     await signIn(page, inst.url, USER);
-    await page.getByRole('link', { name: bellName(0) }).waitFor({ state: 'visible' });
+    await page.getByRole('button', { name: bellName(0) }).waitFor({ state: 'visible' });
     await channelsOpen(1);
 
     await inst.app.kernel.notifications.notify(userId, { kind: 'export.ready', title: 'Your export is ready', body: 'orders.csv', link: '/account/sessions' });
-    await page.getByRole('link', { name: bellName(1) }).waitFor({ state: 'visible' });
+    await page.getByRole('button', { name: bellName(1) }).waitFor({ state: 'visible' });
     // Screen readers hear it arrive.
     await page.getByText(msg('notifications.arrived', { title: 'Your export is ready' })).waitFor({ state: 'attached' });
 
-    await page.getByRole('link', { name: bellName(1) }).click();
+    // The bell opens the latest ones; from there to the whole list.
+    await page.getByRole('button', { name: bellName(1) }).click();
+    await page
+      .getByRole('dialog', { name: bellName(1) })
+      .getByText('Your export is ready', { exact: true })
+      .waitFor({ state: 'visible' });
+    await page.getByRole('link', { name: msg('notifications.seeAll') }).click();
     await onScreen(page, 'notifications', msg('notifications.title'));
     const items = page.getByTestId('notification');
     await expect.poll(() => items.count()).toBe(1);
@@ -136,12 +144,12 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: shell (pref
     // One more arrives while the list is open: it appears without a reload.
     await inst.app.kernel.notifications.notify(userId, { kind: 'export.ready', title: 'Second export' });
     await expect.poll(() => items.count()).toBe(2);
-    await page.getByRole('link', { name: bellName(2) }).waitFor({ state: 'visible' });
+    await page.getByRole('button', { name: bellName(2) }).waitFor({ state: 'visible' });
 
     await page.getByRole('button', { name: msg('notifications.markReadLabel', { title: 'Second export' }) }).click();
-    await page.getByRole('link', { name: bellName(1) }).waitFor({ state: 'visible' });
+    await page.getByRole('button', { name: bellName(1) }).waitFor({ state: 'visible' });
     await page.getByRole('button', { name: msg('notifications.markAll') }).click();
-    await page.getByRole('link', { name: bellName(0) }).waitFor({ state: 'visible' });
+    await page.getByRole('button', { name: bellName(0) }).waitFor({ state: 'visible' });
     await page.getByRole('status').filter({ hasText: 'One notification marked as read.' }).waitFor({ state: 'visible' });
     await onScreen(page, 'notifications-read', msg('notifications.title'));
 
@@ -170,13 +178,13 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: shell (pref
       void ws.close({ code: 1011, reason: 'blocked' });
     });
     await signIn(page, inst.url, OTHER);
-    await page.getByRole('link', { name: bellName(0) }).waitFor({ state: 'visible' });
+    await page.getByRole('button', { name: bellName(0) }).waitFor({ state: 'visible' });
     await expect.poll(() => requested.some((u) => new URL(u).pathname === '/api/v1/events')).toBe(true);
     expect(sockets.length).toBeGreaterThanOrEqual(1);
     await channelsOpen(1);
 
     await inst.app.kernel.notifications.notify(otherId, { kind: 'export.ready', title: 'Over SSE' });
-    await page.getByRole('link', { name: bellName(1) }).waitFor({ state: 'visible' });
+    await page.getByRole('button', { name: bellName(1) }).waitFor({ state: 'visible' });
     expectNoProblems(problems);
   });
 
@@ -192,11 +200,11 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: shell (pref
     const grace = { email: 'grace@example.com', name: 'Grace Hopper', password: 'grace-password-1' };
     const graceId = await createUser(inst, { ...grace, roles: ['viewer'] });
     await signIn(page, inst.url, grace);
-    await page.getByRole('link', { name: bellName(0) }).waitFor({ state: 'visible' });
+    await page.getByRole('button', { name: bellName(0) }).waitFor({ state: 'visible' });
     await expect.poll(() => opened, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
     await channelsOpen(1);
     await inst.app.kernel.notifications.notify(graceId, { kind: 'export.ready', title: 'After the drop' });
-    await page.getByRole('link', { name: bellName(1) }).waitFor({ state: 'visible' });
+    await page.getByRole('button', { name: bellName(1) }).waitFor({ state: 'visible' });
     expectNoProblems(problems);
   });
 });

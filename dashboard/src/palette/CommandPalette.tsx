@@ -1,6 +1,7 @@
 import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
 import { t } from '../i18n/t';
 import './palette.css';
+import { SearchIcon } from '../ui/icons';
 
 /** What is open: the palette (Ctrl/⌘-K) or the list of shortcuts (`?`). */
 export type Opened = 'palette' | 'shortcuts';
@@ -31,10 +32,7 @@ export function PaletteButton() {
       title={t('palette.openHint', { keys: paletteKeys() })}
       onClick={() => window.dispatchEvent(new Event(OPEN_EVENT))}
     >
-      <svg aria-hidden="true" width="16" height="16" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="2">
-        <circle cx="7" cy="7" r="5" />
-        <path d="m11 11 4 4" />
-      </svg>{' '}
+      <SearchIcon className="icon" aria-hidden="true" />
       <span className="palette-button-text">{t('palette.open')}</span> <kbd aria-hidden="true">{paletteKeys()}</kbd>
     </button>
   );

@@ -7,6 +7,8 @@ import { usePagesNav } from '../areas/pages/api';
 import { useJobList } from '../areas/transfer/api';
 import { useDismissOnboarding, useOnboarding, type Onboarding as Checklist } from '../api/bootstrap';
 import { ErrorPanel, errorText, Loading, useTitle } from '../ui';
+import { PageHeader } from '../ui/PageHeader';
+import { AddIcon, CheckIcon, ConnectionsIcon, JobsIcon, RecentIcon, type IconType } from '../ui/icons';
 import { readRecent, RECENT_LIMIT } from './recent';
 
 type StepId = Checklist['steps'][number]['id'];
@@ -42,7 +44,7 @@ function OnboardingChecklist({ onboarding }: { onboarding: Checklist }) {
           return (
             <li key={step.id} className={step.done ? 'done' : undefined}>
               <span className="onboarding-mark" aria-hidden="true">
-                {step.done ? '✓' : ''}
+                {step.done && <CheckIcon className="icon" />}
               </span>
               <div>
                 <Link href={step.href}>{t(text.title)}</Link>
@@ -72,13 +74,18 @@ function ConnectionsCard() {
   const list = useNavConnections(RECENT_LIMIT, true);
   return (
     <section className="card home-card" aria-labelledby="home-connections">
-      <h2 id="home-connections">{t('home.connections.title')}</h2>
+      <div className="home-card-head">
+        <h2 id="home-connections">
+          <ConnectionsIcon className="icon" aria-hidden="true" />
+          {t('home.connections.title')}
+        </h2>
+      </div>
       {list.isPending ? (
         <Loading />
       ) : list.isError ? (
         <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
       ) : list.data.connections.length === 0 ? (
-        <p className="hint">{t('home.connections.none')}</p>
+        <CardEmpty icon={ConnectionsIcon}>{t('home.connections.none')}</CardEmpty>
       ) : (
         <ul className="home-list">
           {list.data.connections.map((c) => {
@@ -86,7 +93,7 @@ function ConnectionsCard() {
             return (
               <li key={c.id}>
                 <Link href={`/connections/${encodeURIComponent(c.id)}`}>{c.name}</Link>
-                <span className={`home-health home-health-${health}`}>
+                <span className={`status status-${health === 'ok' ? 'success' : health === 'failing' ? 'danger' : 'neutral'}`}>
                   {t(health === 'ok' ? 'home.connections.ok' : health === 'failing' ? 'home.connections.failing' : 'home.connections.untested', {
                     at: c.lastTest ? when(c.lastTest.at) : '',
                   })}
@@ -112,7 +119,12 @@ function RecentCard({ userId }: { userId: string }) {
   const yourPages = (pages.data ?? []).slice(0, RECENT_LIMIT);
   return (
     <section className="card home-card" aria-labelledby="home-recent">
-      <h2 id="home-recent">{t('home.recent.title')}</h2>
+      <div className="home-card-head">
+        <h2 id="home-recent">
+          <RecentIcon className="icon" aria-hidden="true" />
+          {t('home.recent.title')}
+        </h2>
+      </div>
       {shown.length > 0 ? (
         <ul className="home-list">
           {shown.map((v) => (
@@ -132,7 +144,7 @@ function RecentCard({ userId }: { userId: string }) {
           ))}
         </ul>
       ) : (
-        <p className="hint">{t('home.recent.none')}</p>
+        <CardEmpty icon={RecentIcon}>{t('home.recent.none')}</CardEmpty>
       )}
     </section>
   );
@@ -146,19 +158,36 @@ const JOB_STATE: Record<string, MessageId> = {
   cancelled: 'home.jobs.cancelled',
 };
 
+const JOB_TONE: Record<string, string> = { running: 'accent', succeeded: 'success', failed: 'danger', cancelled: 'neutral', queued: 'neutral' };
+
+/** A card's "nothing yet": its icon, greyed, above the sentence. */
+function CardEmpty({ icon: Icon, children }: { icon: IconType; children: string }) {
+  return (
+    <div className="home-empty">
+      <Icon className="icon" aria-hidden="true" />
+      <p>{children}</p>
+    </div>
+  );
+}
+
 /** The latest jobs (imports, exports, reports…) and how they stand. */
 function JobsCard() {
   const list = useJobList(5, '', '');
   const jobs = list.data?.pages[0]?.jobs ?? [];
   return (
     <section className="card home-card" aria-labelledby="home-jobs">
-      <h2 id="home-jobs">{t('home.jobs.title')}</h2>
+      <div className="home-card-head">
+        <h2 id="home-jobs">
+          <JobsIcon className="icon" aria-hidden="true" />
+          {t('home.jobs.title')}
+        </h2>
+      </div>
       {list.isPending ? (
         <Loading />
       ) : list.isError ? (
         <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
       ) : jobs.length === 0 ? (
-        <p className="hint">{t('home.jobs.none')}</p>
+        <CardEmpty icon={JobsIcon}>{t('home.jobs.none')}</CardEmpty>
       ) : (
         <ul className="home-list">
           {jobs.map((job) => (
@@ -166,8 +195,9 @@ function JobsCard() {
               <Link href={`/jobs/${encodeURIComponent(job.id)}`}>
                 {t('home.jobs.kind', { kind: job.kind === 'import.run' ? 'import' : job.kind === 'export.run' ? 'export' : 'other', raw: job.kind })}
               </Link>
-              <span className="hint">
-                {t(JOB_STATE[job.state] ?? 'home.jobs.queued')} · {when(job.createdAt)}
+              <span className="home-job-state">
+                <span className={`status status-${JOB_TONE[job.state] ?? 'neutral'}`}>{t(JOB_STATE[job.state] ?? 'home.jobs.queued')}</span>
+                <span className="hint">{when(job.createdAt)}</span>
               </span>
             </li>
           ))}
@@ -187,8 +217,18 @@ export function Home() {
   const onboarding = useOnboarding();
   return (
     <>
-      <h1>{me.data ? t('home.greeting', { name: me.data.name }) : t('home.title')}</h1>
-      <p>{t('home.intro')}</p>
+      <PageHeader
+        title={me.data ? t('home.greeting', { name: me.data.name }) : t('home.title')}
+        description={t('home.intro')}
+        actions={
+          permissions?.has('connections.write') && (
+            <Link href="/connections/new" className="button">
+              <AddIcon className="icon" aria-hidden="true" />
+              {t('home.connections.add')}
+            </Link>
+          )
+        }
+      />
       {onboarding && !onboarding.dismissed && onboarding.steps.length > 0 && <OnboardingChecklist onboarding={onboarding} />}
       <div className="home-cards">
         {permissions?.has('connections.read') && <ConnectionsCard />}

@@ -1,15 +1,32 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useRef, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
 import { ApiError } from '../api/errors';
 import { NAV, NAV_AFTER } from '../areas';
 import { t, type MessageId } from '../i18n/t';
-import { goToSignIn, navigate } from '../navigation';
+import { goToSignIn } from '../navigation';
 import { useBootstrap } from '../api/bootstrap';
-import { useMe, usePermissions, useRefreshMe, useSignOut } from '../areas/account/api';
-import { restartLiveChannel } from '../live/events';
-import { ErrorPanel, errorText, Loading } from '../ui';
+import { useMe, usePermissions, useRefreshMe } from '../areas/account/api';
+import { ErrorPanel, Loading } from '../ui';
 import { CommandPalette, PaletteButton } from '../palette/CommandPalette';
-import { Bell } from './Bell';
+import {
+  AddOnsIcon,
+  ApiKeysIcon,
+  AuditIcon,
+  BrandIcon,
+  CloseIcon,
+  ConnectionsIcon,
+  HomeIcon,
+  JobsIcon,
+  MenuIcon,
+  PagesIcon,
+  PublicApiIcon,
+  ReportsIcon,
+  RolesIcon,
+  SettingsIcon,
+  TableIcon,
+  UsersIcon,
+  type IconType,
+} from '../ui/icons';
 import { LiveSync } from './LiveSync';
 import { useNavDrawer } from './drawer';
 import { rememberVisit } from './recent';
@@ -24,68 +41,34 @@ applyRememberedLook();
 function NavLink({ path, label }: { path: string; label: MessageId }) {
   const [location] = useLocation();
   const current = location === path ? 'page' : path !== '/' && location.startsWith(`${path}/`) ? 'location' : undefined;
+  const Icon = NAV_ICONS[path] ?? TableIcon;
   return (
     <Link href={path} aria-current={current}>
+      <Icon className="icon" aria-hidden="true" />
       {t(label)}
     </Link>
   );
 }
 
-function UserMenu({ name, email }: { name: string; email: string }) {
-  const signOutCall = useSignOut();
-  const [pending, setPending] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const [location] = useLocation();
-  const menu = useRef<HTMLDetailsElement>(null);
-  useEffect(() => {
-    if (menu.current) menu.current.open = false; // a followed link closes the menu
-  }, [location]);
-  const signOut = async () => {
-    setPending(true);
-    setError(null);
-    try {
-      // A session that already ended is signed out all the same; anything else is said.
-      await signOutCall();
-    } catch (err) {
-      setError(err);
-      setPending(false);
-      return;
-    }
-    restartLiveChannel();
-    navigate('/sign-in', { replace: true });
-  };
-  return (
-    <details className="user-menu" ref={menu}>
-      <summary aria-label={t('user.menu', { name })}>{name}</summary>
-      <div className="menu">
-        <p>{t('user.signedInAs', { email })}</p>
-        <p>
-          <Link href="/account/two-factor">{t('security.link')}</Link>
-        </p>
-        <p>
-          <Link href="/account/sessions">{t('sessions.link')}</Link>
-        </p>
-        <p>
-          <Link href="/account/profile">{t('profile.link')}</Link>
-        </p>
-        <p>
-          <Link href="/account/preferences">{t('prefs.link')}</Link>
-        </p>
-        <p>
-          <Link href="/account/notifications">{t('notifications.link')}</Link>
-        </p>
-        {error !== null && (
-          <p className="field-error" role="alert">
-            {errorText(error)}
-          </p>
-        )}
-        <button type="button" onClick={() => void signOut()} disabled={pending}>
-          {t('user.signOut')}
-        </button>
-      </div>
-    </details>
-  );
-}
+/** Each entry's picture, by its path (an entry an area adds without one here gets the table's). */
+const NAV_ICONS: Record<string, IconType> = {
+  '/': HomeIcon,
+  '/connections': ConnectionsIcon,
+  '/public-api': PublicApiIcon,
+  '/add-ons': AddOnsIcon,
+  '/reports': ReportsIcon,
+  '/pages': PagesIcon,
+  '/jobs': JobsIcon,
+  '/users': UsersIcon,
+  '/roles': RolesIcon,
+  '/api-keys': ApiKeysIcon,
+  '/audit': AuditIcon,
+  '/settings': SettingsIcon,
+};
+
+// The account menu, the bell and the toasts come in their own chunk (the Radix code): the first
+// load, which the sign-in screen pays for, carries none of it. A box of their size holds the place.
+const TopMenus = lazy(() => import('./TopMenus').then((m) => ({ default: m.TopMenus })));
 
 /**
  * The signed-in frame: skip link, header (product, user menu), navigation, main. Every
@@ -143,29 +126,32 @@ function SignedInLayout({ children }: { children: ReactNode }) {
         <button
           type="button"
           ref={drawer.button}
-          className="menu-button secondary"
+          className="menu-button ghost icon-button"
           aria-expanded={drawer.open}
           aria-controls="main-nav"
           onClick={drawer.toggle}
         >
-          <svg aria-hidden="true" width="18" height="18" viewBox="0 0 18 18" fill="none" stroke="currentColor" strokeWidth="2">
-            <path d="M2 4h14M2 9h14M2 14h14" />
-          </svg>
+          <MenuIcon className="icon" aria-hidden="true" />
           <span className="visually-hidden">{t('nav.menu')}</span>
         </button>
         <Link href="/" className="product">
+          <span className="product-mark" aria-hidden="true">
+            <BrandIcon className="icon" />
+          </span>
           {t('app.name')}
         </Link>
         <div className="top-actions">
           <PaletteButton />
           <LiveSync />
-          <Bell />
-          <UserMenu name={user.name} email={user.email} />
+          <Suspense fallback={<span className="top-menus-pending" />}>
+            <TopMenus name={user.name} email={user.email} />
+          </Suspense>
         </div>
       </header>
       {drawer.open && <div className="drawer-backdrop" aria-hidden="true" onClick={drawer.close} />}
       <nav id="main-nav" className={drawer.open ? 'side open' : 'side'} aria-label={t('nav.label')} ref={drawer.drawer} onKeyDown={drawer.onKeyDown}>
-        <button type="button" className="drawer-close secondary" onClick={drawer.close}>
+        <button type="button" className="drawer-close ghost" onClick={drawer.close}>
+          <CloseIcon className="icon" aria-hidden="true" />
           {t('nav.close')}
         </button>
         <ul>

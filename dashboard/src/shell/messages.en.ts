@@ -33,6 +33,7 @@ export const messages = {
 
   'user.menu': 'Account of {name}',
   'user.signOut': 'Sign out',
+  'user.signOutFailed': 'Could not sign out',
   'user.signedInAs': 'Signed in as {email}',
   // The user menu's links to the account's screens, and the header's bell.
   'security.link': 'Two-step verification',
@@ -41,6 +42,12 @@ export const messages = {
   'prefs.link': 'Preferences',
   'notifications.link': 'Notifications',
   'notifications.bell': '{count, plural, =0 {Notifications, none unread} one {Notifications, # unread} other {Notifications, # unread}}',
+  'notifications.seeAll': 'See all notifications',
+  'notifications.none': 'Nothing yet: what needs you shows up here.',
+  'notifications.unreadShort': '{count, plural, =0 {All read} other {# unread}}',
+  'notifications.openLabel': 'Open: {title}',
+  'toast.region': 'Messages',
+  'toast.close': 'Close the message',
   'notifications.arrived': 'New notification: {title}',
 
   // The look's settings and their values (shell/prefs.ts), offered by the account's preferences and the instance's defaults.
@@ -136,6 +143,7 @@ export const messages = {
   'home.connections.failing': 'Failing (tested {at})',
   'home.connections.untested': 'Not tested yet',
   'home.connections.all': 'All connections',
+  'home.connections.add': 'Add a connection',
   'home.recent.title': 'Recently opened',
   'home.recent.table': 'Table',
   'home.recent.page': 'Page',

@@ -1,4 +1,5 @@
 import { useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { EmptyState } from './EmptyState';
 import { LoadMore, type NextPages } from './LoadMore';
 import './data-table.css';
 
@@ -37,7 +38,7 @@ interface DataTableOptions<Row> {
   rows: readonly Row[];
   rowKey: (row: Row, index: number) => string | number;
   rowAttributes?: (row: Row, index: number) => RowAttributes;
-  /** Shown instead of the table when there are no rows (a string becomes a paragraph); without it an empty table shows. */
+  /** Shown instead of the table when there are no rows (a string becomes an EmptyState); without it an empty table shows. */
   empty?: ReactNode;
   /** The "show more" button of a keyset-paged list, under the table. */
   loadMore?: { list: NextPages; label: string; busyLabel?: string };
@@ -69,7 +70,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
   if (rows.length === 0 && empty !== undefined) {
     return (
       <>
-        {typeof empty === 'string' ? <p>{empty}</p> : empty}
+        {typeof empty === 'string' ? <EmptyState>{empty}</EmptyState> : empty}
         {more}
       </>
     );
@@ -137,10 +138,13 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
 
 type RegionName = { 'aria-labelledby': string | undefined } | { 'aria-label': string };
 
-/** The table's own horizontal scroll; a focusable named region while its content is wider than it. */
+/**
+ * The table's own scroll (sideways on a phone, down past 70 % of the window under its sticky
+ * header); a focusable named region while its content is wider or taller than it.
+ */
 function ScrollBox({ name, children }: { name: RegionName; children: ReactNode }) {
   const box = useRef<HTMLDivElement>(null);
-  const scrolls = useScrollsSideways(box);
+  const scrolls = useScrolls(box);
   return (
     <div ref={box} className="data-table-scroll" {...(scrolls ? { tabIndex: 0, role: 'region', ...name } : {})}>
       {children}
@@ -148,13 +152,13 @@ function ScrollBox({ name, children }: { name: RegionName; children: ReactNode }
   );
 }
 
-/** Whether the element's content is wider than the element, kept up to date as either changes size. */
-function useScrollsSideways(ref: { current: HTMLElement | null }): boolean {
+/** Whether the element's content is wider or taller than the element, kept up to date as either changes size. */
+function useScrolls(ref: { current: HTMLElement | null }): boolean {
   const [scrolls, setScrolls] = useState(false);
   useLayoutEffect(() => {
     const element = ref.current;
     if (!element) return;
-    const measure = () => setScrolls(element.scrollWidth > element.clientWidth);
+    const measure = () => setScrolls(element.scrollWidth > element.clientWidth || element.scrollHeight > element.clientHeight);
     measure();
     if (typeof ResizeObserver === 'undefined') return;
     const observer = new ResizeObserver(measure);

@@ -23,6 +23,7 @@ import { planPath } from './paths';
 import { useManagesAddOns } from './surfaces';
 import { useHistoryOnce } from './title';
 import './addons.css';
+import { ImportIcon, RefreshIcon } from '../../ui/icons';
 
 /**
  * Screen 8, Add-ons: what is installed (status, version, connection), the packages waiting to
@@ -180,6 +181,7 @@ function CatalogSection() {
           <input id={searchId} type="search" value={query} onChange={(e) => setQuery(e.target.value)} />
         </div>
         <button type="button" onClick={() => refresh.mutate()} disabled={refresh.isPending}>
+          <RefreshIcon className="icon" aria-hidden="true" />
           {refresh.isPending ? t('addOns.catalog.refreshing') : t('addOns.catalog.refresh')}
         </button>
       </div>
@@ -305,6 +307,7 @@ function UploadSection() {
           </div>
         )}
         <button type="submit" disabled={upload.isPending}>
+          <ImportIcon className="icon" aria-hidden="true" />
           {upload.isPending ? t('addOns.upload.uploading') : t('addOns.upload.submit')}
         </button>
       </form>

@@ -7,6 +7,9 @@ import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import './connections.css';
 import { DataTable, type DataColumn } from '../../ui/DataTable';
 import { useCan } from '../account/api';
+import { EmptyState } from '../../ui/EmptyState';
+import { PageHeader } from '../../ui/PageHeader';
+import { AddIcon, ConnectionsIcon } from '../../ui/icons';
 
 /** The list's columns; the name heads each row. */
 const columns = (): ReadonlyArray<DataColumn<Connection>> => [
@@ -33,31 +36,27 @@ export function ConnectionList() {
       </>
     );
   const connections = list.data.pages.flatMap((p) => p.connections);
+  const addLink = canAdd && (
+    <Link href={paths.create} className="button">
+      <AddIcon className="icon" aria-hidden="true" />
+      {t('connections.add')}
+    </Link>
+  );
 
   return (
     <>
       <Breadcrumbs items={[{ label: t('connections.title') }]} />
-      <h1>{t('connections.title')}</h1>
       {connections.length === 0 ? (
-        <div className="conn-empty">
-          <h2>{t('connections.empty.title')}</h2>
-          <p>{t('connections.empty.body')}</p>
-          {canAdd && (
-            <Link href={paths.create} className="conn-button">
-              {t('connections.add')}
-            </Link>
-          )}
-        </div>
+        <>
+          <h1>{t('connections.title')}</h1>
+          <EmptyState icon={ConnectionsIcon} action={addLink}>
+            <h2>{t('connections.empty.title')}</h2>
+            <p>{t('connections.empty.body')}</p>
+          </EmptyState>
+        </>
       ) : (
         <>
-          <p>{t('connections.intro')}</p>
-          {canAdd && (
-            <p>
-              <Link href={paths.create} className="conn-button">
-                {t('connections.add')}
-              </Link>
-            </p>
-          )}
+          <PageHeader title={t('connections.title')} description={t('connections.intro')} actions={addLink} />
           <DataTable
             className="conn-table"
             caption={t('connections.listCaption')}

@@ -28,6 +28,7 @@ import { RowForm } from './RowForm';
 import { columnError, columnErrors, useDataParams, useToasts, writeErrorText } from './shared';
 import { parseView, paths, viewQuery, type View } from './view';
 import './data.css';
+import { AddIcon, DeleteIcon, EditIcon, ExportIcon, ImportIcon, ReportsIcon } from '../../ui/icons';
 
 /** The selection column's width, px (data.css places a frozen key column this far from the left). */
 const SELECT_W = 88;
@@ -202,11 +203,27 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
       </p>
       <div className="data-toolbar">
         <SearchBox value={view.search} onSearch={toolbar.search} />
-        {permissions?.has('imports.run') && <Link href={paths.import(conn, table.ref)}>{t('data.grid.import')}</Link>}
-        {permissions?.has('exports.run') && <Link href={paths.export(conn, table.ref, query)}>{t('data.grid.export')}</Link>}
-        {permissions?.has('reports.write') && <Link href={paths.newReport(conn, table.ref, query)}>{t('data.grid.scheduleReport')}</Link>}
+        {permissions?.has('imports.run') && (
+          <Link href={paths.import(conn, table.ref)} className="button secondary">
+            <ImportIcon className="icon" aria-hidden="true" />
+            {t('data.grid.import')}
+          </Link>
+        )}
+        {permissions?.has('exports.run') && (
+          <Link href={paths.export(conn, table.ref, query)} className="button secondary">
+            <ExportIcon className="icon" aria-hidden="true" />
+            {t('data.grid.export')}
+          </Link>
+        )}
+        {permissions?.has('reports.write') && (
+          <Link href={paths.newReport(conn, table.ref, query)} className="button secondary">
+            <ReportsIcon className="icon" aria-hidden="true" />
+            {t('data.grid.scheduleReport')}
+          </Link>
+        )}
         {canWrite && (
           <button type="button" onClick={() => toolbar.togglePanel('create')} aria-expanded={panel === 'create'}>
+            <AddIcon className="icon" aria-hidden="true" />
             {t('data.grid.newRow')}
           </button>
         )}
@@ -216,12 +233,14 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
         <div className="data-selection" role="region" aria-label={t('data.selection.label')}>
           <span>{t('data.selection.count', { count: selected.size })}</span>
           <button type="button" disabled={busy} onClick={() => toolbar.togglePanel('bulkEdit')} aria-expanded={panel === 'bulkEdit'}>
+            <EditIcon className="icon" aria-hidden="true" />
             {t('data.selection.edit')}
           </button>
           <button type="button" disabled={busy} onClick={() => void selection.duplicateSelected()}>
             {t('data.selection.duplicate')}
           </button>
           <button type="button" className="danger" disabled={busy} onClick={() => void selection.deleteSelected()}>
+            <DeleteIcon className="icon" aria-hidden="true" />
             {t('data.selection.delete')}
           </button>
           <button type="button" className="link" onClick={selection.clear}>

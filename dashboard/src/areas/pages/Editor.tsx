@@ -22,6 +22,7 @@ import {
 } from './api';
 import { ConfigForm } from './ConfigForm';
 import './pages.css';
+import { AddIcon } from '../../ui/icons';
 
 const KIND_LABEL = {
   list: 'pages.kind.list',
@@ -40,6 +41,7 @@ export function PageList() {
       <h1>{t('pages.list.title')}</h1>
       <p>
         <Link href={pagePaths.create} className="button">
+          <AddIcon className="icon" aria-hidden="true" />
           {t('pages.list.new')}
         </Link>{' '}
         {usePermissions()?.has('pages.admin') && <Link href="/pages/nav">{t('pages.list.navEditor')}</Link>}

@@ -2,10 +2,16 @@ import { Link, useLocation } from 'wouter';
 import { useBootstrapSession, type NavEntry } from '../../api/bootstrap';
 import { appPagePath } from '../add-ons/surfaces';
 import { pagePaths, type PageKind } from './api';
+import { AddOnsIcon, CustomPageIcon, DetailIcon, FormIcon, ListIcon, PagesIcon, type IconType } from '../../ui/icons';
 
-const KIND_ICON: Record<PageKind, string> = { list: '☰', detail: '▤', form: '✎', dashboard: '▦', custom: '◇' };
-/** An app's page (its manifest names no icon). */
-const APP_ICON = '▣';
+/** A page's picture when its author chose none, by its kind. */
+const KIND_ICON: Record<PageKind, IconType> = { list: ListIcon, detail: DetailIcon, form: FormIcon, dashboard: PagesIcon, custom: CustomPageIcon };
+
+/** The kind's icon of a page; an app's page (its manifest names no icon) has the add-ons'. */
+function EntryIcon({ entry }: { entry: NavEntry }) {
+  const Icon = entry.type === 'page' ? KIND_ICON[entry.kind] : AddOnsIcon;
+  return <Icon className="icon" aria-hidden="true" />;
+}
 
 const entryPath = (entry: NavEntry) => (entry.type === 'page' ? pagePaths.open(entry.slug) : appPagePath(entry.appKey, entry.surface));
 
@@ -39,9 +45,13 @@ export function PagesNav() {
                 return (
                   <li key={path}>
                     <Link href={path} aria-current={current ? 'page' : undefined}>
-                      <span aria-hidden="true" className="page-icon">
-                        {entry.type === 'page' ? (entry.icon ?? KIND_ICON[entry.kind]) : APP_ICON}
-                      </span>{' '}
+                      {entry.type === 'page' && entry.icon ? (
+                        <span aria-hidden="true" className="page-icon">
+                          {entry.icon}
+                        </span>
+                      ) : (
+                        <EntryIcon entry={entry} />
+                      )}
                       {entry.title}
                     </Link>
                   </li>

@@ -5,6 +5,7 @@ import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
 import { LoadError, Outcome, ScreenTitle } from './common';
 import { DataTable, type DataColumn } from '../../ui/DataTable';
 import { useCatalog, useCreateRole, useGrants, useRoles, useSaveGrants, type CatalogEntry, type Grant, type Role } from './api';
+import { AddIcon } from '../../ui/icons';
 
 /** A grant's identity (permission and scope), to compare sets of grants. */
 export const grantKey = (g: { permission: string; scope?: Grant['scope'] }) => JSON.stringify([g.permission, g.scope ?? null]);
@@ -69,6 +70,7 @@ function NewRole() {
         <Field label="people.roles.name" name="name" autoComplete="off" required error={form.fields.name} />
         <Field label="people.roles.description" name="description" autoComplete="off" error={form.fields.description} />
         <button type="submit" disabled={form.pending}>
+          <AddIcon className="icon" aria-hidden="true" />
           {t('people.roles.create')}
         </button>
       </form>

@@ -27,6 +27,7 @@ import {
 } from './api';
 import { BROWSER_ZONE, describe, inZone, preview, timeZones, when } from './schedule';
 import './reports.css';
+import { AddIcon } from '../../ui/icons';
 
 type SourceKind = ReportSource['kind'];
 type Format = Report['format'];
@@ -89,6 +90,7 @@ export function ReportList() {
       {canWrite && (reports.data?.length ?? 0) > 0 && (
         <p>
           <Link href={paths.create} className="button reports-primary">
+            <AddIcon className="icon" aria-hidden="true" />
             {t('reports.new')}
           </Link>
         </p>
@@ -104,6 +106,7 @@ export function ReportList() {
           <p>{t('reports.empty.body')}</p>
           {canWrite ? (
             <Link href={paths.create} className="button reports-primary">
+              <AddIcon className="icon" aria-hidden="true" />
               {t('reports.new')}
             </Link>
           ) : (
