@@ -100,6 +100,7 @@ export const messages = {
   'permission.pages.read': 'See pages',
   'permission.pages.write': 'Edit pages',
   'permission.pages.admin': 'Arrange the navigation',
+  'permission.branding.write': 'Change the branding',
   'permission.connections.read': 'See connections',
   'permission.connections.write': 'Manage connections',
   'permission.data.read': 'Read rows',

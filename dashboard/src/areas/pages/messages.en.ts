@@ -131,7 +131,7 @@ export const messages = {
   'pages.config.range.12m': 'Last 12 months',
   'pages.config.range.all': 'All time',
   // The navigation editor (NavEditor.tsx, /pages/nav).
-  'pages.list.navEditor': 'Arrange the navigation',
+  'pages.list.navEditor': 'Edit the navigation',
   'pages.navEditor.intro':
     'Sections and their entries as the side navigation shows them. Drag an entry or a section, or use its buttons; nothing changes until you save.',
   'pages.navEditor.forbidden': 'Only administrators arrange the navigation.',
