@@ -1,5 +1,17 @@
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
-import { Link, useSearch } from 'wouter';
+import {
+  memo,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type CSSProperties,
+  type FocusEvent,
+  type MouseEvent,
+  type ReactNode,
+} from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
 import { t } from '../../i18n/t';
 import { ErrorPanel, Loading, useTitle } from '../../ui';
 import { usePermissions } from '../account/api';
@@ -105,6 +117,7 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
   const toasts = useToasts(applyResults);
   const { canWrite, forbid, writeFailed } = useGridWriteAccess(info.canWrite, toasts);
   const permissions = usePermissions();
+  const [, navigate] = useLocation();
   const cell = useActiveCell(scroller);
   const { active } = cell;
   /** Puts the focus back on the grid (its active cell, kept within the rows there are) after the control that had it went away. */
@@ -184,6 +197,22 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
   // The selection column is always frozen at the left; so is the key column when it comes first (data.css).
   const frozenKey = columns.length > 1 && columns[0]!.name === table.primaryKey?.columns[0];
   const rowHref = (id: string) => (at?.rowHref ? at.rowHref(id) : paths.row(conn, table.ref, id));
+  // The cells' handlers, delegated: a cell takes the tab stop when it (or, on the selection
+  // column, its box or link) gets the focus; a double click edits it; Open goes in-app.
+  const onGridFocus = (e: FocusEvent<HTMLDivElement>) => {
+    const at = cellOf(e.target);
+    if (at && (at.col === 0 || e.target === at.cell)) on.setActive({ row: at.row, col: at.col });
+  };
+  const onGridDoubleClick = (e: MouseEvent<HTMLDivElement>) => {
+    const at = cellOf(e.target);
+    if (at && at.col > 0 && !(e.target as Element).closest('.data-cell-editor')) on.startEdit(at.row, at.col);
+  };
+  const onGridClick = (e: MouseEvent<HTMLDivElement>) => {
+    const link = (e.target as Element).closest<HTMLAnchorElement>('a[data-open-row]');
+    if (!link || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    navigate(link.getAttribute('href')!);
+  };
   const goToRow = (index: number) => {
     virtual.scrollToIndex(index, 'start');
     cell.setActive((a) => ({ row: index, col: a.col }));
@@ -284,10 +313,14 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
           aria-colcount={colCount}
           aria-readonly={!canWrite || undefined}
           data-frozen-key={frozenKey || undefined}
+          style={{ '--data-cols': template } as CSSProperties}
           onKeyDown={onGridKey}
+          onFocus={onGridFocus}
+          onDoubleClick={onGridDoubleClick}
+          onClick={onGridClick}
         >
           <div role="rowgroup" className="data-head" style={{ width }}>
-            <div role="row" aria-rowindex={1} className="data-row" style={{ gridTemplateColumns: template }}>
+            <div role="row" aria-rowindex={1} className="data-row">
               <div role="columnheader" aria-colindex={1} className="data-cell data-select">
                 {canWrite && <input type="checkbox" aria-label={t('data.grid.selectAll')} checked={selection.allSelected} onChange={selection.selectAll} />}
               </div>
@@ -324,8 +357,6 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
                   <GridRow
                     key={item.index}
                     index={item.index}
-                    top={item.start}
-                    template={template}
                     columns={columns}
                     row={entry?.row}
                     id={id}
@@ -363,9 +394,6 @@ interface RowHandlers {
 
 interface GridRowProps {
   index: number;
-  /** Top inside the rows' layer, px. */
-  top: number;
-  template: string;
   columns: readonly Column[];
   /** Undefined while the row is not loaded (drawn empty, busy). */
   row: Row | undefined;
@@ -384,7 +412,12 @@ interface GridRowProps {
   on: RowHandlers;
 }
 
-/** One row of the grid; memoised, so scrolling draws only the rows that come into view. */
+/**
+ * One row of the grid; memoised, so scrolling draws only the rows that come into view. Its
+ * props do not change as the window moves (its place is the rows' layer's, its columns' widths
+ * the grid's CSS variable), and its cells carry no handlers of their own: the grid's delegated
+ * ones read `data-cell` (GridView, onGridFocus and onGridDoubleClick).
+ */
 const GridRow = memo(function GridRow(props: GridRowProps) {
   const { index, row, id, columns, editing, activeCol, on, conn, table } = props;
   return (
@@ -395,29 +428,22 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
       aria-busy={row ? undefined : true}
       className="data-row"
       data-record={id ?? undefined}
-      style={{
-        transform: `translateY(${props.top}px)`,
-        gridTemplateColumns: props.template,
-        height: ROW_H,
-        zIndex: editing ? 5 : undefined,
-      }}
+      style={editing ? EDITING_ROW : undefined}
     >
-      <div
-        role="gridcell"
-        aria-colindex={1}
-        className="data-cell data-select"
-        data-cell={`${index}:0`}
-        tabIndex={activeCol === 0 ? 0 : -1}
-        onFocus={() => on.setActive({ row: index, col: 0 })}
-      >
+      <div role="gridcell" aria-colindex={1} className="data-cell data-select" data-cell={`${index}:0`} tabIndex={activeCol === 0 ? 0 : -1}>
         {row && id !== null && (
           <>
             {props.canWrite && (
               <input type="checkbox" tabIndex={-1} aria-label={t('data.grid.selectRow', { id })} checked={props.selected} onChange={() => on.toggle(id, row)} />
             )}
-            <Link href={props.rowHref ? props.rowHref(id) : paths.row(conn, table.ref, id)} tabIndex={-1} aria-label={t('data.grid.openRow', { id })}>
+            <a
+              href={props.rowHref ? props.rowHref(id) : paths.row(conn, table.ref, id)}
+              data-open-row=""
+              tabIndex={-1}
+              aria-label={t('data.grid.openRow', { id })}
+            >
               {t('data.grid.open')}
-            </Link>
+            </a>
           </>
         )}
       </div>
@@ -435,10 +461,6 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
             aria-invalid={isEditing && editing.error ? true : undefined}
             aria-readonly={!on.editable(c) || undefined}
             className={`data-cell${isNumeric(c) ? ' data-num' : ''}${value === null ? ' data-null-value' : ''}${isEditing ? ' data-editing' : ''}`}
-            onFocus={(e) => {
-              if (e.target === e.currentTarget) on.setActive({ row: index, col: ci + 1 });
-            }}
-            onDoubleClick={() => on.startEdit(index, ci + 1)}
           >
             {row ? <DataValue conn={conn} table={table} tables={props.tables} column={c} value={value} inGrid /> : ''}
             {isEditing && (
@@ -460,6 +482,17 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
     </div>
   );
 });
+
+/** The row being edited is drawn over its neighbours (its editor opens over the rows below). */
+const EDITING_ROW = { zIndex: 5 } as const;
+
+/** The grid cell (row index, column index) an event happened in, from its `data-cell`. */
+function cellOf(target: EventTarget | null): { row: number; col: number; cell: HTMLElement } | null {
+  const cell = target instanceof Element ? target.closest<HTMLElement>('[data-cell]') : null;
+  const at = cell?.dataset.cell?.split(':');
+  if (!cell || !at || at.length !== 2) return null;
+  return { row: Number(at[0]), col: Number(at[1]), cell };
+}
 
 /** "Row 500,000 of about 1,000,000": the first row in view; re-renders alone as rows pass. */
 function Position({ subscribe, topRow, total, exact }: { subscribe: (l: () => void) => () => void; topRow: () => number; total: number; exact: boolean }) {
