@@ -3051,6 +3051,15 @@ export interface components {
             table?: string;
             columns?: string[];
         };
+        /** @description Column order, hidden columns, widths (px) and whether the key column stays in view */
+        GridColumnLayout: {
+            order: string[];
+            hidden: string[];
+            widths: {
+                [key: string]: number;
+            };
+            freezeKey: boolean;
+        };
         Import: {
             id: string;
             uploadId: string;
@@ -10313,8 +10322,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The dashboard's layout of the page, stored as given */
+                    /** @description The dashboard's layout of the page, stored as given; its `grid` (a list page's columns) is held to GridColumnLayout */
                     layout: {
+                        grid?: components["schemas"]["GridColumnLayout"];
+                    } & {
                         [key: string]: unknown;
                     };
                 };
@@ -10330,8 +10341,10 @@ export interface operations {
                     "application/json": {
                         data: {
                             pageId: string;
-                            /** @description The dashboard's layout of the page, stored as given */
+                            /** @description The dashboard's layout of the page, stored as given; its `grid` (a list page's columns) is held to GridColumnLayout */
                             layout: {
+                                grid?: components["schemas"]["GridColumnLayout"];
+                            } & {
                                 [key: string]: unknown;
                             };
                             updatedAt: number;

@@ -33,6 +33,17 @@ import { DraftError, isNumeric, valueOf, ValueEditor, type Draft } from './edito
 import { FilterBar } from './FilterBar';
 import { isForbidden, useGridEditing, useGridWriteAccess, type Editing } from './grid-editing';
 import { useActiveCell, useGridKeyboard } from './grid-keyboard';
+import {
+  ColumnsMenu,
+  DEFAULT_LAYOUT,
+  orderedColumns,
+  ResizeHandle,
+  shownColumns,
+  useBrowserLayout,
+  widthIn,
+  type ColumnLayout,
+  type LayoutStore,
+} from './grid-columns';
 import { ROW_H, useGridPaging } from './grid-paging';
 import { useGridSelection } from './grid-selection';
 import { useGridToolbar } from './grid-toolbar';
@@ -43,15 +54,6 @@ import './data.css';
 
 /** The selection column's width, px (data.css places a frozen key column this far from the left). */
 const SELECT_W = 88;
-
-function widthOf(c: Column): number {
-  if (c.type === 'boolean') return 110;
-  if (isNumeric(c)) return 130;
-  if (c.type === 'date' || c.type === 'time') return 140;
-  if (c.type === 'datetime') return 220;
-  if (c.type === 'json' || c.type === 'text') return 260;
-  return 180;
-}
 
 /**
  * Where a grid is shown when it is not at its own address: a page (`/p/:slug`, the pages area)
@@ -68,6 +70,8 @@ export interface GridAt {
   header?: ReactNode;
   /** Where a row's Open link goes (the data area's row screen when absent). */
   rowHref?: (recordId: string) => string;
+  /** Where the person's column layout is kept (this browser when absent). */
+  layout?: LayoutStore;
 }
 
 /** The grid of a table: `/connections/:conn/tables/:table`, its view (sort, search, filters) in the URL. */
@@ -113,7 +117,23 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
   const { table, tables } = info;
   const toolbar = useGridToolbar(conn, table, base);
   const { view, query, panel } = toolbar;
-  const { store, columns, scroller, virtual, reload, applyResults } = useGridPaging(conn, table, view, query);
+  const paging = useGridPaging(conn, table, view, query);
+  const { store, scroller, virtual, reload, applyResults } = paging;
+  // The person's arrangement of the columns (a drag of a header edge shows as it goes, saved when it ends).
+  const inBrowser = useBrowserLayout(`${conn}:${table.ref}`);
+  const saved = at?.layout ?? inBrowser;
+  const [resizing, setResizing] = useState<ColumnLayout | null>(null);
+  const layout = resizing ?? saved.value ?? DEFAULT_LAYOUT;
+  const keyColumn = table.primaryKey?.columns.length === 1 ? table.primaryKey.columns[0] : undefined;
+  const ordered = useMemo(() => orderedColumns(paging.columns, layout, keyColumn), [paging.columns, layout, keyColumn]);
+  const columns = useMemo(() => shownColumns(ordered, layout), [ordered, layout]);
+  const resize = (c: Column, width: number, done: boolean) => {
+    const next = { ...layout, widths: { ...layout.widths, [c.name]: width } };
+    if (done) {
+      setResizing(null);
+      saved.save(next);
+    } else setResizing(next);
+  };
   const toasts = useToasts(applyResults);
   const { canWrite, forbid, writeFailed } = useGridWriteAccess(info.canWrite, toasts);
   const permissions = usePermissions();
@@ -189,13 +209,13 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
   );
 
   const label = table.display.label || table.name;
-  const template = `${SELECT_W}px ${columns.map((c) => `${widthOf(c)}px`).join(' ')}`;
-  const width = SELECT_W + columns.reduce((n, c) => n + widthOf(c), 0);
+  const template = `${SELECT_W}px ${columns.map((c) => `${widthIn(layout, c)}px`).join(' ')}`;
+  const width = SELECT_W + columns.reduce((n, c) => n + widthIn(layout, c), 0);
   const items = virtual.rows;
   const headerId = (c: Column) => `data-col-${c.name}`;
   const count = store.ready ? (store.totalExact ? t('data.grid.count', { count: store.total }) : t('data.grid.countAbout', { count: store.total })) : '';
-  // The selection column is always frozen at the left; so is the key column when it comes first (data.css).
-  const frozenKey = columns.length > 1 && columns[0]!.name === table.primaryKey?.columns[0];
+  // The selection column is always frozen at the left; so is the key column when the layout keeps it first (data.css).
+  const frozenKey = layout.freezeKey && columns.length > 1 && columns[0]!.name === keyColumn;
   const rowHref = (id: string) => (at?.rowHref ? at.rowHref(id) : paths.row(conn, table.ref, id));
   // The cells' handlers, delegated: a cell takes the tab stop when it (or, on the selection
   // column, its box or link) gets the focus; a double click edits it; Open goes in-app.
@@ -234,6 +254,7 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
         {permissions?.has('imports.run') && <Link href={paths.import(conn, table.ref)}>{t('data.grid.import')}</Link>}
         {permissions?.has('exports.run') && <Link href={paths.export(conn, table.ref, query)}>{t('data.grid.export')}</Link>}
         {permissions?.has('reports.write') && <Link href={paths.newReport(conn, table.ref, query)}>{t('data.grid.scheduleReport')}</Link>}
+        <ColumnsMenu columns={ordered} layout={layout} keyColumn={keyColumn} onChange={saved.save} onReset={() => saved.save(null)} />
         {canWrite && (
           <button type="button" onClick={() => toolbar.togglePanel('create')} aria-expanded={panel === 'create'}>
             {t('data.grid.newRow')}
@@ -343,6 +364,7 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
                     <span aria-hidden="true">{toolbar.sortOf(c) === 'ascending' ? ' ▲' : toolbar.sortOf(c) === 'descending' ? ' ▼' : ''}</span>
                   </button>
                   <span className="data-type">{c.type}</span>
+                  <ResizeHandle column={c} width={widthIn(layout, c)} onResize={(w, done) => resize(c, w, done)} />
                 </div>
               ))}
             </div>
