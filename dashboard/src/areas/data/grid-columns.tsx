@@ -167,7 +167,7 @@ export function ColumnsMenu(props: {
       <button ref={button} type="button" className="secondary" aria-expanded={open} aria-controls="data-columns-panel" onClick={() => setOpen((o) => !o)}>
         {t('data.columns.button')}
       </button>
-      <p className="data-columns-said" aria-live="polite">
+      <p className="visually-hidden data-columns-said" aria-live="polite">
         {said}
       </p>
       {open && (
