@@ -130,7 +130,6 @@ export function ColumnsMenu(props: {
   const [open, setOpen] = useState(false);
   const [said, setSaid] = useState('');
   const dragged = useRef<string | null>(null);
-  const panel = useRef<HTMLDivElement>(null);
   const button = useRef<HTMLButtonElement>(null);
   const names = columns.map((c) => c.name);
   const frozen = layout.freezeKey && keyColumn !== undefined && names[0] === keyColumn;
@@ -171,7 +170,7 @@ export function ColumnsMenu(props: {
         {said}
       </p>
       {open && (
-        <div ref={panel} id="data-columns-panel" className="data-columns-panel" role="group" aria-label={t('data.columns.title')}>
+        <div id="data-columns-panel" className="data-columns-panel" role="group" aria-label={t('data.columns.title')}>
           <ul>
             {columns.map((c, i) => {
               const locked = frozen && i === 0;
