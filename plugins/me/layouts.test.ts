@@ -110,6 +110,30 @@ for (const meta of ['sqlite', 'postgres'] as const) {
       }
     });
 
+    it('hold a list page’s grid columns (`grid`) to their shape and bounds, per user (ME9)', async () => {
+      const grid = { order: ['name', 'id'], hidden: ['email'], widths: { name: 320 }, freezeKey: false };
+      const res = await call(inst, a.client, 'PUT', `/api/v1/me/views/${ids.orders}/layout`, { layout: { widgets: [], grid } });
+      expect(res.status, res.text).toBe(200);
+      expect((await call(inst, a.client, 'GET', `/api/v1/pages/${ids.orders}`)).body.data.myLayout.layout.grid).toEqual(grid);
+      // Another user's layout of the same page is their own.
+      expect((await call(inst, b.client, 'GET', `/api/v1/pages/${ids.orders}`)).body.data.myLayout).toBeNull();
+      for (const [bad, path] of [
+        [{ ...grid, widths: { name: 5000 } }, 'body.layout.grid.widths.name'],
+        [{ ...grid, widths: { name: 12.5 } }, 'body.layout.grid.widths.name'],
+        [{ ...grid, order: 'name' }, 'body.layout.grid.order'],
+        [{ ...grid, hidden: [''] }, 'body.layout.grid.hidden.0'],
+        [{ ...grid, colour: 'red' }, 'body.layout.grid'],
+        [{ order: [], hidden: [], widths: {} }, 'body.layout.grid.freezeKey'],
+        [{ ...grid, order: Array.from({ length: 501 }, (_, i) => `c${i}`) }, 'body.layout.grid.order'],
+      ] as const) {
+        const refused = await call(inst, a.client, 'PUT', `/api/v1/me/views/${ids.orders}/layout`, { layout: { grid: bad } });
+        expect(refused.status, JSON.stringify(bad)).toBe(400);
+        expect(refused.body.error.code).toBe('VALIDATION_FAILED');
+        expect(refused.body.error.issues[0].path).toBe(path);
+      }
+      expect(JSON.parse((await stored(a.userId)).find((r) => r.page_id === ids.orders)!.layout).grid).toEqual(grid);
+    });
+
     it('refuse a body over 64 KiB with 413 PAYLOAD_TOO_LARGE', async () => {
       const fits = { layout: { blob: 'x'.repeat(64 * 1024 - 40) } };
       expect(JSON.stringify(fits).length).toBeLessThanOrEqual(64 * 1024);

@@ -73,7 +73,26 @@ export const notificationPrefsData = dataOf(z.strictObject({ prefs: z.array(noti
 /** The whole request body of a layout PUT, not just the layout, is held to this. */
 export const LAYOUT_BODY_LIMIT = 64 * 1024;
 export const pageIdParams = z.object({ pageId: z.string().min(1).max(64) });
-const layoutObject = z.record(z.string(), z.unknown()).meta({ description: "The dashboard's layout of the page, stored as given" });
+const columnName = z.string().min(1).max(128);
+/** At most this many columns named in each part of a grid's layout. */
+export const GRID_LAYOUT_COLUMNS = 500;
+/**
+ * A list page's grid as the person arranged it (decision ME9): the one part of a saved layout
+ * the server knows the shape of, held to it and to its bounds (widths 40–2000 px).
+ */
+export const gridLayoutSchema = z
+  .strictObject({
+    order: z.array(columnName).max(GRID_LAYOUT_COLUMNS),
+    hidden: z.array(columnName).max(GRID_LAYOUT_COLUMNS),
+    widths: z
+      .record(columnName, z.number().int().min(40).max(2000))
+      .refine((w) => Object.keys(w).length <= GRID_LAYOUT_COLUMNS, { message: `At most ${GRID_LAYOUT_COLUMNS} widths` }),
+    freezeKey: z.boolean(),
+  })
+  .meta({ id: 'GridColumnLayout', description: 'Column order, hidden columns, widths (px) and whether the key column stays in view' });
+const layoutObject = z
+  .looseObject({ grid: gridLayoutSchema.optional() })
+  .meta({ description: "The dashboard's layout of the page, stored as given; its `grid` (a list page's columns) is held to GridColumnLayout" });
 export const layoutBody = z.strictObject({ layout: layoutObject });
 export const layoutData = dataOf(z.strictObject({ pageId: z.string(), layout: layoutObject, updatedAt: z.number() }));
 /** GET: the saved layout, or nulls when none is saved. */

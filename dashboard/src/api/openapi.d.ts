@@ -3207,6 +3207,15 @@ export interface components {
             table?: string;
             columns?: string[];
         };
+        /** @description Column order, hidden columns, widths (px) and whether the key column stays in view */
+        GridColumnLayout: {
+            order: string[];
+            hidden: string[];
+            widths: {
+                [key: string]: number;
+            };
+            freezeKey: boolean;
+        };
         Import: {
             id: string;
             uploadId: string;
@@ -10764,8 +10773,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The dashboard's layout of the page, stored as given */
+                    /** @description The dashboard's layout of the page, stored as given; its `grid` (a list page's columns) is held to GridColumnLayout */
                     layout: {
+                        grid?: components["schemas"]["GridColumnLayout"];
+                    } & {
                         [key: string]: unknown;
                     };
                 };
@@ -10781,8 +10792,10 @@ export interface operations {
                     "application/json": {
                         data: {
                             pageId: string;
-                            /** @description The dashboard's layout of the page, stored as given */
+                            /** @description The dashboard's layout of the page, stored as given; its `grid` (a list page's columns) is held to GridColumnLayout */
                             layout: {
+                                grid?: components["schemas"]["GridColumnLayout"];
+                            } & {
                                 [key: string]: unknown;
                             };
                             updatedAt: number;

@@ -1,5 +1,17 @@
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type ReactNode } from 'react';
-import { Link, useSearch } from 'wouter';
+import {
+  memo,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  useSyncExternalStore,
+  type CSSProperties,
+  type FocusEvent,
+  type MouseEvent,
+  type ReactNode,
+} from 'react';
+import { Link, useLocation, useSearch } from 'wouter';
 import { t } from '../../i18n/t';
 import { ErrorPanel, Loading, useTitle } from '../../ui';
 import { usePermissions } from '../account/api';
@@ -21,6 +33,17 @@ import { DraftError, isNumeric, valueOf, ValueEditor, type Draft } from './edito
 import { FilterBar } from './FilterBar';
 import { isForbidden, useGridEditing, useGridWriteAccess, type Editing } from './grid-editing';
 import { useActiveCell, useGridKeyboard } from './grid-keyboard';
+import {
+  ColumnsMenu,
+  DEFAULT_LAYOUT,
+  orderedColumns,
+  ResizeHandle,
+  shownColumns,
+  useBrowserLayout,
+  widthIn,
+  type ColumnLayout,
+  type LayoutStore,
+} from './grid-columns';
 import { ROW_H, useGridPaging } from './grid-paging';
 import { useGridSelection } from './grid-selection';
 import { useGridToolbar } from './grid-toolbar';
@@ -32,15 +55,6 @@ import { AddIcon, DeleteIcon, EditIcon, ExportIcon, ImportIcon, ReportsIcon } fr
 
 /** The selection column's width, px (data.css places a frozen key column this far from the left). */
 const SELECT_W = 88;
-
-function widthOf(c: Column): number {
-  if (c.type === 'boolean') return 110;
-  if (isNumeric(c)) return 130;
-  if (c.type === 'date' || c.type === 'time') return 140;
-  if (c.type === 'datetime') return 220;
-  if (c.type === 'json' || c.type === 'text') return 260;
-  return 180;
-}
 
 /**
  * Where a grid is shown when it is not at its own address: a page (`/p/:slug`, the pages area)
@@ -57,6 +71,8 @@ export interface GridAt {
   header?: ReactNode;
   /** Where a row's Open link goes (the data area's row screen when absent). */
   rowHref?: (recordId: string) => string;
+  /** Where the person's column layout is kept (this browser when absent). */
+  layout?: LayoutStore;
 }
 
 /** The grid of a table: `/connections/:conn/tables/:table`, its view (sort, search, filters) in the URL. */
@@ -102,10 +118,27 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
   const { table, tables } = info;
   const toolbar = useGridToolbar(conn, table, base);
   const { view, query, panel } = toolbar;
-  const { store, columns, scroller, virtual, reload, applyResults } = useGridPaging(conn, table, view, query);
+  const paging = useGridPaging(conn, table, view, query);
+  const { store, scroller, virtual, reload, applyResults } = paging;
+  // The person's arrangement of the columns (a drag of a header edge shows as it goes, saved when it ends).
+  const inBrowser = useBrowserLayout(`${conn}:${table.ref}`);
+  const saved = at?.layout ?? inBrowser;
+  const [resizing, setResizing] = useState<ColumnLayout | null>(null);
+  const layout = resizing ?? saved.value ?? DEFAULT_LAYOUT;
+  const keyColumn = table.primaryKey?.columns.length === 1 ? table.primaryKey.columns[0] : undefined;
+  const ordered = useMemo(() => orderedColumns(paging.columns, layout, keyColumn), [paging.columns, layout, keyColumn]);
+  const columns = useMemo(() => shownColumns(ordered, layout), [ordered, layout]);
+  const resize = (c: Column, width: number, done: boolean) => {
+    const next = { ...layout, widths: { ...layout.widths, [c.name]: width } };
+    if (done) {
+      setResizing(null);
+      saved.save(next);
+    } else setResizing(next);
+  };
   const toasts = useToasts(applyResults);
   const { canWrite, forbid, writeFailed } = useGridWriteAccess(info.canWrite, toasts);
   const permissions = usePermissions();
+  const [, navigate] = useLocation();
   const cell = useActiveCell(scroller);
   const { active } = cell;
   /** Puts the focus back on the grid (its active cell, kept within the rows there are) after the control that had it went away. */
@@ -177,14 +210,30 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
   );
 
   const label = table.display.label || table.name;
-  const template = `${SELECT_W}px ${columns.map((c) => `${widthOf(c)}px`).join(' ')}`;
-  const width = SELECT_W + columns.reduce((n, c) => n + widthOf(c), 0);
+  const template = `${SELECT_W}px ${columns.map((c) => `${widthIn(layout, c)}px`).join(' ')}`;
+  const width = SELECT_W + columns.reduce((n, c) => n + widthIn(layout, c), 0);
   const items = virtual.rows;
   const headerId = (c: Column) => `data-col-${c.name}`;
   const count = store.ready ? (store.totalExact ? t('data.grid.count', { count: store.total }) : t('data.grid.countAbout', { count: store.total })) : '';
-  // The selection column is always frozen at the left; so is the key column when it comes first (data.css).
-  const frozenKey = columns.length > 1 && columns[0]!.name === table.primaryKey?.columns[0];
+  // The selection column is always frozen at the left; so is the key column when the layout keeps it first (data.css).
+  const frozenKey = layout.freezeKey && columns.length > 1 && columns[0]!.name === keyColumn;
   const rowHref = (id: string) => (at?.rowHref ? at.rowHref(id) : paths.row(conn, table.ref, id));
+  // The cells' handlers, delegated: a cell takes the tab stop when it (or, on the selection
+  // column, its box or link) gets the focus; a double click edits it; Open goes in-app.
+  const onGridFocus = (e: FocusEvent<HTMLDivElement>) => {
+    const at = cellOf(e.target);
+    if (at && (at.col === 0 || e.target === at.cell)) on.setActive({ row: at.row, col: at.col });
+  };
+  const onGridDoubleClick = (e: MouseEvent<HTMLDivElement>) => {
+    const at = cellOf(e.target);
+    if (at && at.col > 0 && !(e.target as Element).closest('.data-cell-editor')) on.startEdit(at.row, at.col);
+  };
+  const onGridClick = (e: MouseEvent<HTMLDivElement>) => {
+    const link = (e.target as Element).closest<HTMLAnchorElement>('a[data-open-row]');
+    if (!link || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    navigate(link.getAttribute('href')!);
+  };
   const goToRow = (index: number) => {
     virtual.scrollToIndex(index, 'start');
     cell.setActive((a) => ({ row: index, col: a.col }));
@@ -221,6 +270,7 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
             {t('data.grid.scheduleReport')}
           </Link>
         )}
+        <ColumnsMenu columns={ordered} layout={layout} keyColumn={keyColumn} onChange={saved.save} onReset={() => saved.save(null)} />
         {canWrite && (
           <button type="button" onClick={() => toolbar.togglePanel('create')} aria-expanded={panel === 'create'}>
             <AddIcon className="icon" aria-hidden="true" />
@@ -303,10 +353,14 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
           aria-colcount={colCount}
           aria-readonly={!canWrite || undefined}
           data-frozen-key={frozenKey || undefined}
+          style={{ '--data-cols': template } as CSSProperties}
           onKeyDown={onGridKey}
+          onFocus={onGridFocus}
+          onDoubleClick={onGridDoubleClick}
+          onClick={onGridClick}
         >
           <div role="rowgroup" className="data-head" style={{ width }}>
-            <div role="row" aria-rowindex={1} className="data-row" style={{ gridTemplateColumns: template }}>
+            <div role="row" aria-rowindex={1} className="data-row">
               <div role="columnheader" aria-colindex={1} className="data-cell data-select">
                 {canWrite && <input type="checkbox" aria-label={t('data.grid.selectAll')} checked={selection.allSelected} onChange={selection.selectAll} />}
               </div>
@@ -329,6 +383,7 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
                     <span aria-hidden="true">{toolbar.sortOf(c) === 'ascending' ? ' ▲' : toolbar.sortOf(c) === 'descending' ? ' ▼' : ''}</span>
                   </button>
                   <span className="data-type">{c.type}</span>
+                  <ResizeHandle column={c} width={widthIn(layout, c)} onResize={(w, done) => resize(c, w, done)} />
                 </div>
               ))}
             </div>
@@ -343,8 +398,6 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
                   <GridRow
                     key={item.index}
                     index={item.index}
-                    top={item.start}
-                    template={template}
                     columns={columns}
                     row={entry?.row}
                     id={id}
@@ -382,9 +435,6 @@ interface RowHandlers {
 
 interface GridRowProps {
   index: number;
-  /** Top inside the rows' layer, px. */
-  top: number;
-  template: string;
   columns: readonly Column[];
   /** Undefined while the row is not loaded (drawn empty, busy). */
   row: Row | undefined;
@@ -403,7 +453,12 @@ interface GridRowProps {
   on: RowHandlers;
 }
 
-/** One row of the grid; memoised, so scrolling draws only the rows that come into view. */
+/**
+ * One row of the grid; memoised, so scrolling draws only the rows that come into view. Its
+ * props do not change as the window moves (its place is the rows' layer's, its columns' widths
+ * the grid's CSS variable), and its cells carry no handlers of their own: the grid's delegated
+ * ones read `data-cell` (GridView, onGridFocus and onGridDoubleClick).
+ */
 const GridRow = memo(function GridRow(props: GridRowProps) {
   const { index, row, id, columns, editing, activeCol, on, conn, table } = props;
   return (
@@ -414,29 +469,22 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
       aria-busy={row ? undefined : true}
       className="data-row"
       data-record={id ?? undefined}
-      style={{
-        transform: `translateY(${props.top}px)`,
-        gridTemplateColumns: props.template,
-        height: ROW_H,
-        zIndex: editing ? 5 : undefined,
-      }}
+      style={editing ? EDITING_ROW : undefined}
     >
-      <div
-        role="gridcell"
-        aria-colindex={1}
-        className="data-cell data-select"
-        data-cell={`${index}:0`}
-        tabIndex={activeCol === 0 ? 0 : -1}
-        onFocus={() => on.setActive({ row: index, col: 0 })}
-      >
+      <div role="gridcell" aria-colindex={1} className="data-cell data-select" data-cell={`${index}:0`} tabIndex={activeCol === 0 ? 0 : -1}>
         {row && id !== null && (
           <>
             {props.canWrite && (
               <input type="checkbox" tabIndex={-1} aria-label={t('data.grid.selectRow', { id })} checked={props.selected} onChange={() => on.toggle(id, row)} />
             )}
-            <Link href={props.rowHref ? props.rowHref(id) : paths.row(conn, table.ref, id)} tabIndex={-1} aria-label={t('data.grid.openRow', { id })}>
+            <a
+              href={props.rowHref ? props.rowHref(id) : paths.row(conn, table.ref, id)}
+              data-open-row=""
+              tabIndex={-1}
+              aria-label={t('data.grid.openRow', { id })}
+            >
               {t('data.grid.open')}
-            </Link>
+            </a>
           </>
         )}
       </div>
@@ -454,10 +502,6 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
             aria-invalid={isEditing && editing.error ? true : undefined}
             aria-readonly={!on.editable(c) || undefined}
             className={`data-cell${isNumeric(c) ? ' data-num' : ''}${value === null ? ' data-null-value' : ''}${isEditing ? ' data-editing' : ''}`}
-            onFocus={(e) => {
-              if (e.target === e.currentTarget) on.setActive({ row: index, col: ci + 1 });
-            }}
-            onDoubleClick={() => on.startEdit(index, ci + 1)}
           >
             {row ? <DataValue conn={conn} table={table} tables={props.tables} column={c} value={value} inGrid /> : ''}
             {isEditing && (
@@ -479,6 +523,17 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
     </div>
   );
 });
+
+/** The row being edited is drawn over its neighbours (its editor opens over the rows below). */
+const EDITING_ROW = { zIndex: 5 } as const;
+
+/** The grid cell (row index, column index) an event happened in, from its `data-cell`. */
+function cellOf(target: EventTarget | null): { row: number; col: number; cell: HTMLElement } | null {
+  const cell = target instanceof Element ? target.closest<HTMLElement>('[data-cell]') : null;
+  const at = cell?.dataset.cell?.split(':');
+  if (!cell || !at || at.length !== 2) return null;
+  return { row: Number(at[0]), col: Number(at[1]), cell };
+}
 
 /** "Row 500,000 of about 1,000,000": the first row in view; re-renders alone as rows pass. */
 function Position({ subscribe, topRow, total, exact }: { subscribe: (l: () => void) => () => void; topRow: () => number; total: number; exact: boolean }) {

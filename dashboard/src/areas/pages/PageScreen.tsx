@@ -17,6 +17,7 @@ import {
   listConfigSearch,
   pagePaths,
   usePageDetail,
+  usePageGridLayout,
   usePagesNav,
   useTablePages,
   viewSearch,
@@ -83,6 +84,7 @@ function ListPage({ page, base, defaultView }: { page: Page; base: string; defau
   const tablePages = useTablePages(page.kind === 'list' && page.config.detailPage ? page.connectionId : null, page.table);
   const detail = findRef(tablePages.data, page.config.detailPage);
   const rowBase = detail?.kind === 'detail' ? pagePaths.open(detail.slug) : base;
+  const layout = usePageGridLayout(page.id);
   if (pending) return <Loading />;
   return (
     <GridScreen
@@ -92,6 +94,7 @@ function ListPage({ page, base, defaultView }: { page: Page; base: string; defau
         base,
         title: page.title,
         rowHref: (id) => `${rowBase}/${encodeURIComponent(id)}`,
+        layout,
         header: (
           <>
             {page.kind === 'detail' && <p className="hint">{t('pages.detail.choose')}</p>}

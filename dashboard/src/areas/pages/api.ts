@@ -1,7 +1,9 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
 import { api, ok, type RequestBody, type Schemas } from '../../api/client';
 import { bootstrapKey, useBootstrapPart, type Nav } from '../../api/bootstrap';
 import { parseView, viewQuery, type View } from '../data/view';
+import { layoutOf, type ColumnLayout, type LayoutStore } from '../data/grid-columns';
 
 export type Page = Schemas['Page'];
 export type PageKind = Page['kind'];
@@ -297,4 +299,38 @@ export function listConfigSearch(config: Record<string, unknown>): string {
 /** PUT /pages/nav-order: the whole navigation (pages.admin); answers it as GET /bootstrap will show it. */
 export async function saveNavOrder(body: RequestBody<'/pages/nav-order', 'put'>) {
   return (await ok(api.PUT('/pages/nav-order', { body }))).data.nav;
+}
+
+/**
+ * The caller's column layout of a list page's grid: the `grid` part of their own layout of the
+ * page (read from GET /pages/{pageId}'s `myLayout`, ME7; written with PUT /me/views/{pageId}/layout,
+ * the other parts kept; decision ME9). Shown at once; the writes go one after the other.
+ */
+export function usePageGridLayout(pageId: string): LayoutStore {
+  const qc = useQueryClient();
+  const answer = useQuery(pageQuery(pageId));
+  const mine = (answer.data?.myLayout?.layout ?? null) as Record<string, unknown> | null;
+  const write = useMutation({
+    scope: { id: `my-layout-${pageId}` },
+    mutationFn: async (layout: Record<string, unknown> | null) => {
+      if (layout) await ok(api.PUT('/me/views/{pageId}/layout', { params: { path: { pageId } }, body: { layout } }));
+      else await ok(api.DELETE('/me/views/{pageId}/layout', { params: { path: { pageId } } }));
+    },
+  });
+  // The same object while the answer is the same: the grid's rows are memoised on the columns it makes.
+  const stored = useMemo(() => layoutOf(mine?.grid), [mine]);
+  // Once the person changes it here, this screen shows their latest change: an answer read again
+  // meanwhile (the page's refresh) may predate the writes still on their way.
+  const [local, setLocal] = useState<{ grid: ColumnLayout | null } | null>(null);
+  return {
+    value: local ? local.grid : stored,
+    save: (grid: ColumnLayout | null) => {
+      setLocal({ grid });
+      const rest = Object.fromEntries(Object.entries(mine ?? {}).filter(([k]) => k !== 'grid'));
+      const next = grid ? { ...rest, grid } : rest;
+      const empty = Object.keys(next).length === 0;
+      patchPageAnswer(qc, pageId, { myLayout: empty ? null : { layout: next, updatedAt: Date.now() } });
+      write.mutate(empty ? null : next);
+    },
+  };
 }
