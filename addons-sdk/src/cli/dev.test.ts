@@ -268,7 +268,9 @@ describe('svc-addon dev', () => {
         refused: "outbound fetch to localhost refused: host not in the add-on's allow-list (outbound in addon.json)",
       });
       await expect.poll(() => lines.join('\n')).toContain('outbound fetch to 127.0.0.1 refused: private address');
+      // The dev entry stops on SIGTERM as the server does.
       await session.stop();
+      expect(await session.exited).toBe(0);
       session = null;
     } finally {
       mock.close();
