@@ -146,6 +146,7 @@ function violations(edges: Edge[]): Record<string, string[]> {
     dashboardOutside: [],
     pluginToPluginInside: [],
     pluginToKernelInside: [],
+    serverToScripts: [],
     cycles: [],
   };
   for (const e of edges) {
@@ -161,6 +162,7 @@ function violations(edges: Edge[]): Record<string, string[]> {
     if (fromPlugin !== null && under(e.to, 'plugins') && pluginOf(e.to!) !== fromPlugin && !e.to!.endsWith('/provides.ts'))
       v.pluginToPluginInside!.push(show(e));
     if (fromPlugin !== null && under(e.to, 'kernel') && e.to !== KERNEL_FACE) v.pluginToKernelInside!.push(show(e));
+    if ((fromKernel || fromEngine || under(e.from, 'plugins')) && under(e.to, 'scripts')) v.serverToScripts!.push(show(e));
   }
   v.cycles = runtimeCycles(edges).map((c) => c.join(' → '));
   return v;
@@ -290,6 +292,10 @@ describe('import boundaries (docs/architecture.md)', () => {
 
   it('a plugin imports the kernel only through kernel/api.ts', () => {
     expect(v.pluginToKernelInside).toEqual([]);
+  });
+
+  it('the server imports nothing from scripts/ (the dev entry, scripts/dev-instance.ts, stays out of the server build: AO40)', () => {
+    expect(v.serverToScripts).toEqual([]);
   });
 
   it('a plugin reaches another plugin through its reference, not by name', () => {

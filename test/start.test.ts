@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +53,16 @@ describe('the start command (what `npm start` runs)', () => {
     expect(existsSync(join(root, entry))).toBe(true);
     const map = JSON.parse(readFileSync(join(root, `${entry}.map`), 'utf8')) as { sources: string[] };
     expect(map.sources.some((s) => s.endsWith('kernel/main.ts'))).toBe(true);
+  });
+
+  it("contains no module of the dev entry: the add-ons' dev allow-list cannot be turned on (AO40)", () => {
+    const build = join(root, 'build', 'server');
+    const sources = readdirSync(build, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.js.map'))
+      .flatMap((f) => (JSON.parse(readFileSync(join(build, f), 'utf8')) as { sources: string[] }).sources);
+    expect(sources.some((s) => s.endsWith('kernel/serve.ts'))).toBe(true);
+    expect(sources.filter((s) => /(^|\/)scripts\/|dev-outbound\.ts$/.test(s))).toEqual([]);
   });
 
   it('serves the dashboard and a healthy API on an embedded SQLite store, and stops cleanly on SIGTERM', async () => {

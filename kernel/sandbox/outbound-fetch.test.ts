@@ -133,6 +133,51 @@ describe('outboundFetch', () => {
   });
 });
 
+describe('outboundFetch with dev origins (svc-addon dev --allow-outbound, AO40)', () => {
+  /** A dev instance's options: nothing listed in outbound, no test switch, one origin allowed. */
+  const dev = (origins: string[], over: Partial<OutboundOptions> = {}): OutboundOptions => ({
+    allowedHosts: [],
+    networkFeatures: true,
+    devOrigins: origins,
+    ...over,
+  });
+
+  it('reaches an allowed origin, an IP literal on loopback or a name that resolves there, with no outbound entry', async () => {
+    const literal = await outboundFetch(`http://127.0.0.1:${port}/mock?x=1`, { method: 'POST', body: 'hi' }, dev([`http://127.0.0.1:${port}`]));
+    expect(literal.status).toBe(200);
+    expect(JSON.parse(literal.body)).toMatchObject({ method: 'POST', url: '/mock?x=1', host: `127.0.0.1:${port}`, body: 'hi' });
+    const named = await outboundFetch(
+      `http://mock.test:${port}/named`,
+      undefined,
+      dev([`http://mock.test:${port}`], { resolve: async () => [{ address: '127.0.0.1', family: 4 }] }),
+    );
+    expect(JSON.parse(named.body)).toMatchObject({ url: '/named', host: `mock.test:${port}` });
+  });
+
+  it('refuses the same host on another port or scheme, and any loopback not listed, naming host and reason', async () => {
+    const origins = [`http://127.0.0.1:${port}`];
+    const other = await refused(outboundFetch(`http://127.0.0.1:${port + 1}/`, undefined, dev(origins)));
+    expect(other.message).toBe('outbound fetch to 127.0.0.1 refused: private address');
+    expect(other.params).toEqual({ reason: 'ip_literal', host: '127.0.0.1' });
+    expect((await refusal(outboundFetch(`https://127.0.0.1:${port}/`, undefined, dev(origins)))).params?.reason).toBe('ip_literal');
+    expect((await refusal(outboundFetch(`http://127.0.0.2:${port}/`, undefined, dev(origins)))).params?.reason).toBe('ip_literal');
+    expect((await refusal(outboundFetch(`http://[::1]:${port}/`, undefined, dev(origins)))).params?.reason).toBe('ip_literal');
+    // A name that resolves to loopback: not listed, then listed but private.
+    const resolve = async () => [{ address: '127.0.0.1', family: 4 }];
+    expect((await refused(outboundFetch(`http://localhost:${port}/`, undefined, dev(origins, { resolve })))).message).toBe(
+      "outbound fetch to localhost refused: host not in the add-on's allow-list (outbound in addon.json)",
+    );
+    expect(
+      (await refusal(outboundFetch(`http://mock.test:${port + 1}/`, undefined, dev([`http://mock.test:${port}`], { allowedHosts: ['mock.test'], resolve }))))
+        .params,
+    ).toEqual({ reason: 'private_address', host: 'mock.test', address: '127.0.0.1' });
+    // Network features off: nothing, an allowed origin included.
+    expect((await refused(outboundFetch(`http://127.0.0.1:${port}/`, undefined, dev(origins, { networkFeatures: false })))).code).toBe(
+      'NETWORK_FEATURES_DISABLED',
+    );
+  });
+});
+
 describe('address and host checks', () => {
   it('tells public addresses from the rest', () => {
     for (const a of ['8.8.8.8', '93.184.216.34', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect({ a, ok: isPublicAddress(a) }).toEqual({ a, ok: true });

@@ -5,6 +5,8 @@
  * the connection goes to the checked address (pinned through the request's `lookup`), so a DNS
  * answer that changes between the check and the connect (rebinding) cannot move it. IP literals
  * are refused outright. Redirects are not followed (the add-on sees the 3xx and its Location).
+ * A dev instance (`svc-addon dev --allow-outbound`, decisions AO40) may name exact origins that
+ * pass none of those checks but the scheme's: a local mock server.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
@@ -23,6 +25,13 @@ export interface OutboundOptions {
   networkFeatures: boolean;
   /** Tests only: let names that resolve to a loopback address through (other private ranges stay refused). */
   allowLoopbackForTests?: boolean;
+  /**
+   * Dev instances only (scripts/dev-instance.ts; the server's add-ons plugin never sets it):
+   * exact origins (`http://127.0.0.1:4010`, as URL#origin writes them) reached whatever the
+   * outbound list says and whatever address they are at, IP literals included. Another port
+   * or scheme of the same host keeps the full policy.
+   */
+  devOrigins?: readonly string[];
   /** Response body cap, default 5 MiB. */
   maxBodyBytes?: number;
   /** Whole request, default 10 s. */
@@ -202,9 +211,11 @@ export async function outboundRequest(
     throw refused(target.host || target.protocol, 'scheme', { scheme: target.protocol.replace(/:$/, '') });
   if (target.username || target.password) throw refused(target.hostname, 'credentials_in_url', { host: target.hostname });
   const host = target.hostname.replace(/^\[|\]$/g, '');
+  const devOrigin = opts.devOrigins?.includes(target.origin) === true;
   // An IP literal is refused outright; the message says so of a private one too, the reason a name resolving to it is refused for.
-  if (isIP(host) !== 0) throw refused(host, 'ip_literal', { host }, isPublicAddress(host) ? REFUSED_BECAUSE['ip_literal'] : REFUSED_BECAUSE['private_address']);
-  if (!hostAllowed(host, opts.allowedHosts)) throw refused(host, 'host_not_listed', { host });
+  if (isIP(host) !== 0 && !devOrigin)
+    throw refused(host, 'ip_literal', { host }, isPublicAddress(host) ? REFUSED_BECAUSE['ip_literal'] : REFUSED_BECAUSE['private_address']);
+  if (!devOrigin && !hostAllowed(host, opts.allowedHosts)) throw refused(host, 'host_not_listed', { host });
 
   const method = (init?.method ?? 'GET').toUpperCase();
   if (!METHODS.has(method)) throw refused(host, 'method', { host, method });
@@ -221,14 +232,15 @@ export async function outboundRequest(
   const deadline = AbortSignal.timeout(timeoutMs);
   let addresses: LookupAddress[];
   try {
-    addresses = await (opts.resolve ?? defaultResolve)(host);
+    // Only a dev origin gets here with an IP literal: it is its own address.
+    addresses = isIP(host) !== 0 ? [{ address: host, family: isIP(host) }] : await (opts.resolve ?? defaultResolve)(host);
   } catch {
     throw failed(host, 'dns', { host });
   }
   if (addresses.length === 0) throw failed(host, 'dns', { host });
   // The address a name resolved to stays out of the message (the add-on learns no internal address), and goes into the log with params.
   for (const a of addresses)
-    if (!isPublicAddress(a.address, opts.allowLoopbackForTests === true)) throw refused(host, 'private_address', { host, address: a.address });
+    if (!devOrigin && !isPublicAddress(a.address, opts.allowLoopbackForTests === true)) throw refused(host, 'private_address', { host, address: a.address });
   const pinned = addresses[0]!;
   // The connection goes to the address just checked, whatever the resolver would say now.
   const lookup: LookupFunction = (_hostname, options, callback) => {
@@ -243,7 +255,15 @@ export async function outboundRequest(
     try {
       req = client.request(
         target,
-        { method, headers, lookup, agent: false, signal: deadline, servername: target.protocol === 'https:' ? host : undefined, maxHeaderSize: 64 * 1024 },
+        {
+          method,
+          headers,
+          lookup,
+          agent: false,
+          signal: deadline,
+          servername: target.protocol === 'https:' && isIP(host) === 0 ? host : undefined,
+          maxHeaderSize: 64 * 1024,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           let size = 0;

@@ -186,9 +186,27 @@ describe('svc-addon', () => {
     expect((await cli(['check', '--nope'])).code).toBe(2);
     expect(await cli(['dev', '--port', 'x'])).toMatchObject({ code: 2, err: expect.stringMatching(/--port must be a whole number/) });
     expect(await cli(['check', '--port', '3100'])).toMatchObject({ code: 2, err: expect.stringMatching(/are for dev/) });
+    expect(await cli(['pack', '--allow-outbound', 'http://127.0.0.1:4010'])).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/--allow-outbound are for dev/),
+    });
+    for (const [origin, why] of [
+      ['127.0.0.1:4010', /not a URL|only http and https/],
+      ['ftp://127.0.0.1:21', /only http and https origins/],
+      ['http://user:pw@127.0.0.1:4010', /no user or password/],
+      ['http://127.0.0.1:4010/api', /an origin only \(scheme, host, port\), without a path; http:\/\/127\.0\.0\.1:4010 allows every path/],
+      ['http://127.0.0.1:4010?x=1', /an origin only/],
+    ] as const)
+      expect(await cli(['dev', 'full', '--allow-outbound', 'http://127.0.0.1:4010', '--allow-outbound', origin])).toMatchObject({
+        code: 2,
+        err: expect.stringMatching(why),
+      });
     expect(await cli(['dev', 'full'])).toMatchObject({ code: 1, err: expect.stringMatching(/^svc-addon dev: .*full has no addon\.json/) });
     expect(await cli(['--help'])).toMatchObject({ code: 0, out: expect.stringContaining('svc-addon pack [dir] [--out <file>]') });
-    expect(await cli(['--help'])).toMatchObject({ code: 0, out: expect.stringContaining('svc-addon dev [dir] [--port <n>] [--instance <folder>]') });
+    expect(await cli(['--help'])).toMatchObject({
+      code: 0,
+      out: expect.stringContaining('svc-addon dev [dir] [--port <n>] [--instance <folder>] [--allow-outbound <origin>]...'),
+    });
   });
 
   it('the sandbox SDK is the same defineAddon', () => {

@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -186,5 +187,93 @@ describe('svc-addon dev', () => {
     await again.stop();
     expect(alive(again.pid)).toBe(false);
     session = null;
+  }, 120_000);
+
+  it("--allow-outbound needs the instance's sources: a build-only folder is refused before anything starts", async () => {
+    const dir = join(root, 'build-only-addon');
+    await initAddon(dir);
+    const built = join(root, 'build-only-instance');
+    mkdirSync(join(built, 'build', 'server'), { recursive: true });
+    writeFileSync(join(built, 'package.json'), '{"name":"svc-admin"}');
+    writeFileSync(join(built, 'build', 'server', 'main.js'), 'process.exit(3);');
+    const started = startDev({ dir, port: 0, instance: built, env: {}, allowOutbound: ['http://127.0.0.1:4010'], out: () => undefined, err: () => undefined });
+    await expect(started).rejects.toBeInstanceOf(DevError);
+    await expect(started).rejects.toThrow(/--allow-outbound needs svc-admin's sources \(scripts\/dev-instance\.ts\); .* has only its production build/);
+    await expect(
+      startDev({ dir, port: 0, instance: repo, env: {}, allowOutbound: ['http://127.0.0.1:4010/api'], out: () => undefined, err: () => undefined }),
+    ).rejects.toThrow('--allow-outbound http://127.0.0.1:4010/api: an origin only');
+    expect(existsSync(join(dir, '.svc-dev', 'instance.log'))).toBe(false);
+  });
+
+  it('--allow-outbound lets ctx.fetch reach a loopback mock server at that origin, and only there', async () => {
+    const mock = createHttpServer((req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ mock: true, path: req.url })));
+    await new Promise<void>((ok) => mock.listen(0, '127.0.0.1', ok));
+    const mockPort = (mock.address() as AddressInfo).port;
+    const dir = join(root, 'mock-fetch');
+    await initAddon(dir);
+    const manifestFile = join(dir, 'addon.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { capabilities: string[]; actions: string[]; outbound?: string[] };
+    manifest.capabilities.push('fetch');
+    manifest.actions.push('callMock');
+    manifest.outbound = ['api.example.com'];
+    writeFileSync(manifestFile, JSON.stringify(manifest, null, 2));
+    const serverFile = join(dir, 'server.ts');
+    writeFileSync(
+      serverFile,
+      readFileSync(serverFile, 'utf8').replace(
+        '  actions: {\n',
+        `  actions: {
+    callMock: async (ctx: AddonContext, input: Json) => {
+      try {
+        const res = await ctx.fetch(String(input));
+        return { status: res.status, body: JSON.parse(res.body) as Json };
+      } catch (e) {
+        return { refused: (e as Error).message };
+      }
+    },
+`,
+      ),
+    );
+    const lines: string[] = [];
+    try {
+      session = await startDev({
+        dir,
+        port: 0,
+        instance: repo,
+        env: {},
+        watch: false,
+        allowOutbound: [`http://127.0.0.1:${mockPort}`],
+        out: (l) => lines.push(l),
+        err: (l) => lines.push(l),
+      });
+      expect(session.first.ok, JSON.stringify(session.first)).toBe(true);
+      expect(lines).toContain(`  outbound   http://127.0.0.1:${mockPort}  (dev only: ctx.fetch reaches it whatever outbound in addon.json says)`);
+      // The instance's own word that it runs the dev entry with this allow-list.
+      await expect.poll(() => lines.join('\n')).toContain(`dev instance: add-ons' ctx.fetch reaches http://127.0.0.1:${mockPort} past`);
+      const call = async (url: string) => {
+        const res = await fetch(`${session!.url}/api/v1/public/apps/mock-fetch/actions/callMock`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${session!.current!.appKey!}`, origin: session!.url, 'content-type': 'application/json' },
+          body: JSON.stringify({ input: url }),
+        });
+        return { status: res.status, body: (await res.json()) as { data?: { result?: unknown } } };
+      };
+      expect(await call(`http://127.0.0.1:${mockPort}/rates?day=1`)).toEqual({
+        status: 200,
+        body: { data: { result: { status: 200, body: { mock: true, path: '/rates?day=1' } } } },
+      });
+      // Another port of the same host, and loopback by name: the full policy, with host and reason.
+      expect((await call(`http://127.0.0.1:${mockPort + 1}/`)).body.data?.result).toEqual({ refused: 'outbound fetch to 127.0.0.1 refused: private address' });
+      expect((await call(`http://localhost:${mockPort}/`)).body.data?.result).toEqual({
+        refused: "outbound fetch to localhost refused: host not in the add-on's allow-list (outbound in addon.json)",
+      });
+      await expect.poll(() => lines.join('\n')).toContain('outbound fetch to 127.0.0.1 refused: private address');
+      // The dev entry stops on SIGTERM as the server does.
+      await session.stop();
+      expect(await session.exited).toBe(0);
+      session = null;
+    } finally {
+      mock.close();
+    }
   }, 120_000);
 });

@@ -14,6 +14,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import { PackageError } from '../package/errors.js';
 import { CheckFailed, formatProblem } from './check.js';
 import { formatLogEntry, type LogEntry } from './dev-log.js';
+import { DevOriginInvalid, parseDevOrigin } from './dev-outbound.js';
 import { packAddon } from './pack.js';
 
 export const DEV_FOLDER = '.svc-dev';
@@ -34,6 +35,12 @@ export interface DevOptions {
   watch?: boolean;
   /** Quiet time after the last change before reinstalling (default 300 ms). */
   debounceMs?: number;
+  /**
+   * Origins (`http://127.0.0.1:4010`: scheme, host, port) the add-on's `ctx.fetch` may reach
+   * past its outbound list and the private-address checks: local mock servers. Needs the
+   * instance's sources (its dev entry, scripts/dev-instance.ts); a production build has no such switch.
+   */
+  allowOutbound?: readonly string[];
   /** How long the instance may take to answer /api/v1/healthz (default 90 s). */
   startTimeoutMs?: number;
   out?: (line: string) => void;
@@ -123,8 +130,21 @@ export async function findInstance(addonDir: string, instance?: string, env: Nod
   return found;
 }
 
-/** How to start the instance from its folder: from sources when it has them, else its build. */
-function entryOf(instanceDir: string): string[] {
+/** The dev entry of an svc-admin folder with sources: the server with the add-ons plugin's dev options. */
+const DEV_ENTRY = join('scripts', 'dev-instance.ts');
+
+/**
+ * How to start the instance from its folder: from sources when it has them, else its build.
+ * With origins to allow, only from sources, through the dev entry.
+ */
+function entryOf(instanceDir: string, allowOutbound: readonly string[]): string[] {
+  if (allowOutbound.length) {
+    if (!existsSync(join(instanceDir, DEV_ENTRY)))
+      throw new DevError(
+        `--allow-outbound needs svc-admin's sources (${DEV_ENTRY}); ${instanceDir} has ${existsSync(join(instanceDir, 'kernel', 'main.ts')) ? 'sources without a dev entry (an older svc-admin)' : 'only its production build'}, which never lets an add-on reach loopback or private addresses. Point --instance (or SVC_ADMIN_DIR) at a clone of svc-admin.`,
+      );
+    return ['--no-node-snapshot', '--import', 'tsx', DEV_ENTRY, ...allowOutbound.flatMap((origin) => ['--allow-outbound', origin])];
+  }
   if (existsSync(join(instanceDir, 'kernel', 'main.ts'))) return ['--no-node-snapshot', '--import', 'tsx', 'kernel/main.ts'];
   if (existsSync(join(instanceDir, 'build', 'server', 'main.js'))) return ['--no-node-snapshot', 'build/server/main.js'];
   throw new DevError(`${instanceDir} has neither kernel/main.ts nor build/server/main.js.`);
@@ -218,6 +238,15 @@ export async function startDev(options: DevOptions): Promise<DevSession> {
   const dir = resolve(options.dir);
   if (!existsSync(join(dir, 'addon.json'))) throw new DevError(`${dir} has no addon.json (run svc-addon init first).`);
   const instanceDir = await findInstance(dir, options.instance, env);
+  let allowOutbound: string[];
+  try {
+    allowOutbound = [...new Set((options.allowOutbound ?? []).map(parseDevOrigin))];
+  } catch (error) {
+    if (error instanceof DevOriginInvalid) throw new DevError(error.message);
+    throw error;
+  }
+  // Before anything is started or written.
+  const entry = entryOf(instanceDir, allowOutbound);
   const devDir = join(dir, DEV_FOLDER);
   const dataDir = join(devDir, 'data');
   await mkdir(dataDir, { recursive: true });
@@ -240,7 +269,7 @@ export async function startDev(options: DevOptions): Promise<DevSession> {
 
   const logFile = join(devDir, 'instance.log');
   const log: WriteStream = createWriteStream(logFile, { flags: 'a' });
-  const child: ChildProcess = spawn(process.execPath, entryOf(instanceDir), { cwd: instanceDir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, entry, { cwd: instanceDir, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let addonKey: string | null = null;
   const exited = new Promise<number | null>((ok) => {
     child.once('exit', (code) => ok(code));
@@ -293,6 +322,7 @@ export async function startDev(options: DevOptions): Promise<DevSession> {
     out(`svc-addon dev: ${url}  (instance log: ${join(DEV_FOLDER, 'instance.log')})`);
     out(`  sign in    ${credentials.email} / ${credentials.password}  (in ${join(DEV_FOLDER, 'credentials.json')})`);
     out(`  data       ${join(DEV_FOLDER, 'dev.sqlite')}: disposable, each reinstall drops the add-on's tables and their rows`);
+    for (const origin of allowOutbound) out(`  outbound   ${origin}  (dev only: ctx.fetch reaches it whatever outbound in addon.json says)`);
     const first = await installer.run();
 
     let watcher: FSWatcher | null = null;

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { PackageError } from '../package/errors.js';
 import { checkAddon, CheckFailed, formatProblem } from './check.js';
 import { DEFAULT_DEV_PORT, DevError, startDev } from './dev.js';
+import { DevOriginInvalid, parseDevOrigin } from './dev-outbound.js';
 import { initAddon, InitRefused } from './init.js';
 import { packAddon } from './pack.js';
 
@@ -24,13 +25,17 @@ Usage:
   svc-addon init [dir] [--key <key>]   write a working add-on into a new or empty folder
   svc-addon check [dir]                check the manifest, the package rules, hooks, actions and surfaces
   svc-addon pack [dir] [--out <file>]  check, bundle server.ts and write <key>-<version>.tgz
-  svc-addon dev [dir] [--port <n>] [--instance <folder>]
+  svc-addon dev [dir] [--port <n>] [--instance <folder>] [--allow-outbound <origin>]...
                                        run a local svc-admin with the add-on installed on a SQLite
                                        connection, and reinstall it on every change (Ctrl-C stops).
                                        Its data lives in <dir>/.svc-dev/ and is disposable.
                                        --port: default ${DEFAULT_DEV_PORT}, 0 picks a free one.
                                        --instance: the svc-admin folder (default: SVC_ADMIN_DIR,
                                        else found by walking up from dir and from this SDK)
+                                       --allow-outbound: an origin (http://127.0.0.1:4010) the
+                                       add-on's ctx.fetch may reach although it is local or not in
+                                       outbound (a mock server); repeatable; dev only, needs the
+                                       instance's sources
   svc-addon --help
 
 dir defaults to the current folder. Exit codes: 0 done, 1 the add-on has problems, 2 usage.`;
@@ -59,7 +64,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
     io.err(`svc-addon ${command}: unexpected argument ${rest[0]}`);
     return 2;
   }
-  if (command !== 'dev' && (values.port !== undefined || values.instance !== undefined)) return usage(io, '--port and --instance are for dev');
+  if (command !== 'dev' && (values.port !== undefined || values.instance !== undefined || values['allow-outbound'] !== undefined))
+    return usage(io, '--port, --instance and --allow-outbound are for dev');
   const dir = resolve(io.cwd, dirArg ?? '.');
   const shown = (path: string): string => relative(io.cwd, path) || '.';
   try {
@@ -88,13 +94,22 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
         return 0;
       }
       case 'dev': {
-        if (values.key !== undefined || values.out !== undefined) return usage(io, 'dev takes a folder, --port and --instance');
+        if (values.key !== undefined || values.out !== undefined) return usage(io, 'dev takes a folder, --port, --instance and --allow-outbound');
         let port: number | undefined;
         if (values.port !== undefined) {
           if (!/^\d+$/.test(values.port) || Number(values.port) > 65535) return usage(io, '--port must be a whole number from 0 to 65535');
           port = Number(values.port);
         }
-        return await runDev(io, dir, port, values.instance === undefined ? undefined : resolve(io.cwd, values.instance));
+        const allowOutbound: string[] = [];
+        for (const value of values['allow-outbound'] ?? []) {
+          try {
+            allowOutbound.push(parseDevOrigin(value));
+          } catch (error) {
+            if (error instanceof DevOriginInvalid) return usage(io, error.message);
+            throw error;
+          }
+        }
+        return await runDev(io, dir, port, values.instance === undefined ? undefined : resolve(io.cwd, values.instance), allowOutbound);
       }
       default:
         return usage(io, `unknown command ${command}`);
@@ -130,14 +145,22 @@ function parse(argv: string[]) {
       out: { type: 'string', short: 'o' },
       port: { type: 'string', short: 'p' },
       instance: { type: 'string' },
+      'allow-outbound': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
 }
 
 /** Runs dev until SIGINT or SIGTERM (or the instance stops by itself); 0 when stopped by a signal. */
-async function runDev(io: CliIo, dir: string, port: number | undefined, instance: string | undefined): Promise<number> {
-  const session = await startDev({ dir, ...(port === undefined ? {} : { port }), ...(instance === undefined ? {} : { instance }), out: io.out, err: io.err });
+async function runDev(io: CliIo, dir: string, port: number | undefined, instance: string | undefined, allowOutbound: string[]): Promise<number> {
+  const session = await startDev({
+    dir,
+    ...(port === undefined ? {} : { port }),
+    ...(instance === undefined ? {} : { instance }),
+    allowOutbound,
+    out: io.out,
+    err: io.err,
+  });
   return new Promise<number>((done) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals) => {

@@ -386,6 +386,7 @@ export class AddonRuntime implements RowWriteHookProvider {
             // Never past its call's end: the add-on is answered then, and the request would hold its slot for nothing.
             timeoutMs: Math.max(1, Math.min(FETCH_TIMEOUT_MS, deadline - Date.now())),
             ...(this.options.allowLoopback?.('fetch') ? { allowLoopbackForTests: true } : {}),
+            ...(this.options.devOutboundOrigins?.length ? { devOrigins: this.options.devOutboundOrigins } : {}),
           })) as unknown as Json;
         } catch (err) {
           // The add-on reads which host and why in the error's message; the operator in the log.
