@@ -55,7 +55,6 @@ export {
   EMPTY_PREFS,
   PREF_KEYS,
   prefFields,
-  prefsBodySchema,
   prefsSchema,
   resolvePrefs,
   resolvedPrefsSchema,

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { timeZoneField } from '../../addons-sdk/src/manifest/endpoint.js';
 
 /** The seed's Preferences fields (D10). Shared by the user's prefs and the global defaults. */
 export const prefFields = {
@@ -13,20 +12,12 @@ export const prefFields = {
     .regex(/^[a-z]{2,3}(_[A-Za-z0-9]{2,8}){0,2}$/)
     .nullable(),
   dir: z.enum(['ltr', 'rtl']).nullable(),
-  /** An IANA zone the server knows (Europe/Paris), checked as reports' and add-ons' zones are; null: the device's own zone (ME8). */
-  timeZone: timeZoneField.nullable(),
 };
 
 export const prefsSchema = z.strictObject(prefFields).meta({ id: 'Prefs' });
 export type Prefs = z.infer<typeof prefsSchema>;
 export type PrefKey = keyof Prefs;
 export const PREF_KEYS = Object.keys(prefFields) as PrefKey[];
-
-/**
- * A whole set of preferences sent as a request body (PUT /settings/defaults): `timeZone` came
- * after the seed's five fields, so a client that sends only those keeps working (v1 is additive).
- */
-export const prefsBodySchema = prefsSchema.extend({ timeZone: prefFields.timeZone.optional() }).meta({ id: 'PrefsBody' });
 
 const sourceEnum = z.enum(['system', 'global', 'user']);
 export const resolvedPrefsSchema = z
@@ -36,14 +27,12 @@ export const resolvedPrefsSchema = z
     density: prefFields.density.unwrap(),
     locale: z.string(),
     dir: z.enum(['ltr', 'rtl']),
-    /** Null: no one chose a zone, and each device shows its own (only the device knows it). */
-    timeZone: z.string().nullable(),
-    source: z.strictObject({ theme: sourceEnum, accent: sourceEnum, density: sourceEnum, locale: sourceEnum, dir: sourceEnum, timeZone: sourceEnum }),
+    source: z.strictObject({ theme: sourceEnum, accent: sourceEnum, density: sourceEnum, locale: sourceEnum, dir: sourceEnum }),
   })
   .meta({ id: 'ResolvedPrefs' });
 export type ResolvedPrefs = z.infer<typeof resolvedPrefsSchema>;
 
-export const EMPTY_PREFS: Prefs = { theme: null, accent: null, density: null, locale: null, dir: null, timeZone: null };
+export const EMPTY_PREFS: Prefs = { theme: null, accent: null, density: null, locale: null, dir: null };
 
 const RTL_LANGUAGES = new Set(['ar', 'he', 'fa', 'ur']);
 
@@ -56,7 +45,7 @@ export function dirOfLocale(locale: string): 'ltr' | 'rtl' {
  * the system default of `dir` follows the resolved locale.
  */
 export function resolvePrefs(user: Prefs, global: Prefs): ResolvedPrefs {
-  const pick = <K extends PrefKey, S extends Prefs[K]>(key: K, system: S) =>
+  const pick = <K extends PrefKey>(key: K, system: NonNullable<Prefs[K]>) =>
     user[key] !== null
       ? { value: user[key]!, source: 'user' as const }
       : global[key] !== null
@@ -67,14 +56,12 @@ export function resolvePrefs(user: Prefs, global: Prefs): ResolvedPrefs {
   const density = pick('density', 'comfortable');
   const locale = pick('locale', 'en');
   const dir = pick('dir', dirOfLocale(locale.value));
-  const timeZone = pick('timeZone', null);
   return {
     theme: theme.value,
     accent: accent.value,
     density: density.value,
     locale: locale.value,
     dir: dir.value,
-    timeZone: timeZone.value,
-    source: { theme: theme.source, accent: accent.source, density: density.source, locale: locale.source, dir: dir.source, timeZone: timeZone.source },
+    source: { theme: theme.source, accent: accent.source, density: density.source, locale: locale.source, dir: dir.source },
   };
 }

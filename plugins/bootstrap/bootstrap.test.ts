@@ -54,7 +54,18 @@ function bootstrapFlows(meta: MetaChoice) {
     expect(s.permissions).toEqual([...catalog].sort());
     expect(s.grants).toEqual([]);
     expect(s.twoFactorSetupRequired).toBe(false);
-    expect(s.prefs.resolved).toMatchObject({ theme: 'system', locale: 'en', dir: 'ltr' });
+    // Exactly the seed's five fields in prefs, resolved and source.
+    expect(s.prefs).toEqual({
+      prefs: { theme: null, accent: null, density: null, locale: null, dir: null },
+      resolved: {
+        theme: 'system',
+        accent: 'indigo',
+        density: 'comfortable',
+        locale: 'en',
+        dir: 'ltr',
+        source: { theme: 'system', accent: 'system', density: 'system', locale: 'system', dir: 'system' },
+      },
+    });
     expect(s.nav).toEqual({ sections: [] });
     expect(s.unreadNotifications).toBe(0);
     expect(s.publicApi).toEqual({ served: false, enabled: false });

@@ -1,11 +1,6 @@
 import { EMPTY_PREFS, PREF_KEYS, prefFields, type PrefKey, type Prefs, type ResolvedPrefs, resolvePrefs } from '../../kernel/api.js';
 import type { MeDb } from './tables.js';
 
-/** The API's field names against `user_prefs`' columns (the seed's five are spelled the same). */
-const COLUMNS = ['theme', 'accent', 'density', 'locale', 'dir', 'time_zone as timeZone'] as const;
-type Changes = Partial<Omit<Prefs, 'timeZone'>> & { time_zone?: string | null };
-const toColumns = ({ timeZone, ...rest }: Partial<Prefs>): Changes => (timeZone === undefined ? rest : { ...rest, time_zone: timeZone });
-
 export interface PrefsView {
   prefs: Prefs;
   resolved: ResolvedPrefs;
@@ -23,7 +18,7 @@ export class PrefsService {
   ) {}
 
   async own(userId: string): Promise<Prefs> {
-    const row = await this.db.selectFrom('user_prefs').select(COLUMNS).where('user_id', '=', userId).executeTakeFirst();
+    const row = await this.db.selectFrom('user_prefs').select(PREF_KEYS).where('user_id', '=', userId).executeTakeFirst();
     const prefs: Record<PrefKey, unknown> = { ...EMPTY_PREFS };
     if (!row) return prefs as Prefs;
     // A value a later release stopped allowing reads as unset rather than breaking the answer.
@@ -39,7 +34,7 @@ export class PrefsService {
   /** Absent fields stay as they are; null unsets. Only the sent columns are written, so two tabs patching different fields do not undo each other. */
   async patch(userId: string, patch: Partial<Prefs>): Promise<{ before: Prefs; view: PrefsView }> {
     const before = await this.own(userId);
-    const changes = toColumns(Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<Prefs>);
+    const changes = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as Partial<Prefs>;
     if (Object.keys(changes).length > 0) {
       const now = this.now();
       const updated = await this.db
@@ -51,7 +46,7 @@ export class PrefsService {
         try {
           await this.db
             .insertInto('user_prefs')
-            .values({ user_id: userId, ...toColumns(EMPTY_PREFS), ...changes, updated_at: now })
+            .values({ user_id: userId, ...EMPTY_PREFS, ...changes, updated_at: now })
             .execute();
         } catch {
           // Another request inserted the row first.

@@ -31,7 +31,6 @@ export const prefsPatch = z.strictObject({
   density: prefFields.density.optional(),
   locale: prefFields.locale.optional(),
   dir: prefFields.dir.optional(),
-  timeZone: prefFields.timeZone.optional(),
 });
 
 export const notificationsQuery = z.object({

@@ -10,7 +10,7 @@ export type MeTables = {
     density: string | null;
     locale: string | null;
     dir: string | null;
-    time_zone: string | null;
+    // time_zone (migration 0003) is left unused: the zone is kept in the browser (ME8).
     updated_at: number;
   };
   user_layouts: { user_id: string; page_id: string; layout: string; updated_at: number };
@@ -54,6 +54,7 @@ export const meMigrations: Migration[] = [
         .execute();
     },
   },
+  // Unused since ME8 was rewritten (the zone is kept in the browser); a landed migration stays as it ran.
   {
     // ME8: the person's time zone. IANA names are at most 64 characters here (the field's limit).
     name: '0003_user_prefs_time_zone',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, dataOf, type Kernel, prefsBodySchema, prefsSchema, route, SIGNED_IN } from '../../kernel/api.js';
+import { AppError, dataOf, type Kernel, prefsSchema, route, SIGNED_IN } from '../../kernel/api.js';
 import { settingsServiceRef, securitySettingsSchema, smtpInputSchema, smtpViewSchema } from './service.js';
 
 const selfService = (kernel: Pick<Kernel, 'plugin'>) => kernel.plugin(settingsServiceRef);
@@ -75,7 +75,7 @@ export const settingsRoutes = [
     url: '/settings/defaults',
     summary: 'Set the global preference defaults',
     permission: 'settings.write',
-    schema: { body: prefsBodySchema, response: { 200: dataOf(z.strictObject({ defaults: prefsSchema })) } },
+    schema: { body: prefsSchema, response: { 200: dataOf(z.strictObject({ defaults: prefsSchema })) } },
     handler: async ({ kernel, body, audit }) => {
       const defaults = await selfService(kernel).setDefaults(body);
       audit({ action: 'settings.defaults.update', target: { type: 'settings', id: 'defaults' }, diff: { after: defaults } });

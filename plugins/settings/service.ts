@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineServiceRef, EMAIL_SETTINGS_KEY, EMPTY_PREFS, type Kernel, type Prefs, prefsBodySchema, type StoredSmtp } from '../../kernel/api.js';
+import { defineServiceRef, EMAIL_SETTINGS_KEY, EMPTY_PREFS, type Kernel, type Prefs, prefFields, type StoredSmtp } from '../../kernel/api.js';
 
 export const securitySettingsSchema = z
   .strictObject({
@@ -52,14 +52,12 @@ export class SettingsService {
   }
 
   async defaults(): Promise<Prefs> {
-    // Defaults stored before `timeZone` existed lack it: unset.
-    const parsed = prefsBodySchema.safeParse(await this.kernel.settings.get(DEFAULTS_KEY));
-    return parsed.success ? { ...parsed.data, timeZone: parsed.data.timeZone ?? null } : EMPTY_PREFS;
+    // Not strict: defaults stored while ME8 put a `timeZone` among them read with it dropped.
+    const parsed = z.object(prefFields).safeParse(await this.kernel.settings.get(DEFAULTS_KEY));
+    return parsed.success ? parsed.data : EMPTY_PREFS;
   }
 
-  /** The whole set is replaced; a body without `timeZone` (a client from before it) unsets it. */
-  async setDefaults(body: Omit<Prefs, 'timeZone'> & Partial<Pick<Prefs, 'timeZone'>>): Promise<Prefs> {
-    const value: Prefs = { ...body, timeZone: body.timeZone ?? null };
+  async setDefaults(value: Prefs): Promise<Prefs> {
     await this.kernel.settings.set(DEFAULTS_KEY, value);
     return value;
   }

@@ -77,14 +77,24 @@ describe('security settings', () => {
 
 describe('preference defaults', () => {
   it('round-trip and validate the enums', async () => {
-    const body = { theme: 'dark', accent: null, density: 'compact', locale: 'pt_BR', dir: null, timeZone: 'Europe/Lisbon' };
+    const body = { theme: 'dark', accent: null, density: 'compact', locale: 'pt_BR', dir: null };
     expect((await call(inst, admin, 'PUT', '/api/v1/settings/defaults', body)).body.data.defaults).toEqual(body);
     expect((await call(inst, admin, 'GET', '/api/v1/settings/defaults')).body.data.defaults).toEqual(body);
     expect((await call(inst, admin, 'PUT', '/api/v1/settings/defaults', { ...body, theme: 'blue' })).status).toBe(400);
-    expect((await call(inst, admin, 'PUT', '/api/v1/settings/defaults', { ...body, timeZone: 'Europe/Pariss' })).status).toBe(400);
-    // The seed's five fields alone (a client from before ME8's time zone): accepted, the zone unset.
-    const { timeZone: _zone, ...seedFields } = body;
-    expect((await call(inst, admin, 'PUT', '/api/v1/settings/defaults', seedFields)).body.data.defaults).toEqual({ ...seedFields, timeZone: null });
+  });
+
+  it('hold exactly the five fields of the seed: a sixth is refused, and one stored earlier is not answered (ME8)', async () => {
+    const body = { theme: 'light', accent: 'teal', density: null, locale: null, dir: 'ltr' };
+    const sixth = await call(inst, admin, 'PUT', '/api/v1/settings/defaults', { ...body, timeZone: 'Europe/Lisbon' });
+    expect(sixth.status).toBe(400);
+    expect(sixth.body.error.issues[0].path).toBe('body');
+    // Defaults written while ME8 kept a zone among them still read, with exactly the five fields.
+    await inst.app.kernel.settings.set('defaults', { ...body, timeZone: 'Europe/Lisbon' });
+    expect((await call(inst, admin, 'GET', '/api/v1/settings/defaults')).body.data.defaults).toEqual(body);
+    const me = (await call(inst, admin, 'GET', '/api/v1/me/prefs')).body.data;
+    expect(Object.keys(me.resolved).sort()).toEqual(['accent', 'density', 'dir', 'locale', 'source', 'theme']);
+    expect(me.resolved).toMatchObject({ theme: 'light', accent: 'teal', source: { theme: 'global', accent: 'global' } });
+    expect(Object.keys(me.resolved.source).sort()).toEqual(['accent', 'density', 'dir', 'locale', 'theme']);
   });
 
   it('cannot be changed anonymously', async () => {

@@ -75,8 +75,6 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: settings', 
       density: null,
       locale: null,
       dir: null,
-      // The defaults screen sends the seed's five fields; the zone (ME8) stays unset.
-      timeZone: null,
     });
 
     // Every settings screen, in dark, passes axe.

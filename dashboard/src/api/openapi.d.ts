@@ -3437,15 +3437,6 @@ export interface components {
             density: ("comfortable" | "compact") | null;
             locale: string | null;
             dir: ("ltr" | "rtl") | null;
-            timeZone: string | null;
-        };
-        PrefsBody: {
-            theme: ("light" | "dark" | "system") | null;
-            accent: ("indigo" | "blue" | "teal" | "violet" | "rose" | "red" | "orange" | "black") | null;
-            density: ("comfortable" | "compact") | null;
-            locale: string | null;
-            dir: ("ltr" | "rtl") | null;
-            timeZone?: string | null;
         };
         PublicApiState: {
             /** @description the switch (off by default) */
@@ -3760,7 +3751,6 @@ export interface components {
             locale: string;
             /** @enum {string} */
             dir: "ltr" | "rtl";
-            timeZone: string | null;
             source: {
                 /** @enum {string} */
                 theme: "system" | "global" | "user";
@@ -3772,8 +3762,6 @@ export interface components {
                 locale: "system" | "global" | "user";
                 /** @enum {string} */
                 dir: "system" | "global" | "user";
-                /** @enum {string} */
-                timeZone: "system" | "global" | "user";
             };
         };
         Role: {
@@ -10704,7 +10692,6 @@ export interface operations {
                     density?: ("comfortable" | "compact") | null;
                     locale?: string | null;
                     dir?: ("ltr" | "rtl") | null;
-                    timeZone?: string | null;
                 };
             };
         };
@@ -15334,7 +15321,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["PrefsBody"];
+                "application/json": components["schemas"]["Prefs"];
             };
         };
         responses: {

@@ -1,7 +1,6 @@
 import { useEffect } from 'react';
 import { usePrefs, type Prefs, type ResolvedPrefs } from '../areas/account/api';
 import type { MessageId } from '../i18n/t';
-import { setPreferredTimeZone } from '../values/context';
 
 export type PrefKey = keyof Prefs;
 
@@ -40,8 +39,7 @@ export function localeName(locale: string): string {
   }
 }
 
-/** `timeZone` may be absent from a look remembered before it existed (ME8). */
-type Look = Pick<ResolvedPrefs, 'theme' | 'accent' | 'density' | 'locale' | 'dir'> & { timeZone?: string | null };
+type Look = Pick<ResolvedPrefs, 'theme' | 'accent' | 'density' | 'locale' | 'dir'>;
 const STORED = 'svc-admin.look';
 
 /** Sets the look on <html> (styles.css reads the attributes) and remembers it for the next start. */
@@ -52,12 +50,8 @@ export function applyLook(look: Look): void {
   root.dataset.density = look.density;
   root.dir = look.dir;
   root.lang = bcp47(look.locale);
-  setPreferredTimeZone(look.timeZone ?? null);
   try {
-    localStorage.setItem(
-      STORED,
-      JSON.stringify({ theme: look.theme, accent: look.accent, density: look.density, locale: look.locale, dir: look.dir, timeZone: look.timeZone ?? null }),
-    );
+    localStorage.setItem(STORED, JSON.stringify({ theme: look.theme, accent: look.accent, density: look.density, locale: look.locale, dir: look.dir }));
   } catch {
     // Storage off (private mode): the server's answer still applies once it arrives.
   }
@@ -71,7 +65,6 @@ export function applyRememberedLook(): void {
     const look = JSON.parse(raw) as Partial<Look>;
     if (typeof look.theme !== 'string' || typeof look.accent !== 'string' || typeof look.density !== 'string') return;
     if (typeof look.locale !== 'string' || (look.dir !== 'ltr' && look.dir !== 'rtl')) return;
-    if (look.timeZone !== undefined && look.timeZone !== null && typeof look.timeZone !== 'string') return;
     applyLook(look as Look);
   } catch {
     // Nothing usable remembered.

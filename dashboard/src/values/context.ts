@@ -5,17 +5,21 @@ import { browserTimeZone, type ValueContext } from './format';
  * The person's reading conventions for every value on screen. The locale is the one their
  * preferences resolve to, which the shell already puts on <html lang> (shell/prefs.ts, applyLook);
  * reading it there costs one observer for the whole page instead of a query per cell. The time
- * zone is the one their preferences resolve to (ME8), given here by the same applyLook, else the
- * browser's: this is the one place the dashboard decides it.
+ * zone is the one the person chose on the preferences screen, kept in this browser (decision ME8:
+ * the seed's preferences hold five look settings and no zone), else the browser's own: this is
+ * the one place the dashboard decides it.
  */
+
+const ZONE_KEY = 'svc-admin.timeZone';
 
 let current: ValueContext | null = null;
 const listeners = new Set<() => void>();
 let observer: MutationObserver | null = null;
-let preferredZone: string | null = null;
+const notify = () => listeners.forEach((l) => l());
 
-/** A zone this browser can format in; the server knows IANA names this browser may not (a newer tz database). */
+/** A zone this browser can format in; anything else (a foreign or stale value, a name from a newer tz database) is not one. */
 function usableZone(zone: string): boolean {
+  if (!zone || zone.length > 64) return false;
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone });
     return true;
@@ -24,12 +28,40 @@ function usableZone(zone: string): boolean {
   }
 }
 
-/** The person's chosen zone (null: the browser's); every value drawn after this uses it. */
-export function setPreferredTimeZone(zone: string | null): void {
-  const next = zone && usableZone(zone) ? zone : null;
-  if (next === preferredZone) return;
-  preferredZone = next;
-  listeners.forEach((l) => l());
+/** The stored choice, validated: a value this browser cannot format in reads as none, so the browser's zone applies. */
+function storedZone(): string | null {
+  try {
+    const stored = localStorage.getItem(ZONE_KEY);
+    return stored !== null && usableZone(stored) ? stored : null;
+  } catch {
+    return null; // storage off
+  }
+}
+
+let preferredZone: string | null = storedZone();
+
+/** The zone the person chose in this browser, or null when they follow the browser's own. */
+export function preferredTimeZone(): string | null {
+  return preferredZone;
+}
+
+/**
+ * Keeps the person's zone in this browser (null: back to the browser's own) and redraws every
+ * value in it. A zone this browser cannot format in is refused: the answer says what was kept.
+ */
+export function setPreferredTimeZone(zone: string | null): boolean {
+  if (zone !== null && !usableZone(zone)) return false;
+  try {
+    if (zone === null) localStorage.removeItem(ZONE_KEY);
+    else localStorage.setItem(ZONE_KEY, zone);
+  } catch {
+    // A browser that keeps nothing: the choice lasts until the page is left.
+  }
+  if (zone !== preferredZone) {
+    preferredZone = zone;
+    notify();
+  }
+  return true;
 }
 
 function read(): ValueContext {
@@ -42,8 +74,16 @@ function read(): ValueContext {
 function subscribe(listener: () => void): () => void {
   listeners.add(listener);
   if (!observer) {
-    observer = new MutationObserver(() => listeners.forEach((l) => l()));
+    observer = new MutationObserver(notify);
     observer.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
+    // A choice made in another tab of this browser applies here too.
+    window.addEventListener('storage', (event) => {
+      if (event.key !== ZONE_KEY && event.key !== null) return;
+      const next = storedZone();
+      if (next === preferredZone) return;
+      preferredZone = next;
+      notify();
+    });
   }
   return () => {
     listeners.delete(listener);
@@ -55,4 +95,9 @@ const SERVER: ValueContext = { locale: 'en', timeZone: 'UTC' };
 /** The locale and time zone values are shown in; re-renders when the person's locale or zone changes. */
 export function useValueContext(): ValueContext {
   return useSyncExternalStore(subscribe, read, () => SERVER);
+}
+
+/** The zone chosen in this browser (null: none), for the screen that changes it. */
+export function usePreferredTimeZone(): string | null {
+  return useSyncExternalStore(subscribe, preferredTimeZone, () => null);
 }

@@ -19,11 +19,13 @@ import {
 import { useNotificationPrefs, usePrefs, useSaveNotificationPrefs, useSavePrefs, type Prefs, type PrefsData } from './api';
 import { kindLabel } from './notifications';
 import { browserTimeZone, knownTimeZones } from '../../values/format';
+import { setPreferredTimeZone, usePreferredTimeZone } from '../../values/context';
 import '../../shell/shell.css';
 
 /**
- * /account/preferences: the person's look (theme, accent, density, locale, direction) and time
- * zone, each saved and applied as soon as it is chosen, and which notifications they receive.
+ * /account/preferences: the person's look (theme, accent, density, locale, direction), saved and
+ * applied as soon as it is chosen, the time zone this browser shows values in (kept in the browser,
+ * ME8), and which notifications they receive.
  */
 export function Preferences() {
   useTitle('prefs.title');
@@ -101,14 +103,7 @@ function LookForm({ data }: { data: PrefsData }) {
         source={resolved.source.dir}
         onChange={(v) => set('dir', v)}
       />
-      <TimeZoneChoice
-        value={data.resolved.timeZone}
-        source={data.resolved.source.timeZone}
-        onChange={(timeZone) => {
-          setLast('field');
-          save.mutate({ timeZone });
-        }}
-      />
+      <TimeZoneChoice />
       <div className="actions">
         <button
           type="button"
@@ -116,7 +111,9 @@ function LookForm({ data }: { data: PrefsData }) {
           disabled={save.isPending}
           onClick={() => {
             setLast('reset');
-            save.mutate({ theme: null, accent: null, density: null, locale: null, dir: null, timeZone: null });
+            // The zone has no instance default: cleared, this browser's own applies.
+            setPreferredTimeZone(null);
+            save.mutate({ theme: null, accent: null, density: null, locale: null, dir: null });
           }}
         >
           {t('prefs.reset')}
@@ -204,25 +201,36 @@ function SelectChoice(props: {
 }
 
 /**
- * The zone values are shown in (ME8): a search over the zones this browser knows (an input with
- * their list, so typing "Paris" finds Europe/Paris), or none, when each device shows its own.
+ * The zone values are shown in (ME8), kept in this browser: the seed's preferences have no place
+ * for it. A search over the zones this browser knows (an input with their list, so typing "Paris"
+ * finds Europe/Paris), or none, when the browser's own zone applies.
  */
-function TimeZoneChoice(props: { value: string | null; source: string; onChange: (zone: string | null) => void }) {
+function TimeZoneChoice() {
   const id = useId();
+  const chosen = usePreferredTimeZone();
   const browser = browserTimeZone();
-  const zones = useMemo(() => knownTimeZones(props.value ?? ''), [props.value]);
-  const [draft, setDraft] = useState(props.value ?? '');
+  const zones = useMemo(() => knownTimeZones(chosen ?? ''), [chosen]);
+  const [draft, setDraft] = useState(chosen ?? '');
   const [unknown, setUnknown] = useState(false);
-  useEffect(() => setDraft(props.value ?? ''), [props.value]);
+  const [kept, setKept] = useState(false);
+  useEffect(() => setDraft(chosen ?? ''), [chosen]);
+  const choose = (zone: string | null) => {
+    const ok = setPreferredTimeZone(zone);
+    setUnknown(!ok);
+    setKept(ok);
+    if (ok) setDraft(zone ?? '');
+  };
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const typed = draft.trim();
-    if (!typed) return props.onChange(null);
+    if (!typed) return choose(null);
     const zone = zones.find((z) => z.toLowerCase() === typed.toLowerCase());
-    setUnknown(!zone);
-    if (!zone) return;
-    setDraft(zone);
-    props.onChange(zone);
+    if (!zone) {
+      setUnknown(true);
+      setKept(false);
+      return;
+    }
+    choose(zone);
   };
   const described = [`${id}-hint`, unknown ? `${id}-error` : '', `${id}-source`].filter(Boolean).join(' ');
   return (
@@ -236,7 +244,10 @@ function TimeZoneChoice(props: { value: string | null; source: string; onChange:
         list={`${id}-zones`}
         value={draft}
         placeholder={t('prefs.timeZoneBrowser', { zone: browser })}
-        onChange={(e) => setDraft(e.currentTarget.value)}
+        onChange={(e) => {
+          setDraft(e.currentTarget.value);
+          setKept(false);
+        }}
         aria-invalid={unknown || undefined}
         aria-describedby={described}
         autoComplete="off"
@@ -253,22 +264,21 @@ function TimeZoneChoice(props: { value: string | null; source: string; onChange:
         </p>
       )}
       <p className="hint" id={`${id}-source`}>
-        {props.value === null ? t('prefs.timeZoneFollowsBrowser', { zone: browser }) : t('prefs.source', { source: props.source })}
+        {chosen === null ? t('prefs.timeZoneFollowsBrowser', { zone: browser }) : t('prefs.timeZoneChosen')}
       </p>
       <div className="actions">
         <button type="submit">{t('prefs.timeZoneUse')}</button>
-        {props.value !== null && (
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => {
-              setDraft('');
-              setUnknown(false);
-              props.onChange(null);
-            }}
-          >
+        {chosen !== null && (
+          <button type="button" className="secondary" onClick={() => choose(null)}>
             {t('prefs.timeZoneUseBrowser')}
           </button>
+        )}
+      </div>
+      <div className="outcome" aria-live="polite">
+        {kept && (
+          <p className="notice" role="status">
+            {t('prefs.timeZoneKept')}
+          </p>
         )}
       </div>
     </form>
