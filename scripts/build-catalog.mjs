@@ -4,6 +4,10 @@
 // `{addons:[{key, name, description, versions:[{version, engine, url, sha256, size}]}]}` with
 // `url` the tarball's file name. Deterministic: the same sources give the same bytes.
 //
+// The SDK's surface helper (addons-sdk/surface/svc-app.js, AO40) is copied into every surface
+// folder whose scripts import `./svc-app.js`, before packing: the catalog's pages use the helper
+// as an author's do, from one source, and the copies are not kept in git (.gitignore).
+//
 // `--if-stale`: do nothing when index.json is newer than every source file (the add-on
 // folders, the SDK's packing code and this script); used by test/global-setup.ts.
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -15,6 +19,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const catalogDir = join(root, 'catalog');
 const distDir = join(catalogDir, 'dist');
 const indexFile = join(distDir, 'index.json');
+const helperFile = join(root, 'addons-sdk', 'surface', 'svc-app.js');
+const HELPER = 'svc-app.js';
+const IMPORTS_HELPER = /from\s+['"]\.\/svc-app\.js['"]/;
 
 /** The add-on folders: catalog/<name>/addon.json, sorted by folder name. */
 function addonFolders() {
@@ -37,7 +44,30 @@ function newestSource() {
   };
   for (const folder of addonFolders()) walk(folder);
   for (const part of ['cli', 'manifest', 'package']) walk(join(root, 'addons-sdk', 'src', part));
+  walk(join(root, 'addons-sdk', 'surface'));
   return newest;
+}
+
+/**
+ * Copies the SDK's surface helper into each surface folder of `folder` whose scripts import it
+ * (written only when it differs, so an unchanged build leaves the files alone); answers the
+ * surfaces that use it.
+ */
+export function syncSurfaceHelper(folder) {
+  const surfaces = join(folder, 'surfaces');
+  if (!existsSync(surfaces)) return [];
+  const helper = readFileSync(helperFile);
+  const using = [];
+  for (const d of readdirSync(surfaces, { withFileTypes: true })) {
+    if (!d.isDirectory() || d.name.startsWith('.')) continue;
+    const dir = join(surfaces, d.name);
+    const scripts = readdirSync(dir).filter((f) => f.endsWith('.js') && f !== HELPER);
+    if (!scripts.some((f) => IMPORTS_HELPER.test(readFileSync(join(dir, f), 'utf8')))) continue;
+    using.push(d.name);
+    const copy = join(dir, HELPER);
+    if (!existsSync(copy) || !readFileSync(copy).equals(helper)) writeFileSync(copy, helper);
+  }
+  return using;
 }
 
 export function isStale() {
@@ -56,6 +86,7 @@ export async function buildCatalog() {
   for (const folder of addonFolders()) {
     const probe = JSON.parse(readFileSync(join(folder, 'addon.json'), 'utf8'));
     const name = `${probe.key}-${probe.version}.tgz`;
+    syncSurfaceHelper(folder);
     let packed;
     try {
       packed = await packAddon(folder, join(distDir, name));
@@ -83,6 +114,8 @@ export async function buildCatalog() {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const ifStale = process.argv.includes('--if-stale');
+  // A missing or older copy of the helper is written first, and so makes the catalog stale.
+  if (ifStale) for (const folder of addonFolders()) syncSurfaceHelper(folder);
   if (ifStale && !isStale()) process.exit(0);
   const started = Date.now();
   try {

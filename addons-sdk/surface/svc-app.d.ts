@@ -47,6 +47,10 @@ export interface App {
   action<T = Json>(name: string, input?: Json): Promise<T>;
   records(ref: string): Records;
   availability(ref: string, query: { date: string; party: number }): Promise<Array<{ time: string; state: 'free' | 'full' }>>;
+  /** Opens a customer session on an `identity` endpoint; later calls of this connection carry it. */
+  claim(ref: string, values: Row): Promise<{ session: string; expiresAt: number }>;
+  /** Forgets the session `claim` opened. */
+  endSession(): void;
   request(method: string, path: string, body?: Json): Promise<Json>;
 }
 

@@ -14,6 +14,8 @@
 // - on a mapped domain (a `public-page` at its own host name) or any page with an origin of its
 //   own: the public API with the app key from `<meta name="svc-app">`: actions and endpoints.
 // Every failure is a SvcError with the instance's `code`, `message`, `params` and `status`.
+// A guest's own rows (an endpoint with `identity`): `app.claim(ref, values)` opens a customer
+// session, which every later public API call of this connection carries.
 
 export const VERSION = '1';
 
@@ -123,6 +125,8 @@ export function connect(options = {}) {
   const mode = options.mode || detectMode(win);
   const doFetch = options.fetch || ((...args) => win.fetch(...args));
   const callBridge = mode === 'bridge' ? bridge(win, options.timeoutMs || 30_000) : null;
+  /** The customer session `claim` opened (`X-Svc-Public-Session`), or null. */
+  let session = null;
 
   const notHere = (what) => {
     if (mode === 'bridge')
@@ -137,6 +141,7 @@ export function connect(options = {}) {
     if (mode !== 'public' || !config) throw notHere(`${method} ${path}`);
     const headers = { accept: 'application/json' };
     if (config.appKey) headers.authorization = `Bearer ${config.appKey}`;
+    if (session) headers['x-svc-public-session'] = session;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res;
     try {
@@ -208,7 +213,24 @@ export function connect(options = {}) {
       return one((await request('GET', `/availability/${encodeURIComponent(refOf(ref))}?${q}`)).json);
     },
 
-    /** Any other public API call (`/config`, `/claim`…), path relative to the public API base. */
+    /**
+     * Opens a customer session on an endpoint with `identity` (its `ref` in addon.json) with the
+     * values that identify the guest (e.g. `{code, email}`); later calls carry it, so
+     * `records(ref)` reads and changes that guest's rows only. Resolves `{session, expiresAt}`.
+     * Public pages only.
+     */
+    async claim(ref, values) {
+      const data = one((await request('POST', '/claim', { ref: refOf(ref), values })).json);
+      session = data && typeof data.session === 'string' ? data.session : null;
+      return data;
+    },
+
+    /** Forgets the customer session `claim` opened (it ends on the instance when it expires). */
+    endSession() {
+      session = null;
+    },
+
+    /** Any other public API call (`/config`…), path relative to the public API base. */
     request: async (method, path, body) => (await request(method, path, body)).json,
   };
 }

@@ -316,7 +316,8 @@ export default defineAddon({
     /** Staff only: `{id, read?}` marks one message read (or unread with `read: false`); answers the message. */
     markRead: async (ctx: AddonContext, input: Json) => {
       const { id, read } = record(input);
-      if (typeof id !== 'number' && typeof id !== 'string') throw new Error('markRead needs the id of a message.');
+      if (typeof id !== 'number' && typeof id !== 'string') ctx.refuse(400, 'MESSAGE_ID_INVALID', 'Give the id of a message.');
+      if (!(await ctx.db.get('contact_messages', id))) ctx.refuse(404, 'MESSAGE_NOT_FOUND', `There is no message ${id}: it may have been deleted.`, { id });
       return ctx.db.update('contact_messages', id, { read: read !== false });
     },
     /** Staff only: the products for the image page, 100 a page by name (`{cursor}` for the next), without their images. */
@@ -337,10 +338,11 @@ export default defineAddon({
     /** Staff only: `{productId, contentType, data}` (base64, up to MAX_IMAGE_BYTES) becomes the product's image. */
     setImage: async (ctx: AddonContext, input: Json) => {
       const { productId, contentType, data } = record(input);
-      if (typeof productId !== 'number' || !Number.isInteger(productId)) throw new Error('setImage needs the id of a product.');
+      if (typeof productId !== 'number' || !Number.isInteger(productId)) ctx.refuse(400, 'PRODUCT_ID_INVALID', 'Give the id of a product (a whole number).');
       const problem = imageProblem(contentType, data);
-      if (problem) throw new Error(problem);
-      if (!(await ctx.db.get('products', productId))) throw new Error(`There is no product ${productId}.`);
+      if (problem) ctx.refuse(400, 'IMAGE_INVALID', problem);
+      if (!(await ctx.db.get('products', productId)))
+        ctx.refuse(404, 'PRODUCT_NOT_FOUND', `There is no product ${productId}: it may have been deleted.`, { productId });
       const values = { content_type: contentType as string, data: { $binary: data as string }, updated_at: nowWire() };
       if (await ctx.db.get('product_images', productId)) await ctx.db.update('product_images', productId, values);
       else await ctx.db.insert('product_images', { product_id: productId, ...values });
@@ -350,7 +352,7 @@ export default defineAddon({
     /** Staff only: `{productId}` removes the product's image. */
     removeImage: async (ctx: AddonContext, input: Json) => {
       const { productId } = record(input);
-      if (typeof productId !== 'number' || !Number.isInteger(productId)) throw new Error('removeImage needs the id of a product.');
+      if (typeof productId !== 'number' || !Number.isInteger(productId)) ctx.refuse(400, 'PRODUCT_ID_INVALID', 'Give the id of a product (a whole number).');
       const removed = await ctx.db.delete('product_images', productId);
       await ctx.db.update('products', productId, { image_updated_at: null });
       return { productId, removed };

@@ -238,6 +238,12 @@ describe('storefront from the built-in catalog on a fresh instance (SQLite)', ()
     expect(marked.body.data.result).toMatchObject({ id: message.id, read: true });
     expect((await act('listMessages', { unread: true })).body.data.result.messages).toEqual([]);
     expect((await act('listMessages', {})).body.data.result.messages).toHaveLength(1);
+    const missing = await act('markRead', { id: 999_999 });
+    expect(missing.status, missing.text).toBe(404);
+    expect(missing.body.error).toMatchObject({ code: 'MESSAGE_NOT_FOUND', message: 'There is no message 999999: it may have been deleted.' });
+    const noId = await act('markRead', {});
+    expect(noId.status, noId.text).toBe(400);
+    expect(noId.body.error).toMatchObject({ code: 'MESSAGE_ID_INVALID', message: 'Give the id of a message.' });
 
     for (const name of ['listMessages', 'markRead']) {
       const refused = await pub('POST', `/apps/storefront/actions/${name}`, { input: { id: message.id, read: false } });
@@ -354,7 +360,22 @@ describe('storefront from the built-in catalog on a fresh instance (SQLite)', ()
     const notPng = await admin.post('/api/v1/public/apps/storefront/actions/setImage', {
       input: { productId: id, contentType: 'image/png', data: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64') },
     });
-    expect(notPng.status).toBeGreaterThanOrEqual(400);
+    // A bad upload is refused with a 4xx and its reason (ctx.refuse), which the image page shows.
+    expect(notPng.status, notPng.text).toBe(400);
+    expect(notPng.body.error).toMatchObject({ code: 'IMAGE_INVALID', message: 'The file is not a PNG image.' });
+    const tooBig = await admin.post('/api/v1/public/apps/storefront/actions/setImage', {
+      input: { productId: id, contentType: 'image/png', data: 'A'.repeat(60_004) },
+    });
+    expect(tooBig.status, tooBig.text).toBe(400);
+    expect(tooBig.body.error).toMatchObject({ code: 'IMAGE_INVALID', message: 'The image is over 45 kB: make it smaller.' });
+    const noProduct = await admin.post('/api/v1/public/apps/storefront/actions/setImage', {
+      input: { productId: 999_999, contentType: 'image/png', data: PNG },
+    });
+    expect(noProduct.status, noProduct.text).toBe(404);
+    expect(noProduct.body.error).toMatchObject({ code: 'PRODUCT_NOT_FOUND', message: 'There is no product 999999: it may have been deleted.' });
+    const noId = await admin.post('/api/v1/public/apps/storefront/actions/removeImage', { input: {} });
+    expect(noId.status, noId.text).toBe(400);
+    expect(noId.body.error).toMatchObject({ code: 'PRODUCT_ID_INVALID' });
     const listed = await admin.post('/api/v1/public/apps/storefront/actions/listProducts', { input: {} });
     expect(listed.body.data.result.products.find((p: { id: number }) => p.id === id)).toMatchObject({ name: 'Blue mug', hasImage: true });
     const products = await pub('GET', `/records/${PRODUCTS}?search=blue`);

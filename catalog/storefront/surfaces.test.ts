@@ -110,8 +110,17 @@ describe.runIf(browserAvailable())("storefront's pages in a real browser", () =>
       expect(['image/webp', 'image/jpeg']).toContain(stored!.content_type);
       expect(stored!.bytes).toBeLessThanOrEqual(45_000);
       expect(stored!.bytes).toBeGreaterThan(1_000);
+      // A product deleted meanwhile (in the data screens): the app refuses the image (ctx.refuse, 404) and the page says why.
+      const db = new Database(source.database);
+      const { id } = db.prepare("select id from storefront__products where name = 'Old mug'").get() as { id: number };
+      db.prepare('delete from storefront__products where id = ?').run(id);
+      db.close();
+      await frame.getByLabel('Image for Old mug').setInputFiles({ name: 'old.png', mimeType: 'image/png', buffer: Buffer.from(photo, 'base64') });
+      await expect
+        .poll(() => status.textContent(), { timeout: WAIT_MS })
+        .toBe(`The image of Old mug was not saved: There is no product ${id}: it may have been deleted.`);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-      expectNoProblems(problems);
+      expectNoProblems(problems, [404]);
       const framed = page.frames().find((f) => f.url().endsWith('/api/v1/add-ons/storefront/bundle/products/index.html'));
       expect((await axeViolations(framed!)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
     });

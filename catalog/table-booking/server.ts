@@ -131,7 +131,8 @@ export default defineAddon({
      */
     day: async (ctx: AddonContext, input: Json) => {
       const given = field(input, 'date');
-      if (typeof given !== 'string' || !DAY.test(given) || Number.isNaN(Date.parse(`${given}T00:00:00Z`))) throw new Error('date must be YYYY-MM-DD');
+      if (typeof given !== 'string' || !DAY.test(given) || Number.isNaN(Date.parse(`${given}T00:00:00Z`)))
+        ctx.refuse(400, 'BOOKING_DATE_INVALID', 'The day must be a date written YYYY-MM-DD.', { date: typeof given === 'string' ? given : null });
       const timeZone = zoneOf(ctx);
       const rows: Row[] = [];
       let cursor: string | undefined;
@@ -164,12 +165,19 @@ export default defineAddon({
       };
     },
 
-    /** Staff only: marks one booking (`{id, status}`) as booked, arrived or a no-show. */
+    /**
+     * Staff only: marks one booking (`{id, status}`) as booked, arrived or a no-show. Bad input is
+     * refused with a 4xx and a message the day view shows as it is (AO34).
+     */
     setStatus: async (ctx: AddonContext, input: Json) => {
       const id = field(input, 'id');
       const status = field(input, 'status');
-      if (typeof id !== 'number' || !Number.isInteger(id)) throw new Error('id must be a booking id');
-      if (typeof status !== 'string' || !(STATUSES as readonly string[]).includes(status)) throw new Error(`status must be one of ${STATUSES.join(', ')}`);
+      if (typeof id !== 'number' || !Number.isInteger(id)) ctx.refuse(400, 'BOOKING_ID_INVALID', 'Give the id of a booking (a whole number).');
+      if (typeof status !== 'string' || !(STATUSES as readonly string[]).includes(status))
+        ctx.refuse(400, 'BOOKING_STATUS_INVALID', `A booking's status is one of ${STATUSES.join(', ')}.`, {
+          status: typeof status === 'string' ? status : null,
+        });
+      if (!(await ctx.db.get('bookings', id))) ctx.refuse(404, 'BOOKING_NOT_FOUND', `There is no booking ${id}: it may have been cancelled.`, { id });
       const row = await ctx.db.update('bookings', id, { status });
       return { id: row.id ?? id, status: row.status ?? status };
     },

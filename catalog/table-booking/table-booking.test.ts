@@ -198,8 +198,20 @@ describe('table-booking from the built-in catalog on a fresh instance (SQLite)',
     expect(after.bookings[0].status).toBe('no-show');
     const next = (await admin.post('/api/v1/public/apps/table-booking/actions/day', { input: { date: addDays(date, 1) } })).body.data.result;
     expect(next.bookings).toEqual([]);
+    // Bad input is refused with a 4xx and the app's own code and message (ctx.refuse), not a 502.
     const bad = await admin.post('/api/v1/public/apps/table-booking/actions/setStatus', { input: { id: lunch.id, status: 'gone' } });
-    expect(bad.status).toBeGreaterThanOrEqual(400);
+    expect(bad.status, bad.text).toBe(400);
+    expect(bad.body.error).toMatchObject({
+      code: 'BOOKING_STATUS_INVALID',
+      message: "A booking's status is one of booked, arrived, no-show.",
+      params: { status: 'gone' },
+    });
+    const gone = await admin.post('/api/v1/public/apps/table-booking/actions/setStatus', { input: { id: 999_999, status: 'arrived' } });
+    expect(gone.status, gone.text).toBe(404);
+    expect(gone.body.error).toMatchObject({ code: 'BOOKING_NOT_FOUND', message: 'There is no booking 999999: it may have been cancelled.' });
+    const badDay = await admin.post('/api/v1/public/apps/table-booking/actions/day', { input: { date: '2026-13-45' } });
+    expect(badDay.status, badDay.text).toBe(400);
+    expect(badDay.body.error).toMatchObject({ code: 'BOOKING_DATE_INVALID', message: 'The day must be a date written YYYY-MM-DD.' });
     // The guest's endpoint neither shows nor takes the status.
     const claimed = await pub('POST', '/claim', { ref: MINE, values: { code: lunch.code, email: 'lunch@example.com' } });
     const mine = await pub('GET', `/records/${MINE}`, undefined, claimed.body.data.session);

@@ -247,10 +247,18 @@ describe.runIf(browserAvailable())('table-booking in a real browser: guests book
       await frame.getByLabel('Status of Dorothy Vaughan at 12:00').selectOption('arrived');
       await expect.poll(() => status.textContent(), { timeout: WAIT_MS }).toBe('Dorothy Vaughan at 12:00: Arrived.');
       expect(bookingsOf('dorothy@example.com')).toMatchObject([{ status: 'arrived' }]);
+      // Cancelled meanwhile (on another screen): the app refuses the change (ctx.refuse, 404) and the page says why.
+      const db = new Database(source.database);
+      const { id } = db.prepare('select id from table_booking__bookings where email = ?').get('dorothy@example.com') as { id: number };
+      db.prepare('delete from table_booking__bookings where id = ?').run(id);
+      db.close();
+      await frame.getByLabel('Status of Dorothy Vaughan at 12:00').selectOption('no-show');
+      await expect.poll(() => status.textContent(), { timeout: WAIT_MS }).toBe(`There is no booking ${id}: it may have been cancelled.`);
+      expect(await frame.getByLabel('Status of Dorothy Vaughan at 12:00').inputValue()).toBe('arrived');
       await frame.getByRole('button', { name: 'Previous day' }).click();
       await expect.poll(() => status.textContent(), { timeout: WAIT_MS }).toBe('No bookings on this day.');
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-      expectNoProblems(problems);
+      expectNoProblems(problems, [404]);
       const framed = page.frames().find((f) => f.url().endsWith('/api/v1/add-ons/table-booking/bundle/bookings/index.html'));
       expect(framed).toBeDefined();
       expect((await axeViolations(framed!)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);

@@ -51,6 +51,37 @@ describe('svc-app.js, the surface helper', () => {
     expect(refused).toMatchObject({ code: 'PUBLIC_QUERY_REFUSED', status: 400, params: { param: 'filter[x]' } });
   });
 
+  it('claims a customer session and sends it with every later call, until endSession', async () => {
+    const calls: Array<{ url: string; init: RequestInit }> = [];
+    const answers: Response[] = [
+      Response.json({ error: { code: 'PUBLIC_CLAIM_FAILED', message: 'No such booking.' } }, { status: 404 }),
+      Response.json({ data: { session: 'sess_1', expiresAt: 1 } }),
+      Response.json({ data: [{ id: 7, code: 'AB' }] }),
+      Response.json({ data: { id: 7, party: 3 } }),
+      Response.json({ data: [{ time: '19:00', state: 'free' }] }),
+    ];
+    const fetch = (async (url: string, init: RequestInit) => {
+      calls.push({ url, init });
+      return answers.shift()!;
+    }) as unknown as typeof globalThis.fetch;
+    const app = connect({ key: 'table-booking', mode: 'public', config: { appKey: 'adm_pub_k', apiBase: 'https://i.example/api/v1' }, fetch });
+    const header = (i: number) => (calls[i]!.init.headers as Record<string, string>)['x-svc-public-session'];
+    await expect(app.claim('my-booking', { code: 'AB', email: 'x@example.com' })).rejects.toMatchObject({ status: 404, message: 'No such booking.' });
+    expect(await app.claim('my-booking', { code: 'AB', email: 'x@example.com' })).toEqual({ session: 'sess_1', expiresAt: 1 });
+    expect(calls[1]).toMatchObject({
+      url: 'https://i.example/api/v1/public/claim',
+      init: { body: '{"ref":"table-booking-my-booking","values":{"code":"AB","email":"x@example.com"}}' },
+    });
+    expect(header(1)).toBeUndefined();
+    expect((await app.records('my-booking').list()).rows).toEqual([{ id: 7, code: 'AB' }]);
+    expect(await app.records('my-booking').update(7, { party: 3 })).toEqual({ id: 7, party: 3 });
+    expect([header(2), header(3)]).toEqual(['sess_1', 'sess_1']);
+    expect(calls[3]).toMatchObject({ url: 'https://i.example/api/v1/public/records/table-booking-my-booking/7', init: { method: 'PATCH' } });
+    app.endSession();
+    expect(await app.availability('bookings', { date: '2026-12-02', party: 2 })).toEqual([{ time: '19:00', state: 'free' }]);
+    expect(header(4)).toBeUndefined();
+  });
+
   it('in a dashboard frame: actions through the bridge, records refused with a reason', async () => {
     const listeners: Array<(e: { source: unknown; data: unknown }) => void> = [];
     const parent = {

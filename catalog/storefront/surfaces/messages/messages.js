@@ -1,47 +1,10 @@
 // The messages page, a dashboard-page: the dashboard frames it in a sandboxed iframe (an opaque
-// origin, no cookies), so it cannot call the instance itself. It asks the dashboard, which calls
-// the app's staff-only actions with the signed-in person's session:
-//   page → parent: {type: 'svc-action', id, name, input}
-//   parent → page: {type: 'svc-action-result', id, ok: true, data: <the action's result>}
-//                  {type: 'svc-action-result', id, ok: false, error: {code, message}}
+// origin, no cookies), so it cannot call the instance itself. The SDK's surface helper
+// (svc-app.js) asks the dashboard, which calls the app's staff-only actions with the signed-in
+// person's session.
+import { connect } from './svc-app.js';
 
-const TIMEOUT_MS = 30_000;
-let nextId = 0;
-const pending = new Map();
-
-window.addEventListener('message', (event) => {
-  if (event.source !== window.parent) return;
-  const msg = event.data;
-  if (!msg || msg.type !== 'svc-action-result' || !pending.has(msg.id)) return;
-  const { resolve, reject, timer } = pending.get(msg.id);
-  pending.delete(msg.id);
-  clearTimeout(timer);
-  // `data` is the action's result itself (the route's data.result), whatever its shape.
-  if (msg.ok) resolve(msg.data);
-  else {
-    const error = new Error((msg.error && msg.error.message) || 'The action failed.');
-    error.code = (msg.error && msg.error.code) || 'ACTION_FAILED';
-    reject(error);
-  }
-});
-
-/** Calls one of the app's actions through the dashboard; resolves with what the action returned. */
-export function callAction(name, input) {
-  return new Promise((resolve, reject) => {
-    if (window.parent === window) {
-      reject(Object.assign(new Error('Open this page from the dashboard.'), { code: 'NOT_FRAMED' }));
-      return;
-    }
-    const id = `${Date.now().toString(36)}-${++nextId}`;
-    const timer = setTimeout(() => {
-      pending.delete(id);
-      reject(Object.assign(new Error('The dashboard did not answer.'), { code: 'TIMEOUT' }));
-    }, TIMEOUT_MS);
-    pending.set(id, { resolve, reject, timer });
-    // The dashboard's origin is not known to an opaque-origin page; the answer is checked by its source.
-    window.parent.postMessage({ type: 'svc-action', id, name, input: input === undefined ? null : input }, '*');
-  });
-}
+const app = connect({ key: 'storefront' });
 
 const $ = (id) => document.getElementById(id);
 const when = (value) => {
@@ -85,7 +48,7 @@ function start() {
       button.disabled = true;
       const read = li.dataset.read !== 'true';
       try {
-        await callAction('markRead', { id: m.id, read });
+        await app.action('markRead', { id: m.id, read });
         li.dataset.read = String(read);
         label();
         status.textContent = read ? `Marked the message from ${m.name} as read.` : `Marked the message from ${m.name} as unread.`;
@@ -106,7 +69,7 @@ function start() {
     more.hidden = true;
     try {
       const input = { unread: unread.checked, ...(next && cursor ? { cursor } : {}) };
-      const page = await callAction('listMessages', input);
+      const page = await app.action('listMessages', input);
       if (mine !== request) return;
       if (!next) list.replaceChildren();
       for (const m of page.messages || []) list.appendChild(item(m));

@@ -1,43 +1,14 @@
 // The product images page, a dashboard-page: the dashboard frames it in a sandboxed iframe (an
 // opaque origin, no cookies), so it asks the dashboard to call the app's staff-only actions
-// (`listProducts`, `setImage`, `removeImage`) with the signed-in person's session:
-//   page → parent: {type: 'svc-action', id, name, input}
-//   parent → page: {type: 'svc-action-result', id, ok, data | error}
+// (`listProducts`, `setImage`, `removeImage`) with the signed-in person's session, through the
+// SDK's surface helper (svc-app.js). A refused upload shows the app's reason (ctx.refuse).
 // A picked photo is drawn smaller on a canvas here and sent as base64: an action's body is at
 // most 64 KiB, so the image is made to fit MAX_BYTES (the app's own limit, checked again there).
+import { connect } from './svc-app.js';
 
-const TIMEOUT_MS = 30_000;
 const MAX_BYTES = 45_000;
 const MAX_WIDTH = 800;
-let nextId = 0;
-const pending = new Map();
-
-window.addEventListener('message', (event) => {
-  if (event.source !== window.parent) return;
-  const msg = event.data;
-  if (!msg || msg.type !== 'svc-action-result' || !pending.has(msg.id)) return;
-  const { resolve, reject, timer } = pending.get(msg.id);
-  pending.delete(msg.id);
-  clearTimeout(timer);
-  if (msg.ok) resolve(msg.data);
-  else reject(Object.assign(new Error((msg.error && msg.error.message) || 'The action failed.'), { code: (msg.error && msg.error.code) || 'ACTION_FAILED' }));
-});
-
-function callAction(name, input) {
-  return new Promise((resolve, reject) => {
-    if (window.parent === window) {
-      reject(Object.assign(new Error('Open this page from the dashboard.'), { code: 'NOT_FRAMED' }));
-      return;
-    }
-    const id = `${Date.now().toString(36)}-${++nextId}`;
-    const timer = setTimeout(() => {
-      pending.delete(id);
-      reject(Object.assign(new Error('The dashboard did not answer.'), { code: 'TIMEOUT' }));
-    }, TIMEOUT_MS);
-    pending.set(id, { resolve, reject, timer });
-    window.parent.postMessage({ type: 'svc-action', id, name, input: input === undefined ? null : input }, '*');
-  });
-}
+const app = connect({ key: 'storefront' });
 
 const $ = (id) => document.getElementById(id);
 
@@ -99,7 +70,7 @@ function start() {
       status.textContent = `Preparing the image for ${p.name}…`;
       try {
         const image = await shrink(file);
-        await callAction('setImage', { productId: p.id, contentType: image.contentType, data: image.data });
+        await app.action('setImage', { productId: p.id, contentType: image.contentType, data: image.data });
         const img = document.createElement('img');
         img.className = 'sp-thumb';
         img.alt = `The image of ${p.name}`;
@@ -117,7 +88,7 @@ function start() {
     remove.addEventListener('click', async () => {
       remove.disabled = true;
       try {
-        await callAction('removeImage', { productId: p.id });
+        await app.action('removeImage', { productId: p.id });
         const none = document.createElement('div');
         none.className = 'sp-none';
         none.textContent = 'No image';
@@ -138,7 +109,7 @@ function start() {
   async function load(next) {
     status.textContent = 'Loading…';
     try {
-      const res = await callAction('listProducts', next && cursor ? { cursor } : {});
+      const res = await app.action('listProducts', next && cursor ? { cursor } : {});
       if (!next) list.replaceChildren();
       for (const p of res.products) list.appendChild(item(p));
       cursor = res.next;

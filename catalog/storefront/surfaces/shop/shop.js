@@ -1,48 +1,34 @@
-// The shop page: vanilla JS, no build step. It reads its app key and the public API's base from
-// <meta name="svc-app" content='{"appKey":"…","apiBase":"…"}'>, which the instance puts in when
-// it serves this page, and calls the app's endpoints (products, their images, orders, contact)
-// and its `shop` action with that key.
-const APP = 'storefront';
-const PRODUCTS = `${APP}-products`;
-const IMAGES = `${APP}-images`;
-const ORDERS = `${APP}-orders`;
-const CONTACT = `${APP}-contact`;
+// The shop page: vanilla JS, no build step. The SDK's surface helper (svc-app.js) reads the app key
+// and the public API's base from <meta name="svc-app">, which the instance puts in when it serves
+// this page, and calls the app's endpoints (products, their images, orders, contact) and its
+// `shop` action with that key.
+import { connect } from './svc-app.js';
+
+/** The endpoints' refs in addon.json. */
+const PRODUCTS = 'products';
+const IMAGES = 'images';
+const ORDERS = 'orders';
+const CONTACT = 'contact';
 const PAGE = 24;
-
-function config() {
-  const meta = document.querySelector('meta[name="svc-app"]');
-  try {
-    const value = JSON.parse(meta ? meta.getAttribute('content') || '' : '');
-    if (value && typeof value.appKey === 'string' && typeof value.apiBase === 'string') return value;
-  } catch {
-    /* fall through */
-  }
-  return null;
-}
-
-/** `…/api/v1` or `…/api/v1/public` → the `/public` base of the public API. */
-function publicBase(apiBase) {
-  const base = apiBase.replace(/\/+$/, '');
-  return base.endsWith('/public') ? base : `${base}/public`;
-}
 
 const MESSAGES = {
   PUBLIC_RATE_LIMITED: 'Too many tries. Please wait a minute and try again.',
   PUBLIC_KEY_INVALID: 'The shop is not available right now.',
+  NETWORK: 'Could not reach the shop. Please try again.',
 };
 
-function errorText(body, status) {
-  const error = body && body.error;
-  if (error && MESSAGES[error.code]) return MESSAGES[error.code];
-  if (error && error.code === 'PUBLIC_WRITE_REFUSED' && error.params && error.params.column) return `Please check the ${error.params.column}.`;
-  if (error && typeof error.message === 'string') return error.message;
-  return `Something went wrong (${status}). Please try again.`;
+/** What to tell the visitor about a failed call (a SvcError of the helper): ours for known codes, else the instance's or the app's message. */
+function errorText(err) {
+  if (err && MESSAGES[err.code]) return MESSAGES[err.code];
+  if (err && err.code === 'PUBLIC_WRITE_REFUSED' && err.params && typeof err.params.column === 'string') return `Please check the ${err.params.column}.`;
+  if (err && typeof err.message === 'string' && err.message) return err.message;
+  return 'Something went wrong. Please try again.';
 }
 
 const $ = (id) => document.getElementById(id);
 
 function start() {
-  const cfg = config();
+  const app = connect({ key: 'storefront' });
   const grid = $('sf-grid');
   const status = $('sf-status');
   const more = $('sf-more');
@@ -54,21 +40,18 @@ function start() {
     errorBox.textContent = text;
     errorBox.hidden = !text;
   };
-  if (!cfg) {
+  if (app.mode !== 'public' || !app.appKey) {
     status.textContent = 'This page is not set up (no app key).';
     grid.setAttribute('aria-busy', 'false');
     document.querySelectorAll('input, select, textarea, button').forEach((el) => (el.disabled = true));
     return;
   }
-  const base = publicBase(cfg.apiBase);
-  const headers = { authorization: `Bearer ${cfg.appKey}` };
   let price = (value) => String(value);
 
   // The shop's name and currency come from the app's settings, through its `shop` action.
-  fetch(`${base}/apps/${APP}/actions/shop`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: '{}' })
-    .then((res) => (res.ok ? res.json() : null))
-    .then((body) => {
-      const shop = body && body.data && body.data.result;
+  app
+    .action('shop')
+    .then((shop) => {
       if (!shop) return;
       if (shop.name) {
         $('sf-title').textContent = shop.name;
@@ -89,11 +72,9 @@ function start() {
   async function loadImages(products) {
     const ids = products.filter((p) => p.image_updated_at).map((p) => p.id);
     if (ids.length === 0) return;
-    const params = new URLSearchParams({ 'filter[product_id][in]': ids.join(','), limit: String(ids.length) });
     try {
-      const res = await fetch(`${base}/records/${IMAGES}?${params}`, { headers });
-      const body = res.ok ? await res.json() : null;
-      for (const image of (body && body.data) || []) {
+      const { rows } = await app.records(IMAGES).list({ filter: { product_id: { in: ids } }, limit: ids.length });
+      for (const image of rows) {
         const b64 = image.data && typeof image.data === 'object' ? image.data.$binary : image.data;
         const img = grid.querySelector(`.sf-card[data-id="${Number(image.product_id)}"] img`);
         if (img && typeof b64 === 'string') img.src = `data:${image.content_type};base64,${b64}`;
@@ -220,22 +201,13 @@ function start() {
     const sendButton = $('sf-order-send');
     sendButton.disabled = true;
     try {
-      const res = await fetch(`${base}/records/${ORDERS}`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ values }),
-      });
-      const body = await res.json().catch(() => null);
-      if (res.status !== 201) {
-        fail(errorText(body, res.status));
-        return;
-      }
+      const order = await app.records(ORDERS).create(values);
       cart.clear();
       renderCart();
       $('sf-cart-form').reset();
-      ordered.textContent = `Thank you: order request ${body.data.id} is sent (total ${price(body.data.total)}). We will confirm it by e-mail.`;
-    } catch {
-      fail('Could not reach the shop. Please try again.');
+      ordered.textContent = `Thank you: order request ${order.id} is sent (total ${price(order.total)}). We will confirm it by e-mail.`;
+    } catch (err) {
+      fail(errorText(err));
     } finally {
       sendButton.disabled = false;
     }
@@ -247,36 +219,28 @@ function start() {
   async function load(next) {
     const mine = ++request;
     const q = $('sf-q').value.trim();
-    const params = new URLSearchParams({ limit: String(PAGE), sort: `${$('sf-order').value},id` });
-    if (q) params.set('search', q);
-    if (next && cursor) params.set('cursor', cursor);
+    const query = { limit: PAGE, sort: `${$('sf-order').value},id`, search: q || undefined, cursor: next ? cursor : null };
     if (!next) cursor = null;
     grid.setAttribute('aria-busy', 'true');
     status.textContent = 'Loading products…';
     more.hidden = true;
-    let res;
-    let body = null;
+    let page;
     try {
-      res = await fetch(`${base}/records/${PRODUCTS}?${params}`, { headers });
-      body = await res.json().catch(() => null);
-    } catch {
+      page = await app.records(PRODUCTS).list(query);
+    } catch (err) {
       if (mine === request) {
-        status.textContent = 'Could not reach the shop. Please try again.';
+        status.textContent = errorText(err);
         grid.setAttribute('aria-busy', 'false');
       }
       return;
     }
     if (mine !== request) return;
     grid.setAttribute('aria-busy', 'false');
-    if (!res.ok) {
-      status.textContent = errorText(body, res.status);
-      return;
-    }
-    const rows = (body && body.data) || [];
+    const rows = page.rows;
     if (!next) grid.replaceChildren();
     for (const product of rows) grid.appendChild(card(product));
     loadImages(rows);
-    cursor = (body && body.cursor) || null;
+    cursor = page.cursor || null;
     more.hidden = !cursor;
     const shown = grid.children.length;
     status.textContent =
@@ -307,20 +271,11 @@ function start() {
     }
     send.disabled = true;
     try {
-      const res = await fetch(`${base}/records/${CONTACT}`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ values }),
-      });
-      const body = await res.json().catch(() => null);
-      if (res.status !== 201) {
-        showError(errorText(body, res.status));
-        return;
-      }
+      await app.records(CONTACT).create(values);
       form.reset();
       sent.textContent = 'Thank you: your message is sent. We will answer by e-mail.';
-    } catch {
-      showError('Could not reach the shop. Please try again.');
+    } catch (err) {
+      showError(errorText(err));
     } finally {
       send.disabled = false;
     }

@@ -1,40 +1,10 @@
 // The owner's day view, a dashboard-page: the dashboard frames it in a sandboxed iframe (an
-// opaque origin, no cookies), so it asks the dashboard to call the app's staff-only actions
-// (`day`, `setStatus`) with the signed-in person's session:
-//   page → parent: {type: 'svc-action', id, name, input}
-//   parent → page: {type: 'svc-action-result', id, ok, data | error}
+// opaque origin, no cookies), so the SDK's surface helper (svc-app.js) asks the dashboard to call
+// the app's staff-only actions (`day`, `setStatus`) with the signed-in person's session. A
+// refusal's message (ctx.refuse in server.ts) is shown as the app wrote it.
+import { connect } from './svc-app.js';
 
-const TIMEOUT_MS = 30_000;
-let nextId = 0;
-const pending = new Map();
-
-window.addEventListener('message', (event) => {
-  if (event.source !== window.parent) return;
-  const msg = event.data;
-  if (!msg || msg.type !== 'svc-action-result' || !pending.has(msg.id)) return;
-  const { resolve, reject, timer } = pending.get(msg.id);
-  pending.delete(msg.id);
-  clearTimeout(timer);
-  if (msg.ok) resolve(msg.data);
-  else reject(Object.assign(new Error((msg.error && msg.error.message) || 'The action failed.'), { code: (msg.error && msg.error.code) || 'ACTION_FAILED' }));
-});
-
-function callAction(name, input) {
-  return new Promise((resolve, reject) => {
-    if (window.parent === window) {
-      reject(Object.assign(new Error('Open this page from the dashboard.'), { code: 'NOT_FRAMED' }));
-      return;
-    }
-    const id = `${Date.now().toString(36)}-${++nextId}`;
-    const timer = setTimeout(() => {
-      pending.delete(id);
-      reject(Object.assign(new Error('The dashboard did not answer.'), { code: 'TIMEOUT' }));
-    }, TIMEOUT_MS);
-    pending.set(id, { resolve, reject, timer });
-    window.parent.postMessage({ type: 'svc-action', id, name, input: input === undefined ? null : input }, '*');
-  });
-}
-
+const app = connect({ key: 'table-booking' });
 const $ = (id) => document.getElementById(id);
 const lang = () => navigator.language || undefined;
 const wall = (date, time = '00:00') => {
@@ -92,7 +62,7 @@ function start() {
       const next = select.value;
       select.disabled = true;
       try {
-        await callAction('setStatus', { id: b.id, status: next });
+        await app.action('setStatus', { id: b.id, status: next });
         b.status = next;
         li.dataset.status = next;
         status.textContent = `${b.name} at ${formatTime(b.time)}: ${STATUS_LABELS[next]}.`;
@@ -115,7 +85,7 @@ function start() {
     list.setAttribute('aria-busy', 'true');
     status.textContent = 'Loading…';
     try {
-      const day = await callAction('day', { date });
+      const day = await app.action('day', { date });
       if (mine !== request) return;
       if (day.venue) $('bk-title').textContent = `Bookings · ${day.venue}`;
       timeZone = day.timeZone || 'UTC';

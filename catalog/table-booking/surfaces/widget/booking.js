@@ -1,26 +1,17 @@
 // What the guest's pages of table booking share (the widget, index.html, and the manage-my-booking
-// page, manage.html): the page's app key and API base, the venue (its name and clock, from the
-// app's `venue` action), error texts, and dates and times in the visitor's language (Intl only).
+// page, manage.html): the connection to the instance (the SDK's surface helper, svc-app.js, which
+// reads the page's app key and API base), the venue (its name and clock, from the app's `venue`
+// action), error texts, and dates and times in the visitor's language (Intl only).
+import { connect } from './svc-app.js';
 
-export const BOOKINGS = 'table-booking-bookings';
-export const MINE = 'table-booking-my-booking';
+/** The endpoints' refs in addon.json. */
+export const BOOKINGS = 'bookings';
+export const MINE = 'my-booking';
 
-/** `<meta name="svc-app" content='{"appKey":"…","apiBase":"…"}'>`, which the instance puts in when it serves the page. */
-export function config() {
-  const meta = document.querySelector('meta[name="svc-app"]');
-  try {
-    const value = JSON.parse(meta ? meta.getAttribute('content') || '' : '');
-    if (value && typeof value.appKey === 'string' && typeof value.apiBase === 'string') return value;
-  } catch {
-    /* fall through */
-  }
-  return null;
-}
-
-/** `…/api/v1` or `…/api/v1/public` → the `/public` base of the public API. */
-export function publicBase(apiBase) {
-  const base = apiBase.replace(/\/+$/, '');
-  return base.endsWith('/public') ? base : `${base}/public`;
+/** The page's connection to the instance, or null when the page was not served by it (no app key). */
+export function connectApp() {
+  const app = connect({ key: 'table-booking' });
+  return app.mode === 'public' && app.appKey ? app : null;
 }
 
 const MESSAGES = {
@@ -29,15 +20,16 @@ const MESSAGES = {
   PUBLIC_RATE_LIMITED: 'Too many tries. Please wait a minute and try again.',
   PUBLIC_KEY_INVALID: 'Online booking is not available right now.',
   PUBLIC_TOO_LATE: 'It is too close to the time to change this booking online. Please call us.',
+  NETWORK: 'Could not reach the booking service. Please try again.',
 };
 
-export function errorText(body, status) {
-  const error = body && body.error;
-  if (error && MESSAGES[error.code]) return MESSAGES[error.code];
-  if (error && error.code === 'PUBLIC_WRITE_REFUSED' && error.params && error.params.column)
-    return `Please check the ${error.params.column.replace('_', ' ')}.`;
-  if (error && typeof error.message === 'string') return error.message;
-  return `Something went wrong (${status}). Please try again.`;
+/** What to tell the guest about a failed call (a SvcError of the helper): ours for known codes, else the instance's or the app's message. */
+export function errorText(err) {
+  if (err && MESSAGES[err.code]) return MESSAGES[err.code];
+  if (err && err.code === 'PUBLIC_WRITE_REFUSED' && err.params && typeof err.params.column === 'string')
+    return `Please check the ${err.params.column.replace('_', ' ')}.`;
+  if (err && typeof err.message === 'string' && err.message) return err.message;
+  return 'Something went wrong. Please try again.';
 }
 
 /**
@@ -45,22 +37,16 @@ export function errorText(body, status) {
  * failed call is tried once more: the app's first call on a busy instance may find its sandbox
  * starting.
  */
-export async function loadVenue(base, headers) {
+export async function loadVenue(app) {
   const fallback = { name: '', timeZone: 'UTC', maxParty: 12, windowDays: 60, cancelBeforeMinutes: 120 };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const res = await fetch(`${base}/apps/table-booking/actions/venue`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: '{}',
-      });
-      if (res.status >= 500) continue;
-      const body = res.ok ? await res.json() : null;
-      const venue = body && body.data && body.data.result;
+      const venue = await app.action('venue');
       if (!venue || typeof venue !== 'object') return fallback;
       return { ...fallback, ...venue, timeZone: validZone(venue.timeZone) ? venue.timeZone : 'UTC' };
-    } catch {
-      /* the network: once more */
+    } catch (err) {
+      // A refusal (4xx) will not change on a second try; a failure or the network may.
+      if (err && typeof err.status === 'number' && err.status < 500) return fallback;
     }
   }
   return fallback;

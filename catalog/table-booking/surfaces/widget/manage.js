@@ -1,12 +1,12 @@
 // The manage-my-booking page: the guest opens their booking with its code and e-mail address
 // (a customer session, POST /public/claim), then changes its day, time or party, or cancels it,
 // up to the venue's cancellation window before the booking (after it the API answers
-// PUBLIC_TOO_LATE and the page says to call).
+// PUBLIC_TOO_LATE and the page says to call). The SDK's surface helper carries the session.
 import {
   MINE,
   BOOKINGS,
   addDays,
-  config,
+  connectApp,
   errorText,
   formatDay,
   formatInstant,
@@ -14,7 +14,6 @@ import {
   instantOfStored,
   loadVenue,
   onTimePicked,
-  publicBase,
   showTimes,
   todayIn,
   wallOf,
@@ -24,37 +23,26 @@ const $ = (id) => document.getElementById(id);
 const MINUTE = 60_000;
 
 function start() {
-  const cfg = config();
+  const app = connectApp();
   const status = $('mb-status');
   const errorBox = $('mb-error');
   const showError = (text) => {
     errorBox.textContent = text;
     errorBox.hidden = !text;
   };
-  if (!cfg) {
+  if (!app) {
     showError('This page is not set up for booking (no app key).');
     document.querySelectorAll('input, button').forEach((el) => (el.disabled = true));
     return;
   }
-  const base = publicBase(cfg.apiBase);
-  const key = { authorization: `Bearer ${cfg.appKey}` };
-  const venueReady = loadVenue(base, key);
+  const venueReady = loadVenue(app);
   let venue = null;
-  let session = null;
   let booking = null;
   let chosen = null;
 
   const given = new URLSearchParams(location.search).get('code');
   if (given) $('mb-code').value = given;
   ($('mb-code').value ? $('mb-email') : $('mb-code')).focus();
-
-  const call = async (method, path, body) => {
-    const headers = { ...key, ...(session ? { 'x-svc-public-session': session } : {}) };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const answer = await res.json().catch(() => null);
-    return { status: res.status, ok: res.ok, body: answer };
-  };
 
   // The booking's day and time on the venue's clock (the API answers its instant in UTC).
   const dayOf = (row) => wallOf(instantOfStored(row.booked_at), venue.timeZone).date;
@@ -93,28 +81,22 @@ function start() {
     }
     $('mb-open').disabled = true;
     status.textContent = 'Looking for your booking…';
+    const notFound = 'We found no booking with that code and e-mail address.';
     try {
       venue = await venueReady;
-      const claimed = await call('POST', '/claim', { ref: MINE, values: { code, email } });
-      if (!claimed.ok) {
-        status.textContent = '';
-        showError(claimed.status === 404 ? 'We found no booking with that code and e-mail address.' : errorText(claimed.body, claimed.status));
-        return;
-      }
-      session = claimed.body.data.session;
-      const mine = await call('GET', `/records/${MINE}`);
-      const row = mine.ok && mine.body && Array.isArray(mine.body.data) ? mine.body.data.find((r) => r.code === code) || mine.body.data[0] : null;
-      if (!row) {
-        status.textContent = '';
-        showError(mine.ok ? 'We found no booking with that code and e-mail address.' : errorText(mine.body, mine.status));
-        return;
-      }
+      await app.claim(MINE, { code, email });
+      const { rows } = await app.records(MINE).list();
+      const row = rows.find((r) => r.code === code) || rows[0];
       status.textContent = '';
+      if (!row) {
+        showError(notFound);
+        return;
+      }
       show(row);
       $('mb-booking-title').focus();
-    } catch {
+    } catch (err) {
       status.textContent = '';
-      showError('Could not reach the booking service. Please try again.');
+      showError(err && err.status === 404 ? notFound : errorText(err));
     } finally {
       $('mb-open').disabled = false;
     }
@@ -141,14 +123,18 @@ function start() {
       hint.hidden = false;
     }
     // With the session, the guest's own booking does not count against the new time.
-    const res = await call('GET', `/availability/${BOOKINGS}?date=${encodeURIComponent(date)}&party=${party}`).catch(() => null);
-    if (mine !== request) return;
-    times.setAttribute('aria-busy', 'false');
-    if (!res || !res.ok) {
-      hint.textContent = res ? errorText(res.body, res.status) : 'Could not reach the booking service. Please try again.';
+    let slots;
+    try {
+      slots = (await app.availability(BOOKINGS, { date, party })) || [];
+    } catch (err) {
+      if (mine !== request) return;
+      times.setAttribute('aria-busy', 'false');
+      hint.textContent = errorText(err);
+      hint.hidden = false;
       return;
     }
-    const slots = res.body.data || [];
+    if (mine !== request) return;
+    times.setAttribute('aria-busy', 'false');
     const free = slots.filter((s) => s.state === 'free');
     if (chosen && !free.some((s) => s.time === chosen)) chosen = null;
     hint.textContent = slots.length === 0 ? 'Closed on that day.' : free.length === 0 ? 'No free times on that day.' : '';
@@ -191,17 +177,14 @@ function start() {
     save.disabled = true;
     const values = { booked_at: `${$('mb-date').value}T${chosen}`, party: Number($('mb-party').value) || 1 };
     try {
-      const res = await call('PATCH', `/records/${MINE}/${encodeURIComponent(booking.id)}`, { values });
-      if (!res.ok) {
-        showError(errorText(res.body, res.status));
-        if (res.body && res.body.error && res.body.error.code !== 'PUBLIC_TOO_LATE') loadTimes();
-        return;
-      }
-      show({ ...booking, ...res.body.data });
+      const changed = await app.records(MINE).update(booking.id, values);
+      show({ ...booking, ...changed });
       status.textContent = 'Your booking is changed.';
       $('mb-booking-title').focus();
-    } catch {
-      showError('Could not reach the booking service. Please try again.');
+    } catch (err) {
+      showError(errorText(err));
+      // Refused for its time (taken meanwhile): show the day as it is now; too late: nothing to pick.
+      if (typeof err.status === 'number' && err.code !== 'PUBLIC_TOO_LATE') loadTimes();
     } finally {
       refreshSave();
     }
@@ -223,17 +206,13 @@ function start() {
     showError('');
     $('mb-confirm-yes').disabled = true;
     try {
-      const res = await call('DELETE', `/records/${MINE}/${encodeURIComponent(booking.id)}`);
-      if (!res.ok) {
-        showError(errorText(res.body, res.status));
-        return;
-      }
+      await app.records(MINE).remove(booking.id);
       $('mb-booking').hidden = true;
       status.textContent = `Your booking ${booking.code} is cancelled.`;
       booking = null;
-      session = null;
-    } catch {
-      showError('Could not reach the booking service. Please try again.');
+      app.endSession();
+    } catch (err) {
+      showError(errorText(err));
     } finally {
       $('mb-confirm-yes').disabled = false;
     }

@@ -1,12 +1,12 @@
 // The booking widget: vanilla JS, no build step. What it shares with the manage-my-booking page
-// (the app key and API base from the page's svc-app meta tag, the venue, dates and times in the
-// visitor's language) is in booking.js.
-import { BOOKINGS, addDays, config, errorText, formatDay, formatTime, loadVenue, onTimePicked, publicBase, showTimes, todayIn } from './booking.js';
+// (the connection to the instance through the SDK's surface helper, the venue, dates and times in
+// the visitor's language) is in booking.js.
+import { BOOKINGS, addDays, connectApp, errorText, formatDay, formatTime, loadVenue, onTimePicked, showTimes, todayIn } from './booking.js';
 
 const $ = (id) => document.getElementById(id);
 
 function start() {
-  const cfg = config();
+  const app = connectApp();
   const form = $('tb-form');
   const times = $('tb-times');
   const hint = $('tb-times-hint');
@@ -22,13 +22,11 @@ function start() {
     errorBox.textContent = text;
     errorBox.hidden = !text;
   };
-  if (!cfg) {
+  if (!app) {
     showError('This page is not set up for booking (no app key).');
     form.querySelectorAll('input, button').forEach((el) => (el.disabled = true));
     return;
   }
-  const base = publicBase(cfg.apiBase);
-  const headers = { authorization: `Bearer ${cfg.appKey}` };
   let venue = { name: '', timeZone: 'UTC', windowDays: 60, maxParty: 12 };
 
   /** The day picker's bounds on the venue's clock: today there, up to the booking window. */
@@ -72,30 +70,23 @@ function start() {
     refreshSubmit();
     const mine = ++request;
     times.setAttribute('aria-busy', 'true');
-    let res;
-    let body = null;
+    let slots;
     try {
-      res = await fetch(`${base}/availability/${BOOKINGS}?date=${encodeURIComponent(date)}&party=${party}`, { headers });
-      body = await res.json().catch(() => null);
-    } catch {
+      slots = (await app.availability(BOOKINGS, { date, party })) || [];
+    } catch (err) {
       if (mine === request) {
         shownDate = '';
         busy = false;
-        hint.textContent = 'Could not reach the booking service. Please try again.';
+        hint.textContent = errorText(err);
+        hint.hidden = false;
         times.setAttribute('aria-busy', 'false');
+        refreshSubmit();
       }
       return;
     }
     if (mine !== request) return;
     busy = false;
     times.setAttribute('aria-busy', 'false');
-    if (!res.ok) {
-      shownDate = '';
-      hint.textContent = errorText(body, res.status);
-      refreshSubmit();
-      return;
-    }
-    const slots = (body && body.data) || [];
     const free = slots.filter((s) => s.state === 'free');
     let note = slots.length === 0 ? 'Closed on that day.' : free.length === 0 ? 'No free times on that day.' : '';
     if (chosen && !free.some((s) => s.time === chosen)) {
@@ -125,30 +116,24 @@ function start() {
       email: $('tb-email').value.trim(),
       locale: (navigator.language || '').slice(0, 35) || null,
     };
+    let booked;
     try {
-      const res = await fetch(`${base}/records/${BOOKINGS}`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ values }),
-      });
-      const body = await res.json().catch(() => null);
-      if (res.status !== 201) {
-        showError(errorText(body, res.status));
-        await loadTimes(true);
-        return;
-      }
-      const code = body.data.code;
-      $('tb-code').textContent = code;
-      $('tb-when').textContent = `${values.party} ${values.party === 1 ? 'guest' : 'guests'} on ${formatDay(dateInput.value)} at ${formatTime(chosen)}.`;
-      $('tb-manage').href = `manage.html?code=${encodeURIComponent(code)}`;
-      form.hidden = true;
-      $('tb-done').hidden = false;
-      $('tb-done-title').focus();
-    } catch {
-      showError('Could not reach the booking service. Please try again.');
-    } finally {
+      booked = await app.records(BOOKINGS).create(values);
+    } catch (err) {
+      showError(errorText(err));
       refreshSubmit();
+      // A time taken meanwhile: show the day as it is now.
+      if (err && typeof err.status === 'number') await loadTimes(true);
+      return;
     }
+    const code = booked.code;
+    $('tb-code').textContent = code;
+    $('tb-when').textContent = `${values.party} ${values.party === 1 ? 'guest' : 'guests'} on ${formatDay(dateInput.value)} at ${formatTime(chosen)}.`;
+    $('tb-manage').href = `manage.html?code=${encodeURIComponent(code)}`;
+    form.hidden = true;
+    $('tb-done').hidden = false;
+    $('tb-done-title').focus();
+    refreshSubmit();
   });
 
   $('tb-again').addEventListener('click', () => {
@@ -163,7 +148,7 @@ function start() {
   loadTimes();
 
   // The venue's name, clock and largest party: the times above are on its clock already.
-  loadVenue(base, headers).then((v) => {
+  loadVenue(app).then((v) => {
     venue = v;
     if (v.name) {
       $('tb-title').textContent = `Book a table at ${v.name}`;
