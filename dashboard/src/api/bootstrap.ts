@@ -16,7 +16,7 @@ export const bootstrapKey = ['bootstrap'] as const;
 /**
  * The live events after which the bootstrap is asked again (shell/LiveSync.tsx): the navigation
  * (pages, their order, apps' placements), the onboarding's facts (connections, the public API),
- * and a notification (a change of roles is announced by one: the permissions follow).
+ * a notification (a change of roles is announced by one: the permissions follow), and the branding.
  */
 export const BOOTSTRAP_STALE_KINDS: ReadonlySet<string> = new Set([
   'pages.changed',
@@ -24,6 +24,7 @@ export const BOOTSTRAP_STALE_KINDS: ReadonlySet<string> = new Set([
   'connections.changed',
   'public.changed',
   'notification.created',
+  'branding.changed',
 ]);
 
 async function getBootstrap() {

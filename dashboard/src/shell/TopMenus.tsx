@@ -1,9 +1,6 @@
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'wouter';
-import { api, ok } from '../api/client';
-import { accountKeys } from '../areas/account/keys';
-import { useSignOut, useUnreadCount } from '../areas/account/api';
+import { useLatestNotifications, useSignOut, useUnreadCount } from '../areas/account/api';
 import { t, type MessageId } from '../i18n/t';
 import { restartLiveChannel } from '../live/events';
 import { navigate } from '../navigation';
@@ -99,10 +96,7 @@ const isInternal = (link: string) => link.startsWith('/') && !link.startsWith('/
 
 /** The latest few notifications, asked when the bell opens (under the notifications' key: the live channel refreshes it). */
 function LatestNotifications() {
-  const latest = useQuery({
-    queryKey: [...accountKeys.notifications, 'latest'],
-    queryFn: async () => (await ok(api.GET('/me/notifications', { params: { query: { limit: LATEST } } }))).data.notifications,
-  });
+  const latest = useLatestNotifications(LATEST);
   if (latest.isPending) return <p className="hint">{t('app.loading')}</p>;
   if (latest.isError) return <p className="field-error">{errorText(latest.error)}</p>;
   if (latest.data.length === 0)

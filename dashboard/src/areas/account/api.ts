@@ -231,6 +231,14 @@ export function useSaveNotificationPrefs() {
   });
 }
 
+/** The latest `limit` notifications (the bell's popover), under the notifications' key so the live channel refreshes them. */
+export function useLatestNotifications(limit: number) {
+  return useQuery({
+    queryKey: [...accountKeys.notifications, 'latest', limit],
+    queryFn: async () => (await ok(api.GET('/me/notifications', { params: { query: { limit } } }))).data.notifications,
+  });
+}
+
 /** The count of unread notifications (the list endpoint answers it with any page; one row is asked for). */
 export function useUnreadCount() {
   return useQuery({
