@@ -19,8 +19,10 @@ const registry = new Map<string, ErrorCodeDef>();
 export function registerErrorCodes(defs: Record<string, ErrorCodeDef>): void {
   for (const [code, def] of Object.entries(defs)) {
     const existing = registry.get(code);
-    if (existing && existing.status !== def.status) {
-      throw new Error(`error code ${code} registered twice with different statuses`);
+    // One code, one meaning: a plugin that declares a code another declared (the kernel's
+    // NETWORK_FEATURES_DISABLED, say) would silently reword every answer of that code.
+    if (existing && (existing.status !== def.status || existing.message !== def.message)) {
+      throw new Error(`error code ${code} registered twice with different ${existing.status !== def.status ? 'statuses' : 'messages'}`);
     }
     registry.set(code, def);
   }

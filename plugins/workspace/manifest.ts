@@ -9,7 +9,6 @@ export default definePlugin({
   requires: ['settings', 'branding', 'connections', 'pages', 'add-ons', 'public-admin'],
   errors: {
     TELEMETRY_NOT_CONFIGURED: { status: 409, message: 'Usage reports cannot be turned on: SVC_TELEMETRY_URL is not set.' },
-    NETWORK_FEATURES_DISABLED: { status: 409, message: 'The instance may not call out (SVC_NETWORK_FEATURES is false).' },
   },
   routes: workspaceRoutes,
   jobs: {
