@@ -57,6 +57,9 @@ for (const dialect of ['postgres', 'mysql'] as const)
         timeZone: 'Europe/Paris',
         openingHours: hours,
       }));
+      // The add-on's first call makes its context (AO36); on a loaded machine that alone can take
+      // most of the 5 s wall time, which is not what this test is about, so one call warms it.
+      for (let i = 0; i < 3 && (await act('venue', {})).status !== 200; i++);
     }, 60_000);
     afterAll(async () => {
       await inst?.close();
