@@ -230,6 +230,7 @@ function MappingStep({ conn, table, upload, onRestart }: { conn: string; table: 
           <>
             <select
               aria-label={t('transfer.import.mapInto', { column: source.name })}
+              disabled={locked}
               value={mapping[source.name] ?? SKIP}
               aria-invalid={error ? true : undefined}
               aria-describedby={error ? `${id}-err-${source.name}` : undefined}
@@ -285,7 +286,9 @@ function MappingStep({ conn, table, upload, onRestart }: { conn: string; table: 
       <section className="transfer-step" aria-labelledby={`${id}-h`}>
         <h2 id={`${id}-h`}>{t('transfer.import.step.mapping')}</h2>
         <p>{t('transfer.import.mappingIntro')}</p>
-        <fieldset disabled={locked} className="transfer-plain">
+        {/* Each control is locked on its own: a disabled fieldset would also make the table's
+            scroll box unreachable by keyboard once it scrolls. */}
+        <fieldset className="transfer-plain">
           <legend className="visually-hidden">{t('transfer.import.step.mapping')}</legend>
           <DataTable
             className="transfer-table"
@@ -298,7 +301,7 @@ function MappingStep({ conn, table, upload, onRestart }: { conn: string; table: 
           />
           {fieldErrors['mapping'] && <p className="field-error">{fieldErrors['mapping']}</p>}
 
-          <fieldset className="transfer-choice">
+          <fieldset disabled={locked} className="transfer-choice">
             <legend>{t('transfer.import.mode')}</legend>
             <label>
               <input
@@ -334,7 +337,7 @@ function MappingStep({ conn, table, upload, onRestart }: { conn: string; table: 
             )}
           </fieldset>
 
-          <fieldset className="transfer-choice">
+          <fieldset disabled={locked} className="transfer-choice">
             <legend>{t('transfer.import.refused')}</legend>
             <label>
               <input type="radio" name={`${id}-atomic`} checked={options.atomic} onChange={() => change(() => setOptions((o) => ({ ...o, atomic: true })))} />
