@@ -113,7 +113,7 @@ describe.runIf(browserAvailable())("an add-on's mapped domains on its page, in a
     await onDialog(page, 'domain-remove-confirm', dialog);
     await dialog.getByRole('button', { name: msg('addOns.remove.cancel') }).click();
     await dialog.waitFor({ state: 'hidden' });
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(msg('addOns.domains.remove', { host: 'booking.test' }));
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe(msg('addOns.domains.remove', { host: 'booking.test' }));
     expect(await mapping()).toHaveLength(2);
 
     await remove.click();

@@ -151,7 +151,7 @@ describe.runIf(browserAvailable())("an app's venues (instances) on its page, in 
     const gardenDialog = page.getByRole('dialog', { name: msg('addOns.instances.removeTitle', { name: 'Garden' }) });
     await gardenDialog.getByRole('button', { name: msg('addOns.remove.cancel') }).click();
     await gardenDialog.waitFor({ state: 'hidden' });
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(msg('addOns.instances.remove', { name: 'Garden' }));
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe(msg('addOns.instances.remove', { name: 'Garden' }));
     await removeGarden.click();
     await gardenDialog.getByRole('button', { name: msg('addOns.instances.removeConfirm') }).click();
     await section

@@ -305,7 +305,7 @@ describe.runIf(browserAvailable())("apps' pages in the navigation, the action br
     // Cancel first: nothing is forgotten, and the focus is back on the button.
     await dialog.getByRole('button', { name: msg('addOns.remove.cancel') }).click();
     await dialog.waitFor({ state: 'hidden' });
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(msg('addOns.connect.disconnect', { name: 'Vault' }));
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe(msg('addOns.connect.disconnect', { name: 'Vault' }));
     expect((await peek('vault')).apiKey).toBe(API_KEY);
     await page.getByRole('button', { name: msg('addOns.connect.disconnect', { name: 'Vault' }) }).click();
     await dialog.getByRole('button', { name: msg('addOns.connect.disconnectConfirm') }).click();

@@ -320,7 +320,7 @@ for (const dialect of ['sqlite', 'postgres'] as const)
       // Cancel first: nothing happens.
       await dialog.getByRole('button', { name: msg('addOns.remove.cancel') }).click();
       await dialog.waitFor({ state: 'hidden' });
-      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(msg('addOns.remove.open', { name: TB.name }));
+      await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe(msg('addOns.remove.open', { name: TB.name }));
       expect(await tablesOf(dialect, source)).toEqual(TB.tables);
 
       await page.getByRole('button', { name: msg('addOns.remove.open', { name: TB.name }) }).click();

@@ -128,14 +128,12 @@ describe('svc-addon dev', () => {
     expect(await count()).toMatchObject({ status: 502, body: { error: { code: 'ADDON_FAILED' } } });
     await expect.poll(() => lines.join('\n')).toMatch(/\[dev-notes\] (warn|error) .*count broke on purpose/);
     // With the instance's line-exact failures (AO35): where it was thrown, the line and a caret under it.
-    if (existsSync(join(repo, 'plugins/add-ons/runtime/addon-log.ts'))) {
-      const at = original.split('\n').findIndex((l) => l.includes("const page = await ctx.db.list('notes', { limit: 500 });")) + 1;
-      await expect.poll(() => lines.join('\n')).toContain(`  at server.ts:${at}:`);
-      const text = "      throw new Error('count broke on purpose');";
-      expect(lines).toContain(`  ${at} | ${text}`);
-      // The caret under the error's construction, where V8 places the throw.
-      expect(lines[lines.indexOf(`  ${at} | ${text}`) + 1]).toBe(`  ${' '.repeat(String(at).length)} | ${' '.repeat(text.indexOf('new Error'))}^`);
-    }
+    const at = original.split('\n').findIndex((l) => l.includes("const page = await ctx.db.list('notes', { limit: 500 });")) + 1;
+    await expect.poll(() => lines.join('\n')).toContain(`  at server.ts:${at}:`);
+    const text = "      throw new Error('count broke on purpose');";
+    expect(lines).toContain(`  ${at} | ${text}`);
+    // The caret under the error's construction, where V8 places the throw.
+    expect(lines[lines.indexOf(`  ${at} | ${text}`) + 1]).toBe(`  ${' '.repeat(String(at).length)} | ${' '.repeat(text.indexOf('new Error'))}^`);
     const restored = session.reinstalled();
     writeFileSync(serverFile, original);
     expect((await restored).ok).toBe(true);

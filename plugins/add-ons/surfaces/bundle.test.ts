@@ -168,7 +168,11 @@ describe('GET /add-ons/{key}/bundle/{*} on a started instance', () => {
     expect(js.headers.get('content-type')).toMatch(/^(application|text)\/javascript; charset=utf-8$/);
     expect(js.headers.get('cache-control')).toBe('no-cache');
     expect(js.headers.get('cross-origin-opener-policy')).toBeNull();
-    expect(await js.text()).toContain('svc-app');
+    expect(await js.text()).toContain("from './booking.js'");
+    // The SDK's surface helper, copied into the surface at build (AO40), is served beside it.
+    const helper = await fetch(`${inst.url}/api/v1/add-ons/table-booking/bundle/widget/svc-app.js`);
+    expect(helper.status).toBe(200);
+    expect(await helper.text()).toContain('export function connect');
     const css = await fetch(`${inst.url}/api/v1/add-ons/table-booking/bundle/widget/widget.css`);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
 
