@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { messages } from '../dashboard/src/i18n/messages.en.js';
+import { messages } from './messages.js';
 
 /**
  * No builder's notes reach a person (issue 29, point 8): the catalogue (the shell's and every

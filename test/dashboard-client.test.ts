@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { IntlMessageFormat } from 'intl-messageformat';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { messages } from '../dashboard/src/i18n/messages.en.js';
+import { messages } from './messages.js';
 import { OPENAPI_TYPES, generateApiTypes } from '../scripts/gen-api.mjs';
 
 describe("the dashboard's typed API client", () => {

@@ -2,13 +2,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { MESSAGE_IDS, generateMessageIds, readSourceCatalogue } from '../scripts/gen-messages.mjs';
 
 /**
- * The dashboard's strings load in parts (issue 27): the shell's (shell/messages.en.ts) are in the
- * first load, each area's (areas/<name>/messages.en.ts) load with its screens through
- * `lazyWithMessages` in its area.ts. `t(id)` is typed against the whole catalogue
- * (i18n/messages.en.ts, imported by the app for its type only). This checks the parts stay apart
- * and that code only names strings loaded wherever it runs.
+ * The dashboard's strings load in parts (issues 27, 31): the shell's (i18n/en/shell.json) are in the
+ * first load, each area's (i18n/<locale>/<area>.json) load with its screens through
+ * `lazyWithMessages('<area>')` in its area.ts. `t(id)` is typed against the whole catalogue
+ * (i18n/message-ids.ts, generated from i18n/en). This checks the parts stay apart, that code only
+ * names strings loaded wherever it runs, and that the generated ids are those of the sources.
  */
 const SRC = resolve(import.meta.dirname, '../dashboard/src');
 const DIST = resolve(import.meta.dirname, '../dashboard/dist');
@@ -63,26 +64,13 @@ function readModule(path: string): Module {
 }
 
 const MODULES = new Map(sourceFiles(SRC).map((file) => [rel(file), readModule(rel(file))]));
-const SHELL_MESSAGES = 'shell/messages.en.ts';
-const CATALOGUE = 'i18n/messages.en.ts';
-const isMessages = (path: string) => path.endsWith('/messages.en.ts');
+const CATALOGUE = readSourceCatalogue();
+const SHELL_IDS = new Set(Object.keys(CATALOGUE.shell!));
+const AREAS = [...MODULES.keys()].map((p) => /^areas\/([^/]+)\/area\.ts$/.exec(p)?.[1]).filter((a): a is string => a !== undefined);
+/** Each area's own strings, by area name (an area's namespace is its name). */
+const AREA_IDS = new Map(AREAS.filter((area) => CATALOGUE[area]).map((area) => [area, new Set(Object.keys(CATALOGUE[area]!))] as const));
+const ALL_IDS = new Set(Object.values(CATALOGUE).flatMap((messages) => Object.keys(messages)));
 const areaOf = (path: string) => /^areas\/([^/]+)\//.exec(path)?.[1];
-
-/** The ids of one messages module, read from its source (a catalogue is a flat object literal). */
-function idsOf(path: string): Set<string> {
-  const ids = new Set<string>();
-  const visit = (node: ts.Node) => {
-    if (ts.isPropertyAssignment(node) && ts.isStringLiteral(node.name)) ids.add(node.name.text);
-    ts.forEachChild(node, visit);
-  };
-  visit(MODULES.get(path)!.source);
-  return ids;
-}
-
-const SHELL_IDS = idsOf(SHELL_MESSAGES);
-/** Each area's own strings, by area name. */
-const AREA_IDS = new Map([...MODULES.keys()].filter((p) => isMessages(p) && areaOf(p)).map((p) => [areaOf(p)!, idsOf(p)] as const));
-const ALL_IDS = new Set([...SHELL_IDS, ...[...AREA_IDS.values()].flatMap((ids) => [...ids])]);
 
 /**
  * Where each module's code may run, as the strings loaded then: 'shell' for the first load (and
@@ -101,7 +89,7 @@ function contexts(): Map<string, Set<string>> {
     for (const next of module.statics) reach(next, context);
     const area = /^areas\/([^/]+)\/area\.ts$/.exec(path)?.[1];
     // What an area.ts loads lazily is that area's screens, which come with its strings.
-    for (const next of module.dynamics) if (!isMessages(next)) reach(next, area ?? context);
+    for (const next of module.dynamics) reach(next, area ?? context);
   };
   reach('main.tsx', 'shell');
   return where;
@@ -124,29 +112,27 @@ function namedIds(module: Module): { ids: string[]; prefixes: string[] } {
 }
 
 describe("the dashboard's strings load with the code that shows them", () => {
-  it('gives every id once: no area repeats a shell id or another area’s', () => {
+  it('gives every id once: no namespace repeats another’s', () => {
     const seen = new Map<string, string>();
     const repeated: string[] = [];
-    for (const [path] of MODULES) {
-      if (!isMessages(path) || path === CATALOGUE) continue;
-      for (const id of idsOf(path)) {
-        if (seen.has(id)) repeated.push(`${id} in ${seen.get(id)} and ${path}`);
-        else seen.set(id, path);
+    for (const [namespace, messages] of Object.entries(CATALOGUE)) {
+      for (const id of Object.keys(messages)) {
+        if (seen.has(id)) repeated.push(`${id} in ${seen.get(id)} and ${namespace}`);
+        else seen.set(id, namespace);
       }
     }
     expect(repeated).toEqual([]);
   });
 
-  it('never loads the whole catalogue or an area’s strings but through the area’s lazy screens', () => {
+  it('generates the message ids from the English sources (npm run gen:messages)', async () => {
+    expect(readFileSync(MESSAGE_IDS, 'utf8')).toBe(await generateMessageIds());
+  });
+
+  it('never loads an area’s strings but through the area’s lazy screens', () => {
     const wrong: string[] = [];
     for (const [path, module] of MODULES) {
-      if (path === CATALOGUE) continue;
-      for (const target of module.statics) {
-        if (target === CATALOGUE) wrong.push(`${path} imports the values of ${CATALOGUE} (import its type only)`);
-        else if (isMessages(target) && target !== SHELL_MESSAGES) wrong.push(`${path} imports ${target} (an area's strings load with its screens)`);
-      }
-      for (const target of module.dynamics) {
-        if (isMessages(target) && !(path === `areas/${areaOf(target)}/area.ts`)) wrong.push(`${path} loads ${target}, another place's strings`);
+      for (const match of module.source.text.matchAll(/i18n\/en\/([a-z-]+)\.json/g)) {
+        if (!(path === 'i18n/t.ts' && match[1] === 'shell')) wrong.push(`${path} names ${match[0]} (strings load through loadNamespace)`);
       }
     }
     expect(wrong).toEqual([]);
@@ -155,7 +141,7 @@ describe("the dashboard's strings load with the code that shows them", () => {
   it('has each area with strings declare its screens with lazyWithMessages', () => {
     const missing = [...AREA_IDS.keys()].filter((area) => {
       const text = MODULES.get(`areas/${area}/area.ts`)?.source.text ?? '';
-      return !text.includes("lazyWithMessages(() => import('./messages.en'))") || /import \{[^}]*\blazy\b[^}]*\} from 'react'/.test(text);
+      return !text.includes(`lazyWithMessages('${area}')`) || /import \{[^}]*\blazy\b[^}]*\} from 'react'/.test(text);
     });
     expect(missing).toEqual([]);
   });
@@ -165,7 +151,7 @@ describe("the dashboard's strings load with the code that shows them", () => {
     const unloaded: string[] = [];
     for (const [path, module] of MODULES) {
       const places = where.get(path);
-      if (!places || isMessages(path)) continue;
+      if (!places) continue;
       const loaded = (place: string) => new Set([...SHELL_IDS, ...(place === 'shell' ? [] : (AREA_IDS.get(place) ?? []))]);
       const sets = [...places].map(loaded);
       // An area's module in the first load (its api.ts, its navigation) keeps its own strings for
@@ -189,15 +175,8 @@ describe("the dashboard's strings load with the code that shows them", () => {
     const firstLoad = [...html.matchAll(/(?:src|href)="\/?(assets\/[^"]+\.js)"/g)].map((m) => readFileSync(join(DIST, m[1]!), 'utf8')).join('\n');
     expect(firstLoad).toContain('Live updates are paused'); // the shell's are there
     const found: string[] = [];
-    for (const [area, ids] of AREA_IDS) {
-      const catalogue = MODULES.get(`areas/${area}/messages.en.ts`)!.source;
-      const texts: string[] = [];
-      const visit = (node: ts.Node) => {
-        if (ts.isPropertyAssignment(node) && ts.isStringLiteral(node.initializer) && ids.has((node.name as ts.StringLiteral).text))
-          texts.push(node.initializer.text);
-        ts.forEachChild(node, visit);
-      };
-      visit(catalogue);
+    for (const [area] of AREA_IDS) {
+      const texts = Object.values(CATALOGUE[area]!);
       // Plain sentences survive minification as they are.
       for (const text of texts.filter((s) => /^[A-Za-z ,.]{20,}$/.test(s))) if (firstLoad.includes(text)) found.push(`${area}: ${text}`);
     }

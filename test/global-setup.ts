@@ -18,7 +18,10 @@ function newest(path: string): number {
 function dashboardStale(root: string): boolean {
   const built = `${root}/dashboard/dist/index.html`;
   if (!existsSync(built)) return true;
-  const sources = ['src', 'public', 'index.html', 'vite.config.ts', 'package.json'].map((p) => `${root}/dashboard/${p}`).filter((p) => existsSync(p));
+  const sources = ['src', 'public', 'index.html', 'vite.config.ts', 'package.json']
+    .map((p) => `${root}/dashboard/${p}`)
+    .concat(`${root}/i18n/en`)
+    .filter((p) => existsSync(p));
   return Math.max(...sources.map(newest)) > statSync(built).mtimeMs;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { messages } from '../dashboard/src/shell/messages.en.js';
+import messages from '../i18n/en/shell.json' with { type: 'json' };
 import { firstPartyPlugins } from '../plugins/index.js';
 
 /*

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, vi } from 'vitest';
-import { messages, type MessageId } from '../../dashboard/src/i18n/messages.en.js';
+import { messages, type MessageId } from '../messages.js';
 import { axeViolations, launchChromium, recordForeignRequests, recordPageProblems } from './chromium.js';
 
 /** Upper bound for any single wait on the browser (navigation, selector, network). */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages } from '../../dashboard/src/i18n/messages.en.js';
+import { messages } from '../messages.js';
 import { setupAdmin } from '../../plugins/auth/testing.js';
 import { sqliteDatabase } from '../../plugins/connections/testing.js';
 import type { HttpClient } from '../helpers/client.js';

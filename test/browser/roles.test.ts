@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MessageId } from '../../dashboard/src/i18n/messages.en.js';
+import type { MessageId } from '../messages.js';
 import { browserAvailable } from './chromium.js';
 import { exactly, expectNoProblems, msg, useDashboardBrowser } from './harness.js';
 import { sessionFor } from '../helpers/identity.js';

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { messages } from '../../dashboard/src/i18n/messages.en.js';
+import { messages } from '../messages.js';
 import { createUser, setupAdmin } from '../../plugins/auth/testing.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';

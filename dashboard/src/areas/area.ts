@@ -1,6 +1,6 @@
 import type { QueryKey } from '@tanstack/react-query';
 import type { ComponentType } from 'react';
-import { addMessages, type MessageId } from '../i18n/t';
+import { loadNamespace, type MessageId, type Namespace } from '../i18n/t';
 import { lazyScreen } from './lazy-screen';
 
 /**
@@ -64,29 +64,21 @@ export interface AreaRoute {
   shown?: 'signed-in' | 'signed-out' | 'setup';
 }
 
-/** An area's `messages.en.ts` module. */
-export interface MessagesModule {
-  messages: Readonly<Record<string, string>>;
-}
-
 /**
  * `lazyScreen` (like React's `lazy()`, without suspending) for an area's screens, which also loads the area's strings: the screen's chunk
- * and the area's `messages.en.ts` are fetched together, and the strings are in the catalogue
+ * and the namespace's strings (i18n/<locale>/<namespace>.json) are fetched together, and the strings are in the catalogue
  * (i18n/t.ts) before the screen first renders. So no area's strings are in the first load,
- * while `t(id)` stays checked against every id (i18n/messages.en.ts gives the type only).
- * An area.ts calls it once, `const lazy = lazyWithMessages(() => import('./messages.en'))`,
+ * while `t(id)` stays checked against every id (i18n/message-ids.ts, generated from i18n/en).
+ * An area.ts calls it once, `const lazy = lazyWithMessages('<namespace>')`,
  * and declares its screens with that `lazy` as it would with React's.
  */
-export function lazyWithMessages(loadMessages: () => Promise<MessagesModule>) {
+export function lazyWithMessages(namespace: Namespace) {
   let loaded: Promise<void> | undefined;
   const messagesLoaded = () =>
-    (loaded ??= loadMessages().then(
-      (module) => addMessages(module.messages),
-      (error: unknown) => {
-        loaded = undefined; // the next screen of the area asks again
-        throw error;
-      },
-    ));
+    (loaded ??= loadNamespace(namespace).catch((error: unknown) => {
+      loaded = undefined; // the next screen of the area asks again
+      throw error;
+    }));
   return <T extends ComponentType<any>>(load: () => Promise<{ default: T }>): T =>
     lazyScreen(() => Promise.all([load(), messagesLoaded()]).then(([screen]) => screen));
 }

@@ -1,14 +1,12 @@
 import { IntlMessageFormat, type PrimitiveType } from 'intl-messageformat';
-import { messages as shellMessages } from '../shell/messages.en';
-// Only the type: the whole catalogue's values would put every area's strings in the first load.
-import type { MessageId } from './messages.en';
+import shellMessages from '../../../i18n/en/shell.json';
+import type { MessageId, Namespace } from './message-ids';
 
 export const LOCALE = 'en';
 
 /**
- * The strings `t()` knows, by id. The shell's are here from the start; each area's are added when
- * its first screen loads (areas/area.ts, lazyWithMessages); a bundle read at run time (the API's
- * other locales, issue 31) is added the same way.
+ * The strings `t()` knows, by id. The shell's are here from the start; each namespace's are added
+ * when its first screen loads (areas/area.ts, lazyWithMessages, through `loadNamespace`).
  */
 const catalogue = new Map<string, string>();
 const compiled = new Map<string, IntlMessageFormat>();
@@ -24,9 +22,19 @@ export function addMessages(bundle: Readonly<Record<string, string>>): void {
 
 addMessages(shellMessages);
 
+/** The English source files of i18n/en, each its own chunk, fetched when a screen of its namespace first loads. */
+const sources = import.meta.glob<Readonly<Record<string, string>>>('../../../i18n/en/*.json', { import: 'default' });
+
+/** Loads one namespace's strings into the catalogue. */
+export async function loadNamespace(namespace: Namespace): Promise<void> {
+  const load = sources[`../../../i18n/en/${namespace}.json`];
+  if (!load) throw new Error(`No strings for the namespace "${namespace}".`);
+  addMessages(await load());
+}
+
 /**
  * The message `id` of the catalogue, formatted with `values` (ICU message syntax). An id whose
- * area's strings are not loaded yet (a screen drawn outside its area's lazy loading) shows as the
+ * namespace is not loaded yet (a screen drawn outside its area's lazy loading) shows as the
  * id itself, and is reported once as a console error, which the browser tests fail on.
  */
 export function t(id: MessageId, values?: Record<string, PrimitiveType>): string {
@@ -51,4 +59,4 @@ export function hasMessage(id: string): id is MessageId {
   return catalogue.has(id);
 }
 
-export type { MessageId };
+export type { MessageId, Namespace };

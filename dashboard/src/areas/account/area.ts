@@ -1,7 +1,7 @@
 import { lazyWithMessages, type Area } from '../area';
 
 // React's lazy(), loading the area's strings with each screen's code.
-const lazy = lazyWithMessages(() => import('./messages.en'));
+const lazy = lazyWithMessages('account');
 
 const Setup = lazy(() => import('./Setup').then((m) => ({ default: m.Setup })));
 const SignIn = lazy(() => import('./SignIn').then((m) => ({ default: m.SignIn })));

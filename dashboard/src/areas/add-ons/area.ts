@@ -1,7 +1,7 @@
 import { lazyWithMessages, type Area } from '../area';
 
 // React's lazy(), loading the area's strings with each screen's code.
-const lazy = lazyWithMessages(() => import('./messages.en'));
+const lazy = lazyWithMessages('add-ons');
 
 const AddOns = lazy(() => import('./AddOns').then((m) => ({ default: m.AddOns })));
 const AddOn = lazy(() => import('./AddOn').then((m) => ({ default: m.AddOn })));

@@ -3,7 +3,7 @@ import { connectionsLive } from './api';
 import { ConnectionsNavTree } from './NavTree';
 
 // React's lazy(), loading the area's strings with each screen's code.
-const lazy = lazyWithMessages(() => import('./messages.en'));
+const lazy = lazyWithMessages('connections');
 
 const ConnectionList = lazy(() => import('./List').then((m) => ({ default: m.ConnectionList })));
 const NewConnection = lazy(() => import('./Wizard').then((m) => ({ default: m.NewConnection })));

@@ -1,6 +1,6 @@
 import { lazyWithMessages, type Area } from '../area';
 
-const lazy = lazyWithMessages(() => import('./messages.en'));
+const lazy = lazyWithMessages('dashboards');
 
 /**
  * A dashboard page's screen: the pages area draws it at `/p/:slug` for a page of kind

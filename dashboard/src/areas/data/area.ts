@@ -1,9 +1,9 @@
-import { addMessages } from '../../i18n/t';
+import { loadNamespace } from '../../i18n/t';
 import { lazyWithMessages, type Area } from '../area';
 import { dataKeys } from './api';
 
 // React's lazy(), loading the area's strings with each screen's code.
-const lazy = lazyWithMessages(() => import('./messages.en'));
+const lazy = lazyWithMessages('data');
 
 const GridScreen = lazy(() => import('./Grid').then((m) => ({ default: m.GridScreen })));
 const RowDetailScreen = lazy(() => import('./RowDetail').then((m) => ({ default: m.RowDetailScreen })));
@@ -20,4 +20,4 @@ export const dataArea: Area = {
 };
 
 /** The area's strings, for another area's screen that draws the grid or a row (a page at /p/{slug}). */
-export const loadDataMessages = () => import('./messages.en').then((m) => addMessages(m.messages));
+export const loadDataMessages = () => loadNamespace('data');

@@ -5,7 +5,7 @@ import { pageRoute } from './PageRoute';
 import { loadDataMessages } from '../data/area';
 
 // React's lazy(), loading the area's strings with each screen's code.
-const lazy = lazyWithMessages(() => import('./messages.en'));
+const lazy = lazyWithMessages('pages');
 
 // A page draws the data area's grid and row screens: their strings come along.
 const PageScreen = lazy(() => Promise.all([import('./PageScreen'), loadDataMessages()]).then(([m]) => ({ default: m.PageScreen })));

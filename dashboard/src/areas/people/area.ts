@@ -1,7 +1,7 @@
 import { lazyWithMessages, type Area } from '../area';
 
 // React's lazy(), loading the area's strings with each screen's code.
-const lazy = lazyWithMessages(() => import('./messages.en'));
+const lazy = lazyWithMessages('people');
 
 const Users = lazy(() => import('./Users').then((m) => ({ default: m.Users })));
 const UserPage = lazy(() => import('./User').then((m) => ({ default: m.UserPage })));

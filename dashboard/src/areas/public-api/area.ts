@@ -2,7 +2,7 @@ import { lazyWithMessages, type Area } from '../area';
 import { publicApiLive } from './api';
 
 // React's lazy(), loading the area's strings with each screen's code.
-const lazy = lazyWithMessages(() => import('./messages.en'));
+const lazy = lazyWithMessages('public-api');
 
 const Overview = lazy(() => import('./Overview').then((m) => ({ default: m.Overview })));
 const Endpoints = lazy(() => import('./Endpoints').then((m) => ({ default: m.Endpoints })));

@@ -1,7 +1,7 @@
 import { lazyWithMessages, type Area } from '../area';
 import { reportsLive } from './api';
 
-const lazy = lazyWithMessages(() => import('./messages.en'));
+const lazy = lazyWithMessages('reports');
 
 const ReportList = lazy(() => import('./Reports').then((m) => ({ default: m.ReportList })));
 const NewReport = lazy(() => import('./Reports').then((m) => ({ default: m.NewReport })));

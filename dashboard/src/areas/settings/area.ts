@@ -1,7 +1,7 @@
 import { lazyWithMessages, type Area } from '../area';
 
 // React's lazy(), loading the area's strings with each screen's code.
-const lazy = lazyWithMessages(() => import('./messages.en'));
+const lazy = lazyWithMessages('settings');
 
 const Overview = lazy(() => import('./Overview').then((m) => ({ default: m.Overview })));
 const Defaults = lazy(() => import('./Defaults').then((m) => ({ default: m.Defaults })));

@@ -2,7 +2,7 @@ import { lazyWithMessages, type Area } from '../area';
 import { transferLive } from './api';
 
 // React's lazy(), loading the area's strings with each screen's code.
-const lazy = lazyWithMessages(() => import('./messages.en'));
+const lazy = lazyWithMessages('transfer');
 
 const ImportScreen = lazy(() => import('./ImportWizard').then((m) => ({ default: m.ImportScreen })));
 const ExportScreen = lazy(() => import('./ExportScreen').then((m) => ({ default: m.ExportScreen })));
