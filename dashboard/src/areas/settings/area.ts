@@ -1,4 +1,5 @@
 import { lazyWithMessages, type Area } from '../area';
+import { settingsKeys } from './api';
 
 // React's lazy(), loading the area's strings with each screen's code.
 const lazy = lazyWithMessages('settings');
@@ -12,6 +13,7 @@ const Telemetry = lazy(() => import('./Telemetry').then((m) => ({ default: m.Tel
 
 export const settingsArea: Area = {
   nav: [{ path: '/settings', label: 'nav.settings', permission: 'settings.read' }],
+  live: { 'branding.changed': [settingsKeys.workspace] },
   routes: [
     { path: '/settings', component: Overview },
     { path: '/settings/defaults', component: Defaults },
