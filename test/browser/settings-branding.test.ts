@@ -126,6 +126,10 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: branding, t
       await productLink(other.page).waitFor();
       await expect.poll(() => accent(other.page)).toBe(COLOUR);
       await expect.poll(() => other.page.title()).toContain(PRODUCT);
+      // Their settings overview shows it too.
+      await other.page.goto(inst.url + '/settings', { waitUntil: 'load' });
+      await onScreen(other.page, `overview-${w}`, msg('settings.title'));
+      await expect.poll(() => other.page.getByRole('region', { name: msg('settings.overview.brandingTitle') }).innerText()).toContain(PRODUCT);
 
       // Logos: a 4,000 px PNG and an SVG with a script are refused in words; a good PNG is taken.
       const file = page.getByLabel(msg('settings.branding.logoFile'));

@@ -139,7 +139,7 @@ function SignedInLayout({ children }: { children: ReactNode }) {
         </button>
         <Link href="/" className="product">
           <ProductMark branding={branding} />
-          {productName(branding)}
+          <span className="product-name">{productName(branding)}</span>
         </Link>
         <div className="top-actions">
           <PaletteButton />

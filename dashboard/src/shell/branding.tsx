@@ -23,6 +23,9 @@ export function useBrandAccent(ownAccent = false): void {
   }, [primary, ownAccent]);
 }
 
+/** The `alt` of a decorative image (the name stands beside it). */
+export const DECORATIVE = '';
+
 /** The product's name, as the branding sets it (the built-in one until the bootstrap is read). */
 export function productName(branding: Branding | undefined): string {
   return branding?.productName ?? t('app.name');
@@ -36,7 +39,7 @@ export function logoSrc(logo: NonNullable<Branding['logo']>): string {
 /** The product's mark: the branding's logo, or the built-in icon. Decorative: the name stands beside it. */
 export function ProductMark({ branding }: { branding: Branding | undefined }) {
   const logo = branding?.logo;
-  if (logo) return <img className="product-logo" src={logoSrc(logo)} alt="" width={logo.width} height={logo.height} />;
+  if (logo) return <img className="product-logo" src={logoSrc(logo)} alt={DECORATIVE} width={logo.width} height={logo.height} />;
   return (
     <span className="product-mark" aria-hidden="true">
       <BrandIcon className="icon" />

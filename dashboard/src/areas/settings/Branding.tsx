@@ -5,7 +5,7 @@ import { t, type MessageId } from '../../i18n/t';
 import { contrastWithWhite, HEX_COLOR, MIN_CONTRAST } from '../../shared/contrast';
 import { logoSrc } from '../../shell/branding';
 import { errorText, Field, FieldFrame, Loading } from '../../ui';
-import { DeleteIcon, ImportIcon, SuccessIcon, WarningIcon } from '../../ui/icons';
+import { DeleteIcon, ImportIcon, InfoIcon, SuccessIcon, WarningIcon } from '../../ui/icons';
 import { usePermissions } from '../account/api';
 import { ColourChip, SaveError, Saved, SettingsScreen, useSettingsSubmit } from './common';
 import { useRemoveLogo, useSaveBranding, useUploadLogo } from './api';
@@ -30,25 +30,28 @@ export function Branding() {
 function BrandingReadOnly({ branding }: { branding: BrandingView }) {
   return (
     <>
-      <p className="notice" role="note">
+      <p className="settings-info">
+        <InfoIcon className="icon" aria-hidden="true" />
         {t('settings.branding.readOnly')}
       </p>
-      <dl className="settings-facts">
-        <dt>{t('settings.branding.productName')}</dt>
-        <dd>{branding.productName}</dd>
-        <dt>{t('settings.branding.primary')}</dt>
-        <dd>{branding.colors.primary ? <ColourChip color={branding.colors.primary} /> : t('settings.overview.builtInColour')}</dd>
-        <dt>{t('settings.branding.logoTitle')}</dt>
-        <dd>
-          {branding.logo ? (
-            <img className="branding-logo-preview" src={logoSrc(branding.logo)} alt={t('settings.branding.logoAlt')} />
-          ) : (
-            t('settings.overview.none')
-          )}
-        </dd>
-        <dt>{t('settings.branding.signInMessage')}</dt>
-        <dd className="branding-message">{branding.signInMessage ?? t('settings.overview.none')}</dd>
-      </dl>
+      <div className="card settings-panel">
+        <dl className="settings-facts">
+          <dt>{t('settings.branding.productName')}</dt>
+          <dd>{branding.productName}</dd>
+          <dt>{t('settings.branding.primary')}</dt>
+          <dd>{branding.colors.primary ? <ColourChip color={branding.colors.primary} /> : t('settings.overview.builtInColour')}</dd>
+          <dt>{t('settings.branding.logoTitle')}</dt>
+          <dd>
+            {branding.logo ? (
+              <img className="branding-logo-preview" src={logoSrc(branding.logo)} alt={t('settings.branding.logoAlt')} />
+            ) : (
+              t('settings.overview.none')
+            )}
+          </dd>
+          <dt>{t('settings.branding.signInMessage')}</dt>
+          <dd className="branding-message">{branding.signInMessage ?? t('settings.overview.none')}</dd>
+        </dl>
+      </div>
     </>
   );
 }
@@ -75,7 +78,7 @@ function DetailsForm({ branding }: { branding: BrandingView }) {
     });
   });
   return (
-    <section className="panel settings-panel" aria-labelledby="branding-details">
+    <section className="card settings-panel" aria-labelledby="branding-details">
       <h2 id="branding-details">{t('settings.branding.detailsTitle')}</h2>
       <form className="settings-form" onSubmit={(e) => void form.onSubmit(e)} noValidate>
         <SaveError error={form.error} />
@@ -214,7 +217,7 @@ function LogoSection({ branding }: { branding: BrandingView }) {
   };
   const error = upload.error ?? remove.error;
   return (
-    <section className="panel settings-panel" aria-labelledby="branding-logo">
+    <section className="card settings-panel" aria-labelledby="branding-logo">
       <h2 id="branding-logo">{t('settings.branding.logoTitle')}</h2>
       <p className="hint">{t('settings.branding.logoIntro')}</p>
       <div className="logo-preview">

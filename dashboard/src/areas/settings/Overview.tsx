@@ -1,7 +1,8 @@
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
+import { useBootstrapPart } from '../../api/bootstrap';
 import { t, type MessageId } from '../../i18n/t';
-import { logoSrc } from '../../shell/branding';
+import { DECORATIVE, logoSrc } from '../../shell/branding';
 import { Loading } from '../../ui';
 import { BrandingIcon, InfoIcon, NotificationsIcon, PreferencesIcon, PublicApiIcon, SecurityIcon, TelemetryIcon, type IconType } from '../../ui/icons';
 import { localeName } from '../../shell/prefs';
@@ -25,6 +26,8 @@ export function Overview() {
 }
 
 function Cards({ workspace: w }: { workspace: Workspace }) {
+  // The version and how it runs come with the bootstrap, already read: still one request (BR13).
+  const instance = useBootstrapPart((b) => b.instance).data;
   const defaultsSet = Object.values(w.defaults).filter((v) => v !== null && v !== undefined).length;
   const publicState = !w.publicApi.served ? 'unserved' : w.publicApi.enabled ? 'on' : 'off';
   return (
@@ -38,7 +41,7 @@ function Cards({ workspace: w }: { workspace: Workspace }) {
           <Fact label="settings.overview.logo">
             {w.branding.logo ? (
               <span className="colour-chip">
-                <img className="product-logo" src={logoSrc(w.branding.logo)} alt="" />
+                <img className="product-logo" src={logoSrc(w.branding.logo)} alt={DECORATIVE} />
                 {t('settings.overview.logoSet', { width: String(w.branding.logo.width), height: String(w.branding.logo.height) })}
               </span>
             ) : (
@@ -77,6 +80,8 @@ function Cards({ workspace: w }: { workspace: Workspace }) {
       </Card>
       <Card id="overview-instance" icon={InfoIcon} title="settings.overview.instanceTitle">
         <dl className="settings-facts">
+          {instance && <Fact label="settings.system.version">{instance.version}</Fact>}
+          {instance && <Fact label="settings.system.runtime">{t('settings.system.runtimeValue', { runtime: instance.runtime })}</Fact>}
           <Fact label="settings.overview.baseUrl">{w.baseUrl ?? t('settings.overview.baseUrlUnset')}</Fact>
           <Fact label="settings.overview.metaStore">{t('settings.overview.metaValue', { dialect: w.meta.dialect, embedded: String(w.meta.embedded) })}</Fact>
         </dl>
@@ -88,7 +93,7 @@ function Cards({ workspace: w }: { workspace: Workspace }) {
 function Card(props: { id: string; icon: IconType; title: MessageId; href?: string; section?: MessageId; children: ReactNode }) {
   const Icon = props.icon;
   return (
-    <section className="panel settings-card" aria-labelledby={props.id}>
+    <section className="card settings-card" aria-labelledby={props.id}>
       <h2 id={props.id}>
         <Icon className="icon" aria-hidden="true" />
         {t(props.title)}

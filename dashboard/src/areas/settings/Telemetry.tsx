@@ -51,27 +51,24 @@ function TelemetryPanel({ view }: { view: TelemetryView }) {
       // Said below, in words.
     }
   };
+  const why: MessageId | null = !view.configured ? 'settings.telemetry.notConfigured' : !view.networkFeatures ? 'settings.telemetry.networkOff' : null;
   return (
     <>
-      <section className="panel settings-panel" aria-labelledby="telemetry-preview">
+      <section className="card settings-panel" aria-labelledby="telemetry-preview">
         <h2 id="telemetry-preview">{t('settings.telemetry.previewTitle')}</h2>
         <p className="hint">{t('settings.telemetry.previewNote')}</p>
         <pre className="telemetry-preview" tabIndex={0} aria-labelledby="telemetry-preview" data-testid="telemetry-preview">
           {JSON.stringify(view.preview, null, 2)}
         </pre>
       </section>
-      <section className="panel settings-panel" aria-label={t('settings.telemetry.switch')}>
-        {!view.configured ? (
-          <p className="notice telemetry-why">
+      <section className="card settings-panel" aria-label={t('settings.telemetry.switch')}>
+        {/* Why it cannot be turned on, said before trying; once tried, the refusal below says it. */}
+        {why && !save.error && (
+          <p className="settings-info">
             <InfoIcon className="icon" aria-hidden="true" />
-            {t('settings.telemetry.notConfigured')}
+            {t(why)}
           </p>
-        ) : !view.networkFeatures ? (
-          <p className="notice telemetry-why">
-            <InfoIcon className="icon" aria-hidden="true" />
-            {t('settings.telemetry.networkOff')}
-          </p>
-        ) : null}
+        )}
         <label className="switch">
           <input type="checkbox" role="switch" checked={view.enabled} disabled={save.isPending} onChange={(e) => void toggle(e.target.checked)} />
           <span className="switch-track" aria-hidden="true" />

@@ -14,8 +14,6 @@ export type SmtpInput = NonNullable<RequestBody<'/settings/email', 'put'>['smtp'
 /** Query keys of the area, all under `['settings']`. */
 export const settingsKeys = {
   all: ['settings'] as const,
-  systemInfo: ['settings', 'system-info'] as const,
-  about: ['settings', 'about'] as const,
   security: ['settings', 'security'] as const,
   roles: ['settings', 'roles'] as const,
   defaults: ['settings', 'defaults'] as const,
@@ -23,14 +21,6 @@ export const settingsKeys = {
   workspace: ['settings', 'workspace'] as const,
   telemetry: ['settings', 'telemetry'] as const,
 };
-
-export function useSystemInfo() {
-  return useQuery({ queryKey: settingsKeys.systemInfo, queryFn: async () => await ok(api.GET('/system/info')) });
-}
-
-export function useAbout() {
-  return useQuery({ queryKey: settingsKeys.about, queryFn: async () => (await ok(api.GET('/about'))).data });
-}
 
 export function useSecuritySettings() {
   return useQuery({ queryKey: settingsKeys.security, queryFn: async () => (await ok(api.GET('/settings/security'))).data.security });
@@ -78,7 +68,7 @@ export function useSaveEmail(options?: MutationOptions<EmailView, SmtpInput | nu
     mutationFn: async (smtp: SmtpInput | null) => (await ok(api.PUT('/settings/email', { body: { smtp } }))).data,
     onSuccess: (answer, ...rest) => {
       queryClient.setQueryData(settingsKeys.email, answer);
-      void queryClient.invalidateQueries({ queryKey: settingsKeys.systemInfo });
+      void queryClient.invalidateQueries({ queryKey: settingsKeys.workspace });
       return options?.onSuccess?.(answer, ...rest);
     },
   });
