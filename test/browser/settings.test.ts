@@ -53,7 +53,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: settings', 
     // The overview: one read of the workspace (BR13), with the version the bootstrap brought.
     const instance = page.getByRole('region', { name: msg('settings.overview.instanceTitle') });
     await instance.getByText(msg('settings.system.version')).waitFor();
-    expect(await instance.textContent()).toContain((await admin.get('/api/v1/system/info')).body.data.version);
+    expect(await instance.textContent()).toContain((await admin.get('/api/v1/bootstrap')).body.data.instance.version);
     // Breadcrumbs: home, then this screen as the current page.
     const crumbs = page.getByRole('navigation', { name: msg('breadcrumbs.label') });
     expect(await crumbs.getByRole('link', { name: msg('nav.home') }).count()).toBe(1);
