@@ -180,8 +180,19 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: branding, t
 
   atWidth(PHONE, (viewport, w) => {
     it(`a reader sees the overview of the workspace and the branding read-only; telemetry shows its preview and is refused in words (${w} px)`, async () => {
+      // The brand's colour is the accent of whoever chose none; an accent a person chose wins (BR11).
+      expect((await admin.put('/api/v1/settings/branding', { colors: { primary: COLOUR } })).status).toBe(200);
       const { page, problems } = await openPage({ viewport });
       await signIn(page, inst.url, READER);
+      const brand = () => page.evaluate(() => document.documentElement.dataset.brand ?? null);
+      await expect.poll(brand).toBe('');
+      await expect.poll(() => accent(page)).toBe(COLOUR);
+      const chose = await page.request.patch(inst.url + '/api/v1/me/prefs', { data: { accent: 'teal' }, headers: { origin: inst.url } });
+      expect(chose.status()).toBe(200);
+      await page.reload({ waitUntil: 'load' });
+      await page.getByRole('heading', { level: 1, name: msg('home.greeting', { name: READER.name }) }).waitFor();
+      await expect.poll(brand).toBe(null);
+      await expect.poll(() => accent(page)).toBe('#0f766e');
       const nav = await showNav(page);
       await nav.getByRole('link', { name: msg('nav.settings') }).click();
       await onScreen(page, `overview-${w}`, msg('settings.title'));
