@@ -7,8 +7,8 @@ import { t } from '../i18n/t';
 import { ME } from '../session';
 import { NOTIFICATION_CREATED, NOTIFICATIONS } from '../areas/account/notifications';
 
-/** The shell's own kinds (the bell, the channel's state) and every kind an area declares (Area.live). */
-const KINDS = [NOTIFICATION_CREATED, LIVE_RECONNECTED, LIVE_CLOSED, ...LIVE_KINDS];
+/** The shell's own kinds (the bell, the channel's state), the bootstrap's (branding.changed among them) and every kind an area declares (Area.live). */
+const KINDS = [...new Set([NOTIFICATION_CREATED, LIVE_RECONNECTED, LIVE_CLOSED, ...BOOTSTRAP_STALE_KINDS, ...LIVE_KINDS])];
 
 /**
  * The shell's use of the realtime channel: notifications refresh the bell (and are announced),

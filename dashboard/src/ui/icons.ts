@@ -48,4 +48,6 @@ export {
   FileText as DetailIcon,
   SquarePen as FormIcon,
   Shapes as CustomPageIcon,
+  Palette as BrandingIcon,
+  Activity as TelemetryIcon,
 } from 'lucide-react';
