@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cursorField, dataOf, encodeCursor, jobSchema, type Kernel, listQuery, reply, route, toJobView } from '../../kernel/api.js';
+import { cursorField, dataOf, encodeCursor, jobSchema, type Kernel, listQuery, noBody, reply, route, toJobView } from '../../kernel/api.js';
 import {
   applyBody,
   applyInput,
@@ -63,7 +63,7 @@ export const llmRoutes = [
       'One tiny chat completion. 409 LLM_NOT_CONFIGURED unless the mode is provider; 502 LLM_PROVIDER_ERROR with params.reason unreachable, auth, model-not-found or bad-answer, and params.status.',
     permission: LLM_ADMIN,
     tags,
-    schema: { response: { 200: testBody } },
+    schema: { body: noBody, response: { 200: testBody } },
     handler: async ({ kernel }) => ({ data: await service(kernel).test() }),
   }),
   route({
@@ -148,7 +148,7 @@ export const llmRoutes = [
       '409 LLM_NOT_CONFIGURED when the mode is manual or off; 409 CONFLICT `wrong-state` unless the run is prompted, failed, invalid or parsed.',
     permission: LLM_USE,
     tags,
-    schema: { params: runIdParams, response: { 202: dataOf(z.strictObject({ run: runSchema, job: jobSchema })) } },
+    schema: { params: runIdParams, body: noBody, response: { 202: dataOf(z.strictObject({ run: runSchema, job: jobSchema })) } },
     handler: async ({ kernel, params, principal }) => {
       const s = service(kernel);
       const { run, jobId } = await s.execute(principal!, await s.visible(principal!, params.id));
@@ -217,7 +217,7 @@ export const llmRoutes = [
       '404 NOT_FOUND for a token not this run’s, spent or expired (24 h). Only who applied it or an llm.admin. Pages the run made stay.',
     permission: LLM_USE,
     tags,
-    schema: { params: undoParams, response: { 200: runBody } },
+    schema: { params: undoParams, body: noBody, response: { 200: runBody } },
     handler: async ({ kernel, params, principal, audit }) => {
       const s = service(kernel);
       const done = await s.undo(principal!, await s.visible(principal!, params.id), params.token);

@@ -442,7 +442,7 @@ export class LlmService {
     principal: Principal,
     row: RunRow,
     input: { diffHash: string; skipInvalid?: boolean | undefined },
-  ): Promise<{ run: Run; undoToken: string; applied: Summary & { skipped: number }; audit: unknown }> {
+  ): Promise<{ run: Run; undoToken: string; applied: Omit<Summary, 'invalid'> & { skipped: number }; audit: unknown }> {
     if (row.state !== 'parsed') throw wrongState(row.state, ['parsed']);
     const { diff, changes, rowChanges } = await this.diff(principal, row);
     const tablesWritten = new Set([...changes].flatMap((c) => (c.op === 'insert' || c.op === 'update' || c.op === 'delete' ? [c.table] : [])));
@@ -490,7 +490,7 @@ export class LlmService {
         this.kernel.log.warn({ err: { message: (err as Error).message }, run: row.id }, 'llm: a page of an applied run was not made');
       }
     }
-    const applied = { ...diff.summary, pages, skipped: invalid.length, invalid: invalid.length };
+    const applied = { insert: diff.summary.insert, update: diff.summary.update, delete: diff.summary.delete, views: 0, pages, skipped: invalid.length };
     const actor = actorOf(principal);
     await this.update(row.id, {
       summary: JSON.stringify({ insert: applied.insert, update: applied.update, delete: applied.delete, views: 0, pages, invalid: invalid.length }),
