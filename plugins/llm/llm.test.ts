@@ -355,6 +355,41 @@ describe.each(dialects)('LLM runs on %s', (dialect) => {
     expect(list.body.data.nextCursor).toEqual(expect.any(String));
   });
 
+  it('create-page goes through the pages plugin; create-view is invalid with why', async () => {
+    const run = await newRun();
+    const set = {
+      changes: [
+        { op: 'create-page', title: `Restock ${dialect}`, kind: 'list', table: 'product' },
+        { op: 'create-view', pageId: 'p_1', name: 'Low stock', query: { filters: [{ column: 'stock', op: 'lt', value: 2 }] } },
+      ],
+    };
+    expect((await respond(run.id, JSON.stringify(set))).body.data.run.state).toBe('parsed');
+    const d = await diffOf(run.id);
+    expect(d.summary).toMatchObject({ pages: 1, views: 0, invalid: 1 });
+    expect(d.changes[1].problems[0]).toMatch(/Shared views cannot be made/);
+    const applied = await req(editor, 'POST', `/api/v1/llm/runs/${run.id}/apply`, { diffHash: d.hash, skipInvalid: true });
+    expect(applied.status, applied.text).toBe(200);
+    expect(applied.body.data.applied).toMatchObject({ pages: 1, skipped: 1 });
+    const pages = await req(editor, 'GET', `/api/v1/pages?connectionId=${env.connectionId}&limit=100`);
+    expect(pages.body.data.pages.map((p: { title: string }) => p.title)).toContain(`Restock ${dialect}`);
+  });
+
+  it('runs older than the retention are deleted by the cleanup job', async () => {
+    const run = await newRun();
+    const kernel = env.inst.app.kernel;
+    await kernel.db
+      .withTables<{ llm_runs: { id: string; created_at: number } }>()
+      .updateTable('llm_runs')
+      .set({ created_at: Date.now() - 31 * 24 * 3600_000 })
+      .where('id', '=', run.id)
+      .execute();
+    const job = await kernel.jobs.enqueue('llm.cleanup', null, { maxAttempts: 1 });
+    const done = await kernel.jobs.waitFor(job.id, 30_000);
+    expect(done.state).toBe('succeeded');
+    expect((done.result as { deleted: number }).deleted).toBeGreaterThanOrEqual(1);
+    expect((await req(editor, 'GET', `/api/v1/llm/runs/${run.id}`)).status).toBe(404);
+  });
+
   it('provider mode: execute runs the job; fenced, bare, prose, 500 and a slow provider', async () => {
     const manualExec = await req(editor, 'POST', `/api/v1/llm/runs/${(await newRun()).id}/execute`);
     expect(manualExec.status).toBe(409);
