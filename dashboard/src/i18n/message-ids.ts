@@ -1835,6 +1835,8 @@ export type ShellMessageId =
   | 'permission.imports.admin'
   | 'permission.imports.run'
   | 'permission.jobs.read'
+  | 'permission.llm.admin'
+  | 'permission.llm.use'
   | 'permission.meta.read'
   | 'permission.pages.admin'
   | 'permission.pages.read'
