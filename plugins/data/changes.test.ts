@@ -26,7 +26,7 @@ describe.each(dialects)('DataProvides changes on %s', (dialect) => {
     env = await dataEnv(dialect, { plugins: [probe.plugin] });
     editor = await principalOf('ch-editor@example.com', ['editor']);
     viewer = await principalOf('ch-viewer@example.com', ['viewer']);
-    [productId] = await env.seed('product', [{ sku: 'CH-1', name: 'Hammer', price: '9.00', stock: 2 }]);
+    productId = (await env.seed('product', [{ sku: 'CH-1', name: 'Hammer', price: '9.00', stock: 2 }]))[0]!;
   });
   afterAll(async () => {
     await env?.close();
