@@ -127,7 +127,17 @@ export class LlmService {
     const row = await this.db.selectFrom('llm_runs').selectAll().where('id', '=', id).executeTakeFirst();
     const mine = ownedBy(principal, row, LLM_ADMIN);
     if (!mine) throw notFound();
-    return mine;
+    return this.settled(mine);
+  }
+
+  /** A running run whose job ended without its handler writing (a crash, a cancel) is failed with the job's error. */
+  private async settled(row: RunRow): Promise<RunRow> {
+    if (row.state !== 'running' || !row.job_id) return row;
+    const job = await this.kernel.jobs.get(row.job_id);
+    if (!job || (job.state !== 'failed' && job.state !== 'cancelled')) return row;
+    const error = job.error ?? { code: 'JOB_CANCELLED', message: 'The job was cancelled.' };
+    await this.update(row.id, { state: 'failed', error: JSON.stringify(error) }, ['running']);
+    return this.reload(row.id);
   }
 
   page(principal: Principal, limit: number, cursor: string | undefined) {
