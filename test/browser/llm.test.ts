@@ -57,8 +57,14 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: AI assist',
       const editor = await openPage({ viewport });
       await signIn(editor.page, inst.url, EDITOR);
       const p = editor.page;
-      await (await showNav(p)).getByRole('link', { name: msg('nav.ask') }).click();
+      // From the connection's sections, the Ask screen opens on that connection.
+      await p.goto(`${inst.url}/connections/${connectionId}`);
+      await p
+        .getByRole('navigation', { name: msg('connections.sections') })
+        .getByRole('link', { name: msg('connections.tab.ask') })
+        .click();
       await onScreen(p, 'ask-editor', msg('llm.ask.title'));
+      expect(new URL(p.url()).search).toBe(`?connection=${connectionId}`);
       // The settings are not theirs: no link.
       expect(await p.getByRole('link', { name: msg('llm.ask.toSettings') }).count()).toBe(0);
       await p.getByLabel('product').check();

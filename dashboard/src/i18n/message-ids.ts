@@ -691,6 +691,7 @@ export type ConnectionsMessageId =
   | 'connections.snapshots.latest'
   | 'connections.snapshots.none'
   | 'connections.snapshots.title'
+  | 'connections.tab.ask'
   | 'connections.tab.delete'
   | 'connections.tab.edit'
   | 'connections.tab.generate'
