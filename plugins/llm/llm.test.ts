@@ -108,6 +108,13 @@ describe('LLM settings and the provider', () => {
     fake.behaviour = '500';
     const down = await env.req(env.admin, 'POST', '/api/v1/llm/config/test');
     expect(down.body.error).toMatchObject({ code: 'LLM_PROVIDER_ERROR', params: { reason: 'unreachable', status: 500 } });
+    // A new setting drops the models kept for the old one: asked again, the provider fails.
+    await put({ mode: 'provider', provider: { baseUrl: fake.baseUrl, model: 'fake-large' } });
+    const models = await env.req(env.admin, 'GET', '/api/v1/llm/models');
+    expect(models.body.error).toMatchObject({ code: 'LLM_PROVIDER_ERROR', params: { reason: 'unreachable', status: 500 } });
+    fake.behaviour = 'garbage';
+    const garbage = await env.req(env.admin, 'POST', '/api/v1/llm/config/test');
+    expect(garbage.body.error).toMatchObject({ code: 'LLM_PROVIDER_ERROR', params: { reason: 'bad-answer', status: 200 } });
     fake.behaviour = 'answer';
     await put({ mode: 'provider', provider: { baseUrl: fake.baseUrl, model: 'missing-model' } });
     const missing = await env.req(env.admin, 'POST', '/api/v1/llm/config/test');
@@ -350,6 +357,16 @@ describe.each(dialects)('LLM runs on %s', (dialect) => {
     // Another editor cannot see it; the admin (llm.admin) sees every run.
     const other = await env.user(`other-${dialect}@example.com`, ['editor']);
     expect((await req(other, 'GET', `/api/v1/llm/runs/${run.id}`)).status).toBe(404);
+    expect((await req(other, 'GET', `/api/v1/llm/runs/${run.id}/prompt`)).status).toBe(404);
+    expect((await req(other, 'POST', `/api/v1/llm/runs/${run.id}/undo/${applied.body.data.undoToken}`)).status).toBe(404);
+    // Past its 24 hours the token is unknown.
+    await env.inst.app.kernel.db
+      .withTables<{ llm_runs: { id: string; undo_expires_at: number | null } }>()
+      .updateTable('llm_runs')
+      .set({ undo_expires_at: Date.now() - 1000 })
+      .where('id', '=', run.id)
+      .execute();
+    expect((await req(editor, 'POST', `/api/v1/llm/runs/${run.id}/undo/${applied.body.data.undoToken}`)).status).toBe(404);
     const list = await req(env.admin, 'GET', '/api/v1/llm/runs?limit=2');
     expect(list.body.data.runs).toHaveLength(2);
     expect(list.body.data.nextCursor).toEqual(expect.any(String));

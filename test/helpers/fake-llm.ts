@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export type FakeBehaviour = 'answer' | 'fenced' | 'prose' | '401' | '500' | 'slow';
+export type FakeBehaviour = 'answer' | 'fenced' | 'prose' | '401' | '500' | 'slow' | 'garbage';
 
 export interface FakeLlm {
   /** `http://127.0.0.1:<port>/v1` */
@@ -50,6 +50,10 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       if (fake.behaviour === '401')
         return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
       if (fake.behaviour === '500') return send(500, { error: { message: 'The server had an error', type: 'server_error' } });
+      if (fake.behaviour === 'garbage') {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        return res.end('<html>not an API</html>');
+      }
       if (req.method === 'GET' && req.url === '/v1/models') {
         return send(200, {
           object: 'list',
