@@ -110,7 +110,13 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: AI assist',
     it('provider mode: an admin sets the provider, tests it and lists its models; an invalid change is flagged and skipped', async () => {
       const { page, problems } = await openPage({ viewport });
       await signIn(page, inst.url, ADMIN);
-      await page.goto(inst.url + '/settings/ai');
+      // Settings → AI assist.
+      await (await showNav(page)).getByRole('link', { name: msg('nav.settings') }).click();
+      await onScreen(page, 'settings-phone', msg('settings.title'));
+      await page
+        .getByRole('navigation', { name: msg('settings.sectionsLabel') })
+        .getByRole('link', { name: msg('settings.ai.link') })
+        .click();
       await onScreen(page, 'ai-settings-phone', msg('llm.settings.title'));
       await page.getByLabel(msg('llm.settings.mode'), { exact: true }).selectOption({ label: msg('llm.settings.modeProvider') });
       await page.getByLabel(msg('llm.settings.baseUrl')).fill(fake.baseUrl);

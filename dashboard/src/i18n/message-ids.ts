@@ -1736,6 +1736,7 @@ export type ReportsMessageId =
   | 'reports.state.succeeded'
   | 'reports.title';
 export type SettingsMessageId =
+  | 'settings.ai.link'
   | 'settings.defaults.intro'
   | 'settings.defaults.link'
   | 'settings.defaults.save'
