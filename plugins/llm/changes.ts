@@ -55,7 +55,8 @@ function candidates(text: string): string[] {
   if (first >= 0 && last > first) out.push(text.slice(first, last + 1));
   const fa = text.indexOf('[');
   const la = text.lastIndexOf(']');
-  if (fa >= 0 && la > fa) out.push(text.slice(fa, la + 1));
+  // A bare array only when it is not inside the braces (`{"rows": []}` holds no change set).
+  if (fa >= 0 && la > fa && (first < 0 || fa < first)) out.push(text.slice(fa, la + 1));
   return out;
 }
 
@@ -68,11 +69,16 @@ export function parseAnswer(text: string, runTables: readonly string[], maxChang
   let found: unknown = undefined;
   let jsonError: string | null = null;
   const fenced = /```/.test(text);
+  // The first candidate that is a change set; else the first that is JSON at all (to say it is not one).
   for (const c of candidates(text)) {
     if (!c) continue;
     try {
-      found = JSON.parse(c);
-      break;
+      const value: unknown = JSON.parse(c);
+      if (changeSetSchema.safeParse(value).success) {
+        found = value;
+        break;
+      }
+      if (found === undefined) found = value;
     } catch (err) {
       jsonError ??= (err as Error).message;
     }

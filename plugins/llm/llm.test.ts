@@ -14,13 +14,14 @@ const PERSONAL = 'PERSONAL-MARKER-91c2';
 const PERSONAL_EMAIL = 'personal-marker-5d0e@example.com';
 
 describe('LLM settings and the provider', () => {
+  const logs: string[] = [];
   let fake: FakeLlm;
   let env: DataEnv;
   let offline: { inst: TestInstance; admin: HttpClient };
 
   beforeAll(async () => {
     fake = await startFakeLlm();
-    env = await dataEnv('sqlite');
+    env = await dataEnv('sqlite', { logLines: logs, env: { SVC_LOG_LEVEL: 'debug' } });
     offline = await bootWithAdmin({ env: { SVC_NETWORK_FEATURES: 'false' } });
   });
   afterAll(async () => {
@@ -122,6 +123,14 @@ describe('LLM settings and the provider', () => {
     await put({ mode: 'provider', provider: { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' } });
     const gone = await env.req(env.admin, 'POST', '/api/v1/llm/config/test');
     expect(gone.body.error).toMatchObject({ code: 'LLM_PROVIDER_ERROR', params: { reason: 'unreachable', status: null } });
+  });
+
+  it('never writes the key or a header value to the log', () => {
+    expect(logs.length).toBeGreaterThan(0);
+    for (const line of logs) {
+      expect(line).not.toContain('sk-test-KEY-123');
+      expect(line).not.toContain('org-VALUE-9');
+    }
   });
 
   it('is for llm.admin only; manual mode lists no models and cannot be tested', async () => {
