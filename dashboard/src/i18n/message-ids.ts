@@ -882,6 +882,7 @@ export type DataMessageId =
   | 'data.filter.remove'
   | 'data.filter.removeShort'
   | 'data.filter.value'
+  | 'data.grid.ask'
   | 'data.grid.count'
   | 'data.grid.countAbout'
   | 'data.grid.empty'

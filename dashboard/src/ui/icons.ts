@@ -48,4 +48,5 @@ export {
   FileText as DetailIcon,
   SquarePen as FormIcon,
   Shapes as CustomPageIcon,
+  Sparkles as AskIcon,
 } from 'lucide-react';
