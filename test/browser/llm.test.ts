@@ -104,7 +104,10 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: AI assist',
       await history.getByRole('link', { name: 'Set the quantity of Item 1 to 40 and add a Widget' }).waitFor();
       // From a table's grid, the Ask screen opens on that connection with the table ticked.
       await p.goto(`${inst.url}/connections/${connectionId}/tables/product`);
-      await p.locator('#main').getByRole('link', { name: msg('data.grid.ask') }).click();
+      await p
+        .locator('#main')
+        .getByRole('link', { name: msg('data.grid.ask') })
+        .click();
       await onScreen(p, 'ask-from-table', msg('llm.ask.title'));
       expect(await p.getByLabel('product').isChecked()).toBe(true);
       expectNoProblems(editor.problems);
