@@ -12,6 +12,7 @@ import exportsPlugin from './exports/manifest.js';
 import health from './health/manifest.js';
 import importsPlugin from './imports/manifest.js';
 import jobs from './jobs/manifest.js';
+import llm from './llm/manifest.js';
 import me from './me/manifest.js';
 import meta from './meta/manifest.js';
 import pages from './pages/manifest.js';
@@ -58,4 +59,5 @@ export const firstPartyPlugins: PluginDefinition[] = [
   bootstrap,
   search,
   workspace,
+  llm,
 ];

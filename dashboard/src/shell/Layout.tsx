@@ -11,6 +11,7 @@ import { CommandPalette, PaletteButton } from '../palette/CommandPalette';
 import {
   AddOnsIcon,
   ApiKeysIcon,
+  AskIcon,
   AuditIcon,
   CloseIcon,
   ConnectionsIcon,
@@ -64,6 +65,7 @@ const NAV_ICONS: Record<string, IconType> = {
   '/api-keys': ApiKeysIcon,
   '/audit': AuditIcon,
   '/settings': SettingsIcon,
+  '/ask': AskIcon,
 };
 
 // The account menu, the bell and the toasts come in their own chunk (the Radix code): the first

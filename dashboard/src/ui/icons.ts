@@ -50,4 +50,5 @@ export {
   Shapes as CustomPageIcon,
   Palette as BrandingIcon,
   Activity as TelemetryIcon,
+  Sparkles as AskIcon,
 } from 'lucide-react';

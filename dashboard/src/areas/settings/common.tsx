@@ -14,6 +14,8 @@ const SECTIONS: ReadonlyArray<{ path: string; label: MessageId }> = [
   { path: '/settings/email', label: 'settings.email.link' },
   { path: '/settings/security', label: 'settings.security.link' },
   { path: '/settings/telemetry', label: 'settings.telemetry.link' },
+  // The AI assistant's settings screen is the llm area's (its strings load with it).
+  { path: '/settings/ai', label: 'settings.ai.link' },
 ];
 
 /** A settings screen: breadcrumbs, its one h1, the links between the sections, then the content. */
