@@ -172,6 +172,7 @@ export type AddOnsMessageId =
   | 'addOns.callback.missing'
   | 'addOns.callback.title'
   | 'addOns.callback.used'
+  | 'addOns.catalog.browse'
   | 'addOns.catalog.builtIn'
   | 'addOns.catalog.count'
   | 'addOns.catalog.download'

@@ -57,7 +57,7 @@ export function AddOns() {
           manages && (
             <a href="#addons-catalog" className="button">
               <AddIcon className="icon" aria-hidden="true" />
-              {t('addOns.catalog.title')}
+              {t('addOns.catalog.browse')}
             </a>
           )
         }
@@ -77,7 +77,7 @@ export function AddOns() {
               manages && (
                 <a href="#addons-catalog" className="button secondary">
                   <SearchIcon className="icon" aria-hidden="true" />
-                  {t('addOns.catalog.title')}
+                  {t('addOns.catalog.browse')}
                 </a>
               )
             }

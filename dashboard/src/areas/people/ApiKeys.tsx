@@ -65,6 +65,7 @@ export function ApiKeys() {
         <EmptyState icon={ApiKeysIcon}>{t('people.keys.empty')}</EmptyState>
       ) : (
         <DataTable
+          stacked
           caption={t('people.keys.caption')}
           columns={[
             { id: 'name', header: t('people.keys.name'), rowHeader: true, cell: (k) => k.name },

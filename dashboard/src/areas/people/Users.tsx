@@ -97,6 +97,7 @@ export function Users() {
         <EmptyState icon={UsersIcon}>{t('people.users.empty')}</EmptyState>
       ) : (
         <DataTable
+          stacked
           caption={t('people.users.caption')}
           columns={[
             { id: 'name', header: t('field.name'), rowHeader: true, cell: (u) => <Link href={`/users/${u.id}`}>{u.name}</Link> },

@@ -70,6 +70,7 @@ export function Endpoints() {
           </div>
         )}
         <DataTable
+          stacked
           className="pa-table"
           caption={t('publicApi.endpoints.listTitle')}
           captionHidden
