@@ -108,7 +108,7 @@ export function EndpointEditor() {
           <p>{t('publicApi.editor.appOwnedWhy')}</p>
         </div>
       )}
-      <dl className="pa-facts">
+      <dl className="pa-facts details-list card">
         <dt>{t('publicApi.endpoints.col.connection')}</dt>
         <dd>{connections.data?.get(scope.connectionId) ?? scope.connectionId}</dd>
         <dt>{t('publicApi.endpoints.col.table')}</dt>
