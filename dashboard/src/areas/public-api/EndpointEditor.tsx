@@ -742,21 +742,21 @@ function RemoveEndpoint({ scope, onReset }: { scope: Scope; onReset: () => void 
           <p>{errorText(remove.error)}</p>
         </div>
       )}
-      {confirming ? (
-        <div className="actions">
-          <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
-            <DeleteIcon className="icon" aria-hidden="true" />
-            {t('publicApi.remove.confirm', { ref: scope.ref })}
-          </button>
-          <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-            {t('publicApi.cancel')}
-          </button>
-        </div>
-      ) : (
-        <button type="button" className="secondary" onClick={() => setConfirming(true)}>
-          <DeleteIcon className="icon" aria-hidden="true" />
-          {label}
-        </button>
+      <button type="button" className="secondary" onClick={() => setConfirming(true)}>
+        <DeleteIcon className="icon" aria-hidden="true" />
+        {label}
+      </button>
+      {confirming && (
+        <ConfirmDialog
+          title={label}
+          confirm={t('publicApi.remove.confirm', { ref: scope.ref })}
+          cancel={t('publicApi.cancel')}
+          pending={remove.isPending}
+          onConfirm={() => remove.mutate(undefined, { onSettled: () => setConfirming(false) })}
+          onCancel={() => setConfirming(false)}
+        >
+          <p>{scope.generated ? t('publicApi.remove.resetHint') : t('publicApi.remove.deleteHint')}</p>
+        </ConfirmDialog>
       )}
     </section>
   );

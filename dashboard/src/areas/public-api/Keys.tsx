@@ -7,6 +7,7 @@ import { PublicApiHeader, when } from './shared';
 import { SecretOnce } from '../../ui/SecretOnce';
 import { Section } from '../../ui/Section';
 import { Badge } from '../../ui/Badge';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { EmptyState } from '../../ui/EmptyState';
 import { AddIcon, ApiKeysIcon, PreviewIcon, RefreshIcon, RevokeIcon } from '../../ui/icons';
 
@@ -162,46 +163,47 @@ function KeyItem({
       {item.appKey && <p className="hint">{t('publicApi.keys.appOwned', { app: appName(item.appKey.addonKey) })}</p>}
       {item.suspended && <p className="hint">{t('publicApi.keys.suspended')}</p>}
       {!item.revealable && !item.appKey && <p className="hint">{t('publicApi.keys.notRevealable')}</p>}
-      {confirm ? (
-        <div className="actions">
-          <button type="button" className="danger" disabled={pending} onClick={() => (onAct(confirm), setConfirm(null))}>
-            {t(`publicApi.keys.confirm.${confirm}`, { name: item.name })}
+      <div className="actions">
+        {item.revealable && (
+          <button type="button" disabled={pending} onClick={() => onAct('reveal')} aria-label={t('publicApi.keys.revealLabel', { name: item.name })}>
+            <PreviewIcon className="icon" aria-hidden="true" />
+            {t('publicApi.keys.reveal')}
           </button>
-          <button type="button" className="secondary" onClick={() => setConfirm(null)}>
-            {t('publicApi.cancel')}
-          </button>
-        </div>
-      ) : (
-        <div className="actions">
-          {item.revealable && (
-            <button type="button" disabled={pending} onClick={() => onAct('reveal')} aria-label={t('publicApi.keys.revealLabel', { name: item.name })}>
-              <PreviewIcon className="icon" aria-hidden="true" />
-              {t('publicApi.keys.reveal')}
-            </button>
-          )}
+        )}
+        <button
+          type="button"
+          className="secondary"
+          disabled={pending}
+          onClick={() => setConfirm('rotate')}
+          aria-label={t('publicApi.keys.rotateLabel', { name: item.name })}
+        >
+          <RefreshIcon className="icon" aria-hidden="true" />
+          {t('publicApi.keys.rotate')}
+        </button>
+        {!item.appKey && (
           <button
             type="button"
             className="secondary"
             disabled={pending}
-            onClick={() => setConfirm('rotate')}
-            aria-label={t('publicApi.keys.rotateLabel', { name: item.name })}
+            onClick={() => setConfirm('revoke')}
+            aria-label={t('publicApi.keys.revokeLabel', { name: item.name })}
           >
-            <RefreshIcon className="icon" aria-hidden="true" />
-            {t('publicApi.keys.rotate')}
+            <RevokeIcon className="icon" aria-hidden="true" />
+            {t('publicApi.keys.revoke')}
           </button>
-          {!item.appKey && (
-            <button
-              type="button"
-              className="secondary"
-              disabled={pending}
-              onClick={() => setConfirm('revoke')}
-              aria-label={t('publicApi.keys.revokeLabel', { name: item.name })}
-            >
-              <RevokeIcon className="icon" aria-hidden="true" />
-              {t('publicApi.keys.revoke')}
-            </button>
-          )}
-        </div>
+        )}
+      </div>
+      {confirm && (
+        <ConfirmDialog
+          title={t(confirm === 'rotate' ? 'publicApi.keys.rotateLabel' : 'publicApi.keys.revokeLabel', { name: item.name })}
+          confirm={t(confirm === 'rotate' ? 'publicApi.keys.rotate' : 'publicApi.keys.revoke')}
+          cancel={t('publicApi.cancel')}
+          pending={pending}
+          onConfirm={() => (onAct(confirm), setConfirm(null))}
+          onCancel={() => setConfirm(null)}
+        >
+          <p>{t(`publicApi.keys.confirm.${confirm}`, { name: item.name })}</p>
+        </ConfirmDialog>
       )}
     </li>
   );
