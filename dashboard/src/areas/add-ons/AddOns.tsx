@@ -23,7 +23,7 @@ import { planPath } from './paths';
 import { useManagesAddOns } from './surfaces';
 import { useHistoryOnce } from './title';
 import './addons.css';
-import { AddIcon, AddOnsIcon, ExportIcon, ImportIcon, PackageIcon, RefreshIcon, SearchIcon } from '../../ui/icons';
+import { AddOnsIcon, ExportIcon, ImportIcon, PackageIcon, RefreshIcon, SearchIcon } from '../../ui/icons';
 import { Section } from '../../ui/Section';
 import { Badge } from '../../ui/Badge';
 import { EmptyState } from '../../ui/EmptyState';
@@ -56,7 +56,7 @@ export function AddOns() {
         actions={
           manages && (
             <a href="#addons-catalog" className="button">
-              <AddIcon className="icon" aria-hidden="true" />
+              <SearchIcon className="icon" aria-hidden="true" />
               {t('addOns.catalog.browse')}
             </a>
           )
