@@ -173,6 +173,7 @@ export type AddOnsMessageId =
   | 'addOns.callback.missing'
   | 'addOns.callback.title'
   | 'addOns.callback.used'
+  | 'addOns.catalog.browse'
   | 'addOns.catalog.builtIn'
   | 'addOns.catalog.count'
   | 'addOns.catalog.download'
