@@ -38,6 +38,9 @@ const NOT_AN_AREA: Record<string, string> = {
   'notification.created': 'the shell',
   // The shell's too: GET /bootstrap carries the branding, and BOOTSTRAP_STALE_KINDS asks it again.
   'branding.changed': 'the shell (bootstrap)',
+  // The catalogue's: t() loads the changed bundles again (issue 31's dashboard side). Remove this
+  // line if an area declares it instead.
+  'i18n.changed': 'the shell (the catalogue)',
 };
 
 /** Whether invalidating `prefix` reaches `key` (TanStack Query matches a key's start). */
