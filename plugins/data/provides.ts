@@ -24,6 +24,8 @@ export interface DataProvides {
    * Throws 404 NOT_FOUND for an unknown connection.
    */
   tableView(principal: Principal, connectionId: string, ref: string): Promise<ReadView | null>;
+  /** `tableView` when the connection's effective schema is at hand (K40); undefined when it must be read first (ask `tableView`). */
+  tableViewNow(principal: Principal, connectionId: string, ref: string): ReadView | null | undefined;
 }
 
 /** `kernel.plugin(dataRef)` from a plugin that requires 'data'. */
