@@ -436,7 +436,8 @@ async function parent(): Promise<void> {
       }
       const n = name === 'scan' ? scanConnections : connections;
       const seconds = name === 'scan' ? scanDuration : duration;
-      const order = n > PARALLEL ? `ours/bare/bare@${PARALLEL}/bare@${PARALLEL}/bare/ours` : 'ours/bare/bare/ours';
+      const names4 = ['ours', 'bare', ...(n > PARALLEL ? [`bare@${PARALLEL}`] : []), ...(before ? ['before'] : [])];
+      const order = [...names4, ...[...names4].reverse()].join('/');
       console.log(`\n2. ${name}: ours and bare both answer ${String(a)}; ${n} connections; order ${order}` + (repeat > 1 ? ` x${repeat}` : ''));
       const contender = (cname: string, t: Target, path: string, body = query, headers: Record<string, string> = auth): Contender => ({
         name: cname,
