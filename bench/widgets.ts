@@ -428,7 +428,7 @@ async function parent(): Promise<void> {
       if (a !== b || a !== captured) throw new Error(`${name}: ours answers ${String(a)}, bare ${String(b)}, the capture ${String(captured)}`);
       // The build before answers its own connection's query (its own meta store); the same value.
       const beforeQuery = beforeData ? JSON.stringify({ query: singles(beforeData.connection)[name] }) : '';
-      const beforeAuth = beforeData ? { authorization: `Bearer ${beforeData.key}`, 'content-type': 'application/json' } : {};
+      const beforeAuth: Record<string, string> = beforeData ? { authorization: `Bearer ${beforeData.key}`, 'content-type': 'application/json' } : {};
       if (before) {
         const res = await fetch(before.url + QUERY_PATH, { method: 'POST', headers: beforeAuth, body: beforeQuery });
         const v = ((await res.json()) as { data?: { result?: { value?: unknown } } }).data?.result?.value;
