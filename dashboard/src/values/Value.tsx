@@ -88,11 +88,12 @@ function shownValue(shown: Shown, column: ValueColumn, value: unknown, inGrid?: 
       return (
         <span className="value value-uuid">
           <span {...common}>{shown.text}</span>
-          <CopyButton text={shown.exact} inGrid={inGrid} />
+          <CopyButton key={shown.exact} text={shown.exact} inGrid={inGrid} />
         </span>
       );
     case 'json':
-      return <JsonValue shown={shown} column={column} value={value} inGrid={inGrid} />;
+      // Keyed by the value: a grid's row element drawn again for another row (DB57) does not keep this one's viewer open.
+      return <JsonValue key={shown.exact} shown={shown} column={column} value={value} inGrid={inGrid} />;
     case 'binary':
       return (
         <span className="value value-binary" {...common}>

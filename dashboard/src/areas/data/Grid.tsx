@@ -414,7 +414,7 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
                 const id = entry?.id ?? null;
                 return (
                   <GridRow
-                    key={item.index}
+                    key={item.slot}
                     index={item.index}
                     columns={columns}
                     row={entry?.row}
