@@ -22,7 +22,7 @@
  *   node --no-node-snapshot --import tsx bench/grid.ts
  *   BENCH_ROWS=1000000 BENCH_RUNS=5 node --no-node-snapshot --import tsx bench/grid.ts
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -46,6 +46,12 @@ const PARTS = new Set((process.env.BENCH_PARTS ?? '1,2,3,4').split(',').map((s) 
 /** `BENCH_PROFILE=1`: a CPU profile of the grid's scroll, its heaviest functions (self time) printed after the table. */
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const DIST = join(process.cwd(), 'dashboard', 'dist');
+/**
+ * `BENCH_BEFORE_DIST=<dir>`: another build of the dashboard (a copy of dashboard/dist made before a
+ * change) served by a second instance on the same table; part 4 then scrolls it too, in the same
+ * passes (grid, grid before, plain list), so a change is measured against what it replaced in one run.
+ */
+const BEFORE_DIST = process.env.BENCH_BEFORE_DIST;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
@@ -247,7 +253,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const client = new pg.Client({ connectionString: temp.url });
   await client.connect();
-  let app: Awaited<ReturnType<typeof createApp>> | null = null;
+  const apps: Array<Awaited<ReturnType<typeof createApp>>> = [];
   const browser = await launchChromium();
   try {
     process.stdout.write(`filling ${ROWS} rows… `);
@@ -262,22 +268,36 @@ async function main(): Promise<void> {
     await client.query('analyze items');
     process.stdout.write(`${(ms(fill) / 1000).toFixed(1)} s\n`);
 
-    const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: 'silent', SVC_NETWORK_FEATURES: 'false' });
-    app = await createApp({ config, plugins: firstPartyPlugins, dashboardDir: DIST });
-    const base = await app.listen();
-    const origin = { origin: base, 'content-type': 'application/json' };
-    const { name, value, cookie } = await setUpAdmin(base);
-    const created = await fetch(`${base}/api/v1/connections`, {
-      method: 'POST',
-      headers: { ...origin, cookie },
-      body: JSON.stringify({ name: 'bench', dialect: 'postgres', url: temp.url }),
-    });
-    const connection = ((await created.json()) as { data: { connection: { id: string } } }).data.connection;
-    const gridPath = `/connections/${connection.id}/tables/items`;
+    /** An instance serving `dist` over the table, signed in: its grid's path and the session cookie. */
+    const serve = async (dist: string, dir: string) => {
+      const config = loadConfig({ SVC_DATA_DIR: dir, SVC_PORT: '0', SVC_HOST: '127.0.0.1', SVC_LOG_LEVEL: 'silent', SVC_NETWORK_FEATURES: 'false' });
+      const served = await createApp({ config, plugins: firstPartyPlugins, dashboardDir: dist });
+      apps.push(served);
+      const base = await served.listen();
+      const origin = { origin: base, 'content-type': 'application/json' };
+      const { name, value, cookie } = await setUpAdmin(base);
+      const created = await fetch(`${base}/api/v1/connections`, {
+        method: 'POST',
+        headers: { ...origin, cookie },
+        body: JSON.stringify({ name: 'bench', dialect: 'postgres', url: temp.url }),
+      });
+      const connection = ((await created.json()) as { data: { connection: { id: string } } }).data.connection;
+      return { base, name, value, gridPath: `/connections/${connection.id}/tables/items` };
+    };
+    const { base, name, value, gridPath } = await serve(DIST, dataDir);
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.addCookies([{ name, value, url: base }]);
     const page = await context.newPage();
+    // The build before, in a browser context of its own (both instances are 127.0.0.1: their cookies would meet).
+    let before: { base: string; gridPath: string; page: Page } | null = null;
+    if (BEFORE_DIST && PARTS.has('4')) {
+      mkdirSync(join(dataDir, 'before'));
+      const b = await serve(BEFORE_DIST, join(dataDir, 'before'));
+      const beforeContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      await beforeContext.addCookies([{ name: b.name, value: b.value, url: b.base }]);
+      before = { base: b.base, gridPath: b.gridPath, page: await beforeContext.newPage() };
+    }
 
     const lines: Array<[string, string]> = [];
     // 1. The signed-in home's initial JavaScript.
@@ -402,7 +422,13 @@ async function main(): Promise<void> {
       // BENCH_REPEAT pairs, grid then plain list, their medians (the load of a shared machine drifts).
       const gridRuns: Array<{ cpuPerFrame: number; blankFrames: number; seconds: number; parts: Record<string, number>; requests: number }> = [];
       const plainRuns: Array<{ cpuPerFrame: number; parts: Record<string, number> }> = [];
+      const beforeRuns: Array<{ cpuPerFrame: number; parts: Record<string, number> }> = [];
       for (let r = 0; r < REPEAT; r++) {
+        if (before) {
+          await before.page.goto(before.base + before.gridPath, { waitUntil: 'networkidle' });
+          await rowShown(before.page, 0);
+          beforeRuns.push(await scrollFrames(before.page, '[role="grid"]', FRAMES));
+        }
         await page.goto(base + gridPath, { waitUntil: 'networkidle' });
         await rowShown(page, 0);
         if (process.env.BENCH_CSS) await page.addStyleTag({ content: process.env.BENCH_CSS });
@@ -425,6 +451,13 @@ async function main(): Promise<void> {
       const scrollRequests = { count: gridScroll.requests };
       const plainScroll = plainRuns.sort((a, b) => a.cpuPerFrame - b.cpuPerFrame)[Math.floor(plainRuns.length / 2)]!;
       const scrollRatio = gridScroll.cpuPerFrame / plainScroll.cpuPerFrame;
+      if (beforeRuns.length) {
+        const b = beforeRuns.sort((x, y) => x.cpuPerFrame - y.cpuPerFrame)[Math.floor(beforeRuns.length / 2)]!;
+        lines.push([
+          'the build before (same run)',
+          `grid ${b.cpuPerFrame.toFixed(2)} ms CPU a frame: ${(b.cpuPerFrame / plainScroll.cpuPerFrame).toFixed(2)}× the plain list (script ${b.parts.script!.toFixed(2)}, style ${b.parts.style!.toFixed(2)}, layout ${b.parts.layout!.toFixed(2)} ms); now/before ${(gridScroll.cpuPerFrame / b.cpuPerFrame).toFixed(2)}`,
+        ]);
+      }
       lines.push(
         [
           `scroll ${FRAMES} frames at 100 px`,
@@ -465,7 +498,7 @@ async function main(): Promise<void> {
   } finally {
     await browser.close();
     await client.end();
-    await app?.close();
+    for (const app of apps) await app.close();
     await temp.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }

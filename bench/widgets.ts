@@ -37,7 +37,7 @@
  */
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { DEFAULT_SOURCE_SETTINGS } from '../engine/sources/types.js';
@@ -307,6 +307,13 @@ async function parent(): Promise<void> {
     // The result cache (WD6) off: every request runs its statements, as the pg side does.
     const ours = await oursTarget('../widgets.ts', ['ours'], { SVC_WIDGET_CACHE_MS: '0' });
     targets.push(ours);
+    // BENCH_BEFORE_ENTRY: another build of ours (a copy of build/server made before a change) in the same runs of part 2, as `before`.
+    const beforeEntry = process.env.BENCH_BEFORE_ENTRY;
+    const before =
+      beforeEntry && names.length
+        ? await oursTarget('../widgets.ts', ['ours'], { SVC_WIDGET_CACHE_MS: '0' }, { name: 'before', entry: resolvePath(beforeEntry) })
+        : null;
+    if (before) targets.push(before);
     // The batch as people get it: the result cache on, as `npm start` runs (WD6).
     const cached = doBatch ? await oursTarget('../widgets.ts', ['ours']) : null;
     if (cached) targets.push(cached);
@@ -315,6 +322,7 @@ async function parent(): Promise<void> {
     console.log(pinCores(targets));
     const { connection, key } = await configureData(ours.url, sourceUrl);
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const beforeData = before ? await configureData(before.url, sourceUrl) : null;
 
     // ---- 1. the batch ----
     if (doBatch) {
@@ -418,26 +426,41 @@ async function parent(): Promise<void> {
       const [a, b] = [await ask(ours), await ask(bareTarget)];
       const captured = (answers[name] as { value?: unknown } | undefined)?.value;
       if (a !== b || a !== captured) throw new Error(`${name}: ours answers ${String(a)}, bare ${String(b)}, the capture ${String(captured)}`);
+      // The build before answers its own connection's query (its own meta store); the same value.
+      const beforeQuery = beforeData ? JSON.stringify({ query: singles(beforeData.connection)[name] }) : '';
+      const beforeAuth: Record<string, string> = beforeData ? { authorization: `Bearer ${beforeData.key}`, 'content-type': 'application/json' } : {};
+      if (before) {
+        const res = await fetch(before.url + QUERY_PATH, { method: 'POST', headers: beforeAuth, body: beforeQuery });
+        const v = ((await res.json()) as { data?: { result?: { value?: unknown } } }).data?.result?.value;
+        if (res.status !== 200 || v !== a) throw new Error(`before ${name}: ${res.status}, answers ${String(v)} (ours ${String(a)})`);
+      }
       const n = name === 'scan' ? scanConnections : connections;
       const seconds = name === 'scan' ? scanDuration : duration;
-      const order = n > PARALLEL ? `ours/bare/bare@${PARALLEL}/bare@${PARALLEL}/bare/ours` : 'ours/bare/bare/ours';
+      const names4 = ['ours', 'bare', ...(n > PARALLEL ? [`bare@${PARALLEL}`] : []), ...(before ? ['before'] : [])];
+      const order = [...names4, ...[...names4].reverse()].join('/');
       console.log(`\n2. ${name}: ours and bare both answer ${String(a)}; ${n} connections; order ${order}` + (repeat > 1 ? ` x${repeat}` : ''));
-      const contender = (cname: string, t: Target, path: string): Contender => ({
+      const contender = (cname: string, t: Target, path: string, body = query, headers: Record<string, string> = auth): Contender => ({
         name: cname,
-        load: (s) => load(t, { path, method: 'POST', body: query, headers: auth }, { connections: n, duration: s }),
+        load: (s) => load(t, { path, method: 'POST', body, headers }, { connections: n, duration: s }),
       });
       const pair: [Contender, Contender] = [contender('ours', ours, QUERY_PATH), contender('bare', bareTarget, `${QUERY_PATH}?w=${name}`)];
       // range, at more connections than ours runs statements at once: also bare held to ours' PARALLEL (WD4), the route's own cost apart.
       const gated = n > PARALLEL ? contender(`bare@${PARALLEL}`, bareTarget, `${QUERY_PATH}?w=${name}&at=${PARALLEL}`) : null;
-      const contenders = gated ? [...pair, gated] : pair;
+      const earlier = before ? contender('before', before, QUERY_PATH, beforeQuery, beforeAuth) : null;
+      const contenders = [...pair, ...(gated ? [gated] : []), ...(earlier ? [earlier] : [])];
       const measured = await abba(contenders, { repeat, warmup, duration: seconds });
-      if (!gated) console.log(pairReport(measured, pair, RATIO_GOAL));
+      if (!gated && !earlier) console.log(pairReport(measured, pair, RATIO_GOAL));
       else {
-        const [o, b, g] = contenders.map((c) => ({ name: c.name, summary: measured.summary(c) }));
-        console.log(`\n${runsTable(measured, contenders)}\n\n${ratioLines(o!, b!, RATIO_GOAL)}`);
-        console.log(`\nbare@${PARALLEL}: bare with at most ${PARALLEL} statements at once, as ours runs on a connection (WD4):\n${ratioLines(o!, g!, null)}`);
+        const summaries = new Map(contenders.map((c) => [c, { name: c.name, summary: measured.summary(c) }]));
+        const o = summaries.get(pair[0])!;
+        console.log(`\n${runsTable(measured, contenders)}\n\n${ratioLines(o, summaries.get(pair[1])!, RATIO_GOAL)}`);
+        if (gated)
+          console.log(
+            `\nbare@${PARALLEL}: bare with at most ${PARALLEL} statements at once, as ours runs on a connection (WD4):\n${ratioLines(o, summaries.get(gated)!, null)}`,
+          );
+        if (earlier) console.log(`\nbefore: the build of BENCH_BEFORE_ENTRY, in the same runs:\n${ratioLines(o, summaries.get(earlier)!, null)}`);
       }
-      for (const c of contenders) served[c.name === 'ours' ? 'ours' : 'bare'] += measured.requests.get(c)!;
+      for (const c of contenders) if (c.name === 'ours' || c.name.startsWith('bare')) served[c.name === 'ours' ? 'ours' : 'bare'] += measured.requests.get(c)!;
     }
     if (process.env.BENCH_PROFILE) {
       mkdirSync(process.env.BENCH_PROFILE, { recursive: true });

@@ -92,13 +92,21 @@ export async function forkTarget(name: string, script: string, args: string[], e
  * esbuild's `__name()` and leaves npm start's flags out, so that costs more per request than
  * what users run.
  */
-export async function oursTarget(script: string, args: string[], env: Record<string, string> = {}): Promise<Target> {
-  if (process.env.BENCH_PROFILE || process.env.BENCH_OURS === 'source') return forkTarget('ours', script, args, env);
+export async function oursTarget(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+  opts: { name?: string; entry?: string } = {},
+): Promise<Target> {
+  if (!opts.entry && (process.env.BENCH_PROFILE || process.env.BENCH_OURS === 'source')) return forkTarget('ours', script, args, env);
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
   // BENCH_OURS_FLAGS (say `--cpu-prof --cpu-prof-dir=/tmp/cprof`) for looking into the compiled server, not for results.
   const extraFlags = (process.env.BENCH_OURS_FLAGS ?? '').split(' ').filter(Boolean);
-  const proc = await startServerProcess({ SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'silent', SVC_NETWORK_FEATURES: 'false', ...env }, { extraFlags });
-  const target = processTarget('ours', proc);
+  const proc = await startServerProcess(
+    { SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: 'silent', SVC_NETWORK_FEATURES: 'false', ...env },
+    { extraFlags: opts.entry ? [] : extraFlags, entry: opts.entry },
+  );
+  const target = processTarget(opts.name ?? 'ours', proc);
   return {
     ...target,
     async stop() {

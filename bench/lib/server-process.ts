@@ -80,11 +80,12 @@ export function startCommand(): { flags: string[]; entry: string } {
  * build/server/main.js`, built first), in a process of its own, so what a bench reads of its
  * memory is the server's alone: not the bench's drivers, files and buffers.
  */
-export async function startServerProcess(env: Record<string, string>, opts: { extraFlags?: string[] } = {}): Promise<ServerProcess> {
+export async function startServerProcess(env: Record<string, string>, opts: { extraFlags?: string[]; entry?: string } = {}): Promise<ServerProcess> {
   buildServer();
   const port = await freePort();
   const { flags, entry: startEntry } = startCommand();
-  const entry = process.env.BENCH_SERVER_ENTRY ?? startEntry;
+  // `opts.entry`: another build of the server beside this one (say, a copy of build/server before a change, bench/widgets.ts BENCH_BEFORE_ENTRY).
+  const entry = opts.entry ?? process.env.BENCH_SERVER_ENTRY ?? startEntry;
   const child: ChildProcess = spawn(process.execPath, [...flags, ...(opts.extraFlags ?? []), entry], {
     cwd: ROOT,
     env: { ...process.env, SVC_HOST: '127.0.0.1', SVC_PORT: String(port), SVC_LOG_LEVEL: 'warn', ...env },

@@ -40,6 +40,8 @@ export interface SourceHandle {
 export interface ConnectionsProvides {
   /** 404 NOT_FOUND when unknown. */
   info(connectionId: string): Promise<ConnectionInfo>;
+  /** `info` when the connection's row is at hand without reading the meta store (K40); undefined otherwise (ask `info`). */
+  infoNow(connectionId: string): ConnectionInfo | undefined;
   list(): Promise<ConnectionInfo[]>;
   /**
    * The pooled handle; 503 CONNECTION_UNAVAILABLE while the database cannot be reached (it

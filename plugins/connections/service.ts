@@ -109,6 +109,11 @@ export class ConnectionsService implements ConnectionsProvides {
     return toInfo(await this.repo.find(connectionId));
   }
 
+  infoNow(connectionId: string): ConnectionInfo | undefined {
+    const row = this.repo.peek(connectionId);
+    return row ? toInfo(row) : undefined;
+  }
+
   async list(): Promise<ConnectionInfo[]> {
     return (await this.repo.all()).map(toInfo);
   }

@@ -45,6 +45,8 @@ export interface DataProvides {
    * reason) and nothing reverted. `anyAuthor`: the caller's plugin checked who may undo it.
    */
   undoChanges(principal: Principal, token: string, opts: { anyAuthor: boolean }): Promise<{ connectionId: string; results: AppliedRow[] }>;
+  /** `tableView` when the connection's effective schema is at hand (K40); undefined when it must be read first (ask `tableView`). */
+  tableViewNow(principal: Principal, connectionId: string, ref: string): ReadView | null | undefined;
 }
 
 /** One row change of applyChanges: a create takes its key among the values. */

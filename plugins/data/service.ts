@@ -63,6 +63,14 @@ function targetIn(schema: EffectiveSchema, ref: string, mode: 'read' | 'write', 
   return { schema, table, view: tableView(table, read, write) };
 }
 
+/** DataProvides' view of `ref` in `schema` for a read grant; null when the schema has no such table. */
+function readViewIn(schema: EffectiveSchema, ref: string, read: Readonly<ColumnGrant>): ReadView | null {
+  const table = schema.model.tables.find((t) => t.ref === ref);
+  if (!table) return null;
+  const view = tableView(table, read, null);
+  return { table, readable: view.readable, readableNames: view.readableNames, wholeTable: read.all };
+}
+
 export interface ListAnswer {
   rows: Record<string, unknown>[];
   recordIds: Array<string | null>;
@@ -129,11 +137,14 @@ export class DataService implements DataProvides {
   async tableView(principal: Principal, connectionId: string, ref: string): Promise<ReadView | null> {
     const read = principal.permissions.grantOn(DATA_READ, connectionId, ref);
     if (!read) return null;
-    const schema = this.schemas.effectiveNow(connectionId) ?? (await this.schemas.effective(connectionId));
-    const table = schema.model.tables.find((t) => t.ref === ref);
-    if (!table) return null;
-    const view = tableView(table, read, null);
-    return { table, readable: view.readable, readableNames: view.readableNames, wholeTable: read.all };
+    return readViewIn(this.schemas.effectiveNow(connectionId) ?? (await this.schemas.effective(connectionId)), ref, read);
+  }
+
+  tableViewNow(principal: Principal, connectionId: string, ref: string): ReadView | null | undefined {
+    const read = principal.permissions.grantOn(DATA_READ, connectionId, ref);
+    if (!read) return null;
+    const schema = this.schemas.effectiveNow(connectionId);
+    return schema ? readViewIn(schema, ref, read) : undefined;
   }
 
   /**

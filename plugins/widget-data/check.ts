@@ -7,7 +7,7 @@
 import { AppError, type ErrorIssue, type Kernel, type Principal } from '../../kernel/api.js';
 import { ORDERABLE_TYPES, parseListParams, parseWire, RowInputError, type Filter, type InputIssue } from '../../engine/rows/index.js';
 import { connectionsRef, type SourceDialect } from '../connections/provides.js';
-import { dataRef } from '../data/provides.js';
+import { dataRef, type ReadView } from '../data/provides.js';
 import { pagesRef, type Page } from '../pages/provides.js';
 import type { EffectiveColumn, EffectiveTable } from '../schema/provides.js';
 import { widgetQuerySchema, type BucketUnit, type MetricOp, type WidgetQuery } from './schemas.js';
@@ -68,20 +68,67 @@ export async function checkQuery(kernel: Kernel, principal: Principal, raw: unkn
   return checkParsedQuery(kernel, principal, parsed.data, path);
 }
 
+/** Plans kept per query text (at most; the oldest go first), for one table and read grant. */
+export const PLANS_PER_VIEW = 200;
+
+/**
+ * Plans already checked (decisions WD10), by the caller's readable columns of the table (one
+ * array per effective table and data.read grant, both kept between requests: data/access.ts,
+ * K25) and the query's text with its dialect and path. A new schema or another grant is another
+ * array, so a plan is never answered for a table or a grant it was not checked against. Queries
+ * naming a page are not kept: the page's visibility and filters are looked up every time.
+ */
+const plans = new WeakMap<readonly EffectiveColumn[], Map<string, Plan>>();
+
+const planText = (dialect: SourceDialect, q: WidgetQuery, path: string) => `${dialect}\u0000${path}\u0000${JSON.stringify(q)}`;
+
+/**
+ * The plan checked before for the same caller's view and query, when everything it depends on
+ * is at hand without waiting (K40): the connection, the table's effective schema, the plan.
+ * Undefined otherwise: checkParsedQuery then checks it (and keeps it).
+ */
+export function keptPlan(kernel: Kernel, principal: Principal, q: WidgetQuery, path: string): Plan | undefined {
+  if (q.pageId !== undefined) return undefined;
+  const info = kernel.plugin(connectionsRef).infoNow(q.connectionId);
+  if (!info) return undefined;
+  const view = kernel.plugin(dataRef).tableViewNow(principal, q.connectionId, q.table);
+  if (!view) return undefined;
+  return plans.get(view.readable)?.get(planText(info.dialect, q, path));
+}
+
+function keepPlan(readable: readonly EffectiveColumn[], text: string, plan: Plan): void {
+  let kept = plans.get(readable);
+  if (!kept) plans.set(readable, (kept = new Map()));
+  if (kept.size >= PLANS_PER_VIEW) kept.delete(kept.keys().next().value!);
+  kept.set(text, plan);
+}
+
 /** checkQuery for a query whose shape the route's own body schema has checked already (POST /widget-data/query). */
 export async function checkParsedQuery(kernel: Kernel, principal: Principal, q: WidgetQuery, path: string): Promise<Checked> {
-  const issues: ErrorIssue[] = [];
-  const at = (sub: string) => `${path}.${sub}`;
-
   let info;
   try {
-    info = await kernel.plugin(connectionsRef).info(q.connectionId);
+    info = kernel.plugin(connectionsRef).infoNow(q.connectionId) ?? (await kernel.plugin(connectionsRef).info(q.connectionId));
   } catch (err) {
     if (err instanceof AppError && err.code === 'NOT_FOUND') return { ok: false, error: new AppError('NOT_FOUND', { message: 'No such connection.' }) };
     throw err;
   }
-  const view = await kernel.plugin(dataRef).tableView(principal, q.connectionId, q.table);
+  const data = kernel.plugin(dataRef);
+  let view = data.tableViewNow(principal, q.connectionId, q.table);
+  if (view === undefined) view = await data.tableView(principal, q.connectionId, q.table);
   if (!view) return { ok: false, error: new AppError('NOT_FOUND', { message: 'No such table on this connection.' }) };
+  if (q.pageId !== undefined) return checkAgainst(kernel, principal, q, path, info.dialect, view);
+  const text = planText(info.dialect, q, path);
+  const kept = plans.get(view.readable)?.get(text);
+  if (kept) return { ok: true, plan: kept };
+  const checked = await checkAgainst(kernel, principal, q, path, info.dialect, view);
+  if (checked.ok) keepPlan(view.readable, text, checked.plan);
+  return checked;
+}
+
+/** The query against the connection's dialect and the caller's view of the table: the plan, or every issue found. */
+async function checkAgainst(kernel: Kernel, principal: Principal, q: WidgetQuery, path: string, dialect: SourceDialect, view: ReadView): Promise<Checked> {
+  const issues: ErrorIssue[] = [];
+  const at = (sub: string) => `${path}.${sub}`;
   const { table } = view;
 
   /** A column the caller may read and that is not secret; anything else is unknown, never forbidden. */
@@ -199,7 +246,7 @@ export async function checkParsedQuery(kernel: Kernel, principal: Principal, q: 
     ok: true,
     plan: {
       connectionId: q.connectionId,
-      dialect: info.dialect,
+      dialect,
       table,
       metric: { op: q.metric.op, column: metricColumn },
       groupBy,

@@ -11,7 +11,7 @@ import { rowDialect, whereSql, type AnyDb, type RowDialect } from '../../engine/
 import { compileSqlite, SqliteWorker, sqliteFileOf } from '../../engine/sources/sqlite-off-thread.js';
 import { connectionsRef } from '../connections/provides.js';
 import type { EffectiveColumn } from '../schema/provides.js';
-import { checkParsedQuery, checkQuery, type Checked, type Plan } from './check.js';
+import { checkParsedQuery, checkQuery, keptPlan, type Checked, type Plan } from './check.js';
 import { mysqlExecute, mysqlTimedOut, mysqlWidgets, probe, type MysqlServer } from './dialects/mysql.js';
 import { pgExecute, pgTimedOut, postgresWidgets } from './dialects/postgres.js';
 import { sqliteWidgets } from './dialects/sqlite.js';
@@ -87,11 +87,32 @@ function refusal(dialect: Plan['dialect'], err: unknown): string | null {
   return String(e?.message ?? err).slice(0, 500);
 }
 
+/** A plan's key (planText) and its statements' names in the StatementMemo, made once a plan (a kept plan's too, WD10). */
+interface PlanKeys {
+  key: string;
+  /** By the statement's part (`value`, `groups`, …): `<dialect> <part> <key>`. */
+  statements: Map<string, string>;
+}
+
+const planKeys = new WeakMap<Plan, PlanKeys>();
+
+function keysOf(plan: Plan): PlanKeys {
+  let keys = planKeys.get(plan);
+  if (!keys) planKeys.set(plan, (keys = { key: planText(plan), statements: new Map() }));
+  return keys;
+}
+
+function statementKey(plan: Plan, keys: PlanKeys, part: string): string {
+  let name = keys.statements.get(part);
+  if (name === undefined) keys.statements.set(part, (name = `${plan.dialect} ${part} ${keys.key}`));
+  return name;
+}
+
 /**
  * What a plan's statement depends on, as text: two plans with the same key run the same
  * statement (columns by name; the schema's changes forget the results, WD6).
  */
-function planKey(plan: Plan): string {
+function planText(plan: Plan): string {
   const f = plan.filters.map((x) => [x.column.name, x.op, 'value' in x ? x.value : 'values' in x ? x.values : 'pattern' in x ? x.pattern : x.isNull]);
   return JSON.stringify([
     plan.connectionId,
@@ -144,20 +165,27 @@ export class WidgetData implements WidgetDataProvides {
   /** POST /widget-data/query: the body's schema has checked the query's shape; the rest of the check is checkQuery's. */
   async queryParsed(principal: Principal, query: WidgetQuery, opts: { fresh?: boolean } = {}): Promise<WidgetAnswer> {
     const path = 'body.query';
-    return this.answer(await checkParsedQuery(this.kernel, principal, query, path), path, Date.now() + this.widgetTimeoutMs, opts);
+    const deadline = Date.now() + this.widgetTimeoutMs;
+    // A plan checked before for this caller's view is at hand without a step (K40, WD10).
+    const kept = keptPlan(this.kernel, principal, query, path);
+    if (kept) return this.answerPlan(kept, path, deadline, opts);
+    return this.answer(await checkParsedQuery(this.kernel, principal, query, path), path, deadline, opts);
   }
 
-  private async answer(checked: Checked, path: string, deadline: number, opts: { fresh?: boolean }): Promise<WidgetAnswer> {
-    if (!checked.ok) throw checked.error;
-    const plan = checked.plan;
+  private answer(checked: Checked, path: string, deadline: number, opts: { fresh?: boolean }): Promise<WidgetAnswer> {
+    if (!checked.ok) return Promise.reject(checked.error);
+    return this.answerPlan(checked.plan, path, deadline, opts);
+  }
+
+  private async answerPlan(plan: Plan, path: string, deadline: number, opts: { fresh?: boolean }): Promise<WidgetAnswer> {
     let gate = this.perConnection.get(plan.connectionId);
     if (!gate) this.perConnection.set(plan.connectionId, (gate = new Gate(PARALLEL)));
-    const key = planKey(plan);
-    const answer = await this.results.get(key, { connectionId: plan.connectionId, table: plan.table.ref, fresh: opts.fresh === true }, () =>
+    const keys = keysOf(plan);
+    const answer = await this.results.get(keys.key, { connectionId: plan.connectionId, table: plan.table.ref, fresh: opts.fresh === true }, () =>
       gate.run(
         deadline,
         () => this.timeout(),
-        () => this.run(plan, key, deadline, path),
+        () => this.run(plan, keys, deadline, path),
       ),
     );
     return { result: answer.result, meta: { exact: true, elapsedMs: answer.elapsedMs, computedAt: answer.computedAt, cached: answer.cached } };
@@ -224,8 +252,8 @@ export class WidgetData implements WidgetDataProvides {
 
   // ---- running a plan ----
 
-  /** `key`: the plan's (planKey), which names its statements too (WD8). */
-  private async run(plan: Plan, key: string, deadline: number, path: string): Promise<WidgetResult> {
+  /** `keys`: the plan's (keysOf), which name its statements too (WD8). */
+  private async run(plan: Plan, keys: PlanKeys, deadline: number, path: string): Promise<WidgetResult> {
     if (Date.now() >= deadline) throw this.timeout();
     const connections = this.kernel.plugin(connectionsRef);
     const d = rowDialect(plan.dialect);
@@ -262,7 +290,7 @@ export class WidgetData implements WidgetDataProvides {
       const exec = async (part: string, build: () => Sql) => {
         const left = deadline - Date.now();
         if (left <= 0) throw this.timeout();
-        const statement = this.statements.get(plan.table, `${plan.dialect} ${part} ${key}`, () => build().compile(db));
+        const statement = this.statements.get(plan.table, statementKey(plan, keys, part), () => build().compile(db));
         try {
           // The database ends the statement at the deadline; should it not answer, the caller is not kept waiting much longer.
           return await withDeadline(

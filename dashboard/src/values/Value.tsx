@@ -20,7 +20,9 @@ export interface ValueProps {
   context?: ValueContext;
 }
 
+/** The catalogue's words for the two booleans: asked only for a boolean column (a grid draws hundreds of values a frame). */
 const YES_NO = () => ({ yes: t('value.yes'), no: t('value.no') });
+const NO_WORDS = { yes: '', no: '' };
 
 /** A copy (Ctrl+C) of text selected inside one value takes the value as stored, not as shown. */
 function copyExact(exact: string) {
@@ -35,15 +37,23 @@ function copyExact(exact: string) {
 /** One stored value as a person reads it, by its column's type (format.ts), the exact value on hover and copy. */
 export function Value(props: ValueProps) {
   const own = useValueContext();
-  const ctx = props.context ?? own;
+  return drawValue(props, props.context ?? own);
+}
+
+/**
+ * Value's drawing in `ctx`, with no hooks of its own: a grid asks the context once for all its
+ * cells and draws each value through this, one element for most values instead of two
+ * components and an element (decisions DB57).
+ */
+export function drawValue(props: Omit<ValueProps, 'context'>, ctx: ValueContext) {
   const { column, value, reference } = props;
   if (reference && value !== null && value !== undefined && (typeof value === 'string' || typeof value === 'number')) {
     return <ReferenceValue target={reference} value={String(value)} />;
   }
-  return <ShownValue shown={showValue(column, value, ctx, YES_NO())} column={column} value={value} inGrid={props.inGrid} />;
+  return shownValue(showValue(column, value, ctx, column.type === 'boolean' ? YES_NO() : NO_WORDS), column, value, props.inGrid);
 }
 
-function ShownValue({ shown, column, value, inGrid }: { shown: Shown; column: ValueColumn; value: unknown; inGrid?: boolean }) {
+function shownValue(shown: Shown, column: ValueColumn, value: unknown, inGrid?: boolean) {
   const common = { title: shown.exact, onCopy: copyExact(shown.exact), 'data-value-kind': shown.kind };
   switch (shown.kind) {
     case 'null':
@@ -78,11 +88,12 @@ function ShownValue({ shown, column, value, inGrid }: { shown: Shown; column: Va
       return (
         <span className="value value-uuid">
           <span {...common}>{shown.text}</span>
-          <CopyButton text={shown.exact} inGrid={inGrid} />
+          <CopyButton key={shown.exact} text={shown.exact} inGrid={inGrid} />
         </span>
       );
     case 'json':
-      return <JsonValue shown={shown} column={column} value={value} inGrid={inGrid} />;
+      // Keyed by the value: a grid's row element drawn again for another row (DB57) does not keep this one's viewer open.
+      return <JsonValue key={shown.exact} shown={shown} column={column} value={value} inGrid={inGrid} />;
     case 'binary':
       return (
         <span className="value value-binary" {...common}>

@@ -15,7 +15,19 @@ const ZONE_KEY = 'svc-admin.timeZone';
 let current: ValueContext | null = null;
 const listeners = new Set<() => void>();
 let observer: MutationObserver | null = null;
-const notify = () => listeners.forEach((l) => l());
+/**
+ * Whether `current` may be stale: set by every change the observers see, and always while none
+ * is installed yet. A grid draws hundreds of values a frame while scrolling, each asking for the
+ * context; the browser's zone (a new Intl.DateTimeFormat and its resolvedOptions) and <html lang>
+ * are read again only after a change (decisions DB57).
+ */
+let stale = true;
+const notify = () => {
+  stale = true;
+  listeners.forEach((l) => l());
+};
+/** The browser's own zone, asked once a page (Chrome and Firefox keep theirs until the page is reloaded as well). */
+let browserZone: string | null = null;
 
 /** A zone this browser can format in; anything else (a foreign or stale value, a name from a newer tz database) is not one. */
 function usableZone(zone: string): boolean {
@@ -65,9 +77,12 @@ export function setPreferredTimeZone(zone: string | null): boolean {
 }
 
 function read(): ValueContext {
+  if (current && !stale) return current;
   const locale = document.documentElement.lang || navigator.language || 'en';
-  const timeZone = preferredZone ?? browserTimeZone();
+  const timeZone = preferredZone ?? (browserZone ??= browserTimeZone());
   if (!current || current.locale !== locale || current.timeZone !== timeZone) current = { locale, timeZone };
+  // Kept until an observer says otherwise (none yet: read again next time).
+  if (observer) stale = false;
   return current;
 }
 

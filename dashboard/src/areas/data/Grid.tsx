@@ -28,7 +28,9 @@ import {
   type Table,
   type TableInfo,
 } from './api';
-import { DataValue } from './cell-value';
+import { useValueContext } from '../../values/context';
+import type { ValueContext } from '../../values/format';
+import { dataValue } from './cell-value';
 import { DraftError, isNumeric, valueOf, ValueEditor, type Draft } from './editors';
 import { FilterBar } from './FilterBar';
 import { isForbidden, useGridEditing, useGridWriteAccess, type Editing } from './grid-editing';
@@ -128,6 +130,19 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
   const keyColumn = table.primaryKey?.columns.length === 1 ? table.primaryKey.columns[0] : undefined;
   const ordered = useMemo(() => orderedColumns(paging.columns, layout, keyColumn), [paging.columns, layout, keyColumn]);
   const columns = useMemo(() => shownColumns(ordered, layout), [ordered, layout]);
+  // Frozen columns cost the browser on every frame of a scroll (sticky cells, each row's): they
+  // are made sticky only while the grid is wider than its box, when they have somewhere to stay (DB57).
+  useLayoutEffect(() => {
+    const el = scroller.current;
+    if (!el || !store.ready) return;
+    const check = () => el.toggleAttribute('data-sideways', el.scrollWidth > el.clientWidth + 1);
+    const observer = new ResizeObserver(check);
+    observer.observe(el);
+    const head = el.querySelector('.data-head');
+    if (head) observer.observe(head);
+    check();
+    return () => observer.disconnect();
+  }, [scroller, store.ready]);
   const resize = (c: Column, width: number, done: boolean) => {
     const next = { ...layout, widths: { ...layout.widths, [c.name]: width } };
     if (done) {
@@ -196,6 +211,9 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
   const handlers = { setActive: cell.setActive, startEdit, toggle: selection.toggle, editable, changeDraft, saveEdit, cancelEdit };
   const latest = useRef(handlers);
   latest.current = handlers;
+  // Asked once for every cell (DB57): the rows redraw when the person's locale or zone changes.
+  const valueContext = useValueContext();
+  const openText = t('data.grid.open');
   const on = useMemo<RowHandlers>(
     () => ({
       setActive: (a) => latest.current.setActive(a),
@@ -402,7 +420,7 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
                 const id = entry?.id ?? null;
                 return (
                   <GridRow
-                    key={item.index}
+                    key={item.slot}
                     index={item.index}
                     columns={columns}
                     row={entry?.row}
@@ -416,6 +434,8 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
                     tables={tables}
                     rowHref={at?.rowHref ? rowHref : null}
                     on={on}
+                    ctx={valueContext}
+                    openText={openText}
                   />
                 );
               })}
@@ -457,6 +477,10 @@ interface GridRowProps {
   /** Where Open goes when the grid is shown on a page (the data area's row screen when null). */
   rowHref: ((id: string) => string) | null;
   on: RowHandlers;
+  /** How values read (the person's locale and zone), asked once by the grid for every cell. */
+  ctx: ValueContext;
+  /** The Open link's text, the same on every row. */
+  openText: string;
 }
 
 /**
@@ -489,7 +513,7 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
               tabIndex={-1}
               aria-label={t('data.grid.openRow', { id })}
             >
-              {t('data.grid.open')}
+              {props.openText}
             </a>
           </>
         )}
@@ -509,7 +533,7 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
             aria-readonly={!on.editable(c) || undefined}
             className={`data-cell${isNumeric(c) ? ' data-num' : ''}${value === null ? ' data-null-value' : ''}${isEditing ? ' data-editing' : ''}`}
           >
-            {row ? <DataValue conn={conn} table={table} tables={props.tables} column={c} value={value} inGrid /> : ''}
+            {row ? dataValue(conn, table, props.tables, c, value, props.ctx) : ''}
             {isEditing && (
               <CellEditor
                 conn={conn}

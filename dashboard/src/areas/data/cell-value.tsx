@@ -1,5 +1,6 @@
 import { referenceTarget, type ReferenceTarget } from '../../values/references';
-import { Value } from '../../values/Value';
+import type { ValueContext } from '../../values/format';
+import { drawValue, Value } from '../../values/Value';
 import type { Column, Table } from './api';
 
 /** Each table's key columns and what they point at, worked out once per schema (not per cell and render). */
@@ -19,4 +20,9 @@ function targetOf(conn: string, table: Table, tables: readonly Table[], column: 
 export function DataValue(props: { conn: string; table: Table; tables: readonly Table[]; column: Column; value: unknown; inGrid?: boolean }) {
   const { conn, table, tables, column, value } = props;
   return <Value column={column} value={value} reference={targetOf(conn, table, tables, column.name)} inGrid={props.inGrid} />;
+}
+
+/** DataValue drawn in `ctx` by the caller, no component of its own: the grid's cells (one context asked for all of them, DB57). */
+export function dataValue(conn: string, table: Table, tables: readonly Table[], column: Column, value: unknown, ctx: ValueContext) {
+  return drawValue({ column, value, reference: targetOf(conn, table, tables, column.name), inGrid: true }, ctx);
 }

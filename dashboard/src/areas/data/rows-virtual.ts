@@ -13,6 +13,12 @@ const TOP_EVERY_MS = 100;
 
 export interface VirtualRow {
   index: number;
+  /**
+   * The row's slot: its index modulo the drawn range's constant length, a key under which the
+   * rows leaving the range at one end are drawn again as the rows entering it at the other (their
+   * elements updated, not removed and created: decisions DB57).
+   */
+  slot: number;
 }
 
 /**
@@ -42,6 +48,12 @@ function geometryOf(height: number, header: number, count: number, rowHeight: nu
   const pages = Math.floor((totalPx - avail) / pagePx) + 1;
   return { avail, totalPx, bodyPx, pagePx, pages, jumpPx: pages > 1 ? (totalPx - bodyPx) / (pages - 1) : 0 };
 }
+
+/**
+ * How many rows are drawn, in whole blocks: the first drawn row is up to `overscan` + BLOCK − 1
+ * above the first in view, and the last must be `overscan` below the last in view.
+ */
+const spanOf = (g: Geometry, rowHeight: number, overscan: number) => Math.ceil((Math.ceil(g.avail / rowHeight) + 2 * overscan + BLOCK) / BLOCK) * BLOCK;
 
 const pageAt = (g: Geometry, listPx: number) => Math.min(g.pages - 1, Math.max(0, Math.floor(listPx / g.pagePx)));
 
@@ -111,7 +123,8 @@ export function useVirtualRows(scroller: RefObject<HTMLElement | null>, mounted:
       else if (top.current.timer === null) top.current.timer = window.setTimeout(tellTop, TOP_EVERY_MS);
     }
     const first = Math.max(0, Math.floor((topRow - overscan) / BLOCK) * BLOCK);
-    const last = Math.min(rowsTotal - 1, Math.ceil((Math.floor((offset + g.avail) / rowHeight) + overscan + 1) / BLOCK) * BLOCK - 1);
+    // Always the same number of rows (slots), enough for the viewport and the overscan on both sides whatever the alignment.
+    const last = Math.min(rowsTotal - 1, first + spanOf(g, rowHeight, overscan) - 1);
     setRange((r) => (r.first === first && r.last === last ? r : { first, last, direction: direction || r.direction }));
     // The layer stands where the first drawn row is, in the body's own px (written only when that changes).
     const layer = layerRef.current;
@@ -143,11 +156,14 @@ export function useVirtualRows(scroller: RefObject<HTMLElement | null>, mounted:
   }, [place, geometry, mounted]);
 
   const { first, last, direction } = range;
+  const span = spanOf(geometry, rowHeight, overscan);
   const rows = useMemo(() => {
     const out: VirtualRow[] = [];
-    for (let i = first; i <= Math.min(last, count - 1); i++) out.push({ index: i });
+    // A range set for another geometry (the viewport was just measured) may be longer than the span: its own length keeps the slots apart.
+    const slots = Math.max(span, last - first + 1);
+    for (let i = first; i <= Math.min(last, count - 1); i++) out.push({ index: i, slot: i % slots });
     return out;
-  }, [first, last, count]);
+  }, [first, last, count, span]);
 
   /** Scrolls as little as needed for row `index` to be wholly in view (`align: 'start'`: to the top). */
   const scrollToIndex = useCallback(
