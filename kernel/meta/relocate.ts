@@ -60,6 +60,16 @@ export class TargetConnectFailure extends Error {
   }
 }
 
+/** A relocation that failed before its swap: the message says why and what the target holds. */
+export class RelocationFailed extends Error {
+  override name = 'RelocationFailed';
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+  }
+}
+
+const scrubUrls = (text: string) => text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s'"]*/gi, '[url]').slice(0, 600);
+
 export interface RelocatorDeps {
   store: MetaStore;
   dataDir: string;
@@ -192,6 +202,8 @@ export class MetaRelocator {
       const targetTables = new Set(await listTables(opened.db as AnyDb, opened.helpers.dialect));
       const missing = order.filter((t) => !targetTables.has(t.name)).map((t) => t.name);
       if (missing.length > 0) throw new Error(`the target has no table ${missing.join(', ')} after migrating`);
+      // What migrations seeded there (built-in roles, settings) is replaced by the old store's rows.
+      for (const t of [...order].reverse()) await opened.db.deleteFrom(t.name as never).execute();
 
       // The copy: one snapshot of the old store, in primary-key order, while the instance serves.
       state.phase = 'copying';
@@ -312,7 +324,7 @@ export class MetaRelocator {
         await opened.db.destroy().catch(() => undefined);
         if (err instanceof TargetConnectFailure || err instanceof AppError) throw err;
         const what = held.length > 0 ? ` The target now holds ${held.length} table(s) of a partial copy (${held.join(', ')}); drop them before trying again.` : ' The target holds none of our tables.';
-        throw new Error(`The relocation failed and the instance stays on its old store: ${(err as Error).message}.${what}`, { cause: err });
+        throw new RelocationFailed(`The relocation failed and the instance stays on its old store: ${scrubUrls((err as Error).message)}.${what}`, err);
       }
       throw err;
     } finally {

@@ -164,20 +164,51 @@ export function openStore(opts: OpenStoreOptions): OpenedStore {
  */
 function swappable(first: OpenedStore, writes: MetaWrites, freeze: MetaFreeze): MetaStore {
   let now = first;
-  let bound = new Map<PropertyKey, unknown>();
+  let swaps = 0;
   const retired = new Set<OpenedStore>();
-  const db = new Proxy(first.db, {
-    get(_target, prop) {
-      const known = bound.get(prop);
-      if (known !== undefined) return known;
-      const value = Reflect.get(now.db, prop, now.db) as unknown;
-      if (typeof value !== 'function') return value;
-      const fn = (value as (...args: unknown[]) => unknown).bind(now.db);
-      bound.set(prop, fn);
-      return fn;
-    },
-    has: (_target, prop) => Reflect.has(now.db, prop),
-  }) as MetaDb;
+  /**
+   * A proxy over `make(current instance)`: `db` itself, and what plugins derive from it at setup
+   * (`withTables`, `withPlugin`, `withSchema` return new instances bound to the one they came
+   * from, so each is followed the same way).
+   */
+  const follow = (make: (db: MetaDb) => MetaDb): MetaDb => {
+    let seen = -1;
+    let cur = first.db;
+    let bound = new Map<PropertyKey, unknown>();
+    const current = () => {
+      if (seen !== swaps) {
+        cur = make(now.db);
+        seen = swaps;
+        bound = new Map();
+      }
+      return cur;
+    };
+    const self: MetaDb = new Proxy(first.db, {
+      get(_target, prop) {
+        const target = current();
+        const known = bound.get(prop);
+        if (known !== undefined) return known;
+        let value: unknown;
+        if (prop === 'withTables') value = () => self;
+        else if (prop === 'withPlugin' || prop === 'withoutPlugins' || prop === 'withSchema') {
+          value = (...args: unknown[]) =>
+            follow((db) => {
+              const base = make(db);
+              return (base[prop] as (...a: unknown[]) => MetaDb).apply(base, args);
+            });
+        } else {
+          value = Reflect.get(target, prop, target) as unknown;
+          if (typeof value !== 'function') return value;
+          value = (value as (...args: unknown[]) => unknown).bind(target);
+        }
+        bound.set(prop, value);
+        return value;
+      },
+      has: (_target, prop) => Reflect.has(current(), prop),
+    });
+    return self;
+  };
+  const db = follow((d) => d);
   const helpers: MetaDialectHelpers = {
     get dialect() {
       return now.helpers.dialect;
@@ -209,7 +240,7 @@ function swappable(first: OpenedStore, writes: MetaWrites, freeze: MetaFreeze): 
     swap(next) {
       const old = now;
       now = next;
-      bound = new Map();
+      swaps++;
       retired.add(old);
       return old;
     },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { dataOf, jobSchema, type JobContext, type Kernel, reply, route, toJobView } from '../../kernel/api.js';
-import { TargetConnectFailure, type RelocationResult, type RelocationTarget } from '../../kernel/meta/relocate.js';
+import { dataOf, JobError, jobSchema, type JobContext, type Kernel, reply, route, toJobView } from '../../kernel/api.js';
+import { RelocationFailed, TargetConnectFailure, type RelocationResult, type RelocationTarget } from '../../kernel/meta/relocate.js';
 import { targetFailed } from './errors.js';
 
 export const META_READ = 'meta.read';
@@ -73,7 +73,8 @@ export const relocateJob = {
     try {
       return await ctx.kernel.relocation.run(target, { dryRun: ctx.payload.dryRun, jobId: ctx.job.id, progress: (d, t, m) => ctx.progress(d, t, m) });
     } catch (err) {
-      if (err instanceof TargetConnectFailure) throw new Error(targetFailed(err, 'url' in target ? target.url : null).message);
+      if (err instanceof TargetConnectFailure) throw new JobError('CONNECTION_FAILED', targetFailed(err, 'url' in target ? target.url : null).message, false);
+      if (err instanceof RelocationFailed) throw new JobError('META_RELOCATE_FAILED', err.message.slice(0, 1000), false);
       throw err;
     }
   },

@@ -290,7 +290,7 @@ describe.each(['postgres', 'mysql'] as const)('relocating the embedded store to 
           if (queued.status === 201) acked.jobs.push(queued.body.data.job.id);
           else if (queued.status === 503) {
             acked.refused++;
-            expect(queued.headers['retry-after']).toBeDefined();
+            expect(queued.headers.get('retry-after')).toBeTruthy();
           } else throw new Error(`enqueue answered ${queued.status}: ${queued.text}`);
         }
       })();
@@ -310,7 +310,7 @@ describe.each(['postgres', 'mysql'] as const)('relocating the embedded store to 
 
       const placement = await client.get(`${API}/meta/placement`);
       expect(placement.body.data).toMatchObject({ dialect, embedded: false, fromEnv: false, previous: { dialect: 'sqlite' } });
-      expect(JSON.stringify(placement.body.data)).not.toContain('password');
+      expect(placement.body.data.location).not.toContain('@');
 
       // Every acknowledged job is in the new store; every row the old store held is there too.
       const newJobs = await ids(target.url, dialect, 'jobs');
