@@ -395,9 +395,20 @@ describe('a process killed during the copy', () => {
       const placement = await after.get(`${API}/meta/placement`);
       expect(placement.body.data).toMatchObject({ dialect: 'sqlite', embedded: true, previous: null });
       expect(existsSync(join(dir, 'meta-placement.json'))).toBe(false);
-      const retry = await after.post(`${API}/meta/relocate`, { url: target.url });
+      // The killed process's lease on the relocation job counts as another process until it
+      // expires (30 s), and the job as running until it is failed as lost; then the target's
+      // leftovers are named.
+      let retry = await after.post(`${API}/meta/relocate`, { url: target.url });
+      await until(
+        async () => {
+          retry = await after.post(`${API}/meta/relocate`, { url: target.url });
+          return retry.body.error?.code !== 'META_RELOCATE_REPLICAS' && retry.body.error?.params?.reason !== 'relocation-running';
+        },
+        'the dead process’s lease to expire',
+        90_000,
+      );
       expect(retry.status, retry.text).toBe(409);
-      expect(retry.body.error.code).toBe('META_TARGET_NOT_EMPTY');
+      expect(retry.body.error.code, retry.text).toBe('META_TARGET_NOT_EMPTY');
       expect(retry.body.error.params.tables).toContain('kernel_migrations');
     },
     180_000,
