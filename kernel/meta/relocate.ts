@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -189,6 +188,7 @@ export class MetaRelocator {
     const opened = this.openTarget(target, relayed, store.freeze.generation + 1);
     const state = this.state!;
     let swapped = false;
+    let watching: (() => void) | null = null;
     const source = this.openSource();
     try {
       state.phase = 'migrating';
@@ -206,9 +206,13 @@ export class MetaRelocator {
       for (const t of [...order].reverse()) await opened.db.deleteFrom(t.name as never).execute();
 
       // The copy: one snapshot of the old store, in primary-key order, while the instance serves.
+      // Tables the instance writes from now on are read again in the freeze.
+      const written = new Set<string>();
+      const stopWatching = store.writes.on((w) => written.add(w.table));
+      watching = stopWatching;
       state.phase = 'copying';
       const started = now();
-      const copied = new Map<string, Map<string, bigint>>();
+      const copied = new Map<string, Map<string, number>>();
       let total = 0;
       let done = 0;
       await source.snapshot(async (read) => {
@@ -217,7 +221,7 @@ export class MetaRelocator {
         total = counts.reduce((a, b) => a + b, 0);
         state.tables = order.map((t, i) => ({ name: t.name, rows: counts[i]!, copied: 0 }));
         for (const [i, t] of order.entries()) {
-          const hashes = new Map<string, bigint>();
+          const hashes = new Map<string, number>();
           copied.set(t.name, hashes);
           let after: Row | null = null;
           let batch = 0;
@@ -234,9 +238,19 @@ export class MetaRelocator {
           }
         }
       });
+      // What landed is read back and checked against what was sent, before the freeze.
+      for (const t of order) {
+        const sent = copied.get(t.name)!;
+        const got = await tableChecksum(opened.db as AnyDb, t);
+        const expected = checksumOf(sent.values());
+        if (got.rows !== sent.size || got.checksum !== expected) {
+          throw new Error(`table ${t.name} differs after the copy: ${got.rows} rows (checksum ${got.checksum}) where ${sent.size} (${expected}) were sent`);
+        }
+      }
       const copyMs = now() - started;
 
-      // The freeze: writes wait while what changed is copied again and every table is verified.
+      // The freeze: writes wait while what changed is copied again and verified. A table the
+      // instance did not write since the copy began and whose count is the same is not read again.
       state.phase = 'freeze';
       await progress?.(done, total, 'freeze: copying what changed, verifying');
       const frozenAt = Date.now();
@@ -244,42 +258,62 @@ export class MetaRelocator {
       let reports: TableReport[];
       try {
         if (!(await store.freeze.drained(DRAIN_MS))) throw new Error('transactions on the meta store did not end within 10 s');
+        stopWatching();
         reports = await source.snapshot(async (read) => {
           const out: TableReport[] = [];
-          const fresh = new Map<string, Map<string, { hash: bigint; row: Row }>>();
+          const fresh = new Map<string, Map<string, { hash: number; row: Row }> | null>();
           for (const t of order) {
-            const rows = new Map<string, { hash: bigint; row: Row }>();
+            const then = copied.get(t.name)!;
+            if (!written.has(t.name)) {
+              const n = Number((await read.execute(sql<{ n: number | string }>`select count(*) as n from ${sql.table(t.name)}`)).rows[0]?.n ?? 0);
+              if (n === then.size) {
+                fresh.set(t.name, null);
+                continue;
+              }
+            }
+            const rows = new Map<string, { hash: number; row: Row }>();
             for (const r of await read.all(t)) rows.set(keyOf(t, r), { hash: rowHash(t.columns, r), row: r });
             fresh.set(t.name, rows);
           }
           // Children's deletions first (a parent's delete would cascade), parents' inserts first.
           for (const t of [...order].reverse()) {
-            const now = fresh.get(t.name)!;
+            const now = fresh.get(t.name);
+            if (!now) continue;
             const then = copied.get(t.name)!;
-            const gone = [...then.keys()].filter((k) => !now.has(k));
-            for (const k of gone) await deleteRow(opened.db as AnyDb, t, JSON.parse(k) as unknown[]);
+            for (const k of then.keys()) if (!now.has(k)) await deleteRow(opened.db as AnyDb, t, JSON.parse(k) as unknown[]);
           }
           for (const t of order) {
-            const now = fresh.get(t.name)!;
+            const now = fresh.get(t.name);
             const then = copied.get(t.name)!;
+            if (!now) {
+              out.push({ name: t.name, rows: then.size, copied: then.size, checksum: checksumOf(then.values()), recopied: 0 });
+              continue;
+            }
             const added: Row[] = [];
-            let recopied = 0;
+            const touched: Row[] = [];
+            let removed = 0;
+            for (const k of then.keys()) if (!now.has(k)) removed++;
             for (const [k, v] of now) {
               const before = then.get(k);
               if (before === undefined) added.push(v.row);
               else if (before !== v.hash) {
                 await updateRow(opened.db as AnyDb, t, v.row);
-                recopied++;
+                touched.push(v.row);
               }
             }
             for (let i = 0; i < added.length; i += batchSize(t.columns)) await insertRows(opened.db as AnyDb, t.name, added.slice(i, i + batchSize(t.columns)), t.columns);
-            recopied += added.length + [...then.keys()].filter((k) => !now.has(k)).length;
-            const expected = checksumOf([...now.values()].map((v) => v.hash));
-            const got = await tableChecksum(opened.db as AnyDb, t);
-            if (got.rows !== now.size || got.checksum !== expected) {
-              throw new Error(`table ${t.name} differs after the copy: ${got.rows} rows (checksum ${got.checksum}) where the old store has ${now.size} (${expected})`);
+            touched.push(...added);
+            // Verified: the target's count, and every row written again read back. The rows not
+            // written again were read back before the freeze.
+            const count = Number((await sql<{ n: number | string }>`select count(*) as n from ${sql.table(t.name)}`.execute(opened.db)).rows[0]?.n ?? 0);
+            if (count !== now.size) throw new Error(`table ${t.name} has ${count} rows in the target where the old store has ${now.size}`);
+            const back = await readBack(opened.db as AnyDb, t, touched);
+            for (const r of touched) {
+              const k = keyOf(t, r);
+              const got = back.get(k);
+              if (got === undefined || got !== now.get(k)!.hash) throw new Error(`a row of ${t.name} differs in the target after it was copied again`);
             }
-            out.push({ name: t.name, rows: now.size, copied: then.size, checksum: expected, recopied });
+            out.push({ name: t.name, rows: now.size, copied: then.size, checksum: checksumOf([...now.values()].map((v) => v.hash)), recopied: touched.length + removed });
           }
           return out;
         });
@@ -303,13 +337,13 @@ export class MetaRelocator {
         this.previous = previous;
         this.deps.dropCaches();
         for (const t of order) store.writes.emit({ op: 'delete', table: t.name, columns: [] });
+        store.freeze.lift(true);
+        const freezeMs = Date.now() - frozenAt;
         try {
           await this.deps.bridgeTo(opened.url, opened.helpers.dialect);
         } catch (err) {
           log.warn({ err: { message: (err as Error).message } }, 'event bridge not started after relocation; other replicas poll the outbox');
         }
-        store.freeze.lift(true);
-        const freezeMs = Date.now() - frozenAt;
         state.freezeMs = freezeMs;
         this.retire(old, record, fromUrl);
         log.info({ from: from.location, to: opened.placement.location, freezeMs, copyMs }, 'meta store relocated');
@@ -328,6 +362,7 @@ export class MetaRelocator {
       }
       throw err;
     } finally {
+      watching?.();
       await source.close();
     }
   }
@@ -530,24 +565,74 @@ function canonical(v: unknown): string {
   return `j${JSON.stringify(v)}`;
 }
 
-function rowHash(columns: string[], r: Row): bigint {
-  const h = createHash('sha1');
-  for (const c of columns) h.update(`${c}\u0001${canonical(r[c])}\u0002`);
-  return h.digest().readBigUInt64BE(0);
+/**
+ * A 53-bit hash of a row's canonical values (two 32-bit FNV-style hashes with murmur's
+ * finalizer, 32 + 21 bits kept): it finds a row copied wrong, it is no defence against a forger,
+ * and it costs a fraction of a cryptographic digest per row (the freeze hashes whole tables).
+ */
+function rowHash(columns: string[], r: Row): number {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x9747b28c;
+  for (const c of columns) {
+    const s = `${c}\u0001${canonical(r[c])}\u0002`;
+    for (let i = 0; i < s.length; i++) {
+      const ch = s.charCodeAt(i);
+      h1 = Math.imul(h1 ^ ch, 0x01000193);
+      h2 = Math.imul(h2 ^ ch, 0x5bd1e995);
+      h2 ^= h2 >>> 15;
+    }
+  }
+  return (fmix(h1) >>> 0) * 2_097_152 + ((fmix(h2 ^ 0x2545f491) >>> 0) >>> 11);
 }
 
-const MOD = 1n << 64n;
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
 
-/** Order-independent: the sum of the rows' hashes modulo 2^64, with the count beside it. */
-function checksumOf(hashes: Iterable<bigint>): string {
-  let s = 0n;
-  for (const h of hashes) s = (s + h) % MOD;
-  return s.toString(16).padStart(16, '0');
+/** Order-independent: the sums of the rows' hashes' two parts, modulo 2^32 and 2^21. */
+function checksumOf(hashes: Iterable<number>): string {
+  let hi = 0;
+  let lo = 0;
+  let n = 0;
+  for (const h of hashes) {
+    hi += Math.floor(h / 2_097_152);
+    lo += h % 2_097_152;
+    if (++n % 1_000_000 === 0) {
+      hi %= 4_294_967_296;
+      lo %= 2_097_152;
+    }
+  }
+  return (hi % 4_294_967_296).toString(16).padStart(8, '0') + (lo % 2_097_152).toString(16).padStart(8, '0');
 }
 
 async function tableChecksum(db: AnyDb, t: Table): Promise<{ rows: number; checksum: string }> {
   const rows = (await db.selectFrom(t.name).selectAll().execute()) as Row[];
   return { rows: rows.length, checksum: checksumOf(rows.map((r) => rowHash(t.columns, r))) };
+}
+
+/** The hashes of `rows` as the target holds them now, by key. */
+async function readBack(db: AnyDb, t: Table, rows: Row[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  if (rows.length === 0) return out;
+  if (t.pk.length === 1) {
+    const col = t.pk[0]!;
+    for (let i = 0; i < rows.length; i += 500) {
+      const keys = rows.slice(i, i + 500).map((r) => r[col]);
+      for (const r of (await db.selectFrom(t.name).selectAll().where(col, 'in', keys).execute()) as Row[]) out.set(keyOf(t, r), rowHash(t.columns, r));
+    }
+    return out;
+  }
+  for (const row of rows) {
+    let q = db.selectFrom(t.name).selectAll();
+    for (const c of t.pk) q = q.where(c, '=', row[c]);
+    const r = (await q.executeTakeFirst()) as Row | undefined;
+    if (r) out.set(keyOf(t, r), rowHash(t.columns, r));
+  }
+  return out;
 }
 
 function batchSize(columns: string[]): number {
