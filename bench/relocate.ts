@@ -85,7 +85,17 @@ async function seeded(dataDir: string): Promise<App> {
   const userId = newId();
   await db
     .insertInto('users')
-    .values({ id: userId, email: 'bench@example.com', name: 'Bench', status: 'active', password_hash: null, totp_enabled: 0, last_login_at: null, created_at: now, updated_at: now } as never)
+    .values({
+      id: userId,
+      email: 'bench@example.com',
+      name: 'Bench',
+      status: 'active',
+      password_hash: null,
+      totp_enabled: 0,
+      last_login_at: null,
+      created_at: now,
+      updated_at: now,
+    } as never)
     .execute();
   for (let i = 0; i < AUDIT; i += 1000) {
     const rows = Array.from({ length: Math.min(1000, AUDIT - i) }, (_, j) => ({
@@ -141,7 +151,19 @@ async function main(): Promise<void> {
         const at = Date.now();
         void app.kernel.db
           .insertInto('audit_log')
-          .values({ id: newId(), at, actor_type: 'system', actor_id: null, action: 'bench.load', target_type: null, target_id: null, diff: null, ip: null, user_agent: null, request_id: null } as never)
+          .values({
+            id: newId(),
+            at,
+            actor_type: 'system',
+            actor_id: null,
+            action: 'bench.load',
+            target_type: null,
+            target_id: null,
+            diff: null,
+            ip: null,
+            user_agent: null,
+            request_id: null,
+          } as never)
           .execute()
           .then(
             () => writes++,

@@ -121,9 +121,11 @@ export class MetaRelocator {
       });
     }
     if (await this.replicas()) throw new AppError('META_RELOCATE_REPLICAS');
-    if (this.running || (await this.otherRelocation(opts.jobId))) throw new AppError('CONFLICT', { message: 'A relocation is already running.', params: { reason: 'relocation-running' } });
+    if (this.running || (await this.otherRelocation(opts.jobId)))
+      throw new AppError('CONFLICT', { message: 'A relocation is already running.', params: { reason: 'relocation-running' } });
     const to = this.placementOf(target);
-    if (samePlace(store.placement, to)) throw new AppError('CONFLICT', { message: 'That is where the meta store already is.', params: { reason: 'same-store' } });
+    if (samePlace(store.placement, to))
+      throw new AppError('CONFLICT', { message: 'That is where the meta store already is.', params: { reason: 'same-store' } });
     if (!opts.connect) return;
     if ('embedded' in target) {
       const file = this.embeddedFile();
@@ -217,7 +219,8 @@ export class MetaRelocator {
       let done = 0;
       await source.snapshot(async (read) => {
         const counts: number[] = [];
-        for (const t of order) counts.push(Number((await read.execute(sql<{ n: number | string }>`select count(*) as n from ${sql.table(t.name)}`)).rows[0]?.n ?? 0));
+        for (const t of order)
+          counts.push(Number((await read.execute(sql<{ n: number | string }>`select count(*) as n from ${sql.table(t.name)}`)).rows[0]?.n ?? 0));
         total = counts.reduce((a, b) => a + b, 0);
         state.tables = order.map((t, i) => ({ name: t.name, rows: counts[i]!, copied: 0 }));
         for (const [i, t] of order.entries()) {
@@ -233,7 +236,8 @@ export class MetaRelocator {
             after = rows[rows.length - 1]!;
             done += rows.length;
             state.tables[i]!.copied += rows.length;
-            if (++batch % 5 === 0 || rows.length < batchSize(t.columns)) await progress?.(done, total, `${t.name}: ${state.tables[i]!.copied}/${state.tables[i]!.rows}`);
+            if (++batch % 5 === 0 || rows.length < batchSize(t.columns))
+              await progress?.(done, total, `${t.name}: ${state.tables[i]!.copied}/${state.tables[i]!.rows}`);
             await new Promise((r) => setImmediate(r));
           }
         }
@@ -301,7 +305,8 @@ export class MetaRelocator {
                 touched.push(v.row);
               }
             }
-            for (let i = 0; i < added.length; i += batchSize(t.columns)) await insertRows(opened.db as AnyDb, t.name, added.slice(i, i + batchSize(t.columns)), t.columns);
+            for (let i = 0; i < added.length; i += batchSize(t.columns))
+              await insertRows(opened.db as AnyDb, t.name, added.slice(i, i + batchSize(t.columns)), t.columns);
             touched.push(...added);
             // Verified: the target's count, and every row written again read back. The rows not
             // written again were read back before the freeze.
@@ -313,7 +318,13 @@ export class MetaRelocator {
               const got = back.get(k);
               if (got === undefined || got !== now.get(k)!.hash) throw new Error(`a row of ${t.name} differs in the target after it was copied again`);
             }
-            out.push({ name: t.name, rows: now.size, copied: then.size, checksum: checksumOf([...now.values()].map((v) => v.hash)), recopied: touched.length + removed });
+            out.push({
+              name: t.name,
+              rows: now.size,
+              copied: then.size,
+              checksum: checksumOf([...now.values()].map((v) => v.hash)),
+              recopied: touched.length + removed,
+            });
           }
           return out;
         });
@@ -357,7 +368,10 @@ export class MetaRelocator {
         const held = await this.ourTablesIn(opened).catch(() => [] as string[]);
         await opened.db.destroy().catch(() => undefined);
         if (err instanceof TargetConnectFailure || err instanceof AppError) throw err;
-        const what = held.length > 0 ? ` The target now holds ${held.length} table(s) of a partial copy (${held.join(', ')}); drop them before trying again.` : ' The target holds none of our tables.';
+        const what =
+          held.length > 0
+            ? ` The target now holds ${held.length} table(s) of a partial copy (${held.join(', ')}); drop them before trying again.`
+            : ' The target holds none of our tables.';
         throw new RelocationFailed(`The relocation failed and the instance stays on its old store: ${scrubUrls((err as Error).message)}.${what}`, err);
       }
       throw err;
@@ -705,8 +719,12 @@ async function columnsOf(db: AnyDb, dialect: Dialect, table: string): Promise<st
     dialect === 'sqlite'
       ? sql<{ name: string }>`select name from pragma_table_info(${table}) order by cid`
       : dialect === 'postgres'
-        ? sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table} order by ordinal_position`
-        : sql<{ name: string }>`select column_name as name from information_schema.columns where table_schema = database() and table_name = ${table} order by ordinal_position`;
+        ? sql<{
+            name: string;
+          }>`select column_name as name from information_schema.columns where table_schema = current_schema() and table_name = ${table} order by ordinal_position`
+        : sql<{
+            name: string;
+          }>`select column_name as name from information_schema.columns where table_schema = database() and table_name = ${table} order by ordinal_position`;
   return (await q.execute(db)).rows.map((r) => String(r.name ?? (r as Record<string, unknown>).COLUMN_NAME));
 }
 

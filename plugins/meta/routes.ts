@@ -120,11 +120,10 @@ export const metaRoutes = [
         if (err instanceof TargetConnectFailure) throw targetFailed(err, url);
         throw err;
       }
-      const job = await kernel.jobs.enqueue(
-        RELOCATE_JOB,
-        { target: url ? kernel.secrets(SEAL).encrypt(url) : 'embedded', dryRun } satisfies Payload,
-        { createdBy: principal?.userId ?? null, maxAttempts: 1 },
-      );
+      const job = await kernel.jobs.enqueue(RELOCATE_JOB, { target: url ? kernel.secrets(SEAL).encrypt(url) : 'embedded', dryRun } satisfies Payload, {
+        createdBy: principal?.userId ?? null,
+        maxAttempts: 1,
+      });
       audit({
         action: dryRun ? 'meta.relocate.dry-run' : 'meta.relocate',
         target: { type: 'meta', id: 'placement' },
@@ -134,5 +133,3 @@ export const metaRoutes = [
     },
   }),
 ];
-
-

@@ -7,6 +7,7 @@ const Overview = lazy(() => import('./Overview').then((m) => ({ default: m.Overv
 const Defaults = lazy(() => import('./Defaults').then((m) => ({ default: m.Defaults })));
 const Email = lazy(() => import('./Email').then((m) => ({ default: m.Email })));
 const Security = lazy(() => import('./Security').then((m) => ({ default: m.Security })));
+const Storage = lazy(() => import('./Storage').then((m) => ({ default: m.Storage })));
 
 export const settingsArea: Area = {
   nav: [{ path: '/settings', label: 'nav.settings', permission: 'settings.read' }],
@@ -15,5 +16,6 @@ export const settingsArea: Area = {
     { path: '/settings/defaults', component: Defaults },
     { path: '/settings/email', component: Email },
     { path: '/settings/security', component: Security },
+    { path: '/settings/storage', component: Storage },
   ],
 };

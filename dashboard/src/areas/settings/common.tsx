@@ -11,6 +11,7 @@ const SECTIONS: ReadonlyArray<{ path: string; label: MessageId }> = [
   { path: '/settings/defaults', label: 'settings.defaults.link' },
   { path: '/settings/email', label: 'settings.email.link' },
   { path: '/settings/security', label: 'settings.security.link' },
+  { path: '/settings/storage', label: 'settings.storage.link' },
 ];
 
 /** A settings screen: breadcrumbs, its one h1, the links between the sections, then the content. */
