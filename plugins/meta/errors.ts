@@ -1,7 +1,6 @@
-import { AppError } from '../../kernel/api.js';
+import { AppError, type TargetConnectFailure } from '../../kernel/api.js';
 import { driverFor } from '../../engine/sources/index.js';
 import { toFailure } from '../../engine/sources/failure.js';
-import type { TargetConnectFailure } from '../../kernel/meta/relocate.js';
 
 export const META_ERRORS = {
   META_PLACEMENT_FROM_ENV: {

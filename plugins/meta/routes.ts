@@ -1,6 +1,18 @@
 import { z } from 'zod';
-import { dataOf, JobError, jobSchema, type JobContext, type Kernel, reply, route, toJobView } from '../../kernel/api.js';
-import { RelocationFailed, TargetConnectFailure, type RelocationResult, type RelocationTarget } from '../../kernel/meta/relocate.js';
+import {
+  dataOf,
+  JobError,
+  jobSchema,
+  RelocationFailed,
+  reply,
+  route,
+  TargetConnectFailure,
+  toJobView,
+  type JobContext,
+  type Kernel,
+  type RelocationResult,
+  type RelocationTarget,
+} from '../../kernel/api.js';
 import { targetFailed } from './errors.js';
 
 export const META_READ = 'meta.read';
