@@ -112,43 +112,43 @@ export class MetaFreeze {
  */
 export function frozenGated(dialect: Dialect, freeze: MetaFreeze, generation = freeze.generation): Dialect {
   return wrapDriver(dialect, (driver): Driver => {
-    const gated = new WeakMap<DatabaseConnection, GatedConnection>();
-    const unwrap = (c: DatabaseConnection) => (c as GatedConnection).inner ?? c;
+    // The driver's connection is taken only once the gate is passed: on SQLite there is one, and
+    // a write waiting while holding it would hold every read up too.
+    const inner = (c: DatabaseConnection) => (c as GatedConnection).taken();
     return {
       init: () => driver.init(),
-      async acquireConnection(): Promise<DatabaseConnection> {
-        const inner = await driver.acquireConnection();
-        let c = gated.get(inner);
-        if (!c) gated.set(inner, (c = new GatedConnection(inner, freeze, generation)));
-        return c;
-      },
+      acquireConnection: () => Promise.resolve(new GatedConnection(() => driver.acquireConnection(), freeze, generation)),
       async beginTransaction(c, settings) {
-        await (c as GatedConnection).enter();
+        const g = c as GatedConnection;
+        await g.enter();
         try {
-          await driver.beginTransaction(unwrap(c), settings);
+          await driver.beginTransaction(await g.take(), settings);
         } catch (err) {
-          (c as GatedConnection).leave();
+          g.leave();
           throw err;
         }
       },
       async commitTransaction(c) {
         try {
-          await driver.commitTransaction(unwrap(c));
+          await driver.commitTransaction(inner(c));
         } finally {
           (c as GatedConnection).leave();
         }
       },
       async rollbackTransaction(c) {
         try {
-          await driver.rollbackTransaction(unwrap(c));
+          await driver.rollbackTransaction(inner(c));
         } finally {
           (c as GatedConnection).leave();
         }
       },
-      ...(driver.savepoint ? { savepoint: (c, name, compile) => driver.savepoint!(unwrap(c), name, compile) } : {}),
-      ...(driver.rollbackToSavepoint ? { rollbackToSavepoint: (c, name, compile) => driver.rollbackToSavepoint!(unwrap(c), name, compile) } : {}),
-      ...(driver.releaseSavepoint ? { releaseSavepoint: (c, name, compile) => driver.releaseSavepoint!(unwrap(c), name, compile) } : {}),
-      releaseConnection: (c) => driver.releaseConnection(unwrap(c)),
+      ...(driver.savepoint ? { savepoint: (c, name, compile) => driver.savepoint!(inner(c), name, compile) } : {}),
+      ...(driver.rollbackToSavepoint ? { rollbackToSavepoint: (c, name, compile) => driver.rollbackToSavepoint!(inner(c), name, compile) } : {}),
+      ...(driver.releaseSavepoint ? { releaseSavepoint: (c, name, compile) => driver.releaseSavepoint!(inner(c), name, compile) } : {}),
+      async releaseConnection(c) {
+        const held = (c as GatedConnection).held;
+        if (held) await driver.releaseConnection(held);
+      },
       destroy: () => driver.destroy(),
     };
   });
@@ -156,12 +156,25 @@ export function frozenGated(dialect: Dialect, freeze: MetaFreeze, generation = f
 
 class GatedConnection implements DatabaseConnection {
   private inTx = false;
+  held: DatabaseConnection | null = null;
+  private taking: Promise<DatabaseConnection> | null = null;
 
   constructor(
-    readonly inner: DatabaseConnection,
+    private readonly acquire: () => Promise<DatabaseConnection>,
     private readonly freeze: MetaFreeze,
     private readonly generation: number,
   ) {}
+
+  /** The driver's connection, taken on first use. */
+  take(): Promise<DatabaseConnection> {
+    if (this.held) return Promise.resolve(this.held);
+    return (this.taking ??= this.acquire().then((c) => (this.held = c)));
+  }
+
+  taken(): DatabaseConnection {
+    if (!this.held) throw new Error('no connection taken');
+    return this.held;
+  }
 
   private get moved(): boolean {
     return this.generation < this.freeze.generation;
@@ -188,9 +201,9 @@ class GatedConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.ahead) return this.inner.executeQuery<R>(compiled);
+    if (this.ahead) return (await this.take()).executeQuery<R>(compiled);
     if (this.inTx) {
-      const result = await this.inner.executeQuery<R>(compiled);
+      const result = await (await this.take()).executeQuery<R>(compiled);
       if (END_SQL.test(compiled.sql) && (compiled.query as { kind?: string }).kind === 'RawNode') this.leave();
       return result;
     }
@@ -198,7 +211,7 @@ class GatedConnection implements DatabaseConnection {
       // A transaction begun by hand (the SQLite job claim's BEGIN IMMEDIATE).
       await this.enter();
       try {
-        return await this.inner.executeQuery<R>(compiled);
+        return await (await this.take()).executeQuery<R>(compiled);
       } catch (err) {
         this.leave();
         throw err;
@@ -206,10 +219,10 @@ class GatedConnection implements DatabaseConnection {
     }
     if (!isRead(compiled) && this.freeze.frozen) await this.freeze.pass();
     if (this.moved && this.freeze.redirect) return (await this.freeze.redirect(compiled)) as QueryResult<R>;
-    return this.inner.executeQuery<R>(compiled);
+    return (await this.take()).executeQuery<R>(compiled);
   }
 
-  streamQuery<R>(compiled: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
-    return this.inner.streamQuery<R>(compiled, chunkSize);
+  async *streamQuery<R>(compiled: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    yield* (await this.take()).streamQuery<R>(compiled, chunkSize);
   }
 }
