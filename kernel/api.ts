@@ -73,6 +73,7 @@ export type { PasswordGuard } from './identity/password-guard.js';
 // The meta store.
 export type { KernelTables, MetaDb } from './meta/types.js';
 export type { MetaStore } from './meta/store.js';
+export { RelocationFailed, TargetConnectFailure, type RelocationResult, type RelocationTarget } from './meta/relocate.js';
 export type { MetaDialectHelpers } from './meta/dialects/types.js';
 export { MetaReadCache } from './meta/read-cache.js';
 export { largeText } from './meta/column-types.js';

@@ -39,6 +39,8 @@ import { requestIds } from './ids.js';
 import { REDACT_PATHS, requestLogger } from './logger.js';
 import { kernelMigrations } from './meta/kernel-migrations.js';
 import { runMigrations } from './meta/migrate.js';
+import { finishRename, readPlacement, type PlacementRecord } from './meta/placement-file.js';
+import { MetaRelocator } from './meta/relocate.js';
 import { openMetaStore, type MetaStore } from './meta/store.js';
 import { SandboxHost } from './sandbox/host.js';
 import { generateOpenApi, openApiInfo } from './openapi/generate.js';
@@ -154,15 +156,22 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const instanceId = randomUUID();
   let meta: MetaStore | null = null;
   let bridge: EventBridge | null = null;
+  const migrationSets = [{ plugin: 'kernel', migrations: kernelMigrations }, ...plugins.map((p) => ({ plugin: p.name, migrations: p.migrations ?? [] }))];
+  // Without SVC_META_URL, a relocation's record says where the store is (decisions MR3).
+  let placed: PlacementRecord | null = null;
   try {
-    meta = openMetaStore({ url: config.metaUrl, dataDir: config.dataDir, log });
-    await runMigrations(
-      meta,
-      [{ plugin: 'kernel', migrations: kernelMigrations }, ...plugins.map((p) => ({ plugin: p.name, migrations: p.migrations ?? [] }))],
-      now,
-    );
-    if (meta.dialect === 'postgres' && config.metaUrl) {
-      bridge = await startPgBridge({ url: config.metaUrl, db: meta.db, bus, instanceId, log });
+    placed = config.metaUrl ? null : readPlacement(config.dataDir, config.secret);
+    if (placed?.rename) finishRename(config.dataDir, config.secret, placed);
+  } catch (err) {
+    await http.close().catch(() => undefined);
+    throw err;
+  }
+  const metaUrl = config.metaUrl ?? placed?.url ?? null;
+  try {
+    meta = openMetaStore({ url: metaUrl, dataDir: config.dataDir, log });
+    await runMigrations(meta, migrationSets, now);
+    if (meta.dialect === 'postgres' && metaUrl) {
+      bridge = await startPgBridge({ url: metaUrl, db: meta.db, bus, instanceId, log });
     }
   } catch (err) {
     await meta?.close().catch(() => undefined);
@@ -179,7 +188,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const views = new Map<string, Kernel>();
   const jobs = new JobService({
     db: store.db,
-    dialect: store.dialect,
+    dialect: () => store.dialect,
     kinds: loadJobKinds(plugins),
     bus,
     log,
@@ -211,12 +220,29 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const principals = new CachedPrincipals(identity, store.writes, now, (err) =>
     log.warn({ err: { message: (err as Error).message } }, 'could not write when sessions and keys were last used'),
   );
+  const relocation = new MetaRelocator({
+    store,
+    dataDir: config.dataDir,
+    secret: config.secret,
+    log,
+    instanceId,
+    now,
+    urlFromEnv: config.metaUrl !== null,
+    migrations: () => migrationSets,
+    previous: placed?.previous ?? null,
+    otherInstanceSeenAt: () => bus.otherInstanceSeenAt,
+    bridgeTo: async (url, dialect) => {
+      await bus.replaceBridge(dialect === 'postgres' && url ? await startPgBridge({ url, db: store.db, bus, instanceId, log }) : null);
+    },
+    dropCaches: () => principals.clear(),
+  });
   // No child process until an add-on's code first runs.
   const sandbox = new SandboxHost({ logger: log, now });
   const base = {
     config,
     log,
     meta: store,
+    relocation,
     db: store.db,
     events: bus,
     identity,

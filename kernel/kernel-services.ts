@@ -13,6 +13,7 @@ import type { IdentityService } from './identity/service.js';
 import type { Schedules } from './jobs/schedules.js';
 import type { JobQueue } from './jobs/types.js';
 import type { Logger } from './logger.js';
+import type { MetaRelocator } from './meta/relocate.js';
 import type { MetaStore } from './meta/store.js';
 import type { MetaDb } from './meta/types.js';
 import type { RowWriteHooks } from './write-hooks.js';
@@ -26,6 +27,8 @@ export interface Kernel {
   readonly config: Config;
   readonly log: Logger;
   readonly meta: MetaStore;
+  /** MR1: moves the meta store to another database (plugins/meta's job). */
+  readonly relocation: MetaRelocator;
   readonly db: MetaDb;
   readonly events: EventBus;
   readonly identity: IdentityService;

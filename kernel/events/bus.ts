@@ -58,8 +58,18 @@ export class EventBus {
     return this.kinds;
   }
 
+  /** When another instance's event was last heard on the bridge (a relocation refuses while replicas share the store, MR1). */
+  otherInstanceSeenAt: number | null = null;
+
   attachBridge(bridge: EventBridge): void {
     this.bridge = bridge;
+  }
+
+  /** Replaces the bridge (a relocation moved the store), closing the one before. */
+  async replaceBridge(bridge: EventBridge | null): Promise<void> {
+    const old = this.bridge;
+    this.bridge = bridge;
+    if (old && old !== bridge) await old.close().catch(() => undefined);
   }
 
   /** Validates against the declared schema, delivers locally, then to the other replicas. */

@@ -49,6 +49,7 @@ export async function startPgBridge(opts: { url: string; db: MetaDb; bus: EventB
     try {
       const wire = JSON.parse(n.payload) as Wire;
       if (wire.origin === instanceId) return;
+      bus.otherInstanceSeenAt = Date.now();
       let message = wire.message;
       if (!message && wire.outboxId) {
         const row = await sql<{ payload: string }>`select payload from kernel_event_outbox where id = ${wire.outboxId}`.execute(db);

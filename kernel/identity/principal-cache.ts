@@ -101,6 +101,12 @@ export class CachedPrincipals {
     return this.resolve(`k:${hashToken(token)}`, token, this.readApiKey, keyEntry);
   }
 
+  /** Forgets every principal kept (the meta store was moved: decisions MR1). */
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+
   /** Writes the sessions and keys seen since the last flush (the timer does this every few seconds). */
   async flush(): Promise<void> {
     const sessions = [...this.seenSessions];

@@ -15,7 +15,8 @@ import type { DeclaredJobKind, EnqueueOptions, Job, JobQueue } from './types.js'
 
 export interface JobServiceDeps {
   db: MetaDb;
-  dialect: Dialect;
+  /** The meta store's dialect, read at each claim: a relocation may change it (MR2). */
+  dialect: Dialect | (() => Dialect);
   kinds: ReadonlyMap<string, LoadedJobKind>;
   bus: EventBus;
   log: Logger;

@@ -23,13 +23,13 @@ const RELEASED = { locked_by: null, lease_until: null } as const;
  * worker's late writes change nothing.
  */
 export class JobStore {
-  private readonly claimer;
+  private readonly dialect: () => Dialect;
 
   constructor(
     readonly db: MetaDb,
-    dialect: Dialect,
+    dialect: Dialect | (() => Dialect),
   ) {
-    this.claimer = claimers[dialect];
+    this.dialect = typeof dialect === 'function' ? dialect : () => dialect;
   }
 
   async insert(row: JobRow, db: MetaDb = this.db): Promise<void> {
@@ -42,7 +42,7 @@ export class JobStore {
   }
 
   claim(req: ClaimRequest): Promise<JobRow | null> {
-    return this.claimer(this.db, req);
+    return claimers[this.dialect()](this.db, req);
   }
 
   /** Extends the lease; says whether the claim still holds and whether someone asked to cancel. */

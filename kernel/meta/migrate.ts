@@ -16,7 +16,11 @@ export interface MigrationResult {
  * replicas starting together apply each migration once. On PostgreSQL and SQLite a migration
  * and its record commit together, so a crash leaves the store as it was before it.
  */
-export async function runMigrations(store: MetaStore, sets: readonly PluginMigrations[], now: () => number = Date.now): Promise<MigrationResult> {
+export async function runMigrations(
+  store: Pick<MetaStore, 'db' | 'helpers'>,
+  sets: readonly PluginMigrations[],
+  now: () => number = Date.now,
+): Promise<MigrationResult> {
   for (const set of sets) {
     const seen = new Set<string>();
     for (const m of set.migrations) {

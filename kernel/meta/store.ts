@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, sql, type Dialect as KyselyDialect } from 'kysely';
 import type { Logger } from '../logger.js';
 import { refusalsTagged } from './connect-refusals.js';
+import { frozenGated, MetaFreeze } from './freeze.js';
 import { mysqlHelpers } from './dialects/mysql.js';
 import { postgresHelpers } from './dialects/postgres.js';
 import { sqliteHelpers } from './dialects/sqlite.js';
@@ -21,24 +22,64 @@ export interface Placement {
 }
 
 export interface MetaStore {
-  db: MetaDb;
-  dialect: Dialect;
-  helpers: MetaDialectHelpers;
-  placement: Placement;
+  /** The current store's Kysely instance, through a proxy that follows a relocation (MR2). */
+  readonly db: MetaDb;
+  readonly dialect: Dialect;
+  /** Delegates to the current store's helpers. */
+  readonly helpers: MetaDialectHelpers;
+  readonly placement: Placement;
   /** Row writes as they happen (caches of meta-store rows listen). */
-  writes: MetaWrites;
+  readonly writes: MetaWrites;
+  /** The write gate a relocation closes (MR1). */
+  readonly freeze: MetaFreeze;
+  /** The store behind `db` now, with its URL (null: the embedded file). */
+  current(): OpenedStore;
+  /**
+   * Makes `next` the store behind `db` (MR2): statements built from now on go there. Returns the
+   * store it replaced, which the caller closes once its work in flight is done.
+   */
+  swap(next: OpenedStore): OpenedStore;
   /** Resolves true when a trivial query succeeds within `timeoutMs`. */
   ping(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
+/** One opened store: its own Kysely instance, never swapped. */
+export interface OpenedStore {
+  db: MetaDb;
+  helpers: MetaDialectHelpers;
+  placement: Placement;
+  /** The URL it was opened with; null for the embedded SQLite file. */
+  url: string | null;
+}
+
 const INT8_OID = 20;
 
-export function openMetaStore(opts: { url: string | null; dataDir: string; log: Logger }): MetaStore {
-  const writes = new MetaWrites();
+export interface OpenStoreOptions {
+  url: string | null;
+  dataDir: string;
+  log: Logger;
+  /** The embedded file, when not `$dataDir/meta.sqlite`. */
+  file?: string;
+  writes?: MetaWrites;
+  freeze?: MetaFreeze;
+  /** The freeze generation the store serves in (a relocation's target: the next one). */
+  generation?: number;
+}
+
+export function openMetaStore(opts: OpenStoreOptions): MetaStore {
+  const writes = opts.writes ?? new MetaWrites();
+  const freeze = opts.freeze ?? new MetaFreeze();
+  return swappable(openStore({ ...opts, writes, freeze }), writes, freeze);
+}
+
+/** Opens one store, reporting its writes to `writes` and gated by `freeze` (a relocation's target, or the start's store). */
+export function openStore(opts: OpenStoreOptions): OpenedStore {
+  const writes = opts.writes ?? new MetaWrites();
+  const gate = (d: KyselyDialect): KyselyDialect => (opts.freeze ? frozenGated(d, opts.freeze, opts.generation) : d);
   if (!opts.url) {
     mkdirSync(opts.dataDir, { recursive: true });
-    const file = join(opts.dataDir, 'meta.sqlite');
+    const file = opts.file ?? join(opts.dataDir, 'meta.sqlite');
     const database = new Database(file);
     // Before journal_mode: switching a new file to WAL needs a lock another process may hold.
     database.pragma('busy_timeout = 5000');
@@ -49,12 +90,12 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
     // and a process keeps it (bench/README.md, the file store's drivers). SQLite's own default,
     // 2 MB, holds the meta store's hot rows.
     database.pragma('cache_size = -2000');
-    return finish(
-      new Kysely<KernelTables>({ dialect: writesWatched(new SqliteDialect({ database: withStatementCache(database) }), writes) }),
-      sqliteHelpers,
-      { dialect: 'sqlite', location: file },
-      writes,
-    );
+    return {
+      db: new Kysely<KernelTables>({ dialect: gate(writesWatched(new SqliteDialect({ database: withStatementCache(database) }), writes)) }),
+      helpers: sqliteHelpers,
+      placement: { dialect: 'sqlite', location: file },
+      url: null,
+    };
   }
   const metaUrl = opts.url;
   const url = new URL(metaUrl);
@@ -85,12 +126,12 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
       pool.on('error', () => undefined); // already reported by the client's own listener
       return pool;
     };
-    return finish(
-      new Kysely<KernelTables>({ dialect: writesWatched(refusalsTagged(new PostgresDialect({ pool })), writes) }),
-      postgresHelpers,
-      { dialect: 'postgres', location },
-      writes,
-    );
+    return {
+      db: new Kysely<KernelTables>({ dialect: gate(writesWatched(refusalsTagged(new PostgresDialect({ pool })), writes)) }),
+      helpers: postgresHelpers,
+      placement: { dialect: 'postgres', location },
+      url: metaUrl,
+    };
   }
   const pool = async () => {
     const { default: mysql } = await import('mysql2');
@@ -108,26 +149,105 @@ export function openMetaStore(opts: { url: string | null; dataDir: string; log: 
     });
     return pool;
   };
-  return finish(
-    new Kysely<KernelTables>({ dialect: writesWatched(refusalsTagged(new MysqlDialect({ pool })), writes) }),
-    mysqlHelpers,
-    { dialect: 'mysql', location: location.replace(/^mariadb:/, 'mysql:') },
-    writes,
-  );
+  return {
+    db: new Kysely<KernelTables>({ dialect: gate(writesWatched(refusalsTagged(new MysqlDialect({ pool })), writes)) }),
+    helpers: mysqlHelpers,
+    placement: { dialect: 'mysql', location: location.replace(/^mariadb:/, 'mysql:') },
+    url: metaUrl,
+  };
 }
 
-function finish(db: MetaDb, helpers: MetaDialectHelpers, placement: Placement, writes: MetaWrites): MetaStore {
+/**
+ * The process's store: `db` is a proxy over the current store's Kysely instance whose methods
+ * are bound to that instance (Kysely keeps its state in private fields), so what services kept
+ * from their setup follows a swap (MR2).
+ */
+function swappable(first: OpenedStore, writes: MetaWrites, freeze: MetaFreeze): MetaStore {
+  let now = first;
+  let swaps = 0;
+  const retired = new Set<OpenedStore>();
+  /**
+   * A proxy over `make(current instance)`: `db` itself, and what plugins derive from it at setup
+   * (`withTables`, `withPlugin`, `withSchema` return new instances bound to the one they came
+   * from, so each is followed the same way).
+   */
+  const follow = (make: (db: MetaDb) => MetaDb): MetaDb => {
+    let seen = -1;
+    let cur = first.db;
+    let bound = new Map<PropertyKey, unknown>();
+    const current = () => {
+      if (seen !== swaps) {
+        cur = make(now.db);
+        seen = swaps;
+        bound = new Map();
+      }
+      return cur;
+    };
+    const self: MetaDb = new Proxy(first.db, {
+      get(_target, prop) {
+        const target = current();
+        const known = bound.get(prop);
+        if (known !== undefined) return known;
+        let value: unknown;
+        if (prop === 'withTables') value = () => self;
+        else if (prop === 'withPlugin' || prop === 'withoutPlugins' || prop === 'withSchema') {
+          value = (...args: unknown[]) =>
+            follow((db) => {
+              const base = make(db);
+              return (base[prop] as (...a: unknown[]) => MetaDb).apply(base, args);
+            });
+        } else {
+          value = Reflect.get(target, prop, target) as unknown;
+          if (typeof value !== 'function') return value;
+          value = (value as (...args: unknown[]) => unknown).bind(target);
+        }
+        bound.set(prop, value);
+        return value;
+      },
+      has: (_target, prop) => Reflect.has(current(), prop),
+    });
+    return self;
+  };
+  const db = follow((d) => d);
+  const helpers: MetaDialectHelpers = {
+    get dialect() {
+      return now.helpers.dialect;
+    },
+    get transactionalDdl() {
+      return now.helpers.transactionalDdl;
+    },
+    withMigrationLock: (conn, fn) => now.helpers.withMigrationLock(conn, fn),
+    isUnreachable: (err) => now.helpers.isUnreachable(err),
+  };
+  freeze.redirect = (compiled) => {
+    const executor = now.db.getExecutor();
+    const again = executor.compileQuery(executor.transformQuery(compiled.query, compiled.queryId), compiled.queryId);
+    return executor.executeQuery(again);
+  };
   let closed = false;
   return {
     db,
     writes,
-    dialect: helpers.dialect,
+    freeze,
     helpers,
-    placement,
+    get dialect() {
+      return now.helpers.dialect;
+    },
+    get placement() {
+      return now.placement;
+    },
+    current: () => now,
+    swap(next) {
+      const old = now;
+      now = next;
+      swaps++;
+      retired.add(old);
+      return old;
+    },
     async ping(timeoutMs = 2000) {
       let timer: NodeJS.Timeout | undefined;
       try {
-        const probe = sql`select 1`.execute(db).then(() => true);
+        const probe = sql`select 1`.execute(now.db).then(() => true);
         const timeout = new Promise<boolean>((res) => {
           timer = setTimeout(() => res(false), timeoutMs);
         });
@@ -141,7 +261,7 @@ function finish(db: MetaDb, helpers: MetaDialectHelpers, placement: Placement, w
     async close() {
       if (closed) return;
       closed = true;
-      await db.destroy();
+      await Promise.all([now, ...retired].map((s) => s.db.destroy().catch(() => undefined)));
     },
   };
 }

@@ -86,7 +86,7 @@ export class ConnectionsService implements ConnectionsProvides {
     // Health timing runs on the real clock: a frozen business clock (tests) must not freeze retries.
     this.registry = new SourceRegistry({ log: kernel.log });
     this.repo = new ConnectionRepository(kernel.meta, () => kernel.now());
-    this.guard = new MetaStoreGuard({ db: kernel.db, dialect: kernel.meta.dialect });
+    this.guard = new MetaStoreGuard(kernel.meta);
   }
 
   /** A row is kept between requests (K30): so are its settings and their fingerprint. */

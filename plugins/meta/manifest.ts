@@ -1,25 +1,20 @@
-import { z } from 'zod';
-import { dataOf, definePlugin, route } from '../../kernel/api.js';
+import { definePlugin } from '../../kernel/api.js';
+import { META_ERRORS } from './errors.js';
+import { META_READ, META_RELOCATE, metaRoutes, RELOCATE_JOB, relocateJob } from './routes.js';
 
 export default definePlugin({
   name: 'meta',
   version: '1.0.0',
-  description: 'Where the instance keeps its own data.',
+  description: 'Where the instance keeps its own data, and moving it (decisions MR1–MR3).',
   permissions: [
-    { name: 'meta.read', label: 'See the meta store placement', description: 'See which database holds the instance data (credentials are never shown).' },
+    { name: META_READ, label: 'See the meta store placement', description: 'See which database holds the instance data (credentials are never shown).' },
+    {
+      name: META_RELOCATE,
+      label: 'Move the meta store',
+      description: 'Move the instance data to another database (PostgreSQL, MySQL/MariaDB) or back to the embedded file. Admins only.',
+    },
   ],
-  routes: [
-    route({
-      method: 'GET',
-      url: '/meta/placement',
-      summary: 'Which dialect holds the meta store, and where (credentials redacted)',
-      permission: 'meta.read',
-      schema: {
-        response: {
-          200: dataOf(z.strictObject({ dialect: z.enum(['postgres', 'mysql', 'sqlite']), location: z.string(), embedded: z.boolean() })),
-        },
-      },
-      handler: ({ kernel }) => ({ data: { ...kernel.meta.placement, embedded: kernel.meta.dialect === 'sqlite' } }),
-    }),
-  ],
+  errors: META_ERRORS,
+  routes: metaRoutes,
+  jobs: { [RELOCATE_JOB]: relocateJob as never },
 });

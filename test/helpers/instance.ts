@@ -28,6 +28,8 @@ export interface InstanceOptions {
   logLines?: string[];
   /** Job workers, poll, lease and backoff times. */
   jobs?: JobRunnerOptions;
+  /** A data directory of the test's own (kept on close; the test removes it). */
+  dataDir?: string;
 }
 
 export interface TestInstance {
@@ -50,7 +52,8 @@ export const TEST_PASSWORD_HASH = 'm=1024,t=1,p=1';
 
 /** A real instance on an ephemeral loopback port with a temp data dir (and temp database). */
 export async function startInstance(opts: InstanceOptions = {}): Promise<TestInstance> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-test-'));
+  const ownDir = opts.dataDir === undefined;
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-test-'));
   let temp: TempDatabase | null = null;
   let metaUrl = opts.metaUrl ?? null;
   if (!metaUrl && opts.meta && opts.meta !== 'sqlite') {
@@ -86,7 +89,7 @@ export async function startInstance(opts: InstanceOptions = {}): Promise<TestIns
     });
   } catch (err) {
     await temp?.drop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (ownDir) rmSync(dataDir, { recursive: true, force: true });
     throw err;
   }
   const address = await app.listen();
@@ -99,7 +102,7 @@ export async function startInstance(opts: InstanceOptions = {}): Promise<TestIns
     async close() {
       await app.close();
       await temp?.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (ownDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -127,7 +127,9 @@ describe.each(['postgres', 'mysql'] as const)('GET /meta/placement on a %s store
       expect(res.status, res.text).toBe(200);
       expectContract(inst, 'GET', `${API}/meta/placement`, res);
       const port = new URL(db.url).port;
-      expect(res.body).toEqual({ data: { dialect, location: `${dialect}://127.0.0.1:${port}/${db.database}`, embedded: false } });
+      expect(res.body).toEqual({
+        data: { dialect, location: `${dialect}://127.0.0.1:${port}/${db.database}`, embedded: false, fromEnv: true, previous: null, relocation: null },
+      });
 
       const leaks = [db.user, db.password, encodeURIComponent(db.password), new URL(db.url).password];
       for (const path of ['/meta/placement', '/system/info', '/readyz']) {
@@ -152,6 +154,8 @@ describe('GET /meta/placement on the embedded store', () => {
     const res = await client.get(`${API}/meta/placement`);
     expect(res.status).toBe(200);
     expectContract(inst, 'GET', `${API}/meta/placement`, res);
-    expect(res.body).toEqual({ data: { dialect: 'sqlite', location: `${inst.dataDir}/meta.sqlite`, embedded: true } });
+    expect(res.body).toEqual({
+      data: { dialect: 'sqlite', location: `${inst.dataDir}/meta.sqlite`, embedded: true, fromEnv: false, previous: null, relocation: null },
+    });
   });
 });

@@ -1953,10 +1953,33 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Which dialect holds the meta store, and where (credentials redacted) */
+        /**
+         * Which dialect holds the meta store, and where (credentials redacted)
+         * @description With `previous` (where it was before its last relocation) and `relocation` (the progress of one under way here).
+         */
         get: operations["getMetaPlacement"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/meta/relocate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move the meta store to another database (or back to the embedded file)
+         * @description Checks the target (reachable, empty of our tables, not the current store, no other process on this store, no relocation under way), then runs the job `meta.relocate`: migrate the target, copy every table while serving, freeze writes briefly (they wait up to 10 s, then 503 META_UNAVAILABLE with Retry-After) to copy what changed and verify counts and checksums, record the placement in $SVC_DATA_DIR/meta-placement.json and switch. With `dryRun`, only checks and counts. Refused when SVC_META_URL was set at start.
+         */
+        post: operations["postMetaRelocate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -13266,8 +13289,107 @@ export interface operations {
                             dialect: "postgres" | "mysql" | "sqlite";
                             location: string;
                             embedded: boolean;
+                            /** @description SVC_META_URL decided the placement: relocation is refused. */
+                            fromEnv: boolean;
+                            /** @description Where the store was before its last relocation (the old embedded file keeps its new name here). */
+                            previous: {
+                                /** @enum {string} */
+                                dialect: "postgres" | "mysql" | "sqlite";
+                                location: string;
+                                relocatedAt: number;
+                            } | null;
+                            relocation: {
+                                jobId: string | null;
+                                /** @enum {string} */
+                                phase: "checking" | "migrating" | "copying" | "freeze" | "done" | "failed";
+                                dryRun: boolean;
+                                to: {
+                                    /** @enum {string} */
+                                    dialect: "postgres" | "mysql" | "sqlite";
+                                    location: string;
+                                };
+                                tables: {
+                                    name: string;
+                                    rows: number;
+                                    copied: number;
+                                }[];
+                                freezeMs: number | null;
+                                error: string | null;
+                            } | null;
                         };
                     };
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postMetaRelocate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The target server; the credentials are sealed at rest and never answered. */
+                    url: string;
+                    dryRun?: boolean;
+                } | {
+                    /** @constant */
+                    target: "embedded";
+                    dryRun?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            job: components["schemas"]["Job"];
+                        };
+                    };
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Not signed in, or the session or key is no longer valid */

@@ -10,6 +10,7 @@ const Email = lazy(() => import('./Email').then((m) => ({ default: m.Email })));
 const Security = lazy(() => import('./Security').then((m) => ({ default: m.Security })));
 const Branding = lazy(() => import('./Branding').then((m) => ({ default: m.Branding })));
 const Telemetry = lazy(() => import('./Telemetry').then((m) => ({ default: m.Telemetry })));
+const Storage = lazy(() => import('./Storage').then((m) => ({ default: m.Storage })));
 
 export const settingsArea: Area = {
   nav: [{ path: '/settings', label: 'nav.settings', permission: 'settings.read' }],
@@ -21,5 +22,6 @@ export const settingsArea: Area = {
     { path: '/settings/security', component: Security },
     { path: '/settings/branding', component: Branding },
     { path: '/settings/telemetry', component: Telemetry },
+    { path: '/settings/storage', component: Storage },
   ],
 };

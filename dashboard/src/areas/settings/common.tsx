@@ -16,6 +16,7 @@ const SECTIONS: ReadonlyArray<{ path: string; label: MessageId }> = [
   { path: '/settings/telemetry', label: 'settings.telemetry.link' },
   // The AI assistant's settings screen is the llm area's (its strings load with it).
   { path: '/settings/ai', label: 'settings.ai.link' },
+  { path: '/settings/storage', label: 'settings.storage.link' },
 ];
 
 /** A settings screen: breadcrumbs, its one h1, the links between the sections, then the content. */

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setupAdmin } from '../../plugins/auth/testing.js';
+import type { HttpClient } from '../helpers/client.js';
+import { createTempDatabase, databaseAvailable, type TempDatabase } from '../helpers/databases.js';
+import { startInstance, type TestInstance } from '../helpers/instance.js';
+import { browserAvailable } from './chromium.js';
+import { atWidth, expectNoProblems, msg, PHONE, useDashboardBrowser, WIDE } from './harness.js';
+
+const ADMIN = { email: 'root@example.com', name: 'Root', password: 'root-password' };
+const pgAvailable = await databaseAvailable('postgres');
+
+describe.runIf(browserAvailable())('the dashboard in a real browser: Settings → Storage', () => {
+  let inst: TestInstance;
+  let admin: HttpClient;
+  let target: TempDatabase | null = null;
+  const { openPage, onScreen, signIn } = useDashboardBrowser('settings-storage');
+
+  beforeAll(async () => {
+    inst = await startInstance({ jobs: { pollMs: 50 } });
+    admin = await setupAdmin(inst);
+  });
+
+  afterAll(async () => {
+    await inst?.close();
+    await target?.drop();
+  });
+
+  atWidth(PHONE, (viewport, w) => {
+    it(`shows where the data is and says why a target cannot be reached (${w} px)`, async () => {
+      const { page, problems } = await openPage({ viewport });
+      await signIn(page, inst.url, ADMIN);
+      await page.goto(`${inst.url}/settings`, { waitUntil: 'load' });
+      await onScreen(page, `settings-${w}`, msg('settings.title'));
+      await page
+        .getByRole('navigation', { name: msg('settings.sectionsLabel') })
+        .getByRole('link', { name: msg('settings.storage.link') })
+        .click();
+      await onScreen(page, `storage-${w}`, msg('settings.storage.title'));
+      const facts = page.locator('dl');
+      await facts.getByText('Embedded file (SQLite)').waitFor();
+      expect(await facts.textContent()).toContain('meta.sqlite');
+
+      await page.getByLabel(msg('settings.storage.url')).fill('postgres://nobody:pw-not-shown@127.0.0.1:1/meta');
+      await page.getByRole('button', { name: msg('settings.storage.test') }).click();
+      const alert = page.getByRole('alert');
+      await alert.getByText(/Nothing (answered|is listening)/).waitFor();
+      expect(await page.textContent('body')).not.toContain('pw-not-shown');
+      await onScreen(page, `storage-refused-${w}`, msg('settings.storage.title'));
+      expectNoProblems(problems, [400]);
+    });
+  });
+
+  atWidth(WIDE, (viewport, w) => {
+    it.runIf(pgAvailable)(`tests, dry-runs and moves the data to PostgreSQL, showing each table's progress and the freeze (${w} px)`, async () => {
+      target = await createTempDatabase('postgres');
+      const { page, problems } = await openPage({ viewport });
+      await signIn(page, inst.url, ADMIN);
+      await page.goto(`${inst.url}/settings/storage`, { waitUntil: 'load' });
+      await onScreen(page, `storage-${w}`, msg('settings.storage.title'));
+      await page.getByLabel(msg('settings.storage.url')).fill(target.url);
+
+      await page.getByRole('button', { name: msg('settings.storage.test') }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: msg('settings.storage.testOk') })
+        .waitFor();
+
+      await page.getByRole('button', { name: msg('settings.storage.dryRun') }).click();
+      const dry = page.getByRole('table', { name: msg('settings.storage.dryRunCaption') });
+      await dry.waitFor();
+      await dry.getByRole('rowheader', { name: 'audit_log' }).waitFor();
+      await onScreen(page, `storage-dry-run-${w}`, msg('settings.storage.title'));
+
+      await page.getByRole('button', { name: msg('settings.storage.run') }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: /Moved .* rows/ })
+        .waitFor({ timeout: 120_000 });
+      const progress = page.getByRole('table', { name: msg('settings.storage.progressCaption') });
+      await progress.getByRole('rowheader', { name: 'users' }).waitFor();
+      await page
+        .getByText(/Writes were held for/)
+        .first()
+        .waitFor();
+      // Where the data is now, and the old file kept as a backup.
+      const facts = page.locator('dl');
+      await facts.getByText('PostgreSQL', { exact: true }).waitFor();
+      await page.getByText(msg('settings.storage.backup')).waitFor();
+      await onScreen(page, `storage-moved-${w}`, msg('settings.storage.title'));
+      const placement = (await admin.get('/api/v1/meta/placement')).body.data;
+      expect(placement).toMatchObject({ dialect: 'postgres', previous: { dialect: 'sqlite' } });
+      expectNoProblems(problems);
+    });
+  });
+});
