@@ -12,6 +12,7 @@ export default defineConfig({
       'test/**/*.test.ts',
       'addons-sdk/**/*.test.ts',
       'catalog/**/*.test.ts',
+      'i18n/**/*.test.ts',
       'dashboard/src/**/*.test.{ts,tsx}',
     ],
     globalSetup: ['test/global-setup.ts'],

@@ -26,6 +26,7 @@ export { dataOf, errorEnvelopeSchema, listQuery, okSchema, recordIdList, rowObje
 export { cursorField, encodeCursor } from './contract/cursor.js';
 export { defineAudience, provideAudience, type Admit, type AudienceGate } from './contract/audience.js';
 export { AppError, type ErrorIssue } from './errors.js';
+export { isLocale, LOCALE_PATTERN, localeField, toBcp47 } from './locale.js';
 
 // HTTP helpers for routes the contract cannot fully say (sign-in, uploads, links, surfaces).
 export { API_PREFIX } from './http/routes.js';

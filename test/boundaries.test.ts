@@ -16,7 +16,7 @@ import { projectPath } from '../kernel/paths.js';
  */
 
 const ROOT = projectPath();
-const TOPS = ['kernel', 'engine', 'plugins', 'test', 'bench', 'addons-sdk', 'catalog', 'dashboard'];
+const TOPS = ['kernel', 'engine', 'plugins', 'test', 'bench', 'addons-sdk', 'catalog', 'dashboard', 'i18n'];
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'build', '.svc-dev']);
 
 /** The only kernel files that load the plugins: the server's entry and the OpenAPI document (written by kernel/openapi/write.ts). */
@@ -25,6 +25,11 @@ const COMPOSITION_ROOTS = new Set(['kernel/main.ts', 'kernel/openapi/document.ts
 const CORE_TO_ENGINE = new Set<string>([]);
 /** What the dashboard may import from outside its folder: the API document its client types are generated from. */
 const DASHBOARD_OUTSIDE = new Set(['docs/openapi.json']);
+/**
+ * The catalogues at the root, i18n/<locale>/<namespace>.json, and the ICU check beside them
+ * (i18n/icu-check.ts): shared by the dashboard and the server, so they import neither (IN2).
+ */
+const isSharedI18n = (f: string) => /^i18n\/[^/]+\/[^/]+\.json$/.test(f) || f === 'i18n/icu-check.ts';
 /** The kernel's one face for plugins. */
 const KERNEL_FACE = 'kernel/api.ts';
 /** The add-on SDK's package name; its subpaths resolve into addons-sdk/src (addons-sdk/package.json "exports"). */
@@ -144,6 +149,7 @@ function violations(edges: Edge[]): Record<string, string[]> {
     engineToSdk: [],
     coreToEngine: [],
     dashboardOutside: [],
+    i18nImports: [],
     pluginToPluginInside: [],
     pluginToKernelInside: [],
     serverToScripts: [],
@@ -156,7 +162,9 @@ function violations(edges: Edge[]): Record<string, string[]> {
     if ((fromKernel || fromEngine) && under(e.to, 'plugins') && !COMPOSITION_ROOTS.has(e.from)) v.kernelOrEngineToPlugins!.push(show(e));
     if (fromEngine && under(e.to, 'addons-sdk')) v.engineToSdk!.push(show(e));
     if (fromKernel && under(e.to, 'engine') && !CORE_TO_ENGINE.has(e.from)) v.coreToEngine!.push(show(e));
-    if (under(e.from, 'dashboard') && e.to !== null && !under(e.to, 'dashboard') && !DASHBOARD_OUTSIDE.has(e.to)) v.dashboardOutside!.push(show(e));
+    if (under(e.from, 'dashboard') && e.to !== null && !under(e.to, 'dashboard') && !DASHBOARD_OUTSIDE.has(e.to) && !isSharedI18n(e.to))
+      v.dashboardOutside!.push(show(e));
+    if (under(e.from, 'i18n') && (e.to !== null || e.spec.startsWith('node:') || e.spec.startsWith('@svc/'))) v.i18nImports!.push(show(e));
     if (under(e.from, 'dashboard') && e.to === null && e.spec.startsWith('@svc/')) v.dashboardOutside!.push(show(e));
     const fromPlugin = under(e.from, 'plugins') ? pluginOf(e.from) : null;
     if (fromPlugin !== null && under(e.to, 'plugins') && pluginOf(e.to!) !== fromPlugin && !e.to!.endsWith('/provides.ts'))
@@ -280,6 +288,10 @@ describe('import boundaries (docs/architecture.md)', () => {
 
   it('the dashboard imports nothing outside dashboard/ but the API document', () => {
     expect(v.dashboardOutside).toEqual([]);
+  });
+
+  it('the shared i18n folder (the ICU check) imports packages only: no node, server or dashboard module', () => {
+    expect(v.i18nImports).toEqual([]);
   });
 
   it('no runtime import cycle', () => {

@@ -1,16 +1,12 @@
 import { z } from 'zod';
+import { localeField } from '../locale.js';
 
 /** The seed's Preferences fields (D10). Shared by the user's prefs and the global defaults. */
 export const prefFields = {
   theme: z.enum(['light', 'dark', 'system']).nullable(),
   accent: z.enum(['indigo', 'blue', 'teal', 'violet', 'rose', 'red', 'orange', 'black']).nullable(),
   density: z.enum(['comfortable', 'compact']).nullable(),
-  locale: z
-    .string()
-    .min(2)
-    .max(35)
-    .regex(/^[a-z]{2,3}(_[A-Za-z0-9]{2,8}){0,2}$/)
-    .nullable(),
+  locale: localeField.nullable(),
   dir: z.enum(['ltr', 'rtl']).nullable(),
 };
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { AddonManifest } from '../../../addons-sdk/src/manifest/index.js';
-import { AppError, type Json, type Kernel, type MailTemplate, type MailTemplates, newId } from '../../../kernel/api.js';
+import { AppError, isLocale, type Json, type Kernel, type MailTemplate, type MailTemplates, newId } from '../../../kernel/api.js';
 import { meRef } from '../../me/provides.js';
 import { addonsDb, type AddonsDb } from '../tables.js';
 
@@ -12,7 +12,6 @@ import { addonsDb, type AddonsDb } from '../tables.js';
  */
 
 const HOUR_MS = 60 * 60 * 1000;
-const LOCALE = /^[a-z]{2,3}(_[A-Za-z0-9]{2,8}){0,2}$/;
 /** One plain address as the instance's own e-mail fields take it (PA17): a list or a display name is refused. */
 const oneAddress = z.email().max(320);
 
@@ -118,11 +117,11 @@ export class AddonMail {
   private async localeOf(address: string): Promise<string> {
     try {
       const locale = await this.kernel.plugin(meRef).localeOfAddress(address);
-      if (locale && LOCALE.test(locale)) return locale;
+      if (locale && isLocale(locale)) return locale;
     } catch (err) {
       this.kernel.log.warn({ err: { message: (err as Error).message } }, "could not read a recipient's language");
     }
     const defaults = await this.kernel.settings.get<{ locale?: unknown }>('defaults');
-    return typeof defaults?.locale === 'string' && LOCALE.test(defaults.locale) ? defaults.locale : 'en';
+    return typeof defaults?.locale === 'string' && isLocale(defaults.locale) ? defaults.locale : 'en';
   }
 }

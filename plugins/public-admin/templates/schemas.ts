@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { localeField } from '../../../kernel/api.js';
 
-export const LOCALE = /^[a-z]{2,3}(_[A-Za-z0-9]{2,8}){0,2}$/;
-export const localeField = z.string().min(2).max(35).regex(LOCALE, 'A locale like en, de or pt_BR.');
+export { localeField };
 export const templateKeyField = z.string().min(1).max(100);
 
 export const templateSchema = z
