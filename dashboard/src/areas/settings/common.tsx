@@ -11,6 +11,8 @@ const SECTIONS: ReadonlyArray<{ path: string; label: MessageId }> = [
   { path: '/settings/defaults', label: 'settings.defaults.link' },
   { path: '/settings/email', label: 'settings.email.link' },
   { path: '/settings/security', label: 'settings.security.link' },
+  // Its screens are the i18n area's (areas/i18n, IN20).
+  { path: '/settings/languages', label: 'settings.languages.link' },
 ];
 
 /** A settings screen: breadcrumbs, its one h1, the links between the sections, then the content. */
