@@ -26,8 +26,6 @@ export const ACCENT_LABEL: Record<(typeof ACCENTS)[number], MessageId> = {
 export const DENSITY_LABEL: Record<(typeof DENSITIES)[number], MessageId> = { comfortable: 'prefs.densityComfortable', compact: 'prefs.densityCompact' };
 export const DIR_LABEL: Record<(typeof DIRS)[number], MessageId> = { ltr: 'prefs.dirLtr', rtl: 'prefs.dirRtl' };
 
-
-
 /** GET /i18n/locales's key: under the i18n area's prefix, so its `i18n.changed` refreshes the lists. */
 export const i18nLocalesKey = ['i18n', 'locales'] as const;
 

@@ -31,10 +31,13 @@ export function Languages() {
   const [deleting, setDeleting] = useState<Locale | null>(null);
 
   const refuse = (locale: string) => (error: unknown) => setRefusal({ locale, text: refusalText(error) });
-  const change = (locale: Locale, body: { enabled?: boolean; fallback?: string | null }) => {
+  const change = (locale: Locale, body: { enabled?: boolean; fallback?: string }) => {
     setRefusal(null);
     setDone('');
-    patch.mutate({ locale: locale.locale, ...body }, { onError: refuse(locale.locale), onSuccess: () => setDone(t('i18n.languages.changed', { name: locale.name })) });
+    patch.mutate(
+      { locale: locale.locale, ...body },
+      { onError: refuse(locale.locale), onSuccess: () => setDone(t('i18n.languages.changed', { name: locale.name })) },
+    );
   };
 
   const all = locales.data ?? [];
@@ -84,7 +87,7 @@ export function Languages() {
                     aria-label={t('i18n.languages.fallbackOf', { name: l.name })}
                     value={l.fallback ?? ''}
                     disabled={patch.isPending}
-                    onChange={(e) => change(l, { fallback: e.currentTarget.value || null })}
+                    onChange={(e) => change(l, { fallback: e.currentTarget.value })}
                   >
                     {all
                       .filter((o) => o.locale !== l.locale)

@@ -4,9 +4,33 @@ import { getManifest } from '../../i18n/t';
 import { i18nLocalesKey, useLocales } from '../../shell/prefs';
 
 export type Locale = Schemas['I18nLocale'];
-export type KeyRow = Schemas['I18nKey'];
-export type FormatError = Schemas['I18nFormatError'];
-export type ImportResult = Schemas['I18nImportResult'];
+/** One message of GET /i18n/keys. */
+export interface KeyRow {
+  namespace: string;
+  key: string;
+  source: string;
+  value: string | null;
+  state: 'translated' | 'missing' | 'fallback' | 'override';
+  updatedAt: number | null;
+}
+/** One entry of GET /i18n/format-errors. */
+export interface FormatError {
+  locale: string;
+  namespace: string;
+  key: string;
+  kind: 'syntax' | 'placeholders' | 'plural-other' | 'tags';
+  message: string;
+  offset?: number;
+  expected?: string[];
+  found?: string[];
+}
+/** POST /i18n/import/{locale}'s answer. */
+export interface ImportResult {
+  created: number;
+  updated: number;
+  unchanged: number;
+  rejected: Array<{ namespace: string; key: string; reason: string }>;
+}
 export type ExportFormat = 'json' | 'po' | 'xliff';
 
 /** Query keys of the area, all under `['i18n']` (GET /i18n/locales's too: shell/prefs.ts). */
@@ -81,13 +105,11 @@ function useAreaMutation<V, R>(fn: (vars: V) => Promise<R>) {
 }
 
 export function useAddLocale() {
-  return useAreaMutation(async (body: { locale: string; name: string; fallback?: string; dir?: 'ltr' | 'rtl' }) =>
-    ok(api.POST('/i18n/locales', { body })),
-  );
+  return useAreaMutation(async (body: { locale: string; name: string; fallback?: string; dir?: 'ltr' | 'rtl' }) => ok(api.POST('/i18n/locales', { body })));
 }
 
 export function usePatchLocale() {
-  return useAreaMutation(async ({ locale, ...body }: { locale: string; name?: string; fallback?: string | null; dir?: 'ltr' | 'rtl'; enabled?: boolean }) =>
+  return useAreaMutation(async ({ locale, ...body }: { locale: string; name?: string; fallback?: string; dir?: 'ltr' | 'rtl'; enabled?: boolean }) =>
     ok(api.PATCH('/i18n/locales/{locale}', { params: { path: { locale } }, body })),
   );
 }
@@ -106,14 +128,16 @@ export function useRemoveKey() {
 
 /** POST /i18n/import/{locale}: multipart, the file and the options as fields. */
 export function useImport() {
-  return useAreaMutation(async ({ locale, file, format, dryRun, overwrite }: { locale: string; file: File; format: ExportFormat; dryRun: boolean; overwrite: boolean }) => {
-    const form = new FormData();
-    form.append('format', format);
-    form.append('dryRun', String(dryRun));
-    form.append('overwrite', String(overwrite));
-    form.append('file', file, file.name);
-    return (await ok(api.POST('/i18n/import/{locale}', { params: { path: { locale } }, body: form as never }))).data;
-  });
+  return useAreaMutation(
+    async ({ locale, file, format, dryRun, overwrite }: { locale: string; file: File; format: ExportFormat; dryRun: boolean; overwrite: boolean }) => {
+      const form = new FormData();
+      form.append('format', format);
+      form.append('dryRun', String(dryRun));
+      form.append('overwrite', String(overwrite));
+      form.append('file', file, file.name);
+      return (await ok(api.POST('/i18n/import/{locale}', { params: { path: { locale } }, body: form as never }))).data;
+    },
+  );
 }
 
 /** The export's address: a download link (GET /i18n/export/{locale} answers the file as an attachment). */
