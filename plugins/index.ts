@@ -10,6 +10,7 @@ import data from './data/manifest.js';
 import events from './events/manifest.js';
 import exportsPlugin from './exports/manifest.js';
 import health from './health/manifest.js';
+import i18n from './i18n/manifest.js';
 import importsPlugin from './imports/manifest.js';
 import jobs from './jobs/manifest.js';
 import me from './me/manifest.js';
@@ -36,6 +37,7 @@ export const firstPartyPlugins: PluginDefinition[] = [
   events,
   settings,
   branding,
+  i18n,
   auth,
   roles,
   users,

@@ -1204,6 +1204,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/i18n/bundle/{locale}/{namespace}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One namespace’s messages in one locale, merged along its fallback chain
+         * @description Public except `custom` (signed in: it holds page titles; 401 AUTH_REQUIRED signed out). Every source key is present: the stored text, else the shipped file, else the fallback chain’s, else English. Strong ETag (the manifest’s hash), `Cache-Control: public, no-cache`, 304 on If-None-Match. 404 I18N_LOCALE_NOT_FOUND (unknown or disabled), 404 NOT_FOUND (namespace).
+         */
+        get: operations["getI18nBundleByLocaleByNamespace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/i18n/locales": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every locale, enabled or not, with its completeness by namespace
+         * @description Any signed-in user (Preferences lists them).
+         */
+        get: operations["getI18nLocales"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/i18n/manifest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enabled locales, the namespaces and each bundle’s hash
+         * @description Public (the sign-in page is translated too). Strong ETag; 304 on If-None-Match. `hashes[locale][namespace]` is the ETag of `GET /i18n/bundle/{locale}/{namespace}` (decisions IN6).
+         */
+        get: operations["getI18nManifest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/imports": {
         parameters: {
             query?: never;
@@ -3215,6 +3275,51 @@ export interface components {
                 [key: string]: number;
             };
             freezeKey: boolean;
+        };
+        I18nBundle: {
+            data: {
+                locale: string;
+                namespace: string;
+                /** @description key → ICU message, merged along the fallback chain (every source key present). */
+                messages: {
+                    [key: string]: string;
+                };
+            };
+        };
+        I18nLocale: {
+            locale: string;
+            name: string;
+            /** @enum {string} */
+            dir: "ltr" | "rtl";
+            fallback: string | null;
+            enabled: boolean;
+            shipped: boolean;
+            /** @description namespace → share of source keys with the locale’s own text. */
+            completeness: {
+                [key: string]: number;
+            };
+        };
+        I18nManifest: {
+            data: {
+                /** @constant */
+                source: "en";
+                /** @description The instance default (/settings/defaults) as shown: the first enabled locale along its fallback chain. */
+                defaultLocale: string;
+                locales: {
+                    locale: string;
+                    name: string;
+                    /** @enum {string} */
+                    dir: "ltr" | "rtl";
+                    fallback: string | null;
+                }[];
+                namespaces: string[];
+                /** @description locale → namespace → the bundle’s hash, which is its ETag (in quotes): a new hash is a new bundle. */
+                hashes: {
+                    [key: string]: {
+                        [key: string]: string;
+                    };
+                };
+            };
         };
         Import: {
             id: string;
@@ -9489,6 +9594,163 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Liveness"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getI18nBundleByLocaleByNamespace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                locale: string;
+                namespace: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["I18nBundle"];
+                };
+            };
+            /** @description Not modified (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description The request is not valid (VALIDATION_FAILED, MALFORMED_JSON) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getI18nLocales: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            locales: components["schemas"]["I18nLocale"][];
+                        };
+                    };
+                };
+            };
+            /** @description Not signed in, or the session or key is no longer valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller lacks the permission, or the origin is refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getI18nManifest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["I18nManifest"];
+                };
+            };
+            /** @description Not modified (no body). */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
                 };
             };
             /** @description Internal error */
