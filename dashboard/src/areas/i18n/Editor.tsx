@@ -117,7 +117,7 @@ function EditorFor({ locale }: { locale: Locale }) {
           <label htmlFor="i18n-q">{t('i18n.editor.search')}</label>
           <input id="i18n-q" type="search" value={text} onChange={(e) => setText(e.currentTarget.value)} onBlur={() => setFilter({ q: text.trim() })} />
         </div>
-        <label className="check">
+        <label className="i18n-checkbox">
           <input type="checkbox" checked={missing} onChange={(e) => setFilter({ missing: e.currentTarget.checked })} />
           {t('i18n.editor.missingOnly')}
         </label>
@@ -453,11 +453,11 @@ function Transfer({ locale, namespace }: { locale: Locale; namespace: string }) 
           <label htmlFor="i18n-file">{t('i18n.transfer.file')}</label>
           <input id="i18n-file" type="file" accept=".json,.po,.xlf,.xliff" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
         </div>
-        <label className="check">
+        <label className="i18n-checkbox">
           <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.currentTarget.checked)} />
           {t('i18n.transfer.dryRun')}
         </label>
-        <label className="check">
+        <label className="i18n-checkbox">
           <input type="checkbox" checked={overwrite} onChange={(e) => setOverwrite(e.currentTarget.checked)} />
           {t('i18n.transfer.overwrite')}
         </label>
