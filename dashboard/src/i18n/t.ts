@@ -139,7 +139,10 @@ export function showLocale(want: string | readonly string[], dir: Dir | null = c
   chosenDir = dir;
   const seq = ++switchSeq;
   const run = async () => {
+    // A later switch is queued behind this one: it does the work (runs are one after another).
+    if (seq !== switchSeq) return;
     const manifest = await getManifest(force);
+    if (seq !== switchSeq) return;
     const target = manifest ? resolveLocale(wanted, manifest) : ENGLISH;
     if (!manifest || (!force && target.locale === shown.locale && catalogue.size > 0 && version > 0)) {
       if (seq !== switchSeq) return;
