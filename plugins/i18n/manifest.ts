@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { definePlugin, projectPath } from '../../kernel/api.js';
 import { i18nMigrations } from './tables.js';
-import { I18N_READ, I18N_WRITE, i18nRoutes } from './routes.js';
+import { I18N_READ, I18N_WRITE, readRoutes } from './routes.js';
+import { writeRoutes } from './write-routes.js';
 import { I18N_CHANGED, I18nService } from './service.js';
 
 export type { I18nService } from './service.js';
@@ -36,7 +37,7 @@ export function createI18nPlugin(options: I18nOptions = {}) {
       I18N_LOCALE_EXISTS: { status: 409, message: 'The locale exists already.' },
       I18N_FILE_INVALID: { status: 400, message: 'The file cannot be read as a translation file of this format (params.reason says why).' },
     },
-    routes: i18nRoutes,
+    routes: [...readRoutes, ...writeRoutes],
     setup: (kernel) => new I18nService(kernel, options.catalogueDir ?? projectPath('i18n')),
   });
 }

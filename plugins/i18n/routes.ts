@@ -77,5 +77,3 @@ export const readRoutes = [
     handler: async ({ kernel }) => ({ data: { locales: await service(kernel).locales() } }),
   }),
 ];
-
-export const i18nRoutes = [...readRoutes];

@@ -713,10 +713,7 @@ export class I18nService {
   // ---- export and import ----
 
   /** The locale's own texts and the source, namespace by namespace (what an export writes). */
-  async exportEntries(
-    locale: string,
-    namespace: string | undefined,
-  ): Promise<Array<{ namespace: string; key: string; source: string; value: string | null; placeholders?: never }>> {
+  async exportEntries(locale: string, namespace: string | undefined): Promise<Array<{ namespace: string; key: string; source: string; value: string | null }>> {
     const state = await this.current();
     this.requireLocale(state, locale);
     if (namespace !== undefined) this.requireNamespace(namespace);
@@ -734,7 +731,7 @@ export class I18nService {
    */
   async importEntries(
     locale: string,
-    entries: Array<{ namespace: string; key: string; value: string }>,
+    entries: Array<{ namespace: string; key: string; value: string | null }>,
     options: { dryRun: boolean; overwrite: boolean },
     userId: string | null,
   ): Promise<{ created: number; updated: number; unchanged: number; rejected: Array<{ namespace: string; key: string; reason: string }> }> {
@@ -753,6 +750,10 @@ export class I18nService {
         continue;
       }
       seen.add(id);
+      if (e.value === null) {
+        rejected.push({ namespace: e.namespace, key: e.key, reason: 'not-text' });
+        continue;
+      }
       if (e.value.length === 0) {
         unchanged++;
         continue;
