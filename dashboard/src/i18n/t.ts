@@ -56,6 +56,10 @@ let manifestCache: Promise<Manifest | null> | null = null;
 /** The switch under way: loadNamespace waits for it, so an area's strings come in the locale being switched to. */
 let switching: Promise<void> = Promise.resolve();
 let switchSeq = 0;
+/** The locale whose bundles of every wanted namespace were fetched by a switch (null: none yet, English compiled in). */
+let loadedFor: string | null = null;
+/** The namespaces that switch fetched. */
+let loadedNamespaces = new Set<Namespace>();
 
 let version = 0;
 const listeners = new Set<() => void>();
@@ -144,7 +148,7 @@ export function showLocale(want: string | readonly string[], dir: Dir | null = c
     const manifest = await getManifest(force);
     if (seq !== switchSeq) return;
     const target = manifest ? resolveLocale(wanted, manifest) : ENGLISH;
-    if (!manifest || (!force && target.locale === shown.locale && catalogue.size > 0 && version > 0)) {
+    if (!manifest || (!force && target.locale === loadedFor)) {
       if (seq !== switchSeq) return;
       shown = manifest ? target : shown;
       applyToDocument();
@@ -161,9 +165,11 @@ export function showLocale(want: string | readonly string[], dir: Dir | null = c
     }
     const next = new Map(catalogue);
     for (const bundle of bundles) if (bundle) for (const [id, text] of Object.entries(bundle)) next.set(id, text);
+    loadedNamespaces = new Set(namespaces.filter((_, i) => bundles[i] !== null));
     catalogue = next;
     compiled.clear();
     shown = target;
+    loadedFor = target.locale;
     applyToDocument();
     changed();
   };
@@ -185,12 +191,19 @@ export function browserLocales(): readonly string[] {
 /** Loads one namespace's strings, in the locale shown, into the catalogue. */
 export async function loadNamespace(namespace: Namespace): Promise<void> {
   wantedNamespaces.add(namespace);
-  await switching;
+  // Every switch queued meanwhile (one may start while this waits): the last one fetches this namespace too.
+  let waited: Promise<void>;
+  do {
+    waited = switching;
+    await waited;
+  } while (waited !== switching);
+  if (loadedFor === shown.locale && loadedNamespaces.has(namespace)) return;
   const locale = shown.locale;
   const messages = await fetchBundle(locale, namespace);
   // A switch that started meanwhile loads this namespace itself, in its own locale.
   if (locale !== shown.locale) return;
   addMessages(messages);
+  if (loadedFor === locale) loadedNamespaces.add(namespace);
   changed();
 }
 
