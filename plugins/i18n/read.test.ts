@@ -3,7 +3,7 @@ import type { HttpClient } from '../../test/helpers/client.js';
 import { call } from '../../test/helpers/contract.js';
 import { databaseAvailable } from '../../test/helpers/databases.js';
 import { addUser, bootWithAdmin } from '../../test/helpers/identity.js';
-import type { TestInstance } from '../../test/helpers/instance.js';
+import { startInstance, type TestInstance } from '../../test/helpers/instance.js';
 import { createI18nPlugin } from './manifest.js';
 import { fixtureCatalogue } from './testing.js';
 import { readSourceCatalogue } from '../../scripts/gen-messages.mjs';
@@ -107,5 +107,29 @@ describe('i18n on the real catalogue (i18n/ at the repository root)', () => {
       const res = await call(inst, inst.client(), 'GET', `/api/v1/i18n/bundle/en/${ns}`);
       expect(res.body.data.messages, ns).toEqual(source[ns]);
     }
+  });
+});
+
+describe.runIf(pgUp)('i18n on two replicas of one PostgreSQL meta store', () => {
+  let a: TestInstance;
+  let b: TestInstance;
+  let admin: HttpClient;
+  const env = { SVC_SECRET: 'i18n-replicas-'.padEnd(40, 'x') };
+  beforeAll(async () => {
+    const catalogueDir = fixtureCatalogue();
+    ({ inst: a, admin } = await bootWithAdmin({ meta: 'postgres', env, replacePlugins: [createI18nPlugin({ catalogueDir })] }));
+    b = await startInstance({ metaUrl: a.metaUrl!, env, replacePlugins: [createI18nPlugin({ catalogueDir })] });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('drops the kept bundle on the other replica when a text changes', async () => {
+    expect((await call(b, b.client(), 'GET', '/api/v1/i18n/bundle/xa/core')).body.data.messages['core.save']).toBe('Xave');
+    expect((await call(a, admin, 'PUT', '/api/v1/i18n/keys', { namespace: 'core', key: 'core.save', locale: 'xa', value: 'Xave 2' })).status).toBe(200);
+    await expect
+      .poll(async () => (await call(b, b.client(), 'GET', '/api/v1/i18n/bundle/xa/core')).body.data.messages['core.save'], { timeout: 10_000 })
+      .toBe('Xave 2');
   });
 });

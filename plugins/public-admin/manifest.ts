@@ -24,7 +24,7 @@ export default definePlugin<PublicAdminProvides>({
   name: 'public-admin',
   version: '1.0.0',
   description: 'The public API control plane: the switch, public keys, endpoints (scopes) and e-mail templates.',
-  requires: ['connections', 'schema'],
+  requires: ['connections', 'schema', 'i18n'],
   permissions: [
     { name: PUBLIC_API_READ, label: 'See the public API', description: 'See the public API switch, its keys (never their secrets) and its endpoints.' },
     {

@@ -1,5 +1,6 @@
 import { AppEndpoints } from './apps/apps.js';
 import { defineServiceRef, type Kernel, type MetaDb } from '../../kernel/api.js';
+import { i18nRef } from '../i18n/provides.js';
 import { connectionsRef } from '../connections/provides.js';
 import { schemaRef } from '../schema/provides.js';
 import { buildCatalog, type Catalog } from './endpoints/catalog.js';
@@ -43,7 +44,7 @@ export class PublicAdminService implements PublicAdminProvides {
     this.keys = new KeyStore(db, kernel.secrets('public-keys'), now);
     this.switch = new PublicSwitch(kernel.settings, kernel.config, now);
     this.usage = new UsageCounter(db, now, kernel.log);
-    this.templates = new EmailTemplates(db, kernel.mailer, now);
+    this.templates = new EmailTemplates(db, kernel.mailer, now, () => kernel.plugin(i18nRef).enabledLocales());
     this.apps = new AppEndpoints(this);
     this.revocations = new RevocationListeners(this.keys, this.switch, now, kernel.log);
   }

@@ -1055,7 +1055,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every e-mail template by key and locale, and whether it was edited */
+        /** Every e-mail template by key and locale (its defaults’ and every enabled locale), and whether it was edited */
         get: operations["getEmailTemplates"];
         put?: never;
         post?: never;

@@ -5,8 +5,10 @@ export const NAMESPACES = [
   'account',
   'add-ons',
   'connections',
+  'custom',
   'dashboards',
   'data',
+  'errors',
   'i18n',
   'pages',
   'people',
@@ -713,6 +715,7 @@ export type ConnectionsMessageId =
   | 'connections.title'
   | 'connections.unknown'
   | 'connections.yes';
+export type CustomMessageId = never;
 export type DashboardsMessageId =
   | 'dashboards.add'
   | 'dashboards.addFirst'
@@ -956,6 +959,123 @@ export type DataMessageId =
   | 'data.value.false'
   | 'data.value.null'
   | 'data.value.true';
+export type ErrorsMessageId =
+  | 'errors.ADDON_ACTION_REFUSED'
+  | 'errors.ADDON_ACTION_STAFF_ONLY'
+  | 'errors.ADDON_CONFLICT'
+  | 'errors.ADDON_CONNECTION_REQUIRED'
+  | 'errors.ADDON_CRASHED'
+  | 'errors.ADDON_DESTRUCTIVE'
+  | 'errors.ADDON_DISABLED'
+  | 'errors.ADDON_DOWNGRADE'
+  | 'errors.ADDON_ENGINE_MISMATCH'
+  | 'errors.ADDON_FAILED'
+  | 'errors.ADDON_FETCH_FAILED'
+  | 'errors.ADDON_HANDLER_MISSING'
+  | 'errors.ADDON_HOST_CALLS'
+  | 'errors.ADDON_HOST_DENIED'
+  | 'errors.ADDON_INSTALLED'
+  | 'errors.ADDON_INSTANCE_NOT_EMPTY'
+  | 'errors.ADDON_INSTANCE_NOT_FOUND'
+  | 'errors.ADDON_INTEGRITY'
+  | 'errors.ADDON_KV_FULL'
+  | 'errors.ADDON_MAIL_QUOTA'
+  | 'errors.ADDON_MAIL_TEMPLATE_UNKNOWN'
+  | 'errors.ADDON_MEMORY_LIMIT'
+  | 'errors.ADDON_NOT_CONNECTABLE'
+  | 'errors.ADDON_NOT_FOUND'
+  | 'errors.ADDON_NOT_STAGED'
+  | 'errors.ADDON_OAUTH_PROVIDER_ERROR'
+  | 'errors.ADDON_OAUTH_STATE_EXPIRED'
+  | 'errors.ADDON_OAUTH_STATE_INVALID'
+  | 'errors.ADDON_OAUTH_STATE_USED'
+  | 'errors.ADDON_OUTBOUND_REFUSED'
+  | 'errors.ADDON_PACKAGE_INVALID'
+  | 'errors.ADDON_PAUSED'
+  | 'errors.ADDON_PLAN_CHANGED'
+  | 'errors.ADDON_REFUSED'
+  | 'errors.ADDON_SETTINGS_INVALID'
+  | 'errors.ADDON_SOURCE_UNREACHABLE'
+  | 'errors.ADDON_TABLES_NOT_EMPTY'
+  | 'errors.ADDON_TIMEOUT'
+  | 'errors.ADDON_VERSION_INSTALLED'
+  | 'errors.AUTH_CHALLENGE_EXPIRED'
+  | 'errors.AUTH_INVALID_CODE'
+  | 'errors.AUTH_INVALID_CREDENTIALS'
+  | 'errors.AUTH_KEY_INVALID'
+  | 'errors.AUTH_REQUIRED'
+  | 'errors.AUTH_RESET_TOKEN_INVALID'
+  | 'errors.AUTH_SESSION_INVALID'
+  | 'errors.BAD_REQUEST'
+  | 'errors.BASE_URL_REQUIRED'
+  | 'errors.BRANDING_LOGO_INVALID'
+  | 'errors.CONFLICT'
+  | 'errors.CONNECTION_FAILED'
+  | 'errors.CONNECTION_READ_ONLY'
+  | 'errors.CONNECTION_UNAVAILABLE'
+  | 'errors.CSRF_REFUSED'
+  | 'errors.DATA_REFUSED'
+  | 'errors.DDL_FAILED'
+  | 'errors.DDL_REFUSED'
+  | 'errors.EMAIL_NOT_CONFIGURED'
+  | 'errors.EMAIL_SEND_FAILED'
+  | 'errors.EXPORT_EXPIRED'
+  | 'errors.EXPORT_NOT_READY'
+  | 'errors.FORBIDDEN'
+  | 'errors.HEADERS_TOO_LARGE'
+  | 'errors.HOST_NOT_ALLOWED'
+  | 'errors.I18N_FILE_INVALID'
+  | 'errors.I18N_LOCALE_EXISTS'
+  | 'errors.I18N_LOCALE_NOT_FOUND'
+  | 'errors.IMPORT_NOT_RUNNABLE'
+  | 'errors.IMPORT_NO_REPORT'
+  | 'errors.IMPORT_UNPACKED_TOO_LARGE'
+  | 'errors.IMPORT_UNREADABLE'
+  | 'errors.IMPORT_UPLOAD_EXPIRED'
+  | 'errors.INTERNAL'
+  | 'errors.MALFORMED_JSON'
+  | 'errors.META_UNAVAILABLE'
+  | 'errors.METHOD_NOT_ALLOWED'
+  | 'errors.MULTIPART_MALFORMED'
+  | 'errors.NETWORK_FEATURES_DISABLED'
+  | 'errors.NOT_FOUND'
+  | 'errors.PAGE_IN_USE'
+  | 'errors.PAYLOAD_TOO_LARGE'
+  | 'errors.PUBLIC_API_DISABLED'
+  | 'errors.PUBLIC_API_NOT_CONFIGURED'
+  | 'errors.PUBLIC_ENDPOINT_APP_OWNED'
+  | 'errors.PUBLIC_KEY_APP_OWNED'
+  | 'errors.PUBLIC_KEY_INVALID'
+  | 'errors.PUBLIC_KEY_NOT_REVEALABLE'
+  | 'errors.PUBLIC_ORIGIN_REFUSED'
+  | 'errors.PUBLIC_QUERY_REFUSED'
+  | 'errors.PUBLIC_RATE_LIMITED'
+  | 'errors.PUBLIC_REF_NOT_FOUND'
+  | 'errors.PUBLIC_SESSION_REQUIRED'
+  | 'errors.PUBLIC_SLOT_BUSY'
+  | 'errors.PUBLIC_SLOT_FULL'
+  | 'errors.PUBLIC_TOO_EARLY'
+  | 'errors.PUBLIC_TOO_LATE'
+  | 'errors.PUBLIC_WRITE_REFUSED'
+  | 'errors.RATE_LIMITED'
+  | 'errors.REPORT_FORBIDDEN'
+  | 'errors.REQUEST_CANCELLED'
+  | 'errors.REQUEST_TIMEOUT'
+  | 'errors.SCHEMA_NOT_INTROSPECTED'
+  | 'errors.SCHEMA_OUT_OF_DATE'
+  | 'errors.SCHEMA_PARSE_FAILED'
+  | 'errors.SESSION_REQUIRED'
+  | 'errors.SETUP_CLOSED'
+  | 'errors.SHUTTING_DOWN'
+  | 'errors.STORAGE_FULL'
+  | 'errors.TABLE_READ_ONLY'
+  | 'errors.TELEMETRY_NOT_CONFIGURED'
+  | 'errors.UNDO_ALREADY_USED'
+  | 'errors.UNDO_EXPIRED'
+  | 'errors.UNSUPPORTED_MEDIA_TYPE'
+  | 'errors.VALIDATION_FAILED'
+  | 'errors.WIDGET_QUERY_REFUSED'
+  | 'errors.WIDGET_QUERY_TIMEOUT';
 export type I18nMessageId =
   | 'i18n.add.added'
   | 'i18n.add.code'
@@ -2157,8 +2277,10 @@ export type MessageId =
   | AccountMessageId
   | AddOnsMessageId
   | ConnectionsMessageId
+  | CustomMessageId
   | DashboardsMessageId
   | DataMessageId
+  | ErrorsMessageId
   | I18nMessageId
   | PagesMessageId
   | PeopleMessageId

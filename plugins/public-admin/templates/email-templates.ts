@@ -41,6 +41,8 @@ export class EmailTemplates {
     private readonly db: PublicAdminDb,
     private readonly mailer: Mailer,
     private readonly now: () => number,
+    /** The locales a template is offered in besides its own (every enabled locale of the i18n plugin). */
+    private readonly offeredLocales: () => Promise<readonly string[]> = async () => [],
   ) {}
 
   async override(key: string, locale: string): Promise<(MailTemplate & { updatedAt: number }) | null> {
@@ -56,10 +58,17 @@ export class EmailTemplates {
     if (!this.registeredKeys().has(key)) throw new AppError('NOT_FOUND', { message: `No e-mail template ${key}.`, params: { key } });
   }
 
-  /** Every registered key × locale, plus locales only an edit exists for. */
+  /**
+   * Every registered key × locale (its defaults' and every enabled locale of the instance, so a
+   * template can be written in each), plus locales only an edit exists for. An offered locale
+   * with neither a default nor an edit shows the subject it would be sent with (its fallback's).
+   */
   async list(): Promise<TemplateSummary[]> {
     const registered = this.registeredKeys();
-    const edits = await this.db.selectFrom('email_templates').select(['key', 'locale', 'subject', 'updated_at']).execute();
+    const [edits, offered] = await Promise.all([
+      this.db.selectFrom('email_templates').select(['key', 'locale', 'subject', 'updated_at']).execute(),
+      this.offeredLocales(),
+    ]);
     const out = new Map<string, TemplateSummary>();
     for (const { key, locale } of this.mailer.templates.keys()) {
       const d = this.mailer.templates.defaultOf(key, locale)!;
@@ -71,6 +80,14 @@ export class EmailTemplates {
       const id = `${e.key}\u0000${e.locale}`;
       out.set(id, { key: e.key, locale: e.locale, edited: true, hasDefault: out.has(id), subject: e.subject, updatedAt: Number(e.updated_at) });
     }
+    for (const key of registered)
+      for (const locale of offered) {
+        if (out.has(`${key}\u0000${locale}`)) continue;
+        const from = fallbackChain(locale)
+          .map((l) => out.get(`${key}\u0000${l}`))
+          .find((s) => s !== undefined);
+        if (from) out.set(`${key}\u0000${locale}`, { key, locale, edited: false, hasDefault: false, subject: from.subject, updatedAt: null });
+      }
     return [...out.values()].sort((a, b) => a.key.localeCompare(b.key) || a.locale.localeCompare(b.locale));
   }
 

@@ -13,7 +13,7 @@ export const templateRoutes = [
     method: 'GET',
     url: '/email-templates',
     tags,
-    summary: 'Every e-mail template by key and locale, and whether it was edited',
+    summary: 'Every e-mail template by key and locale (its defaults’ and every enabled locale), and whether it was edited',
     permission: EMAIL_TEMPLATES_READ,
     schema: { response: { 200: dataOf(z.strictObject({ templates: z.array(templateSummarySchema), nextCursor: z.null() })) } },
     handler: async ({ kernel }) => ({ data: { templates: await templates(kernel).list(), nextCursor: null } }),

@@ -25,10 +25,31 @@ describe('e-mail templates', () => {
   it('lists every registered key and locale, none edited yet', async () => {
     const res = await call(inst, admin, 'GET', '/api/v1/email-templates');
     const list = res.body.data.templates as Array<{ key: string; locale: string; edited: boolean }>;
-    expect(list.filter((t) => t.key === BOOKING).map((t) => t.locale)).toEqual(['de', 'en', 'fr']);
+    // Its own three, and every locale the instance has enabled (i18n).
+    const enabled = (await call(inst, admin, 'GET', '/api/v1/i18n/locales')).body.data.locales
+      .filter((l: { enabled: boolean }) => l.enabled)
+      .map((l: { locale: string }) => l.locale);
+    expect(list.filter((t) => t.key === BOOKING).map((t) => t.locale)).toEqual([...new Set(['de', 'en', 'fr', ...enabled])].sort());
     expect(list.map((t) => `${t.key}/${t.locale}`)).toEqual(expect.arrayContaining(['users.invitation/en', 'auth.password-reset/en']));
     expect(list.every((t) => !t.edited)).toBe(true);
     expect(res.body.data.nextCursor).toBeNull();
+  });
+
+  it('offers every enabled locale, one added in i18n included, with the subject it would be sent with', async () => {
+    expect((await call(inst, admin, 'POST', '/api/v1/i18n/locales', { locale: 'nl', name: 'Nederlands' })).status).toBe(201);
+    const list = (await call(inst, admin, 'GET', '/api/v1/email-templates')).body.data.templates as Array<Record<string, unknown>>;
+    const en = list.find((t) => t.key === 'users.invitation' && t.locale === 'en')!;
+    expect(list.find((t) => t.key === 'users.invitation' && t.locale === 'nl')).toEqual({
+      key: 'users.invitation',
+      locale: 'nl',
+      edited: false,
+      hasDefault: false,
+      subject: en.subject,
+      updatedAt: null,
+    });
+    expect((await call(inst, admin, 'PATCH', '/api/v1/i18n/locales/nl', { enabled: false })).status).toBe(200);
+    const after = (await call(inst, admin, 'GET', '/api/v1/email-templates')).body.data.templates as Array<Record<string, unknown>>;
+    expect(after.some((t) => t.locale === 'nl')).toBe(false);
   });
 
   it('ships a booking confirmation carrying code, time, party, cancellation window and manage link', async () => {
