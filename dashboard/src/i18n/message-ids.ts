@@ -2057,6 +2057,8 @@ export type ShellMessageId =
   | 'permission.email-templates.write'
   | 'permission.exports.admin'
   | 'permission.exports.run'
+  | 'permission.i18n.read'
+  | 'permission.i18n.write'
   | 'permission.imports.admin'
   | 'permission.imports.run'
   | 'permission.jobs.read'
