@@ -128,11 +128,13 @@ export interface LoadRequest {
   body?: string;
   headers?: Record<string, string>;
   setupRequest?: (req: autocannon.Request) => autocannon.Request;
+  /** 304 Not Modified is the answer asked for (a conditional GET), not a failure. */
+  notModified?: boolean;
 }
 
 /** Loads `target` at `path` (or with `request`) with autocannon (in this process) for `duration` seconds. */
 export async function load(target: Target, request: string | LoadRequest, opts: { connections: number; duration: number }): Promise<LoadResult> {
-  const { path, headers, setupRequest, method, body } = typeof request === 'string' ? { path: request } : request;
+  const { path, headers, setupRequest, method, body, notModified } = typeof request === 'string' ? { path: request, notModified: false } : request;
   const before = await target.cpu();
   const r = await autocannon({
     url: target.url,
@@ -148,7 +150,7 @@ export async function load(target: Target, request: string | LoadRequest, opts: 
     p99: r.latency.p99,
     total: r.requests.total,
     cpuPerRequest: r.requests.total > 0 ? (after - before) / r.requests.total : 0,
-    failures: r.non2xx + r.errors + r.timeouts,
+    failures: r.non2xx - (notModified ? (r.statusCodeStats?.['304']?.count ?? 0) : 0) + r.errors + r.timeouts,
   };
 }
 

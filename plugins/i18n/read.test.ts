@@ -1,3 +1,5 @@
+import { get as httpGet, type IncomingHttpHeaders } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { call } from '../../test/helpers/contract.js';
@@ -107,6 +109,26 @@ describe('i18n on the real catalogue (i18n/ at the repository root)', () => {
       const res = await call(inst, inst.client(), 'GET', `/api/v1/i18n/bundle/en/${ns}`);
       expect(res.body.data.messages, ns).toEqual(source[ns]);
     }
+  });
+
+  it('sends a bundle compressed once as the client asks, the same ETag for every encoding', async () => {
+    const get = (encoding: string) =>
+      new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        httpGet(`${inst.url}/api/v1/i18n/bundle/en/shell`, { headers: { 'accept-encoding': encoding } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        }).on('error', reject);
+      });
+    const plain = await get('identity');
+    const br = await get('gzip, br');
+    const gz = await get('br;q=0, gzip');
+    expect([plain.headers['content-encoding'], br.headers['content-encoding'], gz.headers['content-encoding']]).toEqual([undefined, 'br', 'gzip']);
+    expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+    expect(gunzipSync(gz.body).equals(plain.body)).toBe(true);
+    expect(new Set([plain.headers.etag, br.headers.etag, gz.headers.etag]).size).toBe(1);
+    expect(br.headers.vary).toContain('accept-encoding');
+    expect(JSON.parse(plain.body.toString('utf8')).data.namespace).toBe('shell');
   });
 });
 

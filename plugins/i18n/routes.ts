@@ -1,7 +1,7 @@
 import { AppError, authenticate, errorEnvelopeSchema, HANDLED, type Kernel, matchesIfNoneMatch, rawResponse, route, SIGNED_IN } from '../../kernel/api.js';
 import { CUSTOM_NAMESPACE } from './catalogue.js';
 import { bundleData, localeParams, localesData, manifestData, namespaceField } from './schemas.js';
-import { type Bundle, i18nServiceRef, type Manifest } from './service.js';
+import { type Bundle, compressedOnce, i18nServiceRef, type Manifest } from './service.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const I18N_READ = 'i18n.read';
@@ -9,11 +9,34 @@ export const I18N_WRITE = 'i18n.write';
 export const tags = ['i18n'];
 export const service = (kernel: Kernel) => kernel.plugin(i18nServiceRef);
 
-/** A kept JSON answer with its strong ETag: 304 when the client has it (IN6). */
+/** The compressed form the client takes, br before gzip (q=0 refuses one); null for the identity. */
+function acceptedEncoding(header: string | string[] | undefined): 'br' | 'gzip' | null {
+  if (typeof header !== 'string' || header === '') return null;
+  const taken = new Set<string>();
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
+    if (name && (q === undefined || Number(q) > 0)) taken.add(name.trim());
+  }
+  return taken.has('br') ? 'br' : taken.has('gzip') ? 'gzip' : null;
+}
+
+/**
+ * A kept JSON answer with its strong ETag: 304 when the client has it, else its bytes, compressed
+ * once for all requests rather than on each (IN6). One ETag for every encoding: RFC 9110 wants a
+ * strong ETag per representation, but the body a client decodes is the same bytes, and the ETag
+ * is the manifest's hash by contract; `Vary: Accept-Encoding` keeps caches apart.
+ */
 function sendKept(request: FastifyRequest, res: FastifyReply, kept: Bundle | Manifest): typeof HANDLED {
-  res.header('etag', kept.etag).header('cache-control', 'public, no-cache');
-  if (matchesIfNoneMatch(request.headers['if-none-match'], kept.etag)) res.code(304).send();
-  else res.code(200).header('content-type', 'application/json; charset=utf-8').send(kept.body);
+  res.header('etag', kept.etag).header('cache-control', 'public, no-cache').header('vary', 'accept-encoding');
+  if (matchesIfNoneMatch(request.headers['if-none-match'], kept.etag)) {
+    res.code(304).send();
+    return HANDLED;
+  }
+  res.code(200).header('content-type', 'application/json; charset=utf-8');
+  const encoding = kept.body.length >= 1024 ? acceptedEncoding(request.headers['accept-encoding']) : null;
+  if (encoding === null) res.send(kept.body);
+  else res.header('content-encoding', encoding).send(compressedOnce(kept, encoding));
   return HANDLED;
 }
 

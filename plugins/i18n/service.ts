@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { brotliCompressSync, constants as zlibConstants, gzipSync } from 'node:zlib';
 import { AppError, defineServiceRef, type ErrorIssue, type Kernel } from '../../kernel/api.js';
 import { checkMessage, type IcuProblem } from '../../i18n/icu-check.js';
 import { settingsRef } from '../settings/provides.js';
@@ -54,12 +55,17 @@ export interface Bundle {
   messages: Record<string, string>;
   hash: string;
   etag: string;
-  /** The answer's JSON, serialised once. */
-  body: string;
+  /** The answer's JSON, serialised and encoded once. */
+  body: Buffer;
+  /** The body compressed, made on the first request that takes it. */
+  br?: Buffer;
+  gzip?: Buffer;
 }
 
 export interface Manifest {
-  body: string;
+  body: Buffer;
+  br?: Buffer;
+  gzip?: Buffer;
   etag: string;
 }
 
@@ -91,6 +97,12 @@ function autonym(locale: string): string {
     // a locale Intl does not know: its code
   }
   return locale;
+}
+
+/** The kept body compressed (brotli at its best quality: done once, read by every client until the next change). */
+export function compressedOnce(kept: { body: Buffer; br?: Buffer; gzip?: Buffer }, encoding: 'br' | 'gzip'): Buffer {
+  if (encoding === 'br') return (kept.br ??= brotliCompressSync(kept.body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11 } }));
+  return (kept.gzip ??= gzipSync(kept.body, { level: 9 }));
 }
 
 const hashOf = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
@@ -275,7 +287,7 @@ export class I18nService {
     }
     const body = JSON.stringify({ data: { locale, namespace, messages } });
     const hash = hashOf(body);
-    const bundle: Bundle = { locale, namespace, messages, hash, etag: `"${hash}"`, body };
+    const bundle: Bundle = { locale, namespace, messages, hash, etag: `"${hash}"`, body: Buffer.from(body) };
     state.bundles.set(id, bundle);
     return bundle;
   }
@@ -316,7 +328,7 @@ export class I18nService {
       hashes,
     };
     const body = JSON.stringify({ data });
-    const manifest = { body, etag: `"${hashOf(body)}"` };
+    const manifest = { body: Buffer.from(body), etag: `"${hashOf(body)}"` };
     state.manifests.set(preferred, manifest);
     return manifest;
   }
