@@ -414,6 +414,9 @@ const FORMATS: ReadonlyArray<{ value: ExportFormat; label: 'i18n.transfer.format
   { value: 'xliff', label: 'i18n.transfer.formatXliff' },
 ];
 
+/** A server's reason code as a select message's case (ICU cases cannot hold a hyphen: `icu-syntax` → `icu_syntax`). */
+const selector = (reason: unknown) => String(reason ?? '').replace(/-/g, '_');
+
 /** Export (a download link) and import (a file, checked first or imported) of the locale. */
 function Transfer({ locale, namespace }: { locale: Locale; namespace: string }) {
   const [format, setFormat] = useState<ExportFormat>('po');
@@ -488,7 +491,7 @@ function Transfer({ locale, namespace }: { locale: Locale; namespace: string }) 
             {result.rejected.length > 0 && (
               <ul>
                 {result.rejected.map((r) => (
-                  <li key={`${r.namespace}:${r.key}`}>{t('i18n.transfer.rejected', { namespace: r.namespace, key: r.key, reason: r.reason })}</li>
+                  <li key={`${r.namespace}:${r.key}`}>{t('i18n.transfer.rejected', { namespace: r.namespace, key: r.key, reason: selector(r.reason) })}</li>
                 ))}
               </ul>
             )}
@@ -498,7 +501,7 @@ function Transfer({ locale, namespace }: { locale: Locale; namespace: string }) 
       {importing.isError && (
         <p className="form-error" role="alert">
           {importing.error instanceof ApiError && importing.error.code === 'I18N_FILE_INVALID'
-            ? t('i18n.transfer.fileInvalid', { format, reason: String(importing.error.params.reason ?? importing.error.message) })
+            ? t('i18n.transfer.invalid', { format: t(FORMATS.find((f) => f.value === format)!.label), reason: selector(importing.error.params.reason) })
             : refusalText(importing.error)}
         </p>
       )}

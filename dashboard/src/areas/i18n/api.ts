@@ -126,16 +126,14 @@ export function useRemoveKey() {
   return useAreaMutation(async (query: { namespace: string; key: string; locale: string }) => ok(api.DELETE('/i18n/keys', { params: { query } })));
 }
 
-/** POST /i18n/import/{locale}: multipart, the file and the options as fields. */
+/** POST /i18n/import/{locale}: multipart with the one file; the format and options in the query. */
 export function useImport() {
   return useAreaMutation(
     async ({ locale, file, format, dryRun, overwrite }: { locale: string; file: File; format: ExportFormat; dryRun: boolean; overwrite: boolean }) => {
       const form = new FormData();
-      form.append('format', format);
-      form.append('dryRun', String(dryRun));
-      form.append('overwrite', String(overwrite));
       form.append('file', file, file.name);
-      return (await ok(api.POST('/i18n/import/{locale}', { params: { path: { locale } }, body: form as never }))).data;
+      const query = { format, dryRun: String(dryRun) as 'true' | 'false', overwrite: String(overwrite) as 'true' | 'false' };
+      return (await ok(api.POST('/i18n/import/{locale}', { params: { path: { locale }, query }, body: form as never }))).data;
     },
   );
 }
