@@ -131,6 +131,8 @@ function applyToDocument(): void {
   const root = document.documentElement;
   root.lang = bcp47(shown.locale);
   root.dir = chosenDir ?? shown.dir;
+  // Numbers and dates follow the locale asked for, even one without a catalogue (values/context.ts).
+  root.dataset.locale = formatLocale();
 }
 
 /**
@@ -175,6 +177,19 @@ export function showLocale(want: string | readonly string[], dir: Dir | null = c
   };
   switching = switching.then(run, run);
   return switching;
+}
+
+/** The locale values are formatted in: the first one wanted that Intl knows, else the catalogue's. */
+function formatLocale(): string {
+  for (const want of wanted) {
+    try {
+      const [canonical] = Intl.getCanonicalLocales(bcp47(normalise(want)));
+      if (canonical) return canonical;
+    } catch {
+      // Not a locale Intl reads: the next one.
+    }
+  }
+  return bcp47(shown.locale);
 }
 
 /** The locale whose strings are shown, and its direction as applied. */
