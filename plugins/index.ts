@@ -13,6 +13,7 @@ import health from './health/manifest.js';
 import i18n from './i18n/manifest.js';
 import importsPlugin from './imports/manifest.js';
 import jobs from './jobs/manifest.js';
+import llm from './llm/manifest.js';
 import me from './me/manifest.js';
 import meta from './meta/manifest.js';
 import pages from './pages/manifest.js';
@@ -60,4 +61,5 @@ export const firstPartyPlugins: PluginDefinition[] = [
   bootstrap,
   search,
   workspace,
+  llm,
 ];

@@ -3,15 +3,18 @@ import { ApiError, NETWORK_ERROR } from './api/errors';
 import { hasMessage, t, type MessageId } from './i18n/t';
 import { fieldsNeedingAttention } from './ui/field-messages';
 import { RefreshIcon } from './ui/icons';
+import { useBranding } from './api/bootstrap';
+import { productName, ProductMark, useBrandAccent } from './shell/branding';
 
 // The form fields live in ui/Field.tsx; every screen imports them from here, as before.
 export { Field, FieldFrame, SelectField } from './ui/Field';
 
 /** Sets the document title for a screen. */
 export function useTitle(screen: MessageId): void {
+  const product = productName(useBranding());
   useEffect(() => {
-    document.title = t('app.documentTitle', { screen: t(screen) });
-  }, [screen]);
+    document.title = t('app.documentTitle', { screen: t(screen), product });
+  }, [screen, product]);
 }
 
 /** The text to show for any error: the server's message, or ours when there was no envelope. */
@@ -87,15 +90,25 @@ export function ErrorPanel({ error, onRetry }: { error: unknown; onRetry?: () =>
 }
 
 /** A card for the signed-out screens: product name, the screen's heading, its content. */
-export function AuthCard({ title, children }: { title: MessageId; children: ReactNode }) {
+export function AuthCard({ title, message, children }: { title: MessageId; message?: boolean; children: ReactNode }) {
   useTitle(title);
+  const branding = useBranding();
+  // Signed out, the instance's colour is the accent (BR11).
+  useBrandAccent();
+  const signInMessage = message ? branding?.signInMessage : null;
   return (
     <div className="auth">
       <p className="brand" aria-hidden="true">
-        {t('app.name')}
+        <ProductMark branding={branding} />
+        {productName(branding)}
       </p>
       <main id="main" className="card" tabIndex={-1}>
         <h1>{t(title)}</h1>
+        {signInMessage && (
+          <p className="auth-message" data-testid="sign-in-message">
+            {signInMessage}
+          </p>
+        )}
         {children}
       </main>
     </div>

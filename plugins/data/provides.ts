@@ -24,6 +24,56 @@ export interface DataProvides {
    * Throws 404 NOT_FOUND for an unknown connection.
    */
   tableView(principal: Principal, connectionId: string, ref: string): Promise<ReadView | null>;
+  /**
+   * A dry run of row changes on one connection, with the caller's grants: for each change, the
+   * row as it is now in the columns the caller reads (null for a create, or a row not found) and
+   * what a write would be refused for (no write grant, a read-only table or connection, the
+   * codec's types, columns the caller may not write, required columns, the key). Nothing is written.
+   */
+  checkChanges(principal: Principal, connectionId: string, changes: readonly RowChange[]): Promise<RowChangeCheck[]>;
+  /**
+   * Writes the changes in one transaction on the connection through the same writer as /data
+   * (add-ons' beforeWrite and afterWrite hooks, `data.changed` events, one undo token kept
+   * `undoTtlMs`), with the caller's permissions: all of them or none (refusals as /data's bulk
+   * write, `params.index` naming the change). Answers what the audit trail keeps per table
+   * (secret columns redacted), for the caller's own audit entry.
+   */
+  applyChanges(principal: Principal, connectionId: string, changes: readonly RowChange[], opts: { undoTtlMs: number }): Promise<AppliedChanges>;
+  /**
+   * Reverts a token of applyChanges (every table it wrote) if every row still holds what it
+   * left, else 409 CONFLICT with `params.rows` listing each row changed since (table, recordId,
+   * reason) and nothing reverted. `anyAuthor`: the caller's plugin checked who may undo it.
+   */
+  undoChanges(principal: Principal, token: string, opts: { anyAuthor: boolean }): Promise<{ connectionId: string; results: AppliedRow[] }>;
+}
+
+/** One row change of applyChanges: a create takes its key among the values. */
+export interface RowChange {
+  table: string;
+  op: 'create' | 'update' | 'delete';
+  recordId?: string;
+  values?: Record<string, unknown>;
+}
+
+export interface RowChangeCheck {
+  /** The row now, in the columns the caller reads; null for a create or a missing row. */
+  before: Record<string, unknown> | null;
+  /** Empty when nothing is seen to refuse the change. */
+  problems: string[];
+}
+
+export interface AppliedRow {
+  table: string;
+  op: 'create' | 'update' | 'delete';
+  recordId: string;
+}
+
+export interface AppliedChanges {
+  undoToken: string;
+  undoExpiresAt: number;
+  results: AppliedRow[];
+  /** Per table, what the audit trail keeps of the write (as data.bulk's entry). */
+  audit: Array<{ connectionId: string; table: string; changes: unknown[] }>;
 }
 
 /** `kernel.plugin(dataRef)` from a plugin that requires 'data'. */

@@ -17,7 +17,7 @@ import {
 import { connectionsRef } from '../connections/provides.js';
 import { schemaRef, type EffectiveSchema, type EffectiveTable } from '../schema/provides.js';
 import { DATA_READ, DATA_WRITE, tableView, type TableView } from './access.js';
-import type { DataProvides, ReadView } from './provides.js';
+import type { AppliedChanges, AppliedRow, DataProvides, ReadView, RowChange, RowChangeCheck } from './provides.js';
 import { changeDiff, DATA_CHANGED, type DataChanged } from './effects.js';
 import { fromDatabase, fromRead, rowNotFound, tableNotFound, validation } from './errors.js';
 import { countReferences, inboundKeys, type InboundReference } from './references.js';
@@ -250,6 +250,160 @@ export class DataService implements DataProvides {
     return { results: answer.results, undoToken: answer.undoToken };
   }
 
+  /** DataProvides.checkChanges: a dry run with the caller's grants; nothing is written. */
+  async checkChanges(principal: Principal, connectionId: string, changes: readonly RowChange[]): Promise<RowChangeCheck[]> {
+    const schema = await this.schemas.effective(connectionId);
+    const readOnly = (await this.connections.info(connectionId)).readOnly;
+    const targets = new Map<string, Target | string>();
+    const targetOf = (ref: string): Target | string => {
+      let t = targets.get(ref);
+      if (t === undefined) {
+        try {
+          t = targetIn(schema, ref, 'write', grantsFor(principal, connectionId, ref, 'write'));
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          t =
+            err.code === 'NOT_FOUND'
+              ? `No table "${ref}" you may read on this connection.`
+              : err.code === 'FORBIDDEN'
+                ? `You may not write the table "${ref}".`
+                : `Rows of "${ref}" cannot be written (a view or a table without a primary key).`;
+        }
+        targets.set(ref, t);
+      }
+      return t;
+    };
+    return this.connections.withSource(connectionId, async (db, info) => {
+      const d = rowDialect(info.dialect);
+      const writers = new Map<string, RowWriter>();
+      const out: RowChangeCheck[] = [];
+      for (const change of changes) {
+        const target = targetOf(change.table);
+        if (typeof target === 'string') {
+          out.push({ before: null, problems: [target] });
+          continue;
+        }
+        let writer = writers.get(change.table);
+        if (!writer) writers.set(change.table, (writer = new RowWriter(d, target.table, target.view)));
+        const problems = readOnly ? ['The connection is read-only.'] : [];
+        problems.push(...writer.check({ op: change.op, recordId: change.recordId, values: change.values }));
+        let before: Record<string, unknown> | null = null;
+        if (change.op !== 'create' && change.recordId !== undefined && !problems.some((p) => p.startsWith('key:'))) {
+          const key = parseRecordId(target.table, change.recordId, 'key');
+          const raw = await reading(d, () => readRow(db, d, target.table, key, target.view.readable));
+          if (raw) before = toWireRow(d, target.view.readable, raw);
+          else problems.push('No row with this key.');
+        }
+        out.push({ before, problems });
+      }
+      return out;
+    });
+  }
+
+  /** DataProvides.applyChanges: row changes on several tables of one connection, in one transaction, with one undo token. */
+  async applyChanges(principal: Principal, connectionId: string, changes: readonly RowChange[], opts: { undoTtlMs: number }): Promise<AppliedChanges> {
+    const targets = new Map<string, Target>();
+    for (const c of changes) if (!targets.has(c.table)) targets.set(c.table, await this.target(principal, connectionId, c.table, 'write'));
+    const actor = actorOf(principal);
+    const answer = await this.connections.withSource(connectionId, async (db, info) => {
+      const d = rowDialect(info.dialect);
+      const writers = new Map([...targets].map(([ref, t]) => [ref, new RowWriter(d, t.table, t.view, { rowWrites: this.kernel.rowWrites, connectionId })]));
+      return db.transaction().execute(async (trx) => {
+        const results: AppliedRow[] = [];
+        const steps: UndoStep[] = [];
+        for (const [i, c] of changes.entries()) {
+          const path = `changes.${i}`;
+          try {
+            const done = await writers.get(c.table)!.apply(trx, { op: c.op, recordId: c.recordId, values: c.values }, path, `${path}.key`, i);
+            results.push({ table: c.table, op: c.op, recordId: done.result.recordId });
+            steps.push(done.step);
+          } catch (err) {
+            throw fromDatabase(d, err, i);
+          }
+        }
+        const undoToken = await this.undo.create(actor, connectionId, 'changes', steps, opts.undoTtlMs);
+        return { results, undoToken, steps };
+      });
+    });
+    const audit = [...targets].map(([ref, t]) =>
+      changeDiff(
+        connectionId,
+        t.table,
+        answer.steps.filter((s) => s.table === ref),
+      ),
+    );
+    await this.afterChanges(connectionId, targets, answer.steps, answer.results, 'bulk');
+    return { undoToken: answer.undoToken, undoExpiresAt: this.kernel.now() + opts.undoTtlMs, results: answer.results, audit };
+  }
+
+  /** DataProvides.undoChanges: every row of the token reverted, or 409 CONFLICT naming those changed since and nothing reverted. */
+  async undoChanges(principal: Principal, token: string, opts: { anyAuthor: boolean }): Promise<{ connectionId: string; results: AppliedRow[] }> {
+    const actor = actorOf(principal);
+    const record = await this.undo.open(token, actor, principal.permissions.all || opts.anyAuthor);
+    const done = await this.revertSteps(principal, actor, record.connectionId, record.steps);
+    await this.markUsed(record.id);
+    return { connectionId: record.connectionId, results: done.results };
+  }
+
+  /** Reverts steps of any tables; every conflict collected, then one 409 listing them (nothing reverted). */
+  private async revertSteps(principal: Principal, actor: ReturnType<typeof actorOf>, connectionId: string, steps: readonly UndoStep[]) {
+    const targets = new Map<string, Target>();
+    for (const s of steps) if (!targets.has(s.table)) targets.set(s.table, await this.target(principal, connectionId, s.table, 'write'));
+    const answer = await this.connections.withSource(connectionId, async (db, info) => {
+      const d: RowDialect = rowDialect(info.dialect);
+      const writers = new Map([...targets].map(([ref, t]) => [ref, new RowWriter(d, t.table, t.view)]));
+      return db.transaction().execute(async (trx) => {
+        const results: AppliedRow[] = [];
+        const reverted: UndoStep[] = [];
+        const conflicts: Array<Record<string, unknown>> = [];
+        for (const step of [...steps].reverse()) {
+          try {
+            const done = await writers.get(step.table)!.revert(trx, step);
+            results.push({ table: step.table, op: done.result.op, recordId: done.result.recordId });
+            reverted.push(done.step);
+          } catch (err) {
+            if (err instanceof AppError && err.code === 'CONFLICT' && err.params?.['table'] !== undefined) {
+              const row = { table: err.params['table'], recordId: err.params['recordId'], reason: err.params['reason'] };
+              if (!conflicts.some((c) => c['table'] === row.table && c['recordId'] === row.recordId)) conflicts.push(row);
+              continue;
+            }
+            throw fromDatabase(d, err);
+          }
+        }
+        if (conflicts.length) {
+          throw new AppError('CONFLICT', {
+            message: 'Rows changed after this write, so undoing it would lose those changes; nothing was undone.',
+            params: { reason: 'rows-changed', rows: conflicts },
+          });
+        }
+        const undoToken = await this.undo.create(actor, connectionId, 'undo', reverted);
+        return { results, undoToken, steps: reverted };
+      });
+    });
+    await this.afterChanges(connectionId, targets, answer.steps, answer.results, 'undo', false);
+    return answer;
+  }
+
+  /** After a committed write of several tables: one event per table, then the add-ons' afterWrite. */
+  private async afterChanges(
+    connectionId: string,
+    targets: ReadonlyMap<string, Target>,
+    steps: readonly UndoStep[],
+    results: readonly AppliedRow[],
+    op: 'bulk' | 'undo',
+    hooks = true,
+  ): Promise<void> {
+    for (const ref of targets.keys()) {
+      await this.publish({ connectionId, table: ref, recordIds: results.filter((r) => r.table === ref).map((r) => r.recordId), op });
+    }
+    if (!hooks) return;
+    for (const s of steps) {
+      const row = s.after ?? s.before;
+      const t = targets.get(s.table);
+      if (row && t) this.kernel.rowWrites.after({ connectionId, table: t.table.name, op: s.op === 'create' ? 'insert' : s.op, row });
+    }
+  }
+
   /**
    * Reverts a write (or an undo) if its rows still hold what it left; answers a token that
    * undoes the undo. The token is marked used only after the revert committed on the source
@@ -261,6 +415,22 @@ export class DataService implements DataProvides {
     const actor = actorOf(principal);
     const record = await this.undo.open(token, actor, principal.permissions.all);
     const ref = record.steps[0]?.table ?? '';
+    if (record.steps.some((s) => s.table !== ref)) {
+      // A change set of several tables (applyChanges): reverted whole, conflicts listed.
+      const done = await this.revertSteps(principal, actor, record.connectionId, record.steps);
+      await this.markUsed(record.id);
+      audit({
+        action: 'data.undo',
+        target: { type: 'data.table', id: `${record.connectionId}/${ref}`.slice(0, 200) },
+        diff: { tables: [...new Set(record.steps.map((s) => s.table))] },
+      });
+      return {
+        results: done.results.map((r) => ({ op: r.op, recordId: r.recordId, row: null })),
+        undoToken: done.undoToken,
+        connectionId: record.connectionId,
+        table: ref,
+      };
+    }
     const { table, view } = await this.target(principal, record.connectionId, ref, 'write');
     const answer = await this.connections.withSource(record.connectionId, async (db, info) => {
       const d: RowDialect = rowDialect(info.dialect);

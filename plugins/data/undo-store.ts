@@ -37,7 +37,7 @@ export class UndoStore {
     private readonly now: () => number,
   ) {}
 
-  async create(actor: AuditActor, connectionId: string, action: string, steps: UndoStep[]): Promise<string> {
+  async create(actor: AuditActor, connectionId: string, action: string, steps: UndoStep[], ttlMs: number = UNDO_TTL_MS): Promise<string> {
     const token = randomToken(24);
     const now = this.now();
     await this.db
@@ -51,7 +51,7 @@ export class UndoStore {
         action,
         payload: this.box.encrypt(JSON.stringify(steps)),
         created_at: now,
-        expires_at: now + UNDO_TTL_MS,
+        expires_at: now + ttlMs,
         used_at: null,
       })
       .execute();

@@ -161,6 +161,44 @@ export class RowWriter {
     };
   }
 
+  /**
+   * What a write of `input` would be refused for, without writing (an LLM change set's dry run):
+   * the codec's types, the columns the caller may write, the required columns of a create, the
+   * key, a delete's whole-row grant. Empty when nothing is seen to refuse it; the database may
+   * still (a unique key, a foreign key) when it is applied.
+   */
+  check(input: OpInput): string[] {
+    const problems: string[] = [];
+    const values = input.values ?? {};
+    if (input.op !== 'delete') {
+      try {
+        this.assignments(values, 'change');
+      } catch (err) {
+        if (!(err instanceof RowInputError)) throw err;
+        problems.push(...err.issues.map((i) => `${i.path.replace(/^change\.values\./, '')}: ${i.message}`));
+      }
+    }
+    if (input.op === 'create') {
+      const given = new Set(Object.keys(values));
+      for (const c of this.all) {
+        if (given.has(c.name) || c.nullable || c.default !== null || c.generated !== null || c.autoIncrement) continue;
+        problems.push(`${c.name}: A value is required.`);
+      }
+      for (const c of keysToGive(this.d, this.table, given)) if (!problems.some((p) => p.startsWith(`${c.name}:`))) problems.push(`${c.name}: Give the key.`);
+      return problems;
+    }
+    if (input.recordId === undefined) return [...problems, 'Name the row: a key is required for update and delete.'];
+    try {
+      parseRecordId(this.table, input.recordId, 'key');
+    } catch (err) {
+      if (!(err instanceof RowInputError)) throw err;
+      problems.push(...err.issues.map((i) => `key: ${i.message}`));
+    }
+    if (input.op === 'update' && Object.keys(values).length === 0) problems.push('Give at least one column to change.');
+    if (input.op === 'delete' && !this.view.writesWholeRows) problems.push('Deleting a row needs a write grant on the whole table, not on some columns.');
+    return problems;
+  }
+
   /** A value read from the database back to a parameter; what the codec would refuse (data the database let in) goes as it is. */
   private restore(c: Column, v: unknown): PortableValue {
     try {

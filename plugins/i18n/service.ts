@@ -528,9 +528,14 @@ export class I18nService {
     return counts;
   }
 
-  /** The (locale, namespace) pairs a write changes; a custom key's en source changes every locale's custom bundle. */
+  /**
+   * The (locale, namespace) bundles a write changes: the written locale's, and every locale that
+   * falls back to it (all of them for en, the last resort), so that each dashboard hears of its own.
+   */
   private touched(state: State, items: MessageWrite[]): Array<[string, string]> {
-    return items.map((w) => [w.locale, w.namespace]);
+    const out: Array<[string, string]> = [];
+    for (const w of items) for (const l of state.locales.keys()) if (this.chain(state, l).includes(w.locale)) out.push([l, w.namespace]);
+    return out;
   }
 
   /** Stores or removes each item's value; a new custom key written in another locale becomes its own source (en) too (IN5). */
@@ -604,7 +609,11 @@ export class I18nService {
         message: `${locale} has no stored value of "${key}": it shows the shipped or fallback text already.`,
         params: { namespace, key, locale },
       });
-    await this.changed(everywhere ? [...state.locales.keys()].map((l): [string, string] => [l, namespace]) : [[locale!, namespace]]);
+    await this.changed(
+      everywhere
+        ? [...state.locales.keys()].map((l): [string, string] => [l, namespace])
+        : this.touched(state, [{ namespace, key, locale: locale!, value: null }]),
+    );
   }
 
   // ---- locales ----

@@ -13,7 +13,10 @@ import {
   reply,
   route,
 } from '../../kernel/api.js';
-import { CONTENT_TYPES, type ExchangeFormat, EXTENSIONS, readImport, writeExport } from './exchange.js';
+import type { ExchangeFormat } from './exchange.js';
+
+/** The file formats' libraries (gettext-parser, xliff) load on the first export or import, not at start (K32). */
+const exchange = () => import('./exchange.js');
 import { I18N_READ, I18N_WRITE, service, tags } from './routes.js';
 import {
   bulkBody,
@@ -157,6 +160,7 @@ export const writeRoutes = [
     },
     handler: async ({ kernel, params, query, reply: res }): Promise<typeof HANDLED> => {
       const entries = await service(kernel).exportEntries(params.locale, query.namespace);
+      const { CONTENT_TYPES, EXTENSIONS, writeExport } = await exchange();
       const bytes = await writeExport(query.format, params.locale, entries);
       const name = `${params.locale}${query.namespace ? `-${query.namespace}` : ''}.${EXTENSIONS[query.format]}`;
       await res
@@ -207,7 +211,7 @@ export const writeRoutes = [
           message: 'Say the file’s format (format=json, po or xliff), or name it .json, .po or .xlf.',
           params: { reason: 'format-unknown' },
         });
-      const entries = await readImport(format, Buffer.concat(chunks));
+      const entries = await (await exchange()).readImport(format, Buffer.concat(chunks));
       const result = await service(kernel).importEntries(
         params.locale,
         entries,

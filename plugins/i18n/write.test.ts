@@ -51,6 +51,25 @@ for (const meta of ['sqlite', 'postgres'] as const) {
       expect(audit).toEqual([{ action: 'i18n.key.put', target_id: 'xa/core/core.bold' }]);
     });
 
+    it('tells every locale that shows the text that its bundle changed (i18n.changed)', async () => {
+      const heard: unknown[] = [];
+      const stop = inst.app.kernel.events.listen(['i18n.changed'], (e) => heard.push(e.data));
+      try {
+        await call(inst, admin, 'PUT', '/api/v1/i18n/keys', { namespace: 'shell', key: 'nav.settings', locale: 'xa', value: 'Xettings' });
+        await expect.poll(() => heard.length).toBeGreaterThanOrEqual(2);
+        expect(heard).toEqual(
+          expect.arrayContaining([
+            { locale: 'xa', namespace: 'shell' },
+            { locale: 'xa_BB', namespace: 'shell' },
+          ]),
+        );
+        expect(heard).not.toContainEqual({ locale: 'xb', namespace: 'shell' });
+      } finally {
+        stop();
+        await call(inst, admin, 'DELETE', '/api/v1/i18n/keys?namespace=shell&key=nav.settings&locale=xa');
+      }
+    });
+
     it('refuses an unclosed brace, a renamed placeholder, a plural without other, with what is wrong', async () => {
       const put = (value: string) => call(inst, admin, 'PUT', '/api/v1/i18n/keys', { namespace: 'core', key: 'core.hello', locale: 'xa', value });
       const brace = await put('Xallo {name');

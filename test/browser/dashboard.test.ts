@@ -81,7 +81,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
     await page.getByLabel(msg('field.password')).fill(ADMIN.password);
     await page.getByRole('button', { name: msg('setup.submit') }).click();
     await expectHome(page);
-    expect(await page.title()).toBe(msg('app.documentTitle', { screen: msg('home.title') }));
+    expect(await page.title()).toBe(msg('app.documentTitle', { screen: msg('home.title'), product: msg('app.name') }));
     await expect(
       page
         .getByRole('navigation', { name: msg('nav.label') })

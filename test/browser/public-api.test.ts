@@ -48,7 +48,7 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
   let source: TempDatabase;
   let connectionId: string;
   const smtp = new TestSmtpServer();
-  const { openPage, onScreen, signIn } = useDashboardBrowser('public-api');
+  const { openPage, onScreen, onDialog, signIn } = useDashboardBrowser('public-api');
 
   beforeAll(async () => {
     await smtp.start();
@@ -168,7 +168,11 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
 
     // 4. Rotate: the old secret stops at once, the new one works.
     await key.getByRole('button', { name: msg('publicApi.keys.rotateLabel', { name: 'Shop page' }) }).click();
-    await key.getByRole('button', { name: msg('publicApi.keys.confirm.rotate', { name: 'Shop page' }) }).click();
+    // Rotating asks first, in a dialog (DB60) named by what it does.
+    const asking = page.getByRole('dialog', { name: msg('publicApi.keys.rotateLabel', { name: 'Shop page' }) });
+    await asking.getByText(msg('publicApi.keys.confirm.rotate', { name: 'Shop page' })).waitFor();
+    await onDialog(page, 'key-rotate-confirm', asking);
+    await asking.getByRole('button', { name: msg('publicApi.keys.rotate'), exact: true }).click();
     await page.getByText(msg('publicApi.keys.secret.rotated', { name: 'Shop page' })).waitFor();
     const rotated = await page.getByTestId('key-secret').inputValue();
     expect(rotated).not.toBe(secret);
@@ -368,7 +372,8 @@ describe.runIf(browserAvailable() && hasPostgres)('the dashboard in a real brows
     expect(await key.getByRole('button', { name: msg('publicApi.keys.revealLabel', { name: 'Backend' }) }).count()).toBe(0);
     await onScreen(page, 'keys-server', msg('publicApi.keys.title'));
     await key.getByRole('button', { name: msg('publicApi.keys.revokeLabel', { name: 'Backend' }) }).click();
-    await key.getByRole('button', { name: msg('publicApi.keys.confirm.revoke', { name: 'Backend' }) }).click();
+    const asking = page.getByRole('dialog', { name: msg('publicApi.keys.revokeLabel', { name: 'Backend' }) });
+    await asking.getByRole('button', { name: msg('publicApi.keys.revoke'), exact: true }).click();
     await page
       .getByRole('status')
       .filter({ hasText: msg('publicApi.keys.revoked', { name: 'Backend' }) })

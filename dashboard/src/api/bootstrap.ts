@@ -107,3 +107,14 @@ export function useDismissOnboarding() {
     },
   });
 }
+
+export type Branding = Bootstrap['branding'];
+
+/**
+ * The instance's branding (GET /bootstrap's `branding`, the same as GET /branding): the sign-in
+ * page, the shell and Settings → Branding read it here, and `branding.changed` asks for the
+ * bootstrap again (BOOTSTRAP_STALE_KINDS), so an open dashboard follows a change (BR11).
+ */
+export function useBranding(): Branding | undefined {
+  return useBootstrapPart((b) => b.branding).data;
+}

@@ -10,6 +10,7 @@ import { pagesArea } from './pages/area';
 import { peopleArea } from './people/area';
 import { publicApiArea } from './public-api/area';
 import { reportsArea } from './reports/area';
+import { llmArea } from './llm/area';
 import { settingsArea } from './settings/area';
 import { transferArea } from './transfer/area';
 
@@ -24,6 +25,7 @@ export const AREAS: readonly Area[] = [
   pagesArea,
   dashboardsArea,
   reportsArea,
+  llmArea,
   peopleArea,
   settingsArea,
   i18nArea,

@@ -4,15 +4,15 @@ import { ApiError } from '../api/errors';
 import { NAV, NAV_AFTER } from '../areas';
 import { t, type MessageId } from '../i18n/t';
 import { goToSignIn } from '../navigation';
-import { useBootstrap } from '../api/bootstrap';
-import { useMe, usePermissions, useRefreshMe } from '../areas/account/api';
+import { useBootstrap, useBranding } from '../api/bootstrap';
+import { useMe, usePermissions, usePrefs, useRefreshMe } from '../areas/account/api';
 import { ErrorPanel, Loading } from '../ui';
 import { CommandPalette, PaletteButton } from '../palette/CommandPalette';
 import {
   AddOnsIcon,
   ApiKeysIcon,
+  AskIcon,
   AuditIcon,
-  BrandIcon,
   CloseIcon,
   ConnectionsIcon,
   HomeIcon,
@@ -32,6 +32,7 @@ import { useNavDrawer } from './drawer';
 import { rememberVisit } from './recent';
 import { RouteRefusal, missingPermission } from './Refusal';
 import { applyRememberedLook, useAppliedPrefs } from './prefs';
+import { ProductMark, productName, useBrandAccent } from './branding';
 import './shell.css';
 
 // The look of the last visit at once (no light flash for a dark choice); /me/prefs confirms it.
@@ -64,6 +65,7 @@ const NAV_ICONS: Record<string, IconType> = {
   '/api-keys': ApiKeysIcon,
   '/audit': AuditIcon,
   '/settings': SettingsIcon,
+  '/ask': AskIcon,
 };
 
 // The account menu, the bell and the toasts come in their own chunk (the Radix code): the first
@@ -91,6 +93,9 @@ function SignedInLayout({ children }: { children: ReactNode }) {
   const me = useMe();
   const permissions = usePermissions();
   useAppliedPrefs();
+  const branding = useBranding();
+  // The brand's colour is the accent unless the person chose one of their own (BR11).
+  useBrandAccent(usePrefs().data?.prefs.accent != null);
   const [location] = useLocation();
   const refreshMe = useRefreshMe();
   const shown = useRef(location);
@@ -135,10 +140,8 @@ function SignedInLayout({ children }: { children: ReactNode }) {
           <span className="visually-hidden">{t('nav.menu')}</span>
         </button>
         <Link href="/" className="product">
-          <span className="product-mark" aria-hidden="true">
-            <BrandIcon className="icon" />
-          </span>
-          {t('app.name')}
+          <ProductMark branding={branding} />
+          <span className="product-name">{productName(branding)}</span>
         </Link>
         <div className="top-actions">
           <PaletteButton />

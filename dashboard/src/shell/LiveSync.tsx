@@ -10,8 +10,8 @@ import { NOTIFICATION_CREATED, NOTIFICATIONS } from '../areas/account/notificati
 /** A translation, a locale's fallback or direction changed (plugins/i18n): the catalogue shown is fetched again. */
 export const I18N_CHANGED = 'i18n.changed';
 
-/** The shell's own kinds (the bell, the channel's state, the catalogue) and every kind an area declares (Area.live). */
-const KINDS = [NOTIFICATION_CREATED, LIVE_RECONNECTED, LIVE_CLOSED, I18N_CHANGED, ...LIVE_KINDS];
+/** The shell's own kinds (the bell, the channel's state, the catalogue), the bootstrap's (branding.changed among them) and every kind an area declares (Area.live). */
+const KINDS = [...new Set([NOTIFICATION_CREATED, LIVE_RECONNECTED, LIVE_CLOSED, I18N_CHANGED, ...BOOTSTRAP_STALE_KINDS, ...LIVE_KINDS])];
 
 /**
  * The shell's use of the realtime channel: notifications refresh the bell (and are announced),

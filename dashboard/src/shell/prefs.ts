@@ -41,18 +41,23 @@ export function useLocales() {
 export function useLocaleChoices(current: string | null): Array<{ value: string; label: string; lang: string }> {
   const locales = useLocales();
   const enabled = (locales.data ?? []).filter((l) => l.enabled);
-  const choices = enabled.map((l) => ({ value: l.locale, label: localeName(l.locale, l.name), lang: bcp47(l.locale) }));
+  const choices = enabled.map((l) => ({ value: l.locale, label: ownName(l.locale) ?? l.name, lang: bcp47(l.locale) }));
   if (current && !choices.some((c) => c.value === current)) choices.unshift({ value: current, label: localeName(current), lang: bcp47(current) });
   return choices;
 }
 
 /** A locale's name in its own language (Deutsch, العربية), or the code when the browser does not know it. */
-export function localeName(locale: string, fallback = locale): string {
+export function localeName(locale: string): string {
+  return ownName(locale) ?? locale;
+}
+
+/** The browser's name of a locale in its own language, or undefined when it has none. */
+function ownName(locale: string): string | undefined {
   try {
     const name = new Intl.DisplayNames([bcp47(locale)], { type: 'language' }).of(bcp47(locale));
-    return name && name !== bcp47(locale) ? name : fallback;
+    return name && name !== bcp47(locale) ? name : undefined;
   } catch {
-    return fallback;
+    return undefined;
   }
 }
 

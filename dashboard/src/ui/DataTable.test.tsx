@@ -51,6 +51,14 @@ describe('DataTable', () => {
     expect(renderToStaticMarkup(<DataTable caption="People" columns={columns} rows={[]} rowKey={(p) => p.id} />)).toContain('<tbody></tbody>');
   });
 
+  it("stacked: the table says so, and each body cell carries its column's name for the narrow layout", () => {
+    const html = renderToStaticMarkup(<DataTable caption="People" stacked columns={columns} rows={people} rowKey={(p) => p.id} />);
+    expect(html).toContain('<table class="data-table data-table-stacked">');
+    expect(html).toContain('<td class="data-table-end age" data-label="Age">36</td>');
+    // The row header names the row itself: no label before it.
+    expect(html).toContain('<th scope="row">Ada</th>');
+  });
+
   it('adds the grid variant and the area classes to the table, and its test id', () => {
     const html = renderToStaticMarkup(
       <DataTable label="People" variant="grid" className="area-table" testId="people" columns={columns} rows={people} rowKey={(p) => p.id} />,

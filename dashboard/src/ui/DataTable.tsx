@@ -44,6 +44,11 @@ interface DataTableOptions<Row> {
   loadMore?: { list: NextPages; label: string; busyLabel?: string };
   /** `lines` (rules between rows, full width) or `grid` (every cell boxed, as wide as its content). */
   variant?: 'lines' | 'grid';
+  /**
+   * Below 700 px each row becomes a stacked card, every cell under its column's name (DB60): for
+   * lists whose rows a person reads one at a time (reports, jobs) rather than compares across.
+   */
+  stacked?: boolean;
   /** More classes for the `<table>` (an area's styles for the controls in its cells). */
   className?: string;
   /** `data-testid` of the `<table>`. */
@@ -63,7 +68,7 @@ const classes = (...names: Array<string | undefined | false>) => names.filter(Bo
  * (axe's scrollable-region-focusable) without adding a tab stop to every narrow table.
  */
 export function DataTable<Row>(props: DataTableProps<Row>) {
-  const { columns, rows, rowKey, rowAttributes, empty, loadMore, variant = 'lines', className, testId } = props;
+  const { columns, rows, rowKey, rowAttributes, empty, loadMore, variant = 'lines', stacked, className, testId } = props;
   const captionId = useId();
   const more = loadMore && <LoadMore list={loadMore.list} label={loadMore.label} busyLabel={loadMore.busyLabel} />;
 
@@ -87,7 +92,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
     <>
       <ScrollBox name={regionName}>
         <table
-          className={classes('data-table', variant === 'grid' && 'data-table-grid', className)}
+          className={classes('data-table', variant === 'grid' && 'data-table-grid', stacked && 'data-table-stacked', className)}
           data-testid={testId}
           aria-label={hasCaption ? undefined : props.label}
           aria-labelledby={hasCaption ? undefined : props.labelledBy}
@@ -121,7 +126,7 @@ export function DataTable<Row>(props: DataTableProps<Row>) {
                       {column.cell(row, index)}
                     </th>
                   ) : (
-                    <td key={column.id} className={className}>
+                    <td key={column.id} className={className} data-label={stacked && typeof column.header === 'string' ? column.header : undefined}>
                       {column.cell(row, index)}
                     </td>
                   );

@@ -7,6 +7,10 @@ import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import { kindLabel } from './notifications';
 import '../../shell/shell.css';
 import { LoadMore } from '../../ui/LoadMore';
+import { Badge } from '../../ui/Badge';
+import { EmptyState } from '../../ui/EmptyState';
+import { PageHeader } from '../../ui/PageHeader';
+import { BellIcon, CheckIcon, MarkReadIcon, OpenIcon, SettingsIcon } from '../../ui/icons';
 
 type Notification = Schemas['Notification'];
 
@@ -49,14 +53,22 @@ export function Notifications() {
   return (
     <>
       {crumbs}
-      <h1>{t('notifications.title')}</h1>
-      <p>{t('notifications.unreadCount', { count: unread })}</p>
-      <div className="actions">
-        <button type="button" disabled={markAll.isPending || unread === 0} onClick={() => markAll.mutate()}>
-          {t('notifications.markAll')}
-        </button>
-        <Link href="/account/preferences#prefs-notifications">{t('notifications.prefsLink')}</Link>
-      </div>
+      <PageHeader
+        title={t('notifications.title')}
+        description={t('notifications.unreadCount', { count: unread })}
+        actions={
+          <>
+            <Link href="/account/preferences#prefs-notifications" className="button ghost">
+              <SettingsIcon className="icon" aria-hidden="true" />
+              {t('notifications.prefsLink')}
+            </Link>
+            <button type="button" disabled={markAll.isPending || unread === 0} onClick={() => markAll.mutate()}>
+              <MarkReadIcon className="icon" aria-hidden="true" />
+              {t('notifications.markAll')}
+            </button>
+          </>
+        }
+      />
       <div className="outcome" aria-live="polite">
         {markAll.isSuccess && (
           <p className="notice" role="status">
@@ -70,7 +82,7 @@ export function Notifications() {
         </div>
       )}
       {items.length === 0 ? (
-        <p>{t('notifications.empty')}</p>
+        <EmptyState icon={BellIcon}>{t('notifications.empty')}</EmptyState>
       ) : (
         <ul className="notifications" aria-label={t('notifications.listLabel')}>
           {items.map((n) => (
@@ -88,7 +100,11 @@ function NotificationItem({ n, pending, onRead }: { n: Notification; pending: bo
   return (
     <li className={unread ? 'notification unread' : 'notification'} data-testid="notification">
       <p className="notification-title">
-        {unread && <span className="badge">{t('notifications.unread')} </span>}
+        {unread && (
+          <>
+            <Badge tone="accent">{t('notifications.unread')}</Badge>{' '}
+          </>
+        )}
         <strong>{n.title}</strong>
       </p>
       {n.body && <p>{n.body}</p>}
@@ -97,12 +113,14 @@ function NotificationItem({ n, pending, onRead }: { n: Notification; pending: bo
       </p>
       <div className="actions">
         {n.link && isInternal(n.link) && (
-          <Link href={n.link} onClick={() => unread && onRead()}>
+          <Link href={n.link} onClick={() => unread && onRead()} className="button secondary">
+            <OpenIcon className="icon" aria-hidden="true" />
             {t('notifications.open')}
           </Link>
         )}
         {unread && (
           <button type="button" className="secondary" disabled={pending} onClick={onRead} aria-label={t('notifications.markReadLabel', { title: n.title })}>
+            <CheckIcon className="icon" aria-hidden="true" />
             {t('notifications.markRead')}
           </button>
         )}

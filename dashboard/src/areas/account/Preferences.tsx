@@ -20,6 +20,9 @@ import { kindLabel } from './notifications';
 import { browserTimeZone, knownTimeZones } from '../../values/format';
 import { setPreferredTimeZone, usePreferredTimeZone } from '../../values/context';
 import '../../shell/shell.css';
+import { Section } from '../../ui/Section';
+import { PageHeader } from '../../ui/PageHeader';
+import { NotificationsIcon, PreferencesIcon, SaveIcon } from '../../ui/icons';
 
 /**
  * /account/preferences: the person's look (theme, accent, density, locale, direction), saved and
@@ -32,8 +35,7 @@ export function Preferences() {
   return (
     <>
       <Breadcrumbs items={[{ label: t('breadcrumbs.account') }, { label: t('prefs.title') }]} />
-      <h1>{t('prefs.title')}</h1>
-      <p>{t('prefs.intro')}</p>
+      <PageHeader title={t('prefs.title')} description={t('prefs.intro')} />
       {prefs.isPending ? <Loading /> : prefs.isError ? <ErrorPanel error={prefs.error} onRetry={() => void prefs.refetch()} /> : <LookForm data={prefs.data} />}
       <NotificationPrefsForm />
     </>
@@ -58,8 +60,7 @@ function LookForm({ data }: { data: PrefsData }) {
   const locales = useLocaleChoices(resolved.locale);
 
   return (
-    <section className="prefs-section" aria-labelledby="prefs-look">
-      <h2 id="prefs-look">{t('prefs.lookTitle')}</h2>
+    <Section id="prefs-look" icon={PreferencesIcon} title={t('prefs.lookTitle')} className="prefs-section">
       <Choice
         legend="prefs.theme"
         name="theme"
@@ -131,7 +132,7 @@ function LookForm({ data }: { data: PrefsData }) {
           <p>{errorText(save.error)}</p>
         </div>
       )}
-    </section>
+    </Section>
   );
 }
 
@@ -294,9 +295,7 @@ function NotificationPrefsForm() {
     save.mutate(query.data.map((p) => ({ kind: p.kind, inApp: form.has(`inApp:${p.kind}`), email: form.has(`email:${p.kind}`) })));
   };
   return (
-    <section className="prefs-section" aria-labelledby="prefs-notifications">
-      <h2 id="prefs-notifications">{t('notifPrefs.title')}</h2>
-      <p>{t('notifPrefs.intro')}</p>
+    <Section id="prefs-notifications" icon={NotificationsIcon} title={t('notifPrefs.title')} description={t('notifPrefs.intro')} className="prefs-section">
       {query.isPending ? (
         <Loading />
       ) : query.isError ? (
@@ -329,6 +328,7 @@ function NotificationPrefsForm() {
             </div>
           )}
           <button type="submit" disabled={save.isPending}>
+            <SaveIcon className="icon" aria-hidden="true" />
             {save.isPending ? t('notifPrefs.saving') : t('notifPrefs.save')}
           </button>
           {save.isSuccess && (
@@ -338,6 +338,6 @@ function NotificationPrefsForm() {
           )}
         </form>
       )}
-    </section>
+    </Section>
   );
 }

@@ -6,6 +6,9 @@ import { useChangePassword, useMe, useUpdateProfile } from './api';
 import { ErrorPanel, Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
 import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import '../../shell/shell.css';
+import { Section } from '../../ui/Section';
+import { PageHeader } from '../../ui/PageHeader';
+import { ProfileIcon, SaveIcon, SecurityIcon } from '../../ui/icons';
 
 /**
  * /account/profile: the person's name and e-mail (a new e-mail needs the current password), and
@@ -17,8 +20,7 @@ export function Profile() {
   return (
     <>
       <Breadcrumbs items={[{ label: t('breadcrumbs.account') }, { label: t('profile.title') }]} />
-      <h1>{t('profile.title')}</h1>
-      <p>{t('profile.intro')}</p>
+      <PageHeader title={t('profile.title')} description={t('profile.intro')} />
       {me.isPending ? <Loading /> : me.isError ? <ErrorPanel error={me.error} onRetry={() => void me.refetch()} /> : <DetailsForm user={me.data} />}
       <PasswordForm />
     </>
@@ -71,8 +73,7 @@ function DetailsForm({ user }: { user: User }) {
   useFocusFirstInvalid(form, submit.error);
 
   return (
-    <section className="prefs-section" aria-labelledby="profile-details">
-      <h2 id="profile-details">{t('profile.detailsTitle')}</h2>
+    <Section id="profile-details" icon={ProfileIcon} title={t('profile.detailsTitle')} className="prefs-section">
       <form ref={form} onSubmit={(e) => void submit.onSubmit(e)} noValidate>
         {/* Keyed by the stored user: after a save the fields show what the server kept, and the password is cleared. */}
         <div key={`${user.name}\n${user.email}`}>
@@ -89,6 +90,7 @@ function DetailsForm({ user }: { user: User }) {
         </div>
         <Outcome error={submit.error} fields={fields} />
         <button type="submit" disabled={submit.pending}>
+          <SaveIcon className="icon" aria-hidden="true" />
           {submit.pending ? t('profile.saving') : t('profile.save')}
         </button>
         <div className="outcome" aria-live="polite">
@@ -99,7 +101,7 @@ function DetailsForm({ user }: { user: User }) {
           )}
         </div>
       </form>
-    </section>
+    </Section>
   );
 }
 
@@ -117,9 +119,7 @@ function PasswordForm() {
   useFocusFirstInvalid(form, submit.error);
 
   return (
-    <section className="prefs-section" aria-labelledby="profile-password">
-      <h2 id="profile-password">{t('profile.passwordTitle')}</h2>
-      <p>{t('profile.passwordIntro')}</p>
+    <Section id="profile-password" icon={SecurityIcon} title={t('profile.passwordTitle')} description={t('profile.passwordIntro')} className="prefs-section">
       <form ref={form} onSubmit={(e) => void submit.onSubmit(e)} noValidate>
         <Field label="profile.currentPassword" name="currentPassword" type="password" autoComplete="current-password" error={fields.currentPassword} />
         <Field
@@ -132,6 +132,7 @@ function PasswordForm() {
         />
         <Outcome error={submit.error} fields={fields} />
         <button type="submit" disabled={submit.pending}>
+          <SaveIcon className="icon" aria-hidden="true" />
           {submit.pending ? t('profile.changingPassword') : t('profile.changePassword')}
         </button>
         <div className="outcome" aria-live="polite">
@@ -142,6 +143,6 @@ function PasswordForm() {
           )}
         </div>
       </form>
-    </section>
+    </Section>
   );
 }

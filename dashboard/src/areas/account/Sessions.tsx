@@ -3,6 +3,10 @@ import { useEndSessions, useMySessions, type Session } from './api';
 import { t } from '../../i18n/t';
 import { deviceOf } from './user-agent';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
+import { Badge } from '../../ui/Badge';
+import { EmptyState } from '../../ui/EmptyState';
+import { PageHeader } from '../../ui/PageHeader';
+import { SessionsIcon, SignOutIcon } from '../../ui/icons';
 
 /** Dates in the person's own locale (the browser's), not the catalogue's. */
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -31,8 +35,18 @@ export function Sessions() {
 
   return (
     <>
-      <h1>{t('sessions.title')}</h1>
-      <p>{t('sessions.intro')}</p>
+      <PageHeader
+        title={t('sessions.title')}
+        description={t('sessions.intro')}
+        actions={
+          others.length > 0 && (
+            <button type="button" className="secondary" disabled={end.isPending} onClick={() => end.mutate(others.map((s) => s.id))}>
+              <SignOutIcon className="icon" aria-hidden="true" />
+              {end.isPending ? t('sessions.ending') : t('sessions.endOthers', { count: others.length })}
+            </button>
+          )
+        }
+      />
       <div ref={outcome} tabIndex={-1} className="outcome">
         {end.isError && (
           <div className="form-error" role="alert">
@@ -46,7 +60,7 @@ export function Sessions() {
         )}
       </div>
       {sessions.length === 0 ? (
-        <p>{t('sessions.empty')}</p>
+        <EmptyState icon={SessionsIcon}>{t('sessions.empty')}</EmptyState>
       ) : (
         <ul className="sessions" aria-label={t('sessions.listLabel')}>
           {sessions.map((s) => (
@@ -54,13 +68,7 @@ export function Sessions() {
           ))}
         </ul>
       )}
-      {others.length > 0 ? (
-        <button type="button" disabled={end.isPending} onClick={() => end.mutate(others.map((s) => s.id))}>
-          {end.isPending ? t('sessions.ending') : t('sessions.endOthers', { count: others.length })}
-        </button>
-      ) : (
-        sessions.length > 0 && <p>{t('sessions.noOthers')}</p>
-      )}
+      {others.length === 0 && sessions.length > 0 && <p className="hint">{t('sessions.noOthers')}</p>}
     </>
   );
 }
@@ -80,7 +88,12 @@ function SessionItem({ session, pending, onEnd }: { session: Session; pending: b
       <p className="session-device">
         {/* The raw User-Agent on hover: what a person checks when the short name is not enough. */}
         <strong title={session.userAgent ?? undefined}>{device}</strong>
-        {session.current && <span className="badge"> {t('sessions.current')}</span>}
+        {session.current && (
+          <>
+            {' '}
+            <Badge tone="success">{t('sessions.current')}</Badge>
+          </>
+        )}
       </p>
       <dl>
         <dt>{t('sessions.ip')}</dt>
@@ -93,7 +106,14 @@ function SessionItem({ session, pending, onEnd }: { session: Session; pending: b
         <dd>{when(session.expiresAt)}</dd>
       </dl>
       {!session.current && (
-        <button type="button" disabled={pending} onClick={onEnd} aria-label={t('sessions.endOneLabel', { device, when: when(session.lastSeenAt) })}>
+        <button
+          type="button"
+          className="secondary"
+          disabled={pending}
+          onClick={onEnd}
+          aria-label={t('sessions.endOneLabel', { device, when: when(session.lastSeenAt) })}
+        >
+          <SignOutIcon className="icon" aria-hidden="true" />
           {t('sessions.endOne')}
         </button>
       )}

@@ -83,7 +83,7 @@ export function SignIn() {
   }
 
   return (
-    <AuthCard title="signIn.title">
+    <AuthCard title="signIn.title" message>
       {search.get('ended') === '1' && (
         <p className="notice" role="status">
           {t('signIn.sessionEnded')}

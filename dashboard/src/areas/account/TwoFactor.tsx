@@ -4,6 +4,8 @@ import { useActivateTwoFactor, useDisableTwoFactor, useEnrolTwoFactor, useMe, us
 import { QrCode } from './QrCode';
 import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
 import { useCopy } from '../../ui/useCopy';
+import { PageHeader } from '../../ui/PageHeader';
+import { CheckIcon, CopyIcon, DisableIcon, ExportIcon, TwoFactorIcon } from '../../ui/icons';
 
 interface Enrolment {
   secret: string;
@@ -45,8 +47,7 @@ export function TwoFactor() {
   if (codes) {
     return (
       <>
-        <h1>{t('security.codesTitle')}</h1>
-        <p>{t('security.codesIntro')}</p>
+        <PageHeader title={t('security.codesTitle')} description={t('security.codesIntro')} />
         <ul className="codes" data-testid="recovery-codes">
           {codes.map((c) => (
             <li key={c}>
@@ -70,58 +71,63 @@ export function TwoFactor() {
 
   return (
     <>
-      <h1>{t('security.title')}</h1>
-      {me.data.totpEnabled ? (
-        <>
-          <p>{t('security.on')}</p>
-          <p>{t('security.disableIntro')}</p>
-          <form onSubmit={disable.onSubmit} noValidate>
-            <FormError error={disable.error} />
-            <Field label="field.password" name="password" type="password" autoComplete="current-password" required error={disable.fields.password} />
-            <button type="submit" disabled={disable.pending}>
-              {disable.pending ? t('security.disabling') : t('security.disable')}
-            </button>
-          </form>
-        </>
-      ) : enrolment ? (
-        <>
-          <p>{t('security.scan')}</p>
-          <QrCode value={enrolment.otpauthUrl} label="security.qrLabel" />
-          <p>
-            <a href={enrolment.otpauthUrl}>{t('security.openApp')}</a>
-          </p>
-          <p>
-            {t('security.key')} <code data-testid="totp-secret">{grouped(enrolment.secret)}</code>
-          </p>
-          <p>{t('security.confirm')}</p>
-          <form onSubmit={activate.onSubmit} noValidate>
-            <FormError error={activate.error} />
-            <Field
-              label="field.code"
-              name="code"
-              type="text"
-              inputMode="numeric"
-              autoComplete="one-time-code"
-              required
-              focusOnMount
-              error={activate.fields.code}
-            />
-            <button type="submit" disabled={activate.pending}>
-              {activate.pending ? t('security.activating') : t('security.activate')}
-            </button>
-          </form>
-        </>
-      ) : (
-        <>
-          <p>{t('security.off')}</p>
-          <form onSubmit={start.onSubmit}>
-            <FormError error={start.error} />
-            <button type="submit" disabled={start.pending}>
-              {start.pending ? t('security.starting') : t('security.start')}
-            </button>
-          </form>
-        </>
-      )}
+      <PageHeader title={t('security.title')} />
+      <div className="card security-card">
+        {me.data.totpEnabled ? (
+          <>
+            <p>{t('security.on')}</p>
+            <p>{t('security.disableIntro')}</p>
+            <form onSubmit={disable.onSubmit} noValidate>
+              <FormError error={disable.error} />
+              <Field label="field.password" name="password" type="password" autoComplete="current-password" required error={disable.fields.password} />
+              <button type="submit" className="danger" disabled={disable.pending}>
+                <DisableIcon className="icon" aria-hidden="true" />
+                {disable.pending ? t('security.disabling') : t('security.disable')}
+              </button>
+            </form>
+          </>
+        ) : enrolment ? (
+          <>
+            <p>{t('security.scan')}</p>
+            <QrCode value={enrolment.otpauthUrl} label="security.qrLabel" />
+            <p>
+              <a href={enrolment.otpauthUrl}>{t('security.openApp')}</a>
+            </p>
+            <p>
+              {t('security.key')} <code data-testid="totp-secret">{grouped(enrolment.secret)}</code>
+            </p>
+            <p>{t('security.confirm')}</p>
+            <form onSubmit={activate.onSubmit} noValidate>
+              <FormError error={activate.error} />
+              <Field
+                label="field.code"
+                name="code"
+                type="text"
+                inputMode="numeric"
+                autoComplete="one-time-code"
+                required
+                focusOnMount
+                error={activate.fields.code}
+              />
+              <button type="submit" disabled={activate.pending}>
+                <CheckIcon className="icon" aria-hidden="true" />
+                {activate.pending ? t('security.activating') : t('security.activate')}
+              </button>
+            </form>
+          </>
+        ) : (
+          <>
+            <p>{t('security.off')}</p>
+            <form onSubmit={start.onSubmit}>
+              <FormError error={start.error} />
+              <button type="submit" disabled={start.pending}>
+                <TwoFactorIcon className="icon" aria-hidden="true" />
+                {start.pending ? t('security.starting') : t('security.start')}
+              </button>
+            </form>
+          </>
+        )}
+      </div>
     </>
   );
 }
@@ -149,9 +155,11 @@ function RecoveryCodesActions({ codes }: { codes: readonly string[] }) {
     <>
       <div className="actions">
         <button type="button" className="secondary" onClick={() => void copy(codes.join('\n'))}>
+          <CopyIcon className="icon" aria-hidden="true" />
           {t('security.codesCopy')}
         </button>
         <button type="button" className="secondary" onClick={() => download('recovery-codes.txt', codesFile(codes))}>
+          <ExportIcon className="icon" aria-hidden="true" />
           {t('security.codesDownload')}
         </button>
       </div>

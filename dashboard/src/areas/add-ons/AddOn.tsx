@@ -14,6 +14,12 @@ import { DomainsSection } from './Domains';
 import { InstancesSection } from './Instances';
 import './addons.css';
 import { useManagesAddOns } from './surfaces';
+import { Section } from '../../ui/Section';
+import { BackLink } from '../../ui/BackLink';
+import { Badge } from '../../ui/Badge';
+import { EmptyState } from '../../ui/EmptyState';
+import { PageHeader } from '../../ui/PageHeader';
+import { AddOnsIcon, DeleteIcon, DisableIcon, EnableIcon, ExportIcon, InfoIcon, PackageIcon, SettingsIcon, WarningIcon } from '../../ui/icons';
 
 /** What the list says after a removal. */
 export type Removed = { removed: string; droppedTables: string[] };
@@ -40,26 +46,31 @@ export function AddOn() {
   if (!addon)
     return (
       <>
-        <p className="addons-back">
-          <Link href="/add-ons">{t('addOns.backToList')}</Link>
-        </p>
-        <h1>{t('addOns.page.notFound')}</h1>
-        <p>{t('addOns.page.notFoundBody', { key })}</p>
+        <BackLink href="/add-ons">{t('addOns.backToList')}</BackLink>
+        <PageHeader title={t('addOns.page.notFound')} />
+        <EmptyState icon={AddOnsIcon}>{t('addOns.page.notFoundBody', { key })}</EmptyState>
       </>
     );
 
   return (
     <>
-      <p className="addons-back">
-        <Link href="/add-ons">{t('addOns.backToList')}</Link>
-      </p>
-      <h1>{addon.name}</h1>
+      <BackLink href="/add-ons">{t('addOns.backToList')}</BackLink>
+      <PageHeader
+        title={addon.name}
+        meta={
+          <>
+            <Badge tone="neutral" dot={false}>
+              {addon.version}
+            </Badge>
+          </>
+        }
+        description={addon.description}
+      />
       {outcome && (
         <p className="notice" role="status">
           {outcome.outcome === 'installed' ? t('addOns.page.installed', { version: outcome.version }) : t('addOns.page.upgraded', { version: outcome.version })}
         </p>
       )}
-      <p>{addon.description}</p>
       {/* What it is and its lifecycle (switch, upgrade, removal) beside what it does here (settings, places, instances, domains): two columns when wide, one after the other when narrow. */}
       <div className="addons-page">
         <div className="addons-page-side">
@@ -69,10 +80,9 @@ export function AddOn() {
         </div>
         <div className="addons-page-main">
           {manages && (
-            <section className="addons-section" aria-labelledby="addon-settings">
-              <h2 id="addon-settings">{t('addOns.settings.title')}</h2>
+            <Section id="addon-settings" icon={SettingsIcon} title={t('addOns.settings.title')} className="addons-section">
               <SettingsForm addon={addon} />
-            </section>
+            </Section>
           )}
           <ConnectSection addon={addon} />
           {manages && <PagesSection addon={addon} />}
@@ -87,14 +97,13 @@ export function AddOn() {
 function Status({ addon, connection, manages }: { addon: Addon; connection: string; manages: boolean }) {
   const toggle = useSetEnabled(addon);
   return (
-    <section className="addons-section" aria-labelledby="addon-status">
-      <h2 id="addon-status">{t('addOns.page.about')}</h2>
+    <Section id="addon-status" icon={InfoIcon} title={t('addOns.page.about')} className="addons-section">
       <dl className="addons-facts" data-testid="addon-facts">
         <dt>{t('addOns.fact.status')}</dt>
         <dd>
-          <span className={addon.enabled ? 'addons-badge addons-on' : 'addons-badge addons-off'} data-testid="addon-status">
+          <Badge tone={addon.enabled ? 'success' : 'neutral'} testId="addon-status">
             {addon.enabled ? t('addOns.status.enabled') : t('addOns.status.disabled')}
-          </span>
+          </Badge>
         </dd>
         <dt>{t('addOns.fact.version')}</dt>
         <dd data-testid="addon-version">{addon.version}</dd>
@@ -123,10 +132,11 @@ function Status({ addon, connection, manages }: { addon: Addon; connection: stri
       {manages && (
         // Disabling is not the page's main action: a secondary button; enabling a disabled add-on is.
         <button type="button" className={addon.enabled ? 'secondary' : undefined} disabled={toggle.isPending} onClick={() => toggle.mutate(!addon.enabled)}>
+          {addon.enabled ? <DisableIcon className="icon" aria-hidden="true" /> : <EnableIcon className="icon" aria-hidden="true" />}
           {addon.enabled ? t('addOns.page.disable', { name: addon.name }) : t('addOns.page.enable', { name: addon.name })}
         </button>
       )}
-    </section>
+    </Section>
   );
 }
 
@@ -137,8 +147,7 @@ function Upgrade({ addon, staged }: { addon: Addon; staged: Array<{ version: str
   const entry = catalog.data?.addons.find((e) => e.key === addon.key);
   const offered = (entry?.versions ?? []).filter((v) => v.compatible && newer(v.version, addon.version) && !staged.some((s) => s.version === v.version));
   return (
-    <section className="addons-section" aria-labelledby="addon-upgrade">
-      <h2 id="addon-upgrade">{t('addOns.upgrade.title')}</h2>
+    <Section id="addon-upgrade" icon={PackageIcon} title={t('addOns.upgrade.title')} className="addons-section">
       {staged.length === 0 && offered.length === 0 && <p>{t('addOns.upgrade.none', { version: addon.version })}</p>}
       {download.isError && (
         <div className="form-error" role="alert">
@@ -154,6 +163,7 @@ function Upgrade({ addon, staged }: { addon: Addon; staged: Array<{ version: str
         {offered.map((v) => (
           <li key={v.version}>
             <button type="button" disabled={download.isPending} onClick={() => download.mutate({ key: addon.key, version: v.version })}>
+              <ExportIcon className="icon" aria-hidden="true" />
               {t('addOns.upgrade.download', { version: v.version })}
             </button>
           </li>
@@ -162,7 +172,7 @@ function Upgrade({ addon, staged }: { addon: Addon; staged: Array<{ version: str
       <p className="hint">
         <Link href="/add-ons">{t('addOns.upgrade.uploadHint')}</Link>
       </p>
-    </section>
+    </Section>
   );
 }
 
@@ -179,9 +189,13 @@ function Remove({ addon }: { addon: Addon }) {
   });
   const hasTables = addon.tables.length > 0;
   return (
-    <section className="addons-section" aria-labelledby="addon-remove">
-      <h2 id="addon-remove">{t('addOns.remove.title')}</h2>
-      <p>{t('addOns.remove.intro')}</p>
+    <Section
+      id="addon-remove"
+      icon={WarningIcon}
+      title={t('addOns.remove.title')}
+      description={t('addOns.remove.intro')}
+      className="addons-section danger-zone"
+    >
       {hasTables && (
         <fieldset className="addons-choice" aria-describedby={`${groupId}-tables`}>
           <legend>{t('addOns.remove.dataLegend')}</legend>
@@ -199,6 +213,7 @@ function Remove({ addon }: { addon: Addon }) {
         </fieldset>
       )}
       <button type="button" className="danger" onClick={() => setAsking(true)}>
+        <DeleteIcon className="icon" aria-hidden="true" />
         {t('addOns.remove.open', { name: addon.name })}
       </button>
       {asking && (
@@ -234,6 +249,6 @@ function Remove({ addon }: { addon: Addon }) {
           )}
         </ConfirmDialog>
       )}
-    </section>
+    </Section>
   );
 }

@@ -23,7 +23,11 @@ import { planPath } from './paths';
 import { useManagesAddOns } from './surfaces';
 import { useHistoryOnce } from './title';
 import './addons.css';
-import { ImportIcon, RefreshIcon } from '../../ui/icons';
+import { AddOnsIcon, ExportIcon, ImportIcon, PackageIcon, RefreshIcon, SearchIcon } from '../../ui/icons';
+import { Section } from '../../ui/Section';
+import { Badge } from '../../ui/Badge';
+import { EmptyState } from '../../ui/EmptyState';
+import { PageHeader } from '../../ui/PageHeader';
 
 /**
  * Screen 8, Add-ons: what is installed (status, version, connection), the packages waiting to
@@ -46,8 +50,18 @@ export function AddOns() {
 
   return (
     <>
-      <h1>{t('addOns.title')}</h1>
-      <p>{t('addOns.intro')}</p>
+      <PageHeader
+        title={t('addOns.title')}
+        description={t('addOns.intro')}
+        actions={
+          manages && (
+            <a href="#addons-catalog" className="button">
+              <SearchIcon className="icon" aria-hidden="true" />
+              {t('addOns.catalog.browse')}
+            </a>
+          )
+        }
+      />
       {removed && (
         <p className="notice" role="status">
           {removed.droppedTables.length
@@ -55,10 +69,21 @@ export function AddOns() {
             : t('addOns.removed.kept', { name: removed.removed })}
         </p>
       )}
-      <section className="addons-section" aria-labelledby="addons-installed">
-        <h2 id="addons-installed">{t('addOns.installed.title')}</h2>
+      <Section id="addons-installed" icon={AddOnsIcon} title={t('addOns.installed.title')} className="addons-section">
         {addons.length === 0 ? (
-          <p>{t('addOns.installed.empty')}</p>
+          <EmptyState
+            icon={AddOnsIcon}
+            action={
+              manages && (
+                <a href="#addons-catalog" className="button secondary">
+                  <SearchIcon className="icon" aria-hidden="true" />
+                  {t('addOns.catalog.browse')}
+                </a>
+              )
+            }
+          >
+            {t('addOns.installed.empty')}
+          </EmptyState>
         ) : (
           <ul className="addons-list">
             {addons.map((a) => (
@@ -66,7 +91,7 @@ export function AddOns() {
             ))}
           </ul>
         )}
-      </section>
+      </Section>
       {/* Packages, the catalog and uploads are for those who may install (add-ons.manage, decisions DB25 as amended). */}
       {manages && <StagedSection staged={waiting} installedVersion={installedVersion} />}
       {manages && <CatalogSection />}
@@ -80,9 +105,7 @@ function InstalledItem({ addon, connections }: { addon: Addon; connections: read
     <li className="addons-item" data-testid="installed-addon">
       <p className="addons-item-head">
         <Link href={`/add-ons/${addon.key}`}>{addon.name}</Link>{' '}
-        <span className={addon.enabled ? 'addons-badge addons-on' : 'addons-badge addons-off'}>
-          {addon.enabled ? t('addOns.status.enabled') : t('addOns.status.disabled')}
-        </span>
+        <Badge tone={addon.enabled ? 'success' : 'neutral'}>{addon.enabled ? t('addOns.status.enabled') : t('addOns.status.disabled')}</Badge>
       </p>
       <dl className="addons-facts">
         <dt>{t('addOns.fact.version')}</dt>
@@ -105,9 +128,7 @@ function StagedSection({ staged, installedVersion }: { staged: Staged[]; install
     return current !== null && !newer(s.version, current);
   };
   return (
-    <section className="addons-section" aria-labelledby="addons-staged">
-      <h2 id="addons-staged">{t('addOns.staged.title')}</h2>
-      <p>{t('addOns.staged.intro')}</p>
+    <Section id="addons-staged" icon={PackageIcon} title={t('addOns.staged.title')} description={t('addOns.staged.intro')} className="addons-section">
       {forget.isError && (
         <div className="form-error" role="alert">
           <p>{errorText(forget.error)}</p>
@@ -146,14 +167,12 @@ function StagedSection({ staged, installedVersion }: { staged: Staged[]; install
           </li>
         ))}
       </ul>
-    </section>
+    </Section>
   );
 }
 
 export function VerifiedBadge({ verified }: { verified: boolean }) {
-  return (
-    <span className={verified ? 'addons-badge addons-on' : 'addons-badge addons-warn'}>{verified ? t('addOns.verified.yes') : t('addOns.verified.no')}</span>
-  );
+  return <Badge tone={verified ? 'success' : 'warning'}>{verified ? t('addOns.verified.yes') : t('addOns.verified.no')}</Badge>;
 }
 
 function matches(entry: CatalogEntry, query: string): boolean {
@@ -173,14 +192,13 @@ function CatalogSection() {
   const failed = refresh.data?.refresh?.filter((r) => !r.ok) ?? [];
   const entries = catalog.data?.addons.filter((e) => matches(e, query)) ?? [];
   return (
-    <section className="addons-section" aria-labelledby="addons-catalog">
-      <h2 id="addons-catalog">{t('addOns.catalog.title')}</h2>
+    <Section id="addons-catalog" icon={SearchIcon} title={t('addOns.catalog.title')} className="addons-section">
       <div className="addons-toolbar">
         <div className="field">
           <label htmlFor={searchId}>{t('addOns.catalog.search')}</label>
           <input id={searchId} type="search" value={query} onChange={(e) => setQuery(e.target.value)} />
         </div>
-        <button type="button" onClick={() => refresh.mutate()} disabled={refresh.isPending}>
+        <button type="button" className="secondary" onClick={() => refresh.mutate()} disabled={refresh.isPending}>
           <RefreshIcon className="icon" aria-hidden="true" />
           {refresh.isPending ? t('addOns.catalog.refreshing') : t('addOns.catalog.refresh')}
         </button>
@@ -226,7 +244,7 @@ function CatalogSection() {
           </ul>
         </>
       )}
-    </section>
+    </Section>
   );
 }
 
@@ -252,13 +270,14 @@ function CatalogItem({ entry, pending, onDownload }: { entry: CatalogEntry; pend
             <li key={v.version}>
               <span>{t('addOns.catalog.version', { version: v.version, engine: v.engine })}</span>{' '}
               {!v.compatible ? (
-                <span className="addons-badge addons-warn">{t('addOns.catalog.incompatible')}</span>
+                <Badge tone="warning">{t('addOns.catalog.incompatible')}</Badge>
               ) : entry.installed?.version === v.version ? (
-                <span className="addons-badge addons-on">{t('addOns.catalog.isInstalled')}</span>
+                <Badge tone="success">{t('addOns.catalog.isInstalled')}</Badge>
               ) : staged ? (
                 <Link href={planPath(entry.key, v.version)}>{t('addOns.staged.review', { name: entry.name, version: v.version })}</Link>
               ) : (
-                <button type="button" disabled={pending} onClick={() => onDownload(v.version)}>
+                <button type="button" className="secondary" disabled={pending} onClick={() => onDownload(v.version)}>
+                  <ExportIcon className="icon" aria-hidden="true" />
                   {t('addOns.catalog.download', { name: entry.name, version: v.version })}
                 </button>
               )}
@@ -283,8 +302,7 @@ function UploadSection() {
     if (file) upload.mutate(file);
   };
   return (
-    <section className="addons-section" aria-labelledby="addons-upload">
-      <h2 id="addons-upload">{t('addOns.upload.title')}</h2>
+    <Section id="addons-upload" icon={ImportIcon} title={t('addOns.upload.title')} className="addons-section">
       <form onSubmit={onSubmit} noValidate>
         <div className="field">
           <label htmlFor={fileId}>{t('addOns.upload.file')}</label>
@@ -311,6 +329,6 @@ function UploadSection() {
           {upload.isPending ? t('addOns.upload.uploading') : t('addOns.upload.submit')}
         </button>
       </form>
-    </section>
+    </Section>
   );
 }

@@ -8,6 +8,8 @@ import { useCompleteOAuth, useConnectSecret, useDisconnect, useInstalled, useOAu
 import { addonPath } from './paths';
 import { useDocumentTitle } from './title';
 import './addons.css';
+import { Section } from '../../ui/Section';
+import { DisableIcon, EndpointIcon, OpenIcon } from '../../ui/icons';
 
 /**
  * How the add-on reaches its provider (D29): for `secret`, a form of the manifest's fields
@@ -17,14 +19,13 @@ import './addons.css';
 export function ConnectSection({ addon }: { addon: Addon }) {
   if (!addon.connect) return null;
   return (
-    <section className="addons-section" aria-labelledby="addon-connect">
-      <h2 id="addon-connect">{t('addOns.connect.title')}</h2>
+    <Section id="addon-connect" title={t('addOns.connect.title')} className="addons-section">
       <p data-testid="connect-status">
         {addon.connected && addon.connectedAt !== null ? t('addOns.connect.connectedAt', { when: when(addon.connectedAt) }) : t('addOns.connect.notConnected')}
       </p>
       {addon.connect.kind === 'secret' ? <SecretForm addon={addon} /> : <OAuthStart addon={addon} />}
       {addon.connected && <Disconnect addon={addon} />}
-    </section>
+    </Section>
   );
 }
 
@@ -78,6 +79,7 @@ function SecretForm({ addon }: { addon: Addon }) {
         </p>
       )}
       <button type="submit" disabled={connect.isPending}>
+        <EndpointIcon className="icon" aria-hidden="true" />
         {connect.isPending ? t('addOns.connect.connecting') : t('addOns.connect.submit', { name: addon.name })}
       </button>
     </form>
@@ -98,6 +100,7 @@ function OAuthStart({ addon }: { addon: Addon }) {
         </div>
       )}
       <button type="button" disabled={start.isPending || start.isSuccess} onClick={() => start.mutate()}>
+        <OpenIcon className="icon" aria-hidden="true" />
         {addon.connected ? t('addOns.connect.oauthAgain', { name: addon.name }) : t('addOns.connect.oauth', { name: addon.name })}
       </button>
     </>
@@ -110,6 +113,7 @@ function Disconnect({ addon }: { addon: Addon }) {
   return (
     <div>
       <button type="button" className="danger" onClick={() => setAsking(true)}>
+        <DisableIcon className="icon" aria-hidden="true" />
         {t('addOns.connect.disconnect', { name: addon.name })}
       </button>
       {asking && (

@@ -8,6 +8,7 @@ import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { useReplaceMapping, useSurfaces, type Addon, type DomainEntry as Entry, type Surface } from './api';
 import { SurfacesSection, type Said } from './SurfacesSection';
 import { useManagesAddOns } from './surfaces';
+import { AddIcon, DeleteIcon } from '../../ui/icons';
 
 /** The server's issue codes in words (AO16); a code the dashboard does not know is shown as the server said it. */
 const ISSUE_WORDS: Record<string, MessageId> = {
@@ -178,6 +179,7 @@ function AddName({
         </div>
       )}
       <button type="submit" disabled={add.isPending}>
+        <AddIcon className="icon" aria-hidden="true" />
         {add.isPending ? t('addOns.domains.adding') : t('addOns.domains.add')}
       </button>
     </form>
@@ -194,6 +196,7 @@ function RemoveName({ host, title, onRemoved }: { host: string; title: string; o
   return (
     <>
       <button type="button" className="secondary" onClick={() => (remove.reset(), setAsking(true))}>
+        <DeleteIcon className="icon" aria-hidden="true" />
         {t('addOns.domains.remove', { host })}
       </button>
       {asking && (

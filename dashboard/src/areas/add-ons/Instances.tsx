@@ -10,6 +10,7 @@ import { initialValues, SettingsEditor, SettingsFields, settingErrors, toSetting
 import { SurfacesSection, type Said } from './SurfacesSection';
 import { useManagesAddOns } from './surfaces';
 import { SecretOnce } from '../../ui/SecretOnce';
+import { AddIcon, DeleteIcon, EditIcon } from '../../ui/icons';
 
 /** The server's issue codes for an id in words (AO18); a code the dashboard does not know is shown as the server said it. */
 const ISSUE_WORDS: Record<string, MessageId> = {
@@ -156,6 +157,7 @@ function InstanceRow({
         ))}
         {manages && addon.settingsSchema.length > 0 && (
           <button type="button" className="secondary" aria-expanded={editing} onClick={() => setEditing((e) => !e)}>
+            <EditIcon className="icon" aria-hidden="true" />
             {t('addOns.instances.editSettings', { name: instance.name })}
           </button>
         )}
@@ -267,6 +269,7 @@ function AddInstance({ addon, onAdded, onStart }: { addon: Addon; onAdded: (name
       )}
       <FormError error={add.error} />
       <button type="submit" disabled={add.isPending}>
+        <AddIcon className="icon" aria-hidden="true" />
         {add.isPending ? t('addOns.instances.adding') : t('addOns.instances.add')}
       </button>
     </form>
@@ -283,6 +286,7 @@ function RemoveInstance({ addon, instance, onRemoved }: { addon: Addon; instance
   return (
     <>
       <button type="button" className="secondary" onClick={() => (remove.reset(), setAsking(true))}>
+        <DeleteIcon className="icon" aria-hidden="true" />
         {t('addOns.instances.remove', { name: instance.name })}
       </button>
       {notEmpty && !asking && (

@@ -5,6 +5,8 @@ import { t } from '../../i18n/t';
 import { FormError } from '../../ui';
 import { usePlacePage, useSurfaces, type Addon, type Surface } from './api';
 import { appPagePath } from './surfaces';
+import { Section } from '../../ui/Section';
+import { DeleteIcon, PagesIcon } from '../../ui/icons';
 
 /**
  * The add-on's dashboard pages and where they sit in the navigation: a section (a kebab-case
@@ -15,13 +17,11 @@ export function PagesSection({ addon }: { addon: Addon }) {
   const pages = (surfaces.data ?? []).filter((s) => s.appKey === addon.key && s.kind === 'dashboard-page');
   if (pages.length === 0) return null;
   return (
-    <section className="addons-section" aria-labelledby="addon-pages">
-      <h2 id="addon-pages">{t('addOns.pages.title')}</h2>
-      <p className="hint">{t('addOns.pages.intro')}</p>
+    <Section id="addon-pages" title={t('addOns.pages.title')} description={t('addOns.pages.intro')} className="addons-section">
       {pages.map((page) => (
         <Placement key={page.name} page={page} enabled={addon.enabled} />
       ))}
-    </section>
+    </Section>
   );
 }
 
@@ -89,10 +89,12 @@ function Placement({ page, enabled }: { page: Surface; enabled: boolean }) {
       )}
       <div className="addons-actions">
         <button type="submit" disabled={place.isPending}>
+          <PagesIcon className="icon" aria-hidden="true" />
           {page.placement ? t('addOns.pages.move', { title: page.title }) : t('addOns.pages.place', { title: page.title })}
         </button>
         {page.placement && (
           <button type="button" className="secondary" disabled={place.isPending} onClick={() => place.mutate(null)}>
+            <DeleteIcon className="icon" aria-hidden="true" />
             {t('addOns.pages.remove', { title: page.title })}
           </button>
         )}

@@ -8,6 +8,9 @@ import { addonPath } from './paths';
 import { PlanView } from './PlanView';
 import { useDocumentTitle } from './title';
 import './addons.css';
+import { BackLink } from '../../ui/BackLink';
+import { PageHeader } from '../../ui/PageHeader';
+import { CheckIcon } from '../../ui/icons';
 
 /** The value of the "none" option of a list (not a text a person reads). */
 const NONE = '';
@@ -50,11 +53,8 @@ export function Plan() {
 
   return (
     <>
-      <p className="addons-back">
-        <Link href="/add-ons">{t('addOns.backToList')}</Link>
-      </p>
-      <h1>{title}</h1>
-      <p>{upgrade ? t('addOns.plan.upgradeIntro') : t('addOns.plan.installIntro')}</p>
+      <BackLink href="/add-ons">{t('addOns.backToList')}</BackLink>
+      <PageHeader title={title} description={upgrade ? t('addOns.plan.upgradeIntro') : t('addOns.plan.installIntro')} />
       {(!upgrade || mustChoose || (needsConnection && (plan.data?.tables.length ?? 0) > 0)) && (
         <ConnectionPicker connections={connections.data ?? []} value={connectionId} mustChoose={mustChoose} onChange={setPicked} />
       )}
@@ -205,6 +205,7 @@ function Confirm({
           </div>
         )}
         <button type="button" disabled={confirm.isPending || blocked} onClick={() => confirmPlan(plan.hash)}>
+          <CheckIcon className="icon" aria-hidden="true" />
           {confirm.isPending
             ? upgrade
               ? t('addOns.plan.upgrading')

@@ -33,7 +33,7 @@ export function SurfacesSection({
     if (said?.focus) heading.current?.focus();
   }, [said]);
   return (
-    <section className="addons-section" aria-labelledby={id}>
+    <section className="addons-section card section" aria-labelledby={id}>
       <h2 id={id} ref={heading} tabIndex={-1}>
         {title}
       </h2>

@@ -1,11 +1,14 @@
 import { useEffect, useState } from 'react';
+import { useBranding } from '../../api/bootstrap';
 import { t } from '../../i18n/t';
+import { productName } from '../../shell/branding';
 
 /** The document title for a screen whose heading is not a catalogue message (it names an add-on). */
 export function useDocumentTitle(screen: string): void {
+  const product = productName(useBranding());
   useEffect(() => {
-    document.title = t('app.documentTitle', { screen });
-  }, [screen]);
+    document.title = t('app.documentTitle', { screen, product });
+  }, [screen, product]);
 }
 
 /**

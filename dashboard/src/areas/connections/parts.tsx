@@ -18,10 +18,14 @@ const SECTIONS: ReadonlyArray<{ label: MessageId; path: (id: string) => string; 
   { label: 'connections.tab.delete', path: paths.remove, writes: true },
 ];
 
+/** The AI assistant's Ask screen on this connection (the llm area), for holders of llm.use. */
+const askPath = (id: string) => `/ask?connection=${encodeURIComponent(id)}`;
+
 /** The sections of one connection, as links (each has its own address). */
 function Sections({ id }: { id: string }) {
   const [location] = useLocation();
   const canWrite = useCan('connections.write');
+  const canAsk = useCan('llm.use');
   return (
     <nav aria-label={t('connections.sections')} className="conn-sections">
       <ul>
@@ -35,6 +39,11 @@ function Sections({ id }: { id: string }) {
             </li>
           );
         })}
+        {canAsk && (
+          <li>
+            <Link href={askPath(id)}>{t('connections.tab.ask')}</Link>
+          </li>
+        )}
       </ul>
     </nav>
   );

@@ -26,6 +26,8 @@ import { byPosition, freeSpot, newId, place, type Box } from './layout';
 import { TIME_RANGES, timeRangeOf, withTimeRange, type TimeRange } from './range';
 import { WidgetEditor } from './WidgetEditor';
 import './dashboards.css';
+import { AddIcon, EditIcon, RefreshIcon, SaveIcon, WidgetIcon } from '../../ui/icons';
+import { EmptyState } from '../../ui/EmptyState';
 
 /** A new widget's size by its viz: a number is small, a chart wider and taller. */
 const SIZES: Record<VizType, { w: number; h: number }> = {
@@ -157,15 +159,18 @@ function Dashboard({ page, mine, onReload }: { page: Page; mine: MyLayout | null
                 </select>
               </label>
               <button type="button" className="secondary" onClick={() => void refresh()} disabled={data.isFetching}>
+                <RefreshIcon className="icon" aria-hidden="true" />
                 {data.isFetching ? t('dashboards.refreshing') : t('dashboards.refresh')}
               </button>
               {widgets.length > 0 && (
                 <button type="button" className="secondary" onClick={arrangeMine}>
+                  <WidgetIcon className="icon" aria-hidden="true" />
                   {t('dashboards.mine.arrange')}
                 </button>
               )}
               {canEdit && (
                 <button type="button" onClick={() => startEditing()}>
+                  <EditIcon className="icon" aria-hidden="true" />
                   {t('dashboards.edit')}
                 </button>
               )}
@@ -175,10 +180,12 @@ function Dashboard({ page, mine, onReload }: { page: Page; mine: MyLayout | null
             <>
               {editing.scope === 'shared' && (
                 <button type="button" className="secondary" onClick={() => setEditing({ ...editing, editor: 'new' })}>
+                  <AddIcon className="icon" aria-hidden="true" />
                   {t('dashboards.add')}
                 </button>
               )}
               <button type="button" onClick={onSave} disabled={save.isPending || saveMine.isPending}>
+                <SaveIcon className="icon" aria-hidden="true" />
                 {save.isPending || saveMine.isPending ? t('dashboards.saving') : editing.scope === 'mine' ? t('dashboards.mine.save') : t('dashboards.save')}
               </button>
               <button
@@ -236,13 +243,21 @@ function Dashboard({ page, mine, onReload }: { page: Page; mine: MyLayout | null
       )}
       {data.isError && <ErrorPanel error={data.error} onRetry={() => void data.refetch()} />}
       {widgets.length === 0 ? (
-        <section className="dash-empty" aria-label={t('dashboards.title')}>
-          <p>{t('dashboards.empty')}</p>
-          {canEdit && !editing && (
-            <button type="button" onClick={() => startEditing('new')}>
-              {t('dashboards.addFirst')}
-            </button>
-          )}
+        <section aria-label={t('dashboards.title')}>
+          <EmptyState
+            icon={WidgetIcon}
+            action={
+              canEdit &&
+              !editing && (
+                <button type="button" onClick={() => startEditing('new')}>
+                  <AddIcon className="icon" aria-hidden="true" />
+                  {t('dashboards.addFirst')}
+                </button>
+              )
+            }
+          >
+            {t('dashboards.empty')}
+          </EmptyState>
         </section>
       ) : (
         <ol className={`dash-grid${editing ? ' dash-editing' : ''}`} ref={gridRef} aria-label={t('dashboards.widgets')}>

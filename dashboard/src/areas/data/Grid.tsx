@@ -51,7 +51,7 @@ import { RowForm } from './RowForm';
 import { columnError, columnErrors, useDataParams, useToasts, writeErrorText } from './shared';
 import { parseView, paths, viewQuery, type View } from './view';
 import './data.css';
-import { AddIcon, DeleteIcon, EditIcon, ExportIcon, ImportIcon, ReportsIcon } from '../../ui/icons';
+import { AddIcon, AskIcon, DeleteIcon, EditIcon, ExportIcon, ImportIcon, ReportsIcon } from '../../ui/icons';
 
 /** The selection column's width, px (data.css places a frozen key column this far from the left). */
 const SELECT_W = 88;
@@ -268,6 +268,12 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
           <Link href={paths.newReport(conn, table.ref, query)} className="button secondary">
             <ReportsIcon className="icon" aria-hidden="true" />
             {t('data.grid.scheduleReport')}
+          </Link>
+        )}
+        {permissions?.has('llm.use') && (
+          <Link href={`/ask?connection=${encodeURIComponent(conn)}&table=${encodeURIComponent(table.ref)}`} className="button secondary">
+            <AskIcon className="icon" aria-hidden="true" />
+            {t('data.grid.ask')}
           </Link>
         )}
         <ColumnsMenu columns={ordered} layout={layout} keyColumn={keyColumn} onChange={saved.save} onReset={() => saved.save(null)} />

@@ -22,7 +22,12 @@ import {
 } from './api';
 import { ConfigForm } from './ConfigForm';
 import './pages.css';
-import { AddIcon } from '../../ui/icons';
+import { AddIcon, CopyIcon, DeleteIcon, EditIcon, ListIcon, OpenIcon, PagesIcon, SaveIcon, SettingsIcon } from '../../ui/icons';
+import { DataTable } from '../../ui/DataTable';
+import { EmptyState } from '../../ui/EmptyState';
+import { PageHeader } from '../../ui/PageHeader';
+import { KIND_ICON } from './Nav';
+import { Section } from '../../ui/Section';
 
 const KIND_LABEL = {
   list: 'pages.kind.list',
@@ -36,50 +41,72 @@ const KIND_LABEL = {
 export function PageList() {
   useTitle('pages.list.title');
   const pages = usePagesNav();
+  const canNav = usePermissions()?.has('pages.admin') ?? false;
   return (
     <>
-      <h1>{t('pages.list.title')}</h1>
-      <p>
-        <Link href={pagePaths.create} className="button">
-          <AddIcon className="icon" aria-hidden="true" />
-          {t('pages.list.new')}
-        </Link>{' '}
-        {usePermissions()?.has('pages.admin') && <Link href="/pages/nav">{t('pages.list.navEditor')}</Link>}
-      </p>
+      <PageHeader
+        title={t('pages.list.title')}
+        actions={
+          <>
+            {canNav && (
+              <Link href="/pages/nav" className="button secondary">
+                <ListIcon className="icon" aria-hidden="true" />
+                {t('pages.list.navEditor')}
+              </Link>
+            )}
+            <Link href={pagePaths.create} className="button">
+              <AddIcon className="icon" aria-hidden="true" />
+              {t('pages.list.new')}
+            </Link>
+          </>
+        }
+      />
       {pages.isPending ? (
         <Loading />
       ) : pages.isError ? (
         <ErrorPanel error={pages.error} onRetry={() => void pages.refetch()} />
-      ) : pages.data.length === 0 ? (
-        <p>{t('pages.list.empty')}</p>
       ) : (
-        <table className="pages-table">
-          <caption className="visually-hidden">{t('pages.list.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('pages.field.title')}</th>
-              <th scope="col">{t('pages.field.kind')}</th>
-              <th scope="col">{t('pages.field.slug')}</th>
-              <th scope="col">{t('pages.list.actions')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {pages.data.map((p) => (
-              <tr key={p.id}>
-                <td>
-                  <Link href={pagePaths.open(p.slug)}>{p.title}</Link>
-                </td>
-                <td>{t(KIND_LABEL[p.kind])}</td>
-                <td>{p.slug}</td>
-                <td>
-                  <Link href={pagePaths.edit(p.id)} aria-label={t('pages.list.editOne', { title: p.title })}>
-                    {t('pages.list.edit')}
-                  </Link>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          className="pages-table"
+          caption={t('pages.list.title')}
+          captionHidden
+          rows={pages.data}
+          rowKey={(p) => p.id}
+          empty={<EmptyState icon={PagesIcon}>{t('pages.list.empty')}</EmptyState>}
+          columns={[
+            {
+              id: 'title',
+              header: t('pages.field.title'),
+              rowHeader: true,
+              cell: (p) => <Link href={pagePaths.open(p.slug)}>{p.title}</Link>,
+            },
+            {
+              id: 'kind',
+              header: t('pages.field.kind'),
+              cell: (p) => {
+                const Icon = KIND_ICON[p.kind];
+                return (
+                  <span className="pages-kind">
+                    <Icon className="icon" aria-hidden="true" />
+                    {t(KIND_LABEL[p.kind])}
+                  </span>
+                );
+              },
+            },
+            { id: 'slug', header: t('pages.field.slug'), cell: (p) => <code>{p.slug}</code> },
+            {
+              id: 'actions',
+              header: t('pages.list.actions'),
+              align: 'end',
+              cell: (p) => (
+                <Link href={pagePaths.edit(p.id)} className="button ghost" aria-label={t('pages.list.editOne', { title: p.title })}>
+                  <EditIcon className="icon" aria-hidden="true" />
+                  {t('pages.list.edit')}
+                </Link>
+              ),
+            },
+          ]}
+        />
       )}
     </>
   );
@@ -185,7 +212,7 @@ export function NewPage() {
   };
   return (
     <>
-      <h1>{t('pages.new.title')}</h1>
+      <PageHeader title={t('pages.new.title')} />
       <form onSubmit={submit} className="pages-form">
         <Field label="pages.field.title" name="title" required maxLength={200} error={issueAt(create.error, 'body.title')} focusOnMount />
         <SelectField
@@ -269,10 +296,15 @@ function EditForm({ page, children }: { page: Page; children?: ReactNode }) {
   };
   return (
     <>
-      <h1>{t('pages.edit.heading', { title: page.title })}</h1>
-      <p>
-        <Link href={pagePaths.open(page.slug)}>{t('pages.edit.open')}</Link>
-      </p>
+      <PageHeader
+        title={t('pages.edit.heading', { title: page.title })}
+        actions={
+          <Link href={pagePaths.open(page.slug)} className="button secondary">
+            <OpenIcon className="icon" aria-hidden="true" />
+            {t('pages.edit.open')}
+          </Link>
+        }
+      />
       <form onSubmit={submit} className="pages-form">
         <Field label="pages.field.title" name="title" required maxLength={200} defaultValue={page.title} error={issueAt(update.error, 'body.title')} />
         <Field
@@ -294,28 +326,31 @@ function EditForm({ page, children }: { page: Page; children?: ReactNode }) {
         <p role="status">{saved ? t('pages.edit.saved') : ''}</p>
         <p className="actions">
           <button type="submit" disabled={update.isPending}>
+            <SaveIcon className="icon" aria-hidden="true" />
             {t('pages.edit.save')}
           </button>
         </p>
       </form>
       {children}
-      <section className="pages-danger" aria-labelledby="pages-more">
-        <h2 id="pages-more">{t('pages.edit.more')}</h2>
+      <Section id="pages-more" icon={SettingsIcon} title={t('pages.edit.more')} className="pages-danger">
         <p className="actions">
           <button
             type="button"
             disabled={duplicate.isPending}
             onClick={() => duplicate.mutate(undefined, { onSuccess: (copy) => navigate(pagePaths.edit(copy.id)) })}
+            className="secondary"
           >
+            <CopyIcon className="icon" aria-hidden="true" />
             {t('pages.edit.duplicate')}
           </button>{' '}
           <button type="button" className="danger" onClick={() => setConfirming(true)}>
+            <DeleteIcon className="icon" aria-hidden="true" />
             {t('pages.edit.delete')}
           </button>
         </p>
         <FormError error={duplicate.error} />
         {remove.error && <DeleteRefused error={remove.error} />}
-      </section>
+      </Section>
       {confirming && (
         <ConfirmDialog
           title={t('pages.delete.title', { title: page.title })}

@@ -5,7 +5,7 @@ import { pagePaths, type PageKind } from './api';
 import { AddOnsIcon, CustomPageIcon, DetailIcon, FormIcon, ListIcon, PagesIcon, type IconType } from '../../ui/icons';
 
 /** A page's picture when its author chose none, by its kind. */
-const KIND_ICON: Record<PageKind, IconType> = { list: ListIcon, detail: DetailIcon, form: FormIcon, dashboard: PagesIcon, custom: CustomPageIcon };
+export const KIND_ICON: Record<PageKind, IconType> = { list: ListIcon, detail: DetailIcon, form: FormIcon, dashboard: PagesIcon, custom: CustomPageIcon };
 
 /** The kind's icon of a page; an app's page (its manifest names no icon) has the add-ons'. */
 function EntryIcon({ entry }: { entry: NavEntry }) {

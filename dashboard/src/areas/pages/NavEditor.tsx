@@ -9,6 +9,7 @@ import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
 import { usePermissions } from '../account/api';
 import { pagePaths, pagesKeys, saveNavOrder, usePagesNav } from './api';
 import './pages.css';
+import { PageHeader } from '../../ui/PageHeader';
 
 /*
  * The navigation editor (pages.admin, issue 28 screen 3, decisions DB30): the whole navigation
@@ -267,8 +268,7 @@ function Editor() {
 
   return (
     <div className="nav-editor">
-      <h1>{t('pages.navEditor.title')}</h1>
-      <p className="hint">{t('pages.navEditor.intro')}</p>
+      <PageHeader title={t('pages.navEditor.title')} description={t('pages.navEditor.intro')} />
       <p className="visually-hidden" aria-live="polite" role="status">
         {announce}
       </p>

@@ -26,6 +26,9 @@ import {
   type RecordConfig,
 } from './api';
 import './pages.css';
+import { EmptyState } from '../../ui/EmptyState';
+import { PageHeader } from '../../ui/PageHeader';
+import { PagesIcon } from '../../ui/icons';
 
 /** A page at `/p/:slug` (and a row of it at `/p/:slug/:recordId`), drawn by its kind. */
 export function PageScreen() {
@@ -157,7 +160,7 @@ function FormPage({ page, base }: { page: Page; base: string }) {
   };
   return (
     <div className="pages-form-page">
-      <h1>{page.title}</h1>
+      <PageHeader title={page.title} />
       <p role="status">
         {created !== null && (
           <>
@@ -198,9 +201,9 @@ function DashboardPlaceholder({ page }: { page: Page }) {
   useTitle('pages.screen.title');
   return (
     <>
-      <h1>{page.title}</h1>
-      <section className="pages-empty" aria-label={t('pages.dashboard.label')}>
-        <p>{t('pages.dashboard.empty')}</p>
+      <PageHeader title={page.title} />
+      <section aria-label={t('pages.dashboard.label')}>
+        <EmptyState icon={PagesIcon}>{t('pages.dashboard.empty')}</EmptyState>
       </section>
     </>
   );

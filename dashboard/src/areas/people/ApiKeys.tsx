@@ -8,6 +8,9 @@ import { LoadMore } from '../../ui/LoadMore';
 import { DataTable } from '../../ui/DataTable';
 import { SecretOnce } from '../../ui/SecretOnce';
 import { useCan } from '../account/api';
+import { EmptyState } from '../../ui/EmptyState';
+import { Section } from '../../ui/Section';
+import { AddIcon, ApiKeysIcon, DeleteIcon } from '../../ui/icons';
 
 const NONE = '';
 
@@ -30,8 +33,18 @@ export function ApiKeys() {
   const keys = list.data?.pages.flatMap((p) => p.apiKeys) ?? [];
   return (
     <>
-      <ScreenTitle id="people.keys.title" />
-      <p>{t('people.keys.intro')}</p>
+      <ScreenTitle
+        id="people.keys.title"
+        description={t('people.keys.intro')}
+        actions={
+          canCreate && (
+            <a href="#keys-new" className="button">
+              <AddIcon className="icon" aria-hidden="true" />
+              {t('people.keys.new')}
+            </a>
+          )
+        }
+      />
       {created && (
         <SecretOnce
           title={t('people.keys.secretTitle', { name: created.key.name })}
@@ -49,9 +62,10 @@ export function ApiKeys() {
       ) : list.isError ? (
         <LoadError error={list.error} onRetry={() => void list.refetch()} />
       ) : keys.length === 0 ? (
-        <p>{t('people.keys.empty')}</p>
+        <EmptyState icon={ApiKeysIcon}>{t('people.keys.empty')}</EmptyState>
       ) : (
         <DataTable
+          stacked
           caption={t('people.keys.caption')}
           columns={[
             { id: 'name', header: t('people.keys.name'), rowHeader: true, cell: (k) => k.name },
@@ -64,6 +78,7 @@ export function ApiKeys() {
               header: t('people.role.actions'),
               cell: (k) => (
                 <button type="button" className="danger" aria-label={t('people.keys.deleteLabel', { name: k.name })} onClick={() => setDeleting(k)}>
+                  <DeleteIcon className="icon" aria-hidden="true" />
                   {t('people.keys.delete')}
                 </button>
               ),
@@ -101,9 +116,7 @@ function NewKey({ roles, onCreated }: { roles: Role[]; onCreated: (key: ApiKey, 
     onCreated(apiKey, secret);
   });
   return (
-    <section className="people-section" aria-labelledby="keys-new">
-      <h2 id="keys-new">{t('people.keys.new')}</h2>
-      <p className="hint">{t('people.keys.newIntro')}</p>
+    <Section id="keys-new" icon={ApiKeysIcon} title={t('people.keys.new')} description={t('people.keys.newIntro')} className="people-section">
       <form ref={formRef} noValidate onSubmit={(e) => void form.onSubmit(e)}>
         <FormError error={form.error} />
         <Field label="people.keys.name" name="name" autoComplete="off" required error={form.fields.name} />
@@ -130,9 +143,10 @@ function NewKey({ roles, onCreated }: { roles: Role[]; onCreated: (key: ApiKey, 
           )}
         </div>
         <button type="submit" disabled={form.pending}>
+          <AddIcon className="icon" aria-hidden="true" />
           {t('people.keys.create')}
         </button>
       </form>
-    </section>
+    </Section>
   );
 }

@@ -13,6 +13,12 @@ import { recordIdText, rowName } from '../../values/row-name';
 import { Value } from '../../values/Value';
 import { LoadMore } from '../../ui/LoadMore';
 import { DataTable } from '../../ui/DataTable';
+import { Section } from '../../ui/Section';
+import { BackLink } from '../../ui/BackLink';
+import { Badge } from '../../ui/Badge';
+import { EmptyState } from '../../ui/EmptyState';
+import { PageHeader } from '../../ui/PageHeader';
+import { AuditIcon, CloseIcon, SearchIcon } from '../../ui/icons';
 
 type Entry = Schemas['AuditEntry'];
 type ActorType = Entry['actor']['type'];
@@ -116,9 +122,8 @@ export function Audit() {
   const filtered = FILTERS.some((k) => filters[k]);
   return (
     <>
-      <ScreenTitle id="nav.audit" />
-      <p>{t('people.audit.intro')}</p>
-      <form className="people-filters" role="search" aria-label={t('people.audit.filterLabel')} onSubmit={onFilter} key={search.toString()}>
+      <ScreenTitle id="nav.audit" description={t('people.audit.intro')} />
+      <form className="people-filters filter-bar" role="search" aria-label={t('people.audit.filterLabel')} onSubmit={onFilter} key={search.toString()}>
         <SelectField
           label="people.audit.actor"
           name="actorId"
@@ -147,9 +152,13 @@ export function Audit() {
         <Field label="people.audit.from" name="from" type="datetime-local" defaultValue={filters.from ? toLocalInput(Number(filters.from)) : ''} />
         <Field label="people.audit.to" name="to" type="datetime-local" defaultValue={filters.to ? toLocalInput(Number(filters.to)) : ''} />
         <div className="actions">
-          <button type="submit">{t('people.filter.apply')}</button>
+          <button type="submit" className="secondary">
+            <SearchIcon className="icon" aria-hidden="true" />
+            {t('people.filter.apply')}
+          </button>
           {filtered && (
             <button type="button" className="secondary" onClick={() => navigate('/audit')}>
+              <CloseIcon className="icon" aria-hidden="true" />
               {t('people.filter.clear')}
             </button>
           )}
@@ -160,7 +169,9 @@ export function Audit() {
       ) : list.isError ? (
         <LoadError error={list.error} onRetry={() => void list.refetch()} />
       ) : entries.length === 0 ? (
-        <p role="status">{filtered ? t('people.audit.noMatch') : t('people.audit.empty')}</p>
+        <EmptyState icon={filtered ? SearchIcon : AuditIcon}>
+          <p role="status">{filtered ? t('people.audit.noMatch') : t('people.audit.empty')}</p>
+        </EmptyState>
       ) : (
         <DataTable
           caption={t('people.audit.caption', { count: entries.length })}
@@ -176,7 +187,15 @@ export function Audit() {
               ),
             },
             { id: 'actor', header: t('people.audit.actor'), cell: (e) => actorText(e.actor, allNames) },
-            { id: 'action', header: t('people.audit.action'), cell: (e) => <code>{e.action}</code> },
+            {
+              id: 'action',
+              header: t('people.audit.action'),
+              cell: (e) => (
+                <Badge tone="neutral" dot={false}>
+                  <code>{e.action}</code>
+                </Badge>
+              ),
+            },
             { id: 'target', header: t('people.audit.target'), cell: (e) => <Target target={e.target} names={allNames} roles={roles.data} /> },
           ]}
           rows={entries}
@@ -338,11 +357,7 @@ export function AuditEntryPage() {
   const state: unknown = window.history.state;
   const from =
     typeof state === 'object' && state !== null && 'back' in state && typeof state.back === 'string' && state.back.startsWith('/audit') ? state.back : '/audit';
-  const back = (
-    <p className="people-crumb">
-      <Link href={from}>{t('people.audit.back')}</Link>
-    </p>
-  );
+  const back = <BackLink href={from}>{t('people.audit.back')}</BackLink>;
   if (entry.isPending) return <Loading />;
   if (entry.isError)
     return (
@@ -356,8 +371,8 @@ export function AuditEntryPage() {
   return (
     <>
       {back}
-      <h1>{t('people.audit.entryHeading', { action: e.action })}</h1>
-      <dl className="people-details">
+      <PageHeader title={t('people.audit.entryHeading', { action: e.action })} />
+      <dl className="people-details details-list card">
         <dt>{t('people.audit.at')}</dt>
         <dd>{when(e.at)}</dd>
         <dt>{t('people.audit.actor')}</dt>
@@ -375,10 +390,9 @@ export function AuditEntryPage() {
           <code>{e.requestId ?? t('people.audit.unknown')}</code>
         </dd>
       </dl>
-      <section className="people-section" aria-labelledby="audit-diff">
-        <h2 id="audit-diff">{t('people.audit.diff')}</h2>
+      <Section id="audit-diff" icon={AuditIcon} title={t('people.audit.diff')} className="people-section">
         <Diff diff={e.diff} />
-      </section>
+      </Section>
     </>
   );
 }

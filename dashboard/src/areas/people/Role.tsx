@@ -8,6 +8,11 @@ import { useCatalog, useDeleteRole, useEditRole, useRoleGrants, useRoles, useSav
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { grantKey } from './Roles';
 import { DataTable } from '../../ui/DataTable';
+import { Section } from '../../ui/Section';
+import { BackLink } from '../../ui/BackLink';
+import { EmptyState } from '../../ui/EmptyState';
+import { PageHeader } from '../../ui/PageHeader';
+import { AddIcon, DeleteIcon, EditIcon, RolesIcon, SaveIcon } from '../../ui/icons';
 
 /** The permissions the server narrows by a scope (DESIGN D9: data permissions). */
 export const SCOPABLE = ['data.read', 'data.write'];
@@ -71,37 +76,34 @@ function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
 
   return (
     <>
-      <p className="people-crumb">
-        <Link href="/roles">{t('people.role.back')}</Link>
-      </p>
-      <h1>{role.name}</h1>
+      <BackLink href="/roles">{t('people.role.back')}</BackLink>
+      <PageHeader title={role.name} description={role.description ?? undefined} />
       {role.builtin && <p className="people-info">{t('people.role.builtinNote')}</p>}
-      {role.description && <p>{role.description}</p>}
       <Outcome message={outcome.message} error={outcome.error} stamp={outcome.at} />
 
       {!role.builtin && (
-        <section className="people-section" aria-labelledby="role-edit">
-          <h2 id="role-edit">{t('people.role.edit')}</h2>
+        <Section id="role-edit" icon={EditIcon} title={t('people.role.edit')} className="people-section">
           <form noValidate onSubmit={(e) => void rename.onSubmit(e)} key={role.updatedAt}>
             <FormError error={rename.error} />
             <Field label="people.roles.name" name="name" defaultValue={role.name} required error={rename.fields.name} />
             <Field label="people.roles.description" name="description" defaultValue={role.description ?? ''} error={rename.fields.description} />
             <div className="actions">
               <button type="submit" disabled={rename.pending}>
+                <SaveIcon className="icon" aria-hidden="true" />
                 {t('people.role.save')}
               </button>
               <button type="button" className="danger" onClick={() => setConfirming(true)}>
+                <DeleteIcon className="icon" aria-hidden="true" />
                 {t('people.role.delete')}
               </button>
             </div>
           </form>
-        </section>
+        </Section>
       )}
 
-      <section className="people-section" aria-labelledby="role-grants">
-        <h2 id="role-grants">{t('people.role.grants')}</h2>
+      <Section id="role-grants" icon={RolesIcon} title={t('people.role.grants')} className="people-section">
         {grants.length === 0 ? (
-          <p>{t('people.role.noGrants')}</p>
+          <EmptyState icon={RolesIcon}>{t('people.role.noGrants')}</EmptyState>
         ) : (
           <DataTable
             caption={t('people.role.grantsCaption', { role: role.name })}
@@ -141,7 +143,7 @@ function RoleView({ role, grants }: { role: Role; grants: Grant[] }) {
             rowKey={grantKey}
           />
         )}
-      </section>
+      </Section>
 
       {!role.builtin && (
         <ScopedGrant
@@ -194,9 +196,7 @@ function ScopedGrant({ grants, pending, onAdd, label }: { grants: Grant[]; pendi
     formRef.current?.reset();
   };
   return (
-    <section className="people-section" aria-labelledby="role-scoped">
-      <h2 id="role-scoped">{t('people.scope.title')}</h2>
-      <p className="hint">{t('people.scope.intro')}</p>
+    <Section id="role-scoped" icon={AddIcon} title={t('people.scope.title')} description={t('people.scope.intro')} className="people-section">
       {connections.isPending ? (
         <Loading />
       ) : connections.isError ? (
@@ -237,10 +237,11 @@ function ScopedGrant({ grants, pending, onAdd, label }: { grants: Grant[]; pendi
           <Field label="people.scope.table" name="table" hint="people.scope.tableHint" autoComplete="off" />
           <Field label="people.scope.columns" name="columns" hint="people.scope.columnsHint" autoComplete="off" />
           <button type="submit" disabled={pending}>
+            <AddIcon className="icon" aria-hidden="true" />
             {t('people.scope.add')}
           </button>
         </form>
       )}
-    </section>
+    </Section>
   );
 }

@@ -5,7 +5,9 @@ import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
 import { LoadError, Outcome, ScreenTitle } from './common';
 import { DataTable, type DataColumn } from '../../ui/DataTable';
 import { useCatalog, useCreateRole, useGrants, useRoles, useSaveGrants, type CatalogEntry, type Grant, type Role } from './api';
-import { AddIcon } from '../../ui/icons';
+import { AddIcon, RolesIcon } from '../../ui/icons';
+import { Badge } from '../../ui/Badge';
+import { Section } from '../../ui/Section';
 
 /** A grant's identity (permission and scope), to compare sets of grants. */
 export const grantKey = (g: { permission: string; scope?: Grant['scope'] }) => JSON.stringify([g.permission, g.scope ?? null]);
@@ -17,8 +19,16 @@ export function Roles() {
   const catalog = useCatalog();
   return (
     <>
-      <ScreenTitle id="people.roles.title" />
-      <p>{t('people.roles.intro')}</p>
+      <ScreenTitle
+        id="people.roles.title"
+        description={t('people.roles.intro')}
+        actions={
+          <a href="#roles-new" className="button">
+            <AddIcon className="icon" aria-hidden="true" />
+            {t('people.roles.new')}
+          </a>
+        }
+      />
       {roles.isPending ? (
         <Loading />
       ) : roles.isError ? (
@@ -36,18 +46,24 @@ export function Roles() {
 
 function RoleList({ roles }: { roles: Role[] }) {
   return (
-    <section className="people-section" aria-labelledby="roles-list">
-      <h2 id="roles-list">{t('people.roles.list')}</h2>
+    <Section id="roles-list" icon={RolesIcon} title={t('people.roles.list')} className="people-section">
       <ul className="people-roles">
         {roles.map((r) => (
           <li key={r.id}>
             <Link href={`/roles/${r.id}`}>{r.name}</Link>
-            {r.builtin && <span className="badge"> {t('people.roles.builtin')}</span>}
+            {r.builtin && (
+              <>
+                {' '}
+                <Badge tone="accent" dot={false}>
+                  {t('people.roles.builtin')}
+                </Badge>
+              </>
+            )}
             {r.description && <span className="hint"> {r.description}</span>}
           </li>
         ))}
       </ul>
-    </section>
+    </Section>
   );
 }
 
@@ -62,8 +78,7 @@ function NewRole() {
     setCreated({ name: role.name, id: role.id, at: Date.now() });
   });
   return (
-    <section className="people-section" aria-labelledby="roles-new">
-      <h2 id="roles-new">{t('people.roles.new')}</h2>
+    <Section id="roles-new" icon={AddIcon} title={t('people.roles.new')} className="people-section">
       <Outcome message={created ? t('people.roles.created', { name: created.name }) : null} error={null} stamp={created?.at ?? 0} />
       <form ref={formRef} noValidate onSubmit={(e) => void form.onSubmit(e)} className="people-inline-form">
         <FormError error={form.error} />
@@ -74,7 +89,7 @@ function NewRole() {
           {t('people.roles.create')}
         </button>
       </form>
-    </section>
+    </Section>
   );
 }
 
@@ -133,9 +148,7 @@ function Matrix({ roles, catalog }: { roles: Role[]; catalog: CatalogEntry[] }) 
   };
 
   return (
-    <section className="people-section" aria-labelledby="matrix-title">
-      <h2 id="matrix-title">{t('people.matrix.title')}</h2>
-      <p className="hint">{t('people.matrix.intro')}</p>
+    <Section id="matrix-title" icon={RolesIcon} title={t('people.matrix.title')} description={t('people.matrix.intro')} className="people-section">
       <Outcome message={outcome.message} error={outcome.error} stamp={outcome.at} />
       <DataTable
         className="people-matrix"
@@ -195,6 +208,6 @@ function Matrix({ roles, catalog }: { roles: Role[]; catalog: CatalogEntry[] }) 
           </button>
         )}
       </div>
-    </section>
+    </Section>
   );
 }

@@ -7,7 +7,12 @@ import { Field, FormError, Loading, useSubmit, useTitle } from '../../ui';
 import { InviteLink, LoadError, Outcome, when } from './common';
 import { useEditUser, useRoles, useUser, useUserAction } from './api';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
-import { statusLabel } from './Users';
+import { STATUS_TONE, statusLabel } from './Users';
+import { Section } from '../../ui/Section';
+import { BackLink } from '../../ui/BackLink';
+import { Badge } from '../../ui/Badge';
+import { PageHeader } from '../../ui/PageHeader';
+import { DeleteIcon, EditIcon, RolesIcon, SaveIcon, SecurityIcon } from '../../ui/icons';
 
 /** One person: details, invitation, suspension, roles, deletion. */
 export function UserPage() {
@@ -64,18 +69,16 @@ export function UserPage() {
 
   return (
     <>
-      <p className="people-crumb">
-        <Link href="/users">{t('people.user.back')}</Link>
-      </p>
-      <h1>{u.name}</h1>
+      <BackLink href="/users">{t('people.user.back')}</BackLink>
+      <PageHeader title={u.name} />
       <Outcome message={done} error={act.isError ? act.error : null} stamp={stamp} />
       {act.isSuccess && act.data.inviteLink && <InviteLink link={act.data.inviteLink} />}
-      <dl className="people-details">
+      <dl className="people-details details-list card">
         <dt>{t('field.email')}</dt>
         <dd>{u.email}</dd>
         <dt>{t('people.users.status')}</dt>
         <dd>
-          <span className={`people-status people-status-${u.status}`}>{statusLabel(u.status)}</span>
+          <Badge tone={STATUS_TONE[u.status]}>{statusLabel(u.status)}</Badge>
         </dd>
         <dt>{t('people.users.lastSeen')}</dt>
         <dd>{u.lastLoginAt ? when(u.lastLoginAt) : t('people.users.never')}</dd>
@@ -85,8 +88,7 @@ export function UserPage() {
         <dd>{u.totpEnabled ? t('people.yes') : t('people.no')}</dd>
       </dl>
 
-      <section className="people-section" aria-labelledby="user-access">
-        <h2 id="user-access">{t('people.user.access')}</h2>
+      <Section id="user-access" icon={SecurityIcon} title={t('people.user.access')} className="people-section">
         <div className="actions">
           {u.status === 'invited' && (
             <button type="button" disabled={pending} onClick={() => act.mutate({ action: 'resend' })}>
@@ -94,7 +96,7 @@ export function UserPage() {
             </button>
           )}
           {u.status === 'active' && !self && (
-            <button type="button" disabled={pending} onClick={() => act.mutate({ action: 'suspend' })}>
+            <button type="button" className="secondary" disabled={pending} onClick={() => act.mutate({ action: 'suspend' })}>
               {t('people.user.suspend')}
             </button>
           )}
@@ -105,29 +107,29 @@ export function UserPage() {
           )}
           {!self && (
             <button type="button" className="danger" disabled={pending} onClick={() => setConfirming(true)}>
+              <DeleteIcon className="icon" aria-hidden="true" />
               {t('people.user.delete')}
             </button>
           )}
         </div>
         {self && <p className="hint">{t('people.user.selfHint')}</p>}
         {u.status === 'suspended' && <p className="hint">{t('people.user.suspendedHint')}</p>}
-      </section>
+      </Section>
 
-      <section className="people-section" aria-labelledby="user-edit">
-        <h2 id="user-edit">{t('people.user.edit')}</h2>
+      <Section id="user-edit" icon={EditIcon} title={t('people.user.edit')} className="people-section">
         {u.status === 'invited' && <p className="hint">{t('people.user.editInvitedHint')}</p>}
         <form noValidate onSubmit={(e) => void edit.onSubmit(e)} key={u.updatedAt}>
           <FormError error={edit.error} />
           <Field label="field.name" name="name" defaultValue={u.name} autoComplete="off" required error={edit.fields.name} />
           <Field label="field.email" name="email" type="email" defaultValue={u.email} autoComplete="off" required error={edit.fields.email} />
           <button type="submit" disabled={edit.pending}>
+            <SaveIcon className="icon" aria-hidden="true" />
             {t('people.user.saveDetails')}
           </button>
         </form>
-      </section>
+      </Section>
 
-      <section className="people-section" aria-labelledby="user-roles">
-        <h2 id="user-roles">{t('people.users.roles')}</h2>
+      <Section id="user-roles" icon={RolesIcon} title={t('people.users.roles')} className="people-section">
         {roles.isError ? (
           <LoadError error={roles.error} />
         ) : (
@@ -141,11 +143,12 @@ export function UserPage() {
               ))}
             </fieldset>
             <button type="submit" disabled={pending}>
+              <SaveIcon className="icon" aria-hidden="true" />
               {t('people.user.saveRoles')}
             </button>
           </form>
         )}
-      </section>
+      </Section>
 
       {confirming && (
         <ConfirmDialog

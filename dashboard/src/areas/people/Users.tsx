@@ -7,10 +7,17 @@ import { useInviteUser, useRoles, useRolesByUser, useSystemInfo, useUserList, ty
 import { LoadMore } from '../../ui/LoadMore';
 import { DataTable } from '../../ui/DataTable';
 import { useCan } from '../account/api';
+import { Badge, type BadgeTone } from '../../ui/Badge';
+import { EmptyState } from '../../ui/EmptyState';
+import { Section } from '../../ui/Section';
+import { InviteIcon, SearchIcon, SendIcon, UsersIcon } from '../../ui/icons';
 
 type Status = UserStatus;
 const STATUSES: Status[] = ['active', 'invited', 'suspended'];
 const ANY = '';
+
+/** A user's status as a badge's colour. */
+export const STATUS_TONE: Record<Status, BadgeTone> = { active: 'success', invited: 'accent', suspended: 'danger' };
 
 export const statusLabel = (s: Status) => t(`people.status.${s}`);
 
@@ -36,9 +43,19 @@ export function Users() {
   const users = list.data?.pages.flatMap((p) => p.users) ?? [];
   return (
     <>
-      <ScreenTitle id="nav.users" />
-      <p>{t('people.users.intro')}</p>
-      <form className="people-filters" onSubmit={onFilter} role="search" aria-label={t('people.users.filterLabel')}>
+      <ScreenTitle
+        id="nav.users"
+        description={t('people.users.intro')}
+        actions={
+          canInvite && (
+            <a href="#invite-title" className="button">
+              <InviteIcon className="icon" aria-hidden="true" />
+              {t('people.invite.title')}
+            </a>
+          )
+        }
+      />
+      <form className="people-filters filter-bar" onSubmit={onFilter} role="search" aria-label={t('people.users.filterLabel')}>
         <div className="field">
           <label htmlFor="users-q">{t('people.users.search')}</label>
           <input id="users-q" name="q" type="search" defaultValue={q} />
@@ -67,16 +84,20 @@ export function Users() {
             </select>
           </div>
         )}
-        <button type="submit">{t('people.filter.apply')}</button>
+        <button type="submit" className="secondary">
+          <SearchIcon className="icon" aria-hidden="true" />
+          {t('people.filter.apply')}
+        </button>
       </form>
       {list.isPending ? (
         <Loading />
       ) : list.isError ? (
         <LoadError error={list.error} onRetry={() => void list.refetch()} />
       ) : users.length === 0 ? (
-        <p>{t('people.users.empty')}</p>
+        <EmptyState icon={UsersIcon}>{t('people.users.empty')}</EmptyState>
       ) : (
         <DataTable
+          stacked
           caption={t('people.users.caption')}
           columns={[
             { id: 'name', header: t('field.name'), rowHeader: true, cell: (u) => <Link href={`/users/${u.id}`}>{u.name}</Link> },
@@ -84,7 +105,7 @@ export function Users() {
             {
               id: 'status',
               header: t('people.users.status'),
-              cell: (u) => <span className={`people-status people-status-${u.status}`}>{statusLabel(u.status)}</span>,
+              cell: (u) => <Badge tone={STATUS_TONE[u.status]}>{statusLabel(u.status)}</Badge>,
             },
             {
               id: 'roles',
@@ -122,9 +143,7 @@ function Invite({ roles }: { roles: Role[] | undefined }) {
     formRef.current?.reset();
   });
   return (
-    <section className="people-section" aria-labelledby="invite-title">
-      <h2 id="invite-title">{t('people.invite.title')}</h2>
-      <p>{t('people.invite.intro')}</p>
+    <Section id="invite-title" icon={InviteIcon} title={t('people.invite.title')} description={t('people.invite.intro')} className="people-section">
       {mailOff && (
         <p className="people-info">
           {t('people.invite.mailOff')} <Link href="/settings">{t('people.invite.mailSettings')}</Link>
@@ -150,9 +169,10 @@ function Invite({ roles }: { roles: Role[] | undefined }) {
           {form.fields.roleIds && <p className="field-error">{form.fields.roleIds}</p>}
         </fieldset>
         <button type="submit" disabled={form.pending}>
+          <SendIcon className="icon" aria-hidden="true" />
           {form.pending ? t('people.invite.sending') : t('people.invite.submit')}
         </button>
       </form>
-    </section>
+    </Section>
   );
 }

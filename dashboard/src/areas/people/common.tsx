@@ -4,6 +4,8 @@ import type { Role } from './api';
 import { t, type MessageId } from '../../i18n/t';
 import { errorText, Loading } from '../../ui';
 import { useCopy } from '../../ui/useCopy';
+import { CopyIcon, RefreshIcon } from '../../ui/icons';
+import { PageHeader } from '../../ui/PageHeader';
 import './people.css';
 
 export type { CatalogEntry, Grant, Role } from './api';
@@ -34,6 +36,7 @@ export function LoadError({ error, onRetry }: { error: unknown; onRetry?: () => 
       <p>{errorText(error)}</p>
       {onRetry && (
         <button type="button" onClick={onRetry}>
+          <RefreshIcon className="icon" aria-hidden="true" />
           {t('error.retry')}
         </button>
       )}
@@ -80,13 +83,8 @@ export function Outcome({ message, error, stamp }: { message: string | null; err
 }
 
 /** The screen's title (document and h1). */
-export function ScreenTitle({ id, children }: { id: MessageId; children?: ReactNode }) {
-  return (
-    <div className="people-head">
-      <h1>{t(id)}</h1>
-      {children}
-    </div>
-  );
+export function ScreenTitle({ id, description, actions }: { id: MessageId; description?: ReactNode; actions?: ReactNode }) {
+  return <PageHeader title={t(id)} description={description} actions={actions} />;
 }
 
 /**
@@ -106,6 +104,7 @@ export function InviteLink({ link }: { link: string }) {
         </p>
       </div>
       <button type="button" className="secondary" onClick={() => void copy(link)}>
+        <CopyIcon className="icon" aria-hidden="true" />
         {t('people.invite.linkCopy')}
       </button>
       <p role="status" className="notice">

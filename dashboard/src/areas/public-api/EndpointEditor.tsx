@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { Link, useParams } from 'wouter';
+import { useParams } from 'wouter';
 import { ApiError } from '../../api/errors';
 import { FILTER_OPS } from '../../api/filter-ops';
 import type { RequestBody, Schemas } from '../../api/types';
@@ -10,10 +10,12 @@ import { endpointPath, scopeState } from './Endpoints';
 import { BookingFields, bookingBody, bookingDraft, bookingSpot } from './BookingFields';
 import { jsonSpans, lineOf, spanOf } from './json-paths';
 import { useAppNames, useConnectionNames, useRemoveScope, useSaveScope, useScopes, useTableModel, type Scope } from './api';
-import { SectionNav } from './shared';
+import { PublicApiHeader } from './shared';
 import { DataTable } from '../../ui/DataTable';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { fieldsNeedingAttention } from '../../ui/field-messages';
+import { Badge } from '../../ui/Badge';
+import { DeleteIcon, SaveIcon } from '../../ui/icons';
 
 type Column = Schemas['EffectiveSchemaColumn'];
 type Method = Scope['methods'][number];
@@ -85,11 +87,7 @@ export function EndpointEditor() {
   if (!scope) {
     return (
       <>
-        <h1>{t('publicApi.editor.notFound')}</h1>
-        <SectionNav />
-        <p>
-          <Link href="/public-api/endpoints">{t('publicApi.editor.back')}</Link>
-        </p>
+        <PublicApiHeader title={t('publicApi.editor.notFound')} back={{ href: '/public-api/endpoints', label: t('publicApi.editor.back') }} />
       </>
     );
   }
@@ -101,11 +99,7 @@ export function EndpointEditor() {
 
   return (
     <>
-      <h1>{t('publicApi.editor.title', { ref: scope.ref })}</h1>
-      <SectionNav />
-      <p>
-        <Link href="/public-api/endpoints">{t('publicApi.editor.back')}</Link>
-      </p>
+      <PublicApiHeader title={t('publicApi.editor.title', { ref: scope.ref })} back={{ href: '/public-api/endpoints', label: t('publicApi.editor.back') }} />
       {readOnly && (
         <div className="pa-banner" data-testid="app-owned">
           <p>
@@ -114,7 +108,7 @@ export function EndpointEditor() {
           <p>{t('publicApi.editor.appOwnedWhy')}</p>
         </div>
       )}
-      <dl className="pa-facts">
+      <dl className="pa-facts details-list card">
         <dt>{t('publicApi.endpoints.col.connection')}</dt>
         <dd>{connections.data?.get(scope.connectionId) ?? scope.connectionId}</dd>
         <dt>{t('publicApi.endpoints.col.table')}</dt>
@@ -288,7 +282,7 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
   };
 
   return (
-    <section className="pa-card" aria-labelledby={`${id}-title`}>
+    <section className="pa-card card section" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{t('publicApi.editor.formTitle')}</h2>
       <form noValidate onSubmit={onSubmit}>
         <div ref={outcome} tabIndex={-1} className="outcome">
@@ -331,8 +325,22 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
                     <>
                       {name}
                       {column && <span className="pa-muted"> {column.type}</span>}
-                      {column?.display.secret === true && <span className="pa-tag pa-tag-warn">{t('publicApi.editor.secret')}</span>}
-                      {column?.display.personal && <span className="pa-tag">{t('publicApi.editor.personal')}</span>}
+                      {column?.display.secret === true && (
+                        <>
+                          {' '}
+                          <Badge tone="danger" dot={false}>
+                            {t('publicApi.editor.secret')}
+                          </Badge>
+                        </>
+                      )}
+                      {column?.display.personal && (
+                        <>
+                          {' '}
+                          <Badge tone="warning" dot={false}>
+                            {t('publicApi.editor.personal')}
+                          </Badge>
+                        </>
+                      )}
                       {rowError && errorLine(at)}
                     </>
                   );
@@ -518,6 +526,7 @@ function DefinitionForm({ scope, columns, readOnly, saved, onSaving, onSaved }: 
           </div>
           {!readOnly && (
             <button type="submit" disabled={save.isPending}>
+              <SaveIcon className="icon" aria-hidden="true" />
               {save.isPending ? t('publicApi.editor.saving') : t('publicApi.editor.save')}
             </button>
           )}
@@ -650,7 +659,7 @@ function JsonEditor({ scope, readOnly, saved, onSaving, onSaved }: EditorProps) 
   const invalid = parseError !== null || issues.length > 0;
 
   return (
-    <section className="pa-card" aria-labelledby={`${id}-title`}>
+    <section className="pa-card card section" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{t('publicApi.json.title')}</h2>
       <p className="hint" id={`${id}-hint`}>
         {t('publicApi.json.hint')}
@@ -705,6 +714,7 @@ function JsonEditor({ scope, readOnly, saved, onSaving, onSaved }: EditorProps) 
         </div>
         {!readOnly && (
           <button type="submit" disabled={save.isPending}>
+            <SaveIcon className="icon" aria-hidden="true" />
             {save.isPending ? t('publicApi.editor.saving') : t('publicApi.json.save')}
           </button>
         )}
@@ -724,7 +734,7 @@ function RemoveEndpoint({ scope, onReset }: { scope: Scope; onReset: () => void 
   });
   const label = scope.generated ? t('publicApi.remove.reset') : t('publicApi.remove.delete');
   return (
-    <section className="pa-card" aria-labelledby="pa-remove">
+    <section className="pa-card card section danger-zone" aria-labelledby="pa-remove">
       <h2 id="pa-remove">{label}</h2>
       <p className="hint">{scope.generated ? t('publicApi.remove.resetHint') : t('publicApi.remove.deleteHint')}</p>
       {remove.isError && (
@@ -732,19 +742,21 @@ function RemoveEndpoint({ scope, onReset }: { scope: Scope; onReset: () => void 
           <p>{errorText(remove.error)}</p>
         </div>
       )}
-      {confirming ? (
-        <div className="actions">
-          <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
-            {t('publicApi.remove.confirm', { ref: scope.ref })}
-          </button>
-          <button type="button" className="secondary" onClick={() => setConfirming(false)}>
-            {t('publicApi.cancel')}
-          </button>
-        </div>
-      ) : (
-        <button type="button" className="secondary" onClick={() => setConfirming(true)}>
-          {label}
-        </button>
+      <button type="button" className="secondary" onClick={() => setConfirming(true)}>
+        <DeleteIcon className="icon" aria-hidden="true" />
+        {label}
+      </button>
+      {confirming && (
+        <ConfirmDialog
+          title={label}
+          confirm={t('publicApi.remove.confirm', { ref: scope.ref })}
+          cancel={t('publicApi.cancel')}
+          pending={remove.isPending}
+          onConfirm={() => remove.mutate(undefined, { onSettled: () => setConfirming(false) })}
+          onCancel={() => setConfirming(false)}
+        >
+          <p>{scope.generated ? t('publicApi.remove.resetHint') : t('publicApi.remove.deleteHint')}</p>
+        </ConfirmDialog>
       )}
     </section>
   );

@@ -5,8 +5,12 @@ import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { ErrorPanel, Field, FormError, Loading, useTitle } from '../../ui';
 import { useAppNames, useConnectionNames, useCreateScope, useScopes, type Scope } from './api';
-import { SectionNav } from './shared';
+import { PublicApiHeader } from './shared';
 import { DataTable } from '../../ui/DataTable';
+import { Badge } from '../../ui/Badge';
+import { EmptyState } from '../../ui/EmptyState';
+import { AddIcon, EditIcon, EndpointIcon } from '../../ui/icons';
+import { Section } from '../../ui/Section';
 
 /** The connection filter's value for every connection. */
 const ALL = '';
@@ -39,12 +43,19 @@ export function Endpoints() {
 
   return (
     <>
-      <h1>{t('publicApi.endpoints.title')}</h1>
-      <SectionNav />
-      <p>{t('publicApi.endpoints.intro')}</p>
-      <CreateEndpoint scopes={scopes.data} connectionIds={connectionIds} connectionName={connectionName} />
-      <section aria-labelledby="pa-endpoint-list">
-        <h2 id="pa-endpoint-list">{t('publicApi.endpoints.listTitle')}</h2>
+      <PublicApiHeader
+        title={t('publicApi.endpoints.title')}
+        description={t('publicApi.endpoints.intro')}
+        actions={
+          connectionIds.length > 0 && (
+            <a href="#pa-create-endpoint" className="button">
+              <AddIcon className="icon" aria-hidden="true" />
+              {t('publicApi.create.title')}
+            </a>
+          )
+        }
+      />
+      <Section plain id="pa-endpoint-list" icon={EndpointIcon} title={t('publicApi.endpoints.listTitle')}>
         {connectionIds.length > 1 && (
           <div className="field pa-inline">
             <label htmlFor={filterId}>{t('publicApi.endpoints.filterConnection')}</label>
@@ -59,10 +70,11 @@ export function Endpoints() {
           </div>
         )}
         <DataTable
+          stacked
           className="pa-table"
           caption={t('publicApi.endpoints.listTitle')}
           captionHidden
-          empty={t('publicApi.endpoints.empty')}
+          empty={<EmptyState icon={EndpointIcon}>{t('publicApi.endpoints.empty')}</EmptyState>}
           columns={[
             { id: 'ref', header: t('publicApi.endpoints.col.ref'), rowHeader: true, cell: (s: Scope) => <Link href={endpointPath(s.ref)}>{s.ref}</Link> },
             { id: 'connection', header: t('publicApi.endpoints.col.connection'), cell: (s: Scope) => connectionName(s.connectionId) },
@@ -70,7 +82,18 @@ export function Endpoints() {
             {
               id: 'methods',
               header: t('publicApi.endpoints.col.methods'),
-              cell: (s: Scope) => (s.methods.length ? s.methods.join(', ') : t('publicApi.endpoints.noMethods')),
+              cell: (s: Scope) =>
+                s.methods.length ? (
+                  <span className="pa-methods">
+                    {s.methods.map((m) => (
+                      <Badge key={m} tone={m === 'GET' ? 'success' : m === 'DELETE' ? 'danger' : 'warning'} dot={false}>
+                        {m}
+                      </Badge>
+                    ))}
+                  </span>
+                ) : (
+                  t('publicApi.endpoints.noMethods')
+                ),
             },
             {
               id: 'state',
@@ -78,8 +101,20 @@ export function Endpoints() {
               cell: (s: Scope) => (
                 <>
                   {scopeState(s, appName)}
-                  {s.filters.length > 0 && <span className="pa-tag">{t('publicApi.endpoints.filtered', { count: s.filters.length })}</span>}
-                  {s.problems.length > 0 && <span className="pa-tag pa-tag-warn">{t('publicApi.endpoints.problems', { count: s.problems.length })}</span>}
+                  {s.filters.length > 0 && (
+                    <>
+                      {' '}
+                      <Badge tone="accent" dot={false}>
+                        {t('publicApi.endpoints.filtered', { count: s.filters.length })}
+                      </Badge>
+                    </>
+                  )}
+                  {s.problems.length > 0 && (
+                    <>
+                      {' '}
+                      <Badge tone="danger">{t('publicApi.endpoints.problems', { count: s.problems.length })}</Badge>
+                    </>
+                  )}
                 </>
               ),
             },
@@ -88,7 +123,8 @@ export function Endpoints() {
           rowKey={(s) => s.ref}
           rowAttributes={() => ({ 'data-testid': 'endpoint-row' })}
         />
-      </section>
+      </Section>
+      <CreateEndpoint scopes={scopes.data} connectionIds={connectionIds} connectionName={connectionName} />
     </>
   );
 }
@@ -119,9 +155,7 @@ function CreateEndpoint({ scopes, connectionIds, connectionName }: { scopes: Sco
 
   if (connectionIds.length === 0) return <p>{t('publicApi.create.noConnections')}</p>;
   return (
-    <section className="pa-card" aria-labelledby="pa-create-endpoint">
-      <h2 id="pa-create-endpoint">{t('publicApi.create.title')}</h2>
-      <p className="hint">{t('publicApi.create.intro')}</p>
+    <Section id="pa-create-endpoint" icon={AddIcon} title={t('publicApi.create.title')} description={t('publicApi.create.intro')} className="pa-card">
       <form noValidate onSubmit={onSubmit}>
         <FormError error={error} />
         <div className="pa-row">
@@ -176,9 +210,10 @@ function CreateEndpoint({ scopes, connectionIds, connectionName }: { scopes: Sco
         />
         {opens && <p className="hint">{t('publicApi.create.alreadyStored', { ref: chosen.ref })}</p>}
         <button type="submit" disabled={create.isPending || !chosen}>
+          {opens ? <EditIcon className="icon" aria-hidden="true" /> : <AddIcon className="icon" aria-hidden="true" />}
           {create.isPending ? t('publicApi.create.submitting') : opens ? t('publicApi.create.open', { ref: chosen.ref }) : t('publicApi.create.submit')}
         </button>
       </form>
-    </section>
+    </Section>
   );
 }

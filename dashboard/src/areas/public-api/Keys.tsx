@@ -3,8 +3,13 @@ import { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Field, FormError, Loading, useTitle } from '../../ui';
 import { useAppNames, useCreateKey, useKeyAction, useKeys, useScopes, type PublicKey, type Scope } from './api';
-import { SectionNav, when } from './shared';
+import { PublicApiHeader, when } from './shared';
 import { SecretOnce } from '../../ui/SecretOnce';
+import { Section } from '../../ui/Section';
+import { Badge } from '../../ui/Badge';
+import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { EmptyState } from '../../ui/EmptyState';
+import { AddIcon, ApiKeysIcon, PreviewIcon, RefreshIcon, RevokeIcon } from '../../ui/icons';
 
 type Method = Scope['methods'][number];
 const METHODS: Method[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'BATCH'];
@@ -51,9 +56,16 @@ export function Keys() {
 
   return (
     <>
-      <h1>{t('publicApi.keys.title')}</h1>
-      <SectionNav />
-      <p>{t('publicApi.keys.intro')}</p>
+      <PublicApiHeader
+        title={t('publicApi.keys.title')}
+        description={t('publicApi.keys.intro')}
+        actions={
+          <a href="#pa-create-key" className="button">
+            <AddIcon className="icon" aria-hidden="true" />
+            {t('publicApi.keys.create.title')}
+          </a>
+        }
+      />
       <div ref={outcome} tabIndex={-1} className="outcome">
         {failure !== null && (
           <div className="form-error" role="alert">
@@ -77,11 +89,9 @@ export function Keys() {
           />
         )}
       </div>
-      <CreateKey onCreated={(s) => report({ shown: s })} />
-      <section aria-labelledby="pa-key-list">
-        <h2 id="pa-key-list">{t('publicApi.keys.listTitle')}</h2>
+      <Section plain id="pa-key-list" icon={ApiKeysIcon} title={t('publicApi.keys.listTitle')}>
         {list.data.length === 0 ? (
-          <p>{t('publicApi.keys.empty')}</p>
+          <EmptyState icon={ApiKeysIcon}>{t('publicApi.keys.empty')}</EmptyState>
         ) : (
           <ul className="pa-keys">
             {list.data.map((key) => (
@@ -89,7 +99,8 @@ export function Keys() {
             ))}
           </ul>
         )}
-      </section>
+      </Section>
+      <CreateKey onCreated={(s) => report({ shown: s })} />
     </>
   );
 }
@@ -110,8 +121,16 @@ function KeyItem({
   return (
     <li className="pa-key" data-testid="key">
       <p className="pa-key-head">
-        <strong>{item.name}</strong> <span className="pa-tag">{kind}</span>
-        {item.expired && <span className="pa-tag pa-tag-warn">{t('publicApi.keys.expired')}</span>}
+        <strong>{item.name}</strong>{' '}
+        <Badge tone="accent" dot={false}>
+          {kind}
+        </Badge>
+        {item.expired && (
+          <>
+            {' '}
+            <Badge tone="danger">{t('publicApi.keys.expired')}</Badge>
+          </>
+        )}
       </p>
       <dl className="pa-facts">
         <dt>{t('publicApi.keys.prefix')}</dt>
@@ -144,43 +163,47 @@ function KeyItem({
       {item.appKey && <p className="hint">{t('publicApi.keys.appOwned', { app: appName(item.appKey.addonKey) })}</p>}
       {item.suspended && <p className="hint">{t('publicApi.keys.suspended')}</p>}
       {!item.revealable && !item.appKey && <p className="hint">{t('publicApi.keys.notRevealable')}</p>}
-      {confirm ? (
-        <div className="actions">
-          <button type="button" className="danger" disabled={pending} onClick={() => (onAct(confirm), setConfirm(null))}>
-            {t(`publicApi.keys.confirm.${confirm}`, { name: item.name })}
+      <div className="actions">
+        {item.revealable && (
+          <button type="button" disabled={pending} onClick={() => onAct('reveal')} aria-label={t('publicApi.keys.revealLabel', { name: item.name })}>
+            <PreviewIcon className="icon" aria-hidden="true" />
+            {t('publicApi.keys.reveal')}
           </button>
-          <button type="button" className="secondary" onClick={() => setConfirm(null)}>
-            {t('publicApi.cancel')}
-          </button>
-        </div>
-      ) : (
-        <div className="actions">
-          {item.revealable && (
-            <button type="button" disabled={pending} onClick={() => onAct('reveal')} aria-label={t('publicApi.keys.revealLabel', { name: item.name })}>
-              {t('publicApi.keys.reveal')}
-            </button>
-          )}
+        )}
+        <button
+          type="button"
+          className="secondary"
+          disabled={pending}
+          onClick={() => setConfirm('rotate')}
+          aria-label={t('publicApi.keys.rotateLabel', { name: item.name })}
+        >
+          <RefreshIcon className="icon" aria-hidden="true" />
+          {t('publicApi.keys.rotate')}
+        </button>
+        {!item.appKey && (
           <button
             type="button"
             className="secondary"
             disabled={pending}
-            onClick={() => setConfirm('rotate')}
-            aria-label={t('publicApi.keys.rotateLabel', { name: item.name })}
+            onClick={() => setConfirm('revoke')}
+            aria-label={t('publicApi.keys.revokeLabel', { name: item.name })}
           >
-            {t('publicApi.keys.rotate')}
+            <RevokeIcon className="icon" aria-hidden="true" />
+            {t('publicApi.keys.revoke')}
           </button>
-          {!item.appKey && (
-            <button
-              type="button"
-              className="secondary"
-              disabled={pending}
-              onClick={() => setConfirm('revoke')}
-              aria-label={t('publicApi.keys.revokeLabel', { name: item.name })}
-            >
-              {t('publicApi.keys.revoke')}
-            </button>
-          )}
-        </div>
+        )}
+      </div>
+      {confirm && (
+        <ConfirmDialog
+          title={t(confirm === 'rotate' ? 'publicApi.keys.rotateLabel' : 'publicApi.keys.revokeLabel', { name: item.name })}
+          confirm={t(confirm === 'rotate' ? 'publicApi.keys.rotate' : 'publicApi.keys.revoke')}
+          cancel={t('publicApi.cancel')}
+          pending={pending}
+          onConfirm={() => (onAct(confirm), setConfirm(null))}
+          onCancel={() => setConfirm(null)}
+        >
+          <p>{t(`publicApi.keys.confirm.${confirm}`, { name: item.name })}</p>
+        </ConfirmDialog>
       )}
     </li>
   );
@@ -220,8 +243,7 @@ function CreateKey({ onCreated }: { onCreated: (shown: Shown) => void }) {
   };
 
   return (
-    <section className="pa-card" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>{t('publicApi.keys.create.title')}</h2>
+    <Section id="pa-create-key" icon={AddIcon} title={t('publicApi.keys.create.title')} className="pa-card">
       <form noValidate onSubmit={onSubmit} key={formKey}>
         <FormError error={error} />
         <Field label="publicApi.keys.create.name" name="name" autoComplete="off" error={fields.name} />
@@ -306,6 +328,6 @@ function CreateKey({ onCreated }: { onCreated: (shown: Shown) => void }) {
           {create.isPending ? t('publicApi.keys.create.submitting') : t('publicApi.keys.create.submit')}
         </button>
       </form>
-    </section>
+    </Section>
   );
 }

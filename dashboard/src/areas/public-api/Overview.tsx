@@ -2,8 +2,11 @@ import { useEffect, useRef, useState } from 'react';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Loading, useTitle } from '../../ui';
 import { usePublicApiState, useSetPublicApi } from './api';
-import { SectionNav } from './shared';
+import { PublicApiHeader } from './shared';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
+import { Badge } from '../../ui/Badge';
+import { Section } from '../../ui/Section';
+import { DisableIcon, DomainIcon, EnableIcon, PublicApiIcon } from '../../ui/icons';
 
 /**
  * The public API switch (PA1) and the origins browser keys work from. The origins are the
@@ -28,14 +31,12 @@ export function Overview() {
 
   return (
     <>
-      <h1>{t('publicApi.title')}</h1>
-      <SectionNav />
-      <p>{t('publicApi.intro')}</p>
-
-      <section className="pa-card" aria-labelledby="pa-switch">
-        <h2 id="pa-switch">{t('publicApi.switch.title')}</h2>
-        <p className="pa-state" data-testid="public-api-state">
-          <span className={enabled ? 'pa-on' : 'pa-off'}>{enabled ? t('publicApi.switch.on') : t('publicApi.switch.off')}</span>
+      <PublicApiHeader title={t('publicApi.title')} description={t('publicApi.intro')} />
+      <Section id="pa-switch" icon={PublicApiIcon} title={t('publicApi.switch.title')} className="pa-card">
+        <p className="pa-state">
+          <Badge tone={enabled ? 'success' : 'neutral'} testId="public-api-state">
+            {enabled ? t('publicApi.switch.on') : t('publicApi.switch.off')}
+          </Badge>
         </p>
         <p className="hint">{enabled ? t('publicApi.switch.onHint') : t('publicApi.switch.offHint')}</p>
         {!served && <p className="pa-warning">{t('publicApi.switch.notServed')}</p>}
@@ -51,7 +52,8 @@ export function Overview() {
             </p>
           )}
         </div>
-        <button type="button" disabled={toggle.isPending} onClick={() => setAsking(true)}>
+        <button type="button" className={enabled ? 'secondary' : undefined} disabled={toggle.isPending} onClick={() => setAsking(true)}>
+          {enabled ? <DisableIcon className="icon" aria-hidden="true" /> : <EnableIcon className="icon" aria-hidden="true" />}
           {toggle.isPending ? t('publicApi.switch.saving') : enabled ? t('publicApi.switch.turnOff') : t('publicApi.switch.turnOn')}
         </button>
         {asking && (
@@ -66,11 +68,9 @@ export function Overview() {
             <p>{enabled ? t('publicApi.switch.confirmOffText') : t('publicApi.switch.confirmOnText')}</p>
           </ConfirmDialog>
         )}
-      </section>
+      </Section>
 
-      <section className="pa-card" aria-labelledby="pa-origins">
-        <h2 id="pa-origins">{t('publicApi.origins.title')}</h2>
-        <p>{t('publicApi.origins.intro')}</p>
+      <Section id="pa-origins" icon={DomainIcon} title={t('publicApi.origins.title')} description={t('publicApi.origins.intro')} className="pa-card">
         {origins.length === 0 ? (
           <p>{t('publicApi.origins.none')}</p>
         ) : (
@@ -83,7 +83,7 @@ export function Overview() {
           </ul>
         )}
         <p className="hint">{t('publicApi.origins.where')}</p>
-      </section>
+      </Section>
     </>
   );
 }

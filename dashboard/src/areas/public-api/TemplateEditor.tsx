@@ -1,10 +1,10 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import { Link, useParams } from 'wouter';
+import { useParams } from 'wouter';
 import { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
 import { ErrorPanel, errorText, Field, FormError, Loading, useTitle } from '../../ui';
 import { useSaveTemplate, useTemplate, useTestSend, type Template } from './api';
-import { SectionNav } from './shared';
+import { PublicApiHeader } from './shared';
 
 const decode = (raw: string | undefined) => {
   try {
@@ -32,11 +32,10 @@ export function TemplateEditor() {
 
   return (
     <>
-      <h1>{t('publicApi.template.title', { key, locale })}</h1>
-      <SectionNav />
-      <p>
-        <Link href="/public-api/email-templates">{t('publicApi.template.back')}</Link>
-      </p>
+      <PublicApiHeader
+        title={t('publicApi.template.title', { key, locale })}
+        back={{ href: '/public-api/email-templates', label: t('publicApi.template.back') }}
+      />
       {query.isPending ? (
         <Loading />
       ) : query.isError ? (
@@ -73,7 +72,7 @@ function Editor({ template }: { template: Template }) {
 
   return (
     <div className="pa-template">
-      <section className="pa-card" aria-labelledby={`${id}-edit`}>
+      <section className="pa-card card section" aria-labelledby={`${id}-edit`}>
         <h2 id={`${id}-edit`}>{t('publicApi.template.editTitle')}</h2>
         <p className="hint">{source}</p>
         {template.variables.length > 0 && (
@@ -159,7 +158,7 @@ function TextArea({
 function Preview({ subject, text, html }: { subject: string; text: string; html: string }) {
   const id = useId();
   return (
-    <section className="pa-card" aria-labelledby={`${id}-title`} data-testid="template-preview">
+    <section className="pa-card card section" aria-labelledby={`${id}-title`} data-testid="template-preview">
       <h2 id={`${id}-title`}>{t('publicApi.template.preview')}</h2>
       <p className="hint">{t('publicApi.template.previewHint')}</p>
       <dl className="pa-facts">
@@ -194,7 +193,7 @@ function TestSend({ template, dirty }: { template: Template; dirty: boolean }) {
     send.mutate(String(new FormData(event.currentTarget).get('to') ?? ''));
   };
   return (
-    <section className="pa-card" aria-labelledby={`${id}-title`}>
+    <section className="pa-card card section" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{t('publicApi.template.testTitle')}</h2>
       <p className="hint">{t('publicApi.template.testHint')}</p>
       {dirty && <p className="pa-warning">{t('publicApi.template.testUnsaved')}</p>}

@@ -4,7 +4,10 @@ import { t } from '../../i18n/t';
 import { navigate } from '../../navigation';
 import { ErrorPanel, Loading, useTitle } from '../../ui';
 import { useTemplates } from './api';
-import { SectionNav, when } from './shared';
+import { PublicApiHeader, when } from './shared';
+import { Badge } from '../../ui/Badge';
+import { EmptyState } from '../../ui/EmptyState';
+import { EditIcon, TemplateIcon } from '../../ui/icons';
 
 export const templatePath = (key: string, locale: string) => `/public-api/email-templates/${encodeURIComponent(key)}/${encodeURIComponent(locale)}`;
 
@@ -18,13 +21,12 @@ export function Templates() {
 
   return (
     <>
-      <h1>{t('publicApi.templates.title')}</h1>
-      <SectionNav />
-      <p>{t('publicApi.templates.intro')}</p>
-      {keys.length === 0 && <p>{t('publicApi.templates.empty')}</p>}
+      <PublicApiHeader title={t('publicApi.templates.title')} description={t('publicApi.templates.intro')} />
+      {keys.length === 0 && <EmptyState icon={TemplateIcon}>{t('publicApi.templates.empty')}</EmptyState>}
       {keys.map((key) => (
-        <section key={key} className="pa-card" aria-labelledby={`tpl-${key}`}>
-          <h2 id={`tpl-${key}`}>
+        <section key={key} className="pa-card card section" aria-labelledby={`tpl-${key}`}>
+          <h2 id={`tpl-${key}`} className="pa-template-key">
+            <TemplateIcon className="icon section-icon" aria-hidden="true" />
             <code>{key}</code>
           </h2>
           <ul className="pa-templates">
@@ -37,9 +39,9 @@ export function Templates() {
                   </Link>{' '}
                   <span>{x.subject}</span>{' '}
                   {x.edited ? (
-                    <span className="pa-tag">
+                    <Badge tone="accent" dot={false}>
                       {x.updatedAt ? t('publicApi.templates.editedAt', { when: when(x.updatedAt) }) : t('publicApi.templates.edited')}
-                    </span>
+                    </Badge>
                   ) : (
                     <span className="pa-muted">{t('publicApi.templates.default')}</span>
                   )}
@@ -70,6 +72,7 @@ function OtherLocale({ templateKey }: { templateKey: string }) {
         <input id={id} value={locale} onChange={(e) => setLocale(e.target.value)} aria-describedby={`${id}-hint`} autoComplete="off" />
       </div>
       <button type="submit" className="secondary">
+        <EditIcon className="icon" aria-hidden="true" />
         {t('publicApi.templates.open')}
       </button>
     </form>

@@ -27,12 +27,19 @@ import {
 } from './api';
 import { BROWSER_ZONE, describe, inZone, preview, timeZones, when } from './schedule';
 import './reports.css';
-import { AddIcon } from '../../ui/icons';
+import { AddIcon, DeleteIcon, ReportsIcon, RunIcon, SaveIcon, ScheduleIcon, SettingsIcon, WarningIcon } from '../../ui/icons';
+import { Section } from '../../ui/Section';
+import { Badge, type BadgeTone } from '../../ui/Badge';
+import { BackLink } from '../../ui/BackLink';
+import { DataTable } from '../../ui/DataTable';
+import { EmptyState } from '../../ui/EmptyState';
+import { PageHeader } from '../../ui/PageHeader';
 
 type SourceKind = ReportSource['kind'];
 type Format = Report['format'];
 const TABLE_FORMATS: readonly Format[] = ['csv', 'xlsx', 'jsonl'];
 const STATE_LABEL = { running: 'reports.state.running', succeeded: 'reports.state.succeeded', failed: 'reports.state.failed' } as const;
+const STATE_TONE: Record<Job['state'], BadgeTone> = { queued: 'neutral', running: 'accent', succeeded: 'success', failed: 'danger', cancelled: 'warning' };
 const JOB_STATE_LABEL: Record<Job['state'], MessageId> = {
   queued: 'reports.state.queued',
   running: 'reports.state.running',
@@ -85,93 +92,107 @@ export function ReportList() {
   };
   return (
     <>
-      <h1>{t('reports.title')}</h1>
-      <p>{t('reports.intro')}</p>
-      {canWrite && (reports.data?.length ?? 0) > 0 && (
-        <p>
-          <Link href={paths.create} className="button reports-primary">
-            <AddIcon className="icon" aria-hidden="true" />
-            {t('reports.new')}
-          </Link>
-        </p>
-      )}
+      <PageHeader
+        title={t('reports.title')}
+        description={t('reports.intro')}
+        actions={
+          canWrite &&
+          (reports.data?.length ?? 0) > 0 && (
+            <Link href={paths.create} className="button">
+              <AddIcon className="icon" aria-hidden="true" />
+              {t('reports.new')}
+            </Link>
+          )
+        }
+      />
       <FormError error={toggle.error} />
       {reports.isPending ? (
         <Loading />
       ) : reports.isError ? (
         <ErrorPanel error={reports.error} onRetry={() => void reports.refetch()} />
       ) : reports.data.length === 0 ? (
-        <div className="reports-empty">
+        <EmptyState
+          icon={ReportsIcon}
+          action={
+            canWrite ? (
+              <Link href={paths.create} className="button">
+                <AddIcon className="icon" aria-hidden="true" />
+                {t('reports.new')}
+              </Link>
+            ) : (
+              <p>{t('reports.empty.readOnly')}</p>
+            )
+          }
+        >
           <h2>{t('reports.empty.title')}</h2>
           <p>{t('reports.empty.body')}</p>
-          {canWrite ? (
-            <Link href={paths.create} className="button reports-primary">
-              <AddIcon className="icon" aria-hidden="true" />
-              {t('reports.new')}
-            </Link>
-          ) : (
-            <p>{t('reports.empty.readOnly')}</p>
-          )}
-        </div>
+        </EmptyState>
       ) : (
-        <div className="reports-scroll">
-          <table className="reports-table">
-            <caption className="visually-hidden">{t('reports.title')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('reports.col.name')}</th>
-                <th scope="col">{t('reports.col.source')}</th>
-                <th scope="col">{t('reports.col.format')}</th>
-                <th scope="col">{t('reports.col.schedule')}</th>
-                <th scope="col">{t('reports.col.next')}</th>
-                <th scope="col">{t('reports.col.last')}</th>
-                <th scope="col">{t('reports.col.enabled')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {reports.data.map((r) => (
-                <tr key={r.id} data-testid="report-row">
-                  <th scope="row">
-                    <Link href={paths.edit(r.id)}>{r.name}</Link>
-                  </th>
-                  <td data-label={t('reports.col.source')}>{sourceText(r.source, pages.data)}</td>
-                  <td data-label={t('reports.col.format')}>{t('reports.format', { format: r.format })}</td>
-                  <td data-label={t('reports.col.schedule')}>
-                    {describe(r.schedule.cron)}
-                    <span className="reports-sub">{t('reports.inZone', { zone: r.schedule.timeZone })}</span>
-                  </td>
-                  <td data-label={t('reports.col.next')}>{r.nextRunAt === null ? t('reports.next.none') : when(r.nextRunAt)}</td>
-                  <td data-label={t('reports.col.last')}>
-                    {r.lastRun ? (
-                      <>
-                        <span className={`reports-state reports-state-${r.lastRun.state}`}>{t(STATE_LABEL[r.lastRun.state])}</span>
-                        <span className="reports-sub">{when(r.lastRun.at)}</span>
-                        {r.lastRun.error && (
-                          <span className="reports-error">{t('reports.errorLine', { code: r.lastRun.error.code, message: r.lastRun.error.message })}</span>
-                        )}
-                      </>
-                    ) : (
-                      t('reports.last.never')
-                    )}
-                    {r.disabledReason && <span className="reports-error">{r.disabledReason}</span>}
-                  </td>
-                  <td data-label={t('reports.col.enabled')}>
-                    <label className="reports-toggle">
-                      <input
-                        type="checkbox"
-                        checked={switched[r.id] ?? r.enabled}
-                        disabled={!canWrite}
-                        onChange={(e) => flip(r.id, e.currentTarget.checked)}
-                        aria-label={t('reports.enabledOne', { name: r.name })}
-                      />
-                      <span aria-hidden="true">{t((switched[r.id] ?? r.enabled) ? 'reports.on' : 'reports.off')}</span>
-                    </label>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          className="reports-table"
+          stacked
+          caption={t('reports.title')}
+          captionHidden
+          rows={reports.data}
+          rowKey={(r) => r.id}
+          rowAttributes={() => ({ 'data-testid': 'report-row' })}
+          columns={[
+            { id: 'name', header: t('reports.col.name'), rowHeader: true, cell: (r) => <Link href={paths.edit(r.id)}>{r.name}</Link> },
+            { id: 'source', header: t('reports.col.source'), cell: (r) => sourceText(r.source, pages.data) },
+            {
+              id: 'format',
+              header: t('reports.col.format'),
+              cell: (r) => <Badge dot={false}>{t('reports.format', { format: r.format })}</Badge>,
+            },
+            {
+              id: 'schedule',
+              header: t('reports.col.schedule'),
+              cell: (r) => (
+                <>
+                  {describe(r.schedule.cron)}
+                  <span className="reports-sub">{t('reports.inZone', { zone: r.schedule.timeZone })}</span>
+                </>
+              ),
+            },
+            { id: 'next', header: t('reports.col.next'), cell: (r) => (r.nextRunAt === null ? t('reports.next.none') : when(r.nextRunAt)) },
+            {
+              id: 'last',
+              header: t('reports.col.last'),
+              cell: (r) => (
+                <>
+                  {r.lastRun ? (
+                    <>
+                      <Badge tone={STATE_TONE[r.lastRun.state]}>{t(STATE_LABEL[r.lastRun.state])}</Badge>
+                      <span className="reports-sub">{when(r.lastRun.at)}</span>
+                      {r.lastRun.error && (
+                        <span className="reports-error">{t('reports.errorLine', { code: r.lastRun.error.code, message: r.lastRun.error.message })}</span>
+                      )}
+                    </>
+                  ) : (
+                    t('reports.last.never')
+                  )}
+                  {r.disabledReason && <span className="reports-error">{r.disabledReason}</span>}
+                </>
+              ),
+            },
+            {
+              id: 'enabled',
+              header: t('reports.col.enabled'),
+              cell: (r) => (
+                <label className="reports-toggle">
+                  <input
+                    type="checkbox"
+                    checked={switched[r.id] ?? r.enabled}
+                    disabled={!canWrite}
+                    onChange={(e) => flip(r.id, e.currentTarget.checked)}
+                    aria-label={t('reports.enabledOne', { name: r.name })}
+                  />
+                  <span aria-hidden="true">{t((switched[r.id] ?? r.enabled) ? 'reports.on' : 'reports.off')}</span>
+                </label>
+              ),
+            },
+          ]}
+        />
       )}
     </>
   );
@@ -552,6 +573,7 @@ function ReportForm({ report }: { report: Report | null }) {
       )}
       <p className="actions">
         <button type="submit" disabled={mutation.isPending}>
+          {report ? <SaveIcon className="icon" aria-hidden="true" /> : <AddIcon className="icon" aria-hidden="true" />}
           {t(report ? 'reports.save' : 'reports.create')}
         </button>{' '}
         <Link href={paths.list}>{t('reports.cancel')}</Link>
@@ -565,10 +587,8 @@ export function NewReport() {
   useTitle('reports.new.title');
   return (
     <>
-      <h1>{t('reports.new.title')}</h1>
-      <p>
-        <Link href={paths.list}>{t('reports.back')}</Link>
-      </p>
+      <BackLink href={paths.list}>{t('reports.back')}</BackLink>
+      <PageHeader title={t('reports.new.title')} />
       <ReportForm report={null} />
     </>
   );
@@ -580,50 +600,46 @@ function History({ report }: { report: Report }) {
   const jobs = list.data?.pages.flatMap((p) => p.jobs) ?? [];
   const hid = useId();
   return (
-    <section className="reports-history" aria-labelledby={hid}>
-      <h2 id={hid}>{t('reports.history.title')}</h2>
+    <Section id={hid} icon={ScheduleIcon} title={t('reports.history.title')} className="reports-history">
       {list.isPending ? (
         <Loading />
       ) : list.isError ? (
         <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />
-      ) : jobs.length === 0 ? (
-        <p>{t('reports.history.empty')}</p>
       ) : (
-        <table className="reports-table reports-runs">
-          <caption className="visually-hidden">{t('reports.history.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('reports.history.when')}</th>
-              <th scope="col">{t('reports.history.state')}</th>
-              <th scope="col">{t('reports.history.finished')}</th>
-              <th scope="col">{t('reports.history.detail')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {jobs.map((j) => (
-              <tr key={j.id} data-testid="run-row" data-state={j.state}>
-                <th scope="row">
-                  <Link href={`/jobs/${encodeURIComponent(j.id)}`}>{when(j.createdAt)}</Link>
-                </th>
-                <td data-label={t('reports.history.state')}>
-                  <span className={`reports-state reports-state-${j.state}`}>{t(JOB_STATE_LABEL[j.state])}</span>
-                </td>
-                <td data-label={t('reports.history.finished')}>{j.finishedAt === null ? '' : when(j.finishedAt)}</td>
-                <td data-label={t('reports.history.detail')}>
-                  {j.error && (isFinal(j.state) || j.state === 'queued') ? (
-                    <span className="reports-error">{t('reports.errorLine', { code: j.error.code, message: j.error.message })}</span>
-                  ) : j.state === 'succeeded' && j.result && typeof j.result === 'object' && 'recipients' in j.result ? (
-                    t('reports.history.sent', { count: Number((j.result as { recipients: unknown }).recipients) })
-                  ) : (
-                    ''
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DataTable
+          className="reports-runs"
+          stacked
+          caption={t('reports.history.title')}
+          captionHidden
+          rows={jobs}
+          rowKey={(j) => j.id}
+          rowAttributes={(j) => ({ 'data-testid': 'run-row', 'data-state': j.state })}
+          empty={<EmptyState icon={ScheduleIcon}>{t('reports.history.empty')}</EmptyState>}
+          columns={[
+            {
+              id: 'when',
+              header: t('reports.history.when'),
+              rowHeader: true,
+              cell: (j) => <Link href={`/jobs/${encodeURIComponent(j.id)}`}>{when(j.createdAt)}</Link>,
+            },
+            { id: 'state', header: t('reports.history.state'), cell: (j) => <Badge tone={STATE_TONE[j.state]}>{t(JOB_STATE_LABEL[j.state])}</Badge> },
+            { id: 'finished', header: t('reports.history.finished'), cell: (j) => (j.finishedAt === null ? '' : when(j.finishedAt)) },
+            {
+              id: 'detail',
+              header: t('reports.history.detail'),
+              cell: (j) =>
+                j.error && (isFinal(j.state) || j.state === 'queued') ? (
+                  <span className="reports-error">{t('reports.errorLine', { code: j.error.code, message: j.error.message })}</span>
+                ) : j.state === 'succeeded' && j.result && typeof j.result === 'object' && 'recipients' in j.result ? (
+                  t('reports.history.sent', { count: Number((j.result as { recipients: unknown }).recipients) })
+                ) : (
+                  ''
+                ),
+            },
+          ]}
+        />
       )}
-    </section>
+    </Section>
   );
 }
 
@@ -638,11 +654,9 @@ export function EditReport() {
   if (!report)
     return (
       <>
-        <h1>{t('reports.edit.title')}</h1>
-        <p>{t('reports.edit.missing')}</p>
-        <p>
-          <Link href={paths.list}>{t('reports.back')}</Link>
-        </p>
+        <BackLink href={paths.list}>{t('reports.back')}</BackLink>
+        <PageHeader title={t('reports.edit.title')} />
+        <EmptyState icon={ReportsIcon}>{t('reports.edit.missing')}</EmptyState>
       </>
     );
   return <EditScreen key={report.id} report={report} />;
@@ -657,23 +671,24 @@ function EditScreen({ report }: { report: Report }) {
   const [confirming, setConfirming] = useState(false);
   return (
     <>
-      <h1>{t('reports.edit.heading', { name: report.name })}</h1>
-      <p>
-        <Link href={paths.list}>{t('reports.back')}</Link>
-      </p>
-      <dl className="reports-facts">
+      <BackLink href={paths.list}>{t('reports.back')}</BackLink>
+      <PageHeader
+        title={t('reports.edit.heading', { name: report.name })}
+        actions={
+          canWrite && (
+            <button type="button" disabled={run.isPending} onClick={() => run.mutate()}>
+              <RunIcon className="icon" aria-hidden="true" />
+              {t('reports.runNow')}
+            </button>
+          )
+        }
+      />
+      <dl className="reports-facts details-list card">
         <dt>{t('reports.col.next')}</dt>
         <dd>{report.nextRunAt === null ? t('reports.next.none') : when(report.nextRunAt)}</dd>
         <dt>{t('reports.col.last')}</dt>
         <dd>{report.lastRun ? `${t(STATE_LABEL[report.lastRun.state])} · ${when(report.lastRun.at)}` : t('reports.last.never')}</dd>
       </dl>
-      {canWrite && (
-        <p className="actions">
-          <button type="button" disabled={run.isPending} onClick={() => run.mutate()}>
-            {t('reports.runNow')}
-          </button>
-        </p>
-      )}
       <FormError error={run.error} />
       {run.isSuccess && (
         <p className="notice" role="status">
@@ -681,17 +696,24 @@ function EditScreen({ report }: { report: Report }) {
         </p>
       )}
       <History report={report} />
-      <h2>{t('reports.edit.settings')}</h2>
-      <ReportForm key={report.updatedAt} report={report} />
+      <Section icon={SettingsIcon} title={t('reports.edit.settings')}>
+        <ReportForm key={report.updatedAt} report={report} />
+      </Section>
       {canWrite && (
-        <section className="reports-danger">
-          <h2>{t('reports.delete.title')}</h2>
-          <p>{t('reports.delete.body')}</p>
-          <button type="button" className="danger" onClick={() => setConfirming(true)}>
-            {t('reports.delete')}
-          </button>
+        <Section
+          icon={WarningIcon}
+          title={t('reports.delete.title')}
+          description={t('reports.delete.body')}
+          className="reports-danger danger-zone"
+          actions={
+            <button type="button" className="danger" onClick={() => setConfirming(true)}>
+              <DeleteIcon className="icon" aria-hidden="true" />
+              {t('reports.delete')}
+            </button>
+          }
+        >
           <FormError error={remove.error} />
-        </section>
+        </Section>
       )}
       {confirming && (
         <ConfirmDialog

@@ -2,29 +2,25 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ok, type RequestBody, type Schemas } from '../../api/client';
 import type { MutationOptions } from '../../api/hooks';
 import { accountKeys } from '../account/api';
+import { bootstrapKey, type Bootstrap, type Branding } from '../../api/bootstrap';
 
 export type Prefs = Schemas['Prefs'];
 export type EmailView = { configured: boolean; smtp: Schemas['SmtpSettings'] | null };
+export type BrandingInput = RequestBody<'/settings/branding', 'put'>;
+export type Telemetry = Schemas['Telemetry'];
+export type Workspace = Schemas['Workspace'];
 export type SmtpInput = NonNullable<RequestBody<'/settings/email', 'put'>['smtp']>;
 
 /** Query keys of the area, all under `['settings']`. */
 export const settingsKeys = {
   all: ['settings'] as const,
-  systemInfo: ['settings', 'system-info'] as const,
-  about: ['settings', 'about'] as const,
   security: ['settings', 'security'] as const,
   roles: ['settings', 'roles'] as const,
   defaults: ['settings', 'defaults'] as const,
   email: ['settings', 'email'] as const,
+  workspace: ['settings', 'workspace'] as const,
+  telemetry: ['settings', 'telemetry'] as const,
 };
-
-export function useSystemInfo() {
-  return useQuery({ queryKey: settingsKeys.systemInfo, queryFn: async () => await ok(api.GET('/system/info')) });
-}
-
-export function useAbout() {
-  return useQuery({ queryKey: settingsKeys.about, queryFn: async () => (await ok(api.GET('/about'))).data });
-}
 
 export function useSecuritySettings() {
   return useQuery({ queryKey: settingsKeys.security, queryFn: async () => (await ok(api.GET('/settings/security'))).data.security });
@@ -72,8 +68,60 @@ export function useSaveEmail(options?: MutationOptions<EmailView, SmtpInput | nu
     mutationFn: async (smtp: SmtpInput | null) => (await ok(api.PUT('/settings/email', { body: { smtp } }))).data,
     onSuccess: (answer, ...rest) => {
       queryClient.setQueryData(settingsKeys.email, answer);
-      void queryClient.invalidateQueries({ queryKey: settingsKeys.systemInfo });
+      void queryClient.invalidateQueries({ queryKey: settingsKeys.workspace });
       return options?.onSuccess?.(answer, ...rest);
+    },
+  });
+}
+
+/** GET /settings/workspace: the overview's one read (BR4). */
+export function useWorkspace() {
+  return useQuery({ queryKey: settingsKeys.workspace, queryFn: async () => (await ok(api.GET('/settings/workspace'))).data.workspace });
+}
+
+/** A branding write's answer: the bootstrap's branding takes it at once (the shell and this screen show it), the overview is read again. */
+function useBrandingWrite<V>(write: (value: V) => Promise<Branding>) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: write,
+    onSuccess: async (branding) => {
+      queryClient.setQueryData<Bootstrap>(bootstrapKey, (old) => (old ? { ...old, branding } : old));
+      await queryClient.invalidateQueries({ queryKey: settingsKeys.workspace });
+    },
+  });
+}
+
+/** PUT /settings/branding (fields left out stay; null clears). */
+export function useSaveBranding() {
+  return useBrandingWrite(async (body: BrandingInput) => (await ok(api.PUT('/settings/branding', { body }))).data.branding);
+}
+
+/** POST /branding/logo: multipart with one file part; the server knows the type by the bytes. */
+export function useUploadLogo() {
+  return useBrandingWrite(async (file: File) => {
+    const form = new FormData();
+    form.append('file', file, file.name);
+    return (await ok(api.POST('/branding/logo', { body: form as never }))).data.branding;
+  });
+}
+
+/** DELETE /branding/logo. */
+export function useRemoveLogo() {
+  return useBrandingWrite(async (_: void) => (await ok(api.DELETE('/branding/logo'))).data.branding);
+}
+
+export function useTelemetry() {
+  return useQuery({ queryKey: settingsKeys.telemetry, queryFn: async () => (await ok(api.GET('/settings/telemetry'))).data });
+}
+
+/** PUT /settings/telemetry: the answer (with its new preview) replaces the cached one. */
+export function useSaveTelemetry() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (enabled: boolean) => (await ok(api.PUT('/settings/telemetry', { body: { enabled } }))).data,
+    onSuccess: async (answer) => {
+      queryClient.setQueryData(settingsKeys.telemetry, answer);
+      await queryClient.invalidateQueries({ queryKey: settingsKeys.workspace });
     },
   });
 }

@@ -4,19 +4,24 @@ import { ApiError } from '../../api/errors';
 import { t, type MessageId } from '../../i18n/t';
 import { Breadcrumbs, type Crumb } from '../../shell/Breadcrumbs';
 import { ErrorPanel, FormError, useSubmit, useTitle } from '../../ui';
+import { PageHeader } from '../../ui/PageHeader';
 import './settings.css';
 
 const SECTIONS: ReadonlyArray<{ path: string; label: MessageId }> = [
   { path: '/settings', label: 'settings.overview' },
+  { path: '/settings/branding', label: 'settings.branding.link' },
   { path: '/settings/defaults', label: 'settings.defaults.link' },
   { path: '/settings/email', label: 'settings.email.link' },
   { path: '/settings/security', label: 'settings.security.link' },
+  { path: '/settings/telemetry', label: 'settings.telemetry.link' },
+  // The AI assistant's settings screen is the llm area's (its strings load with it).
+  { path: '/settings/ai', label: 'settings.ai.link' },
   // Its screens are the i18n area's (areas/i18n, IN20).
   { path: '/settings/languages', label: 'settings.languages.link' },
 ];
 
 /** A settings screen: breadcrumbs, its one h1, the links between the sections, then the content. */
-export function SettingsScreen({ title, children }: { title: MessageId; children: ReactNode }) {
+export function SettingsScreen({ title, description, children }: { title: MessageId; description?: MessageId; children: ReactNode }) {
   useTitle(title);
   const [location] = useLocation();
   const crumbs: Crumb[] =
@@ -24,7 +29,7 @@ export function SettingsScreen({ title, children }: { title: MessageId; children
   return (
     <>
       <Breadcrumbs items={crumbs} />
-      <h1>{t(title)}</h1>
+      <PageHeader title={t(title)} description={description ? t(description) : undefined} />
       <nav className="settings-sections" aria-label={t('settings.sectionsLabel')}>
         <ul>
           {SECTIONS.map((s) => (
@@ -87,4 +92,14 @@ export function useSettingsSubmit(action: (values: Record<string, string>) => Pr
     setSaved(true);
   });
   return { ...form, saved: saved && !form.pending && !form.error };
+}
+
+/** A colour's swatch and its code. */
+export function ColourChip({ color }: { color: string }) {
+  return (
+    <span className="colour-chip">
+      <span className="colour-swatch" style={{ background: color }} aria-hidden="true" />
+      <code>{color}</code>
+    </span>
+  );
 }

@@ -5,6 +5,9 @@ import { t } from '../../i18n/t';
 import { ErrorPanel, FormError, Loading, useTitle } from '../../ui';
 import { gridQueryToExport, type GridQuery } from './gridQuery';
 import { StateLine, columnLabel, exportDownloadUrl, param, Progress, stateText, tableLabel, tablePath } from './shared';
+import { BackLink } from '../../ui/BackLink';
+import { PageHeader } from '../../ui/PageHeader';
+import { ExportIcon } from '../../ui/icons';
 
 const FORMATS = ['csv', 'jsonl', 'xlsx'] as const;
 type Format = (typeof FORMATS)[number];
@@ -73,11 +76,8 @@ function ExportForm({ conn, connectionName, table, search }: { conn: string; con
 
   return (
     <>
-      <h1>{t('transfer.export.heading', { table: tableLabel(table) })}</h1>
-      <p className="transfer-context">
-        {t('transfer.export.intro', { connection: connectionName })}{' '}
-        <Link href={`${tablePath(conn, table.ref)}${search ? `?${search}` : ''}`}>{t('transfer.backToTable')}</Link>
-      </p>
+      <BackLink href={`${tablePath(conn, table.ref)}${search ? `?${search}` : ''}`}>{t('transfer.backToTable')}</BackLink>
+      <PageHeader title={t('transfer.export.heading', { table: tableLabel(table) })} description={t('transfer.export.intro', { connection: connectionName })} />
       <form onSubmit={onSubmit} noValidate>
         <fieldset disabled={locked} className="transfer-plain">
           <legend className="visually-hidden">{t('transfer.export.title')}</legend>
@@ -124,6 +124,7 @@ function ExportForm({ conn, connectionName, table, search }: { conn: string; con
         <FormError error={start.error} />
         {exportId === null && (
           <button type="submit" disabled={start.isPending || chosen.size === 0}>
+            <ExportIcon className="icon" aria-hidden="true" />
             {start.isPending ? t('transfer.export.starting') : t('transfer.export.start')}
           </button>
         )}

@@ -6,6 +6,9 @@ import { ErrorPanel, errorText, FormError, Loading, useTitle } from '../../ui';
 import { DataTable, type DataColumn } from '../../ui/DataTable';
 import { StateLine, columnLabel, importReportUrl, param, Progress, stateText, tableLabel, tablePath } from './shared';
 import { isFinal, useImport, useImportReport, useStartImport, useTable, useUpload, type Column, type Import, type Table, type Upload } from './api';
+import { BackLink } from '../../ui/BackLink';
+import { PageHeader } from '../../ui/PageHeader';
+import { ImportIcon, PreviewIcon, RunIcon } from '../../ui/icons';
 
 type Guessed = Upload['columns'][number]['type'];
 /** The select's value for "skip this column" (no column name is empty). */
@@ -76,10 +79,8 @@ function ImportWizard({ conn, connectionName, table }: { conn: string; connectio
   };
   return (
     <>
-      <h1>{t('transfer.import.heading', { table: tableLabel(table) })}</h1>
-      <p className="transfer-context">
-        {t('transfer.import.intro', { connection: connectionName })} <Link href={tablePath(conn, table.ref)}>{t('transfer.openTable')}</Link>
-      </p>
+      <BackLink href={tablePath(conn, table.ref)}>{t('transfer.openTable')}</BackLink>
+      <PageHeader title={t('transfer.import.heading', { table: tableLabel(table) })} description={t('transfer.import.intro', { connection: connectionName })} />
       <FileStep key={round} upload={upload} onUploaded={setUpload} onRestart={restart} />
       {upload && <FileSummary upload={upload} />}
       {upload && <MappingStep key={upload.id} conn={conn} table={table} upload={upload} onRestart={restart} />}
@@ -119,6 +120,7 @@ function FileStep({ upload, onUploaded, onRestart }: { upload: Upload | null; on
         <FormError error={send.error} />
         {upload === null && (
           <button type="submit" disabled={!file || send.isPending}>
+            <ImportIcon className="icon" aria-hidden="true" />
             {send.isPending ? t('transfer.import.uploading') : t('transfer.import.upload')}
           </button>
         )}
@@ -353,10 +355,12 @@ function MappingStep({ conn, table, upload, onRestart }: { conn: string; table: 
         <FormError error={start.error} />
         {runId === null && (
           <div className="actions">
-            <button type="button" disabled={start.isPending} onClick={() => run(true)}>
+            <button type="button" className="secondary" disabled={start.isPending} onClick={() => run(true)}>
+              <PreviewIcon className="icon" aria-hidden="true" />
               {t('transfer.import.dryRun')}
             </button>
             <button type="button" disabled={start.isPending} onClick={() => run(false)}>
+              <RunIcon className="icon" aria-hidden="true" />
               {t('transfer.import.run')}
             </button>
           </div>
@@ -411,7 +415,7 @@ function ImportProgress({ id, columns, conn, table, onRestart }: { id: string; c
 function ImportCounts({ imp }: { imp: Import }) {
   const c = imp.counts;
   return (
-    <dl className="transfer-counts">
+    <dl className="transfer-counts details-list">
       <dt>{t('transfer.import.count.total')}</dt>
       <dd>{c.total}</dd>
       <dt>{t(imp.dryRun ? 'transfer.import.count.wouldImport' : 'transfer.import.count.inserted')}</dt>

@@ -3,7 +3,12 @@ import { Link, useParams } from 'wouter';
 import { isFinal, useCancelJob, useJob, useJobList, useResults, type Export, type Import, type Job } from './api';
 import { t } from '../../i18n/t';
 import { ErrorPanel, FormError, Loading, useTitle } from '../../ui';
-import { exportDownloadUrl, importReportUrl, kindText, param, Progress, stateText, when } from './shared';
+import { exportDownloadUrl, importReportUrl, kindText, param, Progress, StateBadge, stateText, when } from './shared';
+import { BackLink } from '../../ui/BackLink';
+import { EmptyState } from '../../ui/EmptyState';
+import { PageHeader } from '../../ui/PageHeader';
+import { Section } from '../../ui/Section';
+import { CloseIcon, ExportIcon, ImportIcon, JobsIcon } from '../../ui/icons';
 import { LoadMore } from '../../ui/LoadMore';
 import { DataTable } from '../../ui/DataTable';
 
@@ -67,9 +72,8 @@ export function JobsScreen() {
   if (list.isError) return <ErrorPanel error={list.error} onRetry={() => void list.refetch()} />;
   return (
     <>
-      <h1>{t('transfer.jobs.title')}</h1>
-      <p>{t('transfer.jobs.intro')}</p>
-      <div className="transfer-filters">
+      <PageHeader title={t('transfer.jobs.title')} description={t('transfer.jobs.intro')} />
+      <div className="transfer-filters filter-bar">
         <div className="field">
           <label htmlFor={`${id}-state`}>{t('transfer.jobs.filterState')}</label>
           <select id={`${id}-state`} value={state} onChange={(e) => setState(e.currentTarget.value as JobState | '')}>
@@ -102,11 +106,11 @@ export function JobsScreen() {
         )}
       </div>
       {jobs.length === 0 ? (
-        <p>{t(state || kind ? 'transfer.jobs.noneMatch' : 'transfer.jobs.empty')}</p>
+        <EmptyState icon={JobsIcon}>{t(state || kind ? 'transfer.jobs.noneMatch' : 'transfer.jobs.empty')}</EmptyState>
       ) : (
         <DataTable
           className="transfer-table"
-          variant="grid"
+          stacked
           caption={t('transfer.jobs.caption', { count: jobs.length })}
           columns={[
             {
@@ -120,7 +124,7 @@ export function JobsScreen() {
                 </>
               ),
             },
-            { id: 'state', header: t('transfer.jobs.col.state'), cell: (job: Job) => stateText(job.state) },
+            { id: 'state', header: t('transfer.jobs.col.state'), cell: (job: Job) => <StateBadge state={job.state} /> },
             {
               id: 'progress',
               header: t('transfer.jobs.col.progress'),
@@ -148,8 +152,10 @@ export function JobsScreen() {
                     type="button"
                     disabled={cancel.isPending || job.cancelRequested}
                     onClick={() => cancel.mutate(job.id)}
+                    className="secondary"
                     aria-label={t('transfer.jobs.cancelOne', { kind: kindText(job.kind), when: when(job.createdAt) })}
                   >
+                    <CloseIcon className="icon" aria-hidden="true" />
                     {job.cancelRequested ? t('transfer.cancelling') : t('transfer.jobs.cancel')}
                   </button>
                 ),
@@ -180,15 +186,25 @@ export function JobScreen() {
   const result = results.data?.get(j.id);
   return (
     <>
-      <h1>{t('transfer.job.heading', { kind: jobName(j, result) })}</h1>
-      <p>
-        <Link href="/jobs">{t('transfer.job.back')}</Link>
-      </p>
-      <dl className="transfer-counts">
+      <BackLink href="/jobs">{t('transfer.job.back')}</BackLink>
+      <PageHeader
+        title={t('transfer.job.heading', { kind: jobName(j, result) })}
+        actions={
+          !isFinal(j.state) && (
+            <button type="button" className="secondary" disabled={cancel.isPending || j.cancelRequested} onClick={() => cancel.mutate(j.id)}>
+              <CloseIcon className="icon" aria-hidden="true" />
+              {j.cancelRequested || cancel.isPending ? t('transfer.cancelling') : t('transfer.jobs.cancel')}
+            </button>
+          )
+        }
+      />
+      <dl className="transfer-counts details-list card">
         <dt>{t('transfer.job.id')}</dt>
         <dd>{j.id}</dd>
         <dt>{t('transfer.jobs.col.state')}</dt>
-        <dd data-testid="job-state">{stateText(j.state)}</dd>
+        <dd>
+          <StateBadge state={j.state} testId="job-state" />
+        </dd>
         <dt>{t('transfer.jobs.col.created')}</dt>
         <dd>{when(j.createdAt)}</dd>
         <dt>{t('transfer.jobs.col.started')}</dt>
@@ -215,9 +231,6 @@ export function JobScreen() {
       {!isFinal(j.state) && (
         <>
           <Progress value={j.progress} label={t('transfer.jobs.progressOf', { kind: kindText(j.kind) })} />
-          <button type="button" disabled={cancel.isPending || j.cancelRequested} onClick={() => cancel.mutate(j.id)}>
-            {j.cancelRequested || cancel.isPending ? t('transfer.cancelling') : t('transfer.jobs.cancel')}
-          </button>
         </>
       )}
       <FormError error={cancel.error} />
@@ -241,11 +254,10 @@ function JobResult({ job, result }: { job: Job; result: { import?: Import; expor
   const imp = result.import;
   const exp = result.export;
   return (
-    <section className="transfer-step" aria-labelledby={`${id}-h`}>
-      <h2 id={`${id}-h`}>{t(imp ? 'transfer.job.import' : 'transfer.job.export')}</h2>
+    <Section id={`${id}-h`} icon={imp ? ImportIcon : ExportIcon} title={t(imp ? 'transfer.job.import' : 'transfer.job.export')} className="transfer-result">
       {imp && (
         <>
-          <dl className="transfer-counts">
+          <dl className="transfer-counts details-list">
             <dt>{t('transfer.job.table')}</dt>
             <dd>{imp.table}</dd>
             <dt>{t('transfer.job.dryRun')}</dt>
@@ -261,7 +273,8 @@ function JobResult({ job, result }: { job: Job; result: { import?: Import; expor
           </dl>
           {imp.counts.refused > 0 && isFinal(job.state) && (
             <p>
-              <a href={importReportUrl(imp.id)} download>
+              <a href={importReportUrl(imp.id)} download className="button secondary">
+                <ExportIcon className="icon" aria-hidden="true" />
                 {t('transfer.import.report', { count: imp.counts.refused })}
               </a>
             </p>
@@ -270,7 +283,7 @@ function JobResult({ job, result }: { job: Job; result: { import?: Import; expor
       )}
       {exp && (
         <>
-          <dl className="transfer-counts">
+          <dl className="transfer-counts details-list">
             <dt>{t('transfer.job.table')}</dt>
             <dd>{exp.table}</dd>
             <dt>{t('transfer.export.format')}</dt>
@@ -280,13 +293,14 @@ function JobResult({ job, result }: { job: Job; result: { import?: Import; expor
           </dl>
           {exp.state === 'ready' && (
             <p>
-              <a href={exportDownloadUrl(exp.id)} download>
+              <a href={exportDownloadUrl(exp.id)} download className="button">
+                <ExportIcon className="icon" aria-hidden="true" />
                 {t('transfer.export.download', { name: exp.fileName ?? '' })}
               </a>
             </p>
           )}
         </>
       )}
-    </section>
+    </Section>
   );
 }

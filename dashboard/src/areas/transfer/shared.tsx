@@ -2,6 +2,7 @@ import { t } from '../../i18n/t';
 import './transfer.css';
 import { Link } from 'wouter';
 import type { Column, Table } from './api';
+import { Badge, type BadgeTone } from '../../ui/Badge';
 
 /** Dates in the person's own locale (the browser's), as Sessions shows them. */
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
@@ -9,6 +10,24 @@ export const when = (ms: number | null) => (ms === null ? t('transfer.never') : 
 
 /** A job's, an import's or an export's state in words. */
 export const stateText = (state: string) => t('transfer.state', { state });
+
+/** A job's, an import's or an export's state as a badge's colour (DB60). */
+export function stateTone(state: string): BadgeTone {
+  if (state === 'succeeded' || state === 'ready' || state === 'done') return 'success';
+  if (state === 'failed') return 'danger';
+  if (state === 'cancelled' || state === 'expired') return 'warning';
+  if (state === 'running' || state === 'validating' || state === 'importing') return 'accent';
+  return 'neutral';
+}
+
+/** A state in words, as a badge. */
+export function StateBadge({ state, testId }: { state: string; testId?: string }) {
+  return (
+    <Badge tone={stateTone(state)} testId={testId}>
+      {stateText(state)}
+    </Badge>
+  );
+}
 
 /** "Import" / "Export" / the raw kind. */
 export function kindText(kind: string): string {
