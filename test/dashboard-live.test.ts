@@ -36,9 +36,6 @@ const { transferKeys } = (await dashboard('areas/transfer/api.ts')) as {
 const NOT_AN_AREA: Record<string, string> = {
   // The shell's own: LiveSync refreshes the bell and announces the notification.
   'notification.created': 'the shell',
-  // The catalogue's: t() loads the changed bundles again (issue 31's dashboard side). Remove this
-  // line if an area declares it instead.
-  'i18n.changed': 'the shell (the catalogue)',
 };
 
 /** Whether invalidating `prefix` reaches `key` (TanStack Query matches a key's start). */

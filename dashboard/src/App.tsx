@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useSyncExternalStore } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
 import { ApiError } from './api/errors';
 import { goToSignIn } from './navigation';
@@ -10,6 +10,7 @@ import { preloadScreen } from './areas/lazy-screen';
 import { shellArea } from './shell/area';
 import { Layout } from './shell/Layout';
 import { ErrorPanel, Loading } from './ui';
+import { catalogueVersion, subscribeCatalogue } from './i18n/t';
 
 /**
  * Every screen comes from an area's routes (the shell's home page among them), each its own
@@ -89,6 +90,8 @@ function Routes() {
 }
 
 export function App({ queryClient }: { queryClient: QueryClient }) {
+  // Drawn again whenever the catalogue's text moves (another locale, a translation changed: i18n/t.ts).
+  useSyncExternalStore(subscribeCatalogue, catalogueVersion);
   return (
     <QueryClientProvider client={queryClient}>
       <Suspense fallback={<Loading />}>

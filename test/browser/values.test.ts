@@ -161,9 +161,9 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       expect(await taken.textContent()).toBe('Nov 27, 2026, 9:14:36 PM GMT+1');
       // PostgreSQL answers the instant in UTC with its Z; SQLite keeps a timestamptz as UTC text without it.
       expect(await taken.getAttribute('title')).toBe(dialect === 'postgres' ? '2026-11-27T20:14:36.747208Z' : '2026-11-27T20:14:36.747208');
-      // A decimal grouped with every digit, aligned on the right.
+      // A decimal grouped with every digit, aligned at the end (the right here; the left when the dashboard is mirrored).
       expect(await cell(page, 0, 'amount').textContent()).toBe('0.1000');
-      expect(await cell(page, 0, 'amount').evaluate((el) => getComputedStyle(el).textAlign)).toBe('right');
+      expect(await cell(page, 0, 'amount').evaluate((el) => getComputedStyle(el).textAlign)).toBe('end');
       expect(await cell(page, 0, 'ok').textContent()).toBe(`✓ ${msg('value.yes')}`);
       expect(await cell(page, 1, 'ok').textContent()).toBe(`✕ ${msg('value.no')}`);
       expect(await cell(page, 2, 'ok').textContent()).toBe(msg('value.null'));

@@ -4,6 +4,7 @@ import { accountArea } from './account/area';
 import { addOnsArea } from './add-ons/area';
 import { connectionsArea } from './connections/area';
 import { dataArea } from './data/area';
+import { i18nArea } from './i18n/area';
 import { dashboardsArea } from './dashboards/area';
 import { pagesArea } from './pages/area';
 import { peopleArea } from './people/area';
@@ -27,6 +28,7 @@ export const AREAS: readonly Area[] = [
   llmArea,
   peopleArea,
   settingsArea,
+  i18nArea,
 ];
 
 export const NAV = AREAS.flatMap((area) => area.nav);

@@ -28,8 +28,14 @@ export function lazyScreen<T extends ComponentType<any>>(load: () => Promise<{ d
 
   function LazyScreen(props: ComponentProps<T>): JSX.Element {
     const [state, dispatch] = useReducer((_: { error: unknown; tries: number }, next: { error: unknown; tries: number }) => next, { error: null, tries: 0 });
+    // Whether this drawing had the code: it may have arrived between the drawing and this effect
+    // (a preload that finished meanwhile), and then nothing else would draw the screen again.
+    const drawn = screen !== null;
     useEffect(() => {
-      if (screen) return;
+      if (screen) {
+        if (!drawn) dispatch({ error: null, tries: state.tries });
+        return;
+      }
       let live = true;
       start().then(
         () => live && dispatch({ error: null, tries: state.tries }),

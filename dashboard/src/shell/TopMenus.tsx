@@ -83,7 +83,7 @@ export function UserMenu({ name, email }: { name: string; email: string }) {
       ))}
       <MenuSeparator />
       <MenuItem disabled={pending} onSelect={() => void signOut()}>
-        <SignOutIcon className="icon" aria-hidden="true" />
+        <SignOutIcon className="icon icon-directional" aria-hidden="true" />
         {t('user.signOut')}
       </MenuItem>
     </Menu>

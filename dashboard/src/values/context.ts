@@ -3,7 +3,8 @@ import { browserTimeZone, type ValueContext } from './format';
 
 /*
  * The person's reading conventions for every value on screen. The locale is the one their
- * preferences resolve to, which the shell already puts on <html lang> (shell/prefs.ts, applyLook);
+ * preferences resolve to, which the shell puts on <html data-locale> (i18n/t.ts; `lang` names the
+ * catalogue shown, which may be another: German formats with the English text when German has none);
  * reading it there costs one observer for the whole page instead of a query per cell. The time
  * zone is the one the person chose on the preferences screen, kept in this browser (decision ME8:
  * the seed's preferences hold five look settings and no zone), else the browser's own: this is
@@ -78,7 +79,9 @@ export function setPreferredTimeZone(zone: string | null): boolean {
 
 function read(): ValueContext {
   if (current && !stale) return current;
-  const locale = document.documentElement.lang || navigator.language || 'en';
+  // The locale the person asked for (i18n/t.ts puts it in data-locale), which may have no catalogue: its formats still apply.
+  const root = document.documentElement;
+  const locale = root.dataset.locale || root.lang || navigator.language || 'en';
   const timeZone = preferredZone ?? (browserZone ??= browserTimeZone());
   if (!current || current.locale !== locale || current.timeZone !== timeZone) current = { locale, timeZone };
   // Kept until an observer says otherwise (none yet: read again next time).
@@ -90,7 +93,7 @@ function subscribe(listener: () => void): () => void {
   listeners.add(listener);
   if (!observer) {
     observer = new MutationObserver(notify);
-    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['lang'] });
+    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['lang', 'data-locale'] });
     // A choice made in another tab of this browser applies here too.
     window.addEventListener('storage', (event) => {
       if (event.key !== ZONE_KEY && event.key !== null) return;

@@ -10,8 +10,7 @@ import {
   DENSITY_LABEL,
   DIR_LABEL,
   DIRS,
-  LOCALES,
-  localeName,
+  useLocaleChoices,
   THEME_LABEL,
   THEMES,
   type PrefKey,
@@ -58,7 +57,7 @@ function LookForm({ data }: { data: PrefsData }) {
     save.mutate({ [key]: value } as Partial<Prefs>);
   };
   const resolved = { ...data.resolved, ...picked } as typeof data.resolved;
-  const locales: string[] = LOCALES.includes(resolved.locale as (typeof LOCALES)[number]) ? [...LOCALES] : [resolved.locale, ...LOCALES];
+  const locales = useLocaleChoices(resolved.locale);
 
   return (
     <Section id="prefs-look" icon={PreferencesIcon} title={t('prefs.lookTitle')} className="prefs-section">
@@ -90,7 +89,7 @@ function LookForm({ data }: { data: PrefsData }) {
       <SelectChoice
         label="prefs.locale"
         hint="prefs.localeHint"
-        options={locales.map((l) => ({ value: l, label: localeName(l), lang: l }))}
+        options={locales}
         value={resolved.locale}
         source={resolved.source.locale}
         onChange={(v) => set('locale', v)}

@@ -1,5 +1,5 @@
 import { t, type MessageId } from '../../i18n/t';
-import { ACCENT_LABEL, ACCENTS, DENSITIES, DENSITY_LABEL, DIR_LABEL, DIRS, LOCALES, localeName, THEME_LABEL, THEMES } from '../../shell/prefs';
+import { ACCENT_LABEL, ACCENTS, DENSITIES, DENSITY_LABEL, DIR_LABEL, DIRS, useLocaleChoices, THEME_LABEL, THEMES } from '../../shell/prefs';
 import { Loading, SelectField } from '../../ui';
 import { LoadError, SaveError, Saved, SettingsScreen, useSettingsSubmit } from './common';
 import { useDefaults, useSaveDefaults, type Prefs } from './api';
@@ -32,7 +32,7 @@ export function Defaults() {
 }
 
 function DefaultsForm({ defaults, form }: { defaults: Prefs; form: ReturnType<typeof useSettingsSubmit> }) {
-  const locales: string[] = defaults.locale && !LOCALES.includes(defaults.locale as (typeof LOCALES)[number]) ? [defaults.locale, ...LOCALES] : [...LOCALES];
+  const locales = useLocaleChoices(defaults.locale);
   return (
     <form className="settings-form" onSubmit={(e) => void form.onSubmit(e)} noValidate>
       <SaveError error={form.error} />
@@ -54,7 +54,7 @@ function DefaultsForm({ defaults, form }: { defaults: Prefs; form: ReturnType<ty
       <SelectField
         label="prefs.locale"
         name="locale"
-        options={withDefault(locales.map((l) => ({ value: l, label: localeName(l) })))}
+        options={withDefault(locales.map(({ value, label }) => ({ value, label })))}
         defaultValue={defaults.locale ?? ''}
         error={form.fields.locale}
       />

@@ -17,6 +17,8 @@ const SECTIONS: ReadonlyArray<{ path: string; label: MessageId }> = [
   // The AI assistant's settings screen is the llm area's (its strings load with it).
   { path: '/settings/ai', label: 'settings.ai.link' },
   { path: '/settings/storage', label: 'settings.storage.link' },
+  // Its screens are the i18n area's (areas/i18n, IN20).
+  { path: '/settings/languages', label: 'settings.languages.link' },
 ];
 
 /** A settings screen: breadcrumbs, its one h1, the links between the sections, then the content. */
