@@ -87,7 +87,7 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: first visit
         .getByRole('navigation', { name: msg('nav.label') })
         .getByRole('link')
         .count(),
-    ).resolves.toBe(12); // Home and the areas' entries: connections, jobs, public API, add-ons, manage pages, scheduled reports, users, roles, API keys, audit log, settings
+    ).resolves.toBe(13); // Home and the areas' entries: connections, ask AI, jobs, public API, add-ons, manage pages, scheduled reports, users, roles, API keys, audit log, settings
     // Keyboard: the first Tab reaches the skip link, which moves focus to the main content.
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(msg('app.skipToContent'));
