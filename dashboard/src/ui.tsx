@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import { ApiError, NETWORK_ERROR } from './api/errors';
-import { hasMessage, t, type MessageId } from './i18n/t';
+import { hasMessage, shownLocale, SOURCE_LOCALE, t, type MessageId } from './i18n/t';
 import { fieldsNeedingAttention } from './ui/field-messages';
 import { RefreshIcon } from './ui/icons';
 import { useBranding } from './api/bootstrap';
@@ -17,11 +17,17 @@ export function useTitle(screen: MessageId): void {
   }, [screen, product]);
 }
 
-/** The text to show for any error: the server's message, or ours when there was no envelope. */
+/**
+ * The text to show for any error: the server's message (English, the API's language) when English
+ * is shown, else the catalogue's message for its code in the person's language (the `errors`
+ * namespace, loaded with the shell for another language); ours when there was no envelope.
+ */
 export function errorText(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.code === NETWORK_ERROR) return t('error.network');
     if (error.code.startsWith('CLIENT_')) return t('error.unexpected', { status: error.status });
+    const translated = `errors.${error.code}`;
+    if (shownLocale().locale !== SOURCE_LOCALE && hasMessage(translated)) return t(translated);
     return error.message;
   }
   return t('error.network');

@@ -300,4 +300,19 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: languages a
       expectNoProblems(problems, [400, 409]);
     });
   });
+  atWidth(WIDE, (viewport, w) => {
+    it(`says an API error in the person's language, from the errors namespace (${w} px)`, async () => {
+      const DE = JSON.parse(readFileSync(new URL('../../i18n/de/errors.json', import.meta.url), 'utf8')) as Record<string, string>;
+      const { page, problems } = await openPage({ viewport });
+      await signIn(page, inst.url, ADMIN);
+      await setLocale('de');
+      // An unknown user: the API answers 404 NOT_FOUND with its English message; the panel says the German one.
+      await page.goto(inst.url + '/users/u_nobody', { waitUntil: 'load' });
+      await expect.poll(() => html(page, 'lang')).toBe('de');
+      const alert = page.getByRole('alert').filter({ hasText: DE['errors.NOT_FOUND']! });
+      await alert.waitFor();
+      await setLocale(null);
+      expectNoProblems(problems, [404]);
+    });
+  });
 });

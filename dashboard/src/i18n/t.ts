@@ -157,6 +157,8 @@ export function showLocale(want: string | readonly string[], dir: Dir | null = c
       if (version === 0) changed();
       return;
     }
+    // Another language than the API's: its error messages come with the shell (ui.tsx, errorText).
+    if (target.locale !== SOURCE_LOCALE) wantedNamespaces.add('errors' as Namespace);
     const namespaces = [...wantedNamespaces];
     const bundles = await Promise.all(namespaces.map((ns) => fetchBundle(target.locale, ns).catch(() => null)));
     if (seq !== switchSeq) return;
