@@ -11,6 +11,10 @@ import { bootWithAdmin, ROOT } from '../helpers/identity.js';
 import type { TestInstance } from '../helpers/instance.js';
 import { browserAvailable } from './chromium.js';
 import { expectNoProblems, msg, useDashboardBrowser } from './harness.js';
+import { formatIn } from '../messages.js';
+
+/** The German catalogue, formatted as the dashboard shows it to a person whose locale is de. */
+const de = formatIn('de');
 
 /*
  * Values as people read them (issue 29, point 3; decision DB44): a table holding every kind of
@@ -211,35 +215,35 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
 
     it('reads the row page and the audit’s change at 390 px in German, names and all', async (ctx) => {
       if (!available) return ctx.skip();
-      // The person's locale (their preferences) decides the number and date formats.
-      await post(admin, '/api/v1/me/prefs', { locale: 'de' }, 'patch');
       const { page, problems } = await openPage({ viewport: { width: 390, height: 844 }, timezoneId: 'Europe/Berlin' });
       await signIn(page, inst.url, ROOT);
+      // The person's locale (their preferences) decides the language, and the number and date formats.
+      await post(admin, '/api/v1/me/prefs', { locale: 'de' }, 'patch');
       await page.goto(`${inst.url}/connections/${conn}/tables/reading/rows/1`);
-      await onScreen(page, 'row-390', msg('data.row.heading', { table: 'Reading', id: '1' }));
-      await page.getByRole('link', { name: msg('data.refs.outNamed', { column: 'Person id', table: 'Person', name: 'Grace Hopper', id: '2' }) }).waitFor();
+      await onScreen(page, 'row-390', de('data.row.heading', { table: 'Reading', id: '1' }));
+      await page.getByRole('link', { name: de('data.refs.outNamed', { column: 'Person id', table: 'Person', name: 'Grace Hopper', id: '2' }) }).waitFor();
 
       // The audit entry of the change: a before/after table read like the grid, the target named.
       await page.goto(`${inst.url}/audit?action=data.update`);
-      await onScreen(page, 'audit-390', msg('nav.audit'));
+      await onScreen(page, 'audit-390', de('nav.audit'));
       const target = page
         .getByTestId('audit-row')
         .first()
         .getByRole('link', { name: /reading/ });
-      expect(await target.textContent()).toBe(msg('people.audit.targetTable', { table: 'reading', connection: `Values ${dialect}` }));
+      expect(await target.textContent()).toBe(de('people.audit.targetTable', { table: 'reading', connection: `Values ${dialect}` }));
       await page
         .getByTestId('audit-row')
         .first()
         .getByRole('link', { name: /data\.update/ })
         .click();
-      await onScreen(page, 'audit-entry-390', msg('people.audit.entryHeading', { action: 'data.update' }));
+      await onScreen(page, 'audit-entry-390', de('people.audit.entryHeading', { action: 'data.update' }));
       const change = page.getByTestId('audit-change');
-      await change.getByRole('heading', { name: msg('people.audit.change.update', { row: '1' }) }).waitFor();
+      await change.getByRole('heading', { name: de('people.audit.change.update', { row: '1' }) }).waitFor();
       const row = (column: string) => change.locator('tr').filter({ has: page.getByRole('rowheader', { name: column }) });
       await expect.poll(() => row('Person id').locator('td').allTextContents()).toEqual(['Ada Lovelace', 'Grace Hopper']);
       expect(await row('Amount').locator('td').allTextContents()).toEqual([AMOUNT[dialect].de, '0,1000']);
       expect(await row('Amount').locator('td').first().locator('[title]').getAttribute('title')).toBe(AMOUNT[dialect].stored);
-      await change.getByRole('link', { name: msg('people.audit.openRow', { row: '1' }) }).waitFor();
+      await change.getByRole('link', { name: de('people.audit.openRow', { row: '1' }) }).waitFor();
       expectNoProblems(problems);
     });
   });

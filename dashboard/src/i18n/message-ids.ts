@@ -2270,6 +2270,7 @@ export type ShellMessageId =
   | 'permission.llm.admin'
   | 'permission.llm.use'
   | 'permission.meta.read'
+  | 'permission.meta.relocate'
   | 'permission.pages.admin'
   | 'permission.pages.read'
   | 'permission.pages.write'

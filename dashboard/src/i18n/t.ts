@@ -1,6 +1,6 @@
 import { IntlMessageFormat, type PrimitiveType } from 'intl-messageformat';
 import englishShell from '../../../i18n/en/shell.json';
-import { api, ok } from '../api/client';
+import { readBundle, readManifest } from '../api/i18n';
 import type { MessageId, Namespace } from './message-ids';
 
 /**
@@ -81,8 +81,8 @@ addMessages(englishShell);
 /** GET /i18n/manifest, asked once (and again after an `i18n.changed`); null when the API cannot be reached. */
 export function getManifest(fresh = false): Promise<Manifest | null> {
   if (fresh || !manifestCache) {
-    manifestCache = ok(api.GET('/i18n/manifest'))
-      .then((answer) => answer.data as Manifest)
+    manifestCache = readManifest()
+      .then((data) => data as Manifest)
       .catch(() => {
         manifestCache = null; // asked again next time
         return null;
@@ -92,8 +92,7 @@ export function getManifest(fresh = false): Promise<Manifest | null> {
 }
 
 async function fetchBundle(locale: string, namespace: Namespace): Promise<Record<string, string>> {
-  const answer = await ok(api.GET('/i18n/bundle/{locale}/{namespace}', { params: { path: { locale, namespace } } }));
-  return answer.data.messages;
+  return readBundle(locale, namespace);
 }
 
 /** `de-AT`, `de_at` → `de_AT`: the seed's spelling, for comparing with the manifest's locales. */

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { api, ok } from '../api/client';
+import { useLocales } from '../api/i18n';
 import { usePrefs, type Prefs, type ResolvedPrefs } from '../areas/account/api';
 import { bcp47, browserLocales, showLocale, type MessageId } from '../i18n/t';
 
@@ -26,13 +26,7 @@ export const ACCENT_LABEL: Record<(typeof ACCENTS)[number], MessageId> = {
 export const DENSITY_LABEL: Record<(typeof DENSITIES)[number], MessageId> = { comfortable: 'prefs.densityComfortable', compact: 'prefs.densityCompact' };
 export const DIR_LABEL: Record<(typeof DIRS)[number], MessageId> = { ltr: 'prefs.dirLtr', rtl: 'prefs.dirRtl' };
 
-/** GET /i18n/locales's key: under the i18n area's prefix, so its `i18n.changed` refreshes the lists. */
-export const i18nLocalesKey = ['i18n', 'locales'] as const;
-
-/** The locales the instance has (GET /i18n/locales, signed in), as Preferences and the instance defaults offer them. */
-export function useLocales() {
-  return useQuery({ queryKey: i18nLocalesKey, queryFn: async () => (await ok(api.GET('/i18n/locales'))).data.locales });
-}
+export { i18nLocalesKey, useLocales } from '../api/i18n';
 
 /**
  * The languages to offer: the enabled locales, each named in its own language, and `current` (a

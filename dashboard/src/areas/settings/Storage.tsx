@@ -3,7 +3,7 @@ import type { ApiError } from '../../api/errors';
 import { t } from '../../i18n/t';
 import { Field, FormError, Loading } from '../../ui';
 import { LoadError, SettingsScreen } from './common';
-import { usePlacement, useRelocate, useRelocationJob, type RelocateBody } from './storage-api';
+import { usePlacement, useRelocate, useRelocationJob, type RelocateBody } from './api';
 
 type Mode = 'test' | 'dry-run' | 'run';
 
@@ -23,6 +23,10 @@ interface JobResult {
 }
 
 /** /settings/storage: where the meta store is, and the wizard that moves it (decisions MR1–MR3). */
+/** Where the data can move: a database server (a URL) or the embedded file. */
+const TARGETS = { server: 'server', embedded: 'embedded' } as const;
+type Target = (typeof TARGETS)[keyof typeof TARGETS];
+
 export function Storage() {
   const placement = usePlacement();
   return (
@@ -74,7 +78,7 @@ export function Storage() {
 type Relocation = NonNullable<ReturnType<typeof usePlacement>['data']>['relocation'];
 
 function Wizard({ embedded, progress }: { embedded: boolean; progress: Relocation }) {
-  const [target, setTarget] = useState<'server' | 'embedded'>(embedded ? 'server' : 'embedded');
+  const [target, setTarget] = useState<Target>(embedded ? TARGETS.server : TARGETS.embedded);
   const [url, setUrl] = useState('');
   const [mode, setMode] = useState<Mode | null>(null);
   const [jobId, setJobId] = useState<string | null>(null);
@@ -107,11 +111,18 @@ function Wizard({ embedded, progress }: { embedded: boolean; progress: Relocatio
         <fieldset>
           <legend>{t('settings.storage.target')}</legend>
           <label className="storage-choice">
-            <input type="radio" name="target" value="server" checked={target === 'server'} onChange={() => setTarget('server')} />{' '}
+            <input type="radio" name="target" value={TARGETS.server} checked={target === TARGETS.server} onChange={() => setTarget(TARGETS.server)} />{' '}
             {t('settings.storage.targetServer')}
           </label>
           <label className="storage-choice">
-            <input type="radio" name="target" value="embedded" checked={target === 'embedded'} onChange={() => setTarget('embedded')} disabled={embedded} />{' '}
+            <input
+              type="radio"
+              name="target"
+              value={TARGETS.embedded}
+              checked={target === TARGETS.embedded}
+              onChange={() => setTarget(TARGETS.embedded)}
+              disabled={embedded}
+            />{' '}
             {t('settings.storage.targetEmbedded')}
           </label>
         </fieldset>
