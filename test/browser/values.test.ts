@@ -230,7 +230,8 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
         .getByTestId('audit-row')
         .first()
         .getByRole('link', { name: /reading/ });
-      expect(await target.textContent()).toBe(de('people.audit.targetTable', { table: 'reading', connection: `Values ${dialect}` }));
+      // The connection's name replaces its id once the connections are read.
+      await expect.poll(() => target.textContent()).toBe(de('people.audit.targetTable', { table: 'reading', connection: `Values ${dialect}` }));
       await page
         .getByTestId('audit-row')
         .first()
