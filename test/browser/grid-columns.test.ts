@@ -66,7 +66,11 @@ describe.runIf(browserAvailable())('a grid’s columns hidden, moved, resized an
       await page.keyboard.press('ArrowRight');
       await page.keyboard.press('ArrowRight');
       await expect.poll(() => widthOf(page, 'name')).toBe(String(before + 40));
-      await page.waitForLoadState('networkidle');
+      // The layout is saved a moment after the last change: reload once the server holds the new width.
+      const pageId = res.body.data.page.id as string;
+      await expect
+        .poll(async () => JSON.stringify((await admin.get(`/api/v1/pages/${pageId}`)).body.data?.myLayout?.layout?.grid?.widths ?? null), { timeout: 15_000 })
+        .toContain(`"name":${before + 40}`);
 
       await page.reload();
       await onScreen(page, `columns-list-${w}`, exactly(`Stock ${w}`));
