@@ -32,7 +32,7 @@ export { isLocale, LOCALE_PATTERN, localeField, toBcp47 } from './locale.js';
 export { API_PREFIX } from './http/routes.js';
 export { authenticate, checkOrigin, clearSessionCookie, presentedSessionToken, sessionCookieOf, setSessionCookie } from './http/authenticate.js';
 export { assertOwnHost, isOwnHost, isOwnName, linkBase } from './http/trusted-host.js';
-export { multipartBodyError, multipartFile } from './http/multipart.js';
+export { multipartBodyError, multipartBuffer, multipartFile } from './http/multipart.js';
 export { matchesIfNoneMatch, strongEtag } from './http/etag.js';
 export { logRequestError, toAppError } from './http/errors.js';
 export { DOCUMENT_ONLY } from './http/security-headers.js';

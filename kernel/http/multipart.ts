@@ -71,3 +71,23 @@ export async function multipartFile(request: FastifyRequest, limits: { fileSize:
     throw multipartBodyError(err);
   }
 }
+
+/**
+ * The one file of a small multipart upload, read whole into memory (a logo, a translation file):
+ * 400 VALIDATION_FAILED at `body.file` without one, 413 PAYLOAD_TOO_LARGE over `fileSize` bytes
+ * ("<what> is at most N bytes."). Large uploads stream instead (imports, add-on packages).
+ */
+export async function multipartBuffer(request: FastifyRequest, limits: { fileSize: number; what: string }): Promise<{ buffer: Buffer; filename: string }> {
+  const part = await multipartFile(request, { fileSize: limits.fileSize, files: 1 });
+  if (!part) throw new AppError('VALIDATION_FAILED', { issues: [{ path: 'body.file', code: 'required', message: 'No file part in the form.' }] });
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of part.file) chunks.push(chunk as Buffer);
+  } catch (err) {
+    if (part.file.errored) throw multipartBodyError(err);
+    throw err;
+  }
+  if (part.file.truncated)
+    throw new AppError('PAYLOAD_TOO_LARGE', { message: `${limits.what} is at most ${limits.fileSize} bytes.`, params: { limit: limits.fileSize } });
+  return { buffer: Buffer.concat(chunks), filename: part.filename };
+}

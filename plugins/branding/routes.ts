@@ -1,12 +1,10 @@
-import { pipeline } from 'node:stream/promises';
 import {
   AppError,
   errorEnvelopeSchema,
   HANDLED,
   type Kernel,
   matchesIfNoneMatch,
-  multipartBodyError,
-  multipartFile,
+  multipartBuffer,
   noBody,
   rawResponse,
   reply,
@@ -24,21 +22,8 @@ const service = (kernel: Kernel) => kernel.plugin(brandingServiceRef);
 const SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
 /** The upload, whole, within the limit (413 beyond it). */
-async function uploadedBytes(request: Parameters<typeof multipartFile>[0]): Promise<Buffer> {
-  const part = await multipartFile(request, { fileSize: LOGO_MAX_BYTES, files: 1 });
-  if (!part) throw new AppError('VALIDATION_FAILED', { issues: [{ path: 'body.file', code: 'required', message: 'No file part in the form.' }] });
-  const chunks: Buffer[] = [];
-  try {
-    await pipeline(part.file, async (source: AsyncIterable<Buffer>) => {
-      for await (const c of source) chunks.push(c);
-    });
-  } catch (err) {
-    if (part.file.errored) throw multipartBodyError(err);
-    throw err;
-  }
-  if (part.file.truncated)
-    throw new AppError('PAYLOAD_TOO_LARGE', { message: `A logo is at most ${LOGO_MAX_BYTES} bytes.`, params: { limit: LOGO_MAX_BYTES } });
-  return Buffer.concat(chunks);
+async function uploadedBytes(request: Parameters<typeof multipartBuffer>[0]): Promise<Buffer> {
+  return (await multipartBuffer(request, { fileSize: LOGO_MAX_BYTES, what: 'A logo' })).buffer;
 }
 
 export const brandingRoutes = [

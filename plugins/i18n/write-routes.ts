@@ -1,18 +1,5 @@
-import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
-import {
-  AppError,
-  encodeCursor,
-  errorEnvelopeSchema,
-  HANDLED,
-  multipartBodyError,
-  multipartFile,
-  noBody,
-  okSchema,
-  rawResponse,
-  reply,
-  route,
-} from '../../kernel/api.js';
+import { AppError, encodeCursor, errorEnvelopeSchema, HANDLED, multipartBuffer, noBody, okSchema, rawResponse, reply, route } from '../../kernel/api.js';
 import type { ExchangeFormat } from './exchange.js';
 
 /** The file formats' libraries (gettext-parser, xliff) load on the first export or import, not at start (K32). */
@@ -192,26 +179,14 @@ export const writeRoutes = [
     handler: async ({ kernel, params, query, request, principal, audit }) => {
       if (!(await service(kernel).hasLocale(params.locale)))
         throw new AppError('I18N_LOCALE_NOT_FOUND', { message: `There is no locale "${params.locale}".`, params: { locale: params.locale } });
-      const part = await multipartFile(request, { fileSize: IMPORT_MAX_BYTES, files: 1 });
-      if (!part) throw new AppError('VALIDATION_FAILED', { issues: [{ path: 'body.file', code: 'required', message: 'No file part in the form.' }] });
-      const chunks: Buffer[] = [];
-      try {
-        await pipeline(part.file, async (source: AsyncIterable<Buffer>) => {
-          for await (const c of source) chunks.push(c);
-        });
-      } catch (err) {
-        if (part.file.errored) throw multipartBodyError(err);
-        throw err;
-      }
-      if (part.file.truncated)
-        throw new AppError('PAYLOAD_TOO_LARGE', { message: `A translation file is at most ${IMPORT_MAX_BYTES} bytes.`, params: { limit: IMPORT_MAX_BYTES } });
+      const part = await multipartBuffer(request, { fileSize: IMPORT_MAX_BYTES, what: 'A translation file' });
       const format = query.format ?? formatOf(part.filename);
       if (!format)
         throw new AppError('I18N_FILE_INVALID', {
           message: 'Say the file’s format (format=json, po or xliff), or name it .json, .po or .xlf.',
           params: { reason: 'format-unknown' },
         });
-      const entries = await (await exchange()).readImport(format, Buffer.concat(chunks));
+      const entries = await (await exchange()).readImport(format, part.buffer);
       const result = await service(kernel).importEntries(
         params.locale,
         entries,
