@@ -1,12 +1,12 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { lazy, Suspense, useSyncExternalStore } from 'react';
+import { Suspense, useSyncExternalStore } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
 import { ApiError } from './api/errors';
 import { goToSignIn } from './navigation';
 import { setSignedOutHandler, useSetupState } from './areas/account/api';
 import { AREA_ROUTES } from './areas';
 import type { AreaRoute } from './areas/area';
-import { preloadScreen } from './areas/lazy-screen';
+import { lazyScreen, preloadScreen } from './areas/lazy-screen';
 import { shellArea } from './shell/area';
 import { Layout } from './shell/Layout';
 import { ErrorPanel, Loading } from './ui';
@@ -21,7 +21,7 @@ const SETUP_ROUTES = ROUTES.filter((route) => route.shown === 'setup');
 const SIGNED_OUT_ROUTES = ROUTES.filter((route) => route.shown === 'signed-out');
 const SIGNED_IN_ROUTES = ROUTES.filter((route) => (route.shown ?? 'signed-in') === 'signed-in');
 // Drawn when no route matches: the shell's, not an area's.
-const NotFound = lazy(() => import('./shell/Placeholder').then((m) => ({ default: m.NotFound })));
+const NotFound = lazyScreen(() => import('./shell/Placeholder').then((m) => ({ default: m.NotFound })));
 
 /** Whether a wouter pattern of ours (`/connections/:id/tables/:table`) matches `path`. */
 function matches(pattern: string, path: string): boolean {

@@ -9,10 +9,11 @@ import { ErrorPanel, Loading } from '../ui';
  * This one draws the loading line until the code is there, then the screen; a chunk that fails
  * to load (a deploy replaced it, the network dropped) says so with a retry instead of unmounting
  * the app. `preload` asks for the code before the screen is drawn (App.tsx, for the address the
- * app opens on).
+ * app opens on). `pending` is drawn meanwhile (the loading line unless a smaller placeholder fits,
+ * as in the header).
  */
 // `ComponentType<any>` as React's own lazy() takes it: any screen, whatever its props.
-export function lazyScreen<T extends ComponentType<any>>(load: () => Promise<{ default: T }>): T {
+export function lazyScreen<T extends ComponentType<any>>(load: () => Promise<{ default: T }>, pending: () => JSX.Element | null = () => <Loading />): T {
   let screen: T | null = null;
   let loading: Promise<void> | null = null;
   const start = () =>
@@ -26,7 +27,7 @@ export function lazyScreen<T extends ComponentType<any>>(load: () => Promise<{ d
       },
     ));
 
-  function LazyScreen(props: ComponentProps<T>): JSX.Element {
+  function LazyScreen(props: ComponentProps<T>): JSX.Element | null {
     const [state, dispatch] = useReducer((_: { error: unknown; tries: number }, next: { error: unknown; tries: number }) => next, { error: null, tries: 0 });
     // Whether this drawing had the code: it may have arrived between the drawing and this effect
     // (a preload that finished meanwhile), and then nothing else would draw the screen again.
@@ -50,7 +51,7 @@ export function lazyScreen<T extends ComponentType<any>>(load: () => Promise<{ d
       return <Screen {...props} />;
     }
     if (state.error) return <ErrorPanel error={state.error} onRetry={() => dispatch({ error: null, tries: state.tries + 1 })} />;
-    return <Loading />;
+    return pending();
   }
   return Object.assign(LazyScreen, { preload: () => start() }) as unknown as T;
 }

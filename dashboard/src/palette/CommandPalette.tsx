@@ -1,4 +1,5 @@
-import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { lazyScreen } from '../areas/lazy-screen';
 import { t } from '../i18n/t';
 import './palette.css';
 import { SearchIcon } from '../ui/icons';
@@ -7,7 +8,11 @@ import { SearchIcon } from '../ui/icons';
 export type Opened = 'palette' | 'shortcuts';
 
 // The palette's code (cmdk, the search) loads on first use: it stays out of the first load.
-const Dialogs = lazy(() => import('./Palette'));
+// Not React's lazy(): its Suspense would hold the palette back 300 ms after its code is there.
+const Dialogs = lazyScreen(
+  () => import('./Palette'),
+  () => null,
+);
 
 const OPEN_EVENT = 'svc-admin:palette';
 
@@ -82,9 +87,5 @@ export function CommandPalette() {
   }, [show, close]);
 
   if (opened === null) return null;
-  return (
-    <Suspense fallback={null}>
-      <Dialogs opened={opened} onShow={show} onClose={close} />
-    </Suspense>
-  );
+  return <Dialogs opened={opened} onShow={show} onClose={close} />;
 }

@@ -1,4 +1,5 @@
-import { lazy, Suspense, useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
+import { lazyScreen } from '../areas/lazy-screen';
 import { Link, useLocation } from 'wouter';
 import { ApiError } from '../api/errors';
 import { NAV, NAV_AFTER } from '../areas';
@@ -70,7 +71,11 @@ const NAV_ICONS: Record<string, IconType> = {
 
 // The account menu, the bell and the toasts come in their own chunk (the Radix code): the first
 // load, which the sign-in screen pays for, carries none of it. A box of their size holds the place.
-const TopMenus = lazy(() => import('./TopMenus').then((m) => ({ default: m.TopMenus })));
+// Not React's lazy(): its Suspense would hold the menus back 300 ms after their code is there.
+const TopMenus = lazyScreen(
+  () => import('./TopMenus').then((m) => ({ default: m.TopMenus })),
+  () => <span className="top-menus-pending" />,
+);
 
 /**
  * The signed-in frame: skip link, header (product, user menu), navigation, main. Every
@@ -146,9 +151,7 @@ function SignedInLayout({ children }: { children: ReactNode }) {
         <div className="top-actions">
           <PaletteButton />
           <LiveSync />
-          <Suspense fallback={<span className="top-menus-pending" />}>
-            <TopMenus name={user.name} email={user.email} />
-          </Suspense>
+          <TopMenus name={user.name} email={user.email} />
         </div>
       </header>
       {drawer.open && <div className="drawer-backdrop" aria-hidden="true" onClick={drawer.close} />}
