@@ -166,6 +166,21 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: branding, t
       expect(await visitor.page.getByTestId('sign-in-message').innerText()).toBe(MESSAGE);
       await expect.poll(() => accent(visitor.page)).toBe(COLOUR);
       await expect.poll(() => visitor.page.title()).toBe(msg('app.documentTitle', { screen: msg('signIn.title'), product: PRODUCT }));
+      // The next visit paints in the brand's colour at once: with the bootstrap held back, the
+      // accent is already the brand's (no flash of the built-in accent on every load).
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await visitor.page.route('**/api/v1/bootstrap', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await visitor.page.reload({ waitUntil: 'load' });
+      expect(await accent(visitor.page)).toBe(COLOUR);
+      const answered = visitor.page.waitForResponse('**/api/v1/bootstrap');
+      release();
+      await answered;
+      await visitor.page.unroute('**/api/v1/bootstrap');
+      await expect.poll(() => brand.innerText()).toContain(PRODUCT);
       expectNoProblems(visitor.problems);
 
       // The logo goes again.

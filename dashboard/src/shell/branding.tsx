@@ -3,23 +3,57 @@ import { useBranding, type Branding } from '../api/bootstrap';
 import { t } from '../i18n/t';
 import { BrandIcon } from '../ui/icons';
 
+/** Where the accent last applied is remembered, so the next start paints in it at once. */
+const REMEMBERED = 'svc-admin.brand-accent';
+
+/** Sets the brand accent on <html> (or takes it away: null) and remembers it for the next start. */
+function applyBrandAccent(primary: string | null): void {
+  const root = document.documentElement;
+  if (primary) {
+    root.style.setProperty('--brand-accent', primary);
+    root.dataset.brand = '';
+  } else {
+    root.style.removeProperty('--brand-accent');
+    delete root.dataset.brand;
+  }
+  try {
+    if (primary) localStorage.setItem(REMEMBERED, primary);
+    else localStorage.removeItem(REMEMBERED);
+  } catch {
+    // Storage off (private mode): the bootstrap's answer still applies once it arrives.
+  }
+}
+
+/**
+ * The brand accent of the last visit, before the first paint: without it a branded instance
+ * showed the built-in accent until the bootstrap arrived, then switched (a flash of the wrong
+ * colour on every load). The bootstrap's answer confirms or replaces it.
+ */
+function applyRememberedBrandAccent(): void {
+  let primary: string | null = null;
+  try {
+    primary = localStorage.getItem(REMEMBERED);
+  } catch {
+    return;
+  }
+  // Only a colour as the branding stores it (#rrggbb) is taken back from storage.
+  if (primary && /^#[0-9a-fA-F]{6}$/.test(primary)) applyBrandAccent(primary);
+}
+if (typeof document !== 'undefined') applyRememberedBrandAccent();
+
 /**
  * The branding's primary colour as the accent (decision BR11): `data-brand` on <html> with
  * `--brand-accent` makes styles.css take it as the light theme's accent, unless the person chose
  * an accent of their own (`ownAccent`). The dark theme keeps its light accent shade: a colour
- * that carries white text is too dark to read on a dark page.
+ * that carries white text is too dark to read on a dark page. Until the bootstrap is read the
+ * remembered accent stays.
  */
 export function useBrandAccent(ownAccent = false): void {
-  const primary = useBranding()?.colors.primary ?? null;
+  const branding = useBranding();
+  const primary = branding === undefined ? undefined : (branding.colors.primary ?? null);
   useEffect(() => {
-    const root = document.documentElement;
-    if (primary && !ownAccent) {
-      root.style.setProperty('--brand-accent', primary);
-      root.dataset.brand = '';
-    } else {
-      root.style.removeProperty('--brand-accent');
-      delete root.dataset.brand;
-    }
+    if (primary === undefined) return;
+    applyBrandAccent(primary && !ownAccent ? primary : null);
   }, [primary, ownAccent]);
 }
 
