@@ -7,12 +7,18 @@
  * One server (our instance from the sources, a SQLite meta store) in a child process; autocannon
  * here. Order 200/304/healthz/healthz/304/200, each measured run after a warm-up.
  *
+ * What bytes alone cost: a bare fastify in a second child answers the same bundle bytes
+ * (uncompressed, from memory) and a healthz-sized body, measured in the same passes. Its ratio is
+ * the floor any server reaches sending 9 KB against a 100-byte answer on this machine (the socket
+ * writes and the client's reads share the two cores), and `bundle 200 / bare same bytes` says how
+ * far ours is from it.
+ *
  *   npm run bench -- i18n
  *   BENCH_DURATION=10 BENCH_CONNECTIONS=10 BENCH_REPEAT=2 node --no-node-snapshot --import tsx bench/i18n.ts
  */
 import { loadavg } from 'node:os';
 import { abba, runsTable, type Contender } from './lib/abba.js';
-import { benchMain, startOurs } from './lib/child.js';
+import { bareHealthz, benchMain, startBare, startOurs } from './lib/child.js';
 import { positiveInt, printMachine } from './lib/env.js';
 import { forkTarget, load } from './lib/harness.js';
 
@@ -31,6 +37,7 @@ async function parent(): Promise<void> {
   );
   printMachine();
   const target = await forkTarget('ours', '../i18n.ts', ['ours']);
+  let bare: Awaited<ReturnType<typeof forkTarget>> | null = null;
   try {
     const first = await fetch(target.url + BUNDLE, { signal: AbortSignal.timeout(5_000) });
     const body = (await first.json()) as { data?: { messages?: Record<string, string> } };
@@ -52,9 +59,14 @@ async function parent(): Promise<void> {
       load: (s) => load(target, { path: BUNDLE, headers: { 'accept-encoding': 'gzip, deflate, br' } }, { connections, duration: s }),
     };
     const healthz: Contender = { name: 'healthz', load: (s) => load(target, HEALTHZ, { connections, duration: s }) };
-    const measured = await abba([ok, brotli, notModified, healthz], { repeat, warmup, duration });
+    bare = await forkTarget('bare', '../i18n.ts', ['bare'], { BENCH_I18N_BODY_URL: target.url + BUNDLE });
+    const bareTarget = bare;
+    const bareBytes: Contender = { name: 'bare same bytes', load: (s) => load(bareTarget, BUNDLE, { connections, duration: s }) };
+    const bareHealth: Contender = { name: 'bare healthz', load: (s) => load(bareTarget, HEALTHZ, { connections, duration: s }) };
+    const all = [ok, brotli, notModified, healthz, bareBytes, bareHealth];
+    const measured = await abba(all, { repeat, warmup, duration });
     const h = measured.summary(healthz);
-    console.log(`\n${runsTable(measured, [ok, brotli, notModified, healthz])}\n`);
+    console.log(`\n${runsTable(measured, all)}\n`);
     for (const c of [ok, brotli, notModified]) {
       const s = measured.summary(c);
       const ratio = s.rps / h.rps;
@@ -62,14 +74,31 @@ async function parent(): Promise<void> {
         `ratio ${c.name}/healthz, req/s: ${ratio.toFixed(2)} (goal >= ${GOAL}) ${ratio >= GOAL ? 'MET' : 'BELOW GOAL'}; server CPU/req healthz/${c.name}: ${(h.cpu / s.cpu).toFixed(2)}`,
       );
     }
+    const floor = measured.summary(bareBytes).rps / measured.summary(bareHealth).rps;
+    console.log(`bytes alone (bare fastify): same bytes/healthz, req/s: ${floor.toFixed(2)}`);
+    console.log(`ours bundle 200 / bare same bytes, req/s: ${(measured.summary(ok).rps / measured.summary(bareBytes).rps).toFixed(2)}`);
     console.log(
       `load average after the run: ${loadavg()
         .map((x) => x.toFixed(2))
         .join(' ')}`,
     );
   } finally {
+    await bare?.stop();
     await target.stop();
   }
 }
 
-await benchMain('i18n', { ours: () => startOurs(), bare: () => Promise.reject(new Error('i18n has no bare server')) }, parent);
+/** The bare server: the bundle's bytes as ours sent them (read from ours once) and healthz. */
+async function startBareBundle() {
+  const from = process.env.BENCH_I18N_BODY_URL;
+  if (!from) throw new Error('BENCH_I18N_BODY_URL names the bundle to copy');
+  const body = Buffer.from(await (await fetch(from)).arrayBuffer());
+  return startBare((app) => {
+    bareHealthz(app, HEALTHZ);
+    app.get(BUNDLE, (_req, reply) => {
+      void reply.header('content-type', 'application/json; charset=utf-8').send(body);
+    });
+  });
+}
+
+await benchMain('i18n', { ours: () => startOurs(), bare: () => startBareBundle() }, parent);
