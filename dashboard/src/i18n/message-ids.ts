@@ -2104,6 +2104,7 @@ export type SettingsMessageId =
   | 'settings.storage.run'
   | 'settings.storage.running'
   | 'settings.storage.table'
+  | 'settings.storage.tablesSummary'
   | 'settings.storage.target'
   | 'settings.storage.targetEmbedded'
   | 'settings.storage.targetServer'

@@ -139,10 +139,10 @@ function Wizard({ embedded, progress }: { embedded: boolean; progress: Relocatio
           />
         )}
         <div className="storage-actions">
-          <button type="button" disabled={busy} onClick={() => void start('test')}>
+          <button type="button" className="secondary" disabled={busy} onClick={() => void start('test')}>
             {t('settings.storage.test')}
           </button>
-          <button type="button" disabled={busy} onClick={() => void start('dry-run')}>
+          <button type="button" className="secondary" disabled={busy} onClick={() => void start('dry-run')}>
             {t('settings.storage.dryRun')}
           </button>
           <button type="submit" disabled={busy}>
@@ -175,11 +175,22 @@ function Wizard({ embedded, progress }: { embedded: boolean; progress: Relocatio
 }
 
 function Progress({ progress }: { progress: NonNullable<Relocation> }) {
+  const done = progress.phase === 'done';
+  const rows = progress.tables.reduce((sum, table) => sum + table.rows, 0);
+  const copied = progress.tables.reduce((sum, table) => sum + (table.copied ?? 0), 0);
   return (
     <>
-      <p>{t('settings.storage.phase', { phase: progress.phase })}</p>
-      {progress.freezeMs !== null && <p>{t('settings.storage.freeze', { ms: progress.freezeMs })}</p>}
-      <Tables tables={progress.tables} caption="settings.storage.progressCaption" />
+      {/* Once done, the status line above says it all: the phase and the freeze are not repeated. */}
+      {!done && <p>{t('settings.storage.phase', { phase: progress.phase })}</p>}
+      {!done && progress.freezeMs !== null && <p>{t('settings.storage.freeze', { ms: progress.freezeMs })}</p>}
+      {!done && rows > 0 && (
+        <progress className="storage-progress" max={rows} value={Math.min(copied, rows)} aria-label={t('settings.storage.progressCaption')} />
+      )}
+      {/* Every table of the store (some sixty): open while it runs, folded away once done. */}
+      <details className="storage-details" open={!done}>
+        <summary>{t('settings.storage.tablesSummary', { count: progress.tables.length, rows })}</summary>
+        <Tables tables={progress.tables} caption="settings.storage.progressCaption" />
+      </details>
     </>
   );
 }
