@@ -1,4 +1,3 @@
-import { deflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpClient } from '../../test/helpers/client.js';
 import { call } from '../../test/helpers/contract.js';
@@ -6,43 +5,9 @@ import { databaseAvailable } from '../../test/helpers/databases.js';
 import { addUser, bootWithAdmin, issuePaths } from '../../test/helpers/identity.js';
 import { startInstance, type TestInstance } from '../../test/helpers/instance.js';
 import { svgUnsafe } from './logo.js';
+import { png } from '../../test/helpers/images.js';
 
 const pgUp = await databaseAvailable('postgres');
-
-/** A real PNG of `width` × `height` grey pixels (IHDR, one IDAT, IEND with their CRCs). */
-function png(width: number, height: number): Buffer {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (b: Buffer) => {
-    let c = 0xffffffff;
-    for (const x of b) c = crcTable[(c ^ x) & 0xff]! ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const out = Buffer.alloc(12 + data.length);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc(body), 8 + data.length);
-    return out;
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 0; // greyscale
-  const raw = Buffer.alloc((width + 1) * height, 0x80);
-  for (let y = 0; y < height; y++) raw[y * (width + 1)] = 0;
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
 
 const SAFE_SVG =
   '<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="120" height="40"><defs><linearGradient id="g"/></defs><rect width="120" height="40" fill="url(#g)" style="fill: #123"/></svg>';

@@ -1,4 +1,3 @@
-import { deflateSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { IntlMessageFormat } from 'intl-messageformat';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,47 +8,13 @@ import { contrastWithWhite } from '../../dashboard/src/shared/contrast.js';
 import { messages, type MessageId } from '../messages.js';
 import { browserAvailable } from './chromium.js';
 import { atWidth, expectNoProblems, msg, PHONE, showNav, useDashboardBrowser, WIDE } from './harness.js';
+import { png } from '../helpers/images.js';
 
 /** A message with select or plural arguments, formatted as the dashboard does. */
 const format = (id: MessageId, values: Record<string, string | number>) => String(new IntlMessageFormat(messages[id], 'en').format(values));
 
 const ADMIN = { email: 'root@example.com', name: 'Root', password: 'root-password' };
 const READER = { email: 'rita@example.com', name: 'Rita Reader', password: 'rita-password-1' };
-
-/** A real PNG of `width` × `height` grey pixels (IHDR, one IDAT, IEND with their CRCs), as plugins/branding/branding.test.ts makes. */
-function png(width: number, height: number): Buffer {
-  const crcTable = Array.from({ length: 256 }, (_, n) => {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    return c >>> 0;
-  });
-  const crc = (b: Buffer) => {
-    let c = 0xffffffff;
-    for (const x of b) c = crcTable[(c ^ x) & 0xff]! ^ (c >>> 8);
-    return (c ^ 0xffffffff) >>> 0;
-  };
-  const chunk = (type: string, data: Buffer) => {
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const out = Buffer.alloc(12 + data.length);
-    out.writeUInt32BE(data.length, 0);
-    body.copy(out, 4);
-    out.writeUInt32BE(crc(body), 8 + data.length);
-    return out;
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 0; // greyscale
-  const raw = Buffer.alloc((width + 1) * height, 0x80);
-  for (let y = 0; y < height; y++) raw[y * (width + 1)] = 0;
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw)),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
 
 const PRODUCT = 'Acme Operations';
 const MESSAGE = 'Welcome to Acme. Staff only: ask IT for an account.';
