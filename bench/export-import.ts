@@ -28,6 +28,7 @@ import { createTempDatabase, databaseAvailable } from '../test/helpers/databases
 import { ROOT } from '../test/helpers/identity.js';
 import { startServerProcess, type ServerProcess } from './lib/server-process.js';
 import { startFakeS3, type FakeS3 } from '../test/helpers/s3.js';
+import { jobDone } from './lib/jobs.js';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_000_000);
 const COLUMNS = 'id, name, amount, created_at, flag';
@@ -52,25 +53,6 @@ async function peakRss<T>(srv: ServerProcess, fn: () => Promise<T>): Promise<{ v
   srv.resetPeak();
   const value = await fn();
   return { value, peak: srv.peakRss() };
-}
-
-interface JobView {
-  state: string;
-  startedAt: number | null;
-  finishedAt: number | null;
-  error: unknown;
-}
-
-/** Polls GET /jobs/{id} until the job ends. */
-async function jobDone(admin: HttpClient, jobId: string): Promise<JobView & { ms: number }> {
-  for (;;) {
-    const job = (await admin.get(`/api/v1/jobs/${jobId}`)).body.data.job as JobView;
-    if (job.state !== 'queued' && job.state !== 'running') {
-      if (job.state !== 'succeeded') throw new Error(`job ${jobId} ${job.state}: ${JSON.stringify(job.error)}`);
-      return { ...job, ms: job.finishedAt! - job.startedAt! };
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /**

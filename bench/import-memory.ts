@@ -27,30 +27,13 @@ import { createTempDatabase, databaseAvailable, type TempDatabase } from '../tes
 import { ROOT } from '../test/helpers/identity.js';
 import { positiveInt, printMachine } from './lib/env.js';
 import { startServerProcess, type ServerProcess } from './lib/server-process.js';
+import { jobDone } from './lib/jobs.js';
 
 const ROWS = positiveInt('BENCH_ROWS', 1_000_000);
 const TARGETS = (process.env.BENCH_TARGET ?? 'postgres,sqlite').split(',').map((t) => t.trim()) as ('postgres' | 'sqlite')[];
 const GOAL_MB = 200;
 const MB = 1024 * 1024;
 const COLUMNS = ['id', 'name', 'amount', 'created_at', 'flag'];
-
-interface JobView {
-  state: string;
-  startedAt: number | null;
-  finishedAt: number | null;
-  error: unknown;
-}
-
-async function jobDone(admin: HttpClient, jobId: string): Promise<JobView & { ms: number }> {
-  for (;;) {
-    const job = (await admin.get(`/api/v1/jobs/${jobId}`)).body.data.job as JobView;
-    if (job.state !== 'queued' && job.state !== 'running') {
-      if (job.state !== 'succeeded') throw new Error(`job ${jobId} ${job.state}: ${JSON.stringify(job.error)}`);
-      return { ...job, ms: job.finishedAt! - job.startedAt! };
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** The CSV as COPY … WITH (FORMAT csv, HEADER) would write it. */
 async function writeCsv(path: string): Promise<void> {
@@ -177,7 +160,7 @@ try {
       const run = await sampled(srv, async () => {
         const res = await admin.post(`/api/v1/imports/${created.body.data.import.id}/run`);
         if (res.status !== 202) throw new Error(`run: ${res.status} ${res.text}`);
-        return jobDone(admin, res.body.data.import.jobId);
+        return jobDone(admin, res.body.data.import.jobId, 100);
       });
       const n = await count();
       if (n !== ROWS) throw new Error(`${target}: the table holds ${n} rows, not ${ROWS}`);

@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import { createApp } from '../kernel/app.js';
 import { loadConfig } from '../kernel/config.js';
 import { firstPartyPlugins } from '../plugins/index.js';
+import { setUpAdmin } from './lib/admin.js';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 30);
 const TABLES = 20;
@@ -50,12 +51,7 @@ async function main(): Promise<void> {
   try {
     const base = await app.listen();
     const origin = { origin: base, 'content-type': 'application/json' };
-    const setup = await fetch(`${base}/api/v1/setup/super-admin`, {
-      method: 'POST',
-      headers: origin,
-      body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password', name: 'Bench' }),
-    });
-    const cookie = setup.headers.getSetCookie()[0]!.split(';')[0]!;
+    const { cookie } = await setUpAdmin(base);
     const send = async (method: string, path: string, body?: unknown) => {
       const t = process.hrtime.bigint();
       const res = await fetch(base + path, { method, headers: { ...origin, cookie }, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -15,6 +15,7 @@ import { createApp } from '../kernel/app.js';
 import { loadConfig } from '../kernel/config.js';
 import { newId } from '../kernel/ids.js';
 import { firstPartyPlugins } from '../plugins/index.js';
+import { setUpAdmin } from './lib/admin.js';
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 300);
 const USERS = Number(process.env.BENCH_USERS ?? 10_000);
@@ -43,12 +44,7 @@ async function main(): Promise<void> {
   try {
     const base = await app.listen();
     const origin = { origin: base, 'content-type': 'application/json' };
-    const setup = await fetch(`${base}/api/v1/setup/super-admin`, {
-      method: 'POST',
-      headers: origin,
-      body: JSON.stringify({ email: 'bench@example.com', password: 'bench-password', name: 'Bench' }),
-    });
-    const cookie = setup.headers.getSetCookie()[0]!.split(';')[0]!;
+    const { cookie } = await setUpAdmin(base);
     const post = async (path: string, body?: unknown) => {
       const res = await fetch(base + path, { method: 'POST', headers: { ...origin, cookie }, body: body === undefined ? undefined : JSON.stringify(body) });
       if (!res.ok) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
