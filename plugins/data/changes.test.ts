@@ -85,6 +85,10 @@ describe.each(dialects)('DataProvides changes on %s', (dialect) => {
       code: 'FORBIDDEN',
     });
 
+    // A dry run reverts nothing and leaves the token usable.
+    const dry = await data().undoChanges(editor, done.undoToken, { anyAuthor: false, dryRun: true });
+    expect(dry.results.length).toBeGreaterThan(0);
+    expect(await env.db.selectFrom('category').selectAll().where('id', '=', 502).executeTakeFirst()).toBeDefined();
     const undone = await data().undoChanges(editor, done.undoToken, { anyAuthor: false });
     expect(undone.results.map((r) => `${r.table}:${r.op}`)).toEqual(['product:update', 'category:delete']);
     expect(await env.db.selectFrom('category').selectAll().where('id', '=', 502).executeTakeFirst()).toBeUndefined();
@@ -114,6 +118,11 @@ describe.each(dialects)('DataProvides changes on %s', (dialect) => {
       },
     });
     expect(await env.db.selectFrom('category').selectAll().where('id', '=', 503).executeTakeFirst()).toBeDefined();
+    // A dry run answers the same conflicts and keeps the token.
+    await expect(data().undoChanges(editor, done.undoToken, { anyAuthor: false, dryRun: true })).rejects.toMatchObject({
+      code: 'CONFLICT',
+      params: { reason: 'rows-changed' },
+    });
     // The same token through /data/undo: the whole change set, conflicts listed.
     const viaRoute = await env.req(env.admin, 'POST', `/api/v1/data/undo/${done.undoToken}`);
     expect(viaRoute.status).toBe(409);

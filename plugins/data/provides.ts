@@ -43,8 +43,10 @@ export interface DataProvides {
    * Reverts a token of applyChanges (every table it wrote) if every row still holds what it
    * left, else 409 CONFLICT with `params.rows` listing each row changed since (table, recordId,
    * reason) and nothing reverted. `anyAuthor`: the caller's plugin checked who may undo it.
+   * `dryRun`: every check and the same 409, but the revert is rolled back and the token stays
+   * usable (a caller that also undoes its own things checks them all before acting).
    */
-  undoChanges(principal: Principal, token: string, opts: { anyAuthor: boolean }): Promise<{ connectionId: string; results: AppliedRow[] }>;
+  undoChanges(principal: Principal, token: string, opts: { anyAuthor: boolean; dryRun?: boolean }): Promise<{ connectionId: string; results: AppliedRow[] }>;
   /** `tableView` when the connection's effective schema is at hand (K40); undefined when it must be read first (ask `tableView`). */
   tableViewNow(principal: Principal, connectionId: string, ref: string): ReadView | null | undefined;
 }

@@ -38,6 +38,13 @@ interface Grants {
   write: Readonly<ColumnGrant> | null;
 }
 
+/** Ends a dry run's transaction (rolled back) with what the revert would have done. */
+class DryRunDone extends Error {
+  constructor(readonly results: AppliedRow[]) {
+    super('dry run');
+  }
+}
+
 /**
  * What the caller may do with the table. A table no read scope reaches answers 404 like a
  * missing one, so grants never reveal which tables exist; one the caller reads but may not write
@@ -348,16 +355,29 @@ export class DataService implements DataProvides {
   }
 
   /** DataProvides.undoChanges: every row of the token reverted, or 409 CONFLICT naming those changed since and nothing reverted. */
-  async undoChanges(principal: Principal, token: string, opts: { anyAuthor: boolean }): Promise<{ connectionId: string; results: AppliedRow[] }> {
+  async undoChanges(
+    principal: Principal,
+    token: string,
+    opts: { anyAuthor: boolean; dryRun?: boolean },
+  ): Promise<{ connectionId: string; results: AppliedRow[] }> {
     const actor = actorOf(principal);
     const record = await this.undo.open(token, actor, principal.permissions.all || opts.anyAuthor);
+    if (opts.dryRun) {
+      // The revert run in a transaction that is always rolled back: the same checks, nothing kept.
+      try {
+        await this.revertSteps(principal, actor, record.connectionId, record.steps, true);
+      } catch (err) {
+        if (err instanceof DryRunDone) return { connectionId: record.connectionId, results: err.results };
+        throw err;
+      }
+    }
     const done = await this.revertSteps(principal, actor, record.connectionId, record.steps);
     await this.markUsed(record.id);
     return { connectionId: record.connectionId, results: done.results };
   }
 
-  /** Reverts steps of any tables; every conflict collected, then one 409 listing them (nothing reverted). */
-  private async revertSteps(principal: Principal, actor: ReturnType<typeof actorOf>, connectionId: string, steps: readonly UndoStep[]) {
+  /** Reverts steps of any tables; every conflict collected, then one 409 listing them (nothing reverted). `dryRun`: rolled back, DryRunDone thrown. */
+  private async revertSteps(principal: Principal, actor: ReturnType<typeof actorOf>, connectionId: string, steps: readonly UndoStep[], dryRun = false) {
     const targets = new Map<string, Target>();
     for (const s of steps) if (!targets.has(s.table)) targets.set(s.table, await this.target(principal, connectionId, s.table, 'write'));
     const answer = await this.connections.withSource(connectionId, async (db, info) => {
@@ -387,6 +407,7 @@ export class DataService implements DataProvides {
             params: { reason: 'rows-changed', rows: conflicts },
           });
         }
+        if (dryRun) throw new DryRunDone(results);
         const undoToken = await this.undo.create(actor, connectionId, 'undo', reverted);
         return { results, undoToken, steps: reverted };
       });

@@ -40,7 +40,8 @@ export const CHANGE_SET_FORMAT = `Answer with one JSON object and nothing else (
   {"op": "insert", "table": "<table>", "values": {"<column>": <value>, ...}},
   {"op": "update", "table": "<table>", "key": {"<primary key column>": <value>}, "values": {"<column>": <new value>, ...}},
   {"op": "delete", "table": "<table>", "key": {"<primary key column>": <value>}},
-  {"op": "create-page", "title": "<title>", "kind": "list" | "detail" | "form" | "dashboard", "table": "<table>"}
+  {"op": "create-page", "title": "<title>", "kind": "list" | "detail" | "form" | "dashboard", "table": "<table>"},
+  {"op": "create-view", "pageId": "<id of a page listed under its table>", "name": "<view name>", "query": {"filters": [{"column": "<column>", "op": "eq" | "ne" | "lt" | "lte" | "gt" | "gte" | "in" | "like" | "null", "value": "<value as text>"}], "sort": "-<column>,<column>", "columns": ["<column>", ...]}}
 ]}
 Rules: only the tables listed above; only their columns; values as JSON (decimals and dates as strings, e.g. "12.50", "2024-05-01", "2024-05-01T10:00:00Z"); give every required column of an insert; never schema changes (no CREATE, ALTER or DROP) and no SQL. If the request cannot be done with these operations, answer {"changes": []}.`;
 

@@ -381,23 +381,143 @@ describe.each(dialects)('LLM runs on %s', (dialect) => {
     expect(list.body.data.nextCursor).toEqual(expect.any(String));
   });
 
-  it('create-page goes through the pages plugin; create-view is invalid with why', async () => {
-    const run = await newRun();
-    const set = {
-      changes: [
-        { op: 'create-page', title: `Restock ${dialect}`, kind: 'list', table: 'product' },
-        { op: 'create-view', pageId: 'p_1', name: 'Low stock', query: { filters: [{ column: 'stock', op: 'lt', value: 2 }] } },
-      ],
+  it('create-page and create-view go through the pages plugin; undo removes them unless changed since, all or nothing', async () => {
+    const listPage = await req(editor, 'POST', '/api/v1/pages', {
+      title: `Products ${dialect}`,
+      kind: 'list',
+      connectionId: env.connectionId,
+      table: 'product',
+    });
+    expect(listPage.status, listPage.text).toBe(201);
+    const pageId = listPage.body.data.page.id as string;
+    const taken = await req(editor, 'POST', `/api/v1/pages/${pageId}/views`, { name: 'Taken', query: {} });
+    expect(taken.status, taken.text).toBe(201);
+    const board = await req(editor, 'POST', '/api/v1/pages', { title: `Board ${dialect}`, kind: 'dashboard' });
+    const stockOf = async (id: string) =>
+      Number((await env.db.selectFrom('product').select('stock').where('id', '=', Number(id)).executeTakeFirstOrThrow()).stock);
+    const lowStock = { filters: [{ column: 'stock', op: 'lt', value: '2' }], sort: '-stock' };
+    const apply = async (n: number) => {
+      const run = await newRun();
+      // The prompt lists the table's pages, so a create-view can name one.
+      expect((await promptOf(run.id)).text).toContain(`id "${pageId}"`);
+      const set = {
+        changes: [
+          { op: 'update', table: 'product', key: { id: Number(productIds[2]) }, values: { stock: 100 + n } },
+          { op: 'create-page', title: `Restock ${dialect} ${n}`, kind: 'list', table: 'product' },
+          { op: 'create-view', pageId, name: `Low stock ${n}`, query: lowStock },
+          { op: 'create-view', pageId, name: 'taken', query: {} },
+          { op: 'create-view', pageId, name: `Bad ${n}`, query: { filters: [{ column: 'nope', op: 'eq', value: '1' }] } },
+          { op: 'create-view', pageId: board.body.data.page.id, name: `Board ${n}`, query: {} },
+          { op: 'create-view', pageId: 'p_missing', name: `Missing ${n}`, query: {} },
+        ],
+      };
+      expect((await respond(run.id, JSON.stringify(set))).body.data.run.state).toBe('parsed');
+      const d = await diffOf(run.id);
+      expect(d.summary).toEqual({ insert: 0, update: 1, delete: 0, views: 1, pages: 1, invalid: 4 });
+      expect(d.changes[2]).toMatchObject({ op: 'create-view', table: 'product', valid: true, after: { pageId, name: `Low stock ${n}`, query: lowStock } });
+      expect(d.changes[3].problems.join(' ')).toMatch(/already has a view named/);
+      expect(d.changes[4].problems.join(' ')).toMatch(/No column "nope"/);
+      expect(d.changes[5].problems.join(' ')).toMatch(/Only list, detail and form pages/);
+      expect(d.changes[6].problems.join(' ')).toMatch(/No page with this id/);
+      // A viewer of pages (no pages.write) is told so.
+      const applied = await req(editor, 'POST', `/api/v1/llm/runs/${run.id}/apply`, { diffHash: d.hash, skipInvalid: true });
+      expect(applied.status, applied.text).toBe(200);
+      expect(applied.body.data.applied).toMatchObject({ update: 1, pages: 1, views: 1, skipped: 4 });
+      const made = applied.body.data.run.made;
+      expect(made.pages).toEqual([{ pageId: expect.any(String), slug: expect.any(String), title: `Restock ${dialect} ${n}` }]);
+      expect(made.views).toEqual([{ pageId, viewId: expect.any(String), name: `Low stock ${n}` }]);
+      const views = await req(editor, 'GET', `/api/v1/pages/${pageId}/views`);
+      expect(views.body.data.views.find((v: { name: string }) => v.name === `Low stock ${n}`)).toMatchObject({ query: lowStock, isDefault: false });
+      expect(await stockOf(productIds[2]!)).toBe(100 + n);
+      return { run: applied.body.data.run as { id: string; made: typeof made }, token: applied.body.data.undoToken as string };
     };
-    expect((await respond(run.id, JSON.stringify(set))).body.data.run.state).toBe('parsed');
+
+    // The token is kept sealed: the applier (and llm.admin) read it back after a reload; no one else.
+    const first = await apply(1);
+    const got = await req(editor, 'GET', `/api/v1/llm/runs/${first.run.id}`);
+    expect(got.body.data.run.undoToken).toBe(first.token);
+    expect((await req(env.admin, 'GET', `/api/v1/llm/runs/${first.run.id}`)).body.data.run.undoToken).toBe(first.token);
+    const listed = await req(editor, 'GET', '/api/v1/llm/runs?limit=5');
+    expect(listed.body.data.runs.find((r: { id: string }) => r.id === first.run.id).undoToken).toBe(first.token);
+    const stored = await env.inst.app.kernel.db
+      .withTables<{ llm_runs: { id: string; undo_token: string | null } }>()
+      .selectFrom('llm_runs')
+      .select('undo_token')
+      .where('id', '=', first.run.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.undo_token).not.toContain(first.token);
+
+    // The page made is renamed by someone: undo is 409 listing it, and nothing is undone (the row neither).
+    const madePage = first.run.made.pages[0]!.pageId;
+    await new Promise((r) => setTimeout(r, 5));
+    expect((await req(env.admin, 'PATCH', `/api/v1/pages/${madePage}`, { title: 'Renamed by hand' })).status).toBe(200);
+    const conflict = await req(editor, 'POST', `/api/v1/llm/runs/${first.run.id}/undo/${first.token}`);
+    expect(conflict.status, conflict.text).toBe(409);
+    expect(conflict.body.error).toMatchObject({
+      code: 'CONFLICT',
+      params: { reason: 'rows-changed', rows: [], pages: [{ pageId: madePage, reason: 'page-changed' }], views: [] },
+    });
+    expect(await stockOf(productIds[2]!)).toBe(101);
+    expect((await req(editor, 'GET', `/api/v1/pages/${first.run.made.views[0]!.pageId}/views`)).body.data.views.map((v: { name: string }) => v.name)).toContain(
+      'Low stock 1',
+    );
+    // A row changed since and a view changed since are listed together.
+    await req(env.admin, 'DELETE', `/api/v1/pages/${madePage}`);
+    await req(env.admin, 'PATCH', env.path('product', productIds[2]!), { values: { stock: 7 } });
+    await new Promise((r) => setTimeout(r, 5));
+    await req(editor, 'PATCH', `/api/v1/pages/${pageId}/views/${first.run.made.views[0]!.viewId}`, { name: 'Low stock (mine)' });
+    const both = await req(editor, 'POST', `/api/v1/llm/runs/${first.run.id}/undo/${first.token}`);
+    expect(both.status).toBe(409);
+    expect(both.body.error.params.rows).toEqual([{ table: 'product', recordId: productIds[2], reason: 'row-changed' }]);
+    expect(both.body.error.params.views).toEqual([{ pageId, viewId: first.run.made.views[0]!.viewId, name: 'Low stock 1', reason: 'view-changed' }]);
+    expect(both.body.error.params.pages).toEqual([]);
+    expect((await req(editor, 'GET', `/api/v1/llm/runs/${first.run.id}`)).body.data.run.state).toBe('applied');
+
+    // Unchanged: the row goes back, the view and the page go.
+    const second = await apply(2);
+    const token = (await req(editor, 'GET', `/api/v1/llm/runs/${second.run.id}`)).body.data.run.undoToken as string;
+    const undone = await req(editor, 'POST', `/api/v1/llm/runs/${second.run.id}/undo/${token}`);
+    expect(undone.status, undone.text).toBe(200);
+    expect(undone.body.data.run.state).toBe('undone');
+    expect(await stockOf(productIds[2]!)).toBe(7);
+    expect((await req(editor, 'GET', `/api/v1/pages/${second.run.made.pages[0]!.pageId}`)).status).toBe(404);
+    expect((await req(editor, 'GET', `/api/v1/pages/${pageId}/views`)).body.data.views.map((v: { name: string }) => v.name)).not.toContain('Low stock 2');
+    expect((await req(editor, 'GET', `/api/v1/llm/runs/${second.run.id}`)).body.data.run.undoToken).toBeUndefined();
+    const audit = await env.inst.app.kernel.db
+      .selectFrom('audit_log')
+      .select('diff')
+      .where('action', '=', 'llm.run.undo')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(String(audit.diff))).toMatchObject({ reverted: 1, removed: { pages: 1, views: 1 } });
+  });
+
+  it('runs left unapplied for 7 days are discarded by the cleanup job; a discarded run is not answered, executed or applied', async () => {
+    const run = await newRun();
+    await respond(run.id, JSON.stringify(goodSet(7)));
     const d = await diffOf(run.id);
-    expect(d.summary).toMatchObject({ pages: 1, views: 0, invalid: 1 });
-    expect(d.changes[1].problems[0]).toMatch(/Shared views cannot be made/);
-    const applied = await req(editor, 'POST', `/api/v1/llm/runs/${run.id}/apply`, { diffHash: d.hash, skipInvalid: true });
-    expect(applied.status, applied.text).toBe(200);
-    expect(applied.body.data.applied).toMatchObject({ pages: 1, skipped: 1 });
-    const pages = await req(editor, 'GET', `/api/v1/pages?connectionId=${env.connectionId}&limit=100`);
-    expect(pages.body.data.pages.map((p: { title: string }) => p.title)).toContain(`Restock ${dialect}`);
+    const fresh = await newRun();
+    const kernel = env.inst.app.kernel;
+    await kernel.db
+      .withTables<{ llm_runs: { id: string; updated_at: number } }>()
+      .updateTable('llm_runs')
+      .set({ updated_at: Date.now() - 8 * 24 * 3600_000 })
+      .where('id', '=', run.id)
+      .execute();
+    const job = await kernel.jobs.enqueue('llm.cleanup', null, { maxAttempts: 1 });
+    const done = await kernel.jobs.waitFor(job.id, 30_000);
+    expect(done.state).toBe('succeeded');
+    expect((done.result as { discarded: number }).discarded).toBeGreaterThanOrEqual(1);
+    expect((await req(editor, 'GET', `/api/v1/llm/runs/${run.id}`)).body.data.run.state).toBe('discarded');
+    expect((await req(editor, 'GET', `/api/v1/llm/runs/${fresh.id}`)).body.data.run.state).toBe('prompted');
+    for (const res of [
+      await respond(run.id, JSON.stringify(goodSet(8))),
+      await req(editor, 'POST', `/api/v1/llm/runs/${run.id}/apply`, { diffHash: d.hash }),
+      await req(editor, 'GET', `/api/v1/llm/runs/${run.id}/diff`),
+    ]) {
+      expect(res.status, res.text).toBe(409);
+      expect(res.body.error).toMatchObject({ code: 'CONFLICT', params: { reason: 'wrong-state', state: 'discarded' } });
+    }
   });
 
   it('runs older than the retention are deleted by the cleanup job', async () => {

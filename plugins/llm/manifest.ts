@@ -40,9 +40,9 @@ export default definePlugin<LlmService>({
     },
     [LLM_CLEANUP_JOB]: {
       permission: LLM_ADMIN,
-      description: 'Deletes runs (prompts and answers) older than limits.retentionDays.',
+      description: 'Deletes runs (prompts and answers) older than limits.retentionDays; discards runs left unapplied for 7 days.',
       maxAttempts: 1,
-      handler: async (ctx) => ({ deleted: await ctx.kernel.plugin(llmServiceRef).cleanup() }),
+      handler: async (ctx) => ctx.kernel.plugin(llmServiceRef).cleanup(),
     },
   },
   setup: (kernel) => {

@@ -7,6 +7,8 @@ export interface PromptTable {
   readable: readonly EffectiveColumn[];
   /** Sample rows, only of columns that are neither secret nor personal (empty unless asked). */
   samples: readonly Record<string, unknown>[];
+  /** The table's pages the caller sees, which a create-view may name (absent: none listed). */
+  pages?: ReadonlyArray<{ id: string; title: string; kind: string }>;
 }
 
 export interface PromptMessage {
@@ -48,6 +50,10 @@ function describeTable(t: PromptTable): string {
     lines.push('  foreign keys:');
     for (const fk of fks)
       lines.push(`  - (${fk.columns.map(quote).join(', ')}) references ${quote(fk.referencedTable)} (${fk.referencedColumns.map(quote).join(', ')})`);
+  }
+  if (t.pages?.length) {
+    lines.push('  pages showing this table (a create-view names one by id):');
+    for (const p of t.pages) lines.push(`  - id ${quote(p.id)}: ${quote(p.title)} (${p.kind})`);
   }
   if (t.samples.length) {
     lines.push(`  sample rows (${t.samples.length}, personal and secret columns left out):`);

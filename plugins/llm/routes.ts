@@ -80,7 +80,7 @@ export const llmRoutes = [
     method: 'GET',
     url: '/llm/runs',
     summary: 'LLM runs, newest first',
-    description: 'The caller’s own runs; every run for holders of llm.admin.',
+    description: 'The caller’s own runs; every run for holders of llm.admin. `undoToken` as GET /llm/runs/{id} gives it.',
     permission: LLM_USE,
     tags,
     schema: {
@@ -90,7 +90,7 @@ export const llmRoutes = [
     handler: async ({ kernel, query, principal }) => {
       const s = service(kernel);
       const page = await s.page(principal!, query.limit, query.cursor);
-      return { data: { runs: page.rows.map((r) => s.toRun(r)), nextCursor: page.next ? encodeCursor(page.next) : null } };
+      return { data: { runs: page.rows.map((r) => s.viewFor(principal!, r)), nextCursor: page.next ? encodeCursor(page.next) : null } };
     },
   }),
   route({
@@ -117,13 +117,14 @@ export const llmRoutes = [
     method: 'GET',
     url: '/llm/runs/:id',
     summary: 'One run',
-    description: '404 for another’s run (unless llm.admin).',
+    description:
+      '404 for another’s run (unless llm.admin). `undoToken` while the run is applied and its token unexpired, to who applied it and to llm.admin (those who may undo it).',
     permission: LLM_USE,
     tags,
     schema: { params: runIdParams, response: { 200: runBody } },
     handler: async ({ kernel, params, principal }) => {
       const s = service(kernel);
-      return { data: { run: s.toRun(await s.visible(principal!, params.id)) } };
+      return { data: { run: s.viewFor(principal!, await s.visible(principal!, params.id)) } };
     },
   }),
   route({
@@ -145,7 +146,7 @@ export const llmRoutes = [
     summary: 'Send the prompt to the provider',
     description:
       'Job `llm.execute` (120 s, one attempt) calls the provider, stores the answer and parses it; the run goes running → answered → parsed or invalid, or failed with `error`. ' +
-      '409 LLM_NOT_CONFIGURED when the mode is manual or off; 409 CONFLICT `wrong-state` unless the run is prompted, failed, invalid or parsed.',
+      '409 LLM_NOT_CONFIGURED when the mode is manual or off; 409 CONFLICT `wrong-state` unless the run is prompted, failed, invalid or parsed (never a discarded one).',
     permission: LLM_USE,
     tags,
     schema: { params: runIdParams, body: noBody, response: { 202: dataOf(z.strictObject({ run: runSchema, job: jobSchema })) } },
@@ -162,7 +163,7 @@ export const llmRoutes = [
     summary: 'Give the answer by hand (manual mode)',
     description:
       'The change set is JSON in the text, bare or fenced. The run is then parsed, or invalid with `problems` (prose, invalid JSON, not a change set, a table outside the run, more than limits.maxChanges, an unknown operation). ' +
-      '409 CONFLICT `wrong-state` once applied, undone or running.',
+      '409 CONFLICT `wrong-state` once applied, undone, discarded or running.',
     permission: LLM_USE,
     tags,
     schema: { params: runIdParams, body: responseInput, response: { 200: runBody } },
@@ -193,7 +194,8 @@ export const llmRoutes = [
     description:
       'Through the data plugin’s writer in one transaction on the connection (add-ons’ hooks, audit, events), with the caller’s permissions, then pages. ' +
       '409 LLM_DIFF_CHANGED (params.hash: the diff’s hash now) when the diff is no longer the one shown; 400 LLM_CHANGES_INVALID (params.changes) with invalid changes unless `skipInvalid`; ' +
-      '403 FORBIDDEN without data.write on a table written. The undo token is valid 24 hours.',
+      '403 FORBIDDEN without data.write on a table written. Then the pages and shared views of the set are made (`create-view` through the pages plugin’s checks). The undo token is valid 24 hours. ' +
+      '409 CONFLICT `wrong-state` unless parsed (a discarded run too).',
     permission: LLM_USE,
     tags,
     schema: { params: runIdParams, body: applyInput, response: { 200: applyBody } },
@@ -203,7 +205,7 @@ export const llmRoutes = [
       audit({
         action: 'llm.run.apply',
         target: { type: 'llm.run', id: done.run.id },
-        diff: { connectionId: done.run.connectionId, applied: done.applied, tables: done.audit },
+        diff: { connectionId: done.run.connectionId, applied: done.applied, tables: done.audit, made: done.made },
       });
       return { data: { run: done.run, undoToken: done.undoToken, applied: done.applied } };
     },
@@ -213,15 +215,20 @@ export const llmRoutes = [
     url: '/llm/runs/:id/undo/:token',
     summary: 'Undo an applied run',
     description:
-      'Every row the run wrote goes back, or none: 409 CONFLICT `rows-changed` with params.rows listing each row changed since (table, recordId, reason). ' +
-      '404 NOT_FOUND for a token not this run’s, spent or expired (24 h). Only who applied it or an llm.admin. Pages the run made stay.',
+      'Every row the run wrote goes back and the pages and shared views it made are deleted, or nothing is undone: 409 CONFLICT `rows-changed` with params.rows listing each row changed since (table, recordId, reason), ' +
+      'params.pages (pageId, title, reason `page-changed` or `page-in-use`) and params.views (pageId, viewId, name, reason `view-changed`) those changed since. ' +
+      '404 NOT_FOUND for a token not this run’s, spent or expired (24 h). Only who applied it or an llm.admin.',
     permission: LLM_USE,
     tags,
     schema: { params: undoParams, body: noBody, response: { 200: runBody } },
     handler: async ({ kernel, params, principal, audit }) => {
       const s = service(kernel);
       const done = await s.undo(principal!, await s.visible(principal!, params.id), params.token);
-      audit({ action: 'llm.run.undo', target: { type: 'llm.run', id: done.run.id }, diff: { connectionId: done.run.connectionId, reverted: done.reverted } });
+      audit({
+        action: 'llm.run.undo',
+        target: { type: 'llm.run', id: done.run.id },
+        diff: { connectionId: done.run.connectionId, reverted: done.reverted, removed: done.removed },
+      });
       return { data: { run: done.run } };
     },
   }),

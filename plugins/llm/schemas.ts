@@ -76,6 +76,14 @@ export const summarySchema = z
   .meta({ id: 'LlmDiffSummary' });
 export type Summary = z.infer<typeof summarySchema>;
 
+export const madeSchema = z
+  .strictObject({
+    pages: z.array(z.strictObject({ pageId: z.string(), slug: z.string(), title: z.string() })),
+    views: z.array(z.strictObject({ pageId: z.string(), viewId: z.string(), name: z.string() })),
+  })
+  .meta({ id: 'LlmRunMade', description: 'The pages and shared views an applied run made (an undo deletes them while unchanged).' });
+export type Made = z.infer<typeof madeSchema>;
+
 export const runSchema = z
   .strictObject({
     id: z.string(),
@@ -91,6 +99,11 @@ export const runSchema = z
     jobId: z.string().nullable(),
     appliedAt: z.number().nullable(),
     undoExpiresAt: z.number().nullable(),
+    undoToken: z.string().optional().meta({
+      description:
+        'GET /llm/runs and GET /llm/runs/{id} only: the undo token, while the run is applied and the token unexpired, to who applied it and to llm.admin (decisions LL10).',
+    }),
+    made: madeSchema,
     createdBy: z.string().meta({ description: 'The user (or API key) id that made the run.' }),
     createdAt: z.number(),
     updatedAt: z.number(),

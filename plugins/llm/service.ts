@@ -17,13 +17,13 @@ import {
 import { listRows, parseListParams, primaryKeyColumns, rowDialect } from '../../engine/rows/index.js';
 import { connectionsRef } from '../connections/provides.js';
 import { dataRef, type RowChange } from '../data/provides.js';
-import { pagesRef, slugify } from '../pages/provides.js';
+import { type MadeRef, type MadeState, pagesRef, slugify } from '../pages/provides.js';
 import { schemaRef, type EffectiveTable } from '../schema/provides.js';
 import { type Change, type ChangeKey, parseAnswer } from './changes.js';
 import { LlmConfigStore } from './config.js';
 import { buildPrompt, sampleable, type PromptMessage, type PromptTable } from './prompt.js';
 import { complete, listModels, providerError } from './provider.js';
-import type { Diff, DiffChange, Run, RunState, Summary } from './schemas.js';
+import type { Diff, DiffChange, Made, Run, RunState, Summary } from './schemas.js';
 import { llmDb, type RunRow } from './tables.js';
 
 export const LLM_USE = 'llm.use';
@@ -34,6 +34,8 @@ export const LLM_CLEANUP_JOB = 'llm.cleanup';
 export const EXECUTE_LIMIT_MS = 120_000;
 /** An applied run's undo token (decisions LL7). */
 export const UNDO_TTL_MS = 24 * 3600_000;
+/** Runs left unapplied this long are discarded by the cleanup (decisions LL11). */
+export const DISCARD_AFTER_MS = 7 * 24 * 3600_000;
 const MODELS_TTL_MS = 5 * 60_000;
 const DAY_MS = 24 * 3600_000;
 const MAX_DEFAULT_TABLES = 20;
@@ -45,6 +47,16 @@ const PAGES_WRITE = 'pages.write';
 /** States a run may be answered (again) from: an answer replaces the last one until applied. */
 const ANSWERABLE: RunState[] = ['prompted', 'answered', 'failed', 'invalid', 'parsed'];
 const EXECUTABLE: RunState[] = ['prompted', 'failed', 'invalid', 'parsed'];
+/** States the cleanup discards once untouched for DISCARD_AFTER_MS (not running: its job has it). */
+const DISCARDABLE: RunState[] = ['prompted', 'answered', 'parsed', 'invalid', 'failed'];
+const TABLE_PAGE_KINDS = ['list', 'detail', 'form'];
+
+/** What an applied run made in the pages plugin, as made (their updatedAt then): undo removes them while unchanged. */
+interface MadeStored {
+  pages: Array<MadeRef & { slug: string; title: string }>;
+  views: Array<MadeRef & { viewId: string; name: string }>;
+}
+const NOTHING_MADE: MadeStored = { pages: [], views: [] };
 
 const wrongState = (state: string, allowed: readonly string[]) =>
   new AppError('CONFLICT', { message: `The run is ${state}; this needs a run that is ${allowed.join(' or ')}.`, params: { reason: 'wrong-state', state } });
@@ -72,6 +84,10 @@ export class LlmService {
   }
   private get box() {
     return this.kernel.secrets('llm.runs');
+  }
+  /** The undo token at rest (LL10): only who may undo reads it back. */
+  private get undoBox() {
+    return this.kernel.secrets('llm.undo');
   }
 
   /** A new config drops the models kept for the old one. */
@@ -116,10 +132,27 @@ export class LlmService {
       jobId: row.job_id,
       appliedAt: row.applied_at === null ? null : Number(row.applied_at),
       undoExpiresAt: row.undo_expires_at === null ? null : Number(row.undo_expires_at),
+      made: madeView(json<MadeStored>(row.made, NOTHING_MADE)),
       createdBy: row.owner_id,
       createdAt: Number(row.created_at),
       updatedAt: Number(row.updated_at),
     };
+  }
+
+  /**
+   * The run as this caller reads it: with `undoToken` while the run is applied, the token unexpired,
+   * and the caller is who applied it or holds llm.admin, those who may undo it (decisions LL10).
+   */
+  viewFor(principal: Principal, row: RunRow): Run {
+    const run = this.toRun(row);
+    if (row.state !== 'applied' || row.undo_token === null || row.undo_expires_at === null || Number(row.undo_expires_at) <= this.kernel.now()) return run;
+    if (!this.mayUndo(principal, row)) return run;
+    return { ...run, undoToken: this.undoBox.decrypt(row.undo_token) };
+  }
+
+  private mayUndo(principal: Principal, row: RunRow): boolean {
+    const actor = actorOf(principal);
+    return (row.applied_by_type === actor.type && row.applied_by_id === actor.id) || principal.permissions.has(LLM_ADMIN);
   }
 
   /** The run when the caller made it or holds llm.admin; 404 otherwise. */
@@ -189,6 +222,19 @@ export class LlmService {
     return { dialect: info.dialect, tables: filled };
   }
 
+  /** Each table's pages the caller sees (20 at most), so a create-view can name one by id. */
+  private async withPages(principal: Principal, connectionId: string, tables: PromptTable[]): Promise<PromptTable[]> {
+    const pagesApi = this.kernel.plugin(pagesRef);
+    const all = await pagesApi.all();
+    return tables.map((t) => {
+      const pages = all
+        .filter((p) => p.connectionId === connectionId && p.table === t.table.ref && TABLE_PAGE_KINDS.includes(p.kind) && pagesApi.canSee(principal, p))
+        .slice(0, 20)
+        .map((p) => ({ id: p.id, title: p.title, kind: p.kind }));
+      return pages.length ? { ...t, pages } : t;
+    });
+  }
+
   async create(
     principal: Principal,
     input: { request: string; connectionId: string; tables?: string[] | undefined; includeSampleRows: number; mode?: 'provider' | 'manual' | undefined },
@@ -197,7 +243,8 @@ export class LlmService {
     if (stored.mode === 'off') throw new AppError('LLM_DISABLED');
     await this.kernel.plugin(connectionsRef).info(input.connectionId);
     const tables = await this.runTables(principal, input.connectionId, input.tables);
-    const { dialect, tables: filled } = await this.withSamples(input.connectionId, tables, input.includeSampleRows);
+    const { dialect, tables: sampled } = await this.withSamples(input.connectionId, tables, input.includeSampleRows);
+    const filled = await this.withPages(principal, input.connectionId, sampled);
     const prompt = buildPrompt({ dialect, tables: filled, request: input.request });
     if (prompt.chars > stored.limits.maxPromptChars) {
       throw new AppError('VALIDATION_FAILED', {
@@ -230,6 +277,8 @@ export class LlmService {
       summary: null,
       job_id: null,
       undo_hash: null,
+      undo_token: null,
+      made: null,
       applied_by_type: null,
       applied_by_id: null,
       applied_at: null,
@@ -357,19 +406,22 @@ export class LlmService {
       if (!views.has(ref)) views.set(ref, await data.tableView(principal, connectionId, ref));
       return views.get(ref) ?? null;
     };
+    const pagesApi = this.kernel.plugin(pagesRef);
+    const viewNames = new Set<string>();
     const out: DiffChange[] = [];
     const rowChanges = new Map<number, RowChange>();
     const pending: Array<{ index: number; change: RowChange }> = [];
     for (const [index, c] of changes.entries()) {
       if (c.op === 'create-view') {
-        out.push({
-          index,
-          op: c.op,
-          table: null,
-          after: { pageId: c.pageId, name: c.name, query: c.query },
-          valid: false,
-          problems: ['Shared views cannot be made by the assistant yet: the pages plugin offers no way for another plugin to create one.'],
-        });
+        const proposal = { pageId: c.pageId, name: c.name, query: c.query };
+        const problems = (await pagesApi.checkView(principal, proposal)).map((i) => (i.path ? `${i.path}: ${i.message}` : i.message));
+        const page = await pagesApi.findVisible(principal, c.pageId);
+        if (page && page.connectionId !== connectionId) problems.push("The page shows another connection's table.");
+        else if (page?.table && !runTables.includes(page.table)) problems.push(`The page's table "${page.table}" is not one of this run's tables.`);
+        const name = `${c.pageId}\u0000${c.name.trim().toLowerCase()}`;
+        if (viewNames.has(name)) problems.push('name: This change set already makes a view of this name on the page.');
+        viewNames.add(name);
+        out.push({ index, op: c.op, table: page?.table ?? null, after: { ...proposal }, valid: problems.length === 0, problems });
         continue;
       }
       if (c.op === 'create-page') {
@@ -452,7 +504,7 @@ export class LlmService {
     principal: Principal,
     row: RunRow,
     input: { diffHash: string; skipInvalid?: boolean | undefined },
-  ): Promise<{ run: Run; undoToken: string; applied: Omit<Summary, 'invalid'> & { skipped: number }; audit: unknown }> {
+  ): Promise<{ run: Run; undoToken: string; applied: Omit<Summary, 'invalid'> & { skipped: number }; audit: unknown; made: Made }> {
     if (row.state !== 'parsed') throw wrongState(row.state, ['parsed']);
     const { diff, changes, rowChanges } = await this.diff(principal, row);
     const tablesWritten = new Set([...changes].flatMap((c) => (c.op === 'insert' || c.op === 'update' || c.op === 'delete' ? [c.table] : [])));
@@ -481,13 +533,38 @@ export class LlmService {
       await this.update(row.id, { state: 'parsed' }, ['applied']);
       throw err;
     }
-    let pages = 0;
+    const made = await this.makePages(principal, row, diff, changes);
+    const pages = made.pages.length;
+    const views = made.views.length;
+    const applied = { insert: diff.summary.insert, update: diff.summary.update, delete: diff.summary.delete, views, pages, skipped: invalid.length };
+    const actor = actorOf(principal);
+    await this.update(row.id, {
+      summary: JSON.stringify({ insert: applied.insert, update: applied.update, delete: applied.delete, views, pages, invalid: invalid.length }),
+      undo_hash: hashToken(undoToken),
+      undo_token: this.undoBox.encrypt(undoToken),
+      made: JSON.stringify(made),
+      applied_by_type: actor.type,
+      applied_by_id: actor.id,
+      applied_at: this.kernel.now(),
+      undo_expires_at: undoExpiresAt,
+    });
+    return { run: this.toRun(await this.reload(row.id)), undoToken, applied, audit: dataAudit, made: madeView(made) };
+  }
+
+  /**
+   * After the rows committed: the set's pages, then its views, through PagesProvides with the
+   * caller's rights. One that fails now (a name taken since) is logged and left out of the counts.
+   */
+  private async makePages(principal: Principal, row: RunRow, diff: Diff, changes: Change[]): Promise<MadeStored> {
     const pagesApi = this.kernel.plugin(pagesRef);
+    const made: MadeStored = { pages: [], views: [] };
+    const failed = (err: unknown) =>
+      this.kernel.log.warn({ err: { message: (err as Error).message }, run: row.id }, 'llm: a page or view of an applied run was not made');
     for (const e of diff.changes) {
       if (!e.valid || e.op !== 'create-page') continue;
       const c = changes[e.index] as Extract<Change, { op: 'create-page' }>;
       try {
-        await pagesApi.create({
+        const page = await pagesApi.create({
           slug: await pagesApi.freeSlug(slugify(c.slug ?? c.title) || 'page'),
           title: c.title,
           kind: c.kind,
@@ -495,59 +572,118 @@ export class LlmService {
           table: c.table ?? null,
           createdBy: principal.userId,
         });
-        pages++;
+        made.pages.push({ pageId: page.id, updatedAt: page.updatedAt, slug: page.slug, title: page.title });
       } catch (err) {
-        this.kernel.log.warn({ err: { message: (err as Error).message }, run: row.id }, 'llm: a page of an applied run was not made');
+        failed(err);
       }
     }
-    const applied = { insert: diff.summary.insert, update: diff.summary.update, delete: diff.summary.delete, views: 0, pages, skipped: invalid.length };
-    const actor = actorOf(principal);
-    await this.update(row.id, {
-      summary: JSON.stringify({ insert: applied.insert, update: applied.update, delete: applied.delete, views: 0, pages, invalid: invalid.length }),
-      undo_hash: hashToken(undoToken),
-      applied_by_type: actor.type,
-      applied_by_id: actor.id,
-      applied_at: this.kernel.now(),
-      undo_expires_at: undoExpiresAt,
-    });
-    return { run: this.toRun(await this.reload(row.id)), undoToken, applied, audit: dataAudit };
+    for (const e of diff.changes) {
+      if (!e.valid || e.op !== 'create-view') continue;
+      const c = changes[e.index] as Extract<Change, { op: 'create-view' }>;
+      try {
+        const view = await pagesApi.createView(principal, { pageId: c.pageId, name: c.name, query: c.query });
+        made.views.push({ pageId: view.pageId, viewId: view.id, updatedAt: view.updatedAt, name: view.name });
+      } catch (err) {
+        failed(err);
+      }
+    }
+    return made;
   }
 
-  /** POST …/undo/{token}: only the applier or llm.admin; 404 for a token not this run's or expired; 409 CONFLICT from the data plugin. */
-  async undo(principal: Principal, row: RunRow, token: string): Promise<{ run: Run; reverted: number }> {
+  /**
+   * POST …/undo/{token}: only the applier or llm.admin; 404 for a token not this run's or expired.
+   * Every conflict is looked for first (the rows by the data plugin's dry run, the pages and views
+   * made by their updatedAt), then one 409 CONFLICT lists them all and nothing is undone; else the
+   * rows are reverted, then the views and pages made are deleted (decisions LL12).
+   */
+  async undo(principal: Principal, row: RunRow, token: string): Promise<{ run: Run; reverted: number; removed: { pages: number; views: number } }> {
     if (row.state !== 'applied' || row.undo_hash === null || !constantTimeEqual(row.undo_hash, hashToken(token))) {
       throw new AppError('NOT_FOUND', { message: 'No undo with this token for this run.' });
     }
     if (row.undo_expires_at !== null && Number(row.undo_expires_at) <= this.kernel.now())
       throw new AppError('NOT_FOUND', { message: 'This undo token has expired.' });
-    const actor = actorOf(principal);
-    const isApplier = row.applied_by_type === actor.type && row.applied_by_id === actor.id;
-    if (!isApplier && !principal.permissions.has(LLM_ADMIN)) {
+    if (!this.mayUndo(principal, row)) {
       throw new AppError('FORBIDDEN', {
         message: 'Only who applied the run (or an llm.admin) may undo it.',
         params: { permission: LLM_ADMIN, reason: 'not-applier' },
       });
     }
-    let reverted = 0;
-    try {
-      reverted = (await this.kernel.plugin(dataRef).undoChanges(principal, token, { anyAuthor: true })).results.length;
-    } catch (err) {
+    const data = this.kernel.plugin(dataRef);
+    const pagesApi = this.kernel.plugin(pagesRef);
+    const made = json<MadeStored>(row.made, NOTHING_MADE);
+    const ownViews = (pageId: string) => made.views.filter((v) => v.pageId === pageId).map((v) => v.viewId);
+    const spent = (err: unknown): never => {
       if (err instanceof AppError && ['UNDO_EXPIRED', 'UNDO_ALREADY_USED', 'NOT_FOUND'].includes(err.code))
         throw new AppError('NOT_FOUND', { message: 'This undo token is spent or expired.' });
       throw err;
+    };
+    const blocking = (state: MadeState) => state === 'changed' || state === 'in-use';
+
+    // Every conflict first.
+    let rows: unknown[] = [];
+    try {
+      await data.undoChanges(principal, token, { anyAuthor: true, dryRun: true });
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'CONFLICT' && Array.isArray(err.params?.['rows'])) rows = err.params['rows'];
+      else spent(err);
     }
-    await this.update(row.id, { state: 'undone', undo_hash: null }, ['applied']);
-    return { run: this.toRun(await this.reload(row.id)), reverted };
+    const views: Array<{ pageId: string; viewId: string; name: string; reason: string }> = [];
+    for (const v of made.views) {
+      const state = await pagesApi.madeState(v);
+      if (blocking(state)) views.push({ pageId: v.pageId, viewId: v.viewId, name: v.name, reason: `view-${state}` });
+    }
+    const pages: Array<{ pageId: string; title: string; reason: string }> = [];
+    for (const p of made.pages) {
+      const state = await pagesApi.madeState(p, ownViews(p.pageId));
+      if (blocking(state)) pages.push({ pageId: p.pageId, title: p.title, reason: `page-${state}` });
+    }
+    if (rows.length || views.length || pages.length) {
+      throw new AppError('CONFLICT', {
+        message: 'What this run wrote or made was changed since, so undoing it would lose those changes; nothing was undone.',
+        params: { reason: 'rows-changed', rows, pages, views },
+      });
+    }
+
+    // Then act: the rows (all or none, in the data plugin's transaction), then views, then pages.
+    let reverted = 0;
+    try {
+      reverted = (await data.undoChanges(principal, token, { anyAuthor: true })).results.length;
+    } catch (err) {
+      spent(err);
+    }
+    const removed = { pages: 0, views: 0 };
+    for (const v of made.views) {
+      const state = await pagesApi.removeMade(v);
+      if (state === 'unchanged') removed.views++;
+      else if (state !== 'gone') this.kernel.log.warn({ run: row.id, viewId: v.viewId, state }, 'llm: a view changed while its run was undone; kept');
+    }
+    for (const p of made.pages) {
+      const state = await pagesApi.removeMade(p, ownViews(p.pageId));
+      if (state === 'unchanged') removed.pages++;
+      else if (state !== 'gone') this.kernel.log.warn({ run: row.id, pageId: p.pageId, state }, 'llm: a page changed while its run was undone; kept');
+    }
+    await this.update(row.id, { state: 'undone', undo_hash: null, undo_token: null }, ['applied']);
+    return { run: this.toRun(await this.reload(row.id)), reverted, removed };
   }
 
-  /** Runs older than the retention go, prompt and answer with them (LL3). */
-  async cleanup(): Promise<number> {
+  /**
+   * Runs older than the retention go, prompt and answer with them (LL3); runs left unapplied
+   * (prompted, answered, parsed, invalid, failed) untouched for 7 days are discarded (LL11).
+   */
+  async cleanup(): Promise<{ deleted: number; discarded: number }> {
     const { retentionDays } = await this.config.limits();
+    const now = this.kernel.now();
     const res = await this.db
       .deleteFrom('llm_runs')
-      .where('created_at', '<', this.kernel.now() - retentionDays * DAY_MS)
+      .where('created_at', '<', now - retentionDays * DAY_MS)
       .executeTakeFirst();
-    return Number(res.numDeletedRows);
+    const stale = await this.db
+      .updateTable('llm_runs')
+      .set({ state: 'discarded', updated_at: now })
+      .where('state', 'in', DISCARDABLE)
+      .where('updated_at', '<', now - DISCARD_AFTER_MS)
+      .executeTakeFirst();
+    return { deleted: Number(res.numDeletedRows), discarded: Number(stale.numUpdatedRows) };
   }
 
   /** At most hourly per process, after a run is made (besides the daily job). */
@@ -560,6 +696,14 @@ export class LlmService {
       this.kernel.log.warn({ err: { message: (err as Error).message } }, 'llm: cleanup failed');
     }
   }
+}
+
+/** What a run made, as its readers see it (no updatedAt). */
+function madeView(made: MadeStored): Made {
+  return {
+    pages: made.pages.map((p) => ({ pageId: p.pageId, slug: p.slug, title: p.title })),
+    views: made.views.map((v) => ({ pageId: v.pageId, viewId: v.viewId, name: v.name })),
+  };
 }
 
 export const llmServiceRef = defineServiceRef<LlmService>('llm');

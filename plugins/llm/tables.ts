@@ -33,6 +33,10 @@ export type LlmTables = {
     job_id: string | null;
     /** hashToken of the undo token applied runs hand out. */
     undo_hash: string | null;
+    /** The undo token itself, sealed (`kernel.secrets('llm.undo')`), so who applied can undo from another tab (decisions LL10); null once undone. */
+    undo_token: string | null;
+    /** JSON `{pages, views}`: what an applied run made in the pages plugin, with their updatedAt then; null before apply. */
+    made: string | null;
     applied_by_type: string | null;
     applied_by_id: string | null;
     applied_at: number | null;
@@ -79,6 +83,13 @@ export const llmMigrations: Migration[] = [
         .execute();
       await rerunnableIndex(db.schema.createIndex('llm_runs_owner').on('llm_runs').columns(['owner_type', 'owner_id', 'id']).execute());
       await rerunnableIndex(db.schema.createIndex('llm_runs_connection').on('llm_runs').columns(['connection_id']).execute());
+    },
+  },
+  {
+    name: '0002_llm_runs_undo_token_made',
+    async up(db) {
+      await db.schema.alterTable('llm_runs').addColumn('undo_token', 'text').execute();
+      await db.schema.alterTable('llm_runs').addColumn('made', 'text').execute();
     },
   },
 ];

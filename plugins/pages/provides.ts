@@ -153,6 +153,29 @@ export interface PageViews {
   defaultOf(pageId: string): Promise<SharedView | null>;
 }
 
+/** A shared view another plugin proposes (the LLM assist's create-view), checked as POST /pages/{pageId}/views checks it. */
+export interface ViewProposal {
+  pageId: string;
+  name: string;
+  /** What the route's `query` takes; checked here (it comes from outside). */
+  query: unknown;
+}
+
+/** A page or a shared view another plugin made (create, createView), as it was made: its updatedAt then. */
+export interface MadeRef {
+  pageId: string;
+  /** Set for a shared view; absent for the page itself. */
+  viewId?: string;
+  updatedAt: number;
+}
+
+/**
+ * What became of something made: `changed` when its updatedAt moved since (for a page, also when it
+ * has a shared view not among those the maker made), `in-use` when a dependent keeps the page
+ * (PAGE_IN_USE), `gone` when it was deleted already.
+ */
+export type MadeState = 'unchanged' | 'changed' | 'in-use' | 'gone';
+
 /** A user's own saved layout of a page (PUT /me/views/{pageId}/layout), or null when they saved none. */
 export type PersonalLayoutReader = (userId: string, pageId: string) => Promise<{ layout: Record<string, unknown>; updatedAt: number } | null>;
 
@@ -191,8 +214,26 @@ export interface PagesProvides {
   setTableReader(reader: PageTableReader): void;
   /** Set once by the me plugin: the caller's own saved layout of a page, for GET /pages/{pageId}'s `myLayout` (ME7). */
   setPersonalLayouts(reader: PersonalLayoutReader): void;
+  /**
+   * Everything POST /pages/{pageId}/views would refuse for this caller, nothing written: pages.write,
+   * a table page the caller sees, the query against its table as the caller reads it, the name free
+   * and the page's limit. Issues with paths `pageId`, `name`, `query…`; empty when it could be made.
+   */
+  checkView(principal: Principal, proposal: ViewProposal): Promise<ErrorIssue[]>;
+  /**
+   * Makes a shared view (not the default) with the route's checks and refusals (403, 404,
+   * 400 VALIDATION_FAILED, 409 `name-taken`); publishes `pages.changed`. The audit entry is the caller's.
+   */
+  createView(principal: Principal, proposal: ViewProposal): Promise<SharedView & { updatedAt: number }>;
+  /** What became of a page or view made by the caller's plugin; `ownViews`: the page's views it also made (they do not count as changes). */
+  madeState(made: MadeRef, ownViews?: readonly string[]): Promise<MadeState>;
+  /**
+   * Deletes it (a page with its views and what dependents keep, as DELETE does) only while
+   * madeState says `unchanged`; answers the state it found (`unchanged`: removed). Publishes as the routes do.
+   */
+  removeMade(made: MadeRef, ownViews?: readonly string[]): Promise<MadeState>;
   nav: PagesNav;
-  /** The pages' shared views, read only (their routes write them). */
+  /** The pages' shared views, read only (their routes write them; other plugins through createView). */
   views: PageViews;
 }
 

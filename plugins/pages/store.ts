@@ -1,7 +1,9 @@
 import { sql } from 'kysely';
-import { AppError, defineServiceRef, type Kernel, type MetaDb, MetaReadCache, newId, type Principal } from '../../kernel/api.js';
+import { AppError, defineServiceRef, type ErrorIssue, type Kernel, type MetaDb, MetaReadCache, newId, type Principal } from '../../kernel/api.js';
 import { NavStore } from './nav/store.js';
 import type {
+  MadeRef,
+  MadeState,
   NavSurfaceSource,
   NewPage,
   Page,
@@ -12,11 +14,14 @@ import type {
   PageTableReader,
   PersonalLayoutReader,
   PageVisibility,
+  SharedView,
+  ViewProposal,
   WidgetQueryCheck,
 } from './provides.js';
 import { TableAccess } from './table-access.js';
 import { canSee, DATA_READ } from './visibility.js';
 import { pagesDb, type PagesDb, type PagesTables } from './tables.js';
+import { SharedViews } from './views/service.js';
 import { ViewStore } from './views/store.js';
 
 export const PAGES_CHANGED = 'pages.changed';
@@ -74,6 +79,8 @@ export interface PageFilter {
 const slugTaken = (slug: string) =>
   new AppError('CONFLICT', { message: `A page with the slug ${slug} already exists.`, params: { reason: 'slug-taken', slug } });
 
+type PageViewOut = SharedView & { updatedAt: number };
+
 /** The pages table: what generation writes and the pages routes read and edit. */
 export class PagesStore implements PagesProvides {
   /** What other plugins keep about pages (PageDependent), in registration order. */
@@ -84,6 +91,8 @@ export class PagesStore implements PagesProvides {
   /** The tables of the connections, as the schema plugin reads them (decisions PG4). */
   readonly tables = new TableAccess();
   readonly views: ViewStore;
+  /** Shared views as the routes and other plugins make them (one set of checks). */
+  readonly sharedViews: SharedViews;
 
   private readonly db: PagesDb;
   /** Every page, kept between requests (K30): the navigation, bootstrap and search read it on every call. */
@@ -106,6 +115,51 @@ export class PagesStore implements PagesProvides {
     this.nav.onChanged = () => this.events.publish(PAGES_NAV_CHANGED, {});
     this.addDependent(this.nav); // a page's nav entry goes with it (decisions PG10)
     this.views = new ViewStore(this.db, now);
+    this.sharedViews = new SharedViews((id) => this.find(id), this.tables, this.views);
+  }
+
+  checkView(principal: Principal, proposal: ViewProposal): Promise<ErrorIssue[]> {
+    return this.sharedViews.check(principal, proposal);
+  }
+
+  async createView(principal: Principal, proposal: ViewProposal): Promise<SharedView & { updatedAt: number }> {
+    const view = await this.sharedViews.createFor(principal, proposal);
+    const page = await this.find(view.pageId);
+    if (page) await this.changed(page, false);
+    return view as PageViewOut;
+  }
+
+  async madeState(made: MadeRef, ownViews: readonly string[] = []): Promise<MadeState> {
+    if (made.viewId !== undefined) {
+      const view = await this.views.find(made.pageId, made.viewId);
+      return !view ? 'gone' : view.updatedAt !== made.updatedAt ? 'changed' : 'unchanged';
+    }
+    const page = await this.find(made.pageId);
+    if (!page) return 'gone';
+    if (page.updatedAt !== made.updatedAt) return 'changed';
+    if ((await this.views.list(page.id)).some((v) => !ownViews.includes(v.id))) return 'changed';
+    return (await this.inUse(page.id)) ? 'in-use' : 'unchanged';
+  }
+
+  async removeMade(made: MadeRef, ownViews: readonly string[] = []): Promise<MadeState> {
+    const state = await this.madeState(made, ownViews);
+    if (state !== 'unchanged') return state;
+    const page = await this.find(made.pageId);
+    if (!page) return 'gone';
+    if (made.viewId !== undefined) {
+      if (!(await this.views.remove(made.pageId, made.viewId, made.updatedAt))) return this.madeState(made, ownViews);
+      await this.changed(page, false);
+      return 'unchanged';
+    }
+    // Compare-and-delete: the page row goes only while its updatedAt is still the one made.
+    const removed = await this.meta.transaction().execute(async (trx) => {
+      const row = await pagesDb(trx).selectFrom('pages').select('updated_at').where('id', '=', made.pageId).executeTakeFirst();
+      if (!row || Number(row.updated_at) !== made.updatedAt) return false;
+      return this.removeWithin(trx, made.pageId);
+    });
+    if (!removed) return this.madeState(made, ownViews);
+    await this.changed(page, true);
+    return 'unchanged';
   }
 
   setTableReader(reader: PageTableReader): void {

@@ -1,4 +1,4 @@
-import type { Principal } from '../../kernel/api.js';
+import { AppError, type Principal } from '../../kernel/api.js';
 import type { Page } from './provides.js';
 
 export const DATA_READ = 'data.read';
@@ -13,4 +13,10 @@ export function canSee(principal: Principal, page: Page): boolean {
   if (page.visibleTo && !page.visibleTo.roles.some((r) => principal.roleIds.includes(r))) return false;
   if (page.connectionId && page.table && principal.permissions.grantOn(DATA_READ, page.connectionId, page.table) === null) return false;
   return true;
+}
+
+/** The page, or 404 NOT_FOUND alike for a missing one and one the caller may not see. */
+export function seenOr404(principal: Principal, page: Page | null): Page {
+  if (!page || !canSee(principal, page)) throw new AppError('NOT_FOUND', { message: 'No such page.' });
+  return page;
 }

@@ -94,9 +94,9 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: AI assist',
       expect(await first.textContent()).toContain('qty');
       expect(await first.textContent()).toContain('40');
       await p.getByRole('button', { name: msg('llm.diff.apply') }).click();
-      await p.getByText(msg('llm.applied.notice', { insert: '1', update: '1', delete: '0', pages: '0' })).waitFor();
+      await p.getByText(msg('llm.applied.notice', { insert: '1', update: '1', delete: '0', pages: '0', views: '0' })).waitFor();
       expect(await qty(1)).toBe(40);
-      await p.getByRole('button', { name: msg('llm.applied.undo') }).click();
+      await p.getByRole('button', { name: msg('llm.applied.undo'), exact: true }).click();
       await p.getByText(msg('llm.run.undone')).waitFor();
       expect(await qty(1)).toBe(1);
       // The run is in the history.
@@ -164,10 +164,78 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: AI assist',
       expect(await apply.isDisabled()).toBe(true);
       await page.getByLabel(msg('llm.diff.skipInvalid', { count: '1' })).check();
       await apply.click();
-      await page.getByText(msg('llm.applied.notice', { insert: '0', update: '1', delete: '0', pages: '0' })).waitFor();
+      await page.getByText(msg('llm.applied.notice', { insert: '0', update: '1', delete: '0', pages: '0', views: '0' })).waitFor();
       expect(await qty(2)).toBe(22);
       expect(await qty(3)).toBe(3);
       expectNoProblems(problems);
     });
   });
+
+  // The undo token is the server's to give back (decisions LL10): a reload keeps Undo, the pages and views made go with it.
+  for (const width of [WIDE, PHONE]) {
+    atWidth(width, (viewport, w) => {
+      it(`create-page and create-view are applied, shown, and undone after a reload (${w} px)`, async () => {
+        expect((await admin.put('/api/v1/llm/config', { mode: 'manual' })).status).toBe(200);
+        const listPage = await admin.post('/api/v1/pages', { title: `Stock ${w}`, kind: 'list', connectionId, table: 'product' });
+        expect(listPage.status, listPage.text).toBe(201);
+        const pageId = listPage.body.data.page.id as string;
+        // A row of its own at each width.
+        const id = w === WIDE.width ? 4 : 5;
+        const { page: p, problems } = await openPage({ viewport });
+        await signIn(p, inst.url, EDITOR);
+        await p.goto(`${inst.url}/ask?connection=${connectionId}`);
+        await onScreen(p, `ask-made-${w}`, msg('llm.ask.title'));
+        await p.getByLabel('product').check();
+        await p.getByLabel(msg('llm.ask.request')).fill(`A page and a view of low stock (${w})`);
+        await p.getByRole('button', { name: msg('llm.ask.submit') }).click();
+        await p.getByLabel(msg('llm.manual.answer')).fill(
+          JSON.stringify({
+            changes: [
+              { op: 'update', table: 'product', key: { id }, values: { qty: 40 + id } },
+              { op: 'create-page', title: `Restock ${w}`, kind: 'list', table: 'product' },
+              { op: 'create-view', pageId, name: `Low stock ${w}`, query: { filters: [{ column: 'qty', op: 'lt', value: '3' }], sort: 'qty' } },
+            ],
+          }),
+        );
+        await p.getByRole('button', { name: msg('llm.manual.submit') }).click();
+        const table = p.getByRole('table', { name: msg('llm.diff.caption') });
+        await table.waitFor();
+        await p.getByText(msg('llm.diff.summary', { insert: '0', update: '1', delete: '0', pages: '1', views: '1', invalid: '0' })).waitFor();
+        expect(await table.getByRole('row').nth(3).textContent()).toContain(`Low stock ${w}`);
+        await onScreen(p, `ask-made-diff-${w}`, msg('llm.ask.title'));
+        await p.getByRole('button', { name: msg('llm.diff.apply') }).click();
+        await p.getByText(msg('llm.applied.notice', { insert: '0', update: '1', delete: '0', pages: '1', views: '1' })).waitFor();
+        // Shown: the page made, linked, and the view.
+        const runPanel = p.getByRole('region', { name: msg('llm.run.heading') });
+        const madeLink = runPanel.getByRole('link', { name: `Restock ${w}` });
+        await madeLink.waitFor();
+        await p.getByText(msg('llm.applied.madeViews')).waitFor();
+        await onScreen(p, `ask-made-applied-${w}`, msg('llm.ask.title'));
+        const views = async () => ((await admin.get(`/api/v1/pages/${pageId}/views`)).body.data.views as Array<{ name: string }>).map((v) => v.name);
+        expect(await views()).toContain(`Low stock ${w}`);
+        const madeSlug = new URL(await madeLink.evaluate((a) => (a as HTMLAnchorElement).href)).pathname.split('/').pop()!;
+        const madePage = (
+          (await admin.get(`/api/v1/pages?connectionId=${connectionId}&limit=100`)).body.data.pages as Array<{ id: string; slug: string }>
+        ).find((x) => x.slug === madeSlug)!;
+        expect(madePage).toBeDefined();
+        expect(await qty(id)).toBe(40 + id);
+
+        // After a reload (nothing kept in the tab), Undo is still offered, here and in the history.
+        await p.reload();
+        await onScreen(p, `ask-made-reloaded-${w}`, msg('llm.ask.title'));
+        const history = p.getByRole('region', { name: msg('llm.history.heading') });
+        await history.getByRole('button', { name: msg('llm.history.undo', { request: `A page and a view of low stock (${w})` }) }).waitFor();
+        await runPanel.getByRole('button', { name: msg('llm.applied.undo'), exact: true }).click();
+        await p.getByText(msg('llm.run.undone')).waitFor();
+        await onScreen(p, `ask-made-undone-${w}`, msg('llm.ask.title'));
+        expect(await qty(id)).toBe(id);
+        expect(await views()).not.toContain(`Low stock ${w}`);
+        expect((await admin.get(`/api/v1/pages/${madePage.id}`)).status).toBe(404);
+        await expect
+          .poll(() => history.getByRole('button', { name: msg('llm.history.undo', { request: `A page and a view of low stock (${w})` }) }).count())
+          .toBe(0);
+        expectNoProblems(problems);
+      });
+    });
+  }
 });

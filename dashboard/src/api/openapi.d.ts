@@ -1635,7 +1635,7 @@ export interface paths {
         };
         /**
          * LLM runs, newest first
-         * @description The caller’s own runs; every run for holders of llm.admin.
+         * @description The caller’s own runs; every run for holders of llm.admin. `undoToken` as GET /llm/runs/{id} gives it.
          */
         get: operations["getLlmRuns"];
         put?: never;
@@ -1659,7 +1659,7 @@ export interface paths {
         };
         /**
          * One run
-         * @description 404 for another’s run (unless llm.admin).
+         * @description 404 for another’s run (unless llm.admin). `undoToken` while the run is applied and its token unexpired, to who applied it and to llm.admin (those who may undo it).
          */
         get: operations["getLlmRunsById"];
         put?: never;
@@ -1681,7 +1681,7 @@ export interface paths {
         put?: never;
         /**
          * Apply the change set
-         * @description Through the data plugin’s writer in one transaction on the connection (add-ons’ hooks, audit, events), with the caller’s permissions, then pages. 409 LLM_DIFF_CHANGED (params.hash: the diff’s hash now) when the diff is no longer the one shown; 400 LLM_CHANGES_INVALID (params.changes) with invalid changes unless `skipInvalid`; 403 FORBIDDEN without data.write on a table written. The undo token is valid 24 hours.
+         * @description Through the data plugin’s writer in one transaction on the connection (add-ons’ hooks, audit, events), with the caller’s permissions, then pages. 409 LLM_DIFF_CHANGED (params.hash: the diff’s hash now) when the diff is no longer the one shown; 400 LLM_CHANGES_INVALID (params.changes) with invalid changes unless `skipInvalid`; 403 FORBIDDEN without data.write on a table written. Then the pages and shared views of the set are made (`create-view` through the pages plugin’s checks). The undo token is valid 24 hours. 409 CONFLICT `wrong-state` unless parsed (a discarded run too).
          */
         post: operations["postLlmRunsByIdApply"];
         delete?: never;
@@ -1721,7 +1721,7 @@ export interface paths {
         put?: never;
         /**
          * Send the prompt to the provider
-         * @description Job `llm.execute` (120 s, one attempt) calls the provider, stores the answer and parses it; the run goes running → answered → parsed or invalid, or failed with `error`. 409 LLM_NOT_CONFIGURED when the mode is manual or off; 409 CONFLICT `wrong-state` unless the run is prompted, failed, invalid or parsed.
+         * @description Job `llm.execute` (120 s, one attempt) calls the provider, stores the answer and parses it; the run goes running → answered → parsed or invalid, or failed with `error`. 409 LLM_NOT_CONFIGURED when the mode is manual or off; 409 CONFLICT `wrong-state` unless the run is prompted, failed, invalid or parsed (never a discarded one).
          */
         post: operations["postLlmRunsByIdExecute"];
         delete?: never;
@@ -1761,7 +1761,7 @@ export interface paths {
         put?: never;
         /**
          * Give the answer by hand (manual mode)
-         * @description The change set is JSON in the text, bare or fenced. The run is then parsed, or invalid with `problems` (prose, invalid JSON, not a change set, a table outside the run, more than limits.maxChanges, an unknown operation). 409 CONFLICT `wrong-state` once applied, undone or running.
+         * @description The change set is JSON in the text, bare or fenced. The run is then parsed, or invalid with `problems` (prose, invalid JSON, not a change set, a table outside the run, more than limits.maxChanges, an unknown operation). 409 CONFLICT `wrong-state` once applied, undone, discarded or running.
          */
         post: operations["postLlmRunsByIdResponse"];
         delete?: never;
@@ -1781,7 +1781,7 @@ export interface paths {
         put?: never;
         /**
          * Undo an applied run
-         * @description Every row the run wrote goes back, or none: 409 CONFLICT `rows-changed` with params.rows listing each row changed since (table, recordId, reason). 404 NOT_FOUND for a token not this run’s, spent or expired (24 h). Only who applied it or an llm.admin. Pages the run made stay.
+         * @description Every row the run wrote goes back and the pages and shared views it made are deleted, or nothing is undone: 409 CONFLICT `rows-changed` with params.rows listing each row changed since (table, recordId, reason), params.pages (pageId, title, reason `page-changed` or `page-in-use`) and params.views (pageId, viewId, name, reason `view-changed`) those changed since. 404 NOT_FOUND for a token not this run’s, spent or expired (24 h). Only who applied it or an llm.admin.
          */
         post: operations["postLlmRunsByIdUndoByToken"];
         delete?: never;
@@ -3884,10 +3884,26 @@ export interface components {
             jobId: string | null;
             appliedAt: number | null;
             undoExpiresAt: number | null;
+            /** @description GET /llm/runs and GET /llm/runs/{id} only: the undo token, while the run is applied and the token unexpired, to who applied it and to llm.admin (decisions LL10). */
+            undoToken?: string;
+            made: components["schemas"]["LlmRunMade"];
             /** @description The user (or API key) id that made the run. */
             createdBy: string;
             createdAt: number;
             updatedAt: number;
+        };
+        /** @description The pages and shared views an applied run made (an undo deletes them while unchanged). */
+        LlmRunMade: {
+            pages: {
+                pageId: string;
+                slug: string;
+                title: string;
+            }[];
+            views: {
+                pageId: string;
+                viewId: string;
+                name: string;
+            }[];
         };
         Nav: {
             sections: {

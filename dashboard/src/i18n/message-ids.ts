@@ -1193,6 +1193,10 @@ export type I18nMessageId =
   | 'i18n.transfer.title';
 export type LlmMessageId =
   | 'llm.applied.conflict'
+  | 'llm.applied.conflictPage'
+  | 'llm.applied.conflictView'
+  | 'llm.applied.madePages'
+  | 'llm.applied.madeViews'
   | 'llm.applied.noUndo'
   | 'llm.applied.notice'
   | 'llm.applied.undo'
@@ -1227,6 +1231,7 @@ export type LlmMessageId =
   | 'llm.history.empty'
   | 'llm.history.heading'
   | 'llm.history.line'
+  | 'llm.history.undo'
   | 'llm.manual.answer'
   | 'llm.manual.answerForm'
   | 'llm.manual.copy'

@@ -1,30 +1,13 @@
 import { z } from 'zod';
-import { AppError, dataOf, errorEnvelopeSchema, type ErrorIssue, type Kernel, okSchema, type Principal, reply, route } from '../../../kernel/api.js';
-import { requireKind, store, TABLE_PAGE_KINDS, visiblePage } from '../found.js';
-import { checkGridQuery } from '../grid-query.js';
+import { AppError, dataOf, errorEnvelopeSchema, type Kernel, okSchema, type Principal, reply, route } from '../../../kernel/api.js';
+import { store } from '../found.js';
 import { pageIdParams } from '../schemas.js';
 import type { Page } from '../provides.js';
 import { VIEWS_PER_PAGE } from './store.js';
 import { viewIdParams, viewName, viewQuerySchema, viewSchema } from './schemas.js';
 
-type ViewQuery = z.infer<typeof viewQuerySchema>;
-
 /** A table page the caller sees; 400 `not-a-table-page` for a dashboard (or a custom page). */
-async function tablePage(kernel: Kernel, principal: Principal, pageId: string): Promise<Page> {
-  const page = await visiblePage(kernel, principal, pageId);
-  requireKind(page, TABLE_PAGE_KINDS, 'not-a-table-page', 'Only list, detail and form pages have shared views.');
-  return page;
-}
-
-/** The query checked against the page's table as the caller reads it, with the data API's parser (decisions PG7). */
-async function checkQuery(kernel: Kernel, principal: Principal, page: Page, query: ViewQuery): Promise<void> {
-  const table = await store(kernel).tables.ofPage(principal, page, 'body.query');
-  const issues: ErrorIssue[] = checkGridQuery(table, query, 'body.query');
-  for (const name of Object.keys(query.columnWidths ?? {}))
-    if (!table.readable.has(name))
-      issues.push({ path: `body.query.columnWidths.${name}`, code: 'unknown-column', message: `No column "${name}" in this table.` });
-  if (issues.length) throw new AppError('VALIDATION_FAILED', { issues });
-}
+const tablePage = (kernel: Kernel, principal: Principal, pageId: string): Promise<Page> => store(kernel).sharedViews.tablePage(principal, pageId);
 
 const notFound = () => new AppError('NOT_FOUND', { message: 'No such view of this page.' });
 const viewAnswer = dataOf(z.strictObject({ view: viewSchema }));
@@ -59,13 +42,7 @@ export const viewRoutes = [
     },
     handler: async ({ kernel, params, body, principal, audit }) => {
       const page = await tablePage(kernel, principal!, params.pageId);
-      await checkQuery(kernel, principal!, page, body.query);
-      const view = await store(kernel).views.create(page.id, {
-        name: body.name,
-        query: body.query,
-        isDefault: body.isDefault ?? false,
-        createdBy: principal!.userId,
-      });
+      const view = await store(kernel).sharedViews.create(principal!, page, { name: body.name, query: body.query, isDefault: body.isDefault ?? false });
       audit({ action: 'pages.view.create', target: { type: 'page', id: page.id }, diff: { viewId: view.id, name: view.name, isDefault: view.isDefault } });
       await store(kernel).changed(page, false);
       return reply(201, { data: { view } });
@@ -89,7 +66,7 @@ export const viewRoutes = [
       const views = store(kernel).views;
       const before = await views.find(page.id, params.viewId);
       if (!before) throw notFound();
-      if (body.query) await checkQuery(kernel, principal!, page, body.query);
+      if (body.query) await store(kernel).sharedViews.checkQuery(principal!, page, body.query, 'body.query');
       const view = await views.update(page.id, before.id, body);
       if (!view) throw notFound();
       audit({

@@ -79,6 +79,27 @@ export class ViewStore {
     return (await q.executeTakeFirst()) !== undefined;
   }
 
+  /** Why a new view of this name could not be added to the page now (409 `name-taken`, `too-many-views`), or null. */
+  async refusal(db: PagesDb, pageId: string, name: string): Promise<AppError | null> {
+    if (await this.nameUsed(db, pageId, name)) return nameTaken(name);
+    const count = await db
+      .selectFrom('page_views')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('page_id', '=', pageId)
+      .executeTakeFirst();
+    if (Number(count?.n ?? 0) >= VIEWS_PER_PAGE)
+      return new AppError('CONFLICT', {
+        message: `A page keeps at most ${VIEWS_PER_PAGE} views.`,
+        params: { reason: 'too-many-views', max: VIEWS_PER_PAGE },
+      });
+    return null;
+  }
+
+  /** Refusals as create's, outside any transaction (a dry run). */
+  async refusalNow(pageId: string, name: string): Promise<AppError | null> {
+    return this.refusal(this.db, pageId, name);
+  }
+
   /** 409 `name-taken`; 409 `too-many-views` past VIEWS_PER_PAGE. Setting a default clears the page's other one, in the same transaction. */
   async create(pageId: string, input: NewView): Promise<PageView> {
     const now = this.now();
@@ -94,17 +115,8 @@ export class ViewStore {
     };
     await this.guarded(pageId, input.name, undefined, () =>
       this.db.transaction().execute(async (trx) => {
-        if (await this.nameUsed(trx, pageId, input.name)) throw nameTaken(input.name);
-        const count = await trx
-          .selectFrom('page_views')
-          .select((eb) => eb.fn.countAll<number | string>().as('n'))
-          .where('page_id', '=', pageId)
-          .executeTakeFirst();
-        if (Number(count?.n ?? 0) >= VIEWS_PER_PAGE)
-          throw new AppError('CONFLICT', {
-            message: `A page keeps at most ${VIEWS_PER_PAGE} views.`,
-            params: { reason: 'too-many-views', max: VIEWS_PER_PAGE },
-          });
+        const refused = await this.refusal(trx, pageId, input.name);
+        if (refused) throw refused;
         if (input.isDefault) await trx.updateTable('page_views').set({ is_default: 0 }).where('page_id', '=', pageId).where('is_default', '=', 1).execute();
         await trx.insertInto('page_views').values(row).execute();
       }),
@@ -132,8 +144,11 @@ export class ViewStore {
     return this.find(pageId, id);
   }
 
-  async remove(pageId: string, id: string): Promise<boolean> {
-    const res = await this.db.deleteFrom('page_views').where('page_id', '=', pageId).where('id', '=', id).executeTakeFirst();
+  /** `unchangedSince`: only while the view's updatedAt is still that (compare-and-delete). */
+  async remove(pageId: string, id: string, unchangedSince?: number): Promise<boolean> {
+    let q = this.db.deleteFrom('page_views').where('page_id', '=', pageId).where('id', '=', id);
+    if (unchangedSince !== undefined) q = q.where('updated_at', '=', unchangedSince);
+    const res = await q.executeTakeFirst();
     return Number(res.numDeletedRows) > 0;
   }
 

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Principal } from '../../../kernel/api.js';
 import { databaseAvailable } from '../../../test/helpers/databases.js';
+import { activeUser } from '../../../test/helpers/identity.js';
 import type { MetaChoice } from '../../../test/helpers/instance.js';
-import { pagesEnv, type PagesEnv } from '../testing.js';
+import { pagesEnv, pagesInUse, type PagesEnv } from '../testing.js';
 
 const pg = await databaseAvailable('postgres');
 const mysql = await databaseAvailable('mysql');
@@ -111,6 +113,52 @@ function viewFlows(meta: MetaChoice) {
     const gone = await env.req(env.editor, 'DELETE', `${views(list.id)}/${before[0].id}`);
     expect(gone.body).toEqual({ data: { ok: true } });
     expect((await env.req(env.editor, 'GET', views(list.id))).body.data.views).toHaveLength(before.length - 1);
+  });
+
+  it("another plugin's face: checkView answers the route's refusals as issues, createView makes one, removeMade deletes only what is unchanged", async () => {
+    const principalOf = async (email: string, roles: string[]): Promise<Principal> => {
+      const { id } = await activeUser(env.inst, env.admin, email, roles);
+      const session = await env.inst.app.kernel.identity.createSession(id, { ip: null, userAgent: null });
+      return (await env.inst.app.kernel.principals.resolveSession(session.token))!;
+    };
+    const editor = await principalOf(`face-ed-${meta}@example.com`, ['editor']);
+    const viewer = await principalOf(`face-vi-${meta}@example.com`, ['viewer']);
+    const good = { pageId: list.id, name: 'Face view', query: { filters: [{ column: 'status', op: 'eq', value: 'active' }] } };
+    expect(await env.pages.checkView(editor, good)).toEqual([]);
+    const issues = async (proposal: object, who = editor) => (await env.pages.checkView(who, { ...good, ...proposal })).map((i) => `${i.path}:${i.code}`);
+    expect(await issues({}, viewer)).toEqual(['pageId:forbidden']);
+    expect(await issues({ pageId: 'p_nope' })).toEqual(['pageId:not-found']);
+    expect(await issues({ pageId: board.id })).toEqual(['pageId:not-a-table-page']);
+    expect(await issues({ query: { filters: [{ column: 'api_token', op: 'eq', value: 'x' }] } })).toEqual(['query.filters.0.column:unknown-column']);
+    expect(await issues({ query: { order: 'x' } })).toEqual(['query:unrecognized_keys']);
+    expect(await issues({ name: 'CHEAPEST' })).toEqual(['name:name-taken']);
+
+    const view = await env.pages.createView(editor, good);
+    expect(view).toMatchObject({ pageId: list.id, name: 'Face view', isDefault: false, updatedAt: expect.any(Number) });
+    await expect(env.pages.createView(editor, good)).rejects.toMatchObject({ code: 'CONFLICT', params: { reason: 'name-taken' } });
+    await expect(env.pages.createView(viewer, { ...good, name: 'Other' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+
+    // A view changed since stays; one unchanged goes.
+    const made = { pageId: list.id, viewId: view.id, updatedAt: view.updatedAt };
+    expect(await env.pages.madeState(made)).toBe('unchanged');
+    await new Promise((r) => setTimeout(r, 5));
+    await env.req(env.editor, 'PATCH', `${views(list.id)}/${view.id}`, { name: 'Face view (edited)' });
+    expect(await env.pages.removeMade(made)).toBe('changed');
+    const now = (await env.req(env.editor, 'GET', views(list.id))).body.data.views.find((v: any) => v.id === view.id);
+    expect(await env.pages.removeMade({ ...made, updatedAt: now.updatedAt })).toBe('unchanged');
+    expect(await env.pages.madeState(made)).toBe('gone');
+
+    // A page: changed when renamed, or when it holds a view its maker did not make; in use while a dependent keeps it.
+    const page = await env.page({ title: 'Made by a plugin', kind: 'list', connectionId: env.connectionId, table: 'product' });
+    const madePage = { pageId: page.id, updatedAt: page.updatedAt };
+    const own = await env.pages.createView(editor, { ...good, pageId: page.id, name: 'Own' });
+    expect(await env.pages.madeState(madePage)).toBe('changed');
+    expect(await env.pages.madeState(madePage, [own.id])).toBe('unchanged');
+    pagesInUse.set(page.id, ['r_1']);
+    expect(await env.pages.removeMade(madePage, [own.id])).toBe('in-use');
+    pagesInUse.delete(page.id);
+    expect(await env.pages.removeMade(madePage, [own.id])).toBe('unchanged');
+    expect((await env.req(env.editor, 'GET', `/api/v1/pages/${page.id}`)).status).toBe(404);
   });
 }
 

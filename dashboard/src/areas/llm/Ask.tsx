@@ -44,7 +44,9 @@ const OPS: Record<LlmDiff['changes'][number]['op'], MessageId> = {
 };
 
 const when = (ms: number) => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(ms));
-const undoKey = (runId: string) => `llm.undo.${runId}`;
+/** The server gives the undo token back to who may undo, while it is valid (decisions LL10). */
+const undoable = (run: LlmRun): run is LlmRun & { undoToken: string } =>
+  run.state === 'applied' && run.undoToken !== undefined && run.undoExpiresAt !== null && run.undoExpiresAt > Date.now();
 
 /** /ask: a request about a connection's tables becomes a prompt, an answer, a diff, an apply with one undo; the runs so far below. */
 export function Ask() {
@@ -265,8 +267,7 @@ function DiffView({ run }: { run: LlmRun }) {
   const changed = apply.error instanceof ApiError && apply.error.code === 'LLM_DIFF_CHANGED';
   const doApply = async () => {
     try {
-      const answer = await apply.mutateAsync({ diffHash: d.hash, ...(skip ? { skipInvalid: true } : {}) });
-      sessionStorage.setItem(undoKey(run.id), answer.undoToken);
+      await apply.mutateAsync({ diffHash: d.hash, ...(skip ? { skipInvalid: true } : {}) });
     } catch (err) {
       if (err instanceof ApiError && err.code === 'LLM_DIFF_CHANGED') void diff.refetch();
     }
@@ -280,6 +281,7 @@ function DiffView({ run }: { run: LlmRun }) {
           update: String(s.update),
           delete: String(s.delete),
           pages: String(s.pages),
+          views: String(s.views),
           invalid: String(s.invalid),
         })}
       </p>
@@ -353,8 +355,9 @@ function DiffView({ run }: { run: LlmRun }) {
 
 function Applied({ run }: { run: LlmRun }) {
   const undo = useUndo(run.id);
-  const token = sessionStorage.getItem(undoKey(run.id));
   const s = run.summary;
+  const conflict = undo.error instanceof ApiError && undo.error.code === 'CONFLICT' ? undo.error.params : undefined;
+  const listed = <T,>(name: string) => (Array.isArray(conflict?.[name]) ? (conflict[name] as T[]) : []);
   return (
     <div className="llm-applied">
       <p className="notice" role="status">
@@ -363,13 +366,15 @@ function Applied({ run }: { run: LlmRun }) {
           update: String(s?.update ?? 0),
           delete: String(s?.delete ?? 0),
           pages: String(s?.pages ?? 0),
+          views: String(s?.views ?? 0),
         })}
       </p>
-      {token && run.undoExpiresAt !== null && run.undoExpiresAt > Date.now() ? (
+      <Made run={run} />
+      {undoable(run) ? (
         <>
-          <p>{t('llm.applied.undoUntil', { when: when(run.undoExpiresAt) })}</p>
+          <p>{t('llm.applied.undoUntil', { when: when(run.undoExpiresAt!) })}</p>
           <div className="actions">
-            <button type="button" className="secondary" disabled={undo.isPending} onClick={() => undo.mutate(token)}>
+            <button type="button" className="secondary" disabled={undo.isPending} onClick={() => undo.mutate(run.undoToken)}>
               {t('llm.applied.undo')}
             </button>
           </div>
@@ -379,19 +384,56 @@ function Applied({ run }: { run: LlmRun }) {
       )}
       {undo.isError && (
         <div className="form-error" role="alert">
-          <p>{undo.error instanceof ApiError && undo.error.code === 'CONFLICT' ? t('llm.applied.conflict') : errorText(undo.error)}</p>
-          {undo.error instanceof ApiError && Array.isArray(undo.error.params?.['rows']) && (
+          <p>{conflict ? t('llm.applied.conflict') : errorText(undo.error)}</p>
+          {conflict && (
             <ul>
-              {(undo.error.params['rows'] as Array<{ table: string; recordId: string }>).map((row) => (
-                <li key={`${row.table}/${row.recordId}`}>
+              {listed<{ table: string; recordId: string }>('rows').map((row) => (
+                <li key={`row/${row.table}/${row.recordId}`}>
                   <code>{row.table}</code> <code>{row.recordId}</code>
                 </li>
+              ))}
+              {listed<{ pageId: string; title: string }>('pages').map((p) => (
+                <li key={`page/${p.pageId}`}>{t('llm.applied.conflictPage', { title: p.title })}</li>
+              ))}
+              {listed<{ viewId: string; name: string }>('views').map((v) => (
+                <li key={`view/${v.viewId}`}>{t('llm.applied.conflictView', { name: v.name })}</li>
               ))}
             </ul>
           )}
         </div>
       )}
     </div>
+  );
+}
+
+/** The pages (linked) and shared views the run made. */
+function Made({ run }: { run: LlmRun }) {
+  const { pages, views } = run.made;
+  return (
+    <>
+      {pages.length > 0 && (
+        <div className="llm-made">
+          <p>{t('llm.applied.madePages')}</p>
+          <ul>
+            {pages.map((p) => (
+              <li key={p.pageId}>
+                <Link href={`/p/${encodeURIComponent(p.slug)}`}>{p.title}</Link>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {views.length > 0 && (
+        <div className="llm-made">
+          <p>{t('llm.applied.madeViews')}</p>
+          <ul>
+            {views.map((v) => (
+              <li key={v.viewId}>{v.name}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </>
   );
 }
 
@@ -414,10 +456,36 @@ function History({ current }: { current: string }) {
                 {r.request.length > 80 ? `${r.request.slice(0, 79)}…` : r.request}
               </Link>{' '}
               <span className="hint">{t('llm.history.line', { state: t(STATES[r.state]), when: when(r.createdAt) })}</span>
+              {undoable(r) && <HistoryUndo run={r} />}
             </li>
           ))}
         </ul>
       )}
     </section>
+  );
+}
+
+/** Undo from the history; why it was refused (rows changed since) is told here, the list on the run's own panel. */
+function HistoryUndo({ run }: { run: LlmRun & { undoToken: string } }) {
+  const undo = useUndo(run.id);
+  return (
+    <>
+      {' '}
+      <button
+        type="button"
+        className="secondary"
+        disabled={undo.isPending}
+        aria-label={t('llm.history.undo', { request: run.request.slice(0, 80) })}
+        onClick={() => undo.mutate(run.undoToken)}
+      >
+        {t('llm.applied.undo')}
+      </button>
+      {undo.isError && (
+        <span className="field-error" role="alert">
+          {' '}
+          {undo.error instanceof ApiError && undo.error.code === 'CONFLICT' ? t('llm.applied.conflict') : errorText(undo.error)}
+        </span>
+      )}
+    </>
   );
 }

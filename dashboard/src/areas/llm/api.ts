@@ -125,7 +125,8 @@ export function useApply(id: string) {
     mutationFn: async (body: { diffHash: string; skipInvalid?: boolean }) =>
       (await ok(api.POST('/llm/runs/{id}/apply', { params: { path: { id } }, body }))).data,
     onSuccess: (answer) => {
-      queryClient.setQueryData(llmKeys.run(id), answer.run);
+      // The apply's answer carries the token; GET /llm/runs/{id} gives it back after a reload.
+      queryClient.setQueryData(llmKeys.run(id), { ...answer.run, undoToken: answer.undoToken });
       void queryClient.invalidateQueries({ queryKey: llmKeys.runs, exact: true });
     },
   });
