@@ -1230,7 +1230,6 @@ export type LlmMessageId =
   | 'llm.diff.summary'
   | 'llm.history.empty'
   | 'llm.history.heading'
-  | 'llm.history.line'
   | 'llm.history.undo'
   | 'llm.manual.answer'
   | 'llm.manual.answerForm'

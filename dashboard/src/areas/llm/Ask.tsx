@@ -4,6 +4,10 @@ import { ApiError } from '../../api/errors';
 import { t, type MessageId } from '../../i18n/t';
 import { Breadcrumbs } from '../../shell/Breadcrumbs';
 import { errorText, ErrorPanel, Field, FormError, Loading, SelectField, useSubmit, useTitle } from '../../ui';
+import { Badge, type BadgeTone } from '../../ui/Badge';
+import { AskIcon, AuditIcon, SettingsIcon } from '../../ui/icons';
+import { PageHeader } from '../../ui/PageHeader';
+import { Section } from '../../ui/Section';
 import { useCopy } from '../../ui/useCopy';
 import { useCan } from '../account/api';
 import {
@@ -35,6 +39,21 @@ const STATES: Record<LlmRun['state'], MessageId> = {
   discarded: 'llm.state.discarded',
 };
 
+/** How a run stands, as a badge's colour: done, undone or set aside, waiting for the person, failed. */
+const TONES: Record<LlmRun['state'], BadgeTone> = {
+  prompted: 'accent',
+  running: 'accent',
+  answered: 'accent',
+  parsed: 'warning',
+  invalid: 'danger',
+  applied: 'success',
+  undone: 'neutral',
+  failed: 'danger',
+  discarded: 'neutral',
+};
+
+const StateBadge = ({ state }: { state: LlmRun['state'] }) => <Badge tone={TONES[state]}>{t(STATES[state])}</Badge>;
+
 const OPS: Record<LlmDiff['changes'][number]['op'], MessageId> = {
   insert: 'llm.op.insert',
   update: 'llm.op.update',
@@ -58,13 +77,18 @@ export function Ask() {
   return (
     <>
       <Breadcrumbs items={[{ label: t('llm.ask.title') }]} />
-      <h1>{t('llm.ask.title')}</h1>
-      <p>{t('llm.ask.intro')}</p>
-      {isAdmin && (
-        <p>
-          <Link href="/settings/ai">{t('llm.ask.toSettings')}</Link>
-        </p>
-      )}
+      <PageHeader
+        title={t('llm.ask.title')}
+        description={t('llm.ask.intro')}
+        actions={
+          isAdmin && (
+            <Link href="/settings/ai" className="button secondary">
+              <SettingsIcon className="icon" aria-hidden="true" />
+              {t('llm.ask.toSettings')}
+            </Link>
+          )
+        }
+      />
       <AskForm connection={search.get('connection') ?? ''} table={search.get('table') ?? ''} onRun={(id) => navigate(`/ask?run=${encodeURIComponent(id)}`)} />
       {runId && <RunPanel id={runId} />}
       <History current={runId} />
@@ -91,59 +115,61 @@ function AskForm({ connection, table, onRun }: { connection: string; table: stri
   if (connections.isError) return <ErrorPanel error={connections.error} onRetry={() => void connections.refetch()} />;
   if (connections.data.length === 0) return <p>{t('llm.ask.noConnections')}</p>;
   return (
-    <form className="llm-form" onSubmit={(e) => void form.onSubmit(e)} noValidate aria-label={t('llm.ask.formLabel')}>
-      <FormError error={form.error} />
-      <SelectField
-        label="llm.ask.connection"
-        name="connectionId"
-        options={connections.data.map((c) => ({ value: c.id, label: c.name }))}
-        value={connectionId}
-        onChange={(e) => setConnectionId(e.target.value)}
-        error={form.fields['connectionId']}
-      />
-      {tables.data && tables.data.length > 0 && (
-        <fieldset className="llm-tables">
-          <legend>{t('llm.ask.tables')}</legend>
-          <p className="hint">{t('llm.ask.tablesHint')}</p>
-          <ul>
-            {tables.data.map((tb) => (
-              <li key={tb.ref}>
-                <label>
-                  <input type="checkbox" name={`table.${tb.ref}`} defaultChecked={tb.ref === table} />
-                  {tb.label}
-                </label>
-              </li>
-            ))}
-          </ul>
-        </fieldset>
-      )}
-      <div className="field">
-        <label htmlFor="llm-request">{t('llm.ask.request')}</label>
-        <textarea id="llm-request" name="request" rows={3} maxLength={4000} aria-describedby={form.fields['request'] ? 'llm-request-error' : undefined} />
-        {form.fields['request'] && (
-          <p className="field-error" id="llm-request-error">
-            {form.fields['request']}
-          </p>
+    <Section title={t('llm.ask.formLabel')} icon={AskIcon}>
+      <form className="llm-form" onSubmit={(e) => void form.onSubmit(e)} noValidate aria-label={t('llm.ask.formLabel')}>
+        <FormError error={form.error} />
+        <SelectField
+          label="llm.ask.connection"
+          name="connectionId"
+          options={connections.data.map((c) => ({ value: c.id, label: c.name }))}
+          value={connectionId}
+          onChange={(e) => setConnectionId(e.target.value)}
+          error={form.fields['connectionId']}
+        />
+        {tables.data && tables.data.length > 0 && (
+          <fieldset className="llm-tables">
+            <legend>{t('llm.ask.tables')}</legend>
+            <p className="hint">{t('llm.ask.tablesHint')}</p>
+            <ul>
+              {tables.data.map((tb) => (
+                <li key={tb.ref}>
+                  <label>
+                    <input type="checkbox" name={`table.${tb.ref}`} defaultChecked={tb.ref === table} />
+                    {tb.label}
+                  </label>
+                </li>
+              ))}
+            </ul>
+          </fieldset>
         )}
-      </div>
-      <Field
-        label="llm.ask.samples"
-        name="includeSampleRows"
-        inputMode="numeric"
-        hint="llm.ask.samplesHint"
-        value={samples}
-        onChange={(e) => setSamples(e.target.value)}
-        error={form.fields['includeSampleRows']}
-      />
-      <p className="hint" role="status">
-        {samples === '0' || samples === '' ? t('llm.ask.sendsSchema') : t('llm.ask.sendsSamples', { count: samples })}
-      </p>
-      <div className="actions">
-        <button type="submit" disabled={form.pending || !connectionId}>
-          {t('llm.ask.submit')}
-        </button>
-      </div>
-    </form>
+        <div className="field">
+          <label htmlFor="llm-request">{t('llm.ask.request')}</label>
+          <textarea id="llm-request" name="request" rows={3} maxLength={4000} aria-describedby={form.fields['request'] ? 'llm-request-error' : undefined} />
+          {form.fields['request'] && (
+            <p className="field-error" id="llm-request-error">
+              {form.fields['request']}
+            </p>
+          )}
+        </div>
+        <Field
+          label="llm.ask.samples"
+          name="includeSampleRows"
+          inputMode="numeric"
+          hint="llm.ask.samplesHint"
+          value={samples}
+          onChange={(e) => setSamples(e.target.value)}
+          error={form.fields['includeSampleRows']}
+        />
+        <p className="hint" role="status">
+          {samples === '0' || samples === '' ? t('llm.ask.sendsSchema') : t('llm.ask.sendsSamples', { count: samples })}
+        </p>
+        <div className="actions">
+          <button type="submit" disabled={form.pending || !connectionId}>
+            {t('llm.ask.submit')}
+          </button>
+        </div>
+      </form>
+    </Section>
   );
 }
 
@@ -154,10 +180,20 @@ function RunPanel({ id }: { id: string }) {
   const r = run.data;
   const answerable = ['prompted', 'failed', 'invalid', 'parsed'].includes(r.state);
   return (
-    <section className="llm-run" aria-labelledby="llm-run-heading">
-      <h2 id="llm-run-heading">{t('llm.run.heading')}</h2>
+    <Section
+      className="llm-run"
+      id="llm-run-heading"
+      title={t('llm.run.heading')}
+      actions={
+        <span role="status">
+          <span className="visually-hidden">{t('llm.run.stateIs', { state: t(STATES[r.state]) })}</span>
+          <span aria-hidden="true">
+            <StateBadge state={r.state} />
+          </span>
+        </span>
+      }
+    >
       <p className="llm-request">{r.request}</p>
-      <p role="status">{t('llm.run.stateIs', { state: t(STATES[r.state]) })}</p>
       {r.state === 'failed' && r.error && (
         <div className="form-error" role="alert">
           <p>{r.error.message}</p>
@@ -182,7 +218,7 @@ function RunPanel({ id }: { id: string }) {
           {t('llm.run.undone')}
         </p>
       )}
-    </section>
+    </Section>
   );
 }
 
@@ -440,8 +476,7 @@ function Made({ run }: { run: LlmRun }) {
 function History({ current }: { current: string }) {
   const runs = useRuns();
   return (
-    <section className="llm-history" aria-labelledby="llm-history-heading">
-      <h2 id="llm-history-heading">{t('llm.history.heading')}</h2>
+    <Section className="llm-history" id="llm-history-heading" title={t('llm.history.heading')} icon={AuditIcon}>
       {runs.isPending ? (
         <Loading />
       ) : runs.isError ? (
@@ -455,13 +490,16 @@ function History({ current }: { current: string }) {
               <Link href={`/ask?run=${encodeURIComponent(r.id)}`} aria-current={r.id === current ? 'true' : undefined}>
                 {r.request.length > 80 ? `${r.request.slice(0, 79)}…` : r.request}
               </Link>{' '}
-              <span className="hint">{t('llm.history.line', { state: t(STATES[r.state]), when: when(r.createdAt) })}</span>
+              <span className="llm-history-meta">
+                <StateBadge state={r.state} />
+                <span className="hint">{when(r.createdAt)}</span>
+              </span>
               {undoable(r) && <HistoryUndo run={r} />}
             </li>
           ))}
         </ul>
       )}
-    </section>
+    </Section>
   );
 }
 
