@@ -4,8 +4,8 @@ import { checkMessage } from '../i18n/icu-check.js';
 import { readSourceCatalogue } from '../scripts/gen-messages.mjs';
 
 /**
- * The Arabic catalogue that proves the dashboard mirrored (issue 31): the shell and the account,
- * whole. Each file has exactly the English ids, and each message passes the ICU check against its
+ * The Arabic catalogue that proves the dashboard mirrored (issue 31): the shell, the account, the
+ * errors, the connections and the data grid, whole. Each file has exactly the English ids, and each message passes the ICU check against its
  * English source (the same check the server's PUT and import run), with the plural categories
  * Arabic has wherever the source counts something.
  */
@@ -13,7 +13,7 @@ const english = readSourceCatalogue() as Record<string, Record<string, string>>;
 const arabic = (ns: string) => JSON.parse(readFileSync(new URL(`../i18n/ar/${ns}.json`, import.meta.url), 'utf8')) as Record<string, string>;
 const CATEGORIES = new Intl.PluralRules('ar').resolvedOptions().pluralCategories;
 
-describe.each(['shell', 'account'])('i18n/ar/%s.json', (ns) => {
+describe.each(['shell', 'account', 'errors', 'connections', 'data'])('i18n/ar/%s.json', (ns) => {
   const ar = arabic(ns);
   const en = english[ns]!;
 

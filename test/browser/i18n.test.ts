@@ -5,18 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setupAdmin } from '../../plugins/auth/testing.js';
 import type { HttpClient } from '../helpers/client.js';
 import { startInstance, type TestInstance } from '../helpers/instance.js';
-import { messages, type MessageId } from '../messages.js';
+import { connectSqlite, sqliteSource, stockTable, type SqliteSource } from '../helpers/sqlite-source.js';
+import { formatIn, messages, messagesIn, type MessageId } from '../messages.js';
 import { browserAvailable } from './chromium.js';
 import { atWidth, exactly, expectNoProblems, msg, PHONE, useDashboardBrowser, WIDE, type Viewport } from './harness.js';
 
 const ADMIN = { email: 'root@example.com', name: 'Root', password: 'root-password' };
 
 /** The Arabic catalogue the dashboard shows (i18n/ar), filled like `msg`. */
-const AR: Record<string, string> = Object.assign(
-  {},
-  ...['shell', 'account'].map((ns) => JSON.parse(readFileSync(new URL(`../../i18n/ar/${ns}.json`, import.meta.url), 'utf8')) as Record<string, string>),
-);
-const ar = (id: MessageId, values: Record<string, string> = {}) => AR[id]!.replace(/\{(\w+)\}/g, (_m, key: string) => values[key] ?? `{${key}}`);
+const AR = messagesIn('ar');
+const ar = (id: MessageId, values: Record<string, string> = {}) => AR[id].replace(/\{(\w+)\}/g, (_m, key: string) => values[key] ?? `{${key}}`);
+/** An Arabic message with its plural chosen as the dashboard chooses it. */
+const arPlural = formatIn('ar');
 
 /** An English message formatted as the dashboard formats it (plural and select included). */
 const format = (id: MessageId, values: Record<string, string | number>) => String(new IntlMessageFormat(messages[id], 'en').format(values));
@@ -31,6 +31,8 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: languages a
   let inst: TestInstance;
   let admin: HttpClient;
   let arabicName: string;
+  let source: SqliteSource;
+  let conn: string;
   const { openPage, onScreen, signIn } = useDashboardBrowser('i18n');
 
   beforeAll(async () => {
@@ -40,10 +42,14 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: languages a
     const arabic = locales.find((l) => l.locale === 'ar');
     expect(arabic?.enabled).toBe(true);
     arabicName = arabic!.name;
+    // A connection with a table, for the Arabic walk to reach the connections and the grid.
+    source = sqliteSource('i18n', stockTable);
+    conn = await connectSqlite(admin, source.file);
   });
 
   afterAll(async () => {
     await inst?.close();
+    source?.dispose();
   });
 
   const html = (page: Page, attribute: string) => page.evaluate((a) => document.documentElement.getAttribute(a), attribute);
@@ -173,7 +179,10 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: languages a
         const screens: Array<[string, string, string]> = [
           ['/', 'home', ar('home.greeting', { name: ADMIN.name })],
           ['/account/preferences', 'preferences', exactly(ar('prefs.title')).source],
-          ['/connections', 'connections', exactly(msg('connections.title')).source],
+          ['/connections', 'connections', exactly(ar('connections.title')).source],
+          [`/connections/${conn}`, 'connection', exactly('Shop').source],
+          [`/connections/${conn}/tables/product`, 'grid', exactly('Product').source],
+          [`/connections/${conn}/tables/product/rows/1`, 'row', exactly(ar('data.row.heading', { table: 'Product', id: '1' })).source],
           ['/users', 'users', exactly(ar('nav.users')).source],
           ['/audit', 'audit', exactly(ar('nav.audit')).source],
           ['/settings', 'settings', exactly(msg('settings.title')).source],
@@ -182,6 +191,13 @@ describe.runIf(browserAvailable())('the dashboard in a real browser: languages a
         for (const [path, name, heading] of screens) {
           await page.goto(inst.url + path, { waitUntil: 'load' });
           await onScreen(page, `${name}-ar-${w}`, name === 'home' ? heading : new RegExp(heading));
+          // The connections and the grid speak Arabic below their headings too (connections and data namespaces).
+          if (name === 'connections') await page.getByRole('link', { name: 'Shop' }).waitFor();
+          if (name === 'connection') await page.getByRole('heading', { level: 2, name: exactly(ar('connections.tables.title')) }).waitFor();
+          if (name === 'grid') {
+            await page.getByText(arPlural('data.grid.count', { count: 5 }), { exact: true }).waitFor();
+            await page.getByRole('button', { name: ar('data.grid.newRow') }).waitFor();
+          }
           expect(await html(page, 'dir'), path).toBe('rtl');
           expect(await html(page, 'lang'), path).toBe('ar');
           const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
