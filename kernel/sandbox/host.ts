@@ -93,6 +93,12 @@ export interface SandboxStats {
 const WORKER_ENTRY = new URL('./sandbox-host-worker.ts', import.meta.url);
 /** How long past the wall limit the parent waits for the child's own answer before it gives up on the child. */
 const PARENT_GRACE_MS = 2000;
+/**
+ * How long a cold start (the add-on's context made: isolate, bootstrap, module compiled) may take
+ * on top of the wall time before the parent gives up on the child; the child starts the call's
+ * wall time once the context exists and says so ('began').
+ */
+const SETUP_ALLOWANCE_MS = 10_000;
 /** Code hashes the parent believes the child holds (the child keeps more). */
 const SENT_CODES = 64;
 /** An add-on that crashes the sandbox this many times within the window is paused (ADDON_PAUSED) for PAUSE_MS. */
@@ -126,6 +132,11 @@ const HOST_CALLS_TOTAL = 8;
  */
 const NETWORK_CAPABILITIES: ReadonlySet<HostCapability> = new Set<HostCapability>(['fetch', 'mail.send']);
 
+/** When a call's wall time ends (epoch ms); null until its first run has a child to run on. */
+interface Wall {
+  deadline: number | null;
+}
+
 interface Pending {
   msg: CallMessage;
   code: string;
@@ -139,6 +150,10 @@ interface Pending {
   resolve: (v: Json) => void;
   reject: (e: AppError) => void;
   timer: NodeJS.Timeout;
+  /** What the timer does when it fires: the child did not answer in time. */
+  onTimeout: () => void;
+  /** The call's wall time, shared by its runs (a run again after a crash has what is left). */
+  wall: Wall;
   /** Bytes of `ctx.log` lines this call has written (LOG_BYTES_PER_CALL). */
   logBytes: number;
 }
@@ -244,18 +259,19 @@ export class SandboxHost {
     this.counters.calls++;
     const pausedFor = this.pausedFor(`${c.addon.key}@${c.addon.version}`);
     if (pausedFor > 0) throw new AppError('ADDON_PAUSED', { params: { retryAfter: pausedFor }, headers: { 'retry-after': String(pausedFor) } });
-    const deadline = Date.now() + this.wallMs;
+    // The wall time starts once the child is there to run the call (its start is the platform's work).
+    const wall: Wall = { deadline: null };
     try {
-      return await this.attempt(c, deadline, true);
+      return await this.attempt(c, wall, true);
     } catch (err) {
       // Lost to a crash that was not its own, before it asked for anything but reads: once more, within its wall time.
-      if (!retriable.has(err as object) || this.closed || deadline - Date.now() < MIN_RETRY_MS) throw err;
+      if (!retriable.has(err as object) || this.closed || wall.deadline === null || wall.deadline - Date.now() < MIN_RETRY_MS) throw err;
       this.counters.retries++;
-      return this.attempt(c, deadline, false);
+      return this.attempt(c, wall, false);
     }
   }
 
-  private async attempt(c: SandboxCall, deadline: number, mayRetry: boolean): Promise<Json> {
+  private async attempt(c: SandboxCall, wall: Wall, mayRetry: boolean): Promise<Json> {
     const self = `${c.addon.key}@${c.addon.version}`;
     const lost = (blamed: string | null): AppError => {
       const err = crashed(blamed);
@@ -271,6 +287,7 @@ export class SandboxHost {
     }
     await child.ready;
     if (child.exited) throw lost(child.blamed ?? null);
+    const deadline = (wall.deadline ??= Date.now() + this.wallMs);
     const hash = this.hashOf(c.addon.code);
     const id = this.nextId++;
     const wallMs = Math.max(1, deadline - Date.now());
@@ -291,7 +308,7 @@ export class SandboxHost {
       maxHostCalls: this.maxHostCalls,
     };
     return new Promise<Json>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const onTimeout = () => {
         // The child did not answer in time: it is stuck, so it goes (others in flight run again or answer ADDON_CRASHED).
         const p = child.pending.get(id);
         if (!p) return;
@@ -302,7 +319,9 @@ export class SandboxHost {
         if (this.child === child) this.child = null;
         child.blamed ??= self;
         child.proc.kill('SIGKILL');
-      }, wallMs + PARENT_GRACE_MS);
+      };
+      // A cold start may first spend up to SETUP_ALLOWANCE_MS making the context ('began' re-arms it).
+      const timer = setTimeout(onTimeout, wallMs + SETUP_ALLOWANCE_MS + PARENT_GRACE_MS);
       const pending: Pending = {
         msg,
         code: c.addon.code,
@@ -314,6 +333,8 @@ export class SandboxHost {
         // A call that changed something through the host may not run twice: its crash is final.
         reject: (err) => reject(err.code === 'ADDON_CRASHED' && !pending.effects ? lost(crashCause(err)) : err),
         timer,
+        onTimeout,
+        wall,
         logBytes: 0,
       };
       child.pending.set(id, pending);
@@ -470,6 +491,13 @@ export class SandboxHost {
           p.reject(new AppError('ADDON_FAILED'));
         }
       } else p.reject(resultError(m));
+    } else if (m.t === 'began') {
+      if (!p) return;
+      // The wall time starts now: the setup before it was the platform's.
+      p.deadline += Math.max(0, m.setupMs);
+      p.wall.deadline = p.deadline;
+      clearTimeout(p.timer);
+      p.timer = setTimeout(p.onTimeout, Math.max(1, p.deadline - Date.now()) + PARENT_GRACE_MS);
     } else if (m.t === 'need-code') {
       if (!p) return;
       child.sent.delete(p.msg.addon.hash);

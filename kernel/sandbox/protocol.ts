@@ -58,6 +58,12 @@ export type ToParent =
   | ResultMessage
   /** An isolate of this add-on (`key@version`) hit a fatal V8 error: the child exits right after, and the crash is this add-on's. */
   | { t: 'fatal'; addon: string }
+  /**
+   * A call that had to make its add-on's context first (a cold start: isolate, bootstrap, module
+   * compiled) starts its wall time now: `setupMs` went to that setup, which is the platform's work,
+   * not the add-on's, and under load could use up the whole wall time before the add-on ran.
+   */
+  | { t: 'began'; id: number; setupMs: number }
   /** The child does not have this call's code (it forgot it): send the call again with it. */
   | { t: 'need-code'; id: number }
   /** A host call; `hc` numbers it within the call. Log calls have `hc: -1` and get no answer. */
