@@ -3,6 +3,8 @@ import { ApiError } from '../../api/errors';
 import { FILTER_OPS, type FilterOp } from '../../api/filter-ops';
 import { t } from '../../i18n/t';
 import { ErrorPanel, Field, FormError, Loading, SelectField } from '../../ui';
+import { PreviewIcon } from '../../ui/icons';
+import { Section } from '../../ui/Section';
 import { TIME_RANGES } from '../dashboards/range';
 import { useTableInfo, type Column } from '../data/api';
 import type { Page } from './api';
@@ -54,8 +56,7 @@ function Frame({ onSubmit, pending, error, saved, children }: { onSubmit: () => 
     onSubmit();
   };
   return (
-    <section className="pages-config" aria-labelledby="pages-config-title">
-      <h2 id="pages-config-title">{t('pages.config.title')}</h2>
+    <Section className="pages-config" id="pages-config-title" title={t('pages.config.title')} icon={PreviewIcon}>
       <form onSubmit={submit} noValidate className="pages-form">
         {children}
         <FormError error={error} />
@@ -66,7 +67,7 @@ function Frame({ onSubmit, pending, error, saved, children }: { onSubmit: () => 
           </button>
         </p>
       </form>
-    </section>
+    </Section>
   );
 }
 

@@ -28,6 +28,7 @@ import { EmptyState } from '../../ui/EmptyState';
 import { PageHeader } from '../../ui/PageHeader';
 import { KIND_ICON } from './Nav';
 import { Section } from '../../ui/Section';
+import { BackLink } from '../../ui/BackLink';
 
 const KIND_LABEL = {
   list: 'pages.kind.list',
@@ -296,6 +297,7 @@ function EditForm({ page, children }: { page: Page; children?: ReactNode }) {
   };
   return (
     <>
+      <BackLink href={pagePaths.list}>{t('pages.edit.back')}</BackLink>
       <PageHeader
         title={t('pages.edit.heading', { title: page.title })}
         actions={
@@ -305,32 +307,34 @@ function EditForm({ page, children }: { page: Page; children?: ReactNode }) {
           </Link>
         }
       />
-      <form onSubmit={submit} className="pages-form">
-        <Field label="pages.field.title" name="title" required maxLength={200} defaultValue={page.title} error={issueAt(update.error, 'body.title')} />
-        <Field
-          label="pages.field.slug"
-          name="slug"
-          required
-          maxLength={200}
-          pattern="[a-z0-9]+(-[a-z0-9]+)*"
-          defaultValue={page.slug}
-          hint="pages.field.slugHint"
-          error={
-            issueAt(update.error, 'body.slug') ?? (update.error instanceof ApiError && update.error.code === 'CONFLICT' ? errorText(update.error) : undefined)
-          }
-        />
-        <Field label="pages.field.icon" name="icon" maxLength={64} defaultValue={page.icon ?? ''} hint="pages.field.iconHint" />
-        <FieldFrame label="pages.field.kind">{(fid) => <output id={fid}>{t(KIND_LABEL[page.kind])}</output>}</FieldFrame>
-        <RolesPicker value={roles} onChange={setRoles} error={rolesIssue(update.error)} />
-        <FormError error={update.error} />
-        <p role="status">{saved ? t('pages.edit.saved') : ''}</p>
-        <p className="actions">
-          <button type="submit" disabled={update.isPending}>
-            <SaveIcon className="icon" aria-hidden="true" />
-            {t('pages.edit.save')}
-          </button>
-        </p>
-      </form>
+      <Section title={t('pages.edit.details')} icon={KIND_ICON[page.kind]}>
+        <form onSubmit={submit} className="pages-form">
+          <Field label="pages.field.title" name="title" required maxLength={200} defaultValue={page.title} error={issueAt(update.error, 'body.title')} />
+          <Field
+            label="pages.field.slug"
+            name="slug"
+            required
+            maxLength={200}
+            pattern="[a-z0-9]+(-[a-z0-9]+)*"
+            defaultValue={page.slug}
+            hint="pages.field.slugHint"
+            error={
+              issueAt(update.error, 'body.slug') ?? (update.error instanceof ApiError && update.error.code === 'CONFLICT' ? errorText(update.error) : undefined)
+            }
+          />
+          <Field label="pages.field.icon" name="icon" maxLength={64} defaultValue={page.icon ?? ''} hint="pages.field.iconHint" />
+          <FieldFrame label="pages.field.kind">{(fid) => <output id={fid}>{t(KIND_LABEL[page.kind])}</output>}</FieldFrame>
+          <RolesPicker value={roles} onChange={setRoles} error={rolesIssue(update.error)} />
+          <FormError error={update.error} />
+          <p role="status">{saved ? t('pages.edit.saved') : ''}</p>
+          <p className="actions">
+            <button type="submit" disabled={update.isPending}>
+              <SaveIcon className="icon" aria-hidden="true" />
+              {t('pages.edit.save')}
+            </button>
+          </p>
+        </form>
+      </Section>
       {children}
       <Section id="pages-more" icon={SettingsIcon} title={t('pages.edit.more')} className="pages-danger">
         <p className="actions">
