@@ -313,14 +313,21 @@ describe.runIf(browserAvailable())('table-booking in a real browser: guests book
       await day('Sunday').getByRole('button', { name: 'Add hours on Sunday' }).click();
       expect(await day('Sunday').getByLabel('Opens').nth(2).inputValue()).toBe('22:00');
       expect(await day('Sunday').getByLabel('Closes').nth(2).inputValue()).toBe('00:00');
-      // A range that closes before it opens is said at once, on its range.
+      // A range that closes before it opens runs past midnight, and says so on its range; one that
+      // closes when it opens is refused at once.
       await day('Wednesday').getByLabel('Closes').first().fill('11:00');
+      expect(await day('Wednesday').getByText('the next day').isVisible()).toBe(true);
+      await day('Wednesday').getByLabel('Closes').first().fill('12:00');
       expect(
         await day('Wednesday')
-          .getByText(/Closes before it opens/)
+          .getByText(/Opens and closes at the same time/)
           .isVisible(),
       ).toBe(true);
       await day('Wednesday').getByLabel('Closes').first().fill('14:30');
+      expect(await day('Wednesday').getByText('the next day').count()).toBe(0);
+      // Friday's evening runs until 02:00.
+      await day('Friday').getByLabel('Closes').nth(1).fill('02:00');
+      expect(await day('Friday').getByText('the next day').isVisible()).toBe(true);
       expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
       await page.getByRole('button', { name: 'Save settings' }).click();
@@ -343,7 +350,7 @@ describe.runIf(browserAvailable())('table-booking in a real browser: guests book
         ],
         fri: [
           ['12:00', '14:30'],
-          ['18:00', '22:00'],
+          ['18:00', '02:00'],
         ],
         sat: [
           ['12:00', '14:30'],

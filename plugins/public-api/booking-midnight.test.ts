@@ -59,5 +59,56 @@ function midnightOpening(dialect: Dialect) {
   });
 }
 
+/**
+ * A bar open on Tuesday from 22:00 to 01:00: the closing time before the opening runs past
+ * midnight. The Tuesday lists its slots into Wednesday's small hours, and a booking at 00:30 on
+ * Wednesday's date is one of Tuesday's slots; Wednesday itself is closed.
+ */
+function lateOpening(dialect: Dialect) {
+  let f: PublicFixture;
+  let widget: string;
+  beforeAll(async () => {
+    f = await publicFixture(dialect);
+    const created = await f.endpoint({
+      ref: 'late-bar',
+      table: 'bookings',
+      columns: BOOKING_COLUMNS,
+      writable: ['starts_at', 'party', 'email', 'guest_name', 'locale'],
+      filters: [{ column: 'venue', op: 'eq', value: 'main' }],
+      timeZone: 'Europe/Paris',
+      rateLimit: 1000,
+      booking: { ...RULES, openingHours: { tue: [['22:00', '01:00']] } },
+    });
+    expect(created).toBeTruthy();
+    widget = (await f.key('browser', [{ ref: 'late-bar', methods: ['POST'] }])).secret;
+  });
+  afterAll(async () => f?.close());
+
+  it('lists Tuesday 22:00 to 00:30 and books 00:30 on the Wednesday date as Tuesday’s slot', async () => {
+    const slots = await f.pub('GET', '/public/availability/late-bar?date=2026-03-03&party=2', { key: widget });
+    expect(slots.status, slots.text).toBe(200);
+    expect(slots.body.data.map((s: { time: string }) => s.time)).toEqual(['22:00', '22:30', '23:00', '23:30', '00:00', '00:30']);
+    const booked = await f.pub('POST', '/public/records/late-bar', {
+      key: widget,
+      body: { values: { starts_at: '2026-03-04T00:30', party: 10, email: 'late@example.com', guest_name: 'Late' } },
+    });
+    expect(booked.status, booked.text).toBe(201);
+    // 00:30 in Paris on the 4th is 23:30 UTC on the 3rd.
+    expect(booked.body.data.starts_at).toMatch(/^2026-03-03[T ]23:30/);
+    const after = await f.pub('GET', '/public/availability/late-bar?date=2026-03-03&party=1', { key: widget });
+    expect(after.body.data.at(-1)).toEqual({ time: '00:30', state: 'full' });
+    // Wednesday is closed: nothing starts on it.
+    const wednesday = await f.pub('GET', '/public/availability/late-bar?date=2026-03-04&party=1', { key: widget });
+    expect(wednesday.body.data).toEqual([]);
+    const refused = await f.pub('POST', '/public/records/late-bar', {
+      key: widget,
+      body: { values: { starts_at: '2026-03-04T01:00', party: 2, email: 'late@example.com', guest_name: 'Too late' } },
+    });
+    expect(refused.status, refused.text).toBe(400);
+  });
+}
+
 describe('a venue opening at midnight east of UTC, on SQLite', () => midnightOpening('sqlite'));
+describe('a bar open past midnight, on SQLite', () => lateOpening('sqlite'));
+describe.runIf(pg)('a bar open past midnight, on PostgreSQL', () => lateOpening('postgres'));
 describe.runIf(pg)('a venue opening at midnight east of UTC, on PostgreSQL', () => midnightOpening('postgres'));

@@ -242,11 +242,14 @@ describe('addon.json schema', () => {
       message: 'Europe/Pariss is not a time zone: use an IANA name such as Europe/Paris.',
     });
     expect(
-      problem(variant((m) => (m.settings.properties.hours = { type: 'string', format: 'opening-hours', default: '{"mon":[["14:30","12:00"]]}' }))),
+      problem(variant((m) => (m.settings.properties.hours = { type: 'string', format: 'opening-hours', default: '{"mon":[["14:30","14:30"]]}' }))),
     ).toEqual({
       path: 'settings.properties.hours.default',
-      message: 'mon.0: An interval opens before it closes.',
+      message: 'mon.0: An interval opens and closes at different times (a close before the opening runs past midnight).',
     });
+    // A close before the opening runs past midnight: a bar's Friday.
+    expect(settingFormatProblem('opening-hours', '{"fri":[["18:00","02:00"]]}')).toBeNull();
+    expect(settingFormatProblem('opening-hours', '{"fri":[["24:00","02:00"]]}')).toMatch(/different times/);
     expect(problem(variant((m) => (m.settings.properties.hours = { type: 'integer', format: 'opening-hours' }))).path).toBe('settings.properties.hours.format');
     expect(problem(variant((m) => (m.settings.properties.hours = { type: 'string', format: 'colour' }))).path).toBe('settings.properties.hours.format');
     expect(settingFormatProblem('opening-hours', '{"mon":[["09:00","17:00"]],"tue":[]}')).toBeNull();

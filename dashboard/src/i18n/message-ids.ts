@@ -272,6 +272,7 @@ export type AddOnsMessageId =
   | 'addOns.hours.day.thu'
   | 'addOns.hours.day.tue'
   | 'addOns.hours.day.wed'
+  | 'addOns.hours.nextDay'
   | 'addOns.hours.onDay'
   | 'addOns.hours.open'
   | 'addOns.hours.opens'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseWeek, rangeOk, weekJson } from './OpeningHours';
+import { parseWeek, pastMidnight, rangeOk, weekJson } from './OpeningHours';
 
 describe('the opening-hours editor’s week', () => {
   it('reads the JSON of the booking rules, a day left out closed, and writes every day back in order', () => {
@@ -25,11 +25,15 @@ describe('the opening-hours editor’s week', () => {
       expect(parseWeek(raw)).toBeNull();
   });
 
-  it('a range opens before it closes; 24:00 closes after every opening', () => {
+  it('a range closes at another time than it opens; a close before the opening runs past midnight', () => {
     expect(rangeOk(['12:00', '14:30'])).toBe(true);
     expect(rangeOk(['18:00', '24:00'])).toBe(true);
-    expect(rangeOk(['14:30', '12:00'])).toBe(false);
+    expect(pastMidnight(['18:00', '24:00'])).toBe(false);
+    expect(rangeOk(['18:00', '02:00'])).toBe(true);
+    expect(pastMidnight(['18:00', '02:00'])).toBe(true);
+    expect(pastMidnight(['12:00', '14:30'])).toBe(false);
     expect(rangeOk(['12:00', '12:00'])).toBe(false);
+    expect(rangeOk(['24:00', '02:00'])).toBe(false);
     expect(rangeOk(['', '12:00'])).toBe(false);
   });
 });

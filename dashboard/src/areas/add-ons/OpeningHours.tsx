@@ -48,8 +48,12 @@ export function weekJson(week: Week): string {
 /** "24:00" (the end of a day) is shown as 00:00 in a time input, which cannot say 24:00. */
 const toInput = (clock: string) => (clock === '24:00' ? '00:00' : clock);
 const fromInput = (value: string, closing: boolean) => (closing && value === '00:00' ? '24:00' : value);
-/** Whether a range opens before it closes (a close at 24:00 is after every opening). */
-export const rangeOk = ([open, close]: Range) => CLOCK.test(open) && CLOCK.test(close) && open < close;
+/**
+ * Whether a range can be kept: it closes at another time than it opens. A close before the
+ * opening runs past midnight (`pastMidnight`); a close at 24:00 (00:00 in the input) is the day's end.
+ */
+export const rangeOk = ([open, close]: Range) => CLOCK.test(open) && CLOCK.test(close) && open !== close && open !== '24:00';
+export const pastMidnight = ([open, close]: Range) => rangeOk([open, close]) && close < open;
 
 export function OpeningHoursInput({
   id,
@@ -156,6 +160,7 @@ export function OpeningHoursInput({
                       }
                     />
                   </label>
+                  {pastMidnight(range) && <span className="hint addons-hours-next-day">{t('addOns.hours.nextDay')}</span>}
                   {ranges.length > 1 && (
                     <button
                       type="button"
