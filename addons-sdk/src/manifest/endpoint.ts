@@ -68,11 +68,9 @@ const clock = z.string().regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'A time of d
  * An opening: from a time to a later one, or to one before it, which runs past midnight into the
  * next day (a bar's 18:00–02:00). It cannot close when it opens, nor open at the day's end.
  */
-const interval = z
-  .tuple([clock, clock])
-  .refine(([a, b]) => a !== b && a !== '24:00', {
-    message: 'An interval opens and closes at different times (a close before the opening runs past midnight).',
-  });
+const interval = z.tuple([clock, clock]).refine(([a, b]) => a !== b && a !== '24:00', {
+  message: 'An interval opens and closes at different times (a close before the opening runs past midnight).',
+});
 const day = z.array(interval).max(12);
 export const openingHoursSchema = z.strictObject({
   mon: day.optional(),
