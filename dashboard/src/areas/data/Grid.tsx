@@ -415,7 +415,7 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
           </div>
           {store.total === 0 && <p className="data-empty">{t('data.grid.empty')}</p>}
           <div role="rowgroup" className="data-body" style={{ height: virtual.bodyHeight, width }}>
-            <div className="data-layer" ref={virtual.layerRef}>
+            <div className="data-layer" ref={virtual.layerRef} data-editing={editing ? '' : undefined}>
               <GridRows
                 virtual={virtual}
                 store={store}
@@ -585,7 +585,7 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
 });
 
 /** The row being edited is drawn over its neighbours (its editor opens over the rows below). */
-const EDITING_ROW = { zIndex: 5 } as const;
+const EDITING_ROW = { position: 'relative', zIndex: 5 } as const;
 
 /** The grid cell (row index, column index) an event happened in, from its `data-cell`. */
 function cellOf(target: EventTarget | null): { row: number; col: number; cell: HTMLElement } | null {

@@ -9,7 +9,7 @@ export const MAX_BODY_PX = 15_000_000;
 /** Rows are drawn in blocks of this many: the drawn range, and so React's work, changes once a block, not once a row. */
 const BLOCK = 16;
 /** The first row in view is told to its listeners (a position indicator) at most this often while scrolling. */
-const TOP_EVERY_MS = 100;
+const TOP_EVERY_MS = 250;
 
 /** The rows drawn (indexes, inclusive) and the way the person last scrolled (1 down, -1 up). */
 export interface Range {
