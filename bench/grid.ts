@@ -43,7 +43,12 @@ const FRAMES = positiveInt('BENCH_FRAMES', 300);
 const REPEAT = positiveInt('BENCH_REPEAT', 3);
 /** `BENCH_PARTS=4`: only the scroll (parts 1–3 skipped); default every part. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? '1,2,3,4').split(',').map((s) => s.trim()));
-/** `BENCH_PROFILE=1`: a CPU profile of the grid's scroll, its heaviest functions (self time) printed after the table. */
+/**
+ * `BENCH_PROFILE=1`: a CPU profile of the grid's scroll, its heaviest functions (self time) printed
+ * after the table, then a traced pass of the grid and one of the plain list: the main thread's time
+ * by kind of work, with how many times each ran. `BENCH_TRACE_FILE=<path>` also writes the grid's
+ * trace there (Chromium's JSON, for a closer look: which nodes painted, what forced a layout).
+ */
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const DIST = join(process.cwd(), 'dashboard', 'dist');
 /**
@@ -485,14 +490,9 @@ async function main(): Promise<void> {
         if (process.env.BENCH_CSS) await page.addStyleTag({ content: process.env.BENCH_CSS });
         await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
         await scrollFrames(page, '[role="grid"]', FRAMES);
-        heaviest.push(
-          '',
-          "the grid's scroll, main thread's time a frame by kind of work (traced pass):",
-          ...mainThreadWork(
-            await browser.stopTracing().then((t) => (process.env.BENCH_TRACE_FILE && writeFileSync(process.env.BENCH_TRACE_FILE, t), t)),
-            FRAMES,
-          ),
-        );
+        const trace = await browser.stopTracing();
+        if (process.env.BENCH_TRACE_FILE) writeFileSync(process.env.BENCH_TRACE_FILE, trace);
+        heaviest.push('', "the grid's scroll, main thread's time a frame by kind of work (traced pass):", ...mainThreadWork(trace, FRAMES));
         // The plain list traced the same way, to read the two side by side.
         const plain = await context.newPage();
         await plain.setContent(plainList(2000));
