@@ -22,7 +22,7 @@
  *   node --no-node-snapshot --import tsx bench/grid.ts
  *   BENCH_ROWS=1000000 BENCH_RUNS=5 node --no-node-snapshot --import tsx bench/grid.ts
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -43,7 +43,12 @@ const FRAMES = positiveInt('BENCH_FRAMES', 300);
 const REPEAT = positiveInt('BENCH_REPEAT', 3);
 /** `BENCH_PARTS=4`: only the scroll (parts 1–3 skipped); default every part. */
 const PARTS = new Set((process.env.BENCH_PARTS ?? '1,2,3,4').split(',').map((s) => s.trim()));
-/** `BENCH_PROFILE=1`: a CPU profile of the grid's scroll, its heaviest functions (self time) printed after the table. */
+/**
+ * `BENCH_PROFILE=1`: a CPU profile of the grid's scroll, its heaviest functions (self time) printed
+ * after the table, then a traced pass of the grid and one of the plain list: the main thread's time
+ * by kind of work, with how many times each ran. `BENCH_TRACE_FILE=<path>` also writes the grid's
+ * trace there (Chromium's JSON, for a closer look: which nodes painted, what forced a layout).
+ */
 const PROFILE = process.env.BENCH_PROFILE === '1';
 const DIST = join(process.cwd(), 'dashboard', 'dist');
 /**
@@ -194,19 +199,21 @@ function mainThreadWork(trace: Buffer, frames: number): string[] {
     .sort((a, b) => a.ts - b.ts || b.dur! - a.dur!);
   const cpu = (e: TraceEvent) => e.tdur ?? e.dur!;
   const own = new Map<string, number>();
+  const count = new Map<string, number>();
   const stack: Array<{ end: number; name: string }> = [];
   for (const e of complete) {
     while (stack.length && stack[stack.length - 1]!.end <= e.ts) stack.pop();
     const parent = stack[stack.length - 1];
     if (parent) own.set(parent.name, (own.get(parent.name) ?? 0) - cpu(e));
     own.set(e.name, (own.get(e.name) ?? 0) + cpu(e));
+    count.set(e.name, (count.get(e.name) ?? 0) + 1);
     stack.push({ end: e.ts + e.dur!, name: e.name });
   }
   return [...own]
     .filter(([, us]) => us > 0)
     .sort((a, b) => b[1] - a[1])
     .slice(0, 20)
-    .map(([name, us]) => `${(us / 1000 / frames).toFixed(3).padStart(7)} ms  ${name}`);
+    .map(([name, us]) => `${(us / 1000 / frames).toFixed(3).padStart(7)} ms  ${name} (${count.get(name)} times)`);
 }
 
 interface CpuProfile {
@@ -483,11 +490,16 @@ async function main(): Promise<void> {
         if (process.env.BENCH_CSS) await page.addStyleTag({ content: process.env.BENCH_CSS });
         await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
         await scrollFrames(page, '[role="grid"]', FRAMES);
-        heaviest.push(
-          '',
-          "the grid's scroll, main thread's time a frame by kind of work (traced pass):",
-          ...mainThreadWork(await browser.stopTracing(), FRAMES),
-        );
+        const trace = await browser.stopTracing();
+        if (process.env.BENCH_TRACE_FILE) writeFileSync(process.env.BENCH_TRACE_FILE, trace);
+        heaviest.push('', "the grid's scroll, main thread's time a frame by kind of work (traced pass):", ...mainThreadWork(trace, FRAMES));
+        // The plain list traced the same way, to read the two side by side.
+        const plain = await context.newPage();
+        await plain.setContent(plainList(2000));
+        await browser.startTracing(plain, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline'] });
+        await scrollFrames(plain, '#list', FRAMES);
+        heaviest.push('', "the plain list's scroll, the same (traced pass):", ...mainThreadWork(await browser.stopTracing(), FRAMES));
+        await plain.close();
       }
     }
 

@@ -47,6 +47,8 @@ import {
   type LayoutStore,
 } from './grid-columns';
 import { ROW_H, useGridPaging } from './grid-paging';
+import type { RowWindow } from './row-window';
+import { useVirtualItems, type VirtualRows } from './rows-virtual';
 import { useGridSelection } from './grid-selection';
 import { useGridToolbar } from './grid-toolbar';
 import { RowForm } from './RowForm';
@@ -230,7 +232,6 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
   const label = table.display.label || table.name;
   const template = `${SELECT_W}px ${columns.map((c) => `${widthIn(layout, c)}px`).join(' ')}`;
   const width = SELECT_W + columns.reduce((n, c) => n + widthIn(layout, c), 0);
-  const items = virtual.rows;
   const headerId = (c: Column) => `data-col-${c.name}`;
   const count = store.ready ? (store.totalExact ? t('data.grid.count', { count: store.total }) : t('data.grid.countAbout', { count: store.total })) : '';
   // The selection column is always frozen at the left; so is the key column when the layout keeps it first (data.css).
@@ -414,31 +415,24 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
           </div>
           {store.total === 0 && <p className="data-empty">{t('data.grid.empty')}</p>}
           <div role="rowgroup" className="data-body" style={{ height: virtual.bodyHeight, width }}>
-            <div className="data-layer" ref={virtual.layerRef}>
-              {items.map((item) => {
-                const entry = store.rowAt(item.index);
-                const id = entry?.id ?? null;
-                return (
-                  <GridRow
-                    key={item.slot}
-                    index={item.index}
-                    columns={columns}
-                    row={entry?.row}
-                    id={id}
-                    selected={id !== null && selected.has(id)}
-                    activeCol={active.row === item.index ? active.col : null}
-                    editing={editing?.index === item.index ? editing : null}
-                    canWrite={canWrite}
-                    conn={conn}
-                    table={table}
-                    tables={tables}
-                    rowHref={at?.rowHref ? rowHref : null}
-                    on={on}
-                    ctx={valueContext}
-                    openText={openText}
-                  />
-                );
-              })}
+            <div className="data-layer" ref={virtual.layerRef} data-editing={editing ? '' : undefined}>
+              <GridRows
+                virtual={virtual}
+                store={store}
+                afterDraw={cell.afterDraw}
+                columns={columns}
+                selected={selected}
+                active={active}
+                editing={editing}
+                canWrite={canWrite}
+                conn={conn}
+                table={table}
+                tables={tables}
+                rowHref={at?.rowHref ? rowHref : null}
+                on={on}
+                ctx={valueContext}
+                openText={openText}
+              />
             </div>
           </div>
         </div>
@@ -446,6 +440,42 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
       <p className="data-help">{t(canWrite ? 'data.grid.keysHelp' : 'data.grid.keysHelpRead')}</p>
     </div>
   );
+}
+
+/**
+ * The drawn rows: the one part of the grid a scroll re-renders (useVirtualItems), once a block of
+ * rows; each row is keyed by its slot and memoised, so only the rows that came into the range draw.
+ */
+function GridRows(
+  props: Omit<GridRowProps, 'index' | 'row' | 'id' | 'selected' | 'activeCol' | 'editing'> & {
+    virtual: VirtualRows;
+    store: RowWindow;
+    /** Called after each drawing (a cell asked to take the focus may only now be drawn). */
+    afterDraw: () => void;
+    selected: ReadonlyMap<string, unknown>;
+    active: { row: number; col: number };
+    editing: Editing | null;
+  },
+) {
+  const { virtual, store, afterDraw, selected, active, editing, ...shared } = props;
+  const items = useVirtualItems(virtual);
+  useEffect(afterDraw);
+  return items.map((item) => {
+    const entry = store.rowAt(item.index);
+    const id = entry?.id ?? null;
+    return (
+      <GridRow
+        key={item.slot}
+        index={item.index}
+        row={entry?.row}
+        id={id}
+        selected={id !== null && selected.has(id)}
+        activeCol={active.row === item.index ? active.col : null}
+        editing={editing?.index === item.index ? editing : null}
+        {...shared}
+      />
+    );
+  });
 }
 
 /** What a row does through the grid (stable functions: they read the grid's latest state). */
@@ -555,7 +585,7 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
 });
 
 /** The row being edited is drawn over its neighbours (its editor opens over the rows below). */
-const EDITING_ROW = { zIndex: 5 } as const;
+const EDITING_ROW = { position: 'relative', zIndex: 5 } as const;
 
 /** The grid cell (row index, column index) an event happened in, from its `data-cell`. */
 function cellOf(target: EventTarget | null): { row: number; col: number; cell: HTMLElement } | null {

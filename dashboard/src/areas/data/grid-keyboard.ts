@@ -13,17 +13,22 @@ import { paths } from './view';
 export function useActiveCell(scroller: RefObject<HTMLDivElement | null>) {
   const [active, setActive] = useState({ row: 0, col: 0 });
   const focusCell = useRef(false);
-  useEffect(() => {
+  const activeNow = useRef(active);
+  activeNow.current = active;
+  /** Focuses the active cell when it was asked to and is drawn; after each drawing of the grid and of its rows (which a scroll draws alone). */
+  const afterDraw = useRef(() => {
     if (!focusCell.current) return;
-    const cell = scroller.current?.querySelector<HTMLElement>(`[data-cell="${active.row}:${active.col}"]`);
+    const { row, col } = activeNow.current;
+    const cell = scroller.current?.querySelector<HTMLElement>(`[data-cell="${row}:${col}"]`);
     if (!cell) return;
     focusCell.current = false;
     cell.focus({ preventScroll: false });
-  });
+  }).current;
+  useEffect(afterDraw);
   const focusActive = () => {
     focusCell.current = true;
   };
-  return { active, setActive, focusActive };
+  return { active, setActive, focusActive, afterDraw };
 }
 
 /**

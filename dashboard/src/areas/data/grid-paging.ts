@@ -38,13 +38,19 @@ export function useGridPaging(conn: string, table: Table, view: View, query: str
 
   const scroller = useRef<HTMLDivElement>(null);
   const virtual = useVirtualRows(scroller, store.ready, store.total, ROW_H);
-  const { first, last, direction } = virtual;
-  // Rows are fetched a page ahead in the direction of the scroll, a few behind it.
+  const { getRange, subscribeRange } = virtual;
+  // Rows are fetched a page ahead in the direction of the scroll, a few behind it: when the drawn
+  // range moves (told by the scroll, not through a render of the grid) and when rows arrive.
   useEffect(() => {
-    const ahead = PAGE;
-    const behind = PAGE / 8;
-    store.ensure(Math.max(0, first - (direction < 0 ? ahead : behind)), last + (direction < 0 ? behind : ahead));
-  }, [store, first, last, direction, store.version]);
+    const ensure = () => {
+      const { first, last, direction } = getRange();
+      const ahead = PAGE;
+      const behind = PAGE / 8;
+      store.ensure(Math.max(0, first - (direction < 0 ? ahead : behind)), Math.max(first, last) + (direction < 0 ? behind : ahead));
+    };
+    ensure();
+    return subscribeRange(ensure);
+  }, [store, getRange, subscribeRange, store.version]);
 
   const reload = useCallback(() => void store.load(), [store]);
   /** A write's (or an undo's) rows as they are now: a create reloads the view, the others replace or drop rows. */
@@ -87,6 +93,7 @@ export function useGridPaging(conn: string, table: Table, view: View, query: str
     const onFocus = () => {
       if (document.visibilityState !== 'visible') return;
       const ids: string[] = [];
+      const { first, last } = getRange();
       for (let i = first; i <= last; i++) {
         const id = store.rowAt(i)?.id;
         if (id) ids.push(id);
@@ -99,7 +106,7 @@ export function useGridPaging(conn: string, table: Table, view: View, query: str
       window.removeEventListener('focus', onFocus);
       document.removeEventListener('visibilitychange', onFocus);
     };
-  }, [store, first, last, refresh]);
+  }, [store, getRange, refresh]);
 
   return { store, columns, scroller, virtual, reload, applyResults };
 }

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, useSyncExternalStore, type RefObject } from 'react';
 
 /**
  * Browsers cap an element's height (Chrome near 33.5 million px, Firefox near 17.9 million):
@@ -9,7 +9,14 @@ export const MAX_BODY_PX = 15_000_000;
 /** Rows are drawn in blocks of this many: the drawn range, and so React's work, changes once a block, not once a row. */
 const BLOCK = 16;
 /** The first row in view is told to its listeners (a position indicator) at most this often while scrolling. */
-const TOP_EVERY_MS = 100;
+const TOP_EVERY_MS = 250;
+
+/** The rows drawn (indexes, inclusive) and the way the person last scrolled (1 down, -1 up). */
+export interface Range {
+  first: number;
+  last: number;
+  direction: number;
+}
 
 export interface VirtualRow {
   index: number;
@@ -63,19 +70,23 @@ const pageAt = (g: Geometry, listPx: number) => Math.min(g.pages - 1, Math.max(0
  * MAX_BODY_PX tall and scrolls in pages (Geometry), so a 1,000,000-row table reaches its last row
  * in every browser while rows keep their height and a scroll moves them at its own speed.
  *
- * Scrolling does not render the caller on every scroll event: the drawn range moves in blocks
- * of BLOCK rows (with `overscan` rows beyond the viewport), and the rows sit one under the other
- * in a layer (`layerRef`) placed at the first drawn row, so a row once drawn keeps its props and
- * a memoised row is not drawn again. `direction` is the way the person last scrolled (1 down,
- * -1 up), for fetching ahead; `topRow` (with `subscribeTop`) the first row in view, for a
- * position indicator that alone re-renders as the rows pass.
+ * Scrolling never renders the caller: the drawn range moves in blocks of BLOCK rows (with
+ * `overscan` rows beyond the viewport) and is told to its listeners (`subscribeRange`,
+ * `getRange`; useVirtualItems draws from it), and the rows sit one under the other in a layer
+ * (`layerRef`) placed at the first drawn row, so a row once drawn keeps its props and a memoised
+ * row is not drawn again. The range's `direction` is the way the person last scrolled, for
+ * fetching ahead; `topRow` (with `subscribeTop`) the first row in view, for a position indicator
+ * that alone re-renders as the rows pass.
  */
 export function useVirtualRows(scroller: RefObject<HTMLElement | null>, mounted: boolean, count: number, rowHeight: number, overscan = 8) {
   const [view, setView] = useState({ height: 600, header: 0 });
   const geometry = useMemo(() => geometryOf(view.height, view.header, count, rowHeight), [view, count, rowHeight]);
   const geometryRef = useRef(geometry);
   geometryRef.current = geometry;
-  const [range, setRange] = useState({ first: 0, last: -1, direction: 1 });
+  // The drawn range is not the caller's state: a scroll that moves it re-renders only the rows'
+  // component (useVirtualItems), not the screen around them (decisions DB57).
+  const range = useRef<Range>({ first: 0, last: -1, direction: 1 });
+  const rangeListeners = useRef(new Set<() => void>());
   const layerRef = useRef<HTMLDivElement>(null);
   const top = useRef({ row: 0, listeners: new Set<() => void>(), told: 0, timer: null as number | null });
   const tellTop = useCallback(() => {
@@ -125,7 +136,11 @@ export function useVirtualRows(scroller: RefObject<HTMLElement | null>, mounted:
     const first = Math.max(0, Math.floor((topRow - overscan) / BLOCK) * BLOCK);
     // Always the same number of rows (slots), enough for the viewport and the overscan on both sides whatever the alignment.
     const last = Math.min(rowsTotal - 1, first + spanOf(g, rowHeight, overscan) - 1);
-    setRange((r) => (r.first === first && r.last === last ? r : { first, last, direction: direction || r.direction }));
+    const r = range.current;
+    if (r.first !== first || r.last !== last) {
+      range.current = { first, last, direction: direction || r.direction };
+      for (const l of rangeListeners.current) l();
+    }
     // The layer stands where the first drawn row is, in the body's own px (written only when that changes).
     const layer = layerRef.current;
     const at = first * rowHeight - shift.current;
@@ -155,15 +170,7 @@ export function useVirtualRows(scroller: RefObject<HTMLElement | null>, mounted:
     place();
   }, [place, geometry, mounted]);
 
-  const { first, last, direction } = range;
   const span = spanOf(geometry, rowHeight, overscan);
-  const rows = useMemo(() => {
-    const out: VirtualRow[] = [];
-    // A range set for another geometry (the viewport was just measured) may be longer than the span: its own length keeps the slots apart.
-    const slots = Math.max(span, last - first + 1);
-    for (let i = first; i <= Math.min(last, count - 1); i++) out.push({ index: i, slot: i % slots });
-    return out;
-  }, [first, last, count, span]);
 
   /** Scrolls as little as needed for row `index` to be wholly in view (`align: 'start'`: to the top). */
   const scrollToIndex = useCallback(
@@ -193,16 +200,37 @@ export function useVirtualRows(scroller: RefObject<HTMLElement | null>, mounted:
     return () => void top.current.listeners.delete(listener);
   }, []);
   const topRow = useCallback(() => top.current.row, []);
+  const subscribeRange = useCallback((listener: () => void) => {
+    rangeListeners.current.add(listener);
+    return () => void rangeListeners.current.delete(listener);
+  }, []);
+  /** The drawn range now: the same object until it changes (a snapshot for useSyncExternalStore). */
+  const getRange = useCallback(() => range.current, []);
 
   return {
-    rows,
     bodyHeight: geometry.bodyPx,
     scrollToIndex,
-    first: rows[0]?.index ?? 0,
-    last: rows[rows.length - 1]?.index ?? 0,
-    direction,
+    count,
+    span,
+    getRange,
+    subscribeRange,
     layerRef,
     subscribeTop,
     topRow,
   };
+}
+
+export type VirtualRows = ReturnType<typeof useVirtualRows>;
+
+/** The rows to draw, each with its slot; re-renders its component (alone) when the drawn range moves. */
+export function useVirtualItems(virtual: Pick<VirtualRows, 'subscribeRange' | 'getRange' | 'count' | 'span'>): VirtualRow[] {
+  const { first, last } = useSyncExternalStore(virtual.subscribeRange, virtual.getRange);
+  const { count, span } = virtual;
+  return useMemo(() => {
+    const out: VirtualRow[] = [];
+    // A range set for another geometry (the viewport was just measured) may be longer than the span: its own length keeps the slots apart.
+    const slots = Math.max(span, last - first + 1);
+    for (let i = first; i <= Math.min(last, count - 1); i++) out.push({ index: i, slot: i % slots });
+    return out;
+  }, [first, last, count, span]);
 }
