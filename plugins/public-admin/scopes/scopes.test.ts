@@ -194,7 +194,7 @@ function scopeFlows(dialect: 'sqlite' | 'postgres') {
       [{ ref: 'a/b' }, 'body.ref'],
       [{ rateLimit: 0 }, 'body.rateLimit'],
       [{ shape: 'tree' }, 'body.shape'],
-      [{ booking: { timeColumn: 'note', capacity: 4, slotMinutes: 30, openingHours: { mon: [['18:00', '17:00']] } } }, 'body.booking.openingHours.mon.0'],
+      [{ booking: { timeColumn: 'note', capacity: 4, slotMinutes: 30, openingHours: { mon: [['18:00', '18:00']] } } }, 'body.booking.openingHours.mon.0'],
       [{ extra: true }, 'body'],
     ] as const) {
       const r = await call(inst, admin, 'POST', '/api/v1/public-scopes', { ...body, ref: 'x_orders', ...patch });
