@@ -24,6 +24,8 @@ export interface TableReport {
   checksum: string;
   /** Rows written again after the copy, in the catch-up passes and the freeze (changed while the copy ran). */
   recopied: number;
+  /** Times the table was read again whole after the copy: a write that did not tell its rows, or a count that did not add up (MR4). */
+  readWhole: number;
 }
 
 export interface RelocationResult {
@@ -170,7 +172,7 @@ export class MetaRelocator {
       const reports: TableReport[] = [];
       for (const t of tables) {
         const rows = Number((await sql<{ n: number | string }>`select count(*) as n from ${sql.table(t.name)}`.execute(source.db)).rows[0]?.n ?? 0);
-        reports.push({ name: t.name, rows, copied: 0, checksum: '', recopied: 0 });
+        reports.push({ name: t.name, rows, copied: 0, checksum: '', recopied: 0, readWhole: 0 });
         this.state!.tables.push({ name: t.name, rows, copied: 0 });
       }
       if ('url' in target) await this.withTarget(target, async () => undefined);
@@ -260,8 +262,8 @@ export class MetaRelocator {
 
       // Catch-up passes while the instance still serves: each copies again what was written
       // since the last read, so the freeze is left with what the last pass did not see.
-      const recopied = new Map<string, number>(order.map((t) => [t.name, 0]));
-      const mirror = new Mirror(opened.db as AnyDb, order, copied, recopied);
+      const again = new Map<string, { recopied: number; readWhole: number }>(order.map((t) => [t.name, { recopied: 0, readWhole: 0 }]));
+      const mirror = new Mirror(opened.db as AnyDb, order, copied, again);
       const catchUpStarted = now();
       for (let pass = 0; pass < CATCH_UP_PASSES && !changes.small(); pass++) {
         await progress?.(done, total, `catching up: ${changes.describe()}`);
@@ -284,7 +286,7 @@ export class MetaRelocator {
         await source.snapshot((read) => mirror.apply(read, taken, { final: true }));
         reports = order.map((t) => {
           const hashes = copied.get(t.name)!;
-          return { name: t.name, rows: hashes.size, copied: copiedRows.get(t.name)!, checksum: checksumOf(hashes.values()), recopied: recopied.get(t.name)! };
+          return { name: t.name, rows: hashes.size, copied: copiedRows.get(t.name)!, checksum: checksumOf(hashes.values()), ...again.get(t.name)! };
         });
         // Past this point the new store is the store: a process started now opens it.
         const stamp = now();
@@ -622,7 +624,7 @@ class Mirror {
     private readonly db: AnyDb,
     private readonly order: readonly Table[],
     private readonly copied: Map<string, Map<string, number>>,
-    private readonly recopied: Map<string, number>,
+    private readonly again: Map<string, { recopied: number; readWhole: number }>,
   ) {}
 
   /**
@@ -640,6 +642,7 @@ class Mirror {
       if (recorded === undefined && count === then.size) continue;
       let plan = recorded instanceof Map ? await this.byKeys(read, t, recorded) : null;
       if (plan && count !== null && count !== then.size + plan.added.length - plan.removed.length) plan = null;
+      if (!plan) this.again.get(t.name)!.readWhole++;
       plans.set(t.name, plan ?? (await this.whole(read, t)));
     }
     // Children's deletions first (a parent's delete would cascade), parents' inserts first.
@@ -668,7 +671,7 @@ class Mirror {
       for (const r of await rowsByKeys(this.db, t, asked)) back.set(keyOf(t, r), rowHash(t.columns, r));
       for (const f of written) if (back.get(f.key) !== f.hash) throw new Error(`a row of ${t.name} differs in the target after it was copied again`);
       for (const r of plan.removed) if (back.has(r.key)) throw new Error(`a row of ${t.name} removed from the old store is still in the target`);
-      this.recopied.set(t.name, this.recopied.get(t.name)! + written.length + plan.removed.length);
+      this.again.get(t.name)!.recopied += written.length + plan.removed.length;
     }
   }
 
