@@ -79,6 +79,8 @@ export interface RelocatorDeps {
   secret: string;
   log: Logger;
   instanceId: string;
+  /** The instance id of this data directory's previous process, known dead (its leases are no replica's). */
+  previousLife?: string | null;
   now: () => number;
   /** Whether `SVC_META_URL` decided the store at start. */
   urlFromEnv: boolean;
@@ -366,7 +368,7 @@ export class MetaRelocator {
       .selectFrom('jobs')
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .where('state', '=', 'running')
-      .where('locked_by', '<>', instanceId)
+      .where('locked_by', 'not in', [instanceId, ...(this.deps.previousLife ? [this.deps.previousLife] : [])])
       .where('lease_until', '>', now())
       .executeTakeFirst();
     return Number(row?.n ?? 0) > 0;
@@ -375,6 +377,9 @@ export class MetaRelocator {
   private async otherRelocation(jobId: string | undefined): Promise<boolean> {
     let q = this.deps.store.db.selectFrom('jobs').select('id').where('kind', '=', 'meta.relocate').where('state', 'in', ['queued', 'running']);
     if (jobId) q = q.where('id', '<>', jobId);
+    // The relocation a crash ended: its process is gone, so it runs no more (the runner fails it once its lease is out).
+    const dead = this.deps.previousLife;
+    if (dead) q = q.where((eb) => eb.or([eb('state', '<>', 'running'), eb('locked_by', 'is', null), eb('locked_by', '<>', dead)]));
     return (await q.limit(1).execute()).length > 0;
   }
 
