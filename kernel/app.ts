@@ -40,6 +40,7 @@ import { REDACT_PATHS, requestLogger } from './logger.js';
 import { kernelMigrations } from './meta/kernel-migrations.js';
 import { runMigrations } from './meta/migrate.js';
 import { finishRename, readPlacement, type PlacementRecord } from './meta/placement-file.js';
+import { recordInstance } from './meta/previous-life.js';
 import { MetaRelocator } from './meta/relocate.js';
 import { openMetaStore, type MetaStore } from './meta/store.js';
 import { SandboxHost } from './sandbox/host.js';
@@ -226,6 +227,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     secret: config.secret,
     log,
     instanceId,
+    previousLife: recordInstance(config.dataDir, instanceId),
     now,
     urlFromEnv: config.metaUrl !== null,
     migrations: () => migrationSets,

@@ -45,7 +45,7 @@ export class MetaFreeze {
     return this.closedBy !== null;
   }
 
-  /** Transactions open on the current store. */
+  /** Transactions open on the current store, and writes outside one under way. */
   get openTransactions(): number {
     return this.open;
   }
@@ -65,7 +65,7 @@ export class MetaFreeze {
     c?.lift();
   }
 
-  /** Resolves true once no transaction is open on the current store, false after `timeoutMs`. */
+  /** Resolves true once no transaction is open and no write under way on the current store, false after `timeoutMs`. */
   drained(timeoutMs: number): Promise<boolean> {
     if (this.open === 0) return Promise.resolve(true);
     return new Promise((res) => {
@@ -188,7 +188,7 @@ class GatedConnection implements DatabaseConnection {
   /** Before a transaction begins: wait out a freeze; refuse one on a store the process has left. */
   async enter(): Promise<void> {
     if (this.ahead) return;
-    if (this.freeze.frozen) await this.freeze.pass();
+    while (this.freeze.frozen) await this.freeze.pass();
     if (this.moved) throw frozenError(1);
     this.inTx = true;
     this.freeze.began(this.generation);
@@ -217,9 +217,18 @@ class GatedConnection implements DatabaseConnection {
         throw err;
       }
     }
-    if (!isRead(compiled) && this.freeze.frozen) await this.freeze.pass();
+    const write = !isRead(compiled);
+    while (write && this.freeze.frozen) await this.freeze.pass();
     if (this.moved && this.freeze.redirect) return (await this.freeze.redirect(compiled)) as QueryResult<R>;
-    return (await this.take()).executeQuery<R>(compiled);
+    if (!write) return (await this.take()).executeQuery<R>(compiled);
+    // A write outside a transaction counts as one until it is answered: the freeze waits for it,
+    // or a relocation could read the old store before it lands and never see it (MR4).
+    this.freeze.began(this.generation);
+    try {
+      return await (await this.take()).executeQuery<R>(compiled);
+    } finally {
+      this.freeze.ended(this.generation);
+    }
   }
 
   async *streamQuery<R>(compiled: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {

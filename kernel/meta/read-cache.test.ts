@@ -43,7 +43,9 @@ describe('MetaReadCache', () => {
     expect(await read('a')).toBe('renamed');
     expect(reads()).toBe(2);
     // Another replica's write, unseen here: read again once the entry is 5 s old.
-    await sql`update things set name = 'elsewhere'`.execute(db);
+    const replica = new Database(join(dir, 'm.sqlite'));
+    replica.prepare(`update things set name = 'elsewhere'`).run();
+    replica.close();
     tick(4999);
     expect(await read('a')).toBe('renamed');
     tick(1);

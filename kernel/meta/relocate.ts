@@ -8,7 +8,7 @@ import { runMigrations, type PluginMigrations } from './migrate.js';
 import { finishRename, writePlacement, type PlacementRecord, type PreviousPlacement } from './placement-file.js';
 import { openStore, type MetaStore, type OpenedStore, type Placement } from './store.js';
 import type { Dialect } from './types.js';
-import { MetaWrites } from './write-watch.js';
+import { ANY_TABLE, MetaWrites, type MetaWrite } from './write-watch.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- tables are copied by name, whatever their shape */
 type AnyDb = Kysely<any>;
@@ -22,8 +22,10 @@ export interface TableReport {
   rows: number;
   copied: number;
   checksum: string;
-  /** Rows written again during the freeze (changed while the copy ran). */
+  /** Rows written again after the copy, in the catch-up passes and the freeze (changed while the copy ran). */
   recopied: number;
+  /** Times the table was read again whole after the copy: a write that did not tell its rows, or a count that did not add up (MR4). */
+  readWhole: number;
 }
 
 export interface RelocationResult {
@@ -33,6 +35,8 @@ export interface RelocationResult {
   tables: TableReport[];
   rows: number;
   copyMs: number;
+  /** The catch-up passes between the copy and the freeze (MR4). */
+  catchUpMs: number;
   freezeMs: number;
 }
 
@@ -75,6 +79,8 @@ export interface RelocatorDeps {
   secret: string;
   log: Logger;
   instanceId: string;
+  /** The instance id of this data directory's previous process, known dead (its leases are no replica's). */
+  previousLife?: string | null;
   now: () => number;
   /** Whether `SVC_META_URL` decided the store at start. */
   urlFromEnv: boolean;
@@ -168,11 +174,11 @@ export class MetaRelocator {
       const reports: TableReport[] = [];
       for (const t of tables) {
         const rows = Number((await sql<{ n: number | string }>`select count(*) as n from ${sql.table(t.name)}`.execute(source.db)).rows[0]?.n ?? 0);
-        reports.push({ name: t.name, rows, copied: 0, checksum: '', recopied: 0 });
+        reports.push({ name: t.name, rows, copied: 0, checksum: '', recopied: 0, readWhole: 0 });
         this.state!.tables.push({ name: t.name, rows, copied: 0 });
       }
       if ('url' in target) await this.withTarget(target, async () => undefined);
-      return { dryRun: true, from: store.placement, to: this.placementOf(target), tables: reports, rows: sum(reports), copyMs: 0, freezeMs: 0 };
+      return { dryRun: true, from: store.placement, to: this.placementOf(target), tables: reports, rows: sum(reports), copyMs: 0, catchUpMs: 0, freezeMs: 0 };
     } finally {
       await source.close();
     }
@@ -208,13 +214,15 @@ export class MetaRelocator {
       for (const t of [...order].reverse()) await opened.db.deleteFrom(t.name as never).execute();
 
       // The copy: one snapshot of the old store, in primary-key order, while the instance serves.
-      // Tables the instance writes from now on are read again in the freeze.
-      const written = new Set<string>();
-      const stopWatching = store.writes.on((w) => written.add(w.table));
+      // The rows the instance writes from now on are recorded by key (a table whose writes do not
+      // say which rows is recorded whole) and copied again afterwards (MR4).
+      const changes = new WriteLog(order);
+      const stopWatching = store.writes.on((w) => changes.record(w));
       watching = stopWatching;
       state.phase = 'copying';
       const started = now();
       const copied = new Map<string, Map<string, number>>();
+      const copiedRows = new Map<string, number>();
       let total = 0;
       let done = 0;
       await source.snapshot(async (read) => {
@@ -240,6 +248,7 @@ export class MetaRelocator {
               await progress?.(done, total, `${t.name}: ${state.tables[i]!.copied}/${state.tables[i]!.rows}`);
             await new Promise((r) => setImmediate(r));
           }
+          copiedRows.set(t.name, hashes.size);
         }
       });
       // What landed is read back and checked against what was sent, before the freeze.
@@ -253,8 +262,20 @@ export class MetaRelocator {
       }
       const copyMs = now() - started;
 
-      // The freeze: writes wait while what changed is copied again and verified. A table the
-      // instance did not write since the copy began and whose count is the same is not read again.
+      // Catch-up passes while the instance still serves: each copies again what was written
+      // since the last read, so the freeze is left with what the last pass did not see.
+      const again = new Map<string, { recopied: number; readWhole: number }>(order.map((t) => [t.name, { recopied: 0, readWhole: 0 }]));
+      const mirror = new Mirror(opened.db as AnyDb, order, copied, again);
+      const catchUpStarted = now();
+      for (let pass = 0; pass < CATCH_UP_PASSES && !changes.small(); pass++) {
+        await progress?.(done, total, `catching up: ${changes.describe()}`);
+        const taken = changes.take();
+        await source.snapshot((read) => mirror.apply(read, taken, { final: false }));
+      }
+      const catchUpMs = now() - catchUpStarted;
+
+      // The freeze: writes wait while what was written since the last pass is copied again and
+      // verified; every other table is only counted.
       state.phase = 'freeze';
       await progress?.(done, total, 'freeze: copying what changed, verifying');
       const frozenAt = Date.now();
@@ -263,70 +284,11 @@ export class MetaRelocator {
       try {
         if (!(await store.freeze.drained(DRAIN_MS))) throw new Error('transactions on the meta store did not end within 10 s');
         stopWatching();
-        reports = await source.snapshot(async (read) => {
-          const out: TableReport[] = [];
-          const fresh = new Map<string, Map<string, { hash: number; row: Row }> | null>();
-          for (const t of order) {
-            const then = copied.get(t.name)!;
-            if (!written.has(t.name)) {
-              const n = Number((await read.execute(sql<{ n: number | string }>`select count(*) as n from ${sql.table(t.name)}`)).rows[0]?.n ?? 0);
-              if (n === then.size) {
-                fresh.set(t.name, null);
-                continue;
-              }
-            }
-            const rows = new Map<string, { hash: number; row: Row }>();
-            for (const r of await read.all(t)) rows.set(keyOf(t, r), { hash: rowHash(t.columns, r), row: r });
-            fresh.set(t.name, rows);
-          }
-          // Children's deletions first (a parent's delete would cascade), parents' inserts first.
-          for (const t of [...order].reverse()) {
-            const now = fresh.get(t.name);
-            if (!now) continue;
-            const then = copied.get(t.name)!;
-            for (const k of then.keys()) if (!now.has(k)) await deleteRow(opened.db as AnyDb, t, JSON.parse(k) as unknown[]);
-          }
-          for (const t of order) {
-            const now = fresh.get(t.name);
-            const then = copied.get(t.name)!;
-            if (!now) {
-              out.push({ name: t.name, rows: then.size, copied: then.size, checksum: checksumOf(then.values()), recopied: 0 });
-              continue;
-            }
-            const added: Row[] = [];
-            const touched: Row[] = [];
-            let removed = 0;
-            for (const k of then.keys()) if (!now.has(k)) removed++;
-            for (const [k, v] of now) {
-              const before = then.get(k);
-              if (before === undefined) added.push(v.row);
-              else if (before !== v.hash) {
-                await updateRow(opened.db as AnyDb, t, v.row);
-                touched.push(v.row);
-              }
-            }
-            for (let i = 0; i < added.length; i += batchSize(t.columns))
-              await insertRows(opened.db as AnyDb, t.name, added.slice(i, i + batchSize(t.columns)), t.columns);
-            touched.push(...added);
-            // Verified: the target's count, and every row written again read back. The rows not
-            // written again were read back before the freeze.
-            const count = Number((await sql<{ n: number | string }>`select count(*) as n from ${sql.table(t.name)}`.execute(opened.db)).rows[0]?.n ?? 0);
-            if (count !== now.size) throw new Error(`table ${t.name} has ${count} rows in the target where the old store has ${now.size}`);
-            const back = await readBack(opened.db as AnyDb, t, touched);
-            for (const r of touched) {
-              const k = keyOf(t, r);
-              const got = back.get(k);
-              if (got === undefined || got !== now.get(k)!.hash) throw new Error(`a row of ${t.name} differs in the target after it was copied again`);
-            }
-            out.push({
-              name: t.name,
-              rows: now.size,
-              copied: then.size,
-              checksum: checksumOf([...now.values()].map((v) => v.hash)),
-              recopied: touched.length + removed,
-            });
-          }
-          return out;
+        const taken = changes.take();
+        await source.snapshot((read) => mirror.apply(read, taken, { final: true }));
+        reports = order.map((t) => {
+          const hashes = copied.get(t.name)!;
+          return { name: t.name, rows: hashes.size, copied: copiedRows.get(t.name)!, checksum: checksumOf(hashes.values()), ...again.get(t.name)! };
         });
         // Past this point the new store is the store: a process started now opens it.
         const stamp = now();
@@ -358,7 +320,7 @@ export class MetaRelocator {
         state.freezeMs = freezeMs;
         this.retire(old, record, fromUrl);
         log.info({ from: from.location, to: opened.placement.location, freezeMs, copyMs }, 'meta store relocated');
-        return { dryRun: false, from, to: opened.placement, tables: reports, rows: sum(reports), copyMs, freezeMs };
+        return { dryRun: false, from, to: opened.placement, tables: reports, rows: sum(reports), copyMs, catchUpMs, freezeMs };
       } finally {
         if (!swapped) store.freeze.lift(false);
         state.freezeMs ??= Date.now() - frozenAt;
@@ -406,7 +368,7 @@ export class MetaRelocator {
       .selectFrom('jobs')
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .where('state', '=', 'running')
-      .where('locked_by', '<>', instanceId)
+      .where('locked_by', 'not in', [instanceId, ...(this.deps.previousLife ? [this.deps.previousLife] : [])])
       .where('lease_until', '>', now())
       .executeTakeFirst();
     return Number(row?.n ?? 0) > 0;
@@ -415,6 +377,9 @@ export class MetaRelocator {
   private async otherRelocation(jobId: string | undefined): Promise<boolean> {
     let q = this.deps.store.db.selectFrom('jobs').select('id').where('kind', '=', 'meta.relocate').where('state', 'in', ['queued', 'running']);
     if (jobId) q = q.where('id', '<>', jobId);
+    // The relocation a crash ended: its process is gone, so it runs no more (the runner fails it once its lease is out).
+    const dead = this.deps.previousLife;
+    if (dead) q = q.where((eb) => eb.or([eb('state', '<>', 'running'), eb('locked_by', 'is', null), eb('locked_by', '<>', dead)]));
     return (await q.limit(1).execute()).length > 0;
   }
 
@@ -504,8 +469,15 @@ function sum(reports: TableReport[]): number {
 
 interface Table {
   name: string;
+  /** The primary key's columns; every column when the table has none. */
   pk: string[];
   columns: string[];
+  /** Whether the table has a primary key (a write's rows are told by it). */
+  keyed: boolean;
+  /** Columns of this table a foreign key names. */
+  referenced: Set<string>;
+  /** Tables whose foreign keys name this one, and those below them. */
+  descendants: string[];
 }
 
 interface Source {
@@ -520,6 +492,8 @@ interface SnapshotReader {
   execute<R>(q: ReturnType<typeof sql<R>>): Promise<{ rows: R[] }>;
   batch(t: Table, after: Row | null, limit: number): Promise<Row[]>;
   all(t: Table): Promise<Row[]>;
+  /** The rows with these key values (each in `t.pk`'s order). */
+  byKeys(t: Table, keys: readonly unknown[][]): Promise<Row[]>;
 }
 
 function sourceOver(db: AnyDb, dialect: Dialect): Source {
@@ -546,6 +520,7 @@ function sourceOver(db: AnyDb, dialect: Dialect): Source {
               return q.limit(limit).execute() as Promise<Row[]>;
             },
             all: (t) => conn.selectFrom(t.name).selectAll().execute() as Promise<Row[]>,
+            byKeys: (t, keys) => rowsByKeys(conn, t, keys),
           });
           await sql`commit`.execute(conn);
           return out;
@@ -558,6 +533,210 @@ function sourceOver(db: AnyDb, dialect: Dialect): Source {
   };
 }
 
+/** More keys than this recorded for one table, and it is read again whole. */
+const MAX_TABLE_KEYS = 50_000;
+/** Catch-up passes run before the freeze until at most this many keys and no whole table are left … */
+const FREEZE_KEYS = 500;
+/** … or this many passes ran. */
+const CATCH_UP_PASSES = 3;
+
+/** A table's writes since the last read: the keys written (their text → their values), or the whole table. */
+type Recorded = Map<string, unknown[]> | 'whole';
+
+/**
+ * The rows the instance writes during a relocation, by table and key, from the meta store's
+ * write watcher (MR4). A write that does not tell which rows (a range delete, raw SQL, too many
+ * keys) records its table whole; a delete, or an update of a column a foreign key names, records
+ * the tables below it whole too (a cascade writes rows the statement does not name).
+ */
+class WriteLog {
+  private tables = new Map<string, Recorded>();
+  private keys = 0;
+  private readonly byName: Map<string, Table>;
+
+  constructor(private readonly order: readonly Table[]) {
+    this.byName = new Map(order.map((t) => [t.name, t]));
+  }
+
+  record(w: MetaWrite): void {
+    if (w.table === ANY_TABLE) {
+      for (const t of this.order) this.whole(t.name);
+      return;
+    }
+    // Not a copied table (kernel_migrations: the target records its own).
+    const t = this.byName.get(w.table);
+    if (!t) return;
+    if (w.op === 'delete' || (w.op === 'update' && (w.columns.length === 0 || w.columns.some((c) => t.referenced.has(c)))))
+      for (const d of t.descendants) this.whole(d);
+    if (this.tables.get(t.name) === 'whole') return;
+    const keys = t.keyed ? (w.keysOf?.(t.pk) ?? null) : null;
+    if (!keys) return this.whole(t.name);
+    let known = this.tables.get(t.name) as Map<string, unknown[]> | undefined;
+    if (!known) this.tables.set(t.name, (known = new Map()));
+    for (const k of keys) {
+      const text = keyText(k);
+      if (known.has(text)) continue;
+      known.set(text, k);
+      this.keys++;
+    }
+    if (known.size > MAX_TABLE_KEYS) this.whole(t.name);
+  }
+
+  private whole(name: string): void {
+    const had = this.tables.get(name);
+    if (had instanceof Map) this.keys -= had.size;
+    this.tables.set(name, 'whole');
+  }
+
+  /** Little enough to copy within the freeze. */
+  small(): boolean {
+    return this.keys <= FREEZE_KEYS && ![...this.tables.values()].includes('whole');
+  }
+
+  describe(): string {
+    const whole = [...this.tables].filter(([, r]) => r === 'whole').map(([n]) => n);
+    return `${this.keys} rows by key${whole.length > 0 ? `, ${whole.join(', ')} whole` : ''}`;
+  }
+
+  /** What was recorded so far; recording starts again empty. */
+  take(): Map<string, Recorded> {
+    const out = this.tables;
+    this.tables = new Map();
+    this.keys = 0;
+    return out;
+  }
+}
+
+interface Fresh {
+  key: string;
+  hash: number;
+  row: Row;
+}
+
+/** What to write to a table of the target: rows added, rows changed, keys removed (their text, and their values when known). */
+interface Plan {
+  added: Fresh[];
+  changed: Fresh[];
+  removed: Array<{ key: string; values: unknown[] }>;
+}
+
+/**
+ * Keeps the target equal to the old store for the rows written after the copy, and `copied`
+ * (each table's row hashes by key, as the target holds them) up to date with it.
+ */
+class Mirror {
+  constructor(
+    private readonly db: AnyDb,
+    private readonly order: readonly Table[],
+    private readonly copied: Map<string, Map<string, number>>,
+    private readonly again: Map<string, { recopied: number; readWhole: number }>,
+  ) {}
+
+  /**
+   * Copies again the rows `written` names, as `read`'s snapshot holds them, and verifies them.
+   * `final` (the freeze, no write under way): every table's count is compared with the old
+   * store's too, and a table whose count does not add up is read again whole.
+   */
+  async apply(read: SnapshotReader, written: Map<string, Recorded>, opts: { final: boolean }): Promise<void> {
+    const plans = new Map<string, Plan>();
+    for (const t of this.order) {
+      const then = this.copied.get(t.name)!;
+      const recorded = written.get(t.name);
+      if (recorded === undefined && !opts.final) continue;
+      const count = opts.final ? await countRows(read, t) : null;
+      if (recorded === undefined && count === then.size) continue;
+      let plan = recorded instanceof Map ? await this.byKeys(read, t, recorded) : null;
+      if (plan && count !== null && count !== then.size + plan.added.length - plan.removed.length) plan = null;
+      if (!plan) this.again.get(t.name)!.readWhole++;
+      plans.set(t.name, plan ?? (await this.whole(read, t)));
+    }
+    // Children's deletions first (a parent's delete would cascade), parents' inserts first.
+    for (const t of [...this.order].reverse()) for (const r of plans.get(t.name)?.removed ?? []) await deleteRow(this.db, t, r.values);
+    for (const t of this.order) {
+      const plan = plans.get(t.name);
+      if (!plan) continue;
+      const then = this.copied.get(t.name)!;
+      for (const f of plan.changed) await updateRow(this.db, t, f.row);
+      const size = batchSize(t.columns);
+      for (let i = 0; i < plan.added.length; i += size)
+        await insertRows(
+          this.db,
+          t.name,
+          plan.added.slice(i, i + size).map((f) => f.row),
+          t.columns,
+        );
+      for (const r of plan.removed) then.delete(r.key);
+      const written = [...plan.changed, ...plan.added];
+      for (const f of written) then.set(f.key, f.hash);
+      // Verified: the target's count, every row written again read back, every row removed gone.
+      const count = Number((await sql<{ n: number | string }>`select count(*) as n from ${sql.table(t.name)}`.execute(this.db)).rows[0]?.n ?? 0);
+      if (count !== then.size) throw new Error(`table ${t.name} has ${count} rows in the target where ${then.size} were copied`);
+      const back = new Map<string, number>();
+      const asked = [...written.map((f) => t.pk.map((c) => f.row[c])), ...plan.removed.map((r) => r.values)];
+      for (const r of await rowsByKeys(this.db, t, asked)) back.set(keyOf(t, r), rowHash(t.columns, r));
+      for (const f of written) if (back.get(f.key) !== f.hash) throw new Error(`a row of ${t.name} differs in the target after it was copied again`);
+      for (const r of plan.removed) if (back.has(r.key)) throw new Error(`a row of ${t.name} removed from the old store is still in the target`);
+      this.again.get(t.name)!.recopied += written.length + plan.removed.length;
+    }
+  }
+
+  /** The rows of the keys written, read by key. */
+  private async byKeys(read: SnapshotReader, t: Table, recorded: Map<string, unknown[]>): Promise<Plan> {
+    const then = this.copied.get(t.name)!;
+    const plan: Plan = { added: [], changed: [], removed: [] };
+    const found = new Set<string>();
+    for (const row of await read.byKeys(t, [...recorded.values()])) {
+      const f = { key: keyOf(t, row), hash: rowHash(t.columns, row), row };
+      found.add(f.key);
+      const before = then.get(f.key);
+      if (before === undefined) plan.added.push(f);
+      else if (before !== f.hash) plan.changed.push(f);
+    }
+    for (const [key, values] of recorded) if (!found.has(key) && then.has(key)) plan.removed.push({ key, values });
+    return plan;
+  }
+
+  /** The whole table read again, compared row by row with what was copied. */
+  private async whole(read: SnapshotReader, t: Table): Promise<Plan> {
+    const then = this.copied.get(t.name)!;
+    const plan: Plan = { added: [], changed: [], removed: [] };
+    const now = new Set<string>();
+    for (const row of await read.all(t)) {
+      const f = { key: keyOf(t, row), hash: rowHash(t.columns, row), row };
+      now.add(f.key);
+      const before = then.get(f.key);
+      if (before === undefined) plan.added.push(f);
+      else if (before !== f.hash) plan.changed.push(f);
+    }
+    for (const key of then.keys()) if (!now.has(key)) plan.removed.push({ key, values: valuesOfKeyText(key) });
+    return plan;
+  }
+}
+
+async function countRows(read: SnapshotReader, t: Table): Promise<number> {
+  return Number((await read.execute(sql<{ n: number | string }>`select count(*) as n from ${sql.table(t.name)}`)).rows[0]?.n ?? 0);
+}
+
+/** The rows of `db`'s table `t` with these key values (each in `t.pk`'s order), in batches. */
+async function rowsByKeys(db: AnyDb, t: Table, keys: readonly unknown[][]): Promise<Row[]> {
+  const out: Row[] = [];
+  const size = t.pk.length === 1 ? 500 : 100;
+  for (let i = 0; i < keys.length; i += size) {
+    const part = keys.slice(i, i + size);
+    let q = db.selectFrom(t.name).selectAll();
+    q =
+      t.pk.length === 1
+        ? q.where(
+            t.pk[0]!,
+            'in',
+            part.map((k) => k[0]),
+          )
+        : q.where((eb: any) => eb.or(part.map((k) => eb.and(t.pk.map((c, j) => eb(c, '=', k[j]))))));
+    out.push(...((await q.execute()) as Row[]));
+  }
+  return out;
+}
+
 /** Rows after `after` in the order of `pk`: (a > x) or (a = x and b > y) … */
 function afterKey(eb: any, pk: string[], after: Row): any {
   const ors = pk.map((col, i) => eb.and([...pk.slice(0, i).map((p) => eb(p, '=', after[p])), eb(col, '>', after[col])]));
@@ -565,7 +744,17 @@ function afterKey(eb: any, pk: string[], after: Row): any {
 }
 
 function keyOf(t: Table, r: Row): string {
-  return JSON.stringify(t.pk.map((c) => canonical(r[c])));
+  return keyText(t.pk.map((c) => r[c]));
+}
+
+/** A key's values as one text, the same for a value as written and as read back (`canonical`). */
+function keyText(values: readonly unknown[]): string {
+  return JSON.stringify(values.map(canonical));
+}
+
+/** Key values back from a key's text: numbers and strings (the keys of our tables). */
+function valuesOfKeyText(text: string): unknown[] {
+  return (JSON.parse(text) as string[]).map((k) => (k === 'n' ? null : k.startsWith('i') ? Number(k.slice(1)) : k.slice(1)));
 }
 
 function canonical(v: unknown): string {
@@ -628,27 +817,6 @@ async function tableChecksum(db: AnyDb, t: Table): Promise<{ rows: number; check
   return { rows: rows.length, checksum: checksumOf(rows.map((r) => rowHash(t.columns, r))) };
 }
 
-/** The hashes of `rows` as the target holds them now, by key. */
-async function readBack(db: AnyDb, t: Table, rows: Row[]): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  if (rows.length === 0) return out;
-  if (t.pk.length === 1) {
-    const col = t.pk[0]!;
-    for (let i = 0; i < rows.length; i += 500) {
-      const keys = rows.slice(i, i + 500).map((r) => r[col]);
-      for (const r of (await db.selectFrom(t.name).selectAll().where(col, 'in', keys).execute()) as Row[]) out.set(keyOf(t, r), rowHash(t.columns, r));
-    }
-    return out;
-  }
-  for (const row of rows) {
-    let q = db.selectFrom(t.name).selectAll();
-    for (const c of t.pk) q = q.where(c, '=', row[c]);
-    const r = (await q.executeTakeFirst()) as Row | undefined;
-    if (r) out.set(keyOf(t, r), rowHash(t.columns, r));
-  }
-  return out;
-}
-
 function batchSize(columns: string[]): number {
   return Math.max(1, Math.min(1000, Math.floor(MAX_PARAMS / Math.max(1, columns.length))));
 }
@@ -680,13 +848,9 @@ async function updateRow(db: AnyDb, t: Table, r: Row): Promise<void> {
   if (Object.keys(set).length > 0) await q.execute();
 }
 
-async function deleteRow(db: AnyDb, t: Table, keyValues: unknown[]): Promise<void> {
+async function deleteRow(db: AnyDb, t: Table, keyValues: readonly unknown[]): Promise<void> {
   let q = db.deleteFrom(t.name);
-  for (const [i, c] of t.pk.entries()) {
-    const k = keyValues[i] as string;
-    const v = k === 'n' ? null : k.startsWith('i') ? Number(k.slice(1)) : k.slice(1);
-    q = q.where(c, '=', v);
-  }
+  for (const [i, c] of t.pk.entries()) q = q.where(c, '=', keyValues[i]);
   await q.execute();
 }
 
@@ -728,25 +892,26 @@ async function columnsOf(db: AnyDb, dialect: Dialect, table: string): Promise<st
   return (await q.execute(db)).rows.map((r) => String(r.name ?? (r as Record<string, unknown>).COLUMN_NAME));
 }
 
-async function foreignKeys(db: AnyDb, dialect: Dialect, tables: string[]): Promise<Array<{ child: string; parent: string }>> {
+interface ForeignKeyColumn {
+  child: string;
+  parent: string;
+  /** The parent's column it names (null on SQLite: the parent's primary key). */
+  parentColumn: string | null;
+}
+
+async function foreignKeys(db: AnyDb, dialect: Dialect, tables: string[]): Promise<ForeignKeyColumn[]> {
   if (dialect === 'sqlite') {
-    const out: Array<{ child: string; parent: string }> = [];
+    const out: ForeignKeyColumn[] = [];
     for (const t of tables) {
-      const rows = (await sql<{ table: string }>`select "table" from pragma_foreign_key_list(${t})`.execute(db)).rows;
-      for (const r of rows) out.push({ child: t, parent: r.table });
+      const rows = (await sql<{ table: string; to: string | null }>`select "table", "to" from pragma_foreign_key_list(${t})`.execute(db)).rows;
+      for (const r of rows) out.push({ child: t, parent: r.table, parentColumn: r.to });
     }
     return out;
   }
   const q =
     dialect === 'postgres'
-      ? sql<{
-          child: string;
-          parent: string;
-        }>`select cl.relname as child, pc.relname as parent from pg_constraint c join pg_class cl on cl.oid = c.conrelid join pg_class pc on pc.oid = c.confrelid where c.contype = 'f' and c.connamespace = current_schema()::regnamespace`
-      : sql<{
-          child: string;
-          parent: string;
-        }>`select table_name as child, referenced_table_name as parent from information_schema.referential_constraints where constraint_schema = database()`;
+      ? sql<ForeignKeyColumn>`select cl.relname as child, pc.relname as parent, a.attname as "parentColumn" from pg_constraint c join pg_class cl on cl.oid = c.conrelid join pg_class pc on pc.oid = c.confrelid join pg_attribute a on a.attrelid = c.confrelid and a.attnum = any(c.confkey) where c.contype = 'f' and c.connamespace = current_schema()::regnamespace`
+      : sql<ForeignKeyColumn>`select table_name as child, referenced_table_name as parent, referenced_column_name as parentColumn from information_schema.key_column_usage where table_schema = database() and referenced_table_name is not null`;
   return (await q.execute(db)).rows;
 }
 
@@ -766,11 +931,19 @@ async function copyOrder(db: AnyDb, dialect: Dialect): Promise<Table[]> {
     ordered.push(n);
   };
   for (const n of names) visit(n, new Set());
+  const children = new Map<string, Set<string>>(names.map((n) => [n, new Set<string>()]));
+  for (const { child, parent } of fks) if (child !== parent && children.has(parent) && children.has(child)) children.get(parent)!.add(child);
+  const below = (n: string, seen = new Set<string>()): Set<string> => {
+    for (const c of children.get(n) ?? []) if (!seen.has(c)) below(c, seen.add(c));
+    return seen;
+  };
   const out: Table[] = [];
   for (const name of ordered) {
     const columns = await columnsOf(db, dialect, name);
     const pk = await primaryKey(db, dialect, name);
-    out.push({ name, columns, pk: pk.length > 0 ? pk : columns });
+    const referenced = new Set<string>();
+    for (const fk of fks) if (fk.parent === name) for (const c of fk.parentColumn === null ? pk : [fk.parentColumn]) referenced.add(c);
+    out.push({ name, columns, pk: pk.length > 0 ? pk : columns, keyed: pk.length > 0, referenced, descendants: [...below(name)] });
   }
   return out;
 }
