@@ -278,7 +278,8 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
     if (at && at.col > 0) hideExact(at.cell, e.relatedTarget, at.cell.matches(':hover'));
   };
   const onGridCopy = (e: ClipboardEvent<HTMLDivElement>) => {
-    const at = e.defaultPrevented ? null : cellOf(window.getSelection()?.anchorNode?.parentElement ?? null);
+    const anchor = window.getSelection()?.anchorNode ?? null;
+    const at = e.defaultPrevented ? null : cellOf(anchor instanceof Element ? anchor : (anchor?.parentElement ?? null));
     const exact = at && plainAt(at)?.exact;
     if (at && exact) copyExactSelection(at.cell, exact, e);
   };
