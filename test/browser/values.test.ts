@@ -171,7 +171,9 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       // A copy of its text takes the exact value too.
       await taken.selectText();
       await page.keyboard.press('Control+C');
-      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(dialect === 'postgres' ? '2026-11-27T20:14:36.747208Z' : '2026-11-27T20:14:36.747208');
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+        dialect === 'postgres' ? '2026-11-27T20:14:36.747208Z' : '2026-11-27T20:14:36.747208',
+      );
       // A decimal grouped with every digit, aligned at the end (the right here; the left when the dashboard is mirrored).
       expect(await cell(page, 0, 'amount').textContent()).toBe('0.1000');
       expect(await cell(page, 0, 'amount').evaluate((el) => getComputedStyle(el).textAlign)).toBe('end');

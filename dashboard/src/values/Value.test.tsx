@@ -49,7 +49,11 @@ describe('Value draws what format.ts reads', () => {
       exact: '2026-11-27T20:14:36.747208Z',
       className: '',
     });
-    expect(plainValue({ column: col('decimal', 'numeric'), value: '1234.50' }, BERLIN)).toMatchObject({ text: '1.234,50', exact: '1234.50', className: 'value-number' });
+    expect(plainValue({ column: col('decimal', 'numeric'), value: '1234.50' }, BERLIN)).toMatchObject({
+      text: '1.234,50',
+      exact: '1234.50',
+      className: 'value-number',
+    });
     expect(plainValue({ column: col('string'), value: null }, BERLIN)).toEqual({ kind: 'null', text: 'NULL', exact: '', className: 'value-null' });
     expect(plainValue({ column: col('boolean'), value: true }, BERLIN)).toBeNull();
     expect(plainValue({ column: col('enum', 'mood'), value: 'calm' }, BERLIN)).toBeNull();
