@@ -160,11 +160,20 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       await onScreen(page, 'grid-1440', 'Reading');
       await expect.poll(() => cell(page, 0, 'person_id').textContent()).toBe('Grace Hopper');
 
-      // An instant in the person's zone (Berlin, winter), the exact stored value on hover.
-      const taken = cell(page, 0, 'taken_at').locator('time');
+      // An instant in the person's zone (Berlin, winter), the exact stored value on hover: the cell's
+      // own text, its title set when the pointer comes to it (one element a cell, DB57).
+      const taken = cell(page, 0, 'taken_at');
       expect(await taken.textContent()).toBe('Nov 27, 2026, 9:14:36 PM GMT+1');
+      expect(await taken.getAttribute('title')).toBeNull();
+      await taken.hover();
       // PostgreSQL answers the instant in UTC with its Z; SQLite keeps a timestamptz as UTC text without it.
       expect(await taken.getAttribute('title')).toBe(dialect === 'postgres' ? '2026-11-27T20:14:36.747208Z' : '2026-11-27T20:14:36.747208');
+      // A copy of its text takes the exact value too.
+      await taken.selectText();
+      await page.keyboard.press('Control+C');
+      expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+        dialect === 'postgres' ? '2026-11-27T20:14:36.747208Z' : '2026-11-27T20:14:36.747208',
+      );
       // A decimal grouped with every digit, aligned at the end (the right here; the left when the dashboard is mirrored).
       expect(await cell(page, 0, 'amount').textContent()).toBe('0.1000');
       expect(await cell(page, 0, 'amount').evaluate((el) => getComputedStyle(el).textAlign)).toBe('end');

@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { ValueColumn } from './format';
-import { Value } from './Value';
+import { plainValue, Value } from './Value';
 
 const BERLIN = { locale: 'de-DE', timeZone: 'Europe/Berlin' };
 const col = (type: ValueColumn['type'], nativeType: string = type): ValueColumn => ({ name: 'c', type, nativeType, scale: null, display: { label: 'Col' } });
@@ -40,5 +40,26 @@ describe('Value draws what format.ts reads', () => {
   it('says NULL for a missing value and draws enums as chips', () => {
     expect(html(col('string'), null)).toBe('<span class="value value-null">NULL</span>');
     expect(html(col('enum', 'mood'), 'calm')).toContain('class="value value-chip"');
+  });
+
+  it('gives plain text to a host that draws it as its own (a grid cell), and nothing for a value that needs an element', () => {
+    expect(plainValue({ column: col('datetime', 'timestamptz'), value: '2026-11-27T20:14:36.747208Z' }, BERLIN)).toEqual({
+      kind: 'datetime',
+      text: '27. Nov. 2026, 21:14:36 MEZ',
+      exact: '2026-11-27T20:14:36.747208Z',
+      className: '',
+    });
+    expect(plainValue({ column: col('decimal', 'numeric'), value: '1234.50' }, BERLIN)).toMatchObject({
+      text: '1.234,50',
+      exact: '1234.50',
+      className: 'value-number',
+    });
+    expect(plainValue({ column: col('string'), value: null }, BERLIN)).toEqual({ kind: 'null', text: 'NULL', exact: '', className: 'value-null' });
+    expect(plainValue({ column: col('boolean'), value: true }, BERLIN)).toBeNull();
+    expect(plainValue({ column: col('enum', 'mood'), value: 'calm' }, BERLIN)).toBeNull();
+    expect(plainValue({ column: col('uuid'), value: '0b9a4d3e-8f00-4c1b-9a55-1f2e3d4c5b6a' }, BERLIN)).toBeNull();
+    expect(plainValue({ column: col('json', 'jsonb'), value: { a: 1 } }, BERLIN)).toBeNull();
+    const reference = { conn: 'c', table: 'person', column: 'id', display: 'name' } as never;
+    expect(plainValue({ column: col('integer'), value: 7, reference }, BERLIN)).toBeNull();
   });
 });

@@ -2,7 +2,7 @@ import { useState, type ClipboardEvent } from 'react';
 import { useRowLabel } from '../api/row-labels';
 import { t } from '../i18n/t';
 import { useValueContext } from './context';
-import { binaryOf, showValue, type Shown, type ValueColumn, type ValueContext } from './format';
+import { binaryOf, showValue, type Shown, type ValueColumn, type ValueContext, type ValueKind } from './format';
 import type { ReferenceTarget } from './references';
 import './values.css';
 
@@ -51,6 +51,48 @@ export function drawValue(props: Omit<ValueProps, 'context'>, ctx: ValueContext)
     return <ReferenceValue target={reference} value={String(value)} />;
   }
   return shownValue(showValue(column, value, ctx, column.type === 'boolean' ? YES_NO() : NO_WORDS), column, value, props.inGrid);
+}
+
+/** The kinds that read as plain text: no mark, chip, control or name of another row of their own. */
+const PLAIN_KINDS: ReadonlySet<ValueKind> = new Set(['null', 'text', 'number', 'datetime', 'date', 'time']);
+
+/** A value that reads as plain text, for a host that draws it as its own text (plainValue). */
+export interface PlainValue {
+  kind: ValueKind;
+  /** What a person reads (the catalogue's NULL for a null). */
+  text: string;
+  /** The value exactly as stored, for the host's tooltip and copy (exactTitle, copyExactSelection). */
+  exact: string;
+  /** The class that gives it Value's look (`value-number`, `value-null`), or ''. */
+  className: string;
+}
+
+/**
+ * A value drawn as its host's own text, with no element of its own: a grid cell is then one
+ * element (decisions DB57, a row drawn each frame of a scroll). Null when the value needs one
+ * (a reference's name, a yes/no's mark, a chip, a UUID's copy, JSON's viewer, bytes' download):
+ * drawValue draws those. The host shows `exact` on hover (its `title`) and gives it to a copy.
+ */
+export function plainValue(props: Omit<ValueProps, 'context' | 'inGrid'>, ctx: ValueContext): PlainValue | null {
+  const { column, value, reference } = props;
+  if (reference && value !== null && value !== undefined && (typeof value === 'string' || typeof value === 'number')) return null;
+  if (column.type === 'boolean' && typeof value === 'boolean') return null;
+  const shown = showValue(column, value, ctx, NO_WORDS);
+  if (!PLAIN_KINDS.has(shown.kind)) return null;
+  if (shown.kind === 'null') return { kind: 'null', text: t('value.null'), exact: '', className: 'value-null' };
+  return { kind: shown.kind, text: shown.text, exact: shown.exact, className: shown.kind === 'number' ? 'value-number' : '' };
+}
+
+/**
+ * A copy (Ctrl+C) of text selected inside `host` alone takes `exact`, the value as stored, not as
+ * shown: Value's own copy, for a host that draws a plainValue as its text. True when it did.
+ */
+export function copyExactSelection(host: Element, exact: string, e: ClipboardEvent<HTMLElement>): boolean {
+  const selection = window.getSelection();
+  if (!selection || !host.contains(selection.anchorNode) || !host.contains(selection.focusNode)) return false;
+  e.clipboardData.setData('text/plain', exact);
+  e.preventDefault();
+  return true;
 }
 
 function shownValue(shown: Shown, column: ValueColumn, value: unknown, inGrid?: boolean) {

@@ -6,6 +6,7 @@ import {
   useRef,
   useState,
   useSyncExternalStore,
+  type ClipboardEvent,
   type CSSProperties,
   type FocusEvent,
   type MouseEvent,
@@ -30,7 +31,8 @@ import {
 } from './api';
 import { useValueContext } from '../../values/context';
 import type { ValueContext } from '../../values/format';
-import { dataValue } from './cell-value';
+import { dataValue, plainDataValue } from './cell-value';
+import { copyExactSelection } from '../../values/Value';
 import { DraftError, isNumeric, valueOf, ValueEditor, type Draft } from './editors';
 import { FilterBar } from './FilterBar';
 import { isForbidden, useGridEditing, useGridWriteAccess, type Editing } from './grid-editing';
@@ -242,6 +244,44 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
   const onGridFocus = (e: FocusEvent<HTMLDivElement>) => {
     const at = cellOf(e.target);
     if (at && (at.col === 0 || e.target === at.cell)) on.setActive({ row: at.row, col: at.col });
+    if (at && e.target === at.cell) showExact(at);
+  };
+  // A cell drawn as its value's own text (plainDataValue) gets the exact value as its title when
+  // the pointer or the focus comes to it, not with every drawing of its row (DB57); a copy of text
+  // selected inside it takes the exact value too.
+  const plainAt = (at: { row: number; col: number }) => {
+    const c = columns[at.col - 1];
+    const row = at.col > 0 ? store.rowAt(at.row)?.row : undefined;
+    return c && row ? plainDataValue(conn, table, tables, c, row[c.name], valueContext) : null;
+  };
+  const showExact = (at: { row: number; col: number; cell: HTMLElement }) => {
+    const exact = plainAt(at)?.exact;
+    if (exact && at.cell.title !== exact) at.cell.title = exact;
+    else if (!exact && at.cell.hasAttribute('title')) at.cell.removeAttribute('title');
+  };
+  // Taken off when the pointer and the focus leave: a row's element is drawn again for another
+  // row as the grid scrolls (DB57), and React does not know of this title.
+  const hideExact = (cell: HTMLElement, next: EventTarget | null, stays: boolean) => {
+    if ((next instanceof Node && cell.contains(next)) || stays) return;
+    if (cell.hasAttribute('title')) cell.removeAttribute('title');
+  };
+  const onGridPointerOver = (e: MouseEvent<HTMLDivElement>) => {
+    const at = cellOf(e.target);
+    if (at && at.col > 0) showExact(at);
+  };
+  const onGridPointerOut = (e: MouseEvent<HTMLDivElement>) => {
+    const at = cellOf(e.target);
+    if (at && at.col > 0) hideExact(at.cell, e.relatedTarget, document.activeElement === at.cell);
+  };
+  const onGridBlur = (e: FocusEvent<HTMLDivElement>) => {
+    const at = cellOf(e.target);
+    if (at && at.col > 0) hideExact(at.cell, e.relatedTarget, at.cell.matches(':hover'));
+  };
+  const onGridCopy = (e: ClipboardEvent<HTMLDivElement>) => {
+    const anchor = window.getSelection()?.anchorNode ?? null;
+    const at = e.defaultPrevented ? null : cellOf(anchor instanceof Element ? anchor : (anchor?.parentElement ?? null));
+    const exact = at && plainAt(at)?.exact;
+    if (at && exact) copyExactSelection(at.cell, exact, e);
   };
   const onGridDoubleClick = (e: MouseEvent<HTMLDivElement>) => {
     const at = cellOf(e.target);
@@ -383,6 +423,10 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
           onFocus={onGridFocus}
           onDoubleClick={onGridDoubleClick}
           onClick={onGridClick}
+          onPointerOver={onGridPointerOver}
+          onPointerOut={onGridPointerOut}
+          onBlur={onGridBlur}
+          onCopy={onGridCopy}
         >
           <div role="rowgroup" className="data-head" style={{ width }}>
             <div role="row" aria-rowindex={1} className="data-row">
@@ -551,6 +595,8 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
       {columns.map((c, ci) => {
         const isEditing = editing && editing.column === c.name && editing.recordId === id;
         const value = row?.[c.name];
+        // Plain text is the cell's own (one element a cell); its title is set on hover (GridView, showExact).
+        const plain = row ? plainDataValue(conn, table, props.tables, c, value, props.ctx) : null;
         return (
           <div
             role="gridcell"
@@ -561,9 +607,9 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
             tabIndex={activeCol === ci + 1 ? 0 : -1}
             aria-invalid={isEditing && editing.error ? true : undefined}
             aria-readonly={!on.editable(c) || undefined}
-            className={`data-cell${isNumeric(c) ? ' data-num' : ''}${value === null ? ' data-null-value' : ''}${isEditing ? ' data-editing' : ''}`}
+            className={`data-cell${isNumeric(c) ? ' data-num' : ''}${value === null ? ' data-null-value' : ''}${isEditing ? ' data-editing' : ''}${plain?.className ? ` ${plain.className}` : ''}`}
           >
-            {row ? dataValue(conn, table, props.tables, c, value, props.ctx) : ''}
+            {plain ? plain.text : row ? dataValue(conn, table, props.tables, c, value, props.ctx) : ''}
             {isEditing && (
               <CellEditor
                 conn={conn}

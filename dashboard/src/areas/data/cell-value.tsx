@@ -1,6 +1,6 @@
 import { referenceTarget, type ReferenceTarget } from '../../values/references';
 import type { ValueContext } from '../../values/format';
-import { drawValue, Value } from '../../values/Value';
+import { drawValue, plainValue, Value, type PlainValue } from '../../values/Value';
 import type { Column, Table } from './api';
 
 /** Each table's key columns and what they point at, worked out once per schema (not per cell and render). */
@@ -25,4 +25,9 @@ export function DataValue(props: { conn: string; table: Table; tables: readonly 
 /** DataValue drawn in `ctx` by the caller, no component of its own: the grid's cells (one context asked for all of them, DB57). */
 export function dataValue(conn: string, table: Table, tables: readonly Table[], column: Column, value: unknown, ctx: ValueContext) {
   return drawValue({ column, value, reference: targetOf(conn, table, tables, column.name), inGrid: true }, ctx);
+}
+
+/** DataValue as a grid cell's own text when it reads as plain text (values/Value.tsx plainValue), else null (dataValue draws it). */
+export function plainDataValue(conn: string, table: Table, tables: readonly Table[], column: Column, value: unknown, ctx: ValueContext): PlainValue | null {
+  return plainValue({ column, value, reference: targetOf(conn, table, tables, column.name) }, ctx);
 }
