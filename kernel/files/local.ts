@@ -1,6 +1,7 @@
 import { createReadStream, createWriteStream, mkdirSync, readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobBackend } from './types.js';
@@ -19,7 +20,15 @@ export class LocalBlobs implements BlobBackend {
 
   async write(blob: string, body: AsyncIterable<Uint8Array>): Promise<number> {
     const out = createWriteStream(this.path(blob), { flags: 'wx' });
-    await pipeline(Readable.from(body, { objectMode: false }), out);
+    try {
+      await pipeline(Readable.from(body, { objectMode: false }), out);
+    } catch (err) {
+      // The file is opened asynchronously: a body that fails at once can reject before the open
+      // has made the file, which would then appear after the caller removed it. Once the stream
+      // has closed, the file is there (or never will be) and the caller's remove is final.
+      if (!out.closed) await once(out, 'close').catch(() => undefined);
+      throw err;
+    }
     return out.bytesWritten;
   }
 

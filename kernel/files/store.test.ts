@@ -137,6 +137,15 @@ describe.each(['sqlite', 'postgres', 'mysql'] as const)('file store on a %s meta
       expect(await blobsLeft(meta)).toBe(0);
     });
 
+    it('keeps nothing of a put whose body fails before its first byte (the file may still be opening)', async () => {
+      const { files, meta } = await open();
+      async function* failingAtOnce(): AsyncGenerator<Uint8Array> {
+        throw new Error('the client went away');
+      }
+      for (let i = 0; i < 5; i++) await expect(files.put(`test/broken-${i}`, failingAtOnce())).rejects.toThrow(/went away/);
+      expect(await blobsLeft(meta)).toBe(0);
+    });
+
     it('sweeps expired files and contents no key points to once they are old', async () => {
       const { files, meta } = await open();
       clock = Date.now();
