@@ -505,8 +505,44 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       await page.goto(gridUrl('big'));
       await onScreen(page, 'grid-big', 'Big');
       await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('big 1');
-      const before = requested.length;
       const height = await page.locator('[role="row"][aria-rowindex="2"]').evaluate((el) => el.getBoundingClientRect().height);
+
+      // Scrolled past a few blocks of rows: the rows that left the top are drawn again below, the
+      // same elements in the same places of the DOM (none moved), shown in the order of their
+      // rows, which is also the order assistive technology reads them in (DB57).
+      const body = page.locator('.data-body');
+      await body.evaluate((el) => {
+        (window as unknown as { drawnRows: Element[] }).drawnRows = [...el.querySelectorAll('[role="row"]')];
+      });
+      for (const top of [20, 40]) {
+        await page.getByRole('grid').evaluate((el, px) => {
+          el.scrollTop = px;
+        }, top * height);
+        await expect.poll(() => cell(page, top, 'name').textContent()).toBe(`big ${top + 1}`);
+      }
+      const drawn = await body.evaluate((el) => {
+        const before = (window as unknown as { drawnRows: Element[] }).drawnRows;
+        const now = [...el.querySelectorAll('[role="row"]')];
+        const byPlace = [...now].sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top);
+        return {
+          same: now.length === before.length && now.every((row, i) => row === before[i]),
+          shown: byPlace.map((row) => Number(row.getAttribute('aria-rowindex'))),
+          inDom: now.map((row) => Number(row.getAttribute('aria-rowindex'))),
+        };
+      });
+      expect(drawn.same).toBe(true);
+      expect(drawn.shown).toEqual(drawn.shown.map((_, i) => drawn.shown[0]! + i));
+      expect(drawn.shown[0]).toBeLessThanOrEqual(42);
+      // Not a test of the DOM's order (rows in slot order), but proof that this case reorders the rows.
+      expect(drawn.inDom).not.toEqual(drawn.shown);
+      const read = await readingOrder(page, '.data-body');
+      expect(read.length).toBe(drawn.shown.length);
+      expect(read).toEqual(drawn.shown);
+      await page.getByRole('grid').evaluate((el) => {
+        el.scrollTop = 0;
+      });
+      await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('big 1');
+      const before = requested.length;
       await page.getByRole('grid').evaluate((el, top) => {
         el.scrollTop = top;
       }, 40_000 * height);
@@ -709,4 +745,42 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       expectNoProblems(problems);
     });
   });
+}
+
+/**
+ * The rows of the rowgroup matched by `selector` in the order Chromium's accessibility tree holds
+ * them (what a screen reader reads), by their `aria-rowindex`.
+ */
+async function readingOrder(page: Page, selector: string): Promise<number[]> {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    await cdp.send('DOM.getDocument', { depth: 0 });
+    const { result: found } = await cdp.send('Runtime.evaluate', { expression: `document.querySelector(${JSON.stringify(selector)})` });
+    const { node } = await cdp.send('DOM.describeNode', { objectId: found.objectId! });
+    const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+    const byId = new Map(nodes.map((n) => [n.nodeId, n]));
+    const group = nodes.find((n) => n.backendDOMNodeId === node.backendNodeId);
+    if (!group) throw new Error(`${selector} is not in the accessibility tree`);
+    const rows: number[] = [];
+    const walk = (id: string) => {
+      const n = byId.get(id);
+      if (!n) return;
+      if (n.role?.value === 'row' && n.backendDOMNodeId !== undefined) rows.push(n.backendDOMNodeId);
+      else for (const child of n.childIds ?? []) walk(child);
+    };
+    for (const child of group.childIds ?? []) walk(child);
+    const order: number[] = [];
+    for (const backendNodeId of rows) {
+      const { object: row } = await cdp.send('DOM.resolveNode', { backendNodeId });
+      const { result } = await cdp.send('Runtime.callFunctionOn', {
+        objectId: row.objectId!,
+        functionDeclaration: 'function () { return this.getAttribute("aria-rowindex"); }',
+        returnByValue: true,
+      });
+      order.push(Number(result.value));
+    }
+    return order;
+  } finally {
+    await cdp.detach();
+  }
 }

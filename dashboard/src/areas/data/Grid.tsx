@@ -573,7 +573,8 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
       aria-busy={row ? undefined : true}
       className="data-row"
       data-record={id ?? undefined}
-      style={editing ? EDITING_ROW : undefined}
+      data-editing={editing ? '' : undefined}
+      style={{ order: index }}
     >
       <div role="gridcell" aria-colindex={1} className="data-cell data-select" data-cell={`${index}:0`} tabIndex={activeCol === 0 ? 0 : -1}>
         {row && id !== null && (
@@ -629,9 +630,6 @@ const GridRow = memo(function GridRow(props: GridRowProps) {
     </div>
   );
 });
-
-/** The row being edited is drawn over its neighbours (its editor opens over the rows below). */
-const EDITING_ROW = { position: 'relative', zIndex: 5 } as const;
 
 /** The grid cell (row index, column index) an event happened in, from its `data-cell`. */
 function cellOf(target: EventTarget | null): { row: number; col: number; cell: HTMLElement } | null {

@@ -222,7 +222,14 @@ export function useVirtualRows(scroller: RefObject<HTMLElement | null>, mounted:
 
 export type VirtualRows = ReturnType<typeof useVirtualRows>;
 
-/** The rows to draw, each with its slot; re-renders its component (alone) when the drawn range moves. */
+/**
+ * The rows to draw, each with its slot, **in slot order**: a row that leaves the range at one end
+ * and is drawn again at the other keeps its place among its siblings, so the browser only writes
+ * its new text (no element is moved, which would build its boxes and styles anew). The caller
+ * shows them in index order with CSS (`order: index` in a flex column, whose `reading-flow` gives
+ * assistive technology and focus the same order; decisions DB57). Re-renders its component
+ * (alone) when the drawn range moves.
+ */
 export function useVirtualItems(virtual: Pick<VirtualRows, 'subscribeRange' | 'getRange' | 'count' | 'span'>): VirtualRow[] {
   const { first, last } = useSyncExternalStore(virtual.subscribeRange, virtual.getRange);
   const { count, span } = virtual;
@@ -231,6 +238,6 @@ export function useVirtualItems(virtual: Pick<VirtualRows, 'subscribeRange' | 'g
     // A range set for another geometry (the viewport was just measured) may be longer than the span: its own length keeps the slots apart.
     const slots = Math.max(span, last - first + 1);
     for (let i = first; i <= Math.min(last, count - 1); i++) out.push({ index: i, slot: i % slots });
-    return out;
+    return out.sort((a, b) => a.slot - b.slot);
   }, [first, last, count, span]);
 }
