@@ -234,10 +234,30 @@ function heaviestFunctions(profile: CpuProfile, frames: number): string[] {
     const key = `${f.functionName || '(anonymous)'} ${file}`.trim();
     byName.set(key, (byName.get(key) ?? 0) + (selfUs.get(node.id) ?? 0));
   }
-  return [...byName]
+  // And by script file (the page's bundles; the browser's own functions, getBoundingClientRect and the like, and the bench's step as "(native)").
+  const byFile = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const f = node.callFrame;
+    if (f.functionName === '(idle)' || f.functionName === '(program)' || f.functionName === '(garbage collector)') continue;
+    const file = f.url
+      ? f.url
+          .split('/')
+          .pop()!
+          .replace(/-[\w-]{8}\.js$/, '.js')
+      : '(native)';
+    byFile.set(file, (byFile.get(file) ?? 0) + (selfUs.get(node.id) ?? 0));
+  }
+  const files = [...byFile]
     .sort((a, b) => b[1] - a[1])
-    .slice(0, 30)
-    .map(([name, us]) => `${(us / 1000 / frames).toFixed(3).padStart(7)} ms  ${name}`);
+    .map(([file, us]) => `${file} ${(us / 1000 / frames).toFixed(3)}`)
+    .join(', ');
+  return [
+    ...[...byName]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 30)
+      .map(([name, us]) => `${(us / 1000 / frames).toFixed(3).padStart(7)} ms  ${name}`),
+    `by file, ms a frame: ${files}`,
+  ];
 }
 
 /** A plain list of `rows` rows of the grid's cells (no framework, no virtualisation), in a box of the grid's height. */
