@@ -157,7 +157,8 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
         await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('Item 01');
         expect(await page.getByRole('grid').getAttribute('aria-rowcount')).toBe('31');
         await countText(page).getByText('30 rows').waitFor();
-        // Import and export links carry the table (and the export, the view).
+        // Import and export links carry the table (and the export, the view); on a wide screen they are in the toolbar, no "More".
+        expect(await page.getByRole('button', { name: msg('data.grid.moreLabel') }).count()).toBe(0);
         expect(await page.getByRole('link', { name: msg('data.grid.import') }).getAttribute('href')).toBe(`/connections/${conn}/tables/product/import`);
 
         // Sort: ascending, then descending, kept in the URL.
@@ -464,6 +465,22 @@ for (const dialect of ['postgres', 'sqlite'] as const) {
       await onScreen(page, 'grid-390', 'Product');
       await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('Item 01');
       await page.getByText('Row 1 of 30', { exact: true }).waitFor();
+      // The links to the table's other screens are behind one "More" menu: the toolbar keeps to two lines.
+      const main = page.locator('#main');
+      expect(await main.getByRole('link', { name: msg('data.grid.export') }).count()).toBe(0);
+      const toolbar = (await page.locator('.data-toolbar').boundingBox())!;
+      const line = (await page.getByRole('button', { name: msg('data.grid.moreLabel') }).boundingBox())!.height;
+      expect(toolbar.height).toBeLessThan(2 * line + 24);
+      await page.getByRole('button', { name: msg('data.grid.moreLabel') }).click();
+      const more = page.getByRole('menu');
+      await more.waitFor();
+      await onScreen(page, 'grid-more-390', 'Product');
+      expect(await more.getByRole('menuitem', { name: msg('data.grid.import') }).getAttribute('href')).toBe(`/connections/${conn}/tables/product/import`);
+      await more.getByRole('menuitem', { name: msg('data.grid.export') }).click();
+      await expect.poll(() => new URL(page.url()).pathname).toBe(`/connections/${conn}/tables/product/export`);
+      expect(new URL(page.url()).search).toBe('?sort=id');
+      await page.goBack();
+      await expect.poll(() => cell(page, 0, 'name').textContent()).toBe('Item 01');
       await page.getByLabel(msg('data.grid.goToLabel')).fill('25');
       await page.getByRole('button', { name: msg('data.grid.goToSubmit') }).click();
       await expect.poll(() => page.evaluate(() => document.activeElement?.closest('[role="row"]')?.getAttribute('aria-rowindex'))).toBe('26');

@@ -901,6 +901,8 @@ export type DataMessageId =
   | 'data.grid.keysHelpRead'
   | 'data.grid.missing'
   | 'data.grid.missingText'
+  | 'data.grid.more'
+  | 'data.grid.moreLabel'
   | 'data.grid.newRow'
   | 'data.grid.open'
   | 'data.grid.openRow'

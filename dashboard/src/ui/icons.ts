@@ -69,4 +69,5 @@ export {
   Package as PackageIcon,
   Send as SendIcon,
   LayoutGrid as WidgetIcon,
+  Ellipsis as MoreIcon,
 } from 'lucide-react';

@@ -57,7 +57,8 @@ import { RowForm } from './RowForm';
 import { columnError, columnErrors, useDataParams, useToasts, writeErrorText } from './shared';
 import { parseView, paths, viewQuery, type View } from './view';
 import './data.css';
-import { AddIcon, AskIcon, DeleteIcon, EditIcon, ExportIcon, ImportIcon, ReportsIcon } from '../../ui/icons';
+import { AddIcon, AskIcon, DeleteIcon, EditIcon, ExportIcon, ImportIcon, MoreIcon, ReportsIcon } from '../../ui/icons';
+import { Menu, MenuLink } from '../../ui/Menu';
 
 /** The selection column's width, px (data.css places a frozen key column this far from the left). */
 const SELECT_W = 88;
@@ -299,6 +300,18 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
     cell.focusActive();
   };
 
+  // Links to other screens about this table: in the toolbar on a wide screen, in a "More" menu on a narrow one (data.css).
+  const secondary = [
+    permissions?.has('imports.run') && { href: paths.import(conn, table.ref), Icon: ImportIcon, label: t('data.grid.import') },
+    permissions?.has('exports.run') && { href: paths.export(conn, table.ref, query), Icon: ExportIcon, label: t('data.grid.export') },
+    permissions?.has('reports.write') && { href: paths.newReport(conn, table.ref, query), Icon: ReportsIcon, label: t('data.grid.scheduleReport') },
+    permissions?.has('llm.use') && {
+      href: `/ask?connection=${encodeURIComponent(conn)}&table=${encodeURIComponent(table.ref)}`,
+      Icon: AskIcon,
+      label: t('data.grid.ask'),
+    },
+  ].filter((link) => link !== false && link !== undefined);
+
   return (
     <div className="data-grid-screen">
       <p className="data-crumbs">
@@ -311,29 +324,37 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
       </p>
       <div className="data-toolbar">
         <SearchBox value={view.search} onSearch={toolbar.search} />
-        {permissions?.has('imports.run') && (
-          <Link href={paths.import(conn, table.ref)} className="button secondary">
-            <ImportIcon className="icon" aria-hidden="true" />
-            {t('data.grid.import')}
-          </Link>
-        )}
-        {permissions?.has('exports.run') && (
-          <Link href={paths.export(conn, table.ref, query)} className="button secondary">
-            <ExportIcon className="icon" aria-hidden="true" />
-            {t('data.grid.export')}
-          </Link>
-        )}
-        {permissions?.has('reports.write') && (
-          <Link href={paths.newReport(conn, table.ref, query)} className="button secondary">
-            <ReportsIcon className="icon" aria-hidden="true" />
-            {t('data.grid.scheduleReport')}
-          </Link>
-        )}
-        {permissions?.has('llm.use') && (
-          <Link href={`/ask?connection=${encodeURIComponent(conn)}&table=${encodeURIComponent(table.ref)}`} className="button secondary">
-            <AskIcon className="icon" aria-hidden="true" />
-            {t('data.grid.ask')}
-          </Link>
+        {secondary.length > 0 && (
+          <>
+            <span className="data-toolbar-links">
+              {secondary.map(({ href, Icon, label }) => (
+                <Link key={href} href={href} className="button secondary">
+                  <Icon className="icon" aria-hidden="true" />
+                  {label}
+                </Link>
+              ))}
+            </span>
+            <Menu
+              className="button secondary data-toolbar-more"
+              label={t('data.grid.moreLabel')}
+              align="start"
+              trigger={
+                <>
+                  <MoreIcon className="icon" aria-hidden="true" />
+                  {t('data.grid.more')}
+                </>
+              }
+            >
+              {secondary.map(({ href, Icon, label }) => (
+                <MenuLink key={href}>
+                  <Link href={href}>
+                    <Icon className="icon" aria-hidden="true" />
+                    {label}
+                  </Link>
+                </MenuLink>
+              ))}
+            </Menu>
+          </>
         )}
         <ColumnsMenu columns={ordered} layout={layout} keyColumn={keyColumn} onChange={saved.save} onReset={() => saved.save(null)} />
         {canWrite && (
