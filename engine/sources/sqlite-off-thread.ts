@@ -7,9 +7,16 @@
 import type { Worker } from 'node:worker_threads';
 import { DummyDriver, Kysely, type RawBuilder, sql, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import { startWorker } from '../../kernel/workers.js';
-import type { SqliteAnswer, SqliteJob, SqliteWorkerData } from './sqlite-worker.js';
+import type { SqliteAnswer, SqliteJob, SqliteReady, SqliteWorkerData } from './sqlite-worker.js';
 
 export type { SqliteAnswer, SqliteJob } from './sqlite-worker.js';
+
+/**
+ * Starting a thread (loading SQLite's binding, and from the sources tsx) is the platform's work,
+ * not a statement's: a statement sent while its thread starts has its deadline moved by the time
+ * it waited for the start, up to this much (a thread that does not start within it fails them).
+ */
+export const THREAD_START_ALLOWANCE_MS = 10_000;
 
 /**
  * `svc_deadline_ok(<epoch ms>)`, known to every handle of the thread: a statement that names it
@@ -53,6 +60,9 @@ export class SqliteDeadlineError extends Error {
 
 interface Waiting {
   job: SqliteJob;
+  /** When it was handed to `run` (epoch ms). */
+  sentAt: number;
+  graceMs: number;
   /** The worker generation a transaction's statement must run in (its `begin` ran there); null outside one. */
   generation: number | null;
   timer: NodeJS.Timeout | null;
@@ -81,11 +91,19 @@ export class SqliteWorker {
   private readonly waiting = new Map<number, Waiting>();
   /** Threads ended because a statement ran past its deadline (tests read it). */
   restarts = 0;
+  /** Whether the thread running now said it takes statements; until then they are held here, their deadlines not yet counting. */
+  private isReady = false;
+  private held: Waiting[] = [];
+  private readonly entry: URL;
 
-  /** `timedOut`: the error a caller gets for a statement past its deadline; `name` names the thread in its exit error. */
-  constructor(options: { timedOut?: () => Error; name?: string } = {}) {
+  /**
+   * `timedOut`: the error a caller gets for a statement past its deadline; `name` names the thread
+   * in its exit error; `entry`, the thread's module (a test starts a slower one).
+   */
+  constructor(options: { timedOut?: () => Error; name?: string; entry?: URL } = {}) {
     this.timedOut = options.timedOut ?? (() => new SqliteDeadlineError());
     this.name = options.name ?? 'SQLite';
+    this.entry = options.entry ?? WORKER_ENTRY;
   }
 
   get generation(): number {
@@ -107,8 +125,13 @@ export class SqliteWorker {
   private start(): Worker {
     if (this.worker) return this.worker;
     const shared = new SharedArrayBuffer(4);
-    const worker = startWorker(WORKER_ENTRY, { execArgv: [], workerData: { running: shared } satisfies SqliteWorkerData });
-    worker.on('message', (a: SqliteAnswer) => {
+    const worker = startWorker(this.entry, { execArgv: [], workerData: { running: shared } satisfies SqliteWorkerData });
+    let readied = () => {};
+    worker.on('message', (a: SqliteAnswer | SqliteReady) => {
+      if ('ready' in a) {
+        if (this.worker === worker) this.sendHeld();
+        return readied();
+      }
       const w = this.waiting.get(a.id);
       if (!w) return;
       this.waiting.delete(a.id);
@@ -123,21 +146,56 @@ export class SqliteWorker {
         w.reject(err);
       }
       this.waiting.clear();
+      this.held = [];
     };
     worker.on('error', fail);
     worker.on('exit', () => fail(new Error(`the ${this.name} worker thread stopped`)));
-    // Settles once the thread runs, or could not start (its statements then fail as above).
+    // Settles once the thread takes statements, or could not start (its statements then fail as above).
     this.started = new Promise<void>((resolve) => {
-      worker.once('online', () => resolve());
+      readied = resolve;
       worker.once('error', () => resolve());
       worker.once('exit', () => resolve());
     });
     // Idle, it keeps nothing alive; a statement in flight does (its promise is awaited).
     worker.unref();
     this.worker = worker;
+    this.isReady = false;
     this.running = new Int32Array(shared);
     this.generationNo++;
     return worker;
+  }
+
+  /**
+   * Hands a statement to the thread, or holds it while the thread starts: its timer then runs to
+   * the end of the start allowance only (a thread that never starts fails it), and its deadline
+   * moves by the time it waited once the thread is ready (sendHeld).
+   */
+  private send(w: Waiting): void {
+    this.waiting.set(w.job.id, w);
+    if (this.isReady) {
+      this.arm(w);
+      this.worker!.postMessage(w.job);
+      return;
+    }
+    this.held.push(w);
+    if (w.job.deadline !== null) w.timer = setTimeout(() => this.late(w.job.id), Math.max(0, w.job.deadline - Date.now()) + THREAD_START_ALLOWANCE_MS);
+  }
+
+  private sendHeld(): void {
+    this.isReady = true;
+    const now = Date.now();
+    for (const w of this.held.splice(0)) {
+      if (!this.waiting.has(w.job.id)) continue;
+      if (w.timer) clearTimeout(w.timer);
+      if (w.job.deadline !== null) w.job.deadline += Math.min(THREAD_START_ALLOWANCE_MS, now - w.sentAt);
+      this.arm(w);
+      this.worker!.postMessage(w.job);
+    }
+  }
+
+  /** The statement's timer: its deadline, and `graceMs` more for one that stops itself (SQLITE_DEADLINE_FUNCTION). */
+  private arm(w: Waiting): void {
+    if (w.job.deadline !== null) w.timer = setTimeout(() => this.late(w.job.id), Math.max(0, w.job.deadline - Date.now()) + w.graceMs);
   }
 
   /**
@@ -147,17 +205,15 @@ export class SqliteWorker {
    * must run in (null outside a transaction).
    */
   run(job: Omit<SqliteJob, 'id' | 'deadline'>, options: { deadline: number | null; generation?: number | null; graceMs?: number }): Promise<SqliteAnswer> {
-    const worker = this.start();
+    this.start();
     const generation = options.generation ?? null;
     if (generation !== null && generation !== this.generationNo) return Promise.reject(this.timedOut());
     const deadline = options.deadline;
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const w: Waiting = { job: { ...job, id, deadline }, generation, timer: null, resolve, reject };
       // A statement that checks its own deadline (SQLITE_DEADLINE_FUNCTION) is given `graceMs` to stop by itself, which keeps its thread.
-      if (deadline !== null) w.timer = setTimeout(() => this.late(id), Math.max(0, deadline - Date.now()) + (options.graceMs ?? 0));
-      this.waiting.set(id, w);
-      worker.postMessage(w.job);
+      const w: Waiting = { job: { ...job, id, deadline }, sentAt: Date.now(), graceMs: options.graceMs ?? 0, generation, timer: null, resolve, reject };
+      this.send(w);
     });
   }
 
@@ -184,15 +240,16 @@ export class SqliteWorker {
     old.removeAllListeners('exit');
     old.removeAllListeners('message');
     void old.terminate();
-    const worker = this.start();
+    this.start();
     for (const w of queued) {
+      if (w.timer) clearTimeout(w.timer);
       if (w.generation !== null) {
-        if (w.timer) clearTimeout(w.timer);
         w.reject(this.timedOut());
         continue;
       }
-      this.waiting.set(w.job.id, w);
-      worker.postMessage(w.job);
+      // Held until the new thread is ready: the wait for it is counted from now.
+      w.sentAt = Date.now();
+      this.send(w);
     }
   }
 

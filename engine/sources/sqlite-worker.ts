@@ -31,6 +31,11 @@ export type SqliteAnswer =
   | { id: number; ok: true; rows: Record<string, unknown>[]; changes: number; lastInsertRowid: string | null }
   | { id: number; ok: false; code: string | null; message: string; tooLarge?: true; late?: true };
 
+/** The thread's first message: it takes statements from now on. */
+export interface SqliteReady {
+  ready: true;
+}
+
 /** What the parent reads without a message: [0] the id of the statement running now, 0 between statements. */
 export interface SqliteWorkerData {
   running: SharedArrayBuffer;
@@ -113,3 +118,5 @@ parentPort!.on('message', (job: SqliteJob) => {
   parentPort!.postMessage(answer);
   Atomics.store(running, 0, 0);
 });
+// Statements may come now: their deadlines are counted from here (sqlite-off-thread.ts), not from the thread's start.
+parentPort!.postMessage({ ready: true } satisfies SqliteReady);
