@@ -902,7 +902,6 @@ export type DataMessageId =
   | 'data.grid.missing'
   | 'data.grid.missingText'
   | 'data.grid.more'
-  | 'data.grid.moreLabel'
   | 'data.grid.newRow'
   | 'data.grid.open'
   | 'data.grid.openRow'

@@ -336,7 +336,6 @@ function GridView({ conn, info, base, at }: { conn: string; info: TableInfo; bas
             </span>
             <Menu
               className="button secondary data-toolbar-more"
-              label={t('data.grid.moreLabel')}
               align="start"
               trigger={
                 <>
