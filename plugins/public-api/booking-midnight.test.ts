@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseAvailable } from '../../test/helpers/databases.js';
-import { BOOKING_COLUMNS, publicFixture, RULES, type Dialect, type PublicFixture } from './testing.js';
+import { bookingTablesEndpoint, publicFixture, type Dialect, type PublicFixture } from './testing.js';
 
 const pg = await databaseAvailable('postgres');
 
@@ -14,18 +14,8 @@ function midnightOpening(dialect: Dialect) {
   let widget: string;
   beforeAll(async () => {
     f = await publicFixture(dialect);
-    await f.endpoint({
-      ref: 'night-tables',
-      table: 'bookings',
-      columns: BOOKING_COLUMNS,
-      writable: ['starts_at', 'party', 'email', 'guest_name', 'locale'],
-      filters: [{ column: 'venue', op: 'eq', value: 'main' }],
-      timeZone: 'Europe/Paris',
-      rateLimit: 1000,
-      booking: {
-        ...RULES,
-        openingHours: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '01:00']]])),
-      },
+    await bookingTablesEndpoint(f, 'night-tables', 'Europe/Paris', {
+      openingHours: Object.fromEntries(['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map((d) => [d, [['00:00', '01:00']]])),
     });
     widget = (await f.key('browser', [{ ref: 'night-tables', methods: ['POST'] }])).secret;
   });
@@ -69,16 +59,7 @@ function lateOpening(dialect: Dialect) {
   let widget: string;
   beforeAll(async () => {
     f = await publicFixture(dialect);
-    const created = await f.endpoint({
-      ref: 'late-bar',
-      table: 'bookings',
-      columns: BOOKING_COLUMNS,
-      writable: ['starts_at', 'party', 'email', 'guest_name', 'locale'],
-      filters: [{ column: 'venue', op: 'eq', value: 'main' }],
-      timeZone: 'Europe/Paris',
-      rateLimit: 1000,
-      booking: { ...RULES, openingHours: { tue: [['22:00', '01:00']] } },
-    });
+    const created = await bookingTablesEndpoint(f, 'late-bar', 'Europe/Paris', { openingHours: { tue: [['22:00', '01:00']] } });
     expect(created).toBeTruthy();
     widget = (await f.key('browser', [{ ref: 'late-bar', methods: ['POST'] }])).secret;
   });

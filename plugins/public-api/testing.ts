@@ -194,17 +194,27 @@ export async function bookingsAt(f: PublicFixture, at: string): Promise<number> 
   return rows.length;
 }
 
-export async function bookingEndpoints(f: PublicFixture) {
-  await f.endpoint({
-    ref: 'tables',
+/** The venue's booking endpoint `ref` (guests book through it): RULES, with `booking` over them, on the venue's clock `timeZone`. */
+export async function bookingTablesEndpoint(
+  f: PublicFixture,
+  ref: string,
+  timeZone: string,
+  booking: Partial<Omit<typeof RULES, 'openingHours'>> & { openingHours?: Record<string, string[][]> } = {},
+) {
+  return f.endpoint({
+    ref,
     table: 'bookings',
     columns: BOOKING_COLUMNS,
     writable: ['starts_at', 'party', 'email', 'guest_name', 'locale'],
     filters: [{ column: 'venue', op: 'eq', value: 'main' }],
-    timeZone: 'Europe/Berlin',
+    timeZone,
     rateLimit: 1000,
-    booking: RULES,
+    booking: { ...RULES, ...booking },
   });
+}
+
+export async function bookingEndpoints(f: PublicFixture) {
+  await bookingTablesEndpoint(f, 'tables', 'Europe/Berlin');
   await f.endpoint({
     ref: 'my-booking',
     table: 'bookings',
